@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0
+/* syscalls module: per-syscall call and error counts, and opt-in latency histograms.
+ *
+ * Each probe point comes in several attach flavours (tp_btf, raw_tp, classic tracepoint;
+ * start times in task storage or in a tid-keyed hash). User space loads exactly one flavour
+ * per point (libcore/probe.c picks the first that loads and attaches); the others stay
+ * unloaded. Entry points are thin and call one always-inline worker.
+ */
+#include "include/kernel_types.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "syscalls.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Set by user space before load. */
+const volatile __u32 filter_tgid = 0;           /* 0: every process; tests set their own */
+const volatile __u16 latency_row[MAX_SYSCALLS]; /* 0: no latency; else row + 1 in `latency` */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, MAX_SYSCALLS);
+	__type(key, __u32);
+	__type(value, struct syscall_counts);
+} counts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1); /* resized by user space to the number of latency syscalls */
+	__type(key, __u32);
+	__type(value, struct syscall_latency);
+} latency SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SYSCALL_STAT_COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+/* Start timestamps, preferred: one u64 per task, freed with the task, never full. */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u64);
+} start_task SEC(".maps");
+
+/* Start timestamps, fallback for kernels without task storage in these program types. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u64);
+} start_tid SEC(".maps");
+
+/* Syscall tracepoints may run preemptible (faultable since 6.14), so two tasks can
+ * interleave on one CPU: per-CPU rows still take atomic adds, which cost a few ns
+ * uncontended and never lose an increment. */
+static __always_inline void add(__u64 *p, __u64 v)
+{
+	__sync_fetch_and_add(p, v);
+}
+
+static __always_inline void count_stat(__u32 which)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &which);
+
+	if (v)
+		add(v, 1);
+}
+
+static __always_inline bool wanted(void)
+{
+	return !filter_tgid || (bpf_get_current_pid_tgid() >> 32) == filter_tgid;
+}
+
+static __always_inline __u32 row_of(long id)
+{
+	return (unsigned long)id < MAX_SYSCALLS ? latency_row[id] : 0;
+}
+
+/* ---- workers ------------------------------------------------------------------------ */
+
+static __always_inline void on_enter(long id, bool task_storage)
+{
+	__u64 ts, *slot;
+	__u32 tid;
+
+	if (!row_of(id) || !wanted())
+		return;
+	ts = bpf_ktime_get_ns();
+	if (task_storage) {
+		slot = bpf_task_storage_get(&start_task, bpf_get_current_task_btf(), 0,
+					    BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (slot)
+			*slot = ts;
+		else
+			count_stat(SYSCALL_STAT_START_LOST);
+		return;
+	}
+	tid = (__u32)bpf_get_current_pid_tgid();
+	if (bpf_map_update_elem(&start_tid, &tid, &ts, BPF_ANY))
+		count_stat(SYSCALL_STAT_START_LOST);
+}
+
+/* Returns the start time of the current task's syscall and forgets it, 0 if none. */
+static __always_inline __u64 take_start(bool task_storage)
+{
+	__u64 ts = 0, *slot;
+	__u32 tid;
+
+	if (task_storage) {
+		slot = bpf_task_storage_get(&start_task, bpf_get_current_task_btf(), 0, 0);
+		if (slot) {
+			ts = *slot;
+			*slot = 0;
+		}
+		return ts;
+	}
+	tid = (__u32)bpf_get_current_pid_tgid();
+	slot = bpf_map_lookup_elem(&start_tid, &tid);
+	if (!slot)
+		return 0;
+	ts = *slot;
+	bpf_map_delete_elem(&start_tid, &tid);
+	return ts;
+}
+
+static __always_inline void record_latency(__u32 row, __u64 start)
+{
+	struct syscall_latency *h;
+	__u64 delta = bpf_ktime_get_ns() - start;
+
+	row -= 1;
+	h = bpf_map_lookup_elem(&latency, &row);
+	if (!h)
+		return;
+	add(&h->slots[hist_slot(delta)], 1);
+	add(&h->sum_ns, delta);
+}
+
+static __always_inline void on_exit(long id, long ret, bool with_latency, bool task_storage)
+{
+	struct syscall_counts *c;
+	__u32 key = id, row;
+	__u64 start;
+
+	if (!wanted())
+		return;
+	if ((unsigned long)id >= MAX_SYSCALLS) {
+		count_stat(SYSCALL_STAT_OUT_OF_RANGE);
+		return;
+	}
+	c = bpf_map_lookup_elem(&counts, &key);
+	if (!c)
+		return;
+	add(&c->calls, 1);
+	if (ret < 0)
+		add(&c->errors, 1);
+
+	if (!with_latency)
+		return;
+	row = row_of(id);
+	if (!row)
+		return;
+	start = take_start(task_storage);
+	if (start) /* 0: the call began before we attached */
+		record_latency(row, start);
+}
+
+static __always_inline long regs_syscall_nr(struct pt_regs *regs)
+{
+#if defined(__TARGET_ARCH_x86)
+	return (long)BPF_CORE_READ(regs, orig_ax);
+#else
+	return (long)BPF_CORE_READ(regs, syscallno);
+#endif
+}
+
+/* ---- entry points: counters only ------------------------------------------------------ */
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(count_exit_btf, struct pt_regs *regs, long ret)
+{
+	on_exit(regs_syscall_nr(regs), ret, false, false);
+	return 0;
+}
+
+SEC("raw_tp/sys_exit")
+int BPF_PROG(count_exit_raw, struct pt_regs *regs, long ret)
+{
+	on_exit(regs_syscall_nr(regs), ret, false, false);
+	return 0;
+}
+
+SEC("tp/raw_syscalls/sys_exit")
+int count_exit_tp(struct trace_event_raw_sys_exit *ctx)
+{
+	on_exit(ctx->id, ctx->ret, false, false);
+	return 0;
+}
+
+/* ---- entry points: counters + latency --------------------------------------------------- */
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(lat_enter_btf_task, struct pt_regs *regs, long id)
+{
+	on_enter(id, true);
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(lat_exit_btf_task, struct pt_regs *regs, long ret)
+{
+	on_exit(regs_syscall_nr(regs), ret, true, true);
+	return 0;
+}
+
+SEC("raw_tp/sys_enter")
+int BPF_PROG(lat_enter_raw_task, struct pt_regs *regs, long id)
+{
+	on_enter(id, true);
+	return 0;
+}
+
+SEC("raw_tp/sys_exit")
+int BPF_PROG(lat_exit_raw_task, struct pt_regs *regs, long ret)
+{
+	on_exit(regs_syscall_nr(regs), ret, true, true);
+	return 0;
+}
+
+SEC("raw_tp/sys_enter")
+int BPF_PROG(lat_enter_raw_hash, struct pt_regs *regs, long id)
+{
+	on_enter(id, false);
+	return 0;
+}
+
+SEC("raw_tp/sys_exit")
+int BPF_PROG(lat_exit_raw_hash, struct pt_regs *regs, long ret)
+{
+	on_exit(regs_syscall_nr(regs), ret, true, false);
+	return 0;
+}
+
+SEC("tp/raw_syscalls/sys_enter")
+int lat_enter_tp_hash(struct trace_event_raw_sys_enter *ctx)
+{
+	on_enter(ctx->id, false);
+	return 0;
+}
+
+SEC("tp/raw_syscalls/sys_exit")
+int lat_exit_tp_hash(struct trace_event_raw_sys_exit *ctx)
+{
+	on_exit(ctx->id, ctx->ret, true, false);
+	return 0;
+}

@@ -1,0 +1,34 @@
+/* Map layout of the `syscalls` module, shared by syscalls.bpf.c and libcore/mod_syscalls.c.
+ * Fixed-width types only. Every value is a cumulative u64 that the kernel only adds to. */
+#ifndef EBPF_SYSCALLS_H
+#define EBPF_SYSCALLS_H
+
+#include <linux/types.h>
+
+#include "include/hist_slot.h"
+
+/* Rows of the per-syscall maps, indexed by syscall number. x86_64 and arm64 both number
+ * their native syscalls below 512; numbers at or above it (x32 ABI, bogus ids) are counted
+ * in SYSCALL_STAT_OUT_OF_RANGE instead. */
+#define MAX_SYSCALLS 512
+
+/* Value of map `counts` (per-CPU array, MAX_SYSCALLS rows). */
+struct syscall_counts {
+	__u64 calls;  /* completed calls (sys_exit seen) */
+	__u64 errors; /* calls that returned a negative value (-errno) */
+};
+
+/* Value of map `latency` (per-CPU array, one row per syscall with latency enabled). */
+struct syscall_latency {
+	__u64 slots[HIST_SLOTS]; /* nanoseconds spent in the syscall, see hist_slot.h */
+	__u64 sum_ns;            /* exact sum, for the mean */
+};
+
+/* Index into map `stats` (per-CPU array): events the module could not account normally. */
+enum syscall_stat {
+	SYSCALL_STAT_OUT_OF_RANGE = 0, /* syscall number >= MAX_SYSCALLS */
+	SYSCALL_STAT_START_LOST,       /* no room to store a start time (tid hash full) */
+	SYSCALL_STAT_COUNT,
+};
+
+#endif

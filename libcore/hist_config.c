@@ -1,0 +1,78 @@
+#include "hist_config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+void hist_config_init(struct hist_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->percentiles[c->npercentiles++] = 50;
+	c->percentiles[c->npercentiles++] = 95;
+	c->percentiles[c->npercentiles++] = 99;
+	snprintf(c->bucket_type, sizeof(c->bucket_type), "bucket");
+}
+
+static int add_percentiles(struct hist_config *c, const struct option *o, char *err, size_t errlen)
+{
+	if (opt_expect_numbers(o, 1, 0, err, errlen))
+		return -1;
+	if (!c->percentiles_from_user) {
+		c->npercentiles = 0;
+		c->percentiles_from_user = true;
+	}
+	for (int i = 0; i < o->nvalues; i++) {
+		double p = o->values[i].number;
+
+		if (!(p > 0 && p < 100)) {
+			snprintf(err, errlen, "Percentile %g is out of range: use a number above 0 and below 100, e.g. Percentile 99", p);
+			return -1;
+		}
+		if (c->npercentiles >= HIST_MAX_PERCENTILES) {
+			snprintf(err, errlen, "too many Percentile values: at most %d", HIST_MAX_PERCENTILES);
+			return -1;
+		}
+		c->percentiles[c->npercentiles++] = p;
+	}
+	return 1;
+}
+
+static int add_bucket(struct hist_config *c, const struct option *o, char *err, size_t errlen)
+{
+	double lower, upper;
+
+	if (opt_expect_numbers(o, 2, 2, err, errlen)) {
+		snprintf(err, errlen, "Bucket takes two numbers, lower and upper bound (0 for none), e.g. Bucket 0 0.001");
+		return -1;
+	}
+	lower = o->values[0].number;
+	upper = o->values[1].number;
+	if (lower < 0 || upper < 0 || (upper != 0 && upper <= lower)) {
+		snprintf(err, errlen, "Bucket %g %g is invalid: need 0 <= lower < upper, or upper 0 for no upper bound", lower, upper);
+		return -1;
+	}
+	if (c->nbuckets >= HIST_MAX_BUCKETS) {
+		snprintf(err, errlen, "too many Bucket options: at most %d", HIST_MAX_BUCKETS);
+		return -1;
+	}
+	c->buckets[c->nbuckets++] = (struct hist_bucket){ .lower = lower, .upper = upper };
+	return 1;
+}
+
+int hist_config_option(struct hist_config *c, const struct option *o, char *err, size_t errlen)
+{
+	if (!strcasecmp(o->key, "Percentile"))
+		return add_percentiles(c, o, err, errlen);
+	if (!strcasecmp(o->key, "Bucket"))
+		return add_bucket(c, o, err, errlen);
+	if (!strcasecmp(o->key, "BucketType")) {
+		if (opt_expect_strings(o, 1, err, errlen) || o->nvalues != 1 || !o->values[0].string[0] ||
+		    strlen(o->values[0].string) >= sizeof(c->bucket_type)) {
+			snprintf(err, errlen, "BucketType takes one non-empty type name from types.db, e.g. BucketType \"bucket\"");
+			return -1;
+		}
+		snprintf(c->bucket_type, sizeof(c->bucket_type), "%s", o->values[0].string);
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,10 @@
+/* Every module, in the order they are listed to users. Adding a module: write
+ * bpf/<name>.bpf.c, bpf/<name>.h, libcore/mod_<name>.c, and add it here. */
+#include "module.h"
+
+extern const struct module_ops syscalls_module;
+
+const struct module_ops *const module_table[] = {
+	&syscalls_module,
+	NULL,
+};

@@ -1,0 +1,30 @@
+/* A configuration option as the core sees it: a key and typed values. Front-ends convert
+ * their own syntax (collectd's oconfig_item_t, command-line flags) into this, so config
+ * validation lives in libcore/ and is unit-tested without collectd. */
+#ifndef EBPF_CORE_OPTIONS_H
+#define EBPF_CORE_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum opt_type { OPT_STRING, OPT_NUMBER, OPT_BOOLEAN };
+
+struct opt_value {
+	enum opt_type type;
+	const char *string;
+	double number;
+	bool boolean;
+};
+
+struct option {
+	const char *key;
+	const struct opt_value *values;
+	int nvalues;
+};
+
+/* Each returns 0, or -1 with a message in err that names the key and what it expects. */
+int opt_expect_strings(const struct option *o, int min_values, char *err, size_t errlen);
+int opt_expect_numbers(const struct option *o, int min_values, int max_values, char *err, size_t errlen);
+int opt_get_boolean(const struct option *o, bool *out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,87 @@
+/* Probe lifecycle: open -> configure (rodata, map sizes) -> load -> attach, with an
+ * ordered list of attach candidates per probe point.
+ *
+ * A BPF object holds every flavour of every probe point (say tp_btf, raw_tp and classic
+ * tracepoint programs for sys_exit). probe_set_start() enables one candidate per point,
+ * loads, attaches, and on failure marks that candidate failed and tries the next: the
+ * choice is made by trying, never by comparing kernel versions. When a whole-object load
+ * fails, each point's candidate is test-loaded alone to find the one that broke it. The
+ * winner of each point is logged and readable through probe_point_method().
+ */
+#ifndef EBPF_CORE_PROBE_H
+#define EBPF_CORE_PROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct bpf_object;
+struct bpf_link;
+
+enum attach_method {
+	ATTACH_TP_BTF,
+	ATTACH_RAW_TP,
+	ATTACH_TRACEPOINT,
+	ATTACH_FENTRY,
+	ATTACH_KPROBE,
+	ATTACH_METHOD_COUNT
+};
+
+/* "tp_btf", "raw_tp", "tracepoint", "fentry", "kprobe" */
+const char *attach_method_name(enum attach_method m);
+int attach_method_parse(const char *name, enum attach_method *out);
+
+#define PROBE_MAX_PROGS 4
+#define PROBE_MAX_MAPS 2
+#define PROBE_MAX_CANDIDATES 8
+
+struct probe_candidate {
+	enum attach_method method;
+	const char *variant;                    /* detail shown after the method, or NULL */
+	const char *progs[PROBE_MAX_PROGS];     /* program names in the object, NULL-terminated */
+	const char *own_maps[PROBE_MAX_MAPS];   /* maps only this candidate uses: not created
+						   unless it is chosen (the kernel may lack the type) */
+};
+
+struct probe_point {
+	const char *name;                       /* e.g. "sys_exit" */
+	const struct probe_candidate *candidates;
+	int ncandidates;
+	bool enabled;
+	/* state */
+	int chosen;                             /* index into candidates, -1 if none */
+	uint32_t failed;                        /* bit i: candidate i failed to load or attach */
+	char failures[768];                     /* "raw_tp: <why>; tracepoint: <why>" */
+	struct bpf_link *links[PROBE_MAX_PROGS];
+};
+
+/* How probe.c opens the module's object: open() opens the skeleton and applies the
+ * module's configuration (rodata, map sizes) and returns its bpf_object; close() destroys
+ * the skeleton. Called more than once when candidates fail. */
+struct probe_object {
+	void *ctx;
+	struct bpf_object *(*open)(void *ctx);
+	void (*close)(void *ctx);
+};
+
+struct probe_set {
+	struct probe_point *points;
+	int npoints;
+	/* `AttachOrder`: methods to try, in this order; norder == 0 keeps the candidate order. */
+	enum attach_method order[ATTACH_METHOD_COUNT];
+	int norder;
+	const char *module; /* for log messages */
+};
+
+/* 0 when every enabled point is attached (the object stays open: the module reads its
+ * maps); -1 with an actionable message in err, and the object closed. */
+int probe_set_start(struct probe_set *ps, const struct probe_object *po, char *err, size_t errlen);
+/* Detaches every link, in reverse order. The module closes its object afterwards. */
+void probe_set_stop(struct probe_set *ps);
+
+/* "tp_btf", "raw_tp+tid_hash", ... of the attached candidate, or "none". */
+const char *probe_point_method(const struct probe_point *p, char *buf, size_t len);
+/* True if any enabled point runs on a candidate other than its first choice. */
+bool probe_set_fell_back(const struct probe_set *ps);
+
+#endif

@@ -1,0 +1,295 @@
+/* collectd plugin "ebpf": configuration, one complex read callback per module, dispatch.
+ *
+ *   LoadPlugin ebpf
+ *   <Plugin ebpf>
+ *     <Module "syscalls">
+ *       Latency "fsync" "fdatasync"
+ *       Percentile 99
+ *     </Module>
+ *   </Plugin>
+ *
+ * Every module has its own read callback ("ebpf-<module>"), so a module whose read
+ * fails is suspended by collectd alone and never delays the others. All BPF work is in
+ * libcore/; this file only translates.
+ */
+#include "plugin/collectd_api.h"
+
+#include "libcore/log.h"
+#include "libcore/module.h"
+#include "plugin/value_naming.h"
+
+#include <math.h>
+
+#define PLUGIN_NAME "ebpf"
+#define MAX_MODULES 16
+
+struct plugin_module {
+	struct module *m;
+	cdtime_t last_read; /* for bucket rates: events per second over the real interval */
+};
+
+/* Modules configured but not yet handed to a read callback (which then owns them). */
+static struct module *configured[MAX_MODULES];
+static int nconfigured;
+static bool config_seen;
+
+static void log_to_collectd(enum ebpf_log_level level, const char *msg)
+{
+	static const int map[] = { [EBPF_LOG_ERROR] = LOG_ERR, [EBPF_LOG_WARNING] = LOG_WARNING,
+				   [EBPF_LOG_NOTICE] = LOG_NOTICE, [EBPF_LOG_INFO] = LOG_INFO,
+				   [EBPF_LOG_DEBUG] = LOG_DEBUG };
+
+	plugin_log(map[level], PLUGIN_NAME " plugin: %s", msg);
+}
+
+/* ---- configuration -------------------------------------------------------------------- */
+
+static int to_option(const oconfig_item_t *ci, struct option *o, struct opt_value *vals, int max)
+{
+	if (ci->values_num > max) {
+		ERROR(PLUGIN_NAME " plugin: option \"%s\" has %d values, at most %d are accepted", ci->key,
+		      ci->values_num, max);
+		return -1;
+	}
+	for (int i = 0; i < ci->values_num; i++) {
+		const oconfig_value_t *v = &ci->values[i];
+
+		vals[i] = (struct opt_value){ 0 };
+		if (v->type == OCONFIG_TYPE_STRING) {
+			vals[i].type = OPT_STRING;
+			vals[i].string = v->value.string;
+		} else if (v->type == OCONFIG_TYPE_NUMBER) {
+			vals[i].type = OPT_NUMBER;
+			vals[i].number = v->value.number;
+		} else {
+			vals[i].type = OPT_BOOLEAN;
+			vals[i].boolean = v->value.boolean;
+		}
+	}
+	*o = (struct option){ .key = ci->key, .values = vals, .nvalues = ci->values_num };
+	return 0;
+}
+
+static bool already_configured(const char *name)
+{
+	for (int i = 0; i < nconfigured; i++)
+		if (!strcasecmp(configured[i]->ops->name, name))
+			return true;
+	return false;
+}
+
+static int config_module(const oconfig_item_t *ci)
+{
+	const struct module_ops *ops;
+	struct module *m;
+	char names[256];
+
+	if (ci->values_num != 1 || ci->values[0].type != OCONFIG_TYPE_STRING) {
+		ERROR(PLUGIN_NAME " plugin: <Module> takes one quoted module name, e.g. <Module \"syscalls\">");
+		return -1;
+	}
+	ops = module_find(ci->values[0].value.string);
+	if (!ops) {
+		module_names(names, sizeof(names));
+		ERROR(PLUGIN_NAME " plugin: unknown module \"%s\"; valid modules: %s", ci->values[0].value.string,
+		      names);
+		return -1;
+	}
+	if (already_configured(ops->name)) {
+		ERROR(PLUGIN_NAME " plugin: module \"%s\" is configured twice; merge the two <Module> blocks",
+		      ops->name);
+		return -1;
+	}
+	if (nconfigured == MAX_MODULES || !(m = module_new(ops))) {
+		ERROR(PLUGIN_NAME " plugin: cannot set up module \"%s\"", ops->name);
+		return -1;
+	}
+	configured[nconfigured++] = m;
+	for (int i = 0; i < ci->children_num; i++) {
+		const oconfig_item_t *child = &ci->children[i];
+		struct opt_value vals[64];
+		struct option o;
+		char err[512];
+
+		if (child->children_num > 0) {
+			ERROR(PLUGIN_NAME " plugin: module \"%s\": unexpected block <%s> (modules take options only)",
+			      ops->name, child->key);
+			return -1;
+		}
+		if (to_option(child, &o, vals, 64))
+			return -1;
+		if (module_set_option(m, &o, err, sizeof(err))) {
+			ERROR(PLUGIN_NAME " plugin: module \"%s\": %s", ops->name, err);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int ebpf_config(oconfig_item_t *ci)
+{
+	config_seen = true;
+	for (int i = 0; i < ci->children_num; i++) {
+		const oconfig_item_t *child = &ci->children[i];
+
+		if (!strcasecmp(child->key, "Module")) {
+			if (config_module(child))
+				return -1;
+		} else {
+			ERROR(PLUGIN_NAME " plugin: unknown option \"%s\" in <Plugin ebpf>; valid: <Module \"name\">",
+			      child->key);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* A bare `LoadPlugin ebpf`, or <Plugin ebpf> without <Module>: the cheap default set. */
+static void add_default_modules(void)
+{
+	for (int i = 0; module_table[i] && nconfigured < MAX_MODULES; i++) {
+		struct module *m;
+
+		if (!module_table[i]->in_default_set || !(m = module_new(module_table[i])))
+			continue;
+		configured[nconfigured++] = m;
+	}
+	INFO(PLUGIN_NAME " plugin: no <Module> configured, enabling the default set");
+}
+
+/* ---- dispatch ----------------------------------------------------------------------------- */
+
+struct dispatch_ctx {
+	struct plugin_module *pm;
+	value_list_t vl;
+	double interval_s; /* since the previous read */
+};
+
+static void submit(struct dispatch_ctx *d, const struct value_name *n, value_t v)
+{
+	value_list_t vl = d->vl;
+
+	vl.values = &v;
+	vl.values_len = 1;
+	sstrncpy(vl.type, n->type, sizeof(vl.type));
+	sstrncpy(vl.type_instance, n->type_instance, sizeof(vl.type_instance));
+	plugin_dispatch_values(&vl);
+}
+
+static void sink_counter(void *ctx, const char *metric, const char *instance, uint64_t value)
+{
+	struct value_name n;
+
+	name_counter(metric, instance, &n);
+	submit(ctx, &n, (value_t){ .derive = (derive_t)value });
+}
+
+static void sink_histogram(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
+			   const struct hist_interval *h)
+{
+	struct dispatch_ctx *d = ctx;
+	const struct hist_config *cfg = &d->pm->m->hist;
+	double scale = unit == HIST_UNIT_NANOSECONDS ? 1e-9 : 1.0; /* collectd wants seconds */
+	struct value_name n;
+
+	/* An interval without events has no percentile: send nothing rather than a made-up 0. */
+	if (h->count) {
+		for (int i = 0; i < cfg->npercentiles; i++) {
+			name_percentile(metric, instance, cfg->percentiles[i], &n);
+			submit(d, &n, (value_t){ .gauge = hist_percentile(h, cfg->percentiles[i]) * scale });
+		}
+		name_mean(metric, instance, &n);
+		submit(d, &n, (value_t){ .gauge = hist_mean(h) * scale });
+	}
+	for (int i = 0; i < cfg->nbuckets && d->interval_s > 0; i++) {
+		const struct hist_bucket *b = &cfg->buckets[i];
+		double events = hist_count_between(h, b->lower / scale, b->upper > 0 ? b->upper / scale : INFINITY);
+
+		name_bucket(cfg->bucket_type, instance, b->lower, b->upper, &n);
+		submit(d, &n, (value_t){ .gauge = events / d->interval_s });
+	}
+}
+
+static int ebpf_read(user_data_t *ud)
+{
+	struct plugin_module *pm = ud->data;
+	cdtime_t now = cdtime();
+	struct dispatch_ctx d = { .pm = pm, .vl = VALUE_LIST_INIT };
+	struct metric_sink sink = { .ctx = &d, .counter = sink_counter, .histogram = sink_histogram };
+	int err;
+
+	d.interval_s = CDTIME_T_TO_DOUBLE(now - pm->last_read);
+	sstrncpy(d.vl.plugin, PLUGIN_NAME, sizeof(d.vl.plugin));
+	sstrncpy(d.vl.plugin_instance, pm->m->ops->name, sizeof(d.vl.plugin_instance));
+	d.vl.time = now;
+	err = module_read(pm->m, &sink);
+	pm->last_read = now;
+	return err ? -1 : 0;
+}
+
+static void free_plugin_module(void *p)
+{
+	struct plugin_module *pm = p;
+
+	module_free(pm->m);
+	free(pm);
+}
+
+/* ---- lifecycle ---------------------------------------------------------------------------- */
+
+static int ebpf_init(void)
+{
+	int started = 0, total;
+
+	ebpf_log_set_handler(log_to_collectd);
+	if (!config_seen || nconfigured == 0)
+		add_default_modules();
+	total = nconfigured;
+	for (int i = 0; i < nconfigured; i++) {
+		struct module *m = configured[i];
+		struct plugin_module *pm;
+		char cb_name[64];
+
+		configured[i] = NULL;
+		if (module_start(m)) { /* logged once by the core, with the fix */
+			module_free(m);
+			continue;
+		}
+		pm = calloc(1, sizeof(*pm));
+		if (!pm) {
+			module_free(m);
+			continue;
+		}
+		pm->m = m;
+		pm->last_read = cdtime();
+		snprintf(cb_name, sizeof(cb_name), PLUGIN_NAME "-%s", m->ops->name);
+		plugin_register_complex_read(NULL, cb_name, ebpf_read, 0,
+					     &(user_data_t){ .data = pm, .free_func = free_plugin_module });
+		started++;
+	}
+	nconfigured = 0;
+	if (started == 0) {
+		ERROR(PLUGIN_NAME " plugin: none of the %d configured module%s could start (see the errors above)",
+		      total, total == 1 ? "" : "s");
+		return -1;
+	}
+	INFO(PLUGIN_NAME " plugin: %d of %d module%s running", started, total, total == 1 ? "" : "s");
+	return 0;
+}
+
+/* Read callbacks own the running modules (freed through free_func); this frees the ones
+ * that never got that far, e.g. under `collectd -t`. */
+static int ebpf_shutdown(void)
+{
+	for (int i = 0; i < nconfigured; i++)
+		module_free(configured[i]);
+	nconfigured = 0;
+	return 0;
+}
+
+void module_register(void)
+{
+	plugin_register_complex_config(PLUGIN_NAME, ebpf_config);
+	plugin_register_init(PLUGIN_NAME, ebpf_init);
+	plugin_register_shutdown(PLUGIN_NAME, ebpf_shutdown);
+}

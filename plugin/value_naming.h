@@ -1,0 +1,33 @@
+/* How module metrics become collectd identifiers. Pure string work, no collectd header,
+ * so the naming table in README.md is unit-tested.
+ *
+ *   host/ebpf-<module>/<type>-<type_instance>
+ *
+ *   counter "calls"   -> operations-<instance>            (DERIVE)
+ *   counter "errors"  -> errors-<instance>                (DERIVE)
+ *   other counters    -> derive-<metric>-<instance>       (DERIVE)
+ *   histogram "latency", per Percentile p -> latency-<instance>-<p>      (GAUGE, seconds)
+ *                        mean            -> latency-<instance>-average (GAUGE, seconds)
+ *                        per Bucket      -> <BucketType>-<instance>-<lower>_<upper>
+ *                                           (GAUGE, events per second, as the tail plugin)
+ */
+#ifndef EBPF_PLUGIN_VALUE_NAMING_H
+#define EBPF_PLUGIN_VALUE_NAMING_H
+
+#include <stddef.h>
+
+#define VALUE_NAME_LEN 128 /* DATA_MAX_NAME_LEN */
+
+struct value_name {
+	char type[VALUE_NAME_LEN];
+	char type_instance[VALUE_NAME_LEN];
+};
+
+void name_counter(const char *metric, const char *instance, struct value_name *out);
+void name_percentile(const char *metric, const char *instance, double pct, struct value_name *out);
+void name_mean(const char *metric, const char *instance, struct value_name *out);
+/* upper 0 (no bound) is written "inf". */
+void name_bucket(const char *bucket_type, const char *instance, double lower, double upper,
+		 struct value_name *out);
+
+#endif

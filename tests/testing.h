@@ -1,0 +1,69 @@
+/* Minimal test helpers: each failed check prints file:line and the expression, the test
+ * exits 1 if any failed, 77 (automake SKIP) through SKIP(). */
+#ifndef EBPF_TESTING_H
+#define EBPF_TESTING_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int testing_failures;
+static int testing_checks;
+
+#define CHECK(cond)                                                                          \
+	do {                                                                                 \
+		testing_checks++;                                                            \
+		if (!(cond)) {                                                               \
+			testing_failures++;                                                  \
+			fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, __LINE__, #cond);     \
+		}                                                                            \
+	} while (0)
+
+#define CHECK_EQ_U64(a, b)                                                                   \
+	do {                                                                                 \
+		unsigned long long va_ = (a), vb_ = (b);                                     \
+		testing_checks++;                                                            \
+		if (va_ != vb_) {                                                            \
+			testing_failures++;                                                  \
+			fprintf(stderr, "%s:%d: FAIL: %s == %s (%llu != %llu)\n", __FILE__,  \
+				__LINE__, #a, #b, va_, vb_);                                 \
+		}                                                                            \
+	} while (0)
+
+#define CHECK_NEAR(a, b, eps)                                                                \
+	do {                                                                                 \
+		double va_ = (a), vb_ = (b);                                                 \
+		testing_checks++;                                                            \
+		if (!(fabs(va_ - vb_) <= (eps))) {                                           \
+			testing_failures++;                                                  \
+			fprintf(stderr, "%s:%d: FAIL: %s ~ %s (%.9g vs %.9g)\n", __FILE__,   \
+				__LINE__, #a, #b, va_, vb_);                                 \
+		}                                                                            \
+	} while (0)
+
+#define CHECK_STR(a, b)                                                                      \
+	do {                                                                                 \
+		const char *sa_ = (a), *sb_ = (b);                                           \
+		testing_checks++;                                                            \
+		if (strcmp(sa_, sb_)) {                                                      \
+			testing_failures++;                                                  \
+			fprintf(stderr, "%s:%d: FAIL: %s == \"%s\" (got \"%s\")\n", __FILE__,\
+				__LINE__, #a, sb_, sa_);                                     \
+		}                                                                            \
+	} while (0)
+
+#define SKIP(...)                                                                            \
+	do {                                                                                 \
+		fprintf(stderr, "SKIP: " __VA_ARGS__);                                       \
+		fprintf(stderr, "\n");                                                       \
+		exit(77);                                                                    \
+	} while (0)
+
+static inline int testing_done(void)
+{
+	printf("%d checks, %d failed\n", testing_checks, testing_failures);
+	return testing_failures ? 1 : 0;
+}
+
+#endif

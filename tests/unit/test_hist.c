@@ -1,0 +1,144 @@
+/* Histogram math: slot semantics (the very function the BPF programs run), bounds,
+ * interval deltas across a reset, percentiles, mean and bucket counts. */
+#include "libcore/hist.h"
+#include "tests/testing.h"
+
+static void test_slot_semantics(void)
+{
+	/* ceil-log2: slot i holds (2^(i-1), 2^i], slot 0 holds 0 and 1 */
+	CHECK_EQ_U64(hist_slot(0), 0);
+	CHECK_EQ_U64(hist_slot(1), 0);
+	CHECK_EQ_U64(hist_slot(2), 1);
+	CHECK_EQ_U64(hist_slot(3), 2);
+	CHECK_EQ_U64(hist_slot(4), 2);
+	CHECK_EQ_U64(hist_slot(5), 3);
+	CHECK_EQ_U64(hist_slot(1024), 10);
+	CHECK_EQ_U64(hist_slot(1025), 11);
+	CHECK_EQ_U64(hist_slot(1ULL << 37), 37);
+	CHECK_EQ_U64(hist_slot((1ULL << 37) + 1), 38);
+	CHECK_EQ_U64(hist_slot(1ULL << 38), 38);
+	CHECK_EQ_U64(hist_slot((1ULL << 38) + 1), HIST_SLOTS - 1);
+	CHECK_EQ_U64(hist_slot(~0ULL), HIST_SLOTS - 1);
+
+	/* Every value lands in the slot whose bounds contain it. */
+	for (unsigned long long v = 0; v < 70000; v += 7) {
+		unsigned int s = hist_slot(v);
+
+		CHECK(v <= hist_slot_upper(s));
+		CHECK(s == 0 || v > hist_slot_lower(s));
+	}
+	CHECK(isinf(hist_slot_upper(HIST_SLOTS - 1)));
+	CHECK_NEAR(hist_slot_lower(0), 0, 0);
+	CHECK_NEAR(hist_slot_upper(0), 1, 0);
+	CHECK_NEAR(hist_slot_lower(11), 1024, 0);
+	CHECK_NEAR(hist_slot_upper(11), 2048, 0);
+}
+
+static void fill(uint64_t *slots, const unsigned long long *values, int n, uint64_t *sum)
+{
+	for (int i = 0; i < n; i++) {
+		slots[hist_slot(values[i])]++;
+		*sum += values[i];
+	}
+}
+
+static void test_advance_and_reset(void)
+{
+	struct hist_tracker t = { 0 };
+	struct hist_interval h;
+	uint64_t cur[HIST_SLOTS] = { 0 }, sum = 0;
+	const unsigned long long first[] = { 100, 100, 3000 };
+	const unsigned long long second[] = { 5000 };
+
+	fill(cur, first, 3, &sum);
+	hist_advance(&t, cur, sum, &h);
+	CHECK(!h.reset);
+	CHECK_EQ_U64(h.count, 3);
+	CHECK_EQ_U64(h.sum, 3200);
+
+	fill(cur, second, 1, &sum);
+	hist_advance(&t, cur, sum, &h);
+	CHECK(!h.reset);
+	CHECK_EQ_U64(h.count, 1);
+	CHECK_EQ_U64(h.sum, 5000);
+	CHECK_EQ_U64(h.total_count, 4);
+	CHECK_EQ_U64(h.slots[hist_slot(5000)], 1);
+
+	/* Nothing new: an empty interval, no percentile, no mean. */
+	hist_advance(&t, cur, sum, &h);
+	CHECK_EQ_U64(h.count, 0);
+	CHECK(isnan(hist_percentile(&h, 50)));
+	CHECK(isnan(hist_mean(&h)));
+
+	/* Maps recreated: counts went backwards. The interval is what the new maps hold, and
+	 * the reset is flagged instead of producing a huge wrapped delta. */
+	uint64_t fresh[HIST_SLOTS] = { 0 }, fresh_sum = 0;
+	const unsigned long long after[] = { 7 };
+
+	fill(fresh, after, 1, &fresh_sum);
+	hist_advance(&t, fresh, fresh_sum, &h);
+	CHECK(h.reset);
+	CHECK_EQ_U64(h.count, 1);
+	CHECK_EQ_U64(h.sum, 7);
+	hist_advance(&t, fresh, fresh_sum, &h);
+	CHECK(!h.reset);
+	CHECK_EQ_U64(h.count, 0);
+}
+
+static void test_percentiles(void)
+{
+	struct hist_tracker t = { 0 };
+	struct hist_interval h;
+	uint64_t cur[HIST_SLOTS] = { 0 }, sum = 0;
+
+	/* 100 values: 1..100. Known answers: p50 = 50, p90 = 90, p99 = 99. */
+	for (unsigned long long v = 1; v <= 100; v++) {
+		cur[hist_slot(v)]++;
+		sum += v;
+	}
+	hist_advance(&t, cur, sum, &h);
+	CHECK_NEAR(hist_mean(&h), 50.5, 1e-9);
+	/* The estimate must lie in the same slot as the true value: error < one slot width. */
+	const double pcts[] = { 10, 50, 90, 99 };
+	for (int i = 0; i < 4; i++) {
+		double truth = pcts[i], est = hist_percentile(&h, pcts[i]);
+		unsigned int s = hist_slot((unsigned long long)truth);
+
+		CHECK(est > hist_slot_lower(s) && est <= hist_slot_upper(s));
+		CHECK(est / truth < 2.0 && truth / est < 2.0);
+	}
+	/* Exact case: all samples at one slot's upper bound, percentile interpolates to it. */
+	struct hist_interval one = { 0 };
+	one.slots[10] = 4;
+	one.count = 4;
+	CHECK_NEAR(hist_percentile(&one, 100), 1024, 1e-9);
+	CHECK_NEAR(hist_percentile(&one, 50), 512 + 256, 1e-9);
+	CHECK(isnan(hist_percentile(&one, 0)));
+	CHECK(isnan(hist_percentile(&one, 101)));
+}
+
+static void test_count_between(void)
+{
+	struct hist_interval h = { 0 };
+
+	h.slots[10] = 8; /* (512, 1024] */
+	h.slots[11] = 4; /* (1024, 2048] */
+	h.count = 12;
+	/* Power-of-two bounds are exact. */
+	CHECK_NEAR(hist_count_between(&h, 0, 1024), 8, 1e-9);
+	CHECK_NEAR(hist_count_between(&h, 1024, 2048), 4, 1e-9);
+	CHECK_NEAR(hist_count_between(&h, 0, 0), 12, 1e-9);        /* 0: no upper bound */
+	CHECK_NEAR(hist_count_between(&h, 512, INFINITY), 12, 1e-9);
+	/* Other bounds share a slot out linearly. */
+	CHECK_NEAR(hist_count_between(&h, 768, 1024), 4, 1e-9);
+	CHECK_NEAR(hist_count_between(&h, 2048, 0), 0, 1e-9);
+}
+
+int main(void)
+{
+	test_slot_semantics();
+	test_advance_and_reset();
+	test_percentiles();
+	test_count_between();
+	return testing_done();
+}

@@ -1,0 +1,80 @@
+/* Config parsing through the module table, as the plugin does it, without collectd. */
+#include "libcore/module.h"
+#include "tests/testing.h"
+
+static struct opt_value str(const char *s)
+{
+	return (struct opt_value){ .type = OPT_STRING, .string = s };
+}
+
+static struct opt_value num(double n)
+{
+	return (struct opt_value){ .type = OPT_NUMBER, .number = n };
+}
+
+static int set(struct module *m, const char *key, const struct opt_value *v, int n, char *err, size_t len)
+{
+	struct option o = { .key = key, .values = v, .nvalues = n };
+
+	err[0] = '\0';
+	return module_set_option(m, &o, err, len);
+}
+
+int main(void)
+{
+	char err[512];
+	struct module *m;
+
+	CHECK(module_find("syscalls") != NULL);
+	CHECK(module_find("SysCalls") != NULL); /* collectd keys are case-insensitive */
+	CHECK(module_find("syscall") == NULL);
+	module_names(err, sizeof(err));
+	CHECK(strstr(err, "syscalls") != NULL);
+
+	m = module_new(module_find("syscalls"));
+	CHECK(m != NULL);
+
+	/* good input */
+	struct opt_value lat[] = { str("fsync"), str("read") };
+	CHECK(set(m, "Latency", lat, 2, err, sizeof(err)) == 0);
+	struct opt_value all[] = { str("all") };
+	CHECK(set(m, "latency", all, 1, err, sizeof(err)) == 0);
+	struct opt_value p[] = { num(99.9) };
+	CHECK(set(m, "Percentile", p, 1, err, sizeof(err)) == 0);
+	CHECK(m->hist.npercentiles == 1); /* the user's first Percentile replaces the defaults */
+	CHECK_NEAR(m->hist.percentiles[0], 99.9, 0);
+	struct opt_value b[] = { num(0), num(0.001) };
+	CHECK(set(m, "Bucket", b, 2, err, sizeof(err)) == 0);
+	CHECK(m->hist.nbuckets == 1);
+	struct opt_value order[] = { str("raw_tp"), str("tracepoint") };
+	CHECK(set(m, "AttachOrder", order, 2, err, sizeof(err)) == 0);
+	CHECK(m->probes.norder == 2 && m->probes.order[0] == ATTACH_RAW_TP);
+
+	/* bad input: each error names the problem and the fix */
+	struct opt_value typo[] = { str("fsyncc") };
+	CHECK(set(m, "Latency", typo, 1, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "\"fsyncc\" is not a syscall") != NULL);
+	struct opt_value ex[] = { str("exit_group") };
+	CHECK(set(m, "Latency", ex, 1, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "never returns") != NULL);
+	struct opt_value n1[] = { num(1) };
+	CHECK(set(m, "Latency", n1, 1, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "double quotes") != NULL);
+	CHECK(set(m, "Latencyy", lat, 1, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "unknown option \"Latencyy\"") != NULL);
+	CHECK(strstr(err, "valid options: Latency, AttachOrder") != NULL);
+	struct opt_value p0[] = { num(100) };
+	CHECK(set(m, "Percentile", p0, 1, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "out of range") != NULL);
+	struct opt_value bb[] = { num(0.01), num(0.001) };
+	CHECK(set(m, "Bucket", bb, 2, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "lower < upper") != NULL);
+	CHECK(set(m, "Bucket", bb, 1, err, sizeof(err)) == -1);
+	struct opt_value badm[] = { str("kprobes") };
+	CHECK(set(m, "AttachOrder", badm, 1, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "unknown method \"kprobes\"") != NULL);
+	CHECK(set(m, "AttachOrder", badm, 0, err, sizeof(err)) == -1);
+
+	module_free(m);
+	return testing_done();
+}
