@@ -188,7 +188,7 @@ static int syscalls_start(struct module *m, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot set up map readers: %s", strerror(-e));
 		return -1;
 	}
-	ebpf_log(EBPF_LOG_INFO, "syscalls: counting every syscall%s, latency for %u syscall%s",
+	ebpf_log(EBPF_LOG_INFO, "%s: counting every syscall%s, latency for %u syscall%s", m->label,
 		 s->filter_tgid ? " of one process" : "", s->nrows, s->nrows == 1 ? "" : "s");
 	return 0;
 }

@@ -39,7 +39,7 @@ void module_names(char *buf, size_t len)
 		used += snprintf(buf + used, len - used, "%s%s", i ? ", " : "", module_table[i]->name);
 }
 
-struct module *module_new(const struct module_ops *ops)
+struct module *module_new(const struct module_ops *ops, const char *instance)
 {
 	struct module *m = calloc(1, sizeof(*m));
 
@@ -47,7 +47,11 @@ struct module *module_new(const struct module_ops *ops)
 		return NULL;
 	m->ops = ops;
 	m->state = MODULE_CONFIGURED;
-	m->probes.module = ops->name;
+	if (instance && instance[0])
+		snprintf(m->label, sizeof(m->label), "%s-%s", ops->name, instance);
+	else
+		snprintf(m->label, sizeof(m->label), "%s", ops->name);
+	m->probes.module = m->label;
 	hist_config_init(&m->hist);
 	if (ops->create(m)) {
 		free(m);
@@ -104,7 +108,7 @@ int module_set_option(struct module *m, const struct option *o, char *err, size_
 	if (r)
 		return r < 0 ? -1 : 0;
 	list_keys(m, keys, sizeof(keys));
-	snprintf(err, errlen, "unknown option \"%s\" in module \"%s\"; valid options: %s", o->key, m->ops->name, keys);
+	snprintf(err, errlen, "unknown option \"%s\"; valid options: %s", o->key, keys);
 	return -1;
 }
 
@@ -117,7 +121,7 @@ int module_start(struct module *m)
 		 * (privileges, memory) is a failure the user can fix on this host. */
 		m->state = strstr(err, "no attach method works") ? MODULE_UNSUPPORTED : MODULE_FAILED;
 		snprintf(m->last_error, sizeof(m->last_error), "%s", err);
-		ebpf_log(EBPF_LOG_ERROR, "module \"%s\" is off: %s", m->ops->name, err);
+		ebpf_log(EBPF_LOG_ERROR, "module \"%s\" is off: %s", m->label, err);
 		return -1;
 	}
 	m->state = probe_set_fell_back(&m->probes) ? MODULE_DEGRADED : MODULE_RUNNING;
@@ -134,7 +138,7 @@ int module_read(struct module *m, const struct metric_sink *sink)
 	err = m->ops->read(m, sink);
 	if (err) {
 		snprintf(m->last_error, sizeof(m->last_error), "reading the BPF maps failed: %s", strerror(-err));
-		ebpf_log(EBPF_LOG_ERROR, "module \"%s\": %s", m->ops->name, m->last_error);
+		ebpf_log(EBPF_LOG_ERROR, "module \"%s\": %s", m->label, m->last_error);
 	}
 	return err;
 }

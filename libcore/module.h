@@ -55,6 +55,8 @@ struct module_ops {
 struct module {
 	const struct module_ops *ops;
 	void *priv;
+	/* "<module>" or "<module>-<instance>": collectd's plugin_instance and the log prefix. */
+	char label[96];
 	enum module_state state;
 	char last_error[1024];
 	uint32_t filter_tgid;       /* 0: whole system; tests count only their own process */
@@ -68,7 +70,8 @@ const struct module_ops *module_find(const char *name);
 /* "syscalls, ..." for error messages. */
 void module_names(char *buf, size_t len);
 
-struct module *module_new(const struct module_ops *ops);
+/* instance: NULL or "" for the module's only instance, else a name that sets it apart. */
+struct module *module_new(const struct module_ops *ops, const char *instance);
 /* Common keys (AttachOrder, Percentile, Bucket, BucketType) and then the module's own;
  * an unknown key is an error listing the valid ones. 0 or -1. */
 int module_set_option(struct module *m, const struct option *o, char *err, size_t errlen);

@@ -70,10 +70,10 @@ static int to_option(const oconfig_item_t *ci, struct option *o, struct opt_valu
 	return 0;
 }
 
-static bool already_configured(const char *name)
+static bool already_configured(const char *label)
 {
 	for (int i = 0; i < nconfigured; i++)
-		if (!strcasecmp(configured[i]->ops->name, name))
+		if (!strcasecmp(configured[i]->label, label))
 			return true;
 	return false;
 }
@@ -81,13 +81,18 @@ static bool already_configured(const char *name)
 static int config_module(const oconfig_item_t *ci)
 {
 	const struct module_ops *ops;
+	const char *instance = NULL;
 	struct module *m;
 	char names[256];
 
-	if (ci->values_num != 1 || ci->values[0].type != OCONFIG_TYPE_STRING) {
-		ERROR(PLUGIN_NAME " plugin: <Module> takes one quoted module name, e.g. <Module \"syscalls\">");
+	if (ci->values_num < 1 || ci->values_num > 2 || ci->values[0].type != OCONFIG_TYPE_STRING ||
+	    (ci->values_num == 2 && ci->values[1].type != OCONFIG_TYPE_STRING)) {
+		ERROR(PLUGIN_NAME " plugin: <Module> takes a quoted module name and optionally an instance name, "
+		      "e.g. <Module \"syscalls\"> or <Module \"syscalls\" \"app\">");
 		return -1;
 	}
+	if (ci->values_num == 2)
+		instance = ci->values[1].value.string;
 	ops = module_find(ci->values[0].value.string);
 	if (!ops) {
 		module_names(names, sizeof(names));
@@ -95,13 +100,15 @@ static int config_module(const oconfig_item_t *ci)
 		      names);
 		return -1;
 	}
-	if (already_configured(ops->name)) {
-		ERROR(PLUGIN_NAME " plugin: module \"%s\" is configured twice; merge the two <Module> blocks",
-		      ops->name);
+	if (nconfigured == MAX_MODULES || !(m = module_new(ops, instance))) {
+		ERROR(PLUGIN_NAME " plugin: cannot set up module \"%s\" (at most %d <Module> blocks)", ops->name,
+		      MAX_MODULES);
 		return -1;
 	}
-	if (nconfigured == MAX_MODULES || !(m = module_new(ops))) {
-		ERROR(PLUGIN_NAME " plugin: cannot set up module \"%s\"", ops->name);
+	if (already_configured(m->label)) {
+		ERROR(PLUGIN_NAME " plugin: module \"%s\" is configured twice; merge the two <Module> blocks or "
+		      "give the second an instance name: <Module \"%s\" \"other\">", m->label, ops->name);
+		module_free(m);
 		return -1;
 	}
 	configured[nconfigured++] = m;
@@ -113,13 +120,13 @@ static int config_module(const oconfig_item_t *ci)
 
 		if (child->children_num > 0) {
 			ERROR(PLUGIN_NAME " plugin: module \"%s\": unexpected block <%s> (modules take options only)",
-			      ops->name, child->key);
+			      m->label, child->key);
 			return -1;
 		}
 		if (to_option(child, &o, vals, 64))
 			return -1;
 		if (module_set_option(m, &o, err, sizeof(err))) {
-			ERROR(PLUGIN_NAME " plugin: module \"%s\": %s", ops->name, err);
+			ERROR(PLUGIN_NAME " plugin: module \"%s\": %s", m->label, err);
 			return -1;
 		}
 	}
@@ -150,7 +157,7 @@ static void add_default_modules(void)
 	for (int i = 0; module_table[i] && nconfigured < MAX_MODULES; i++) {
 		struct module *m;
 
-		if (!module_table[i]->in_default_set || !(m = module_new(module_table[i])))
+		if (!module_table[i]->in_default_set || !(m = module_new(module_table[i], NULL)))
 			continue;
 		configured[nconfigured++] = m;
 	}
@@ -220,7 +227,7 @@ static int ebpf_read(user_data_t *ud)
 
 	d.interval_s = CDTIME_T_TO_DOUBLE(now - pm->last_read);
 	sstrncpy(d.vl.plugin, PLUGIN_NAME, sizeof(d.vl.plugin));
-	sstrncpy(d.vl.plugin_instance, pm->m->ops->name, sizeof(d.vl.plugin_instance));
+	sstrncpy(d.vl.plugin_instance, pm->m->label, sizeof(d.vl.plugin_instance));
 	d.vl.time = now;
 	err = module_read(pm->m, &sink);
 	pm->last_read = now;
@@ -248,7 +255,7 @@ static int ebpf_init(void)
 	for (int i = 0; i < nconfigured; i++) {
 		struct module *m = configured[i];
 		struct plugin_module *pm;
-		char cb_name[64];
+		char cb_name[128];
 
 		configured[i] = NULL;
 		if (module_start(m)) { /* logged once by the core, with the fix */
@@ -262,7 +269,7 @@ static int ebpf_init(void)
 		}
 		pm->m = m;
 		pm->last_read = cdtime();
-		snprintf(cb_name, sizeof(cb_name), PLUGIN_NAME "-%s", m->ops->name);
+		snprintf(cb_name, sizeof(cb_name), PLUGIN_NAME "-%s", m->label);
 		plugin_register_complex_read(NULL, cb_name, ebpf_read, 0,
 					     &(user_data_t){ .data = pm, .free_func = free_plugin_module });
 		started++;

@@ -91,7 +91,7 @@ static uint64_t fsync_workload(int fd, int n, uint64_t *max_call_ns)
 
 static struct module *start_syscalls(const char *method, bool latency, char *err, size_t len)
 {
-	struct module *m = module_new(module_find("syscalls"));
+	struct module *m = module_new(module_find("syscalls"), NULL);
 	struct opt_value order = { .type = OPT_STRING, .string = method };
 	struct opt_value fsync_name = { .type = OPT_STRING, .string = "fsync" };
 	struct option o1 = { .key = "AttachOrder", .values = &order, .nvalues = 1 };

@@ -1,1 +1,83 @@
-exit 77
+#!/bin/sh
+# Bad input through the real collectd: a misspelled module, an unknown option, a bad
+# value, and a run without privileges each give one clear error that names the problem
+# and the fix. (`collectd -t` in 5.12 checks syntax only and never calls plugins; `-T`
+# loads them, so that is what validates a plugin's config.)
+. "$top_srcdir/tests/integration/lib.sh"
+
+# expect_config_error NAME EXPECTED-TEXT: collectd -T must fail and print the text.
+expect_config_error() {
+	name=$1; expected=$2
+	conf="$WORK/$name.conf"
+	# Without a logfile, messages go to stderr where -T shows them.
+	sed '/^LoadPlugin logfile/,/^<\/Plugin>/d' > "$conf"
+	if "$COLLECTD" -T -C "$conf" > "$WORK/$name.out" 2>&1; then
+		cat "$WORK/$name.out" >&2
+		fail "$name: collectd -T accepted a bad configuration"
+	fi
+	grep -qF -- "$expected" "$WORK/$name.out" || { cat "$WORK/$name.out" >&2; fail "$name: expected: $expected"; }
+	pass "$name: $(grep -F -- "$expected" "$WORK/$name.out" | head -n 1)"
+}
+
+write_config /dev/stdout <<'CONF' | expect_config_error misspelled_module 'unknown module "syscals"; valid modules: syscalls'
+<Plugin ebpf>
+  <Module "syscals">
+  </Module>
+</Plugin>
+CONF
+
+write_config /dev/stdout <<'CONF' | expect_config_error unknown_option 'module "syscalls": unknown option "Latencyy"; valid options: Latency, AttachOrder, Percentile, Bucket, BucketType'
+<Plugin ebpf>
+  <Module "syscalls">
+    Latencyy "fsync"
+  </Module>
+</Plugin>
+CONF
+
+write_config /dev/stdout <<'CONF' | expect_config_error unknown_syscall '"fsnyc" is not a syscall on this architecture'
+<Plugin ebpf>
+  <Module "syscalls">
+    Latency "fsnyc"
+  </Module>
+</Plugin>
+CONF
+
+write_config /dev/stdout <<'CONF' | expect_config_error bad_percentile 'Percentile 250 is out of range'
+<Plugin ebpf>
+  <Module "syscalls">
+    Percentile 250
+  </Module>
+</Plugin>
+CONF
+
+write_config /dev/stdout <<'CONF' | expect_config_error plugin_level_typo 'unknown option "Modules" in <Plugin ebpf>'
+<Plugin ebpf>
+  Modules "syscalls"
+</Plugin>
+CONF
+
+write_config /dev/stdout <<'CONF' | expect_config_error duplicate_module 'module "syscalls" is configured twice'
+<Plugin ebpf>
+  <Module "syscalls">
+  </Module>
+  <Module "syscalls">
+  </Module>
+</Plugin>
+CONF
+
+# --- no privileges: collectd as nobody; the error names root, CAP_BPF and CAP_PERFMON -----
+command -v setpriv >/dev/null || skip "setpriv (util-linux) is needed to drop privileges"
+chmod 777 "$WORK"
+write_config "$WORK/unprivileged.conf" <<'CONF'
+<Plugin ebpf>
+  <Module "syscalls">
+  </Module>
+</Plugin>
+CONF
+start_collectd "$WORK/unprivileged.conf" setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all
+grep -q 'not permitted to load BPF programs: running as uid 65534 without CAP_BPF and CAP_PERFMON. Run collectd as root' \
+	"$WORK/collectd.log" || fail "no privilege error"
+pass "unprivileged: $(grep -o 'module "syscalls" is off: not permitted[^.]*' "$WORK/collectd.log")"
+kill -0 "$COLLECTD_PID" || fail "collectd died instead of running on without the module"
+pass "collectd keeps running without the module"
+stop_collectd

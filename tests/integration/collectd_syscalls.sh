@@ -1,1 +1,101 @@
-exit 77
+#!/bin/sh
+# The real collectd daemon with the syscalls module: N fsync() calls show up as an fsync
+# count that grows by N, an fsync latency distribution, percentiles and bucket rates in
+# csv and rrdtool files; a second module that cannot attach stays off while syscalls runs;
+# a collectd restart shows as a gap in the RRD, never as a spike.
+. "$top_srcdir/tests/integration/lib.sh"
+
+N=500
+FSYNC_N="$top_builddir/tests/integration/fsync_n"
+RRDTOOL=${RRDTOOL:-$(command -v rrdtool || true)}
+
+write_config "$WORK/collectd.conf" <<'CONF'
+<Plugin ebpf>
+  <Module "syscalls">
+    Latency "fsync" "fdatasync"
+    Percentile 50
+    Percentile 99
+    Bucket 0 0.001
+    Bucket 0.001 0
+  </Module>
+  # Restricted to a method this module does not have: it must stay off, alone.
+  <Module "syscalls" "broken">
+    AttachOrder "fentry"
+  </Module>
+</Plugin>
+CONF
+
+start_collectd "$WORK/collectd.conf"
+wait_for_log 'module "syscalls-broken" is off: no attach method works' 5 ||
+	fail "the unattachable module did not report itself off"
+pass "a module that cannot attach is reported off"
+grep -q 'syscalls: sys_enter+sys_exit attached via tp_btf+task_storage' "$WORK/collectd.log" ||
+	fail "attach method not logged"
+pass "attach method logged"
+
+# The first read writes fsync's count once anything on the machine has called fsync; our own
+# workload of 1 call makes sure it exists before the measured run.
+"$FSYNC_N" 1
+wait_for_csv syscalls operations-fsync 10 || fail "no operations-fsync value from collectd"
+wait_for_new_line syscalls operations-fsync
+before=$(csv_last syscalls operations-fsync)
+"$FSYNC_N" $N
+wait_for_new_line syscalls operations-fsync
+wait_for_new_line syscalls operations-fsync
+after=$(csv_last syscalls operations-fsync)
+grown=$(awk -v a="$after" -v b="$before" 'BEGIN { printf "%d", a - b }')
+echo "fsync count: $before -> $after (+$grown, workload $N)"
+[ "$grown" -ge $N ] || fail "fsync count grew by $grown, expected at least $N"
+[ "$grown" -lt $((N + 5000)) ] || fail "fsync count grew by $grown, far more than the $N calls made"
+pass "fsync count grew by at least N"
+
+for ti in fsync-50 fsync-99 fsync-average; do
+	v=$(csv_last syscalls latency-$ti)
+	[ -n "$v" ] || fail "no latency-$ti value"
+	awk -v v="$v" 'BEGIN { exit !(v > 0 && v < 10) }' || fail "latency-$ti = $v s is not a plausible fsync time"
+done
+p50=$(csv_last syscalls latency-fsync-50); p99=$(csv_last syscalls latency-fsync-99)
+awk -v a="$p50" -v b="$p99" 'BEGIN { exit !(a <= b) }' || fail "p50 $p50 > p99 $p99"
+pass "fsync latency percentiles and mean in seconds (p50 $p50 s, p99 $p99 s)"
+
+[ -n "$(csv_file syscalls bucket-fsync-0_0.001)" ] || fail "no bucket-fsync-0_0.001 file"
+[ -n "$(csv_file syscalls bucket-fsync-0.001_inf)" ] || fail "no bucket-fsync-0.001_inf file"
+rate_sum=$(for f in $(csv_file syscalls bucket-fsync-0_0.001) $(csv_file syscalls bucket-fsync-0.001_inf); do
+	tail -n +2 "$f" | cut -d, -f2; done | awk '{ s += $1 } END { printf "%d", s + 0.5 }')
+# Rates are events per second over each interval of 1 s: together they count every fsync.
+[ "$rate_sum" -ge $N ] || fail "bucket rates add up to $rate_sum events, expected at least $N"
+pass "bucket rates account for all $N calls ($rate_sum)"
+
+[ -z "$(csv_file syscalls latency-getpid-50)" ] || fail "latency dispatched for a syscall without Latency"
+[ -z "$(csv_file syscalls operations-kexec_load)" ] || fail "a syscall nobody called was dispatched"
+pass "only series with data are dispatched"
+
+[ -n "$(csv_file syscalls derive-dropped-start_lost)" ] || fail "self-metric dropped-start_lost missing"
+[ "$(csv_last syscalls derive-dropped-start_lost)" = 0 ] || fail "start times were lost"
+
+# --- rrdtool: the RRD is DERIVE with min 0, and a restart is a gap, not a spike ------------
+if [ -z "$RRDTOOL" ]; then
+	echo "rrdtool not installed: RRD checks left out" >&2
+	stop_collectd
+	exit 0
+fi
+RRD="$WORK/rrd/itest/ebpf-syscalls/operations-fsync.rrd"
+[ -f "$RRD" ] || fail "no RRD file $RRD"
+"$RRDTOOL" info "$RRD" | grep -q 'ds\[value\].type = "DERIVE"' || fail "RRD is not DERIVE"
+"$RRDTOOL" info "$RRD" | grep -q 'ds\[value\].min = 0' || fail "RRD has no min 0"
+[ -f "$WORK/rrd/itest/ebpf-syscalls/latency-fsync-99.rrd" ] || fail "no latency RRD"
+pass "RRD files written, DERIVE min 0"
+
+# Let the counter grow large, then restart collectd: the new maps start from 0.
+"$FSYNC_N" 2000
+sleep 3
+stop_collectd
+start_collectd "$WORK/collectd.conf"
+"$FSYNC_N" 1
+sleep 4
+"$RRDTOOL" flushcached "$RRD" 2>/dev/null || true
+max=$("$RRDTOOL" fetch "$RRD" AVERAGE -s -60 | awk -F: 'NR > 2 && $2 !~ /nan/ { v = $2 + 0; if (v > m) m = v } END { printf "%.0f", m }')
+echo "largest fsync rate in the RRD across the restart: $max/s"
+awk -v m="$max" 'BEGIN { exit !(m < 100000) }' || fail "restart produced a spike of $max fsync/s"
+pass "collectd restart shows as a gap, not a spike"
+stop_collectd

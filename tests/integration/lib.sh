@@ -1,0 +1,123 @@
+# Shared by the integration tests: runs the real collectd daemon with this build's
+# ebpf.so next to collectd's own plugins, in a throw-away directory.
+#
+# collectd loads plugins from one PluginDir and refuses symlinks, so the plugins are
+# copied into $WORK/plugins.
+
+set -eu
+
+skip() { echo "SKIP: $*" >&2; exit 77; }
+fail() { echo "FAIL: $*" >&2; [ -f "${WORK:-/nonexistent}/collectd.log" ] && sed 's/^/  log: /' "$WORK/collectd.log" >&2; exit 1; }
+pass() { echo "ok: $*"; }
+
+: "${top_builddir:?run through make check}"
+: "${COLLECTD:=$(command -v collectd || echo /usr/sbin/collectd)}"
+[ -x "$COLLECTD" ] || skip "the collectd daemon is not installed (apt-get install collectd-core)"
+[ "$(id -u)" = 0 ] || skip "needs root to load BPF programs"
+PLUGIN_SO="$top_builddir/.libs/ebpf.so"
+[ -f "$PLUGIN_SO" ] || fail "$PLUGIN_SO not built"
+STOCK_PLUGINDIR=$("$COLLECTD" -h | sed -n 's/^ *Plugin directory *//p')
+TYPESDB=/usr/share/collectd/types.db
+[ -f "$TYPESDB" ] || skip "collectd's types.db is missing ($TYPESDB)"
+
+WORK=$(mktemp -d /tmp/ebpf-it.XXXXXX)
+chmod 755 "$WORK"
+COLLECTD_PID=
+cleanup() {
+	[ -n "$COLLECTD_PID" ] && kill "$COLLECTD_PID" 2>/dev/null && wait "$COLLECTD_PID" 2>/dev/null
+	[ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"
+}
+trap cleanup EXIT INT TERM
+
+mkdir -p "$WORK/plugins"
+for p in csv rrdtool logfile unixsock; do
+	cp "$STOCK_PLUGINDIR/$p.so" "$WORK/plugins/" || skip "collectd plugin $p.so missing from $STOCK_PLUGINDIR"
+done
+cp "$PLUGIN_SO" "$WORK/plugins/ebpf.so"
+
+# write_config FILE: the common part, then stdin (the <Plugin ebpf> block) appended.
+write_config() {
+	cat > "$1" <<CONF
+Hostname "itest"
+FQDNLookup false
+Interval ${INTERVAL:-1}
+BaseDir "$WORK"
+PIDFile "$WORK/collectd.pid"
+PluginDir "$WORK/plugins"
+TypesDB "$TYPESDB"
+LoadPlugin logfile
+<Plugin logfile>
+  LogLevel info
+  File "$WORK/collectd.log"
+  Timestamp true
+</Plugin>
+LoadPlugin csv
+<Plugin csv>
+  DataDir "$WORK/csv"
+</Plugin>
+LoadPlugin rrdtool
+<Plugin rrdtool>
+  DataDir "$WORK/rrd"
+</Plugin>
+LoadPlugin unixsock
+<Plugin unixsock>
+  SocketFile "$WORK/collectd.sock"
+</Plugin>
+LoadPlugin ebpf
+CONF
+	cat >> "$1"
+}
+
+# start_collectd CONFIG [wrapper...]: starts collectd -f and waits for its read loop.
+start_collectd() {
+	conf=$1; shift
+	"$@" "$COLLECTD" -f -C "$conf" >> "$WORK/collectd.stdout" 2>&1 &
+	COLLECTD_PID=$!
+	wait_for_log "Initialization complete" 20 || fail "collectd did not start"
+}
+
+stop_collectd() {
+	kill "$COLLECTD_PID" && wait "$COLLECTD_PID" 2>/dev/null || true
+	COLLECTD_PID=
+}
+
+# wait_for_log PATTERN SECONDS
+wait_for_log() {
+	i=0
+	while [ $i -lt $(($2 * 10)) ]; do
+		grep -q -- "$1" "$WORK/collectd.log" 2>/dev/null && return 0
+		sleep 0.1; i=$((i + 1))
+	done
+	return 1
+}
+
+# csv_file PLUGIN_INSTANCE TYPE-INSTANCE: today's csv file of one value.
+csv_file() {
+	ls "$WORK/csv/itest/ebpf-$1/$2-"* 2>/dev/null | tail -n 1
+}
+
+# csv_last PLUGIN_INSTANCE TYPE-INSTANCE: the newest value written.
+csv_last() {
+	f=$(csv_file "$1" "$2")
+	[ -n "$f" ] || { echo ""; return; }
+	tail -n 1 "$f" | cut -d, -f2
+}
+
+# wait_for_csv PLUGIN_INSTANCE TYPE-INSTANCE SECONDS: until the file has at least one value.
+wait_for_csv() {
+	i=0
+	while [ $i -lt $(($3 * 10)) ]; do
+		v=$(csv_last "$1" "$2")
+		case "$v" in ""|value) ;; *) return 0 ;; esac
+		sleep 0.1; i=$((i + 1))
+	done
+	return 1
+}
+
+# wait_for_new_line PLUGIN_INSTANCE TYPE-INSTANCE: waits for one more read than now.
+wait_for_new_line() {
+	f=$(csv_file "$1" "$2")
+	n=$(wc -l < "$f")
+	i=0
+	while [ "$(wc -l < "$f")" -le "$n" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+}

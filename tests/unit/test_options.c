@@ -31,7 +31,7 @@ int main(void)
 	module_names(err, sizeof(err));
 	CHECK(strstr(err, "syscalls") != NULL);
 
-	m = module_new(module_find("syscalls"));
+	m = module_new(module_find("syscalls"), NULL);
 	CHECK(m != NULL);
 
 	/* good input */
