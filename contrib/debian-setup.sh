@@ -1,0 +1,9 @@
+#!/bin/sh
+# Installs what building, running and testing collectd-ebpf needs on Debian 12 (run as root).
+set -eu
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends \
+	build-essential autoconf automake libtool pkg-config \
+	clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev linux-libc-dev \
+	collectd-core collectd-dev rrdtool util-linux procps
