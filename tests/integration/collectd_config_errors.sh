@@ -81,3 +81,12 @@ pass "unprivileged: $(grep -o 'module "syscalls" is off: not permitted[^.]*' "$W
 kill -0 "$COLLECTD_PID" || fail "collectd died instead of running on without the module"
 pass "collectd keeps running without the module"
 stop_collectd
+
+# --- CAP_BPF + CAP_PERFMON without root are enough: what contrib/collectd-ebpf.service.d.conf grants
+: > "$WORK/collectd.log"
+start_collectd "$WORK/unprivileged.conf" setpriv --reuid=65534 --regid=65534 --clear-groups \
+	--inh-caps=-all,+bpf,+perfmon --ambient-caps=+bpf,+perfmon
+wait_for_log '1 of 1 module running' 5 || fail "collectd as nobody with CAP_BPF and CAP_PERFMON could not start the module"
+wait_for_csv syscalls operations-close 10 || fail "no values from the capability-only collectd"
+pass "nobody with CAP_BPF + CAP_PERFMON runs the module"
+stop_collectd
