@@ -143,6 +143,13 @@ static struct bpf_object *open_object(void *ctx)
 	return s->skel->obj;
 }
 
+static int load_object(void *ctx)
+{
+	struct syscalls *s = ctx;
+
+	return syscalls_bpf__load(s->skel);
+}
+
 static void close_object(void *ctx)
 {
 	struct syscalls *s = ctx;
@@ -174,7 +181,7 @@ static int init_readers(struct syscalls *s)
 static int syscalls_start(struct module *m, char *err, size_t errlen)
 {
 	struct syscalls *s = m->priv;
-	struct probe_object po = { .ctx = s, .open = open_object, .close = close_object };
+	struct probe_object po = { .ctx = s, .open = open_object, .load = load_object, .close = close_object };
 	int e;
 
 	s->filter_tgid = m->filter_tgid;

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const method_names[ATTACH_METHOD_COUNT] = {
 	[ATTACH_TP_BTF] = "tp_btf",         [ATTACH_RAW_TP] = "raw_tp", [ATTACH_TRACEPOINT] = "tracepoint",
@@ -130,12 +131,17 @@ static void note_failure(struct probe_set *ps, struct probe_point *p, int cand, 
 	size_t used = strlen(p->failures);
 	int saved = p->chosen;
 
+	/* Classic tracepoints are looked up in tracefs, which many systems do not mount. */
+	bool no_tracefs = p->candidates[cand].method == ATTACH_TRACEPOINT &&
+			  access("/sys/kernel/tracing/events", F_OK) && access("/sys/kernel/debug/tracing/events", F_OK);
+
 	p->chosen = cand;
 	probe_point_method(p, method, sizeof(method));
 	p->chosen = saved;
 	p->failed |= 1u << cand;
-	snprintf(p->failures + used, sizeof(p->failures) - used, "%s%s %s failed (%s%s%s)", used ? "; " : "", method,
-		 stage, strerror(err > 0 ? err : -err), why[0] ? ": " : "", why);
+	snprintf(p->failures + used, sizeof(p->failures) - used, "%s%s %s failed (%s%s%s)%s", used ? "; " : "",
+		 method, stage, strerror(err > 0 ? err : -err), why[0] ? ": " : "", why,
+		 no_tracefs ? " [tracefs is not mounted: mount -t tracefs nodev /sys/kernel/tracing]" : "");
 	ebpf_log(EBPF_LOG_INFO, "%s: %s via %s: %s failed (%s), trying the next method", ps->module, p->name, method,
 		 stage, strerror(err > 0 ? err : -err));
 }
@@ -156,7 +162,7 @@ static int test_load_alone(struct probe_set *ps, const struct probe_object *po, 
 	ebpf_log_clear_libbpf_warning();
 	err = select_candidates(ps, obj, sel);
 	if (!err)
-		err = bpf_object__load(obj);
+		err = po->load(po->ctx);
 	po->close(po->ctx);
 	return err;
 }
@@ -283,7 +289,7 @@ int probe_set_start(struct probe_set *ps, const struct probe_object *po, char *e
 		ebpf_log_clear_libbpf_warning();
 		e = select_candidates(ps, obj, sel);
 		if (!e)
-			e = bpf_object__load(obj);
+			e = po->load(po->ctx);
 		if (e) {
 			const char *why = ebpf_log_last_libbpf_warning();
 			char copy[512];

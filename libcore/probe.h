@@ -55,12 +55,14 @@ struct probe_point {
 	struct bpf_link *links[PROBE_MAX_PROGS];
 };
 
-/* How probe.c opens the module's object: open() opens the skeleton and applies the
- * module's configuration (rodata, map sizes) and returns its bpf_object; close() destroys
- * the skeleton. Called more than once when candidates fail. */
+/* How probe.c handles the module's object: open() opens the skeleton, applies the
+ * module's configuration (rodata, map sizes) and returns its bpf_object; load() loads it
+ * through the skeleton (X_bpf__load, which also maps global variables), returning 0 or
+ * -errno; close() destroys the skeleton. Called more than once when candidates fail. */
 struct probe_object {
 	void *ctx;
 	struct bpf_object *(*open)(void *ctx);
+	int (*load)(void *ctx);
 	void (*close)(void *ctx);
 };
 

@@ -46,7 +46,8 @@ after=$(csv_last syscalls operations-fsync)
 grown=$(awk -v a="$after" -v b="$before" 'BEGIN { printf "%d", a - b }')
 echo "fsync count: $before -> $after (+$grown, workload $N)"
 [ "$grown" -ge $N ] || fail "fsync count grew by $grown, expected at least $N"
-[ "$grown" -lt $((N + 5000)) ] || fail "fsync count grew by $grown, far more than the $N calls made"
+# No upper bound: other processes (and other tests running in parallel) call fsync too;
+# tests/bpf/test_syscalls asserts exact counts with a pid filter.
 pass "fsync count grew by at least N"
 
 for ti in fsync-50 fsync-99 fsync-average; do
