@@ -3,8 +3,12 @@
 #include "module.h"
 
 extern const struct module_ops syscalls_module;
+extern const struct module_ops tcp_module;
+extern const struct module_ops process_module;
 
 const struct module_ops *const module_table[] = {
 	&syscalls_module,
+	&tcp_module,
+	&process_module,
 	NULL,
 };

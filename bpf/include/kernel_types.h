@@ -57,6 +57,76 @@ struct trace_event_raw_sys_exit {
 	long ret;
 };
 
+/* ---- tcp and process modules ----------------------------------------------------------
+ * Own names with a ___flavour suffix where the base section already has the type, so that
+ * modules add fields without editing each other's structs (CO-RE ignores the suffix). */
+
+/* Ports of a socket (include/net/sock.h); skc_dport and skc_num sit in anonymous
+ * unions there, which CO-RE walks into by name. */
+struct sock_common {
+	__be16 skc_dport; /* remote port, network order */
+	__u16 skc_num;    /* local port, host order */
+};
+
+struct sock {
+	struct sock_common __sk_common;
+	__u16 sk_protocol; /* a bitfield before 5.6: read with BPF_CORE_READ_BITFIELD_PROBED */
+};
+
+/* tcp:tcp_send_reset may come without a socket (a segment for a port nobody listens on):
+ * then the ports are in the TCP header of the segment being answered. */
+struct sk_buff {
+	unsigned char *head;
+	__u16 transport_header;
+};
+
+struct tcphdr {
+	__be16 source;
+	__be16 dest;
+};
+
+/* The process module reads the parent (its test filter follows the test's children) and
+ * the OOM victim's name. */
+struct task_struct___proc {
+	int pid;
+	int tgid;
+	struct task_struct___proc *real_parent;
+	char comm[16];
+};
+
+/* Classic tracepoint records (include/trace/events/tcp.h, sock.h, oom.h). */
+struct trace_event_raw_tcp_retransmit_skb {
+	struct trace_entry ent;
+	const void *skbaddr;
+	const void *skaddr;
+	int err; /* 6.17+; checked with bpf_core_field_exists */
+};
+
+struct trace_event_raw_tcp_send_reset {
+	struct trace_entry ent;
+	const void *skbaddr;
+	const void *skaddr;
+};
+
+struct trace_event_raw_tcp_event_sk {
+	struct trace_entry ent;
+	const void *skaddr;
+};
+
+struct trace_event_raw_inet_sock_set_state {
+	struct trace_entry ent;
+	const void *skaddr;
+	int oldstate;
+	int newstate;
+	__u16 protocol;
+};
+
+struct trace_event_raw_mark_victim {
+	struct trace_entry ent;
+	int pid;
+	__u32 __data_loc_comm; /* 6.8+: offset (low 16 bits) and length of the name in the record */
+};
+
 #pragma clang attribute pop
 
 #endif

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0
+/* process module: fork/clone, exec and exit counts, and OOM kills with the victim
+ * reported to user space through a ring buffer (user space logs it; a victim is never a
+ * metric label).
+ *
+ * Four probe points, each in three attach flavours (tp_btf, raw_tp, classic tracepoint);
+ * user space loads one flavour per point. The counting flavours need no tracepoint
+ * argument: the task doing the fork, exec or exit is the current task.
+ */
+#include "include/kernel_types.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "process.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Set by user space before load. */
+const volatile __u32 filter_tgid = 0;          /* tests: this process and its children only */
+const volatile bool victim_arg_is_task = true; /* mark_victim(task, uid) from 6.8, (int pid) before */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PROC_COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} counts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, PROC_OOM_RINGBUF_BYTES);
+} oom_events SEC(".maps");
+
+/* Atomic adds: fork and exit run in process context, where a preemptible program could
+ * interleave with another on the same CPU. */
+static __always_inline void count(__u32 which)
+{
+	__u64 *v = bpf_map_lookup_elem(&counts, &which);
+
+	if (v)
+		__sync_fetch_and_add(v, 1);
+}
+
+/* The filter follows one process tree level: the process itself and its children (what a
+ * test forks and execs). */
+static __always_inline bool wanted(void)
+{
+	struct task_struct___proc *task;
+
+	if (!filter_tgid || (bpf_get_current_pid_tgid() >> 32) == filter_tgid)
+		return true;
+	task = (struct task_struct___proc *)bpf_get_current_task();
+	return BPF_CORE_READ(task, real_parent, tgid) == filter_tgid;
+}
+
+/* ---- workers ------------------------------------------------------------------------ */
+
+static __always_inline void on_event(__u32 which)
+{
+	if (wanted())
+		count(which);
+}
+
+static __always_inline void on_exit(void)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	if (wanted())
+		count((__u32)id == (__u32)(id >> 32) ? PROC_EXITS : PROC_THREAD_EXITS);
+}
+
+/* Counted first, reported second: a full ring buffer loses the name, never the count. */
+static __always_inline void on_victim(__u32 pid, const struct task_struct___proc *task, const char *comm_in_record)
+{
+	struct oom_victim_event *e;
+
+	count(PROC_OOM_KILLS);
+	e = bpf_ringbuf_reserve(&oom_events, sizeof(*e), 0);
+	if (!e) {
+		count(PROC_OOM_EVENTS_LOST);
+		return;
+	}
+	e->pid = pid;
+	e->has_comm = 1;
+	if (task)
+		BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
+	else if (comm_in_record)
+		bpf_probe_read_kernel_str(e->comm, sizeof(e->comm), comm_in_record);
+	else
+		e->has_comm = 0;
+	bpf_ringbuf_submit(e, 0);
+}
+
+static __always_inline void on_victim_args(unsigned long long *ctx)
+{
+	struct task_struct___proc *task;
+
+	if (!victim_arg_is_task) {
+		on_victim((__u32)ctx[0], NULL, NULL);
+		return;
+	}
+	task = (struct task_struct___proc *)ctx[0];
+	on_victim(BPF_CORE_READ(task, pid), task, NULL);
+}
+
+/* ---- sched:sched_process_fork ------------------------------------------------------- */
+
+SEC("tp_btf/sched_process_fork")
+int fork_btf(void *ctx)
+{
+	on_event(PROC_FORKS);
+	return 0;
+}
+
+SEC("raw_tp/sched_process_fork")
+int fork_raw(void *ctx)
+{
+	on_event(PROC_FORKS);
+	return 0;
+}
+
+SEC("tp/sched/sched_process_fork")
+int fork_tp(void *ctx)
+{
+	on_event(PROC_FORKS);
+	return 0;
+}
+
+/* ---- sched:sched_process_exec ------------------------------------------------------- */
+
+SEC("tp_btf/sched_process_exec")
+int exec_btf(void *ctx)
+{
+	on_event(PROC_EXECS);
+	return 0;
+}
+
+SEC("raw_tp/sched_process_exec")
+int exec_raw(void *ctx)
+{
+	on_event(PROC_EXECS);
+	return 0;
+}
+
+SEC("tp/sched/sched_process_exec")
+int exec_tp(void *ctx)
+{
+	on_event(PROC_EXECS);
+	return 0;
+}
+
+/* ---- sched:sched_process_exit (runs in the exiting task) ------------------------------ */
+
+SEC("tp_btf/sched_process_exit")
+int exit_btf(void *ctx)
+{
+	on_exit();
+	return 0;
+}
+
+SEC("raw_tp/sched_process_exit")
+int exit_raw(void *ctx)
+{
+	on_exit();
+	return 0;
+}
+
+SEC("tp/sched/sched_process_exit")
+int exit_tp(void *ctx)
+{
+	on_exit();
+	return 0;
+}
+
+/* ---- oom:mark_victim (runs in whichever task hit the limit, not the victim) ---------- */
+
+SEC("tp_btf/mark_victim")
+int victim_btf(unsigned long long *ctx)
+{
+	on_victim_args(ctx);
+	return 0;
+}
+
+SEC("raw_tp/mark_victim")
+int victim_raw(unsigned long long *ctx)
+{
+	on_victim_args(ctx);
+	return 0;
+}
+
+SEC("tp/oom/mark_victim")
+int victim_tp(struct trace_event_raw_mark_victim *ctx)
+{
+	const char *comm = NULL;
+
+	if (bpf_core_field_exists(ctx->__data_loc_comm))
+		comm = (const char *)ctx + (ctx->__data_loc_comm & 0xffff);
+	on_victim(ctx->pid, NULL, comm);
+	return 0;
+}

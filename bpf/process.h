@@ -1,0 +1,30 @@
+/* Map layout of the `process` module, shared by process.bpf.c and libcore/mod_process.c.
+ * Fixed-width types only. Counts are cumulative u64 that the kernel only adds to. */
+#ifndef EBPF_PROCESS_H
+#define EBPF_PROCESS_H
+
+#include <linux/types.h>
+
+/* Index into map `counts` (per-CPU array). */
+enum process_count {
+	PROC_FORKS = 0,        /* new tasks, processes and threads (sched_process_fork), as /proc/stat "processes" */
+	PROC_EXECS,            /* successful execs (sched_process_exec) */
+	PROC_EXITS,            /* process exits: the thread group leader exits (sched_process_exit) */
+	PROC_THREAD_EXITS,     /* exits of other threads */
+	PROC_OOM_KILLS,        /* OOM victims chosen (oom:mark_victim) */
+	PROC_OOM_EVENTS_LOST,  /* victims counted but not reported: ring buffer full */
+	PROC_COUNT,
+};
+
+#define PROC_COMM_LEN 16
+
+/* One record per OOM victim in ring buffer `oom_events`; user space logs it. */
+struct oom_victim_event {
+	__u32 pid;                 /* the victim's pid, as the kernel's "Killed process" line */
+	__u32 has_comm;            /* 0 before 6.8: the tracepoint had only the pid */
+	char comm[PROC_COMM_LEN];
+};
+
+#define PROC_OOM_RINGBUF_BYTES (64 * 1024)
+
+#endif

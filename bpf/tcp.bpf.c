@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tcp module: retransmitted segments, resets sent and received, and the connect latency
+ * distribution (SYN sent to established), optionally broken down by a capped list of
+ * local or remote ports.
+ *
+ * Four probe points, each in three attach flavours (tp_btf, raw_tp, classic tracepoint);
+ * user space loads one flavour per point. Every flavour reduces its arguments to socket
+ * and skb pointers and calls the same always-inline worker, which reads the ports through
+ * CO-RE.
+ */
+#include "include/kernel_types.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_endian.h>
+#include "tcp.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define TCP_ESTABLISHED 1
+#define TCP_SYN_SENT 2
+#define PROTO_TCP 6
+
+/* Set by user space before load. */
+const volatile __u32 filter_tgid = 0;         /* tests: only connects this process starts */
+const volatile __u8 port_mode = TCP_PORTS_NONE;
+const volatile __u8 port_row[65536];         /* 0: "other"; else the port's row */
+const volatile bool retransmit_has_err = false; /* btf_trace_tcp_retransmit_skb has `err` */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1); /* resized by user space to the number of rows */
+	__type(key, __u32);
+	__type(value, struct tcp_counts);
+} counts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1); /* resized like `counts` */
+	__type(key, __u32);
+	__type(value, struct tcp_connect_latency);
+} connect_latency SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, TCP_STAT_COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+/* SYN_SENT start times by socket address. Every transition out of SYN_SENT deletes the
+ * entry, so entries live for one handshake; a full map is counted, never evicts. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TCP_CONNECT_START_CAP);
+	__type(key, __u64);
+	__type(value, __u64);
+} connect_start SEC(".maps");
+
+/* Atomic adds: some of these tracepoints run in process context, where a preemptible
+ * program could interleave with another on the same CPU. */
+static __always_inline void add(__u64 *p, __u64 v)
+{
+	__sync_fetch_and_add(p, v);
+}
+
+static __always_inline void count_stat(__u32 which)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &which);
+
+	if (v)
+		add(v, 1);
+}
+
+/* Row of a connection: by its local or remote port, or 0. */
+static __always_inline __u32 row_of_ports(__u16 lport, __u16 rport)
+{
+	if (port_mode == TCP_PORTS_LOCAL)
+		return port_row[lport];
+	if (port_mode == TCP_PORTS_REMOTE)
+		return port_row[rport];
+	return 0;
+}
+
+static __always_inline __u32 row_of_sock(const struct sock *sk)
+{
+	__u16 lport, rport;
+
+	if (port_mode == TCP_PORTS_NONE || !sk)
+		return 0;
+	lport = BPF_CORE_READ(sk, __sk_common.skc_num);
+	rport = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
+	return row_of_ports(lport, rport);
+}
+
+/* A reset answering a segment no socket wanted: the segment's destination is our port. */
+static __always_inline __u32 row_of_incoming_skb(const struct sk_buff *skb)
+{
+	unsigned char *head;
+	struct tcphdr th;
+	__u16 off;
+
+	if (port_mode == TCP_PORTS_NONE || !skb)
+		return 0;
+	head = BPF_CORE_READ(skb, head);
+	off = BPF_CORE_READ(skb, transport_header);
+	if (bpf_probe_read_kernel(&th, sizeof(th), head + off))
+		return 0;
+	return row_of_ports(bpf_ntohs(th.dest), bpf_ntohs(th.source));
+}
+
+/* ---- workers ------------------------------------------------------------------------ */
+
+enum tcp_event { EV_RETRANSMIT, EV_RETRANSMIT_FAILED, EV_RESET_SENT, EV_RESET_RECEIVED };
+
+static __always_inline void count_event(enum tcp_event ev, const struct sock *sk, const struct sk_buff *skb)
+{
+	__u32 row = sk ? row_of_sock(sk) : row_of_incoming_skb(skb);
+	struct tcp_counts *c = bpf_map_lookup_elem(&counts, &row);
+
+	if (!c)
+		return;
+	switch (ev) {
+	case EV_RETRANSMIT: add(&c->retransmits, 1); break;
+	case EV_RETRANSMIT_FAILED: add(&c->retransmit_failures, 1); break;
+	case EV_RESET_SENT: add(&c->resets_sent, 1); break;
+	case EV_RESET_RECEIVED: add(&c->resets_received, 1); break;
+	}
+}
+
+static __always_inline void on_retransmit(const struct sock *sk, const struct sk_buff *skb, int err)
+{
+	count_event(err ? EV_RETRANSMIT_FAILED : EV_RETRANSMIT, sk, skb);
+}
+
+static __always_inline void on_state(const struct sock *sk, int oldstate, int newstate, __u16 protocol)
+{
+	__u64 key = (__u64)(unsigned long)sk, now, *start, delta;
+	struct tcp_connect_latency *h;
+	__u32 row;
+
+	if (protocol != PROTO_TCP)
+		return;
+	if (newstate == TCP_SYN_SENT) {
+		if (filter_tgid && (bpf_get_current_pid_tgid() >> 32) != filter_tgid)
+			return;
+		now = bpf_ktime_get_ns();
+		if (bpf_map_update_elem(&connect_start, &key, &now, BPF_ANY))
+			count_stat(TCP_STAT_CONNECT_START_LOST);
+		return;
+	}
+	if (oldstate != TCP_SYN_SENT)
+		return;
+	/* Leaving SYN_SENT, whichever way: forget the start so no entry outlives its socket. */
+	start = bpf_map_lookup_elem(&connect_start, &key);
+	if (!start)
+		return; /* began before we attached, or filtered out */
+	delta = bpf_ktime_get_ns() - *start;
+	bpf_map_delete_elem(&connect_start, &key);
+	if (newstate != TCP_ESTABLISHED) {
+		count_stat(TCP_STAT_CONNECT_FAILED);
+		return;
+	}
+	row = row_of_sock(sk);
+	h = bpf_map_lookup_elem(&connect_latency, &row);
+	if (!h)
+		return;
+	add(&h->slots[hist_slot(delta)], 1);
+	add(&h->sum_ns, delta);
+}
+
+static __always_inline __u16 sock_protocol(const struct sock *sk)
+{
+	return (__u16)BPF_CORE_READ_BITFIELD_PROBED(sk, sk_protocol);
+}
+
+/* ---- tcp:tcp_retransmit_skb ---------------------------------------------------------
+ * `err` exists from 6.17 (the tracepoint then fires for failed attempts too); user space
+ * reads the signature from BTF, and the verifier drops the branch this kernel lacks. */
+
+SEC("tp_btf/tcp_retransmit_skb")
+int retransmit_btf(unsigned long long *ctx)
+{
+	int err = retransmit_has_err ? (int)ctx[2] : 0;
+
+	on_retransmit((const struct sock *)ctx[0], (const struct sk_buff *)ctx[1], err);
+	return 0;
+}
+
+SEC("raw_tp/tcp_retransmit_skb")
+int retransmit_raw(unsigned long long *ctx)
+{
+	int err = retransmit_has_err ? (int)ctx[2] : 0;
+
+	on_retransmit((const struct sock *)ctx[0], (const struct sk_buff *)ctx[1], err);
+	return 0;
+}
+
+SEC("tp/tcp/tcp_retransmit_skb")
+int retransmit_tp(struct trace_event_raw_tcp_retransmit_skb *ctx)
+{
+	int err = bpf_core_field_exists(ctx->err) ? ctx->err : 0;
+
+	on_retransmit(ctx->skaddr, ctx->skbaddr, err);
+	return 0;
+}
+
+/* ---- tcp:tcp_send_reset (socket may be NULL) ------------------------------------------ */
+
+SEC("tp_btf/tcp_send_reset")
+int send_reset_btf(unsigned long long *ctx)
+{
+	count_event(EV_RESET_SENT, (const struct sock *)ctx[0], (const struct sk_buff *)ctx[1]);
+	return 0;
+}
+
+SEC("raw_tp/tcp_send_reset")
+int send_reset_raw(unsigned long long *ctx)
+{
+	count_event(EV_RESET_SENT, (const struct sock *)ctx[0], (const struct sk_buff *)ctx[1]);
+	return 0;
+}
+
+SEC("tp/tcp/tcp_send_reset")
+int send_reset_tp(struct trace_event_raw_tcp_send_reset *ctx)
+{
+	count_event(EV_RESET_SENT, ctx->skaddr, ctx->skbaddr);
+	return 0;
+}
+
+/* ---- tcp:tcp_receive_reset ------------------------------------------------------------ */
+
+SEC("tp_btf/tcp_receive_reset")
+int receive_reset_btf(unsigned long long *ctx)
+{
+	count_event(EV_RESET_RECEIVED, (const struct sock *)ctx[0], NULL);
+	return 0;
+}
+
+SEC("raw_tp/tcp_receive_reset")
+int receive_reset_raw(unsigned long long *ctx)
+{
+	count_event(EV_RESET_RECEIVED, (const struct sock *)ctx[0], NULL);
+	return 0;
+}
+
+SEC("tp/tcp/tcp_receive_reset")
+int receive_reset_tp(struct trace_event_raw_tcp_event_sk *ctx)
+{
+	count_event(EV_RESET_RECEIVED, ctx->skaddr, NULL);
+	return 0;
+}
+
+/* ---- sock:inet_sock_set_state ----------------------------------------------------------- */
+
+SEC("tp_btf/inet_sock_set_state")
+int BPF_PROG(state_btf, const struct sock *sk, int oldstate, int newstate)
+{
+	on_state(sk, oldstate, newstate, sock_protocol(sk));
+	return 0;
+}
+
+SEC("raw_tp/inet_sock_set_state")
+int BPF_PROG(state_raw, const struct sock *sk, int oldstate, int newstate)
+{
+	on_state(sk, oldstate, newstate, sock_protocol(sk));
+	return 0;
+}
+
+SEC("tp/sock/inet_sock_set_state")
+int state_tp(struct trace_event_raw_inet_sock_set_state *ctx)
+{
+	on_state(ctx->skaddr, ctx->oldstate, ctx->newstate, ctx->protocol);
+	return 0;
+}
