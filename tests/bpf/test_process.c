@@ -1,0 +1,225 @@
+/* Root test: loads the real process programs with every attach method. With the filter on
+ * this process and its children, N fork+exec of /bin/true and one thread give exact fork,
+ * exec, exit and thread-exit counts; without the filter the counts grow by at least N.
+ * An OOM kill in a memory-limited cgroup is counted and its victim (pid, name) is what
+ * user space receives and logs. */
+#include "libcore/log.h"
+#include "libcore/module.h"
+#include "libcore/privileges.h"
+#include "tests/oom_cgroup.h"
+#include "tests/testing.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define HOG_COMM "ebpf_oom_hog"
+
+struct seen {
+	uint64_t forks, execs, exits, thread_exits, oom_kills, oom_lost;
+	bool oom_lost_sent;
+};
+
+static void on_counter(void *ctx, const char *metric, const char *instance, uint64_t v)
+{
+	struct seen *s = ctx;
+
+	if (!strcmp(metric, "forks"))
+		s->forks = v;
+	else if (!strcmp(metric, "execs"))
+		s->execs = v;
+	else if (!strcmp(metric, "exits"))
+		s->exits = v;
+	else if (!strcmp(metric, "thread_exits"))
+		s->thread_exits = v;
+	else if (!strcmp(metric, "oom_kills"))
+		s->oom_kills = v;
+	else if (!strcmp(metric, "dropped") && !strcmp(instance, "oom_events")) {
+		s->oom_lost = v;
+		s->oom_lost_sent = true;
+	}
+}
+
+static void on_histogram(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
+			 const struct hist_interval *h)
+{
+	CHECK(!"the process module has no histogram");
+}
+
+static struct seen read_module(struct module *m)
+{
+	struct seen s = { 0 };
+	struct metric_sink sink = { .ctx = &s, .counter = on_counter, .histogram = on_histogram };
+
+	CHECK(module_read(m, &sink) == 0);
+	CHECK(s.oom_lost_sent); /* the dropped counter is always sent */
+	return s;
+}
+
+/* Log lines, kept for the OOM victim check. */
+static char logged[16384];
+
+static void capture_log(enum ebpf_log_level level, const char *msg)
+{
+	size_t used = strlen(logged);
+
+	if (level > EBPF_LOG_INFO) /* libbpf's own chatter */
+		return;
+	fprintf(stderr, "log: %s\n", msg);
+	snprintf(logged + used, sizeof(logged) - used, "%s\n", msg);
+}
+
+static void exec_true(int n)
+{
+	for (int i = 0; i < n; i++) {
+		pid_t pid = fork();
+		int status;
+
+		if (pid == 0) {
+			execl("/bin/true", "true", (char *)NULL);
+			_exit(127);
+		}
+		CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+}
+
+static void *thread_body(void *arg)
+{
+	return arg;
+}
+
+static struct module *start_process(const char *method, bool filtered)
+{
+	struct module *m = module_new(module_find("process"), NULL);
+	struct opt_value order = { .type = OPT_STRING, .string = method };
+	struct option o = { .key = "AttachOrder", .values = &order, .nvalues = 1 };
+	char err[512] = "";
+
+	CHECK(m != NULL);
+	if (filtered)
+		m->filter_tgid = getpid();
+	CHECK(module_set_option(m, &o, err, sizeof(err)) == 0);
+	if (module_start(m)) {
+		fprintf(stderr, "%s: start failed: %s\n", method, m->last_error);
+		CHECK(!"module started");
+		module_free(m);
+		return NULL;
+	}
+	for (int i = 0; i < m->probes.npoints; i++) {
+		char used[64];
+
+		probe_point_method(&m->probes.points[i], used, sizeof(used));
+		CHECK_STR(used, method);
+	}
+	return m;
+}
+
+/* Exact counts for our own process tree. */
+static void run_filtered(const char *method)
+{
+	const int n = 50;
+	struct module *m = start_process(method, true);
+	pthread_t th;
+	struct seen s;
+
+	if (!m)
+		return;
+	s = read_module(m);
+	CHECK_EQ_U64(s.execs, 0);
+	exec_true(n);
+	CHECK(pthread_create(&th, NULL, thread_body, NULL) == 0);
+	CHECK(pthread_join(th, NULL) == 0);
+	s = read_module(m);
+	printf("%-10s filtered: forks %llu execs %llu exits %llu thread_exits %llu\n", method,
+	       (unsigned long long)s.forks, (unsigned long long)s.execs, (unsigned long long)s.exits,
+	       (unsigned long long)s.thread_exits);
+	CHECK_EQ_U64(s.forks, n + 1); /* n processes and one thread */
+	CHECK_EQ_U64(s.execs, n);
+	CHECK_EQ_U64(s.exits, n);
+	CHECK_EQ_U64(s.thread_exits, 1);
+	module_free(m);
+}
+
+/* The whole machine: at least our n; other processes (parallel tests) only add. The exact
+ * upper bound is the filtered run's job. */
+static void run_unfiltered(void)
+{
+	const int n = 100;
+	struct module *m = start_process("tp_btf", false);
+	struct seen a, b;
+
+	if (!m)
+		return;
+	a = read_module(m);
+	exec_true(n);
+	b = read_module(m);
+	printf("unfiltered: execs +%llu exits +%llu forks +%llu for %d exec of /bin/true\n",
+	       (unsigned long long)(b.execs - a.execs), (unsigned long long)(b.exits - a.exits),
+	       (unsigned long long)(b.forks - a.forks), n);
+	CHECK(b.execs - a.execs >= (uint64_t)n);
+	CHECK(b.exits - a.exits >= (uint64_t)n);
+	CHECK(b.forks - a.forks >= (uint64_t)n);
+	module_free(m);
+}
+
+static void run_oom(const char *method, const struct oom_cgroup *cg)
+{
+	struct module *m = start_process(method, false);
+	char expect[128];
+	int killed;
+	pid_t victim;
+	struct seen a, b;
+
+	if (!m)
+		return;
+	a = read_module(m);
+	logged[0] = '\0';
+	victim = oom_cgroup_run_hog(cg, HOG_COMM, &killed);
+	CHECK(victim > 0);
+	CHECK(killed);
+	b = read_module(m);
+	printf("%-10s oom: victim %d, oom_kills +%llu, lost %llu\n", method, (int)victim,
+	       (unsigned long long)(b.oom_kills - a.oom_kills), (unsigned long long)b.oom_lost);
+	CHECK(b.oom_kills - a.oom_kills >= 1);
+	CHECK_EQ_U64(b.oom_lost, 0);
+	snprintf(expect, sizeof(expect), "OOM kill: victim pid %d (%s)", (int)victim, HOG_COMM);
+	CHECK(strstr(logged, expect) != NULL);
+	module_free(m);
+}
+
+int main(void)
+{
+	const char *methods[] = { "tp_btf", "raw_tp", "tracepoint" };
+	struct oom_cgroup cg;
+	char name[64], why[512];
+
+	if (geteuid() != 0 || !privileges_sufficient())
+		SKIP("needs root (or CAP_BPF + CAP_PERFMON) to load BPF programs");
+	if (access("/sys/kernel/btf/vmlinux", R_OK))
+		SKIP("kernel has no BTF (/sys/kernel/btf/vmlinux): CO-RE programs cannot load");
+	if (access("/sys/kernel/tracing/events/sched", F_OK) &&
+	    mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL))
+		SKIP("tracefs is not mounted and cannot be: mount -t tracefs nodev /sys/kernel/tracing");
+	ebpf_log_set_handler(capture_log);
+
+	for (int i = 0; i < 3; i++)
+		run_filtered(methods[i]);
+	run_unfiltered();
+
+	snprintf(name, sizeof(name), "ebpf-test-oom-%d", (int)getpid());
+	if (oom_cgroup_create(&cg, name, 32 << 20, why, sizeof(why))) {
+		/* Only the OOM part depends on the cgroup: report the rest, then skip. */
+		int rc = testing_done();
+
+		if (rc)
+			return rc;
+		SKIP("OOM part: %s", why);
+	}
+	printf("OOM cgroup: %s (cgroup v%d)\n", cg.path, cg.v2 ? 2 : 1);
+	for (int i = 0; i < 3; i++)
+		run_oom(methods[i], &cg);
+	oom_cgroup_remove(&cg);
+	return testing_done();
+}
