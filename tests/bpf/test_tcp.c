@@ -1,1 +1,431 @@
-int main(void) { return 77; }
+/* Root test: loads the real tcp programs with every attach method and runs a known TCP
+ * workload inside a network namespace of its own (ip netns add, lo up, the test process
+ * joins it with setns()):
+ *  - N connects to a listener give exactly N connect-latency samples on the listener's
+ *    port row (the connect start is filtered on this process);
+ *  - a connect to a closed port gives one reset received on that port's row, a reset
+ *    sent, and a failed connect;
+ *  - an nftables rule drops the first data segments to the listener (a byte quota), which
+ *    forces retransmits: at least as many as nft dropped, and as many as the namespace's
+ *    own TcpRetransSegs counter says.
+ * The namespace is deleted on every exit path. */
+#define _GNU_SOURCE
+#include "libcore/log.h"
+#include "libcore/module.h"
+#include "libcore/privileges.h"
+#include "tests/testing.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#define NCONNECT 20
+#define PAYLOAD 100
+#define NDROP 3
+
+static char netns[64];
+static int orig_netns = -1;
+static uint16_t port_open, port_closed;
+
+struct row {
+	uint64_t retransmits, resets_sent, resets_received;
+	struct hist_interval connect;
+	bool has_connect;
+};
+
+struct seen {
+	struct row open, closed, other;
+	uint64_t connect_failures, start_lost;
+	bool start_lost_sent;
+};
+
+static struct row *row_for(struct seen *s, const char *instance)
+{
+	char buf[16];
+
+	snprintf(buf, sizeof(buf), "%u", port_open);
+	if (!strcmp(instance, buf) || !strcmp(instance + (strncmp(instance, "connect-", 8) ? 0 : 8), buf))
+		return &s->open;
+	snprintf(buf, sizeof(buf), "%u", port_closed);
+	if (!strcmp(instance, buf) || !strcmp(instance + (strncmp(instance, "connect-", 8) ? 0 : 8), buf))
+		return &s->closed;
+	return &s->other;
+}
+
+static void on_counter(void *ctx, const char *metric, const char *instance, uint64_t v)
+{
+	struct seen *s = ctx;
+
+	if (!strcmp(metric, "retransmits"))
+		row_for(s, instance)->retransmits = v;
+	else if (!strcmp(metric, "resets_sent"))
+		row_for(s, instance)->resets_sent = v;
+	else if (!strcmp(metric, "resets_received"))
+		row_for(s, instance)->resets_received = v;
+	else if (!strcmp(metric, "connect_failures"))
+		s->connect_failures = v;
+	else if (!strcmp(metric, "dropped") && !strcmp(instance, "connect_start_lost")) {
+		s->start_lost = v;
+		s->start_lost_sent = true;
+	}
+}
+
+static void on_histogram(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
+			 const struct hist_interval *h)
+{
+	struct row *r = row_for(ctx, instance);
+
+	CHECK_STR(metric, "latency");
+	CHECK(!strncmp(instance, "connect-", 8));
+	r->connect = *h;
+	r->has_connect = true;
+}
+
+static struct seen read_module(struct module *m)
+{
+	struct seen s = { 0 };
+	struct metric_sink sink = { .ctx = &s, .counter = on_counter, .histogram = on_histogram };
+
+	CHECK(module_read(m, &sink) == 0);
+	CHECK(s.start_lost_sent);
+	CHECK_EQ_U64(s.start_lost, 0);
+	return s;
+}
+
+/* ---- the namespace ------------------------------------------------------------------- */
+
+static int run(const char *cmd)
+{
+	int rc = system(cmd);
+
+	if (rc)
+		fprintf(stderr, "command failed (%d): %s\n", rc, cmd);
+	return rc;
+}
+
+static void delete_netns(void)
+{
+	char cmd[128];
+
+	if (!netns[0])
+		return;
+	if (orig_netns >= 0)
+		setns(orig_netns, CLONE_NEWNET);
+	snprintf(cmd, sizeof(cmd), "ip netns delete %s", netns);
+	run(cmd);
+	netns[0] = '\0';
+}
+
+static void on_signal(int sig)
+{
+	delete_netns();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static int enter_netns(void)
+{
+	char cmd[256], path[128];
+	int fd;
+
+	snprintf(netns, sizeof(netns), "ebpf-test-tcp-%d", (int)getpid());
+	atexit(delete_netns);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	snprintf(cmd, sizeof(cmd), "ip netns add %s && ip -n %s link set lo up", netns, netns);
+	if (run(cmd))
+		return -1;
+	orig_netns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	snprintf(path, sizeof(path), "/run/netns/%s", netns);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (orig_netns < 0 || fd < 0 || setns(fd, CLONE_NEWNET))
+		return -1;
+	close(fd);
+	return 0;
+}
+
+/* Drops the first `ndrop` data segments of PAYLOAD bytes to the listener, at the input
+ * hook (after a successful transmit, so every resend is a real retransmit). */
+static int add_drop_rule(int ndrop)
+{
+	const int seg_len = 20 + 32 + PAYLOAD; /* IPv4 + TCP with timestamps + payload */
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd),
+		 "nft -f - <<'EOF'\n"
+		 "table inet ebpf_test {\n"
+		 "  chain input {\n"
+		 "    type filter hook input priority 0; policy accept;\n"
+		 "    tcp dport %u ip length > 100 quota until %d bytes counter drop\n"
+		 "  }\n"
+		 "}\n"
+		 "EOF",
+		 port_open, ndrop * seg_len + seg_len / 2);
+	return run(cmd);
+}
+
+static long nft_dropped(void)
+{
+	FILE *p = popen("nft list table inet ebpf_test", "r");
+	char line[512];
+	long packets = -1;
+
+	while (p && fgets(line, sizeof(line), p)) {
+		char *c = strstr(line, "counter packets ");
+
+		if (c)
+			packets = strtol(c + strlen("counter packets "), NULL, 10);
+	}
+	if (p)
+		pclose(p);
+	run("nft delete table inet ebpf_test");
+	return packets;
+}
+
+/* Tcp RetransSegs of the namespace we are in (/proc/net follows the caller's netns). */
+static long netns_retrans_segs(void)
+{
+	char head[2048], vals[2048], *hs, *vs, *h, *v;
+	FILE *f = fopen("/proc/net/snmp", "r");
+	long out = -1;
+
+	while (f && fgets(head, sizeof(head), f) && fgets(vals, sizeof(vals), f)) {
+		if (strncmp(head, "Tcp:", 4))
+			continue;
+		for (h = strtok_r(head, " \n", &hs), v = strtok_r(vals, " \n", &vs); h && v;
+		     h = strtok_r(NULL, " \n", &hs), v = strtok_r(NULL, " \n", &vs))
+			if (!strcmp(h, "RetransSegs"))
+				out = strtol(v, NULL, 10);
+	}
+	if (f)
+		fclose(f);
+	return out;
+}
+
+/* ---- workload ------------------------------------------------------------------------- */
+
+static struct sockaddr_in addr_of(uint16_t port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	return a;
+}
+
+static int listener(void)
+{
+	struct sockaddr_in a = addr_of(port_open);
+	int one = 1, fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, 64))
+		return -1;
+	return fd;
+}
+
+/* Connects and accepts; returns the client fd, the accepted one in *server. */
+static int connect_pair(int lfd, int *server)
+{
+	struct sockaddr_in a = addr_of(port_open);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)))
+		return -1;
+	*server = accept(lfd, NULL, NULL);
+	return *server < 0 ? -1 : fd;
+}
+
+static void connect_n(int lfd, int n)
+{
+	for (int i = 0; i < n; i++) {
+		int server, client = connect_pair(lfd, &server);
+
+		CHECK(client >= 0);
+		close(client);
+		close(server);
+	}
+}
+
+static void connect_closed_port(void)
+{
+	struct sockaddr_in a = addr_of(port_closed);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	CHECK(connect(fd, (struct sockaddr *)&a, sizeof(a)) == -1 && errno == ECONNREFUSED);
+	close(fd);
+}
+
+/* One PAYLOAD-byte write through the drop rule; returns what nft dropped. */
+static long send_through_drops(int lfd)
+{
+	struct timeval tv = { .tv_sec = 20 };
+	char buf[PAYLOAD];
+	int server, client;
+	long dropped;
+
+	if (add_drop_rule(NDROP))
+		return -1;
+	client = connect_pair(lfd, &server);
+	CHECK(client >= 0);
+	setsockopt(server, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	memset(buf, 'x', sizeof(buf));
+	CHECK(send(client, buf, sizeof(buf), 0) == PAYLOAD);
+	CHECK(recv(server, buf, sizeof(buf), MSG_WAITALL) == PAYLOAD); /* arrives after the resends */
+	dropped = nft_dropped();
+	close(client);
+	close(server);
+	return dropped;
+}
+
+/* ---- per attach method ------------------------------------------------------------------ */
+
+static struct module *start_tcp(const char *method, const char *breakdown)
+{
+	struct module *m = module_new(module_find("tcp"), NULL);
+	struct opt_value order = { .type = OPT_STRING, .string = method };
+	struct opt_value mode = { .type = OPT_STRING, .string = breakdown };
+	struct opt_value ports[] = { { .type = OPT_NUMBER, .number = port_open },
+				     { .type = OPT_NUMBER, .number = port_closed } };
+	struct option o[] = { { .key = "AttachOrder", .values = &order, .nvalues = 1 },
+			      { .key = "PortBreakdown", .values = &mode, .nvalues = 1 },
+			      { .key = "Ports", .values = ports, .nvalues = 2 } };
+	char err[512] = "";
+
+	m->filter_tgid = getpid();
+	for (int i = 0; i < 3; i++)
+		CHECK(module_set_option(m, &o[i], err, sizeof(err)) == 0);
+	if (module_start(m)) {
+		fprintf(stderr, "%s: start failed: %s\n", method, m->last_error);
+		CHECK(!"module started");
+		module_free(m);
+		return NULL;
+	}
+	for (int i = 0; i < m->probes.npoints; i++) {
+		char used[64];
+
+		probe_point_method(&m->probes.points[i], used, sizeof(used));
+		CHECK_STR(used, method);
+	}
+	return m;
+}
+
+static void run_method(const char *method, int lfd)
+{
+	struct module *m = start_tcp(method, "remote");
+	long retrans_before, retrans_after, dropped;
+	struct seen s;
+
+	if (!m)
+		return;
+	s = read_module(m);
+	CHECK(!s.open.has_connect);
+
+	connect_n(lfd, NCONNECT);
+	s = read_module(m);
+	CHECK(s.open.has_connect);
+	CHECK_EQ_U64(s.open.connect.count, NCONNECT);
+	CHECK_EQ_U64(s.open.connect.total_count, NCONNECT);
+	CHECK(s.open.connect.sum > 0);
+	CHECK(!s.other.has_connect && !s.closed.has_connect);
+	CHECK_EQ_U64(s.open.resets_received, 0);
+	printf("%-10s %d connects: %llu samples, mean %.1f us, p99 %.1f us\n", method, NCONNECT,
+	       (unsigned long long)s.open.connect.count, hist_mean(&s.open.connect) / 1e3,
+	       hist_percentile(&s.open.connect, 99) / 1e3);
+
+	connect_closed_port();
+	s = read_module(m);
+	CHECK_EQ_U64(s.closed.resets_received, 1);
+	CHECK(s.closed.resets_sent + s.other.resets_sent + s.open.resets_sent >= 1);
+	CHECK(s.connect_failures >= 1);
+	CHECK_EQ_U64(s.open.connect.count, 0); /* the failed connect is no latency sample */
+	printf("%-10s closed port: resets received %llu, sent %llu, failed connects %llu\n", method,
+	       (unsigned long long)s.closed.resets_received,
+	       (unsigned long long)(s.closed.resets_sent + s.other.resets_sent + s.open.resets_sent),
+	       (unsigned long long)s.connect_failures);
+
+	retrans_before = netns_retrans_segs();
+	dropped = send_through_drops(lfd);
+	retrans_after = netns_retrans_segs();
+	s = read_module(m);
+	printf("%-10s nft dropped %ld segments: retransmits %llu (port %u), namespace RetransSegs +%ld\n", method,
+	       dropped, (unsigned long long)s.open.retransmits, port_open, retrans_after - retrans_before);
+	CHECK(dropped >= NDROP);
+	CHECK(s.open.retransmits >= (uint64_t)dropped);
+	CHECK_EQ_U64(s.open.retransmits, (uint64_t)(retrans_after - retrans_before));
+	CHECK_EQ_U64(s.open.connect.total_count, NCONNECT + 1);
+	module_free(m);
+}
+
+/* By local port: a reset sent for a segment no socket wanted (no socket, so the port comes
+ * from the segment's TCP header) lands on the closed port's row. */
+static void run_local_mode(const char *method)
+{
+	struct module *m = start_tcp(method, "local");
+	struct seen s;
+
+	if (!m)
+		return;
+	connect_closed_port();
+	s = read_module(m);
+	printf("%-10s by local port: resets sent on %u: %llu, received elsewhere: %llu\n", method, port_closed,
+	       (unsigned long long)s.closed.resets_sent, (unsigned long long)s.other.resets_received);
+	CHECK_EQ_U64(s.closed.resets_sent, 1);
+	CHECK_EQ_U64(s.closed.resets_received, 0);
+	CHECK_EQ_U64(s.other.resets_received, 1); /* the client's local port is ephemeral */
+	module_free(m);
+}
+
+static void test_option_errors(void)
+{
+	struct module *m = module_new(module_find("tcp"), NULL);
+	struct opt_value p = { .type = OPT_NUMBER, .number = 443 };
+	struct option o = { .key = "Ports", .values = &p, .nvalues = 1 };
+	char err[512];
+
+	/* Ports without PortBreakdown is refused at start, naming the missing option. */
+	CHECK(module_set_option(m, &o, err, sizeof(err)) == 0);
+	CHECK(module_start(m) == -1);
+	CHECK(m->state == MODULE_FAILED);
+	CHECK(strstr(m->last_error, "PortBreakdown") != NULL);
+	module_free(m);
+}
+
+int main(void)
+{
+	const char *methods[] = { "tp_btf", "raw_tp", "tracepoint" };
+	int lfd;
+
+	if (geteuid() != 0 || !privileges_sufficient())
+		SKIP("needs root (or CAP_BPF + CAP_PERFMON) to load BPF programs");
+	if (access("/sys/kernel/btf/vmlinux", R_OK))
+		SKIP("kernel has no BTF (/sys/kernel/btf/vmlinux): CO-RE programs cannot load");
+	if (access("/sys/kernel/tracing/events/tcp", F_OK) &&
+	    mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL))
+		SKIP("tracefs is not mounted and cannot be: mount -t tracefs nodev /sys/kernel/tracing");
+	if (system("command -v ip >/dev/null && command -v nft >/dev/null"))
+		SKIP("needs ip (iproute2) and nft (nftables): apt-get install iproute2 nftables");
+
+	port_open = 20000 + getpid() % 20000;
+	port_closed = port_open + 1;
+	if (enter_netns()) {
+		CHECK(!"created and entered a network namespace");
+		return testing_done();
+	}
+	lfd = listener();
+	CHECK(lfd >= 0);
+	for (int i = 0; i < 3 && lfd >= 0; i++)
+		run_method(methods[i], lfd);
+	for (int i = 0; i < 3; i++)
+		run_local_mode(methods[i]);
+	close(lfd);
+	test_option_errors();
+	delete_netns();
+	return testing_done();
+}
