@@ -17,7 +17,7 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* Set by user space before load. */
 const volatile __u32 filter_tgid = 0;          /* tests: this process and its children only */
-const volatile bool victim_arg_is_task = true; /* mark_victim(task, uid) from 6.8, (int pid) before */
+const volatile bool victim_arg_is_task = true; /* recent mark_victim(task, uid), older (int pid) */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -21,7 +21,7 @@ enum process_count {
 /* One record per OOM victim in ring buffer `oom_events`; user space logs it. */
 struct oom_victim_event {
 	__u32 pid;                 /* the victim's pid, as the kernel's "Killed process" line */
-	__u32 has_comm;            /* 0 before 6.8: the tracepoint had only the pid */
+	__u32 has_comm;            /* 0 on kernels whose tracepoint gives only the pid */
 	char comm[PROC_COMM_LEN];
 };
 

@@ -175,7 +175,7 @@ static __always_inline __u16 sock_protocol(const struct sock *sk)
 }
 
 /* ---- tcp:tcp_retransmit_skb ---------------------------------------------------------
- * `err` exists from 6.17 (the tracepoint then fires for failed attempts too); user space
+ * `err` exists in recent kernels (6.18 here; the tracepoint then fires for failed attempts too); user space
  * reads the signature from BTF, and the verifier drops the branch this kernel lacks. */
 
 SEC("tp_btf/tcp_retransmit_skb")

@@ -136,7 +136,7 @@ static int process_start(struct module *m, char *err, size_t errlen)
 	int e;
 
 	p->filter_tgid = m->filter_tgid;
-	/* mark_victim passes the task from 6.8, only its pid before: BTF says which. */
+	/* Recent mark_victim passes the task, older ones only its pid: BTF says which. */
 	p->victim_arg_is_task = tracepoint_btf_args("mark_victim", &args) != 0 || args.nargs < 0 || args.is_pointer[0];
 	if (probe_set_start(&m->probes, &po, err, errlen))
 		return -1;

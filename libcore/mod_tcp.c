@@ -219,7 +219,7 @@ static int tcp_start(struct module *m, char *err, size_t errlen)
 		return -1;
 	}
 	t->filter_tgid = m->filter_tgid;
-	/* 6.17 added `err` to tcp_retransmit_skb; BTF says whether this kernel has it. */
+	/* Recent kernels added `err` to tcp_retransmit_skb; BTF says whether this one has it. */
 	t->retransmit_has_err = tracepoint_btf_args("tcp_retransmit_skb", &args) == 0 && args.nargs >= 3;
 	if (probe_set_start(&m->probes, &po, err, errlen))
 		return -1;

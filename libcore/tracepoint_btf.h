@@ -1,7 +1,7 @@
 /* What the running kernel's BTF says about a tracepoint's arguments.
  *
- * Tracepoints change signatures across kernels (tcp_retransmit_skb gained `err` in 6.17,
- * oom:mark_victim went from `int pid` to `struct task_struct *` in 6.8). tp_btf and raw_tp
+ * Tracepoints change signatures across kernels (tcp_retransmit_skb gained an `err`
+ * argument, oom:mark_victim went from `int pid` to `struct task_struct *`). tp_btf and raw_tp
  * programs read their arguments by position, so the module asks BTF which signature this
  * kernel has (the btf_trace_<name> typedef) and tells the program through rodata, instead
  * of comparing kernel versions. */

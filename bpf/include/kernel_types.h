@@ -99,7 +99,7 @@ struct trace_event_raw_tcp_retransmit_skb {
 	struct trace_entry ent;
 	const void *skbaddr;
 	const void *skaddr;
-	int err; /* 6.17+; checked with bpf_core_field_exists */
+	int err; /* recent kernels only; checked with bpf_core_field_exists */
 };
 
 struct trace_event_raw_tcp_send_reset {
@@ -124,7 +124,7 @@ struct trace_event_raw_inet_sock_set_state {
 struct trace_event_raw_mark_victim {
 	struct trace_entry ent;
 	int pid;
-	__u32 __data_loc_comm; /* 6.8+: offset (low 16 bits) and length of the name in the record */
+	__u32 __data_loc_comm; /* recent kernels only: offset (low 16 bits) and length of the name in the record */
 };
 
 #pragma clang attribute pop

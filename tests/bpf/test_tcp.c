@@ -46,15 +46,18 @@ struct seen {
 	bool start_lost_sent;
 };
 
+/* Rows are named by port ("443", "other"), histograms "connect-<row>". */
 static struct row *row_for(struct seen *s, const char *instance)
 {
-	char buf[16];
+	char open_name[16], closed_name[16];
 
-	snprintf(buf, sizeof(buf), "%u", port_open);
-	if (!strcmp(instance, buf) || !strcmp(instance + (strncmp(instance, "connect-", 8) ? 0 : 8), buf))
+	if (!strncmp(instance, "connect-", 8))
+		instance += 8;
+	snprintf(open_name, sizeof(open_name), "%u", port_open);
+	snprintf(closed_name, sizeof(closed_name), "%u", port_closed);
+	if (!strcmp(instance, open_name))
 		return &s->open;
-	snprintf(buf, sizeof(buf), "%u", port_closed);
-	if (!strcmp(instance, buf) || !strcmp(instance + (strncmp(instance, "connect-", 8) ? 0 : 8), buf))
+	if (!strcmp(instance, closed_name))
 		return &s->closed;
 	return &s->other;
 }
