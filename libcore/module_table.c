@@ -3,8 +3,12 @@
 #include "module.h"
 
 extern const struct module_ops syscalls_module;
+extern const struct module_ops block_module;
+extern const struct module_ops runqueue_module;
 
 const struct module_ops *const module_table[] = {
 	&syscalls_module,
+	&block_module,
+	&runqueue_module,
 	NULL,
 };
