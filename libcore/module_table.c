@@ -3,11 +3,15 @@
 #include "module.h"
 
 extern const struct module_ops syscalls_module;
+extern const struct module_ops block_module;
+extern const struct module_ops runqueue_module;
 extern const struct module_ops tcp_module;
 extern const struct module_ops process_module;
 
 const struct module_ops *const module_table[] = {
 	&syscalls_module,
+	&block_module,
+	&runqueue_module,
 	&tcp_module,
 	&process_module,
 	NULL,

@@ -197,22 +197,24 @@ static void sink_histogram(void *ctx, const char *metric, const char *instance, 
 	struct dispatch_ctx *d = ctx;
 	const struct hist_config *cfg = &d->pm->m->hist;
 	double scale = unit == HIST_UNIT_NANOSECONDS ? 1e-9 : 1.0; /* collectd wants seconds */
-	struct value_name n;
+	struct value_name base, n;
 
+	name_histogram(metric, instance, &base);
 	/* An interval without events has no percentile: send nothing rather than a made-up 0. */
 	if (h->count) {
 		for (int i = 0; i < cfg->npercentiles; i++) {
-			name_percentile(metric, instance, cfg->percentiles[i], &n);
+			name_percentile(base.type, base.type_instance, cfg->percentiles[i], &n);
 			submit(d, &n, (value_t){ .gauge = hist_percentile(h, cfg->percentiles[i]) * scale });
 		}
-		name_mean(metric, instance, &n);
+		name_mean(base.type, base.type_instance, &n);
 		submit(d, &n, (value_t){ .gauge = hist_mean(h) * scale });
 	}
-	for (int i = 0; i < cfg->nbuckets && d->interval_s > 0; i++) {
+	/* `Bucket` bounds are seconds: they apply to time histograms only, not to sizes. */
+	for (int i = 0; i < cfg->nbuckets && d->interval_s > 0 && unit == HIST_UNIT_NANOSECONDS; i++) {
 		const struct hist_bucket *b = &cfg->buckets[i];
 		double events = hist_count_between(h, b->lower / scale, b->upper > 0 ? b->upper / scale : INFINITY);
 
-		name_bucket(cfg->bucket_type, instance, b->lower, b->upper, &n);
+		name_bucket(cfg->bucket_type, base.type_instance, b->lower, b->upper, &n);
 		submit(d, &n, (value_t){ .gauge = events / d->interval_s });
 	}
 }

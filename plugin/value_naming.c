@@ -9,7 +9,33 @@ static const struct {
 } counter_types[] = {
 	{ "calls", "operations" },
 	{ "errors", "errors" },
+	{ "ios", "operations" },    /* block: completed IOs per <disk>-<op> */
+	{ "bytes", "total_bytes" }, /* block: bytes completed per <disk>-<op> */
 };
+
+/* Histograms whose metric is not itself a collectd type. */
+static const struct {
+	const char *metric;
+	const char *type;
+	const char *suffix; /* appended to the instance */
+} histogram_types[] = {
+	{ "io_size", "bytes", "" },          /* block: request sizes, GAUGE bytes */
+	{ "queue_latency", "latency", "-queue" }, /* block: insert -> issue, GAUGE seconds */
+};
+
+void name_histogram(const char *metric, const char *instance, struct value_name *out)
+{
+	for (size_t i = 0; i < sizeof(histogram_types) / sizeof(histogram_types[0]); i++) {
+		if (!strcmp(metric, histogram_types[i].metric)) {
+			snprintf(out->type, sizeof(out->type), "%s", histogram_types[i].type);
+			snprintf(out->type_instance, sizeof(out->type_instance), "%s%s", instance,
+				 histogram_types[i].suffix);
+			return;
+		}
+	}
+	snprintf(out->type, sizeof(out->type), "%s", metric);
+	snprintf(out->type_instance, sizeof(out->type_instance), "%s", instance);
+}
 
 void name_counter(const char *metric, const char *instance, struct value_name *out)
 {

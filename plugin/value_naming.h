@@ -10,6 +10,9 @@
  *                        mean            -> latency-<instance>-average (GAUGE, seconds)
  *                        per Bucket      -> <BucketType>-<instance>-<lower>_<upper>
  *                                           (GAUGE, events per second, as the tail plugin)
+ *   histogram "io_size"       -> as "latency" with type bytes (GAUGE, bytes); no Bucket
+ *   histogram "queue_latency" -> as "latency" with instance <instance>-queue
+ *   counter "ios" -> operations-<instance>, counter "bytes" -> total_bytes-<instance>
  */
 #ifndef EBPF_PLUGIN_VALUE_NAMING_H
 #define EBPF_PLUGIN_VALUE_NAMING_H
@@ -24,6 +27,10 @@ struct value_name {
 };
 
 void name_counter(const char *metric, const char *instance, struct value_name *out);
+/* The type and base instance of a histogram series: name_percentile(), name_mean() and
+ * name_bucket() take them in place of the metric and instance. Most metrics are their own
+ * type ("latency"); the others are mapped here. */
+void name_histogram(const char *metric, const char *instance, struct value_name *out);
 void name_percentile(const char *metric, const char *instance, double pct, struct value_name *out);
 void name_mean(const char *metric, const char *instance, struct value_name *out);
 /* upper 0 (no bound) is written "inf". */

@@ -127,6 +127,82 @@ struct trace_event_raw_mark_victim {
 	__u32 __data_loc_comm; /* recent kernels only: offset (low 16 bits) and length of the name in the record */
 };
 
+/* ---- block module (bpf/block.bpf.c) ---------------------------------------------------- */
+
+/* The disk a request is for: tracepoints block_rq_issue/insert/complete pass the request. */
+struct gendisk {
+	int major;
+	int first_minor;
+};
+
+struct request_queue {
+	struct gendisk *disk;        /* 5.15+ (d152c682f03c); before, the request had rq_disk */
+	unsigned long queue_flags;   /* QUEUE_FLAG_STATS: the kernel stamps io_start_time_ns */
+};
+
+struct request {
+	struct request_queue *q;
+	unsigned int cmd_flags;      /* blk_opf_t: the op in the low 8 bits (REQ_OP_MASK) */
+	unsigned int rq_flags;       /* req_flags_t: RQF_STATS says io_start_time_ns is valid */
+	unsigned int __data_len;     /* bytes not yet completed */
+	__u64 io_start_time_ns;      /* set right after block_rq_issue when RQF_STATS */
+	unsigned short stats_sectors; /* blk_rq_sectors() at issue, with io_start_time_ns */
+};
+
+/* Kernels before 5.17 (f3fa33acca9f) keep the disk in the request itself. */
+struct request___rq_disk {
+	struct gendisk *rq_disk;
+};
+
+/* Classic tracepoints block:block_rq_issue/insert (class block_rq) and block_rq_complete
+ * (class block_rq_completion): no request pointer, so the fallback keys by disk and sector. */
+struct trace_event_raw_block_rq {
+	struct trace_entry ent;
+	__u32 dev;                   /* dev_t, the kernel's major << 20 | minor */
+	__u64 sector;
+	unsigned int nr_sector;
+	unsigned int bytes;
+	char rwbs[8];                /* 10 bytes since 6.x; CO-RE finds the field either way */
+};
+
+struct trace_event_raw_block_rq_completion {
+	struct trace_entry ent;
+	__u32 dev;
+	__u64 sector;
+	unsigned int nr_sector;      /* bytes completed by this call >> 9 */
+	int error;
+	char rwbs[8];
+};
+
+/* ---- runqueue module (bpf/runqueue.bpf.c) ---------------------------------------------- */
+
+/* Flavours of task_struct for its run state: `__state` (unsigned int) since 5.14
+ * (2f064a59a11f), `state` (volatile long) before. 0 is TASK_RUNNING in both. */
+struct task_struct___state {
+	unsigned int __state;
+};
+
+struct task_struct___old_state {
+	long state;
+};
+
+/* Classic tracepoints sched:sched_wakeup, sched:sched_wakeup_new and sched:sched_switch. */
+struct trace_event_raw_sched_wakeup_template {
+	struct trace_entry ent;
+	char comm[16];
+	int pid;
+};
+
+struct trace_event_raw_sched_switch {
+	struct trace_entry ent;
+	char prev_comm[16];
+	int prev_pid;
+	int prev_prio;
+	long prev_state;             /* 0: runnable; TASK_REPORT_MAX bit: preempted */
+	char next_comm[16];
+	int next_pid;
+};
+
 #pragma clang attribute pop
 
 #endif

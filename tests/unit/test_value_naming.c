@@ -4,7 +4,7 @@
 
 int main(void)
 {
-	struct value_name n;
+	struct value_name n, base;
 
 	name_counter("calls", "fsync", &n);
 	CHECK_STR(n.type, "operations");
@@ -27,5 +27,37 @@ int main(void)
 	CHECK_STR(n.type_instance, "fsync-0_0.001");
 	name_bucket("bucket", "fsync", 0.5, 0, &n);
 	CHECK_STR(n.type_instance, "fsync-0.5_inf");
+
+	/* block */
+	name_counter("ios", "sda-read", &n);
+	CHECK_STR(n.type, "operations");
+	CHECK_STR(n.type_instance, "sda-read");
+	name_counter("bytes", "nvme0n1-write", &n);
+	CHECK_STR(n.type, "total_bytes");
+	CHECK_STR(n.type_instance, "nvme0n1-write");
+	name_counter("issue_time", "hash", &n);
+	CHECK_STR(n.type, "derive");
+	CHECK_STR(n.type_instance, "issue_time-hash");
+	name_histogram("latency", "dm-0-flush", &n);
+	CHECK_STR(n.type, "latency");
+	CHECK_STR(n.type_instance, "dm-0-flush");
+	name_histogram("io_size", "loop0-write", &base);
+	CHECK_STR(base.type, "bytes");
+	CHECK_STR(base.type_instance, "loop0-write");
+	name_percentile(base.type, base.type_instance, 50, &n);
+	CHECK_STR(n.type, "bytes");
+	CHECK_STR(n.type_instance, "loop0-write-50");
+	name_histogram("queue_latency", "sda-read", &base);
+	CHECK_STR(base.type, "latency");
+	CHECK_STR(base.type_instance, "sda-read-queue");
+	name_mean(base.type, base.type_instance, &n);
+	CHECK_STR(n.type_instance, "sda-read-queue-average");
+	name_bucket("bucket", base.type_instance, 0, 0.001, &n);
+	CHECK_STR(n.type_instance, "sda-read-queue-0_0.001");
+	/* runqueue */
+	name_histogram("latency", "cpu1", &base);
+	name_percentile(base.type, base.type_instance, 99, &n);
+	CHECK_STR(n.type, "latency");
+	CHECK_STR(n.type_instance, "cpu1-99");
 	return testing_done();
 }

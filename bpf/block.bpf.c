@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: GPL-2.0
+/* block module: per disk and operation, completed IOs, bytes, latency from issue to
+ * completion, request sizes, and (QueueTime) time from insert to issue.
+ *
+ * Tracepoints block_rq_issue, block_rq_complete and block_rq_insert, each as tp_btf,
+ * raw_tp and classic tracepoint; user space loads one flavour (libcore/probe.c).
+ *
+ * The issue time: when the queue collects blk-stat statistics (QUEUE_FLAG_STATS: wbt,
+ * iolatency, ... are on), the kernel itself stamps rq->io_start_time_ns right after
+ * block_rq_issue and marks the request RQF_STATS; then completion reads it with CO-RE
+ * and no map is touched at issue. Otherwise the issue time goes into `inflight`, a hash
+ * keyed by request, sized for the queue depth, with what does not fit counted.
+ *
+ * Signatures and flag numbers come from the running kernel's BTF, read by user space
+ * (libcore/btf_facts.c) into rodata before load: block_rq_issue and block_rq_insert lost
+ * their request_queue argument in 5.11 (a54895fa057c), and QUEUE_FLAG_STATS / __RQF_STATS
+ * are enumerators only in recent kernels. Branches on rodata constants are pruned by
+ * the verifier, so the argument a kernel does not have is never read.
+ */
+#include "include/kernel_types.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "block.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Set by user space before load, from the kernel's BTF. */
+const volatile __u8 issue_rq_arg = 0;     /* position of the request in block_rq_issue's args */
+const volatile __u8 insert_rq_arg = 0;    /* same for block_rq_insert */
+const volatile __s8 queue_flag_stats = -1; /* bit QUEUE_FLAG_STATS of queue_flags, -1 unknown */
+const volatile __u32 rqf_stats = 0;        /* mask RQF_STATS of rq_flags, 0 unknown */
+const volatile bool queue_time = false;    /* QueueTime: insert -> issue */
+
+#define REQ_OP_MASK 0xff        /* (1 << REQ_OP_BITS) - 1, since 4.10 */
+#define REQ_OP_DRV_IN 34        /* passthrough ops (DRV_IN, DRV_OUT): no io_start_time_ns */
+#define EEXIST 17
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, BLOCK_MAX_ROWS);
+	__type(key, struct block_key);
+	__type(value, struct block_row);
+} disks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, BLOCK_MAX_INFLIGHT);
+	__type(key, struct block_rq_key);
+	__type(value, struct block_start);
+} inflight SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, BLOCK_MAX_INFLIGHT);
+	__type(key, struct block_rq_key);
+	__type(value, struct block_start);
+} queued SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, BLOCK_STAT_COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+/* A new row of `disks` starts from this (zero) value. */
+static const struct block_row empty_row;
+
+/* One completion as both tracepoint flavours see it. */
+struct completion {
+	__u32 dev;
+	__u32 op;
+	__u64 bytes;   /* completed by this call */
+	bool final;    /* the request is done (not a partial completion) */
+	__u64 start;   /* issue time, 0 if unknown */
+	__u64 size;    /* request size at issue */
+};
+
+/* Completions run on any CPU, often in interrupts, and rows are shared: atomic adds. */
+static __always_inline void add(__u64 *p, __u64 v)
+{
+	__sync_fetch_and_add(p, v);
+}
+
+static __always_inline void count_stat(__u32 which)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &which);
+
+	if (v)
+		add(v, 1);
+}
+
+static __always_inline void hist_add(struct block_hist *h, __u64 v)
+{
+	add(&h->slots[hist_slot(v)], 1);
+	add(&h->sum, v);
+}
+
+static __always_inline struct block_row *row_of(__u32 dev, __u32 op)
+{
+	struct block_key k = { .dev = dev, .op = op };
+	struct block_row *r = bpf_map_lookup_elem(&disks, &k);
+	long err;
+
+	if (r)
+		return r;
+	err = bpf_map_update_elem(&disks, &k, &empty_row, BPF_NOEXIST);
+	if (err && err != -EEXIST) {
+		count_stat(BLOCK_STAT_ROWS_FULL);
+		return NULL;
+	}
+	return bpf_map_lookup_elem(&disks, &k);
+}
+
+static __always_inline __u32 op_of_flags(__u32 cmd_flags)
+{
+	switch (cmd_flags & REQ_OP_MASK) {
+	case 0: return BLOCK_OP_READ;
+	case 1: return BLOCK_OP_WRITE;
+	case 2: return BLOCK_OP_FLUSH;
+	case 3: /* discard */
+	case 5: /* secure erase */
+		return BLOCK_OP_DISCARD;
+	default: return BLOCK_OP_OTHER;
+	}
+}
+
+/* The classic tracepoints spell the op as blk_fill_rwbs() does: an optional 'F'
+ * (REQ_PREFLUSH), then the op letter, then flags. */
+static __always_inline __u32 op_of_rwbs(char c0, char c1)
+{
+	if (c0 == 'F' && (c1 == 'W' || c1 == 'R' || c1 == 'D' || c1 == 'N' || c1 == 'F'))
+		c0 = c1;
+	switch (c0) {
+	case 'R': return BLOCK_OP_READ;
+	case 'W': return BLOCK_OP_WRITE;
+	case 'D': return BLOCK_OP_DISCARD;
+	case 'F': return BLOCK_OP_FLUSH;
+	default: return BLOCK_OP_OTHER;
+	}
+}
+
+/* dev_t of the request's disk, as the block tracepoints report it. */
+static __always_inline __u32 rq_dev(struct request *rq)
+{
+	struct request___rq_disk *old = (void *)rq;
+	struct gendisk *disk;
+
+	if (bpf_core_field_exists(old->rq_disk))
+		disk = BPF_CORE_READ(old, rq_disk);
+	else
+		disk = BPF_CORE_READ(rq, q, disk);
+	if (!disk)
+		return 0;
+	return ((__u32)BPF_CORE_READ(disk, major) << 20) | (__u32)BPF_CORE_READ(disk, first_minor);
+}
+
+/* True when the kernel will stamp io_start_time_ns itself after this tracepoint
+ * (blk_mq_start_request: QUEUE_FLAG_STATS set and not a passthrough request). */
+static __always_inline bool kernel_stamps_issue(struct request *rq, __u32 cmd_flags)
+{
+	__u64 flags;
+
+	if (queue_flag_stats < 0 || (cmd_flags & REQ_OP_MASK) >= REQ_OP_DRV_IN)
+		return false;
+	flags = BPF_CORE_READ(rq, q, queue_flags);
+	return (flags >> queue_flag_stats) & 1;
+}
+
+/* ---- workers ------------------------------------------------------------------------ */
+
+static __always_inline void on_insert(struct block_rq_key *key)
+{
+	struct block_start st = { .ns = bpf_ktime_get_ns() };
+
+	if (bpf_map_update_elem(&queued, key, &st, BPF_ANY))
+		count_stat(BLOCK_STAT_QUEUED_FULL);
+}
+
+/* At issue: the queue time ends, and the issue time is kept unless the kernel keeps it. */
+static __always_inline void on_issue(struct block_rq_key *key, __u32 dev, __u32 op, __u64 bytes,
+				     bool kernel_stamps)
+{
+	struct block_start st = { .ns = bpf_ktime_get_ns(), .bytes = bytes };
+	struct block_start *q;
+	struct block_row *r;
+
+	if (queue_time) {
+		q = bpf_map_lookup_elem(&queued, key);
+		if (q) {
+			__u64 delta = st.ns - q->ns;
+
+			bpf_map_delete_elem(&queued, key);
+			r = row_of(dev, op);
+			if (r)
+				hist_add(&r->queue, delta);
+		}
+	}
+	if (kernel_stamps)
+		return;
+	if (bpf_map_update_elem(&inflight, key, &st, BPF_ANY))
+		count_stat(BLOCK_STAT_INFLIGHT_FULL);
+}
+
+/* Moves the issue time kept in `inflight` into c, if there is one. */
+static __always_inline void take_start(struct block_rq_key *key, struct completion *c)
+{
+	struct block_start *st = bpf_map_lookup_elem(&inflight, key);
+
+	if (!st)
+		return;
+	c->start = st->ns;
+	c->size = st->bytes;
+	bpf_map_delete_elem(&inflight, key);
+	count_stat(BLOCK_STAT_START_HASH);
+}
+
+static __always_inline void account(const struct completion *c)
+{
+	struct block_row *r = row_of(c->dev, c->op);
+	__u64 now;
+
+	if (!r)
+		return;
+	add(&r->bytes, c->bytes);
+	if (!c->final)
+		return;
+	add(&r->ios, 1);
+	hist_add(&r->size, c->size);
+	now = bpf_ktime_get_ns();
+	if (c->start && c->start <= now)
+		hist_add(&r->latency, now - c->start);
+	else
+		count_stat(BLOCK_STAT_NO_START);
+}
+
+/* tp_btf and raw_tp: the request itself. */
+static __always_inline void on_issue_rq(struct request *rq)
+{
+	struct block_rq_key key = { .id = (__u64)rq };
+	__u32 cmd;
+
+	if (!rq)
+		return;
+	cmd = BPF_CORE_READ(rq, cmd_flags);
+	on_issue(&key, rq_dev(rq), op_of_flags(cmd), BPF_CORE_READ(rq, __data_len), kernel_stamps_issue(rq, cmd));
+}
+
+static __always_inline void on_insert_rq(struct request *rq)
+{
+	struct block_rq_key key = { .id = (__u64)rq };
+
+	if (rq)
+		on_insert(&key);
+}
+
+static __always_inline void on_complete_rq(struct request *rq, __u32 nr_bytes)
+{
+	struct block_rq_key key = { .id = (__u64)rq };
+	struct completion c = { .bytes = nr_bytes };
+	__u32 remaining;
+
+	if (!rq)
+		return;
+	remaining = BPF_CORE_READ(rq, __data_len);
+	c.dev = rq_dev(rq);
+	c.op = op_of_flags(BPF_CORE_READ(rq, cmd_flags));
+	c.final = nr_bytes >= remaining; /* the tracepoint fires before __data_len shrinks */
+	c.size = remaining;
+	if (c.final) {
+		__u64 ts = 0;
+
+		if (rqf_stats && (BPF_CORE_READ(rq, rq_flags) & rqf_stats))
+			ts = BPF_CORE_READ(rq, io_start_time_ns);
+		if (ts) {
+			c.start = ts;
+			c.size = (__u64)BPF_CORE_READ(rq, stats_sectors) << 9;
+			count_stat(BLOCK_STAT_START_REQUEST);
+		} else {
+			take_start(&key, &c);
+		}
+	}
+	account(&c);
+}
+
+/* Before 5.11 block_rq_issue/insert were (q, rq), since then (rq). */
+static __always_inline struct request *issue_arg(__u64 *ctx)
+{
+	if (issue_rq_arg == 1)
+		return (struct request *)ctx[1];
+	return (struct request *)ctx[0];
+}
+
+static __always_inline struct request *insert_arg(__u64 *ctx)
+{
+	if (insert_rq_arg == 1)
+		return (struct request *)ctx[1];
+	return (struct request *)ctx[0];
+}
+
+/* ---- entry points: tp_btf ----------------------------------------------------------- */
+
+SEC("tp_btf/block_rq_insert")
+int blk_insert_btf(__u64 *ctx)
+{
+	on_insert_rq(insert_arg(ctx));
+	return 0;
+}
+
+SEC("tp_btf/block_rq_issue")
+int blk_issue_btf(__u64 *ctx)
+{
+	on_issue_rq(issue_arg(ctx));
+	return 0;
+}
+
+SEC("tp_btf/block_rq_complete")
+int blk_complete_btf(__u64 *ctx)
+{
+	on_complete_rq((struct request *)ctx[0], (__u32)ctx[2]);
+	return 0;
+}
+
+/* The same, for the QueueTime candidate: a program belongs to one probe point. */
+SEC("tp_btf/block_rq_issue")
+int blk_issue_btf_q(__u64 *ctx)
+{
+	on_issue_rq(issue_arg(ctx));
+	return 0;
+}
+
+SEC("tp_btf/block_rq_complete")
+int blk_complete_btf_q(__u64 *ctx)
+{
+	on_complete_rq((struct request *)ctx[0], (__u32)ctx[2]);
+	return 0;
+}
+
+/* ---- entry points: raw_tp ----------------------------------------------------------- */
+
+SEC("raw_tp/block_rq_insert")
+int blk_insert_raw(__u64 *ctx)
+{
+	on_insert_rq(insert_arg(ctx));
+	return 0;
+}
+
+SEC("raw_tp/block_rq_issue")
+int blk_issue_raw(__u64 *ctx)
+{
+	on_issue_rq(issue_arg(ctx));
+	return 0;
+}
+
+SEC("raw_tp/block_rq_complete")
+int blk_complete_raw(__u64 *ctx)
+{
+	on_complete_rq((struct request *)ctx[0], (__u32)ctx[2]);
+	return 0;
+}
+
+SEC("raw_tp/block_rq_issue")
+int blk_issue_raw_q(__u64 *ctx)
+{
+	on_issue_rq(issue_arg(ctx));
+	return 0;
+}
+
+SEC("raw_tp/block_rq_complete")
+int blk_complete_raw_q(__u64 *ctx)
+{
+	on_complete_rq((struct request *)ctx[0], (__u32)ctx[2]);
+	return 0;
+}
+
+/* ---- entry points: classic tracepoints (no request pointer: disk + sector) ----------- */
+
+SEC("tp/block/block_rq_insert")
+int blk_insert_tp(struct trace_event_raw_block_rq *ctx)
+{
+	struct block_rq_key key = { .id = ctx->dev, .sector = ctx->sector };
+
+	on_insert(&key);
+	return 0;
+}
+
+static __always_inline void on_issue_tp(struct trace_event_raw_block_rq *ctx)
+{
+	struct block_rq_key key = { .id = ctx->dev, .sector = ctx->sector };
+
+	on_issue(&key, ctx->dev, op_of_rwbs(ctx->rwbs[0], ctx->rwbs[1]), ctx->bytes, false);
+}
+
+/* Each completion is taken as the whole request: without the request the tracepoint
+ * cannot tell a partial completion (rare: errors, some SCSI paths) from the last one. */
+static __always_inline void on_complete_tp(struct trace_event_raw_block_rq_completion *ctx)
+{
+	struct block_rq_key key = { .id = ctx->dev, .sector = ctx->sector };
+	struct completion c = {
+		.dev = ctx->dev,
+		.op = op_of_rwbs(ctx->rwbs[0], ctx->rwbs[1]),
+		.bytes = (__u64)ctx->nr_sector << 9,
+		.final = true,
+	};
+
+	c.size = c.bytes;
+	take_start(&key, &c);
+	account(&c);
+}
+
+SEC("tp/block/block_rq_issue")
+int blk_issue_tp(struct trace_event_raw_block_rq *ctx)
+{
+	on_issue_tp(ctx);
+	return 0;
+}
+
+SEC("tp/block/block_rq_complete")
+int blk_complete_tp(struct trace_event_raw_block_rq_completion *ctx)
+{
+	on_complete_tp(ctx);
+	return 0;
+}
+
+SEC("tp/block/block_rq_issue")
+int blk_issue_tp_q(struct trace_event_raw_block_rq *ctx)
+{
+	on_issue_tp(ctx);
+	return 0;
+}
+
+SEC("tp/block/block_rq_complete")
+int blk_complete_tp_q(struct trace_event_raw_block_rq_completion *ctx)
+{
+	on_complete_tp(ctx);
+	return 0;
+}

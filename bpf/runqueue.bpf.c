@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0
+/* runqueue module: run-queue latency, the time a thread waits between becoming runnable
+ * (sched_wakeup, sched_wakeup_new, or preemption seen at sched_switch) and running
+ * (sched_switch to it).
+ *
+ * Wait start times live in task-local storage (tp_btf: the woken task is a BTF pointer the
+ * helper accepts): nothing to size, freed with the task. raw_tp and classic tracepoints
+ * cannot hand task storage a pointer to another task, so they key a hash by pid.
+ *
+ * The histogram is a per-CPU array of one row: sched_switch runs with interrupts off on
+ * the CPU the next thread runs on, so each CPU's copy is that run queue's, written by one
+ * CPU only, without atomics.
+ */
+#include "include/kernel_types.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "runqueue.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+const volatile __u32 filter_tgid = 0; /* 0: every thread; tests set their own */
+
+/* __trace_sched_switch_state() reports a preempted task as TASK_REPORT_MAX (4.14+). */
+#define TASK_REPORT_MAX 0x100
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct runq_latency);
+} latency SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, RUNQ_STAT_COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u64);
+} start_task SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, RUNQ_MAX_WAITING);
+	__type(key, __u32);
+	__type(value, __u64);
+} start_pid SEC(".maps");
+
+static __always_inline void count_stat(__u32 which)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &which);
+
+	if (v)
+		__sync_fetch_and_add(v, 1); /* wakeups also come from interrupts */
+}
+
+static __always_inline bool task_runnable(struct task_struct *t)
+{
+	struct task_struct___state *t_new = (void *)t;
+	struct task_struct___old_state *t_old = (void *)t;
+
+	if (bpf_core_field_exists(t_new->__state))
+		return BPF_CORE_READ(t_new, __state) == 0;
+	return BPF_CORE_READ(t_old, state) == 0;
+}
+
+static __always_inline void record(__u64 delta)
+{
+	__u32 zero = 0;
+	struct runq_latency *h = bpf_map_lookup_elem(&latency, &zero);
+
+	if (!h)
+		return;
+	h->slots[hist_slot(delta)] += 1;
+	h->sum_ns += delta;
+}
+
+/* ---- workers: task storage ---------------------------------------------------------- */
+
+static __always_inline void enqueue_task(struct task_struct *p)
+{
+	__u64 *slot;
+
+	if (!p || BPF_CORE_READ(p, pid) == 0) /* the idle threads never wait */
+		return;
+	if (filter_tgid && BPF_CORE_READ(p, tgid) != filter_tgid)
+		return;
+	slot = bpf_task_storage_get(&start_task, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (slot)
+		*slot = bpf_ktime_get_ns();
+	else
+		count_stat(RUNQ_STAT_START_LOST);
+}
+
+static __always_inline void switch_task(bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	__u64 *slot;
+
+	if (prev && (preempt || task_runnable(prev)))
+		enqueue_task(prev); /* still runnable: it waits in the run queue from now */
+	if (!next)
+		return;
+	slot = bpf_task_storage_get(&start_task, next, 0, 0);
+	if (!slot || !*slot)
+		return;
+	record(bpf_ktime_get_ns() - *slot);
+	*slot = 0;
+}
+
+/* ---- workers: pid hash -------------------------------------------------------------- */
+
+static __always_inline void enqueue_pid(__u32 pid)
+{
+	__u64 ts = bpf_ktime_get_ns();
+
+	if (!pid)
+		return;
+	if (bpf_map_update_elem(&start_pid, &pid, &ts, BPF_ANY))
+		count_stat(RUNQ_STAT_START_LOST);
+}
+
+static __always_inline void run_pid(__u32 pid)
+{
+	__u64 *ts = bpf_map_lookup_elem(&start_pid, &pid);
+	__u64 delta;
+
+	if (!ts)
+		return;
+	delta = bpf_ktime_get_ns() - *ts;
+	bpf_map_delete_elem(&start_pid, &pid);
+	record(delta);
+}
+
+static __always_inline bool wanted_task(struct task_struct *p)
+{
+	return !filter_tgid || BPF_CORE_READ(p, tgid) == filter_tgid;
+}
+
+static __always_inline void enqueue_task_pid(struct task_struct *p)
+{
+	if (p && wanted_task(p))
+		enqueue_pid(BPF_CORE_READ(p, pid));
+}
+
+static __always_inline void switch_pid(bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	if (prev && (preempt || task_runnable(prev)))
+		enqueue_task_pid(prev);
+	if (next)
+		run_pid(BPF_CORE_READ(next, pid));
+}
+
+/* ---- entry points: tp_btf + task storage --------------------------------------------- */
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(rq_wakeup_btf_task, struct task_struct *p)
+{
+	enqueue_task(p);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(rq_wakeup_new_btf_task, struct task_struct *p)
+{
+	enqueue_task(p);
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(rq_switch_btf_task, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	switch_task(preempt, prev, next);
+	return 0;
+}
+
+/* ---- entry points: tp_btf / raw_tp + pid hash ------------------------------------------ */
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(rq_wakeup_btf_hash, struct task_struct *p)
+{
+	enqueue_task_pid(p);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(rq_wakeup_new_btf_hash, struct task_struct *p)
+{
+	enqueue_task_pid(p);
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(rq_switch_btf_hash, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	switch_pid(preempt, prev, next);
+	return 0;
+}
+
+SEC("raw_tp/sched_wakeup")
+int BPF_PROG(rq_wakeup_raw_hash, struct task_struct *p)
+{
+	enqueue_task_pid(p);
+	return 0;
+}
+
+SEC("raw_tp/sched_wakeup_new")
+int BPF_PROG(rq_wakeup_new_raw_hash, struct task_struct *p)
+{
+	enqueue_task_pid(p);
+	return 0;
+}
+
+SEC("raw_tp/sched_switch")
+int BPF_PROG(rq_switch_raw_hash, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	switch_pid(preempt, prev, next);
+	return 0;
+}
+
+/* ---- entry points: classic tracepoints + pid hash --------------------------------------- */
+
+/* Wakeups run in the waker's context and the record has only the woken pid, so with a
+ * tgid filter (tests) they cannot be attributed and are left out; preemptions are, since
+ * the preempted thread is the current one. */
+static __always_inline void wakeup_tp(struct trace_event_raw_sched_wakeup_template *ctx)
+{
+	if (!filter_tgid)
+		enqueue_pid(ctx->pid);
+}
+
+SEC("tp/sched/sched_wakeup")
+int rq_wakeup_tp_hash(struct trace_event_raw_sched_wakeup_template *ctx)
+{
+	wakeup_tp(ctx);
+	return 0;
+}
+
+SEC("tp/sched/sched_wakeup_new")
+int rq_wakeup_new_tp_hash(struct trace_event_raw_sched_wakeup_template *ctx)
+{
+	wakeup_tp(ctx);
+	return 0;
+}
+
+SEC("tp/sched/sched_switch")
+int rq_switch_tp_hash(struct trace_event_raw_sched_switch *ctx)
+{
+	long state = ctx->prev_state;
+
+	if ((state == 0 || (state & TASK_REPORT_MAX)) &&
+	    (!filter_tgid || (bpf_get_current_pid_tgid() >> 32) == filter_tgid))
+		enqueue_pid(ctx->prev_pid);
+	run_pid(ctx->next_pid);
+	return 0;
+}

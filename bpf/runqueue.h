@@ -1,0 +1,27 @@
+/* Map layout of the `runqueue` module, shared by runqueue.bpf.c and libcore/mod_runqueue.c.
+ * Fixed-width types only. Every value is a cumulative u64 that the kernel only adds to. */
+#ifndef EBPF_RUNQUEUE_H
+#define EBPF_RUNQUEUE_H
+
+#include <linux/types.h>
+
+#include "include/hist_slot.h"
+
+/* Threads waiting to run at once, for the pid-keyed fallback (map `start_pid`): a thread
+ * is in it from wakeup (or preemption) until it runs, so this is a bound on runnable
+ * threads, not on all threads. What does not fit is counted in RUNQ_STAT_START_LOST. */
+#define RUNQ_MAX_WAITING 10240
+
+/* Value of map `latency` (per-CPU array, one row): each CPU's copy holds the waits of
+ * the threads that then ran on that CPU, so per-CPU values are per run queue. */
+struct runq_latency {
+	__u64 slots[HIST_SLOTS]; /* ns from wakeup (or preemption) to running, see hist_slot.h */
+	__u64 sum_ns;
+};
+
+enum runq_stat {
+	RUNQ_STAT_START_LOST = 0, /* no room to store a wakeup time (pid hash full) */
+	RUNQ_STAT_COUNT,
+};
+
+#endif

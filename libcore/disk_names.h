@@ -1,0 +1,40 @@
+/* Disk names as /proc/diskstats spells them (sda, nvme0n1, loop0, dm-0), from the kernel's
+ * dev_t the BPF programs report. Resolved in user space, never in BPF: the name is
+ * DEVNAME in /sys/dev/block/MAJ:MIN/uevent, else the name column of /proc/partitions.
+ * Names are cached; a dev_t that cannot be resolved reads "MAJ_MIN" and is tried again
+ * on the next lookup. */
+#ifndef EBPF_CORE_DISK_NAMES_H
+#define EBPF_CORE_DISK_NAMES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define DISK_NAME_LEN 64
+
+struct disk_name_entry {
+	uint32_t dev;
+	char name[DISK_NAME_LEN];
+};
+
+struct disk_names {
+	struct disk_name_entry *v;
+	int n, cap;
+	const char *sysfs;       /* "/sys" unless a test says otherwise */
+	const char *partitions;  /* "/proc/partitions" unless a test says otherwise */
+	char unresolved[DISK_NAME_LEN];
+};
+
+/* The kernel's dev_t encoding (include/linux/kdev_t.h), as block tracepoints report it. */
+static inline unsigned int kdev_major(uint32_t dev) { return dev >> 20; }
+static inline unsigned int kdev_minor(uint32_t dev) { return dev & 0xfffff; }
+
+/* DEVNAME=... of a uevent file's text into out: 0, or -1 if absent. */
+int uevent_devname(const char *text, char *out, size_t len);
+/* The name column of the /proc/partitions line for major:minor: 0, or -1. */
+int partitions_name(const char *text, unsigned int major, unsigned int minor, char *out, size_t len);
+
+/* The name of dev; the pointer stays valid until the next call or disk_names_free(). */
+const char *disk_name(struct disk_names *c, uint32_t dev);
+void disk_names_free(struct disk_names *c);
+
+#endif

@@ -1,0 +1,185 @@
+/* Root test: loads the real runqueue programs with every attach method (the programs
+ * count only this process's threads). More spinning threads than CPUs for two seconds
+ * must give waits above 100 us and 1 ms and a total wait of at least half the
+ * (threads - CPUs) x seconds the scheduler cannot avoid; threads that sleep and wake for
+ * as long must wait far less in total. With
+ * PerCPU, the per-CPU series add up to the total. */
+#include "libcore/log.h"
+#include "libcore/module.h"
+#include "libcore/privileges.h"
+#include "tests/testing.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <sys/mount.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RUN_SECONDS 2
+#define WAIT_100US 100000.0
+#define WAIT_1MS 1000000.0
+
+struct seen {
+	struct hist_interval all;
+	bool got_all;
+	uint64_t per_cpu_count;
+	int per_cpu_series;
+	uint64_t start_lost;
+};
+
+static void on_counter(void *ctx, const char *metric, const char *instance, uint64_t v)
+{
+	struct seen *s = ctx;
+
+	if (!strcmp(metric, "dropped") && !strcmp(instance, "start_lost"))
+		s->start_lost = v;
+}
+
+static void on_histogram(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
+			 const struct hist_interval *h)
+{
+	struct seen *s = ctx;
+
+	CHECK(!strcmp(metric, "latency") && unit == HIST_UNIT_NANOSECONDS);
+	if (!strcmp(instance, "all")) {
+		s->all = *h;
+		s->got_all = true;
+	} else if (!strncmp(instance, "cpu", 3)) {
+		s->per_cpu_count += h->count;
+		s->per_cpu_series++;
+	}
+}
+
+static struct seen read_module(struct module *m)
+{
+	struct seen s = { 0 };
+	struct metric_sink sink = { .ctx = &s, .counter = on_counter, .histogram = on_histogram };
+
+	CHECK(module_read(m, &sink) == 0);
+	return s;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void *spin(void *arg)
+{
+	double end = now_s() + RUN_SECONDS;
+	volatile unsigned long n = 0;
+
+	while (now_s() < end)
+		n++;
+	return arg;
+}
+
+static void *sleep_wake(void *arg)
+{
+	double end = now_s() + RUN_SECONDS;
+
+	while (now_s() < end)
+		usleep(2000);
+	return arg;
+}
+
+static void run_threads(void *(*fn)(void *), int n)
+{
+	pthread_t t[64];
+
+	for (int i = 0; i < n; i++)
+		CHECK(pthread_create(&t[i], NULL, fn, NULL) == 0);
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+}
+
+static void set_option(struct module *m, const char *key, struct opt_value v)
+{
+	char err[512] = "";
+	struct option o = { .key = key, .values = &v, .nvalues = 1 };
+
+	CHECK(module_set_option(m, &o, err, sizeof(err)) == 0);
+}
+
+static void run_method(const char *method)
+{
+	struct module *m = module_new(module_find("runqueue"), NULL);
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int nspin = ncpus * 3 > 64 ? 64 : ncpus * 3;
+	double busy_long, busy_1ms, idle_long, idle_1ms;
+	struct seen busy, idle;
+	char used[64];
+
+	m->filter_tgid = getpid();
+	set_option(m, "AttachOrder", (struct opt_value){ .type = OPT_STRING, .string = method });
+	set_option(m, "PerCPU", (struct opt_value){ .type = OPT_BOOLEAN, .boolean = true });
+	if (module_start(m)) {
+		fprintf(stderr, "%s: start failed: %s\n", method, m->last_error);
+		CHECK(!"module started");
+		module_free(m);
+		return;
+	}
+	probe_point_method(&m->probes.points[0], used, sizeof(used));
+	printf("%-10s attached via %s\n", method, used);
+	CHECK(!strncmp(used, method, strlen(method)));
+	read_module(m);
+
+	run_threads(spin, nspin);
+	busy = read_module(m);
+	run_threads(sleep_wake, 2);
+	idle = read_module(m);
+
+	busy_long = busy.got_all ? hist_count_between(&busy.all, WAIT_100US, INFINITY) : 0;
+	busy_1ms = busy.got_all ? hist_count_between(&busy.all, WAIT_1MS, INFINITY) : 0;
+	idle_long = idle.got_all ? hist_count_between(&idle.all, WAIT_100US, INFINITY) : 0;
+	idle_1ms = idle.got_all ? hist_count_between(&idle.all, WAIT_1MS, INFINITY) : 0;
+	printf("  busy (%d spinning threads on %ld CPUs): %llu waits, %.0f over 100 us, %.0f over 1 ms, "
+	       "p50 %.0f us, p99 %.0f us\n",
+	       nspin, ncpus, (unsigned long long)busy.all.count, busy_long, busy_1ms,
+	       hist_percentile(&busy.all, 50) / 1e3, hist_percentile(&busy.all, 99) / 1e3);
+	printf("  idle (2 threads sleeping 2 ms): %llu waits, %.0f over 100 us, %.0f over 1 ms, p50 %.1f us\n",
+	       (unsigned long long)idle.all.count, idle_long, idle_1ms,
+	       idle.got_all ? hist_percentile(&idle.all, 50) / 1e3 : 0);
+	CHECK(busy.got_all);
+	CHECK(busy.all.count > 0);
+	CHECK(busy.all.sum > 0);
+	CHECK(busy_long >= 10);
+	CHECK(busy_1ms >= 10);
+	/* With nspin threads on ncpus CPUs, nspin - ncpus of them wait at every instant: the
+	 * waits add up to (nspin - ncpus) * RUN_SECONDS at least (more when other processes
+	 * compete); half of that is a bound no scheduler misses. Counts of long waits depend
+	 * on the scheduler's slices and on the machine's other load (tests run in parallel),
+	 * the total time waited does not: the idle run's must be far smaller. */
+	printf("  waited in total: busy %.2f s, idle %.3f s\n", busy.all.sum / 1e9, idle.all.sum / 1e9);
+	CHECK(busy.all.sum >= (uint64_t)((nspin - ncpus) * RUN_SECONDS * 1e9 / 2));
+	CHECK(idle.all.sum * 4 < busy.all.sum);
+	CHECK_EQ_U64(busy.per_cpu_count, busy.all.count);
+	CHECK(busy.per_cpu_series >= 1 && busy.per_cpu_series <= ncpus);
+	CHECK_EQ_U64(busy.start_lost, 0);
+	if (strcmp(method, "tracepoint")) {
+		/* Wakeups are attributed to this process (not with classic tracepoints and a
+		 * process filter, see runqueue.bpf.c): ~1000 per thread per run. */
+		CHECK(idle.got_all);
+		CHECK(idle.all.count >= 500);
+		CHECK_EQ_U64(idle.per_cpu_count, idle.all.count);
+	}
+	module_free(m);
+}
+
+int main(void)
+{
+	if (geteuid() != 0 || !privileges_sufficient())
+		SKIP("needs root (or CAP_BPF + CAP_PERFMON) to load BPF programs");
+	if (access("/sys/kernel/btf/vmlinux", R_OK))
+		SKIP("kernel has no BTF (/sys/kernel/btf/vmlinux): CO-RE programs cannot load");
+	if (access("/sys/kernel/tracing/events/sched", F_OK) && mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL))
+		SKIP("tracefs is not mounted and cannot be: mount -t tracefs nodev /sys/kernel/tracing");
+
+	const char *methods[] = { "tp_btf", "raw_tp", "tracepoint" };
+	for (int i = 0; i < 3; i++)
+		run_method(methods[i]);
+	return testing_done();
+}

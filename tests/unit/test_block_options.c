@@ -1,0 +1,133 @@
+/* block and runqueue configuration through the module table, the Disk ignorelist, and
+ * disk naming from uevent and /proc/partitions text; no root, no BPF. */
+#include "libcore/disk_names.h"
+#include "libcore/module.h"
+#include "libcore/name_filter.h"
+#include "tests/testing.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+static struct opt_value str(const char *s)
+{
+	return (struct opt_value){ .type = OPT_STRING, .string = s };
+}
+
+static int set(struct module *m, const char *key, const struct opt_value *v, int n, char *err, size_t len)
+{
+	struct option o = { .key = key, .values = v, .nvalues = n };
+
+	err[0] = '\0';
+	return module_set_option(m, &o, err, len);
+}
+
+static void test_block_options(void)
+{
+	char err[512];
+	struct module *m = module_new(module_find("block"), NULL);
+
+	CHECK(m != NULL);
+	struct opt_value disks[] = { str("sda"), str("/^nvme/") };
+	CHECK(set(m, "Disk", disks, 2, err, sizeof(err)) == 0);
+	struct opt_value yes[] = { { .type = OPT_BOOLEAN, .boolean = true } };
+	CHECK(set(m, "IgnoreSelected", yes, 1, err, sizeof(err)) == 0);
+	CHECK(set(m, "QueueTime", yes, 1, err, sizeof(err)) == 0);
+	struct opt_value quoted[] = { str("false") };
+	CHECK(set(m, "QueueTime", quoted, 1, err, sizeof(err)) == 0);
+
+	struct opt_value badre[] = { str("/sd[/") };
+	CHECK(set(m, "Disk", badre, 1, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "Disk") && strstr(err, "not a valid regular expression"));
+	struct opt_value empty[] = { str("") };
+	CHECK(set(m, "Disk", empty, 1, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "/proc/diskstats") != NULL);
+	struct opt_value n1[] = { { .type = OPT_NUMBER, .number = 1 } };
+	CHECK(set(m, "Disk", n1, 1, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "double quotes") != NULL);
+	CHECK(set(m, "IgnoreSelected", n1, 1, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "IgnoreSelected") && strstr(err, "boolean"));
+	struct opt_value maybe[] = { str("maybe") };
+	CHECK(set(m, "QueueTime", maybe, 1, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "QueueTime") != NULL);
+	CHECK(set(m, "Disks", disks, 1, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "unknown option \"Disks\"") && strstr(err, "Disk, IgnoreSelected, QueueTime"));
+	module_free(m);
+}
+
+static void test_runqueue_options(void)
+{
+	char err[512];
+	struct module *m = module_new(module_find("runqueue"), NULL);
+
+	CHECK(m != NULL);
+	struct opt_value yes[] = { { .type = OPT_BOOLEAN, .boolean = true } };
+	CHECK(set(m, "PerCPU", yes, 1, err, sizeof(err)) == 0);
+	struct opt_value cpu0[] = { str("cpu0") };
+	CHECK(set(m, "PerCPU", cpu0, 1, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "PerCPU") != NULL);
+	CHECK(set(m, "Disk", cpu0, 1, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "valid options: PerCPU") != NULL);
+	module_free(m);
+}
+
+static void test_name_filter(void)
+{
+	char err[256];
+	struct name_filter none = { 0 }, only = { 0 }, but = { .ignore_selected = true }, but_nothing = { .ignore_selected = true };
+
+	/* no Disk: everything, whatever IgnoreSelected says */
+	CHECK(name_filter_collects(&none, "sda"));
+	CHECK(name_filter_collects(&but_nothing, "sda"));
+	/* Disk "sda" "/^loop[0-9]+$/": only those */
+	CHECK(name_filter_add(&only, "Disk", "sda", err, sizeof(err)) == 0);
+	CHECK(name_filter_add(&only, "Disk", "/^loop[0-9]+$/", err, sizeof(err)) == 0);
+	CHECK(name_filter_collects(&only, "sda"));
+	CHECK(name_filter_collects(&only, "loop12"));
+	CHECK(!name_filter_collects(&only, "sda1")); /* exact names, not prefixes */
+	CHECK(!name_filter_collects(&only, "nvme0n1"));
+	/* IgnoreSelected true: all but those */
+	CHECK(name_filter_add(&but, "Disk", "/^loop/", err, sizeof(err)) == 0);
+	CHECK(!name_filter_collects(&but, "loop0"));
+	CHECK(name_filter_collects(&but, "dm-0"));
+	name_filter_free(&only);
+	name_filter_free(&but);
+}
+
+static void test_disk_names(void)
+{
+	char name[DISK_NAME_LEN];
+	const char *uevent = "MAJOR=259\nMINOR=0\nDEVNAME=nvme0n1\nDEVTYPE=disk\nDISKSEQ=1\n";
+	const char *partitions = "major minor  #blocks  name\n\n 254        0  268435456 vda\n 253        1    1048576 dm-1\n";
+
+	CHECK(uevent_devname(uevent, name, sizeof(name)) == 0);
+	CHECK_STR(name, "nvme0n1");
+	CHECK(uevent_devname("MAJOR=7\nMINOR=0\n", name, sizeof(name)) == -1);
+	CHECK(partitions_name(partitions, 253, 1, name, sizeof(name)) == 0);
+	CHECK_STR(name, "dm-1");
+	CHECK(partitions_name(partitions, 253, 2, name, sizeof(name)) == -1);
+	CHECK(kdev_major((254u << 20) | 3) == 254 && kdev_minor((254u << 20) | 3) == 3);
+
+	/* A dev_t nothing knows reads MAJ_MIN; with a fake /proc/partitions it is resolved. */
+	char path[] = "/tmp/ebpf-test-partitions-XXXXXX";
+	int fd = mkstemp(path);
+	struct disk_names c = { .sysfs = "/nonexistent", .partitions = path };
+
+	CHECK(fd >= 0);
+	CHECK(write(fd, partitions, strlen(partitions)) == (ssize_t)strlen(partitions));
+	close(fd);
+	CHECK_STR(disk_name(&c, (253u << 20) | 1), "dm-1");
+	CHECK_STR(disk_name(&c, (253u << 20) | 1), "dm-1"); /* cached */
+	CHECK_STR(disk_name(&c, (8u << 20) | 16), "8_16");
+	CHECK(c.n == 1); /* unresolved names are not cached: tried again next time */
+	unlink(path);
+	disk_names_free(&c);
+}
+
+int main(void)
+{
+	test_block_options();
+	test_runqueue_options();
+	test_name_filter();
+	test_disk_names();
+	return testing_done();
+}
