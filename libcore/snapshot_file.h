@@ -78,6 +78,9 @@ struct snapshot {
 	struct snapshot_module *modules;
 };
 
+/* Wall clock in microseconds, the unit of the file's times. */
+int64_t snapshot_now_us(void);
+
 /* Values: drops counters and histograms, keeps the allocations for the next read. */
 void snapshot_module_clear_values(struct snapshot_module *sm);
 /* Frees the counter and histogram arrays. */

@@ -80,14 +80,6 @@ int snapshot_config_option(struct snapshot_config *c, const struct option *o, ch
 	return 0;
 }
 
-int64_t snapshot_now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 /* ---- a module's record --------------------------------------------------------------------------- */
 
 struct sink_ctx {

@@ -32,8 +32,6 @@ void snapshot_config_init(struct snapshot_config *c);
  * message naming the option and the fix. */
 int snapshot_config_option(struct snapshot_config *c, const struct option *o, char *err, size_t errlen);
 
-int64_t snapshot_now_us(void);
-
 /* The sink a module reads into; fills sm (whose values are cleared first). */
 void snapshot_sink_init(struct metric_sink *sink, struct snapshot_module *sm);
 /* Sets label, state, attach methods and last error from m. read_failed: the last read
