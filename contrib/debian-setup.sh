@@ -6,4 +6,5 @@ apt-get update -q
 apt-get install -y -q --no-install-recommends \
 	build-essential autoconf automake libtool pkg-config \
 	clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev linux-libc-dev \
-	collectd-core collectd-dev rrdtool util-linux procps
+	collectd-core collectd-dev rrdtool util-linux procps \
+	snmpd snmp libsnmp-dev smitools
