@@ -227,6 +227,11 @@ static void test_file_and_store(void)
 	m->state = MODULE_RUNNING;
 	snapshot_record_state(&b, m, true); /* a failing read shows as degraded */
 	CHECK_STR(b.state, "degraded");
+	snapshot_record_disabled(&b, module_find("syscalls"), 5);
+	CHECK_STR(b.state, "disabled");
+	CHECK_STR(b.label, "syscalls");
+	CHECK(strstr(b.error, "add <Module \"syscalls\">") != NULL);
+	CHECK(b.discontinuity_us == 5 && b.ncounters == 0 && b.methods[0] == '\0');
 	module_free(m);
 
 	f = fopen(cfg.path, "r");
