@@ -7,4 +7,5 @@ apt-get install -y -q --no-install-recommends \
 	build-essential autoconf automake libtool pkg-config \
 	clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev linux-libc-dev \
 	collectd-core collectd-dev rrdtool util-linux procps \
-	iproute2 nftables
+	iproute2 nftables \
+	snmpd snmp libsnmp-dev smitools

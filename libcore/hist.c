@@ -33,6 +33,7 @@ void hist_advance(struct hist_tracker *t, const uint64_t cur_slots[HIST_SLOTS], 
 		out->slots[i] = reset ? cur_slots[i] : cur_slots[i] - t->prev_slots[i];
 		out->count += out->slots[i];
 		out->total_count += cur_slots[i];
+		out->total_slots[i] = cur_slots[i];
 	}
 	out->sum = reset ? cur_sum : cur_sum - t->prev_sum;
 	out->total_sum = cur_sum;

@@ -41,6 +41,7 @@ struct hist_interval {
 	uint64_t sum;               /* exact sum of values in this interval */
 	uint64_t total_count;       /* cumulative since the module attached */
 	uint64_t total_sum;
+	uint64_t total_slots[HIST_SLOTS]; /* cumulative per slot (SNMP publishes these) */
 	bool reset;                 /* a cumulative value went backwards: maps were recreated */
 };
 

@@ -2,6 +2,8 @@
  *
  *   LoadPlugin ebpf
  *   <Plugin ebpf>
+ *     SnapshotFile "/run/collectd-ebpf/snapshot"
+ *     SnapshotGroup "ebpf-snmp"
  *     <Module "syscalls">
  *       Latency "fsync" "fdatasync"
  *       Percentile 99
@@ -10,12 +12,15 @@
  *
  * Every module has its own read callback ("ebpf-<module>"), so a module whose read
  * fails is suspended by collectd alone and never delays the others. All BPF work is in
- * libcore/; this file only translates.
+ * libcore/; this file only translates. After each read the module's values and state also
+ * go to the snapshot file the SNMP subagent serves (libcore/snapshot_publish.h); modules
+ * that could not start, and those not enabled, are published with their state too.
  */
 #include "plugin/collectd_api.h"
 
 #include "libcore/log.h"
 #include "libcore/module.h"
+#include "libcore/snapshot_publish.h"
 #include "plugin/value_naming.h"
 
 #include <math.h>
@@ -26,12 +31,17 @@
 struct plugin_module {
 	struct module *m;
 	cdtime_t last_read; /* for bucket rates: events per second over the real interval */
+	struct snapshot_module record; /* this module's part of the snapshot file */
+	int64_t discontinuity_us;      /* wall clock of the module's start: counters began at 0 */
 };
 
 /* Modules configured but not yet handed to a read callback (which then owns them). */
 static struct module *configured[MAX_MODULES];
 static int nconfigured;
 static bool config_seen;
+
+static struct snapshot_config snapshot_cfg;
+static struct snapshot_store *snapshot_store; /* NULL: SnapshotFile "" */
 
 static void log_to_collectd(enum ebpf_log_level level, const char *msg)
 {
@@ -139,12 +149,26 @@ static int ebpf_config(oconfig_item_t *ci)
 	for (int i = 0; i < ci->children_num; i++) {
 		const oconfig_item_t *child = &ci->children[i];
 
+		struct opt_value vals[4];
+		struct option o;
+		char err[512];
+
 		if (!strcasecmp(child->key, "Module")) {
 			if (config_module(child))
 				return -1;
-		} else {
-			ERROR(PLUGIN_NAME " plugin: unknown option \"%s\" in <Plugin ebpf>; valid: <Module \"name\">",
-			      child->key);
+			continue;
+		}
+		if (to_option(child, &o, vals, 4))
+			return -1;
+		switch (snapshot_config_option(&snapshot_cfg, &o, err, sizeof(err))) {
+		case 1:
+			break;
+		case 0:
+			ERROR(PLUGIN_NAME " plugin: unknown option \"%s\" in <Plugin ebpf>; valid: <Module \"name\">, "
+			      "SnapshotFile, SnapshotGroup", child->key);
+			return -1;
+		default:
+			ERROR(PLUGIN_NAME " plugin: %s", err);
 			return -1;
 		}
 	}
@@ -219,20 +243,60 @@ static void sink_histogram(void *ctx, const char *metric, const char *instance, 
 	}
 }
 
+/* One read feeds collectd and the snapshot: a sink that hands every value to both. */
+struct tee_ctx {
+	struct metric_sink a, b;
+};
+
+static void tee_counter(void *ctx, const char *metric, const char *instance, uint64_t value)
+{
+	struct tee_ctx *t = ctx;
+
+	t->a.counter(t->a.ctx, metric, instance, value);
+	t->b.counter(t->b.ctx, metric, instance, value);
+}
+
+static void tee_histogram(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
+			  const struct hist_interval *h)
+{
+	struct tee_ctx *t = ctx;
+
+	t->a.histogram(t->a.ctx, metric, instance, unit, h);
+	t->b.histogram(t->b.ctx, metric, instance, unit, h);
+}
+
+/* The module's state and values into its record, then the record into the file. */
+static void publish(struct plugin_module *pm, bool read_failed)
+{
+	pm->record.discontinuity_us = pm->discontinuity_us;
+	snapshot_record_state(&pm->record, pm->m, read_failed);
+	snapshot_store_publish(snapshot_store, &pm->record);
+}
+
 static int ebpf_read(user_data_t *ud)
 {
 	struct plugin_module *pm = ud->data;
 	cdtime_t now = cdtime();
 	struct dispatch_ctx d = { .pm = pm, .vl = VALUE_LIST_INIT };
 	struct metric_sink sink = { .ctx = &d, .counter = sink_counter, .histogram = sink_histogram };
+	struct tee_ctx tee = { .a = sink };
 	int err;
 
 	d.interval_s = CDTIME_T_TO_DOUBLE(now - pm->last_read);
 	sstrncpy(d.vl.plugin, PLUGIN_NAME, sizeof(d.vl.plugin));
 	sstrncpy(d.vl.plugin_instance, pm->m->label, sizeof(d.vl.plugin_instance));
 	d.vl.time = now;
+	if (snapshot_store) {
+		pm->record.discontinuity_us = pm->discontinuity_us;
+		snapshot_sink_init(&tee.b, &pm->record);
+		sink = (struct metric_sink){ .ctx = &tee, .counter = tee_counter, .histogram = tee_histogram };
+	}
 	err = module_read(pm->m, &sink);
 	pm->last_read = now;
+	if (snapshot_store) {
+		pm->discontinuity_us = pm->record.discontinuity_us; /* a histogram reset moves it */
+		publish(pm, err != 0);
+	}
 	return err ? -1 : 0;
 }
 
@@ -241,7 +305,38 @@ static void free_plugin_module(void *p)
 	struct plugin_module *pm = p;
 
 	module_free(pm->m);
+	snapshot_module_release(&pm->record);
 	free(pm);
+}
+
+/* A module that could not start, or that no <Module> enabled, is published once with its
+ * state and error, so that SNMP shows why it has no values. */
+static void publish_off_module(const struct module *m, const struct module_ops *disabled, int64_t since)
+{
+	struct snapshot_module rec = { 0 };
+
+	if (!snapshot_store)
+		return;
+	if (disabled) {
+		snapshot_record_disabled(&rec, disabled, since);
+	} else {
+		rec.discontinuity_us = since;
+		snapshot_record_state(&rec, m, false);
+	}
+	snapshot_store_publish(snapshot_store, &rec);
+	snapshot_module_release(&rec);
+}
+
+static void publish_disabled_modules(struct module *const *mods, int n, int64_t since)
+{
+	for (int i = 0; module_table[i]; i++) {
+		bool enabled = false;
+
+		for (int j = 0; j < n && !enabled; j++)
+			enabled = mods[j]->ops == module_table[i];
+		if (!enabled)
+			publish_off_module(NULL, module_table[i], since);
+	}
 }
 
 /* ---- lifecycle ---------------------------------------------------------------------------- */
@@ -249,33 +344,41 @@ static void free_plugin_module(void *p)
 static int ebpf_init(void)
 {
 	int started = 0, total;
+	int64_t now_us = snapshot_now_us();
 
 	ebpf_log_set_handler(log_to_collectd);
 	if (!config_seen || nconfigured == 0)
 		add_default_modules();
 	total = nconfigured;
+	snapshot_store = snapshot_store_new(&snapshot_cfg);
+	if (snapshot_store)
+		INFO(PLUGIN_NAME " plugin: publishing module values and states for SNMP in %s", snapshot_cfg.path);
+	publish_disabled_modules(configured, nconfigured, now_us);
 	for (int i = 0; i < nconfigured; i++) {
 		struct module *m = configured[i];
 		struct plugin_module *pm;
 		char cb_name[128];
 
-		configured[i] = NULL;
 		if (module_start(m)) { /* logged once by the core, with the fix */
-			module_free(m);
+			publish_off_module(m, NULL, now_us);
 			continue;
 		}
 		pm = calloc(1, sizeof(*pm));
-		if (!pm) {
-			module_free(m);
+		if (!pm)
 			continue;
-		}
+		configured[i] = NULL;
 		pm->m = m;
 		pm->last_read = cdtime();
+		pm->discontinuity_us = snapshot_now_us();
+		if (snapshot_store)
+			publish(pm, false);
 		snprintf(cb_name, sizeof(cb_name), PLUGIN_NAME "-%s", m->label);
 		plugin_register_complex_read(NULL, cb_name, ebpf_read, 0,
 					     &(user_data_t){ .data = pm, .free_func = free_plugin_module });
 		started++;
 	}
+	for (int i = 0; i < nconfigured; i++)
+		module_free(configured[i]); /* the ones that did not start */
 	nconfigured = 0;
 	if (started == 0) {
 		ERROR(PLUGIN_NAME " plugin: none of the %d configured module%s could start (see the errors above)",
@@ -293,11 +396,14 @@ static int ebpf_shutdown(void)
 	for (int i = 0; i < nconfigured; i++)
 		module_free(configured[i]);
 	nconfigured = 0;
+	snapshot_store_free(snapshot_store);
+	snapshot_store = NULL;
 	return 0;
 }
 
 void module_register(void)
 {
+	snapshot_config_init(&snapshot_cfg);
 	plugin_register_complex_config(PLUGIN_NAME, ebpf_config);
 	plugin_register_init(PLUGIN_NAME, ebpf_init);
 	plugin_register_shutdown(PLUGIN_NAME, ebpf_shutdown);

@@ -1,0 +1,411 @@
+#include "mib_view.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { T_MODULES, T_COUNTERS, T_HISTS, T_BUCKETS, T_SCALAR = -1 };
+
+/* Name limits: the SIZEs of COLLECTD-EBPF-MIB's index objects (keeps OIDs within 128 arcs). */
+#define MODULE_NAME_MAX 32
+#define METRIC_NAME_MAX 32
+#define INSTANCE_NAME_MAX 48
+
+#define ROW_INDEX_MAX (MIB_MAX_SUFFIX - 4) /* the column prefix takes 4 arcs */
+
+struct mib_row {
+	uint32_t index[ROW_INDEX_MAX];
+	size_t len;
+	const struct snapshot_module *m;
+	const struct snapshot_counter *c;
+	const struct snapshot_histogram *h;
+	int bucket; /* index into h->buckets */
+};
+
+/* Every served column, in OID order; a scalar is a column whose only row is index 0. */
+struct column {
+	uint32_t prefix[4];
+	size_t plen;
+	int table;
+	uint32_t col;
+};
+
+static const struct column columns[] = {
+	{ { 1, 1, 1 }, 3, T_SCALAR, 1 },     { { 1, 1, 2 }, 3, T_SCALAR, 2 },     { { 1, 1, 3 }, 3, T_SCALAR, 3 },
+	{ { 1, 2, 1, 2 }, 4, T_MODULES, 2 }, { { 1, 2, 1, 3 }, 4, T_MODULES, 3 }, { { 1, 2, 1, 4 }, 4, T_MODULES, 4 },
+	{ { 1, 2, 1, 5 }, 4, T_MODULES, 5 }, { { 1, 3, 1, 3 }, 4, T_COUNTERS, 3 }, { { 1, 3, 1, 4 }, 4, T_COUNTERS, 4 },
+	{ { 1, 4, 1, 3 }, 4, T_HISTS, 3 },   { { 1, 4, 1, 4 }, 4, T_HISTS, 4 },   { { 1, 4, 1, 5 }, 4, T_HISTS, 5 },
+	{ { 1, 4, 1, 6 }, 4, T_HISTS, 6 },   { { 1, 4, 1, 7 }, 4, T_HISTS, 7 },   { { 1, 4, 1, 8 }, 4, T_HISTS, 8 },
+	{ { 1, 4, 1, 9 }, 4, T_HISTS, 9 },   { { 1, 4, 1, 10 }, 4, T_HISTS, 10 }, { { 1, 4, 1, 11 }, 4, T_HISTS, 11 },
+	{ { 1, 4, 1, 12 }, 4, T_HISTS, 12 }, { { 1, 4, 1, 13 }, 4, T_HISTS, 13 }, { { 1, 5, 1, 2 }, 4, T_BUCKETS, 2 },
+	{ { 1, 5, 1, 3 }, 4, T_BUCKETS, 3 }, { { 1, 5, 1, 4 }, 4, T_BUCKETS, 4 }, { { 1, 5, 1, 5 }, 4, T_BUCKETS, 5 },
+};
+#define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
+
+static const struct mib_row scalar_row = { .index = { 0 }, .len = 1 };
+
+/* ---- building ------------------------------------------------------------------------------- */
+
+/* A string index component: length-prefixed, or IMPLIED (no length: the last component). */
+static int put_string(struct mib_row *r, const char *s, size_t min, size_t max, bool implied)
+{
+	size_t n = strlen(s);
+
+	if (n < min || n > max || r->len + n + 1 > ROW_INDEX_MAX)
+		return -1;
+	if (!implied)
+		r->index[r->len++] = (uint32_t)n;
+	for (size_t i = 0; i < n; i++)
+		r->index[r->len++] = (unsigned char)s[i];
+	return 0;
+}
+
+static int put_names(struct mib_row *r, const struct snapshot_module *m, const char *metric, const char *instance,
+		     bool instance_implied)
+{
+	r->len = 0;
+	return put_string(r, m->label, 1, MODULE_NAME_MAX, false) || put_string(r, metric, 1, METRIC_NAME_MAX, false) ||
+	       put_string(r, instance, 0, INSTANCE_NAME_MAX, instance_implied);
+}
+
+static int cmp_oid(const uint32_t *a, size_t alen, const uint32_t *b, size_t blen)
+{
+	for (size_t i = 0; i < alen && i < blen; i++)
+		if (a[i] != b[i])
+			return a[i] < b[i] ? -1 : 1;
+	return alen < blen ? -1 : alen > blen;
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct mib_row *x = a, *y = b;
+
+	return cmp_oid(x->index, x->len, y->index, y->len);
+}
+
+static unsigned int bucket_slot(const struct snapshot_bucket *b)
+{
+	/* Slot 0 is [0, 1]; slot i is (2^(i-1), 2^i]. */
+	return b->lower <= 0 ? 0 : (unsigned int)lround(log2(b->lower)) + 1;
+}
+
+/* Adds a row to table t unless its names are too long for the index. */
+static struct mib_row *new_row(struct mib_view *v, int t, size_t *cap)
+{
+	struct mib_row *r;
+
+	if (v->nrows[t] == cap[t]) {
+		size_t ncap = cap[t] ? cap[t] * 2 : 16;
+
+		r = realloc(v->rows[t], ncap * sizeof(*r));
+		if (!r)
+			return NULL;
+		v->rows[t] = r;
+		cap[t] = ncap;
+	}
+	r = &v->rows[t][v->nrows[t]];
+	memset(r, 0, sizeof(*r));
+	return r;
+}
+
+/* The row new_row() prepared joins table t, unless its names did not fit the index. */
+static void keep_row(struct mib_view *v, int t, int bad)
+{
+	if (bad)
+		v->skipped++;
+	else
+		v->nrows[t]++;
+}
+
+static int add_module(struct mib_view *v, const struct snapshot_module *m, size_t *cap)
+{
+	struct mib_row *r = new_row(v, T_MODULES, cap);
+
+	if (!r)
+		return -ENOMEM;
+	r->m = m;
+	keep_row(v, T_MODULES, put_string(r, m->label, 1, MODULE_NAME_MAX, true));
+	for (int i = 0; i < m->ncounters; i++) {
+		if (!(r = new_row(v, T_COUNTERS, cap)))
+			return -ENOMEM;
+		r->m = m;
+		r->c = &m->counters[i];
+		keep_row(v, T_COUNTERS, put_names(r, m, r->c->metric, r->c->instance, true));
+	}
+	for (int i = 0; i < m->nhistograms; i++) {
+		const struct snapshot_histogram *h = &m->histograms[i];
+
+		if (!(r = new_row(v, T_HISTS, cap)))
+			return -ENOMEM;
+		r->m = m;
+		r->h = h;
+		keep_row(v, T_HISTS, put_names(r, m, h->metric, h->instance, true));
+		for (int b = 0; b < h->nbuckets; b++) {
+			int bad;
+
+			if (!(r = new_row(v, T_BUCKETS, cap)))
+				return -ENOMEM;
+			r->m = m;
+			r->h = h;
+			r->bucket = b;
+			bad = put_names(r, m, h->metric, h->instance, false) || r->len == ROW_INDEX_MAX;
+			if (!bad)
+				r->index[r->len++] = bucket_slot(&h->buckets[b]) + 1;
+			keep_row(v, T_BUCKETS, bad);
+		}
+	}
+	return 0;
+}
+
+/* Drops rows whose index repeats an earlier one (a GET could not tell them apart). */
+static void drop_duplicates(struct mib_view *v, int t)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; i < v->nrows[t]; i++) {
+		if (w && !cmp_rows(&v->rows[t][w - 1], &v->rows[t][i])) {
+			v->skipped++;
+			continue;
+		}
+		if (w != i)
+			v->rows[t][w] = v->rows[t][i];
+		w++;
+	}
+	v->nrows[t] = w;
+}
+
+int mib_view_build(struct mib_view *v, const struct snapshot *snap, enum mib_snapshot_status status,
+		   const char *error)
+{
+	size_t cap[4] = { 0 };
+
+	memset(v, 0, sizeof(*v));
+	v->status = status;
+	v->error = error ? error : "";
+	if (status != MIB_SNAPSHOT_OK || !snap)
+		return 0;
+	v->snap = snap;
+	for (int i = 0; i < snap->nmodules; i++) {
+		if (add_module(v, &snap->modules[i], cap)) {
+			mib_view_free(v);
+			return -ENOMEM;
+		}
+	}
+	for (int t = 0; t < 4; t++) {
+		if (v->nrows[t])
+			qsort(v->rows[t], v->nrows[t], sizeof(struct mib_row), cmp_rows);
+		drop_duplicates(v, t);
+	}
+	return 0;
+}
+
+void mib_view_free(struct mib_view *v)
+{
+	for (int t = 0; t < 4; t++)
+		free(v->rows[t]);
+	memset(v, 0, sizeof(*v));
+}
+
+/* ---- values ---------------------------------------------------------------------------------- */
+
+static int state_number(const char *s)
+{
+	static const char *const names[] = { "running", "degraded", "failed", "unsupported", "disabled" };
+
+	for (int i = 0; i < 5; i++)
+		if (!strcmp(s, names[i]))
+			return i + 1;
+	return 6; /* unknown(6) */
+}
+
+/* Gauge32 from a double: 0 for "no value" (NaN), saturated at 2^32-1. */
+static uint64_t gauge(double v)
+{
+	if (isnan(v) || v < 0)
+		return 0;
+	if (v >= 4294967295.0)
+		return 4294967295u;
+	return (uint64_t)llround(v);
+}
+
+static uint64_t bound(double v)
+{
+	if (isinf(v) || v >= 18446744073709551615.0)
+		return UINT64_MAX;
+	return v <= 0 ? 0 : (uint64_t)v;
+}
+
+/* TimeStamp: sysUpTime when it happened, 0 if before the agent (re)started. */
+static uint64_t timestamp(const struct mib_env *env, int64_t when_us)
+{
+	int64_t ago_cs;
+
+	if (when_us <= 0)
+		return 0;
+	ago_cs = (env->now_us - when_us) / 10000;
+	if (ago_cs < 0)
+		ago_cs = 0;
+	return ago_cs >= (int64_t)env->uptime_cs ? 0 : env->uptime_cs - (uint64_t)ago_cs;
+}
+
+static void scalar_value(const struct mib_view *v, const struct mib_env *env, uint32_t col, struct mib_value *out)
+{
+	if (col == 1) {
+		*out = (struct mib_value){ .type = MIB_INTEGER, .num = v->status };
+	} else if (col == 2) {
+		*out = (struct mib_value){ .type = MIB_STRING, .str = v->error };
+	} else {
+		int64_t age = v->snap ? (env->now_us - v->snap->written_us) / 1000000 : 0;
+
+		*out = (struct mib_value){ .type = MIB_GAUGE32, .num = gauge((double)age) };
+	}
+}
+
+static void hist_value(const struct snapshot_histogram *h, uint32_t col, struct mib_value *out)
+{
+	bool ns = !strcmp(h->unit, "nanoseconds");
+	double scale = ns ? 1000.0 : 1.0; /* summaries in microseconds: Gauge32 holds 71 minutes */
+
+	switch (col) {
+	case 3: *out = (struct mib_value){ .type = MIB_STRING, .str = h->unit }; break;
+	case 4: *out = (struct mib_value){ .type = MIB_COUNTER64, .num = h->count }; break;
+	case 5: *out = (struct mib_value){ .type = MIB_COUNTER32, .num = h->count & 0xffffffffu }; break;
+	case 6: *out = (struct mib_value){ .type = MIB_COUNTER64, .num = h->sum }; break;
+	case 7: *out = (struct mib_value){ .type = MIB_COUNTER32, .num = h->sum & 0xffffffffu }; break;
+	case 8: *out = (struct mib_value){ .type = MIB_STRING, .str = ns ? "microseconds" : h->unit }; break;
+	case 9: *out = (struct mib_value){ .type = MIB_GAUGE32, .num = gauge((double)h->interval_count) }; break;
+	case 10: *out = (struct mib_value){ .type = MIB_GAUGE32, .num = gauge(h->mean / scale) }; break;
+	case 11: *out = (struct mib_value){ .type = MIB_GAUGE32, .num = gauge(h->p50 / scale) }; break;
+	case 12: *out = (struct mib_value){ .type = MIB_GAUGE32, .num = gauge(h->p95 / scale) }; break;
+	default: *out = (struct mib_value){ .type = MIB_GAUGE32, .num = gauge(h->p99 / scale) }; break;
+	}
+}
+
+static void row_value(const struct mib_env *env, int table, uint32_t col, const struct mib_row *r,
+		      struct mib_value *out)
+{
+	const struct snapshot_bucket *b;
+
+	switch (table) {
+	case T_MODULES:
+		if (col == 2)
+			*out = (struct mib_value){ .type = MIB_INTEGER, .num = (uint64_t)state_number(r->m->state) };
+		else if (col == 3)
+			*out = (struct mib_value){ .type = MIB_STRING, .str = r->m->methods };
+		else if (col == 4)
+			*out = (struct mib_value){ .type = MIB_STRING, .str = r->m->error };
+		else
+			*out = (struct mib_value){ .type = MIB_TIMETICKS,
+						   .num = timestamp(env, r->m->discontinuity_us) };
+		break;
+	case T_COUNTERS:
+		*out = (struct mib_value){ .type = col == 3 ? MIB_COUNTER64 : MIB_COUNTER32,
+					   .num = col == 3 ? r->c->value : r->c->value & 0xffffffffu };
+		break;
+	case T_HISTS:
+		hist_value(r->h, col, out);
+		break;
+	default:
+		b = &r->h->buckets[r->bucket];
+		if (col == 2)
+			*out = (struct mib_value){ .type = MIB_COUNTER64, .num = bound(b->lower) };
+		else if (col == 3)
+			*out = (struct mib_value){ .type = MIB_COUNTER64, .num = bound(b->upper) };
+		else if (col == 4)
+			*out = (struct mib_value){ .type = MIB_COUNTER64, .num = b->count };
+		else
+			*out = (struct mib_value){ .type = MIB_COUNTER32, .num = b->count & 0xffffffffu };
+		break;
+	}
+}
+
+/* ---- lookups --------------------------------------------------------------------------------- */
+
+static const struct mib_row *table_rows(const struct mib_view *v, int table, size_t *n)
+{
+	if (table == T_SCALAR) {
+		*n = 1;
+		return &scalar_row;
+	}
+	*n = v->nrows[table];
+	return v->rows[table];
+}
+
+/* First row whose index is > key (>= when inclusive). */
+static const struct mib_row *first_after(const struct mib_row *rows, size_t n, const uint32_t *key, size_t klen,
+					 bool inclusive)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = cmp_oid(rows[mid].index, rows[mid].len, key, klen);
+
+		if (c < 0 || (c == 0 && !inclusive))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n ? &rows[lo] : NULL;
+}
+
+static void value_of(const struct mib_view *v, const struct mib_env *env, const struct column *c,
+		     const struct mib_row *r, struct mib_value *out)
+{
+	if (c->table == T_SCALAR)
+		scalar_value(v, env, c->col, out);
+	else
+		row_value(env, c->table, c->col, r, out);
+}
+
+static bool has_prefix(const uint32_t *oid, size_t len, const struct column *c)
+{
+	return len >= c->plen && !cmp_oid(oid, c->plen, c->prefix, c->plen);
+}
+
+enum mib_lookup mib_view_get(const struct mib_view *v, const struct mib_env *env, const uint32_t *oid,
+			     size_t len, struct mib_value *out)
+{
+	for (size_t i = 0; i < NCOLUMNS; i++) {
+		const struct column *c = &columns[i];
+		const struct mib_row *rows, *r;
+		size_t n;
+
+		if (!has_prefix(oid, len, c) || len == c->plen)
+			continue;
+		rows = table_rows(v, c->table, &n);
+		r = first_after(rows, n, oid + c->plen, len - c->plen, true);
+		if (!r || cmp_oid(r->index, r->len, oid + c->plen, len - c->plen))
+			return MIB_NO_SUCH_INSTANCE;
+		value_of(v, env, c, r, out);
+		return MIB_FOUND;
+	}
+	return MIB_NO_SUCH_OBJECT;
+}
+
+enum mib_lookup mib_view_next(const struct mib_view *v, const struct mib_env *env, const uint32_t *oid,
+			      size_t len, bool inclusive, uint32_t *next, size_t *next_len, struct mib_value *out)
+{
+	for (size_t i = 0; i < NCOLUMNS; i++) {
+		const struct column *c = &columns[i];
+		const struct mib_row *rows, *r;
+		size_t n;
+
+		rows = table_rows(v, c->table, &n);
+		if (has_prefix(oid, len, c))
+			r = first_after(rows, n, oid + c->plen, len - c->plen, inclusive);
+		else if (cmp_oid(oid, len, c->prefix, c->plen) < 0)
+			r = n ? &rows[0] : NULL; /* the request lies before this column */
+		else
+			continue;                /* after it */
+		if (!r)
+			continue;
+		memcpy(next, c->prefix, c->plen * sizeof(*next));
+		memcpy(next + c->plen, r->index, r->len * sizeof(*next));
+		*next_len = c->plen + r->len;
+		value_of(v, env, c, r, out);
+		return MIB_FOUND;
+	}
+	return MIB_END;
+}

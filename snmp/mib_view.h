@@ -1,0 +1,68 @@
+/* COLLECTD-EBPF-MIB over a parsed snapshot: GET and GETNEXT on OIDs relative to the
+ * base OID, without net-snmp (the AgentX glue converts), so the OID layout, the index
+ * encoding and the walk order are unit-tested.
+ *
+ * Layout under the base (see snmp/COLLECTD-EBPF-MIB.txt):
+ *   1.1.{1,2,3}.0            snapshot status, error, age
+ *   1.2.1.<col>.<module>     modules                 (IMPLIED module name)
+ *   1.3.1.<col>.<m>.<metric>.<instance>             (instance IMPLIED)
+ *   1.4.1.<col>.<m>.<metric>.<instance>             (instance IMPLIED)
+ *   1.5.1.<col>.<m>.<metric>.<instance>.<slot + 1>
+ * Strings in indexes are length-prefixed (except IMPLIED ones), one arc per byte: the
+ * same names give the same OIDs after any restart, with no state kept anywhere.
+ */
+#ifndef EBPF_SNMP_MIB_VIEW_H
+#define EBPF_SNMP_MIB_VIEW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "libcore/snapshot_file.h"
+
+#define MIB_MAX_SUFFIX 122 /* 128 arcs in an OID, less the default base's 6 */
+
+enum mib_snapshot_status { MIB_SNAPSHOT_OK = 1, MIB_SNAPSHOT_MISSING, MIB_SNAPSHOT_UNREADABLE, MIB_SNAPSHOT_MALFORMED };
+
+enum mib_type { MIB_INTEGER, MIB_STRING, MIB_GAUGE32, MIB_COUNTER32, MIB_COUNTER64, MIB_TIMETICKS };
+
+struct mib_value {
+	enum mib_type type;
+	uint64_t num;
+	const char *str;
+};
+
+/* What a request needs besides the snapshot: sysUpTime (the master's, which net-snmp
+ * keeps in step) and the wall clock, for TimeStamp and the snapshot's age. */
+struct mib_env {
+	uint32_t uptime_cs;
+	int64_t now_us;
+};
+
+struct mib_row;
+
+struct mib_view {
+	const struct snapshot *snap; /* NULL unless status is OK */
+	enum mib_snapshot_status status;
+	const char *error;
+	struct mib_row *rows[4]; /* modules, counters, histograms, buckets */
+	size_t nrows[4];
+	size_t skipped;          /* rows whose names are too long for the MIB's index SIZEs */
+};
+
+enum mib_lookup { MIB_FOUND, MIB_NO_SUCH_OBJECT, MIB_NO_SUCH_INSTANCE, MIB_END };
+
+/* Builds the rows of snap (may be NULL) and keeps pointers into it and into error. 0 or -ENOMEM. */
+int mib_view_build(struct mib_view *v, const struct snapshot *snap, enum mib_snapshot_status status,
+		   const char *error);
+void mib_view_free(struct mib_view *v);
+
+/* GET: the exact instance. */
+enum mib_lookup mib_view_get(const struct mib_view *v, const struct mib_env *env, const uint32_t *oid,
+			     size_t len, struct mib_value *out);
+/* GETNEXT: the first instance after oid (at or after it when inclusive), written to
+ * next/next_len (room for MIB_MAX_SUFFIX arcs). MIB_FOUND or MIB_END. */
+enum mib_lookup mib_view_next(const struct mib_view *v, const struct mib_env *env, const uint32_t *oid,
+			      size_t len, bool inclusive, uint32_t *next, size_t *next_len, struct mib_value *out);
+
+#endif

@@ -1,0 +1,94 @@
+#include "snapshot_cache.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+void snapshot_cache_init(struct snapshot_cache *c, const char *path, void (*report)(bool ok, const char *msg))
+{
+	memset(c, 0, sizeof(*c));
+	c->path = path;
+	c->report = report;
+	c->status = MIB_SNAPSHOT_MISSING;
+	mib_view_build(&c->view, NULL, c->status, c->error);
+}
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+/* Sets the new status, rebuilds the view and reports a change of status or error. */
+static void settle(struct snapshot_cache *c, enum mib_snapshot_status status, const char *error)
+{
+	bool changed = status != c->status || strcmp(error, c->error);
+	char msg[sizeof(c->error) + 64];
+
+	mib_view_free(&c->view);
+	c->status = status;
+	snprintf(c->error, sizeof(c->error), "%s", error);
+	if (mib_view_build(&c->view, status == MIB_SNAPSHOT_OK ? &c->snap : NULL, status, c->error)) {
+		/* Out of memory: serve the status scalars only, and say so. */
+		c->status = MIB_SNAPSHOT_UNREADABLE;
+		snprintf(c->error, sizeof(c->error), "%s: out of memory building the tables", c->path);
+		mib_view_build(&c->view, NULL, c->status, c->error);
+		changed = true;
+	}
+	if (!changed || !c->report)
+		return;
+	if (c->status == MIB_SNAPSHOT_OK)
+		snprintf(msg, sizeof(msg), "serving %s: %d module%s%s", c->path, c->snap.nmodules,
+			 c->snap.nmodules == 1 ? "" : "s",
+			 c->view.skipped ? " (some rows left out: names longer than the MIB's index sizes)" : "");
+	else
+		snprintf(msg, sizeof(msg), "%s", c->error);
+	c->report(c->status == MIB_SNAPSHOT_OK, msg);
+}
+
+void snapshot_cache_refresh(struct snapshot_cache *c)
+{
+	struct stat st;
+	char err[512], why[sizeof(c->error)];
+	FILE *f;
+
+	if (stat(c->path, &st)) {
+		int e = errno;
+
+		c->loaded = false;
+		snapshot_free(&c->snap);
+		if (e == ENOENT)
+			snprintf(why, sizeof(why), "%s does not exist: collectd is not running with the ebpf plugin, "
+				 "or its SnapshotFile is another path", c->path);
+		else
+			snprintf(why, sizeof(why), "cannot stat %s: %s", c->path, strerror(e));
+		settle(c, e == ENOENT ? MIB_SNAPSHOT_MISSING : MIB_SNAPSHOT_UNREADABLE, why);
+		return;
+	}
+	if (c->loaded && same_file(&st, &c->identity))
+		return;
+	snapshot_free(&c->snap);
+	c->loaded = false;
+	f = fopen(c->path, "r");
+	if (!f) { /* not marked loaded: the next request tries again */
+		snprintf(why, sizeof(why), "cannot open %s: %s%s", c->path, strerror(errno),
+			 errno == EACCES ? " (run the subagent in the group of SnapshotGroup)" : "");
+		settle(c, MIB_SNAPSHOT_UNREADABLE, why);
+		return;
+	}
+	c->loaded = true;
+	c->identity = st;
+	if (snapshot_parse(f, &c->snap, err, sizeof(err))) {
+		snprintf(why, sizeof(why), "%s: %s", c->path, err);
+		settle(c, MIB_SNAPSHOT_MALFORMED, why);
+	} else {
+		settle(c, MIB_SNAPSHOT_OK, "");
+	}
+	fclose(f);
+}
+
+void snapshot_cache_free(struct snapshot_cache *c)
+{
+	mib_view_free(&c->view);
+	snapshot_free(&c->snap);
+}

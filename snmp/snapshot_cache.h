@@ -1,0 +1,30 @@
+/* The subagent's copy of the plugin's snapshot file: reread on a request when the file was
+ * replaced (another inode, size or mtime), never on a timer. A missing, unreadable or
+ * malformed file is a state the MIB reports (ebpfSnapshotStatus), not a crash. */
+#ifndef EBPF_SNMP_SNAPSHOT_CACHE_H
+#define EBPF_SNMP_SNAPSHOT_CACHE_H
+
+#include <stdbool.h>
+#include <sys/stat.h>
+
+#include "libcore/snapshot_file.h"
+#include "mib_view.h"
+
+struct snapshot_cache {
+	const char *path;
+	bool loaded;          /* identity below describes the file behind snap */
+	struct stat identity;
+	struct snapshot snap;
+	enum mib_snapshot_status status;
+	char error[600];
+	struct mib_view view;
+	/* Called when the status or error changes, so that the log tells why values vanish. */
+	void (*report)(bool ok, const char *msg);
+};
+
+void snapshot_cache_init(struct snapshot_cache *c, const char *path, void (*report)(bool ok, const char *msg));
+/* Rereads the file if it changed since the last call. */
+void snapshot_cache_refresh(struct snapshot_cache *c);
+void snapshot_cache_free(struct snapshot_cache *c);
+
+#endif

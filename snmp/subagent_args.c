@@ -1,0 +1,142 @@
+#include "subagent_args.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libcore/snapshot_file.h"
+
+const char subagent_usage[] =
+	"Usage: ebpf-subagent [OPTION]...\n"
+	"Serves the collectd ebpf plugin's snapshot (counters, histograms, module states) over\n"
+	"SNMP as an AgentX subagent of snmpd (COLLECTD-EBPF-MIB). Runs in the foreground, as an\n"
+	"unprivileged user in the snapshot file's group.\n"
+	"\n"
+	"  -s, --snapshot=PATH       the plugin's SnapshotFile (default " SNAPSHOT_DEFAULT_PATH ")\n"
+	"  -x, --agentx-socket=ADDR  snmpd's AgentX socket, as in its agentXSocket\n"
+	"                            (default /var/agentx/master; e.g. tcp:localhost:705)\n"
+	"  -b, --base-oid=OID        where COLLECTD-EBPF-MIB is served (default " SUBAGENT_DEFAULT_BASE_OID ",\n"
+	"                            net-snmp's experimental arc; use 1.3.6.1.4.1.<your PEN>.<n>)\n"
+	"  -p, --ping-interval=SEC   AgentX ping, and reconnect delay after snmpd restarts (default 5)\n"
+	"  -l, --syslog              log to syslog (daemon facility) instead of stderr\n"
+	"  -d, --debug               print AgentX protocol debugging\n"
+	"  -h, --help                this text\n"
+	"  -V, --version             the version\n";
+
+int subagent_parse_oid(const char *s, uint32_t *ids, size_t max, size_t *len)
+{
+	const char *p = s;
+
+	*len = 0;
+	if (*p == '.')
+		p++;
+	while (*p) {
+		char *end;
+		unsigned long long v;
+
+		if (*p < '0' || *p > '9' || *len == max)
+			return -1;
+		errno = 0;
+		v = strtoull(p, &end, 10);
+		if (errno || v > UINT32_MAX)
+			return -1;
+		ids[(*len)++] = (uint32_t)v;
+		p = end;
+		if (*p == '.' && p[1])
+			p++;
+		else if (*p)
+			return -1;
+	}
+	/* The first arc is 0, 1 or 2 (ITU-T X.660); a single arc is no subtree anyone owns. */
+	return *len >= 2 && ids[0] <= 2 ? 0 : -1;
+}
+
+int subagent_args_parse(int argc, char **argv, struct subagent_args *out, char *err, size_t errlen)
+{
+	static const struct option longopts[] = {
+		{ "snapshot", required_argument, NULL, 's' },
+		{ "agentx-socket", required_argument, NULL, 'x' },
+		{ "base-oid", required_argument, NULL, 'b' },
+		{ "ping-interval", required_argument, NULL, 'p' },
+		{ "syslog", no_argument, NULL, 'l' },
+		{ "debug", no_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(out, 0, sizeof(*out));
+	out->snapshot = SNAPSHOT_DEFAULT_PATH;
+	out->ping_interval = SUBAGENT_DEFAULT_PING;
+	subagent_parse_oid(SUBAGENT_DEFAULT_BASE_OID, out->base, SUBAGENT_MAX_BASE_OID, &out->base_len);
+	optind = 0; /* reset getopt, so that tests can parse more than once */
+	opterr = 0; /* our own messages */
+	while ((c = getopt_long(argc, argv, ":s:x:b:p:ldhV", longopts, NULL)) != -1) {
+		char *end;
+		long v;
+
+		switch (c) {
+		case 's':
+			if (!optarg[0] || optarg[0] != '/') {
+				snprintf(err, errlen, "--snapshot \"%s\": give the absolute path of the plugin's "
+					 "SnapshotFile, e.g. --snapshot=%s", optarg, SNAPSHOT_DEFAULT_PATH);
+				return -1;
+			}
+			out->snapshot = optarg;
+			break;
+		case 'x':
+			if (!optarg[0]) {
+				snprintf(err, errlen, "--agentx-socket is empty; give snmpd's agentXSocket, "
+					 "e.g. --agentx-socket=/var/agentx/master");
+				return -1;
+			}
+			out->agentx_socket = optarg;
+			break;
+		case 'b':
+			if (subagent_parse_oid(optarg, out->base, SUBAGENT_MAX_BASE_OID, &out->base_len)) {
+				snprintf(err, errlen, "--base-oid \"%s\" is not a numeric OID of 2 to %d arcs; use e.g. "
+					 "--base-oid=1.3.6.1.4.1.<your enterprise number>.1", optarg,
+					 SUBAGENT_MAX_BASE_OID);
+				return -1;
+			}
+			break;
+		case 'p':
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || !optarg[0] || *end || v < 1 || v > 3600) {
+				snprintf(err, errlen, "--ping-interval \"%s\": expected whole seconds from 1 to 3600 "
+					 "(default %d)", optarg, SUBAGENT_DEFAULT_PING);
+				return -1;
+			}
+			out->ping_interval = (int)v;
+			break;
+		case 'l':
+			out->syslog = true;
+			break;
+		case 'd':
+			out->debug = true;
+			break;
+		case 'h':
+			out->help = true;
+			break;
+		case 'V':
+			out->version = true;
+			break;
+		case ':':
+			snprintf(err, errlen, "%s needs a value; see ebpf-subagent --help", argv[optind - 1]);
+			return -1;
+		default:
+			snprintf(err, errlen, "unknown option %s; see ebpf-subagent --help", argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		snprintf(err, errlen, "unexpected argument \"%s\" (ebpf-subagent takes options only); "
+			 "see ebpf-subagent --help", argv[optind]);
+		return -1;
+	}
+	return 0;
+}

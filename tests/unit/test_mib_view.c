@@ -1,0 +1,238 @@
+/* COLLECTD-EBPF-MIB over a snapshot, without net-snmp: the index encoding (stable names,
+ * IMPLIED last string), GET, GETNEXT order over the whole subtree, value conversions
+ * (Counter32 twins, microseconds, TimeStamp), and the snapshot cache's states. */
+#include "snmp/mib_view.h"
+#include "snmp/snapshot_cache.h"
+#include "tests/testing.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+#include <utime.h>
+
+static const char text[] =
+	"collectd-ebpf-snapshot\t1\n"
+	"written\t1000000000000000\n"
+	"module\tsyscalls\trunning\t999999990000000\tsys_exit=tp_btf\t\n"
+	"counter\tcalls\tfsync\t4294967301\n"
+	"counter\tcalls\tread\t7\n"
+	"counter\tdropped\tout_of_range\t0\n"
+	"histogram\tlatency\tfsync\tnanoseconds\t100\t10090000\t100\t100900\t768.5\t900000\t1040000\n"
+	"bucket\t512\t1024\t90\n"
+	"bucket\t524288\t1048576\t10\n"
+	"histogram\tlatency\tidle\tnanoseconds\t5\t50\t0\t-\t-\t-\t-\n"
+	"bucket\t0\t1\t1\n"
+	"bucket\t274877906944\tinf\t4\n"
+	"module\tsyscalls-broken\tunsupported\t999999990000000\t\tno attach method works\n"
+	"module\tthis-label-is-far-too-long-for-the-index-of-the-mib\tdisabled\t0\t\t\n"
+	"end\n";
+
+static struct snapshot snap;
+static struct mib_view view;
+/* 5 s after the snapshot was written; the agent has been up 100 s. */
+static const struct mib_env env = { .uptime_cs = 10000, .now_us = 1000000005000000 };
+
+/* oid: "1.3.1.3" + encoded strings; helper appends a length-prefixed or implied string. */
+static size_t put(uint32_t *o, size_t n, const char *s, int implied)
+{
+	if (!implied)
+		o[n++] = (uint32_t)strlen(s);
+	for (; *s; s++)
+		o[n++] = (unsigned char)*s;
+	return n;
+}
+
+static size_t counter_oid(uint32_t *o, uint32_t col, const char *metric, const char *instance)
+{
+	size_t n = 0;
+
+	o[n++] = 1, o[n++] = 3, o[n++] = 1, o[n++] = col;
+	n = put(o, n, "syscalls", 0);
+	n = put(o, n, metric, 0);
+	return put(o, n, instance, 1);
+}
+
+static void test_get(void)
+{
+	uint32_t o[MIB_MAX_SUFFIX];
+	struct mib_value v;
+	size_t n;
+
+	n = counter_oid(o, 3, "calls", "fsync");
+	CHECK(mib_view_get(&view, &env, o, n, &v) == MIB_FOUND);
+	CHECK(v.type == MIB_COUNTER64 && v.num == 4294967301ULL);
+	n = counter_oid(o, 4, "calls", "fsync");
+	CHECK(mib_view_get(&view, &env, o, n, &v) == MIB_FOUND);
+	CHECK(v.type == MIB_COUNTER32 && v.num == 5); /* low 32 bits */
+	n = counter_oid(o, 3, "calls", "fsyn");
+	CHECK(mib_view_get(&view, &env, o, n, &v) == MIB_NO_SUCH_INSTANCE);
+	o[3] = 2; /* the not-accessible index column */
+	CHECK(mib_view_get(&view, &env, o, n, &v) == MIB_NO_SUCH_OBJECT);
+
+	/* Scalars. */
+	CHECK(mib_view_get(&view, &env, (uint32_t[]){ 1, 1, 1, 0 }, 4, &v) == MIB_FOUND);
+	CHECK(v.type == MIB_INTEGER && v.num == MIB_SNAPSHOT_OK);
+	CHECK(mib_view_get(&view, &env, (uint32_t[]){ 1, 1, 3, 0 }, 4, &v) == MIB_FOUND);
+	CHECK(v.type == MIB_GAUGE32 && v.num == 5);
+	CHECK(mib_view_get(&view, &env, (uint32_t[]){ 1, 1, 3 }, 3, &v) == MIB_NO_SUCH_OBJECT);
+	CHECK(mib_view_get(&view, &env, (uint32_t[]){ 1, 1, 3, 1 }, 4, &v) == MIB_NO_SUCH_INSTANCE);
+
+	/* Modules: IMPLIED name; state enum; TimeStamp = uptime - 15 s. */
+	n = put(o, 4, "syscalls-broken", 1);
+	o[0] = 1, o[1] = 2, o[2] = 1, o[3] = 2;
+	CHECK(mib_view_get(&view, &env, o, n, &v) == MIB_FOUND && v.num == 4); /* unsupported(4) */
+	o[3] = 4;
+	CHECK(mib_view_get(&view, &env, o, n, &v) == MIB_FOUND && !strcmp(v.str, "no attach method works"));
+	o[3] = 5;
+	CHECK(mib_view_get(&view, &env, o, n, &v) == MIB_FOUND && v.type == MIB_TIMETICKS);
+	CHECK_EQ_U64(v.num, 10000 - 1500);
+
+	/* Histogram: microseconds, rounded; an idle interval reads 0. */
+	n = 0;
+	o[n++] = 1, o[n++] = 4, o[n++] = 1, o[n++] = 10;
+	n = put(o, n, "syscalls", 0);
+	n = put(o, n, "latency", 0);
+	n = put(o, n, "fsync", 1);
+	CHECK(mib_view_get(&view, &env, o, n, &v) == MIB_FOUND && v.type == MIB_GAUGE32 && v.num == 101);
+	o[3] = 11;
+	CHECK(mib_view_get(&view, &env, o, n, &v) == MIB_FOUND && v.num == 1);
+	o[3] = 13;
+	CHECK(mib_view_get(&view, &env, o, n, &v) == MIB_FOUND && v.num == 1040);
+	o[3] = 8;
+	CHECK(mib_view_get(&view, &env, o, n, &v) == MIB_FOUND && !strcmp(v.str, "microseconds"));
+	o[3] = 7;
+	CHECK(mib_view_get(&view, &env, o, n, &v) == MIB_FOUND && v.type == MIB_COUNTER32 && v.num == 10090000);
+
+	/* Buckets: length-prefixed instance, then slot + 1. (512, 1024] is slot 10. */
+	n = 0;
+	o[n++] = 1, o[n++] = 5, o[n++] = 1, o[n++] = 3;
+	n = put(o, n, "syscalls", 0);
+	n = put(o, n, "latency", 0);
+	n = put(o, n, "fsync", 0);
+	o[n++] = 11;
+	CHECK(mib_view_get(&view, &env, o, n, &v) == MIB_FOUND && v.type == MIB_COUNTER64 && v.num == 1024);
+	n = 0;
+	o[n++] = 1, o[n++] = 5, o[n++] = 1, o[n++] = 3;
+	n = put(o, n, "syscalls", 0);
+	n = put(o, n, "latency", 0);
+	n = put(o, n, "idle", 0);
+	o[n++] = 40; /* slot 39, the open-ended last one */
+	CHECK(mib_view_get(&view, &env, o, n, &v) == MIB_FOUND && v.num == UINT64_MAX);
+	o[n - 1] = 1; /* slot 0 */
+	o[3] = 2;
+	CHECK(mib_view_get(&view, &env, o, n, &v) == MIB_FOUND && v.num == 0);
+	o[3] = 4;
+	CHECK(mib_view_get(&view, &env, o, n, &v) == MIB_FOUND && v.num == 1);
+}
+
+/* A walk from the start visits every instance once, in strictly increasing OID order. */
+static void test_walk(void)
+{
+	uint32_t cur[MIB_MAX_SUFFIX] = { 0 }, next[MIB_MAX_SUFFIX];
+	size_t cur_len = 0, next_len, count = 0, counters = 0, buckets = 0, modules = 0;
+	struct mib_value v;
+	bool inclusive = true;
+
+	while (mib_view_next(&view, &env, cur, cur_len, inclusive, next, &next_len, &v) == MIB_FOUND) {
+		struct mib_value again;
+
+		if (cur_len) {
+			int increasing = 0;
+
+			for (size_t i = 0; i < cur_len && i < next_len && !increasing; i++)
+				increasing = next[i] > cur[i] ? 1 : next[i] < cur[i] ? -1 : 0;
+			CHECK(increasing == 1 || (increasing == 0 && next_len > cur_len));
+		}
+		/* GET of what GETNEXT returned gives the same value. */
+		CHECK(mib_view_get(&view, &env, next, next_len, &again) == MIB_FOUND && again.num == v.num);
+		counters += next[1] == 3;
+		buckets += next[1] == 5;
+		modules += next[1] == 2;
+		memcpy(cur, next, next_len * sizeof(*cur));
+		cur_len = next_len;
+		inclusive = false;
+		if (++count > 1000)
+			break;
+	}
+	/* 3 scalars; 2 modules x 4 columns (the too-long label is left out); 3 counters x 2;
+	 * 2 histograms x 11; 4 buckets x 4. */
+	CHECK_EQ_U64(count, 3 + 8 + 6 + 22 + 16);
+	CHECK_EQ_U64(modules, 8);
+	CHECK_EQ_U64(counters, 6);
+	CHECK_EQ_U64(buckets, 16);
+	CHECK(view.skipped == 1);
+
+	/* Inclusive: the OID itself; exclusive: the one after. */
+	CHECK(mib_view_next(&view, &env, (uint32_t[]){ 1, 1, 1, 0 }, 4, true, next, &next_len, &v) == MIB_FOUND);
+	CHECK(next_len == 4 && next[2] == 1);
+	CHECK(mib_view_next(&view, &env, (uint32_t[]){ 1, 1, 1, 0 }, 4, false, next, &next_len, &v) == MIB_FOUND);
+	CHECK(next_len == 4 && next[2] == 2);
+	/* From the middle of a table's index space, and past the end. */
+	CHECK(mib_view_next(&view, &env, (uint32_t[]){ 1, 3, 1, 3, 200 }, 5, false, next, &next_len, &v) == MIB_FOUND);
+	CHECK(next[1] == 3 && next[3] == 4); /* first row of the next column */
+	CHECK(mib_view_next(&view, &env, (uint32_t[]){ 1, 5, 1, 6 }, 4, false, next, &next_len, &v) == MIB_END);
+	CHECK(mib_view_next(&view, &env, (uint32_t[]){ 2 }, 1, false, next, &next_len, &v) == MIB_END);
+}
+
+static void report(bool ok, const char *msg)
+{
+	printf("report(%s): %s\n", ok ? "ok" : "problem", msg);
+}
+
+static void test_cache(void)
+{
+	char dir[] = "/tmp/ebpf-mibview.XXXXXX", path[256];
+	struct snapshot_cache c;
+	struct mib_value v;
+	FILE *f;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/snapshot", dir);
+	snapshot_cache_init(&c, path, report);
+	snapshot_cache_refresh(&c);
+	CHECK(c.status == MIB_SNAPSHOT_MISSING);
+	CHECK(strstr(c.error, "does not exist") != NULL);
+	CHECK(mib_view_get(&c.view, &env, (uint32_t[]){ 1, 1, 1, 0 }, 4, &v) == MIB_FOUND && v.num == MIB_SNAPSHOT_MISSING);
+	CHECK(mib_view_get(&c.view, &env, (uint32_t[]){ 1, 1, 2, 0 }, 4, &v) == MIB_FOUND && strstr(v.str, path));
+
+	f = fopen(path, "w");
+	fputs("collectd-ebpf-snapshot\t1\nwritten\t1\n", f); /* no end line */
+	fclose(f);
+	snapshot_cache_refresh(&c);
+	CHECK(c.status == MIB_SNAPSHOT_MALFORMED);
+	CHECK(strstr(c.error, "truncated") != NULL);
+
+	f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+	snapshot_cache_refresh(&c);
+	CHECK(c.status == MIB_SNAPSHOT_OK && c.snap.nmodules == 3);
+	CHECK(c.view.nrows[1] == 3);
+
+	if (geteuid() != 0) { /* root reads anything: only an unprivileged run can check this */
+		chmod(path, 0);
+		utime(path, NULL);
+		snapshot_cache_refresh(&c);
+		CHECK(c.status == MIB_SNAPSHOT_UNREADABLE);
+	}
+	unlink(path);
+	snapshot_cache_refresh(&c);
+	CHECK(c.status == MIB_SNAPSHOT_MISSING && c.view.nrows[1] == 0);
+	snapshot_cache_free(&c);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	char err[256];
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+
+	CHECK(snapshot_parse(f, &snap, err, sizeof(err)) == 0);
+	fclose(f);
+	CHECK(mib_view_build(&view, &snap, MIB_SNAPSHOT_OK, "") == 0);
+	test_get();
+	test_walk();
+	mib_view_free(&view);
+	snapshot_free(&snap);
+	test_cache();
+	return testing_done();
+}

@@ -1,0 +1,309 @@
+/* The snapshot file the plugin publishes for SNMP: format round trip (with escapes),
+ * histogram records from a module read, parse errors, atomic replacement with mode 0640,
+ * the store that assembles all modules, and the SnapshotFile / SnapshotGroup options. */
+#include "libcore/snapshot_file.h"
+#include "libcore/snapshot_publish.h"
+#include "tests/testing.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int parse_text(const char *text, struct snapshot *s, char *err, size_t len)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int r = snapshot_parse(f, s, err, len);
+
+	fclose(f);
+	return r;
+}
+
+static void test_round_trip(void)
+{
+	struct snapshot_module a = { 0 }, b = { 0 };
+	const struct snapshot_module *mods[] = { &a, &b };
+	struct snapshot_histogram *h;
+	struct snapshot s;
+	char *buf = NULL, err[256];
+	size_t len = 0;
+	FILE *f;
+
+	snprintf(a.label, sizeof(a.label), "syscalls");
+	snprintf(a.state, sizeof(a.state), "running");
+	snprintf(a.methods, sizeof(a.methods), "sys_exit=tp_btf");
+	a.discontinuity_us = 1700000000123456LL;
+	CHECK(snapshot_module_add_counter(&a, "calls", "fsync", 18446744073709551615ULL) == 0);
+	CHECK(snapshot_module_add_counter(&a, "dropped", "odd\tname\\with\nescapes", 0) == 0);
+	h = snapshot_module_add_histogram(&a, "latency", "fsync");
+	CHECK(h != NULL);
+	snprintf(h->unit, sizeof(h->unit), "nanoseconds");
+	h->count = 10;
+	h->sum = 12345;
+	h->interval_count = 0; /* an idle interval: no mean, no percentiles */
+	h->buckets[h->nbuckets++] = (struct snapshot_bucket){ 512, 1024, 7 };
+	h->buckets[h->nbuckets++] = (struct snapshot_bucket){ 274877906944.0, INFINITY, 3 };
+	snprintf(b.label, sizeof(b.label), "syscalls-broken");
+	snprintf(b.state, sizeof(b.state), "unsupported");
+	snprintf(b.error, sizeof(b.error), "no attach method works: fentry: refused");
+
+	f = open_memstream(&buf, &len);
+	CHECK(snapshot_write_stream(f, mods, 2, 42) == 0);
+	fclose(f);
+	CHECK(strncmp(buf, "collectd-ebpf-snapshot\t1\nwritten\t42\n", 36) == 0);
+	CHECK(strstr(buf, "counter\tdropped\todd\\tname\\\\with\\nescapes\t0\n") != NULL);
+	CHECK(strstr(buf, "histogram\tlatency\tfsync\tnanoseconds\t10\t12345\t0\t-\t-\t-\t-\n") != NULL);
+	CHECK(strstr(buf, "bucket\t274877906944\tinf\t3\n") != NULL);
+
+	err[0] = '\0';
+	CHECK(parse_text(buf, &s, err, sizeof(err)) == 0);
+	if (err[0])
+		fprintf(stderr, "parse: %s\n", err);
+	CHECK(s.written_us == 42);
+	CHECK(s.nmodules == 2);
+	if (s.nmodules == 2) {
+		CHECK_STR(s.modules[0].label, "syscalls");
+		CHECK_STR(s.modules[0].methods, "sys_exit=tp_btf");
+		CHECK(s.modules[0].discontinuity_us == 1700000000123456LL);
+		CHECK(s.modules[0].ncounters == 2);
+		CHECK_EQ_U64(s.modules[0].counters[0].value, 18446744073709551615ULL);
+		CHECK_STR(s.modules[0].counters[1].instance, "odd\tname\\with\nescapes");
+		CHECK(s.modules[0].nhistograms == 1);
+		CHECK_EQ_U64(s.modules[0].histograms[0].sum, 12345);
+		CHECK(isnan(s.modules[0].histograms[0].p99));
+		CHECK(s.modules[0].histograms[0].nbuckets == 2);
+		CHECK(isinf(s.modules[0].histograms[0].buckets[1].upper));
+		CHECK_EQ_U64(s.modules[0].histograms[0].buckets[0].count, 7);
+		CHECK_STR(s.modules[1].state, "unsupported");
+		CHECK_STR(s.modules[1].error, "no attach method works: fentry: refused");
+		CHECK(s.modules[1].ncounters == 0);
+	}
+	snapshot_free(&s);
+	free(buf);
+	snapshot_module_release(&a);
+	snapshot_module_release(&b);
+}
+
+static void expect_parse_error(const char *text, const char *expected)
+{
+	struct snapshot s;
+	char err[256] = "";
+
+	CHECK(parse_text(text, &s, err, sizeof(err)) == -1);
+	if (!strstr(err, expected))
+		fprintf(stderr, "parse error \"%s\" lacks \"%s\"\n", err, expected);
+	CHECK(strstr(err, expected) != NULL);
+	CHECK(s.nmodules == 0 && s.modules == NULL);
+}
+
+static void test_parse_errors(void)
+{
+	expect_parse_error("", "empty file");
+	expect_parse_error("hello\n", "line 1: not a collectd-ebpf snapshot");
+	expect_parse_error("collectd-ebpf-snapshot\t2\nend\n", "line 1: unsupported format version");
+	expect_parse_error("collectd-ebpf-snapshot\t1\nwritten\t1\nmodule\tm\trunning\t0\t\t\n",
+			   "no end line (file truncated)");
+	expect_parse_error("collectd-ebpf-snapshot\t1\ncounter\tcalls\tx\t1\nend\n", "line 2: counter before any module");
+	expect_parse_error("collectd-ebpf-snapshot\t1\nmodule\tm\trunning\t0\t\t\ncounter\tcalls\tx\t-1\nend\n",
+			   "line 3: bad counter value");
+	expect_parse_error("collectd-ebpf-snapshot\t1\nmodule\tm\trunning\t0\t\t\nbucket\t0\t1\t1\nend\n",
+			   "line 3: bucket before any histogram");
+	expect_parse_error("collectd-ebpf-snapshot\t1\nsurprise\nend\n", "line 2: unknown record type");
+	expect_parse_error("collectd-ebpf-snapshot\t1\nend\nmodule\tm\trunning\t0\t\t\n", "text after the end line");
+}
+
+/* A module read as the plugin does it: the sink turns hist_interval into a record. */
+static void test_sink(void)
+{
+	struct snapshot_module sm = { 0 };
+	struct metric_sink sink;
+	struct hist_tracker t = { 0 };
+	struct hist_interval h;
+	uint64_t slots[HIST_SLOTS] = { 0 };
+
+	slots[10] = 90; /* (512, 1024] ns */
+	slots[20] = 10; /* (524288, 1048576] ns */
+	hist_advance(&t, slots, 90 * 1000 + 10 * 1000000, &h);
+	snapshot_sink_init(&sink, &sm);
+	sink.counter(sink.ctx, "calls", "fsync", 100);
+	sink.histogram(sink.ctx, "latency", "fsync", HIST_UNIT_NANOSECONDS, &h);
+	CHECK(sm.ncounters == 1 && sm.nhistograms == 1);
+	if (sm.nhistograms == 1) {
+		const struct snapshot_histogram *r = &sm.histograms[0];
+
+		CHECK_STR(r->unit, "nanoseconds");
+		CHECK_EQ_U64(r->count, 100);
+		CHECK_EQ_U64(r->sum, 10090000);
+		CHECK_EQ_U64(r->interval_count, 100);
+		CHECK_NEAR(r->mean, 100900, 1e-6);
+		CHECK(r->p50 > 512 && r->p50 <= 1024);
+		CHECK(r->p99 > 524288 && r->p99 <= 1048576);
+		CHECK(r->nbuckets == 2);
+		CHECK(r->buckets[0].lower == 512 && r->buckets[0].upper == 1024 && r->buckets[0].count == 90);
+		CHECK(r->buckets[1].lower == 524288 && r->buckets[1].count == 10);
+	}
+	/* Next interval without events: cumulative totals stay, the summaries are empty. */
+	hist_advance(&t, slots, 90 * 1000 + 10 * 1000000, &h);
+	snapshot_sink_init(&sink, &sm);
+	sink.histogram(sink.ctx, "latency", "fsync", HIST_UNIT_NANOSECONDS, &h);
+	CHECK(sm.ncounters == 0 && sm.nhistograms == 1);
+	CHECK_EQ_U64(sm.histograms[0].count, 100);
+	CHECK(sm.histograms[0].interval_count == 0 && isnan(sm.histograms[0].p50));
+	CHECK(sm.histograms[0].nbuckets == 2);
+	/* Maps recreated (counts went backwards): a discontinuity is declared. */
+	sm.discontinuity_us = 1;
+	slots[10] = 1;
+	slots[20] = 0;
+	hist_advance(&t, slots, 600, &h);
+	snapshot_sink_init(&sink, &sm);
+	sink.histogram(sink.ctx, "latency", "fsync", HIST_UNIT_NANOSECONDS, &h);
+	CHECK(sm.discontinuity_us > 1);
+	CHECK_EQ_U64(sm.histograms[0].count, 1);
+	snapshot_module_release(&sm);
+}
+
+static int count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d)))
+		n += e->d_name[0] != '.' || (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."));
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static void test_file_and_store(void)
+{
+	char dir[] = "/tmp/ebpf-snapshot-test.XXXXXX", path[256], err[512];
+	struct snapshot_module a = { 0 }, b = { 0 };
+	const struct snapshot_module *mods[] = { &a };
+	struct snapshot_config cfg;
+	struct snapshot_store *st;
+	struct snapshot s;
+	struct stat sb;
+	struct module *m;
+	FILE *f;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/snapshot", dir);
+	snprintf(a.label, sizeof(a.label), "syscalls");
+	snprintf(a.state, sizeof(a.state), "running");
+	CHECK(snapshot_write_file(path, getgid(), mods, 1, 7, err, sizeof(err)) == 0);
+	CHECK(stat(path, &sb) == 0 && (sb.st_mode & 0777) == 0640 && sb.st_gid == getgid());
+	CHECK(count_entries(dir) == 1); /* no temporary file left behind */
+	/* Replacing: a reader holding the old file keeps reading the old, whole content. */
+	f = fopen(path, "r");
+	a.discontinuity_us = 99;
+	CHECK(snapshot_write_file(path, (gid_t)-1, mods, 1, 8, err, sizeof(err)) == 0);
+	CHECK(f && snapshot_parse(f, &s, err, sizeof(err)) == 0 && s.written_us == 7);
+	snapshot_free(&s);
+	if (f)
+		fclose(f);
+	CHECK(snapshot_write_file("/nonexistent-dir/snapshot", (gid_t)-1, mods, 1, 8, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "/nonexistent-dir") != NULL);
+
+	/* The store: every module's last record in one file; a missing directory is created. */
+	snapshot_config_init(&cfg);
+	CHECK_STR(cfg.path, "/run/collectd-ebpf/snapshot");
+	snprintf(cfg.path, sizeof(cfg.path), "%s/sub/snapshot", dir);
+	st = snapshot_store_new(&cfg);
+	CHECK(st != NULL);
+	m = module_new(module_find("syscalls"), "broken");
+	m->state = MODULE_UNSUPPORTED;
+	snprintf(m->last_error, sizeof(m->last_error), "no attach method works");
+	snapshot_record_state(&b, m, false);
+	CHECK_STR(b.label, "syscalls-broken");
+	CHECK_STR(b.state, "unsupported");
+	CHECK(snapshot_store_publish(st, &b) == 0);
+	CHECK(b.label[0] == '\0'); /* swapped with the (empty) previous record */
+	snapshot_module_add_counter(&a, "calls", "fsync", 5);
+	CHECK(snapshot_store_publish(st, &a) == 0);
+	snapshot_module_add_counter(&a, "calls", "fsync", 6); /* a's buffers are the old record's */
+	snprintf(a.label, sizeof(a.label), "syscalls");
+	snprintf(a.state, sizeof(a.state), "running");
+	CHECK(snapshot_store_publish(st, &a) == 0);
+	m->state = MODULE_RUNNING;
+	snapshot_record_state(&b, m, true); /* a failing read shows as degraded */
+	CHECK_STR(b.state, "degraded");
+	snapshot_record_disabled(&b, module_find("syscalls"), 5);
+	CHECK_STR(b.state, "disabled");
+	CHECK_STR(b.label, "syscalls");
+	CHECK(strstr(b.error, "add <Module \"syscalls\">") != NULL);
+	CHECK(b.discontinuity_us == 5 && b.ncounters == 0 && b.methods[0] == '\0');
+	module_free(m);
+
+	f = fopen(cfg.path, "r");
+	CHECK(f && snapshot_parse(f, &s, err, sizeof(err)) == 0);
+	if (f)
+		fclose(f);
+	CHECK(s.nmodules == 2);
+	if (s.nmodules == 2) {
+		CHECK_STR(s.modules[0].label, "syscalls-broken");
+		CHECK_STR(s.modules[0].error, "no attach method works");
+		CHECK_STR(s.modules[1].label, "syscalls");
+		CHECK(s.modules[1].ncounters == 1 && s.modules[1].counters[0].value == 6);
+	}
+	snapshot_free(&s);
+	snapshot_store_free(st); /* removes the file: stale values must not look current */
+	CHECK(access(cfg.path, F_OK) == -1);
+	snapshot_module_release(&a);
+	snapshot_module_release(&b);
+
+	snprintf(path, sizeof(path), "%s/sub", dir);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/snapshot", dir);
+	unlink(path);
+	CHECK(rmdir(dir) == 0);
+}
+
+static int opt(struct snapshot_config *c, const char *key, struct opt_value v, char *err, size_t len)
+{
+	struct option o = { .key = key, .values = &v, .nvalues = 1 };
+
+	err[0] = '\0';
+	return snapshot_config_option(c, &o, err, len);
+}
+
+static struct opt_value str(const char *s)
+{
+	return (struct opt_value){ .type = OPT_STRING, .string = s };
+}
+
+static void test_options(void)
+{
+	struct snapshot_config c;
+	char err[512];
+
+	snapshot_config_init(&c);
+	CHECK(opt(&c, "Module", str("x"), err, sizeof(err)) == 0); /* not ours */
+	CHECK(opt(&c, "SnapshotFile", str("/var/tmp/x/snap"), err, sizeof(err)) == 1);
+	CHECK_STR(c.path, "/var/tmp/x/snap");
+	CHECK(opt(&c, "snapshotfile", str(""), err, sizeof(err)) == 1);
+	CHECK_STR(c.path, "");
+	CHECK(snapshot_store_new(&c) == NULL); /* "" = off */
+	CHECK(opt(&c, "SnapshotFile", str("run/snap"), err, sizeof(err)) == -1);
+	CHECK(strstr(err, "SnapshotFile \"run/snap\" is not an absolute path") != NULL);
+	CHECK(opt(&c, "SnapshotFile", str("/run/x/"), err, sizeof(err)) == -1);
+	CHECK(strstr(err, "names a directory") != NULL);
+	CHECK(opt(&c, "SnapshotFile", (struct opt_value){ .type = OPT_NUMBER, .number = 1 }, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "SnapshotFile takes one quoted path") != NULL);
+	CHECK(opt(&c, "SnapshotGroup", str("root"), err, sizeof(err)) == 1);
+	CHECK(c.gid == 0);
+	CHECK(opt(&c, "SnapshotGroup", str("no-such-group-ebpf"), err, sizeof(err)) == -1);
+	CHECK(strstr(err, "SnapshotGroup: there is no group \"no-such-group-ebpf\"") != NULL);
+	CHECK(strstr(err, "addgroup --system no-such-group-ebpf") != NULL);
+	CHECK(opt(&c, "SnapshotGroup", str(""), err, sizeof(err)) == -1);
+	CHECK(strstr(err, "SnapshotGroup takes one quoted group name") != NULL);
+}
+
+int main(void)
+{
+	test_round_trip();
+	test_parse_errors();
+	test_sink();
+	test_file_and_store();
+	test_options();
+	return testing_done();
+}
