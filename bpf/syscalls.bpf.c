@@ -170,6 +170,18 @@ static __always_inline void on_exit(long id, long ret, bool with_latency, bool t
 		record_latency(row, start);
 }
 
+/* tp_btf hands us a BTF-typed pointer the verifier lets us dereference directly: no
+ * bpf_probe_read_kernel() call, which is a good part of the counters' cost per syscall. */
+static __always_inline long regs_syscall_nr_btf(struct pt_regs *regs)
+{
+#if defined(__TARGET_ARCH_x86)
+	return (long)regs->orig_ax;
+#else
+	return (long)regs->syscallno;
+#endif
+}
+
+/* raw_tp arguments are plain numbers: the registers are read through a probe read. */
 static __always_inline long regs_syscall_nr(struct pt_regs *regs)
 {
 #if defined(__TARGET_ARCH_x86)
@@ -184,7 +196,7 @@ static __always_inline long regs_syscall_nr(struct pt_regs *regs)
 SEC("tp_btf/sys_exit")
 int BPF_PROG(count_exit_btf, struct pt_regs *regs, long ret)
 {
-	on_exit(regs_syscall_nr(regs), ret, false, false);
+	on_exit(regs_syscall_nr_btf(regs), ret, false, false);
 	return 0;
 }
 
@@ -214,7 +226,7 @@ int BPF_PROG(lat_enter_btf_task, struct pt_regs *regs, long id)
 SEC("tp_btf/sys_exit")
 int BPF_PROG(lat_exit_btf_task, struct pt_regs *regs, long ret)
 {
-	on_exit(regs_syscall_nr(regs), ret, true, true);
+	on_exit(regs_syscall_nr_btf(regs), ret, true, true);
 	return 0;
 }
 

@@ -42,7 +42,7 @@ CONF
 collectd_pid=$!
 ( while :; do dd if=/dev/zero of="$work/fsync.dat" bs=4k count=1 conv=fsync 2>/dev/null; sleep 0.2; done ) &
 workload_pid=$!
-trap 'kill $collectd_pid $workload_pid 2>/dev/null; wait $collectd_pid 2>/dev/null; rm -rf "$work"; exit 0' INT TERM EXIT
+trap 'kill $collectd_pid $workload_pid 2>/dev/null; wait $collectd_pid 2>/dev/null; rm -rf "$work"; exit 0' INT TERM HUP PIPE EXIT
 
 # last VALUE-FILE-PREFIX: newest value of each matching csv file, as "name value".
 latest() {

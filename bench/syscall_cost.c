@@ -1,0 +1,427 @@
+/* bench/syscall_cost: what the `syscalls` module costs, side by side in one run.
+ *
+ *   1. ns per syscall of a getppid() loop with nothing, empty BPF programs, the module and
+ *      bpftrace attached; configurations interleaved over rounds, medians, and the module's
+ *      added cost as a ratio to the empty programs' (the issue's targets: 1.2x, 3x);
+ *   2. CPU time of one module_read() with latency for every syscall and a workload running;
+ *   3. module_start() time: open, load, attach;
+ *   4. VmRSS before and after starting each module.
+ * Sections 1 and 3 live here (the rounds of 1 time the starts), 2 and 4 in module_costs.c.
+ *
+ * It prints numbers and the targets and never judges them: timings depend on the machine,
+ * so a threshold here would only make the bench flaky. Exit 0 when it ran, 1 when it could
+ * not (not root, no BTF, a module would not start).
+ */
+#define _GNU_SOURCE /* sched_setaffinity */
+#include "bench/bpftrace_child.h"
+#include "bench/empty.skel.h"
+#include "bench/measure.h"
+#include "bench/module_costs.h"
+#include "libcore/log.h"
+#include "libcore/module.h"
+#include "libcore/privileges.h"
+
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#define MAX_ROUNDS 32
+#define MAX_BATCHES 100
+
+/* The issue's bpftrace one-liner, plus a BEGIN line: bpftrace prints "Attaching N probes"
+ * before it attaches, but BEGIN's printf only reaches us once it polls, after attaching. */
+static const char bpftrace_script[] =
+	"BEGIN { printf(\"ready\\n\"); }"
+	" tracepoint:raw_syscalls:sys_enter { @s[tid] = nsecs; }"
+	" tracepoint:raw_syscalls:sys_exit /@s[tid]/ { @h[args->id] = hist(nsecs - @s[tid]); delete(@s[tid]); }";
+
+/* In print order. Letters are the issue's. */
+enum cfg { NO_PROBE, EMPTY_EXIT, COUNTERS, EMPTY_PAIR, LATENCY_ALL, BPFTRACE, NCFG };
+
+static const struct {
+	char letter;
+	const char *label;
+	int baseline;      /* ratio of added cost to this config's, -1: none */
+	const char *target;
+} cfgs[NCFG] = {
+	[NO_PROBE] = { 'a', "no probe", -1, "" },
+	[EMPTY_EXIT] = { 'b', "empty tp_btf sys_exit", -1, "" },
+	[COUNTERS] = { 'c', "syscalls: counters only", EMPTY_EXIT, "<= 1.2" },
+	[EMPTY_PAIR] = { 'e', "empty tp_btf sys_enter+sys_exit", -1, "" },
+	[LATENCY_ALL] = { 'd', "syscalls: counters + latency all", EMPTY_PAIR, "<= 3" },
+	[BPFTRACE] = { 'f', "bpftrace enter/exit hist", EMPTY_PAIR, "" },
+};
+
+struct opts {
+	int rounds, batches, reads;
+	long calls;
+	int cpu; /* the bench runs pinned here; workloads go elsewhere */
+	int other_cpu;
+};
+
+struct bench {
+	struct opts o;
+	struct empty_bpf *empty;
+	struct bpf_link *links[2];
+	struct module *mod;
+	struct bpftrace_child bt;
+	const char *bpftrace; /* NULL: left out */
+	char bpftrace_why[300];
+	char method[2][64];   /* attach method the module chose: counters, latency all */
+	double ns[NCFG][MAX_ROUNDS];
+	double added[NCFG][MAX_ROUNDS]; /* over the no-probe batches run just before */
+	double start_ms[2][MAX_ROUNDS];
+	int measurements, foreign; /* section 1 runs, and how many saw someone else's probes */
+};
+
+/* libcore logs each start at INFO; a round-by-round bench would drown its table in them. */
+static void quiet_log(enum ebpf_log_level level, const char *msg)
+{
+	if (level <= EBPF_LOG_WARNING)
+		fprintf(stderr, "ebpf: %s\n", msg);
+}
+
+/* "tp_btf+task_storage": how the module's enabled probe points attached. */
+static void attached_methods(const struct module *m, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < m->probes.npoints && used < len; i++) {
+		char one[64];
+
+		if (m->probes.points[i].enabled)
+			used += snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
+					 probe_point_method(&m->probes.points[i], one, sizeof(one)));
+	}
+}
+
+/* Starts b->mod; its module_start() wall time goes to *ms. */
+static int start_module(struct bench *b, bool latency_all, double *ms)
+{
+	uint64_t t0;
+
+	b->mod = new_syscalls(latency_all);
+	if (!b->mod)
+		return -1;
+	t0 = now_ns();
+	if (module_start(b->mod)) {
+		fprintf(stderr, "syscalls module (%s) did not start: %s\n",
+			latency_all ? "latency all" : "counters", b->mod->last_error);
+		return -1;
+	}
+	*ms = (double)(now_ns() - t0) / 1e6;
+	attached_methods(b->mod, b->method[latency_all], sizeof(b->method[0]));
+	return 0;
+}
+
+static int attach_prog(struct bench *b, int i, struct bpf_program *p)
+{
+	b->links[i] = bpf_program__attach(p);
+	if (!b->links[i]) {
+		fprintf(stderr, "attaching %s: %s\n", bpf_program__name(p), strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int attach(struct bench *b, enum cfg c, int round)
+{
+	switch (c) {
+	case NO_PROBE:
+		return 0;
+	case EMPTY_EXIT:
+		return attach_prog(b, 0, b->empty->progs.empty_exit);
+	case EMPTY_PAIR:
+		return attach_prog(b, 0, b->empty->progs.empty_enter) ||
+		       attach_prog(b, 1, b->empty->progs.empty_exit);
+	case COUNTERS:
+		return start_module(b, false, &b->start_ms[0][round]);
+	case LATENCY_ALL:
+		return start_module(b, true, &b->start_ms[1][round]);
+	case BPFTRACE:
+		/* On failure leave bpftrace out rather than fail the bench. */
+		if (bpftrace_start(&b->bt, b->bpftrace, bpftrace_script, 30000, b->bpftrace_why,
+				   sizeof(b->bpftrace_why)))
+			b->bpftrace = NULL;
+		return 0;
+	case NCFG:
+		break;
+	}
+	return -1;
+}
+
+/* Safe whatever attach() got to. */
+static void detach(struct bench *b)
+{
+	for (int i = 0; i < 2; i++) {
+		bpf_link__destroy(b->links[i]);
+		b->links[i] = NULL;
+	}
+	module_free(b->mod);
+	b->mod = NULL;
+	bpftrace_stop(&b->bt);
+}
+
+/* The fastest of many short batches. A probe's cost is the same on every call, while other
+ * load (preemption, interrupts, a busy sibling CPU) only ever adds time: the fastest batch
+ * is the one it touched least. Short batches make untouched ones likely. */
+static double loop_fastest(const struct opts *o)
+{
+	double batch[MAX_BATCHES];
+
+	syscall_loop_ns(o->calls); /* warm-up: caches, the task's storage slot */
+	for (int i = 0; i < o->batches; i++)
+		batch[i] = syscall_loop_ns(o->calls);
+	return min_of(batch, o->batches);
+}
+
+/* One configuration for one round. Its added cost is taken against no-probe batches run
+ * right before it, not against the (a) row of the round: on a busy or throttling machine
+ * the baseline drifts within a round, and the added cost of an empty program is small. */
+static int measure(struct bench *b, enum cfg c, int round)
+{
+	int others = foreign_syscall_links(); /* before we attach: none of them are ours */
+	double before = c == NO_PROBE ? 0 : loop_fastest(&b->o);
+	int err = attach(b, c, round);
+
+	if (!err && (c != BPFTRACE || b->bpftrace)) {
+		b->ns[c][round] = loop_fastest(&b->o);
+		b->added[c][round] = c == NO_PROBE ? 0 : b->ns[c][round] - before;
+	}
+	detach(b);
+	b->measurements++;
+	if (others || foreign_syscall_links())
+		b->foreign++;
+	return err;
+}
+
+/* Every round runs every configuration, starting one further along each time, so that
+ * drift (thermal, other load) spreads over all of them instead of hitting one. */
+static int run_rounds(struct bench *b)
+{
+	for (int r = 0; r < b->o.rounds; r++)
+		for (int k = 0; k < NCFG; k++) {
+			enum cfg c = (enum cfg)((k + r) % NCFG);
+
+			if (c == BPFTRACE && !b->bpftrace)
+				continue;
+			if (measure(b, c, r))
+				return -1;
+		}
+	return 0;
+}
+
+static void print_cost_table(const struct bench *b)
+{
+	int n = b->o.rounds;
+
+	printf("\n1. Cost per syscall: getppid() loop, %d rounds x %d batches x %ld calls. Each round\n"
+	       "   takes the fastest batch; shown: the median of the rounds, and min .. max over rounds.\n"
+	       "   added ns: over no-probe batches run just before each measurement, median of the rounds\n\n",
+	       n, b->o.batches, b->o.calls);
+	printf("   %-36s %10s  %16s  %8s  %12s  %s\n", "config", "ns/syscall", "min .. max", "added ns", "ratio",
+	       "target");
+	for (int c = 0; c < NCFG; c++) {
+		double v, added;
+
+		if (c == BPFTRACE && !b->bpftrace)
+			continue;
+		v = median(b->ns[c], n);
+		added = median(b->added[c], n);
+		printf("   %c  %-33s %10.1f  %6.1f .. %6.1f", cfgs[c].letter, cfgs[c].label, v, min_of(b->ns[c], n),
+		       max_of(b->ns[c], n));
+		if (c == NO_PROBE) {
+			printf("  %8s  %12s\n", "-", "-");
+			continue;
+		}
+		printf("  %8.1f", added);
+		if (cfgs[c].baseline >= 0) {
+			double base_added = median(b->added[cfgs[c].baseline], n);
+
+			/* Noise can put an empty program's added cost at or below zero: no ratio then. */
+			if (base_added > 0)
+				printf("  %6.2fx vs %c", added / base_added, cfgs[cfgs[c].baseline].letter);
+			else
+				printf("  %7s vs %c", "n/a", cfgs[cfgs[c].baseline].letter);
+			printf("  %s\n", cfgs[c].target);
+		} else {
+			printf("  %12s\n", "-");
+		}
+	}
+	printf("\n   ratio = added ns / the empty baseline's added ns. The module attached via %s (counters)\n"
+	       "   and %s (latency); the empty programs are tp_btf.\n",
+	       b->method[0], b->method[1]);
+	if (!b->bpftrace)
+		printf("   bpftrace: %s\n", b->bpftrace_why);
+}
+
+/* ---- 3. start time ------------------------------------------------------------------------- */
+
+static void print_start_times(const struct bench *b)
+{
+	int n = b->o.rounds;
+
+	printf("\n3. Open-to-attach time: module_start() (open, load, attach), median of %d starts\n\n", n);
+	printf("   counters only:        %6.1f ms (max %.1f)   (target <= 50 ms)\n", median(b->start_ms[0], n),
+	       max_of(b->start_ms[0], n));
+	printf("   counters + latency:   %6.1f ms (max %.1f)   (target <= 50 ms)\n", median(b->start_ms[1], n),
+	       max_of(b->start_ms[1], n));
+}
+
+/* Another tool's syscall probes make every configuration slower, the baseline included:
+ * say so next to the numbers rather than let them pass as this machine's. */
+static void warn_foreign(const struct bench *b)
+{
+	if (b->foreign)
+		printf("\nWARNING: in %d of %d measurements of section 1, other BPF programs were attached to\n"
+		       "sys_enter/sys_exit; those include their cost. Rerun on a quiet machine.\n",
+		       b->foreign, b->measurements);
+}
+
+/* ---- setup ------------------------------------------------------------------------------- */
+
+static bool in_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	char dir[4096], file[4200];
+
+	while (path && *path) {
+		size_t n = strcspn(path, ":");
+
+		snprintf(dir, sizeof(dir), "%.*s", (int)n, path);
+		snprintf(file, sizeof(file), "%s/%s", n ? dir : ".", name);
+		if (!access(file, X_OK))
+			return true;
+		path += n + (path[n] == ':');
+	}
+	return false;
+}
+
+/* configure passes its BPFTRACE through `make bench`: a path, or "no"; run by hand, the
+ * bench looks in PATH. */
+static const char *find_bpftrace(char *why, size_t len)
+{
+	const char *bt = getenv("BPFTRACE");
+
+	if (!bt || !*bt)
+		bt = "bpftrace";
+	if (!strcmp(bt, "no") || (strchr(bt, '/') ? access(bt, X_OK) != 0 : !in_path(bt))) {
+		snprintf(why, len, "not installed");
+		return NULL;
+	}
+	/* Its tracepoint probes need tracefs, which some machines do not mount at boot. */
+	if (access("/sys/kernel/tracing/events/raw_syscalls", F_OK) &&
+	    mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL)) {
+		snprintf(why, len, "left out: tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)");
+		return NULL;
+	}
+	return bt;
+}
+
+static void usage(const char *argv0)
+{
+	fprintf(stderr,
+		"usage: %s [-r rounds] [-b batches] [-n calls per batch] [-R reads] [-T]\n"
+		"  -T  leave bpftrace out\n", argv0);
+	exit(2);
+}
+
+static void parse_opts(int argc, char **argv, struct opts *o, bool *no_bpftrace)
+{
+	int c;
+
+	*o = (struct opts){ .rounds = 7, .batches = 40, .calls = 5000, .reads = 200 };
+	while ((c = getopt(argc, argv, "r:b:n:R:T")) != -1) {
+		switch (c) {
+		case 'r': o->rounds = atoi(optarg); break;
+		case 'b': o->batches = atoi(optarg); break;
+		case 'n': o->calls = atol(optarg); break;
+		case 'R': o->reads = atoi(optarg); break;
+		case 'T': *no_bpftrace = true; break;
+		default: usage(argv[0]);
+		}
+	}
+	if (o->rounds < 1 || o->rounds > MAX_ROUNDS || o->batches < 1 || o->batches > MAX_BATCHES ||
+	    o->calls < 1000 || o->reads < 1)
+		usage(argv[0]);
+}
+
+/* Pins the bench to the first CPU it may use, and picks another for workloads. */
+static void choose_cpus(struct opts *o)
+{
+	cpu_set_t set;
+
+	o->cpu = o->other_cpu = 0;
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return;
+	o->cpu = -1;
+	for (int i = 0; i < CPU_SETSIZE; i++) {
+		if (!CPU_ISSET(i, &set))
+			continue;
+		if (o->cpu < 0)
+			o->cpu = o->other_cpu = i;
+		else if (o->other_cpu == o->cpu)
+			o->other_cpu = i;
+	}
+	pin_to_cpu(o->cpu);
+}
+
+int main(int argc, char **argv)
+{
+	static struct bench b; /* large: per-round samples */
+	bool no_bpftrace = false;
+	struct utsname u;
+	struct rss rss_counters, rss_latency;
+	int rc = 1;
+
+	parse_opts(argc, argv, &b.o, &no_bpftrace);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!privileges_sufficient()) {
+		fprintf(stderr, "syscall_cost: needs root (or CAP_BPF + CAP_PERFMON) to load BPF programs: sudo make bench\n");
+		return 1;
+	}
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		fprintf(stderr, "syscall_cost: the kernel has no BTF (/sys/kernel/btf/vmlinux); tp_btf cannot load\n");
+		return 1;
+	}
+	ebpf_log_set_handler(quiet_log);
+	ebpf_log_capture_libbpf();
+	b.bt.pid = b.bt.out = -1;
+	b.bpftrace = no_bpftrace ? NULL : find_bpftrace(b.bpftrace_why, sizeof(b.bpftrace_why));
+	if (no_bpftrace)
+		snprintf(b.bpftrace_why, sizeof(b.bpftrace_why), "left out (-T)");
+	choose_cpus(&b.o);
+	uname(&u);
+	printf("collectd-ebpf syscall_cost: kernel %s %s, %ld CPUs online, bench pinned to CPU %d\n", u.release,
+	       u.machine, sysconf(_SC_NPROCESSORS_ONLN), b.o.cpu);
+
+	/* First, while this process has loaded nothing; printed last. */
+	rss_counters = rss_of_start(false);
+	rss_latency = rss_of_start(true);
+
+	b.empty = empty_bpf__open_and_load();
+	if (!b.empty) {
+		fprintf(stderr, "loading bench/empty.bpf.o: %s\n", strerror(errno));
+		return 1;
+	}
+	if (run_rounds(&b))
+		goto out;
+	print_cost_table(&b);
+	if (read_cost(b.o.reads, b.o.other_cpu))
+		goto out;
+	print_start_times(&b);
+	print_rss(&rss_counters, &rss_latency);
+	warn_foreign(&b);
+	rc = 0;
+out:
+	detach(&b);
+	empty_bpf__destroy(b.empty);
+	return rc;
+}
