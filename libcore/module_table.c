@@ -3,8 +3,10 @@
 #include "module.h"
 
 extern const struct module_ops syscalls_module;
+extern const struct module_ops vfs_module;
 
 const struct module_ops *const module_table[] = {
 	&syscalls_module,
+	&vfs_module,
 	NULL,
 };

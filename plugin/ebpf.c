@@ -191,6 +191,14 @@ static void sink_counter(void *ctx, const char *metric, const char *instance, ui
 	submit(ctx, &n, (value_t){ .derive = (derive_t)value });
 }
 
+static void sink_gauge(void *ctx, const char *metric, const char *instance, double value)
+{
+	struct value_name n;
+
+	name_gauge(metric, instance, &n);
+	submit(ctx, &n, (value_t){ .gauge = value });
+}
+
 static void sink_histogram(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
 			   const struct hist_interval *h)
 {
@@ -222,7 +230,8 @@ static int ebpf_read(user_data_t *ud)
 	struct plugin_module *pm = ud->data;
 	cdtime_t now = cdtime();
 	struct dispatch_ctx d = { .pm = pm, .vl = VALUE_LIST_INIT };
-	struct metric_sink sink = { .ctx = &d, .counter = sink_counter, .histogram = sink_histogram };
+	struct metric_sink sink = { .ctx = &d, .counter = sink_counter, .histogram = sink_histogram,
+				    .gauge = sink_gauge };
 	int err;
 
 	d.interval_s = CDTIME_T_TO_DOUBLE(now - pm->last_read);
