@@ -37,7 +37,6 @@ static const struct probe_candidate candidates[VFS_OPS][NCANDIDATES] = {
 };
 
 static const char *const op_names[VFS_OPS] = { "read", "write", "fsync", "open" };
-static const char *const op_functions[VFS_OPS] = { "vfs_read", "vfs_write", "vfs_fsync_range", "vfs_open" };
 
 /* The syscalls each operation falls back to, NULL-terminated. */
 static const char *const op_syscalls[VFS_OPS][6] = {
@@ -135,11 +134,12 @@ static void explain_approximations(struct module *m, struct vfs *v)
 		for (int i = 0; op_syscalls[op][i]; i++)
 			used += snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "", op_syscalls[op][i]);
 		ebpf_log(EBPF_LOG_WARNING,
-			 "%s: %s is an approximation: measured at the syscalls %s (%s) because %s cannot be "
-			 "hooked on this kernel (no fentry or kprobe); pipes and sockets count too, "
-			 "kernel-internal calls do not (gauge-approximation-%s = 1)",
+			 "%s: %s is an approximation: measured at the syscalls %s (%s) because %s; pipes "
+			 "and sockets count too, kernel-internal calls do not (gauge-approximation-%s = 1)",
 			 m->label, op_names[op], list, probe_point_method(&v->points[op], method, sizeof(method)),
-			 op_functions[op], op_names[op]);
+			 v->points[op].failed ? "the VFS function could not be hooked (see the attach failures above)"
+					      : "AttachOrder puts the syscalls first",
+			 op_names[op]);
 	}
 }
 
