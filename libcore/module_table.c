@@ -4,9 +4,11 @@
 
 extern const struct module_ops syscalls_module;
 extern const struct module_ops vfs_module;
+extern const struct module_ops dcache_module;
 
 const struct module_ops *const module_table[] = {
 	&syscalls_module,
 	&vfs_module,
+	&dcache_module,
 	NULL,
 };

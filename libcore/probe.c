@@ -161,14 +161,20 @@ static void note_failure(struct probe_set *ps, struct probe_point *p, const char
 	bool no_tracefs = c->method == ATTACH_TRACEPOINT && access("/sys/kernel/tracing/events", F_OK) &&
 			  access("/sys/kernel/debug/tracing/events", F_OK);
 
+	/* kprobes need CONFIG_KPROBES; without it libbpf's legacy fallback fails obscurely. */
+	bool no_kprobes = c->method == ATTACH_KPROBE && access("/sys/bus/event_source/devices/kprobe", F_OK) &&
+			  access("/sys/kernel/tracing/kprobe_events", F_OK) &&
+			  access("/sys/kernel/debug/tracing/kprobe_events", F_OK);
+
 	format_method(c, p->target, method, sizeof(method));
 	if (has_targets(c))
 		p->next_target[p->chosen] = p->target + 1;
 	else
 		p->failed |= 1u << p->chosen;
-	snprintf(text, sizeof(text), "%s %s failed (%s%s%s)%s", method, stage, strerror(err > 0 ? err : -err),
+	snprintf(text, sizeof(text), "%s %s failed (%s%s%s)%s%s", method, stage, strerror(err > 0 ? err : -err),
 		 why[0] ? ": " : "", why,
-		 no_tracefs ? " [tracefs is not mounted: mount -t tracefs nodev /sys/kernel/tracing]" : "");
+		 no_tracefs ? " [tracefs is not mounted: mount -t tracefs nodev /sys/kernel/tracing]" : "",
+		 no_kprobes ? " [this kernel has no kprobes: CONFIG_KPROBES is off]" : "");
 	append_failure(p, text);
 	ebpf_log(EBPF_LOG_INFO, "%s: %s via %s: %s failed (%s), trying the next method", ps->module, p->name, method,
 		 stage, strerror(err > 0 ? err : -err));
