@@ -5,10 +5,12 @@
 extern const struct module_ops syscalls_module;
 extern const struct module_ops vfs_module;
 extern const struct module_ops dcache_module;
+extern const struct module_ops pagecache_module;
 
 const struct module_ops *const module_table[] = {
 	&syscalls_module,
 	&vfs_module,
 	&dcache_module,
+	&pagecache_module,
 	NULL,
 };
