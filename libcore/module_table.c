@@ -6,11 +6,13 @@ extern const struct module_ops syscalls_module;
 extern const struct module_ops vfs_module;
 extern const struct module_ops dcache_module;
 extern const struct module_ops pagecache_module;
+extern const struct module_ops fs_module;
 
 const struct module_ops *const module_table[] = {
 	&syscalls_module,
 	&vfs_module,
 	&dcache_module,
 	&pagecache_module,
+	&fs_module,
 	NULL,
 };
