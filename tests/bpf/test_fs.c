@@ -145,7 +145,7 @@ int main(int argc, char **argv)
 	methods_from(argc, argv, defaults, &ml);
 	/* Mounting first also loads ext4 where it is a module, so /proc/filesystems lists it. */
 	if (loop_ext4_setup(&fs, 64))
-		SKIP("no scratch ext4: %s", fs.why);
+		mt_skip_all("test_fs", &ml, fs.why);
 	for (int i = 0; i < ml.n; i++)
 		run_method(ml.names[i], &fs);
 	loop_ext4_teardown(&fs);
