@@ -36,6 +36,9 @@ struct metric_sink {
 	/* One histogram series: its last interval and lifetime totals. */
 	void (*histogram)(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
 			  const struct hist_interval *h);
+	/* A value of the moment or of the last interval ("hit_ratio" in percent, a 0/1 flag
+	 * such as "approximation"). May be NULL: modules then skip their gauges. */
+	void (*gauge)(void *ctx, const char *metric, const char *instance, double value);
 };
 
 struct module;

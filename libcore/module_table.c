@@ -7,6 +7,10 @@ extern const struct module_ops block_module;
 extern const struct module_ops runqueue_module;
 extern const struct module_ops tcp_module;
 extern const struct module_ops process_module;
+extern const struct module_ops vfs_module;
+extern const struct module_ops fs_module;
+extern const struct module_ops dcache_module;
+extern const struct module_ops pagecache_module;
 
 const struct module_ops *const module_table[] = {
 	&syscalls_module,
@@ -14,5 +18,9 @@ const struct module_ops *const module_table[] = {
 	&runqueue_module,
 	&tcp_module,
 	&process_module,
+	&vfs_module,
+	&fs_module,
+	&dcache_module,
+	&pagecache_module,
 	NULL,
 };

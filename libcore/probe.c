@@ -1,5 +1,6 @@
 #include "probe.h"
 
+#include "kernel_funcs.h"
 #include "log.h"
 #include "privileges.h"
 
@@ -30,16 +31,26 @@ int attach_method_parse(const char *name, enum attach_method *out)
 	return -1;
 }
 
+static bool has_targets(const struct probe_candidate *c)
+{
+	return c->targets[0] != NULL;
+}
+
+/* "method[+variant][:function]" */
+static void format_method(const struct probe_candidate *c, int target, char *buf, size_t len)
+{
+	bool fn = has_targets(c) && target >= 0;
+
+	snprintf(buf, len, "%s%s%s%s%s", attach_method_name(c->method), c->variant ? "+" : "",
+		 c->variant ? c->variant : "", fn ? ":" : "", fn ? c->targets[target] : "");
+}
+
 const char *probe_point_method(const struct probe_point *p, char *buf, size_t len)
 {
-	const struct probe_candidate *c;
-
-	if (p->chosen < 0) {
+	if (p->chosen < 0)
 		snprintf(buf, len, "none");
-		return buf;
-	}
-	c = &p->candidates[p->chosen];
-	snprintf(buf, len, "%s%s%s", attach_method_name(c->method), c->variant ? "+" : "", c->variant ? c->variant : "");
+	else
+		format_method(&p->candidates[p->chosen], p->target, buf, len);
 	return buf;
 }
 
@@ -100,6 +111,12 @@ static int select_candidates(const struct probe_set *ps, struct bpf_object *obj,
 					return -1;
 				}
 				bpf_program__set_autoload(prog, sel[i] == j);
+				if (sel[i] == j && c->method == ATTACH_FENTRY && has_targets(c)) {
+					int e = bpf_program__set_attach_target(prog, 0, c->targets[p->target]);
+
+					if (e)
+						return e;
+				}
 			}
 		}
 	}
@@ -124,26 +141,73 @@ static int select_candidates(const struct probe_set *ps, struct bpf_object *obj,
 	return 0;
 }
 
-static void note_failure(struct probe_set *ps, struct probe_point *p, int cand, const char *stage, int err)
+/* Adds "; <text>" (or just <text>) to p->failures, truncating when full. */
+static void append_failure(struct probe_point *p, const char *text)
 {
-	const char *why = ebpf_log_last_libbpf_warning();
-	char method[64];
 	size_t used = strlen(p->failures);
-	int saved = p->chosen;
+
+	snprintf(p->failures + used, sizeof(p->failures) - used, "%s%s", used ? "; " : "", text);
+}
+
+/* The chosen candidate of p (with its current target) failed at `stage`. A candidate with
+ * kernel-function targets is failed only once no alternate is left (choose() decides). */
+static void note_failure(struct probe_set *ps, struct probe_point *p, const char *stage, int err)
+{
+	const struct probe_candidate *c = &p->candidates[p->chosen];
+	const char *why = ebpf_log_last_libbpf_warning();
+	char method[96], text[512];
 
 	/* Classic tracepoints are looked up in tracefs, which many systems do not mount. */
-	bool no_tracefs = p->candidates[cand].method == ATTACH_TRACEPOINT &&
-			  access("/sys/kernel/tracing/events", F_OK) && access("/sys/kernel/debug/tracing/events", F_OK);
+	bool no_tracefs = c->method == ATTACH_TRACEPOINT && access("/sys/kernel/tracing/events", F_OK) &&
+			  access("/sys/kernel/debug/tracing/events", F_OK);
 
-	p->chosen = cand;
-	probe_point_method(p, method, sizeof(method));
-	p->chosen = saved;
-	p->failed |= 1u << cand;
-	snprintf(p->failures + used, sizeof(p->failures) - used, "%s%s %s failed (%s%s%s)%s", used ? "; " : "",
-		 method, stage, strerror(err > 0 ? err : -err), why[0] ? ": " : "", why,
-		 no_tracefs ? " [tracefs is not mounted: mount -t tracefs nodev /sys/kernel/tracing]" : "");
+	/* kprobes need CONFIG_KPROBES; without it libbpf's legacy fallback fails obscurely. */
+	bool no_kprobes = c->method == ATTACH_KPROBE && access("/sys/bus/event_source/devices/kprobe", F_OK) &&
+			  access("/sys/kernel/tracing/kprobe_events", F_OK) &&
+			  access("/sys/kernel/debug/tracing/kprobe_events", F_OK);
+
+	format_method(c, p->target, method, sizeof(method));
+	if (has_targets(c))
+		p->next_target[p->chosen] = p->target + 1;
+	else
+		p->failed |= 1u << p->chosen;
+	snprintf(text, sizeof(text), "%s %s failed (%s%s%s)%s%s", method, stage, strerror(err > 0 ? err : -err),
+		 why[0] ? ": " : "", why,
+		 no_tracefs ? " [tracefs is not mounted: mount -t tracefs nodev /sys/kernel/tracing]" : "",
+		 no_kprobes ? " [this kernel has no kprobes: CONFIG_KPROBES is off]" : "");
+	append_failure(p, text);
 	ebpf_log(EBPF_LOG_INFO, "%s: %s via %s: %s failed (%s), trying the next method", ps->module, p->name, method,
 		 stage, strerror(err > 0 ? err : -err));
+}
+
+/* The first alternate of candidate `cand` from next_target on that this kernel has, or -1. */
+static int pick_target(struct kernel_funcs *kf, const struct probe_point *p, int cand)
+{
+	const struct probe_candidate *c = &p->candidates[cand];
+
+	for (int t = p->next_target[cand]; t < PROBE_MAX_TARGETS && c->targets[t]; t++) {
+		bool exists = c->method == ATTACH_FENTRY ? kernel_funcs_in_btf(kf, c->targets[t])
+							 : kernel_funcs_traceable(kf, c->targets[t]);
+
+		if (exists)
+			return t;
+	}
+	return -1;
+}
+
+/* None of the candidate's functions exists in this kernel (checked before any load). */
+static void note_missing(struct probe_set *ps, struct probe_point *p, int cand)
+{
+	const struct probe_candidate *c = &p->candidates[cand];
+	char names[256] = "", text[512];
+	size_t used = 0;
+
+	for (int t = 0; t < PROBE_MAX_TARGETS && c->targets[t] && used < sizeof(names); t++)
+		used += snprintf(names + used, sizeof(names) - used, "%s%s", t ? ", " : "", c->targets[t]);
+	snprintf(text, sizeof(text), "%s: no function %s in this kernel%s", attach_method_name(c->method), names,
+		 c->method == ATTACH_FENTRY ? "'s BTF" : " (available_filter_functions, kallsyms)");
+	append_failure(p, text);
+	ebpf_log(EBPF_LOG_INFO, "%s: %s: %s, trying the next method", ps->module, p->name, text);
 }
 
 /* Loads only candidate `cand` of point `pi`; 0 if the kernel accepts it. */
@@ -179,8 +243,25 @@ static void detach_all(struct probe_set *ps)
 	}
 }
 
+/* kprobe candidates name their function at run time; everything else attaches by the
+ * section name (fentry by the target set before load). */
+static struct bpf_link *attach_prog(struct bpf_program *prog, const struct probe_candidate *c, int target)
+{
+	if (c->method == ATTACH_KPROBE && has_targets(c)) {
+		LIBBPF_OPTS(bpf_kprobe_opts, opts);
+
+		opts.retprobe = !strncmp(bpf_program__section_name(prog), "kretprobe", 9);
+		return bpf_program__attach_kprobe_opts(prog, c->targets[target], &opts);
+	}
+	return bpf_program__attach(prog);
+}
+
+/* Attaches every enabled point; a point that fails is noted and the others are still
+ * tried, so one round finds every attach failure. 0, or -1 with nothing left attached. */
 static int attach_chosen(struct probe_set *ps, struct bpf_object *obj)
 {
+	int failed = 0;
+
 	for (int i = 0; i < ps->npoints; i++) {
 		struct probe_point *p = &ps->points[i];
 		const struct probe_candidate *c;
@@ -192,44 +273,67 @@ static int attach_chosen(struct probe_set *ps, struct bpf_object *obj)
 			struct bpf_program *prog = bpf_object__find_program_by_name(obj, c->progs[k]);
 
 			ebpf_log_clear_libbpf_warning();
-			p->links[k] = bpf_program__attach(prog);
+			p->links[k] = attach_prog(prog, c, p->target);
 			if (!p->links[k]) {
-				int err = errno;
-
-				note_failure(ps, p, p->chosen, "attach", err);
-				p->links[k] = NULL;
-				detach_all(ps);
-				return -1;
+				note_failure(ps, p, "attach", errno);
+				failed++;
+				break;
 			}
 		}
 	}
-	return 0;
+	if (failed)
+		detach_all(ps);
+	return failed ? -1 : 0;
+}
+
+/* The next candidate of p and, for kernel-function candidates, the next alternate that
+ * exists; candidates whose functions are all missing or tried are failed on the way. */
+static int choose_one(struct probe_set *ps, struct kernel_funcs *kf, struct probe_point *p)
+{
+	for (;;) {
+		int cand = next_candidate(ps, p), target = -1;
+
+		if (cand < 0)
+			return -1;
+		if (has_targets(&p->candidates[cand])) {
+			target = pick_target(kf, p, cand);
+			if (target < 0) {
+				if (p->next_target[cand] == 0)
+					note_missing(ps, p, cand);
+				p->failed |= 1u << cand;
+				continue;
+			}
+		}
+		p->chosen = cand;
+		p->target = target;
+		return cand;
+	}
 }
 
 /* Picks the next candidate of every enabled point; -1 with err set if one has none left. */
-static int choose(struct probe_set *ps, int *sel, char *err, size_t errlen)
+static int choose(struct probe_set *ps, struct kernel_funcs *kf, int *sel, char *err, size_t errlen)
 {
 	for (int i = 0; i < ps->npoints; i++) {
 		struct probe_point *p = &ps->points[i];
 
 		sel[i] = -1;
 		p->chosen = -1;
+		p->target = -1;
 		if (!p->enabled)
 			continue;
-		sel[i] = next_candidate(ps, p);
+		sel[i] = choose_one(ps, kf, p);
 		if (sel[i] < 0) {
 			snprintf(err, errlen, "no attach method works for %s%s%s", p->name,
 				 p->failures[0] ? ": " : " (AttachOrder excludes every method it has)", p->failures);
 			return -1;
 		}
-		p->chosen = sel[i];
 	}
 	return 0;
 }
 
 static void log_choices(const struct probe_set *ps)
 {
-	char method[64];
+	char method[96];
 
 	for (int i = 0; i < ps->npoints; i++) {
 		const struct probe_point *p = &ps->points[i];
@@ -258,28 +362,32 @@ static int blame_candidates(struct probe_set *ps, const struct probe_object *po,
 			continue;
 		e = test_load_alone(ps, po, i, sel[i]);
 		if (e) {
-			note_failure(ps, &ps->points[i], sel[i], "load", e);
+			note_failure(ps, &ps->points[i], "load", e);
 			marked++;
 		}
 	}
 	return marked;
 }
 
-int probe_set_start(struct probe_set *ps, const struct probe_object *po, char *err, size_t errlen)
+/* Each round either succeeds or marks at least one candidate (or alternate) failed, so
+ * this ends. */
+static int start_rounds(struct probe_set *ps, const struct probe_object *po, struct kernel_funcs *kf, char *err,
+			size_t errlen)
 {
 	int sel[ps->npoints];
 
-	ebpf_log_capture_libbpf();
 	for (int i = 0; i < ps->npoints; i++) {
-		ps->points[i].failed = 0;
-		ps->points[i].failures[0] = '\0';
+		struct probe_point *p = &ps->points[i];
+
+		p->failed = 0;
+		p->failures[0] = '\0';
+		memset(p->next_target, 0, sizeof(p->next_target));
 	}
-	/* Each round either succeeds or marks at least one candidate failed, so this ends. */
 	for (;;) {
 		struct bpf_object *obj;
 		int e;
 
-		if (choose(ps, sel, err, errlen))
+		if (choose(ps, kf, sel, err, errlen))
 			return -1;
 		obj = po->open(po->ctx);
 		if (!obj) {
@@ -314,6 +422,21 @@ int probe_set_start(struct probe_set *ps, const struct probe_object *po, char *e
 		log_choices(ps);
 		return 0;
 	}
+}
+
+int probe_set_start(struct probe_set *ps, const struct probe_object *po, char *err, size_t errlen)
+{
+	struct kernel_funcs *kf = kernel_funcs_new();
+	int r;
+
+	ebpf_log_capture_libbpf();
+	if (!kf) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	r = start_rounds(ps, po, kf, err, errlen);
+	kernel_funcs_free(kf);
+	return r;
 }
 
 void probe_set_stop(struct probe_set *ps)

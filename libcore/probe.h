@@ -7,6 +7,11 @@
  * choice is made by trying, never by comparing kernel versions. When a whole-object load
  * fails, each point's candidate is test-loaded alone to find the one that broke it. The
  * winner of each point is logged and readable through probe_point_method().
+ *
+ * fentry and kprobe candidates name their kernel function at run time (`targets`, with
+ * alternates for functions renamed across kernels): the first alternate that exists (BTF
+ * for fentry, available_filter_functions or kallsyms for kprobe) is tried; if it fails to
+ * load or attach, the next existing alternate is, and only then the next candidate.
  */
 #ifndef EBPF_CORE_PROBE_H
 #define EBPF_CORE_PROBE_H
@@ -34,6 +39,7 @@ int attach_method_parse(const char *name, enum attach_method *out);
 #define PROBE_MAX_PROGS 4
 #define PROBE_MAX_MAPS 2
 #define PROBE_MAX_CANDIDATES 8
+#define PROBE_MAX_TARGETS 4
 
 struct probe_candidate {
 	enum attach_method method;
@@ -41,6 +47,11 @@ struct probe_candidate {
 	const char *progs[PROBE_MAX_PROGS];     /* program names in the object, NULL-terminated */
 	const char *own_maps[PROBE_MAX_MAPS];   /* maps only this candidate uses: not created
 						   unless it is chosen (the kernel may lack the type) */
+	/* fentry/kprobe only: the kernel function all of progs attach to, then alternates
+	 * (other names of the same function, same arguments), NULL-terminated. Programs are
+	 * SEC("fentry"), SEC("fexit"), SEC("kprobe"), SEC("kretprobe") without a name; a
+	 * kretprobe is recognised by its section. Tracepoint candidates leave this empty. */
+	const char *targets[PROBE_MAX_TARGETS];
 };
 
 struct probe_point {
@@ -50,8 +61,10 @@ struct probe_point {
 	bool enabled;
 	/* state */
 	int chosen;                             /* index into candidates, -1 if none */
+	int target;                             /* index into the chosen candidate's targets */
 	uint32_t failed;                        /* bit i: candidate i failed to load or attach */
-	char failures[768];                     /* "raw_tp: <why>; tracepoint: <why>" */
+	uint8_t next_target[PROBE_MAX_CANDIDATES]; /* first alternate of candidate i not yet tried */
+	char failures[1024];                    /* "raw_tp: <why>; kprobe:vfs_read: <why>" */
 	struct bpf_link *links[PROBE_MAX_PROGS];
 };
 
@@ -81,7 +94,7 @@ int probe_set_start(struct probe_set *ps, const struct probe_object *po, char *e
 /* Detaches every link, in reverse order. The module closes its object afterwards. */
 void probe_set_stop(struct probe_set *ps);
 
-/* "tp_btf", "raw_tp+tid_hash", ... of the attached candidate, or "none". */
+/* "tp_btf", "raw_tp+tid_hash", "kprobe:vfs_read", ... of the attached candidate, or "none". */
 const char *probe_point_method(const struct probe_point *p, char *buf, size_t len);
 /* True if any enabled point runs on a candidate other than its first choice. */
 bool probe_set_fell_back(const struct probe_set *ps);

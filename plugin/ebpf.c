@@ -215,6 +215,14 @@ static void sink_counter(void *ctx, const char *metric, const char *instance, ui
 	submit(ctx, &n, (value_t){ .derive = (derive_t)value });
 }
 
+static void sink_gauge(void *ctx, const char *metric, const char *instance, double value)
+{
+	struct value_name n;
+
+	name_gauge(metric, instance, &n);
+	submit(ctx, &n, (value_t){ .gauge = value });
+}
+
 static void sink_histogram(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
 			   const struct hist_interval *h)
 {
@@ -265,6 +273,15 @@ static void tee_histogram(void *ctx, const char *metric, const char *instance, e
 	t->b.histogram(t->b.ctx, metric, instance, unit, h);
 }
 
+/* Gauges (hit ratios, the approximation flag) go to collectd only: the snapshot and the
+ * MIB carry counters and histograms, from which an NMS derives ratios itself. */
+static void tee_gauge(void *ctx, const char *metric, const char *instance, double value)
+{
+	struct tee_ctx *t = ctx;
+
+	t->a.gauge(t->a.ctx, metric, instance, value);
+}
+
 /* The module's state and values into its record, then the record into the file. */
 static void publish(struct plugin_module *pm, bool read_failed)
 {
@@ -278,7 +295,8 @@ static int ebpf_read(user_data_t *ud)
 	struct plugin_module *pm = ud->data;
 	cdtime_t now = cdtime();
 	struct dispatch_ctx d = { .pm = pm, .vl = VALUE_LIST_INIT };
-	struct metric_sink sink = { .ctx = &d, .counter = sink_counter, .histogram = sink_histogram };
+	struct metric_sink sink = { .ctx = &d, .counter = sink_counter, .histogram = sink_histogram,
+				    .gauge = sink_gauge };
 	struct tee_ctx tee = { .a = sink };
 	int err;
 
@@ -289,7 +307,8 @@ static int ebpf_read(user_data_t *ud)
 	if (snapshot_store) {
 		pm->record.discontinuity_us = pm->discontinuity_us;
 		snapshot_sink_init(&tee.b, &pm->record);
-		sink = (struct metric_sink){ .ctx = &tee, .counter = tee_counter, .histogram = tee_histogram };
+		sink = (struct metric_sink){ .ctx = &tee, .counter = tee_counter, .histogram = tee_histogram,
+					     .gauge = tee_gauge };
 	}
 	err = module_read(pm->m, &sink);
 	pm->last_read = now;

@@ -50,6 +50,12 @@ void name_counter(const char *metric, const char *instance, struct value_name *o
 	snprintf(out->type_instance, sizeof(out->type_instance), "%s%s%s", metric, instance[0] ? "-" : "", instance);
 }
 
+void name_gauge(const char *metric, const char *instance, struct value_name *out)
+{
+	snprintf(out->type, sizeof(out->type), "%s", !strcmp(metric, "hit_ratio") ? "percent" : "gauge");
+	snprintf(out->type_instance, sizeof(out->type_instance), "%s%s%s", metric, instance[0] ? "-" : "", instance);
+}
+
 void name_percentile(const char *metric, const char *instance, double pct, struct value_name *out)
 {
 	snprintf(out->type, sizeof(out->type), "%s", metric);

@@ -6,6 +6,8 @@
  *   counter "calls"   -> operations-<instance>            (DERIVE)
  *   counter "errors"  -> errors-<instance>                (DERIVE)
  *   other counters    -> derive-<metric>-<instance>       (DERIVE)
+ *   gauge "hit_ratio" -> percent-hit_ratio[-<instance>]   (GAUGE, 0-100)
+ *   other gauges      -> gauge-<metric>[-<instance>]      (GAUGE)
  *   histogram "latency", per Percentile p -> latency-<instance>-<p>      (GAUGE, seconds)
  *                        mean            -> latency-<instance>-average (GAUGE, seconds)
  *                        per Bucket      -> <BucketType>-<instance>-<lower>_<upper>
@@ -32,6 +34,8 @@ void name_counter(const char *metric, const char *instance, struct value_name *o
  * type ("latency"); the others are mapped here. */
 void name_histogram(const char *metric, const char *instance, struct value_name *out);
 void name_percentile(const char *metric, const char *instance, double pct, struct value_name *out);
+/* gauge "hit_ratio" -> percent-hit_ratio[-<instance>]; others -> gauge-<metric>[-<instance>] */
+void name_gauge(const char *metric, const char *instance, struct value_name *out);
 void name_mean(const char *metric, const char *instance, struct value_name *out);
 /* upper 0 (no bound) is written "inf". */
 void name_bucket(const char *bucket_type, const char *instance, double lower, double upper,

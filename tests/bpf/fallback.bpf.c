@@ -38,3 +38,18 @@ int BPF_PROG(via_tp_btf, struct pt_regs *regs, long id)
 	hit();
 	return 0;
 }
+
+/* Kernel-function candidates: the target is set at run time by libcore/probe.c. */
+SEC("fentry")
+int BPF_PROG(via_fentry_target)
+{
+	hit();
+	return 0;
+}
+
+SEC("kprobe")
+int via_kprobe_target(void *ctx)
+{
+	hit();
+	return 0;
+}

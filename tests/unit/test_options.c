@@ -50,6 +50,20 @@ int main(void)
 	CHECK(set(m, "AttachOrder", order, 2, err, sizeof(err)) == 0);
 	CHECK(m->probes.norder == 2 && m->probes.order[0] == ATTACH_RAW_TP);
 
+	/* fs: Filesystem takes known names, at most FS_SLOTS (4) of them */
+	struct module *fsm = module_new(module_find("fs"), NULL);
+	struct opt_value fss[] = { str("ext4"), str("XFS"), str("ext4") };
+	CHECK(set(fsm, "Filesystem", fss, 3, err, sizeof(err)) == 0);
+	struct opt_value fsbad[] = { str("ext5") };
+	CHECK(set(fsm, "Filesystem", fsbad, 1, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "Filesystem: \"ext5\" is not a filesystem") && strstr(err, "known: ext4, xfs"));
+	struct opt_value fsmany[] = { str("btrfs"), str("nfs"), str("f2fs") };
+	CHECK(set(fsm, "Filesystem", fsmany, 3, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "at most 4 filesystems") != NULL);
+	CHECK(set(fsm, "Latency", fss, 1, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "valid options: Filesystem, AttachOrder") != NULL);
+	module_free(fsm);
+
 	/* bad input: each error names the problem and the fix */
 	struct opt_value typo[] = { str("fsyncc") };
 	CHECK(set(m, "Latency", typo, 1, err, sizeof(err)) == -1);

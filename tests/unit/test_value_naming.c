@@ -15,6 +15,12 @@ int main(void)
 	name_counter("dropped", "start_lost", &n);
 	CHECK_STR(n.type, "derive");
 	CHECK_STR(n.type_instance, "dropped-start_lost");
+	name_gauge("hit_ratio", "", &n);
+	CHECK_STR(n.type, "percent");
+	CHECK_STR(n.type_instance, "hit_ratio");
+	name_gauge("approximation", "read", &n);
+	CHECK_STR(n.type, "gauge");
+	CHECK_STR(n.type_instance, "approximation-read");
 	name_percentile("latency", "fsync", 99, &n);
 	CHECK_STR(n.type, "latency");
 	CHECK_STR(n.type_instance, "fsync-99");

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0
+/* dcache module: dentry-cache lookups and misses of path walks.
+ *
+ * A path walk looks every component up in the dentry cache first (lookup_fast); when the
+ * cache has no dentry for it, the slow path allocates one and asks the filesystem
+ * (d_alloc_parallel, then ->lookup). Misses are counted there: on current kernels the walk
+ * no longer calls d_lookup (BCC's dcstat counts d_lookup returning NULL, which only the
+ * create and rename paths reach now). Both points count calls at entry, so they need no
+ * return value and no start time. The function names are set by user space
+ * (libcore/probe.h), with alternates for kernels that inline or rename them.
+ */
+#include "include/kernel_types.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "dcache.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+const volatile __u32 filter_tgid = 0; /* 0: every process */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, DCACHE_COUNTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} counts SEC(".maps");
+
+/* fentry and kprobe handlers may be preempted (fentry runs under migrate_disable only),
+ * so the per-CPU slot takes an atomic add. */
+static __always_inline void count(__u32 which)
+{
+	__u64 *v;
+
+	if (filter_tgid && (bpf_get_current_pid_tgid() >> 32) != filter_tgid)
+		return;
+	v = bpf_map_lookup_elem(&counts, &which);
+	if (v)
+		__sync_fetch_and_add(v, 1);
+}
+
+SEC("fentry")
+int BPF_PROG(lookup_fentry)
+{
+	count(DCACHE_LOOKUPS);
+	return 0;
+}
+
+SEC("kprobe")
+int BPF_KPROBE(lookup_kprobe)
+{
+	count(DCACHE_LOOKUPS);
+	return 0;
+}
+
+SEC("fentry")
+int BPF_PROG(miss_fentry)
+{
+	count(DCACHE_MISSES);
+	return 0;
+}
+
+SEC("kprobe")
+int BPF_KPROBE(miss_kprobe)
+{
+	count(DCACHE_MISSES);
+	return 0;
+}

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0
+/* fs module: latency distributions of read, write, open and fsync per filesystem type,
+ * timed in the filesystem's own file_operations (ext4_file_read_iter, xfs_file_fsync, ...),
+ * as ext4dist / xfsdist / fsdist do.
+ *
+ * User space picks up to FS_SLOTS filesystems and sets each program's function at run time
+ * (libcore/probe.h); the programs of slot s and operation op time row s * FS_OPS + op.
+ * Entry points are generated per (slot, op) and only pass their row to the two workers.
+ */
+#include "include/kernel_types.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "fs.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+const volatile __u32 filter_tgid = 0; /* 0: every process */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, FS_ROWS);
+	__type(key, __u32);
+	__type(value, struct fs_latency);
+} latency SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, FS_STAT_COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+/* Start times by thread and row: a write can call fsync inside (O_SYNC). */
+struct start_key {
+	__u32 tid;
+	__u32 row;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct start_key);
+	__type(value, __u64);
+} start SEC(".maps");
+
+static __always_inline bool wanted(void)
+{
+	return !filter_tgid || (bpf_get_current_pid_tgid() >> 32) == filter_tgid;
+}
+
+static __always_inline void on_entry(__u32 row)
+{
+	struct start_key key = { .tid = (__u32)bpf_get_current_pid_tgid(), .row = row };
+	__u64 ts;
+
+	if (!wanted())
+		return;
+	ts = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&start, &key, &ts, BPF_ANY)) {
+		__u32 which = FS_STAT_START_LOST;
+		__u64 *lost = bpf_map_lookup_elem(&stats, &which);
+
+		if (lost)
+			__sync_fetch_and_add(lost, 1);
+	}
+}
+
+/* fentry/kprobe handlers may be preempted on the same CPU: atomic adds. */
+static __always_inline void on_exit(__u32 row)
+{
+	struct start_key key = { .tid = (__u32)bpf_get_current_pid_tgid(), .row = row };
+	struct fs_latency *h;
+	__u64 *start_ns, delta;
+
+	if (!wanted())
+		return;
+	start_ns = bpf_map_lookup_elem(&start, &key);
+	if (!start_ns) /* began before we attached */
+		return;
+	delta = bpf_ktime_get_ns() - *start_ns;
+	bpf_map_delete_elem(&start, &key);
+	h = bpf_map_lookup_elem(&latency, &row);
+	if (!h)
+		return;
+	__sync_fetch_and_add(&h->slots[hist_slot(delta)], 1);
+	__sync_fetch_and_add(&h->sum_ns, delta);
+}
+
+/* The four programs of one (slot, op): fentry/fexit and kprobe/kretprobe. */
+#define FS_PROGS(slot, op, OP)                                                 \
+	SEC("fentry")                                                          \
+	int BPF_PROG(fs##slot##_##op##_entry_fentry)                           \
+	{                                                                      \
+		on_entry(slot * FS_OPS + OP);                                  \
+		return 0;                                                      \
+	}                                                                      \
+	SEC("fexit")                                                           \
+	int BPF_PROG(fs##slot##_##op##_exit_fexit)                             \
+	{                                                                      \
+		on_exit(slot * FS_OPS + OP);                                   \
+		return 0;                                                      \
+	}                                                                      \
+	SEC("kprobe")                                                          \
+	int BPF_KPROBE(fs##slot##_##op##_entry_kprobe)                         \
+	{                                                                      \
+		on_entry(slot * FS_OPS + OP);                                  \
+		return 0;                                                      \
+	}                                                                      \
+	SEC("kretprobe")                                                       \
+	int BPF_KRETPROBE(fs##slot##_##op##_exit_kretprobe)                    \
+	{                                                                      \
+		on_exit(slot * FS_OPS + OP);                                   \
+		return 0;                                                      \
+	}
+
+#define FS_SLOT(slot)                                                          \
+	FS_PROGS(slot, read, FS_OP_READ)                                       \
+	FS_PROGS(slot, write, FS_OP_WRITE)                                     \
+	FS_PROGS(slot, open, FS_OP_OPEN)                                       \
+	FS_PROGS(slot, fsync, FS_OP_FSYNC)
+
+FS_SLOT(0)
+FS_SLOT(1)
+FS_SLOT(2)
+FS_SLOT(3)

@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-2.0
+/* vfs module: calls, errors, latency and bytes per call of read, write, fsync and open at
+ * the VFS layer (vfs_read, vfs_write, vfs_fsync_range, vfs_open).
+ *
+ * Each operation is one probe point with its own flavours: fentry/fexit, kprobe/kretprobe
+ * (the function name is set by user space, see libcore/probe.h), and as a last resort the
+ * syscalls that lead there (sys_enter/sys_exit as tp_btf, raw_tp or classic tracepoint),
+ * which user space reports as an approximation: a read() of a pipe and a read() of a file
+ * both count, kernel-internal reads do not, and the time includes the syscall's own work.
+ * Entry points are thin; the workers are on_entry() and on_exit().
+ */
+#include "include/kernel_types.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "vfs.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Set by user space before load. */
+const volatile __u32 filter_tgid = 0;                 /* 0: every process */
+const volatile __u8 syscall_op[VFS_SYSCALL_ROWS];     /* fallback: 0 not ours, else op + 1 */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, VFS_OPS);
+	__type(key, __u32);
+	__type(value, struct vfs_op_stats);
+} ops SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, VFS_STAT_COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+/* Start times by thread and operation: operations nest (an O_SYNC write calls
+ * vfs_fsync_range inside vfs_write), so the op is part of the key. */
+struct start_key {
+	__u32 tid;
+	__u32 op;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct start_key);
+	__type(value, __u64);
+} start SEC(".maps");
+
+/* fentry and syscall tracepoints can be preempted: two tasks may interleave on one CPU,
+ * so per-CPU rows still take atomic adds. */
+static __always_inline void add(__u64 *p, __u64 v)
+{
+	__sync_fetch_and_add(p, v);
+}
+
+static __always_inline bool wanted(void)
+{
+	return !filter_tgid || (bpf_get_current_pid_tgid() >> 32) == filter_tgid;
+}
+
+/* ---- workers ------------------------------------------------------------------------ */
+
+static __always_inline void on_entry(__u32 op)
+{
+	struct start_key key = { .tid = (__u32)bpf_get_current_pid_tgid(), .op = op };
+	__u64 ts;
+
+	if (!wanted())
+		return;
+	ts = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&start, &key, &ts, BPF_ANY)) {
+		__u32 which = VFS_STAT_START_LOST;
+		__u64 *lost = bpf_map_lookup_elem(&stats, &which);
+
+		if (lost)
+			add(lost, 1);
+	}
+}
+
+static __always_inline void on_exit(__u32 op, long ret)
+{
+	struct start_key key = { .tid = (__u32)bpf_get_current_pid_tgid(), .op = op };
+	struct vfs_op_stats *s;
+	__u64 *start_ns, delta;
+
+	if (!wanted())
+		return;
+	s = bpf_map_lookup_elem(&ops, &op);
+	if (!s)
+		return;
+	add(&s->calls, 1);
+	if (ret < 0)
+		add(&s->errors, 1);
+	else if (op == VFS_OP_READ || op == VFS_OP_WRITE) {
+		add(&s->bytes[hist_slot(ret)], 1);
+		add(&s->bytes_sum, ret);
+	}
+	start_ns = bpf_map_lookup_elem(&start, &key);
+	if (!start_ns) /* the call began before we attached, or its start found no room */
+		return;
+	delta = bpf_ktime_get_ns() - *start_ns;
+	bpf_map_delete_elem(&start, &key);
+	add(&s->latency[hist_slot(delta)], 1);
+	add(&s->latency_sum, delta);
+}
+
+/* Fallback: the operation a syscall number stands for, or -1. */
+static __always_inline int op_of_syscall(long id)
+{
+	if ((unsigned long)id >= VFS_SYSCALL_ROWS)
+		return -1;
+	return (int)syscall_op[id] - 1;
+}
+
+static __always_inline void on_sys_enter(__u32 op, long id)
+{
+	if (op_of_syscall(id) == (int)op)
+		on_entry(op);
+}
+
+static __always_inline void on_sys_exit(__u32 op, long id, long ret)
+{
+	if (op_of_syscall(id) == (int)op)
+		on_exit(op, ret);
+}
+
+static __always_inline long regs_syscall_nr(struct pt_regs *regs)
+{
+#if defined(__TARGET_ARCH_x86)
+	return (long)BPF_CORE_READ(regs, orig_ax);
+#else
+	return (long)BPF_CORE_READ(regs, syscallno);
+#endif
+}
+
+/* ---- entry points: VFS functions ------------------------------------------------------ */
+
+SEC("fentry")
+int BPF_PROG(read_entry_fentry)
+{
+	on_entry(VFS_OP_READ);
+	return 0;
+}
+
+SEC("fexit")
+int BPF_PROG(read_exit_fexit, struct file *file, char *buf, unsigned long count, long long *pos, long ret)
+{
+	on_exit(VFS_OP_READ, ret);
+	return 0;
+}
+
+SEC("kprobe")
+int BPF_KPROBE(read_entry_kprobe)
+{
+	on_entry(VFS_OP_READ);
+	return 0;
+}
+
+SEC("kretprobe")
+int BPF_KRETPROBE(read_exit_kretprobe, long ret)
+{
+	on_exit(VFS_OP_READ, ret);
+	return 0;
+}
+
+SEC("fentry")
+int BPF_PROG(write_entry_fentry)
+{
+	on_entry(VFS_OP_WRITE);
+	return 0;
+}
+
+SEC("fexit")
+int BPF_PROG(write_exit_fexit, struct file *file, const char *buf, unsigned long count, long long *pos, long ret)
+{
+	on_exit(VFS_OP_WRITE, ret);
+	return 0;
+}
+
+SEC("kprobe")
+int BPF_KPROBE(write_entry_kprobe)
+{
+	on_entry(VFS_OP_WRITE);
+	return 0;
+}
+
+SEC("kretprobe")
+int BPF_KRETPROBE(write_exit_kretprobe, long ret)
+{
+	on_exit(VFS_OP_WRITE, ret);
+	return 0;
+}
+
+SEC("fentry")
+int BPF_PROG(fsync_entry_fentry)
+{
+	on_entry(VFS_OP_FSYNC);
+	return 0;
+}
+
+SEC("fexit")
+int BPF_PROG(fsync_exit_fexit, struct file *file, long long start, long long end, int datasync, int ret)
+{
+	on_exit(VFS_OP_FSYNC, ret);
+	return 0;
+}
+
+SEC("kprobe")
+int BPF_KPROBE(fsync_entry_kprobe)
+{
+	on_entry(VFS_OP_FSYNC);
+	return 0;
+}
+
+SEC("kretprobe")
+int BPF_KRETPROBE(fsync_exit_kretprobe, int ret)
+{
+	on_exit(VFS_OP_FSYNC, ret);
+	return 0;
+}
+
+SEC("fentry")
+int BPF_PROG(open_entry_fentry)
+{
+	on_entry(VFS_OP_OPEN);
+	return 0;
+}
+
+SEC("fexit")
+int BPF_PROG(open_exit_fexit, const struct path *path, struct file *file, int ret)
+{
+	on_exit(VFS_OP_OPEN, ret);
+	return 0;
+}
+
+SEC("kprobe")
+int BPF_KPROBE(open_entry_kprobe)
+{
+	on_entry(VFS_OP_OPEN);
+	return 0;
+}
+
+SEC("kretprobe")
+int BPF_KRETPROBE(open_exit_kretprobe, int ret)
+{
+	on_exit(VFS_OP_OPEN, ret);
+	return 0;
+}
+
+/* ---- entry points: syscall fallback, one pair per operation and flavour ---------------
+ * Each operation's probe point falls back on its own, so each has its own programs; they
+ * differ only in the op they pass. */
+
+#define SYSCALL_FALLBACK(name, OP)                                                   \
+	SEC("tp_btf/sys_enter")                                                      \
+	int BPF_PROG(name##_enter_btf, struct pt_regs *regs, long id)                \
+	{                                                                            \
+		on_sys_enter(OP, id);                                                \
+		return 0;                                                            \
+	}                                                                            \
+	SEC("tp_btf/sys_exit")                                                       \
+	int BPF_PROG(name##_exit_btf, struct pt_regs *regs, long ret)                \
+	{                                                                            \
+		on_sys_exit(OP, regs_syscall_nr(regs), ret);                         \
+		return 0;                                                            \
+	}                                                                            \
+	SEC("raw_tp/sys_enter")                                                      \
+	int BPF_PROG(name##_enter_raw, struct pt_regs *regs, long id)                \
+	{                                                                            \
+		on_sys_enter(OP, id);                                                \
+		return 0;                                                            \
+	}                                                                            \
+	SEC("raw_tp/sys_exit")                                                       \
+	int BPF_PROG(name##_exit_raw, struct pt_regs *regs, long ret)                \
+	{                                                                            \
+		on_sys_exit(OP, regs_syscall_nr(regs), ret);                         \
+		return 0;                                                            \
+	}                                                                            \
+	SEC("tp/raw_syscalls/sys_enter")                                             \
+	int name##_enter_tp(struct trace_event_raw_sys_enter *ctx)                   \
+	{                                                                            \
+		on_sys_enter(OP, ctx->id);                                           \
+		return 0;                                                            \
+	}                                                                            \
+	SEC("tp/raw_syscalls/sys_exit")                                              \
+	int name##_exit_tp(struct trace_event_raw_sys_exit *ctx)                     \
+	{                                                                            \
+		on_sys_exit(OP, ctx->id, ctx->ret);                                  \
+		return 0;                                                            \
+	}
+
+SYSCALL_FALLBACK(sys_read, VFS_OP_READ)
+SYSCALL_FALLBACK(sys_write, VFS_OP_WRITE)
+SYSCALL_FALLBACK(sys_fsync, VFS_OP_FSYNC)
+SYSCALL_FALLBACK(sys_open, VFS_OP_OPEN)

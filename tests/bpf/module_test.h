@@ -1,0 +1,179 @@
+/* Shared by the kernel-function module tests (test_vfs, test_fs, test_dcache,
+ * test_pagecache): which attach methods to exercise, starting a module restricted to one,
+ * and capturing what it logs.
+ *
+ * Methods come from the command line (`test_vfs fentry kprobe`), else from
+ * EBPF_ATTACH_ORDER ("fentry,kprobe" or "fentry kprobe"), else from the test's defaults.
+ * "auto" keeps the module's own candidate order. Every method ends with one line
+ * "PASS <test> <method>" or "FAIL <test> <method> (...)" for the VM runner to collect. */
+#ifndef EBPF_TESTS_MODULE_TEST_H
+#define EBPF_TESTS_MODULE_TEST_H
+
+#include "libcore/log.h"
+#include "libcore/module.h"
+#include "libcore/privileges.h"
+#include "tests/testing.h"
+
+#include <stdarg.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MT_MAX_METHODS 8
+
+struct method_list {
+	const char *names[MT_MAX_METHODS];
+	int n;
+	char buf[256];
+};
+
+static inline void methods_from(int argc, char **argv, const char *const *defaults, struct method_list *out)
+{
+	const char *env = getenv("EBPF_ATTACH_ORDER");
+
+	out->n = 0;
+	if (argc > 1) {
+		for (int i = 1; i < argc && out->n < MT_MAX_METHODS; i++)
+			out->names[out->n++] = argv[i];
+		return;
+	}
+	if (env && env[0]) {
+		snprintf(out->buf, sizeof(out->buf), "%s", env);
+		for (char *save = NULL, *t = strtok_r(out->buf, ", ", &save); t && out->n < MT_MAX_METHODS;
+		     t = strtok_r(NULL, ", ", &save))
+			out->names[out->n++] = t;
+		return;
+	}
+	for (int i = 0; defaults[i] && out->n < MT_MAX_METHODS; i++)
+		out->names[out->n++] = defaults[i];
+}
+
+/* What the core logged since the last reset: error count and warnings, for "said once". */
+static struct {
+	int errors;
+	char last_error[1024];
+	char warnings[4096];
+} mt_log;
+
+static void mt_log_handler(enum ebpf_log_level level, const char *msg)
+{
+	if (level == EBPF_LOG_ERROR) {
+		mt_log.errors++;
+		snprintf(mt_log.last_error, sizeof(mt_log.last_error), "%s", msg);
+	} else if (level == EBPF_LOG_WARNING) {
+		size_t used = strlen(mt_log.warnings);
+
+		snprintf(mt_log.warnings + used, sizeof(mt_log.warnings) - used, "%s\n", msg);
+	}
+	if (level <= EBPF_LOG_INFO)
+		fprintf(stderr, "ebpf: %s\n", msg);
+}
+
+static inline void mt_log_reset(void)
+{
+	memset(&mt_log, 0, sizeof(mt_log));
+	ebpf_log_set_handler(mt_log_handler);
+}
+
+static inline int mt_count(const char *haystack, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = strstr(haystack, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/* A module restricted to `method` ("auto": its own order), counting only this process,
+ * with extra options (key, value) pairs terminated by NULL. Not started. */
+static inline struct module *mt_module(const char *name, const char *method, ...)
+{
+	struct module *m = module_new(module_find(name), NULL);
+	char err[512] = "";
+	va_list ap;
+
+	if (!m) {
+		CHECK(!"module exists");
+		return NULL;
+	}
+	m->filter_tgid = getpid();
+	if (strcmp(method, "auto")) {
+		struct opt_value v = { .type = OPT_STRING, .string = method };
+		struct option o = { .key = "AttachOrder", .values = &v, .nvalues = 1 };
+
+		if (module_set_option(m, &o, err, sizeof(err)))
+			fprintf(stderr, "AttachOrder %s: %s\n", method, err);
+	}
+	va_start(ap, method);
+	for (const char *key = va_arg(ap, const char *); key; key = va_arg(ap, const char *)) {
+		struct opt_value v = { .type = OPT_STRING, .string = va_arg(ap, const char *) };
+		struct option o = { .key = key, .values = &v, .nvalues = 1 };
+
+		CHECK(module_set_option(m, &o, err, sizeof(err)) == 0);
+	}
+	va_end(ap);
+	return m;
+}
+
+/* The module could not start: it must be off as "unsupported", with one error that says
+ * which methods were tried for which probe point. */
+static inline void mt_check_unsupported(const struct module *m)
+{
+	CHECK(m->state == MODULE_UNSUPPORTED);
+	CHECK(mt_log.errors == 1);
+	CHECK(strstr(m->last_error, "no attach method works for") != NULL);
+	CHECK(strstr(mt_log.last_error, m->last_error) != NULL);
+	CHECK(strstr(m->last_error, "fentry") != NULL);
+	CHECK(strstr(m->last_error, "kprobe") != NULL);
+}
+
+/* Every enabled point of a started module runs on `method` (unless "auto"). */
+static inline void mt_check_methods(const struct module *m, const char *method)
+{
+	char used[96];
+
+	for (int i = 0; i < m->probes.npoints; i++) {
+		const struct probe_point *p = &m->probes.points[i];
+
+		if (!p->enabled)
+			continue;
+		probe_point_method(p, used, sizeof(used));
+		printf("  %s: %s via %s\n", m->label, p->name, used);
+		if (strcmp(method, "auto"))
+			CHECK(!strncmp(used, method, strlen(method)) && strchr(":+", used[strlen(method)]));
+	}
+}
+
+static inline void mt_result(const char *test, const char *method, int failures_before, const char *detail)
+{
+	bool ok = testing_failures == failures_before;
+
+	printf("%s %s %s%s%s%s\n", ok ? "PASS" : "FAIL", test, method, detail ? " (" : "", detail ? detail : "",
+	       detail ? ")" : "");
+	fflush(stdout);
+}
+
+/* Root, BTF, tracefs (the classic tracepoint method and kprobe existence checks use it). */
+static inline void mt_require_root(void)
+{
+	if (geteuid() != 0 || !privileges_sufficient())
+		SKIP("needs root (or CAP_BPF + CAP_PERFMON) to load BPF programs");
+	if (access("/sys/kernel/btf/vmlinux", R_OK))
+		SKIP("kernel has no BTF (/sys/kernel/btf/vmlinux): CO-RE programs cannot load");
+	if (access("/sys/kernel/tracing/events", F_OK) && mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL))
+		SKIP("tracefs is not mounted and cannot be: mount -t tracefs nodev /sys/kernel/tracing");
+	/* Scratch files live in /var/tmp, which a minimal initramfs may not have. */
+	mkdir("/var", 0755);
+	mkdir("/var/tmp", 01777);
+}
+
+/* The test cannot run at all: one SKIP line per method, so a runner counting lines per
+ * method sees every one, then automake's SKIP. */
+static inline void mt_skip_all(const char *test, const struct method_list *ml, const char *why)
+{
+	for (int i = 0; i < ml->n; i++)
+		printf("SKIP %s %s (%s)\n", test, ml->names[i], why);
+	SKIP("%s", why);
+}
+
+#endif
