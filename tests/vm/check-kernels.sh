@@ -59,7 +59,7 @@ for k in $kernels; do
 			else
 				echo "FAIL $rel $test $method (no result: the VM stopped before this run)"
 			fi
-			if [ "$r" != PASS ]; then
+			if [ -n "$r" ] && [ "$r" != PASS ]; then
 				# The run's output, for the failure to be read here rather than in the log.
 				echo "check-kernels: output of $rel $test $method:" >&2
 				awk -v b="==== BEGIN $test $method" -v e="==== END $test $method" \
