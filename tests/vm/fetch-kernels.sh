@@ -11,6 +11,7 @@
 # apt configuration is read (the mirror, proxies) but never changed. The 6.12 kernels are in
 # bookworm-backports (and bookworm-security), which the system may not list, so the private
 # sources list names bookworm, -updates, -backports and -security on the system's own mirrors.
+# shellcheck disable=SC2046 # $(aptopts) is a list of words by design
 set -eu
 list=$1 cache=$2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -61,10 +62,9 @@ LIST
 
 aptopts() {
 	echo "-o Dir::Etc::SourceList=$apt/sources.list -o Dir::Etc::SourceParts=$apt/sources.list.d" \
-		"-o Dir::State::Lists=$apt/lists -o Dir::Cache=$apt/cache -o Debug::NoLocking=1" \
+		"-o Dir::State::Lists=$apt/lists -o Dir::Cache=$apt/cache" \
 		"-o APT::Sandbox::User=$(id -un) -q"
 }
-# shellcheck disable=SC2046 # aptopts is a word list by design (no spaces in the paths)
 if ! apt-get $(aptopts) update > "$apt/update.log" 2>&1; then
 	log "apt-get update failed (see $apt/update.log); using the package lists and kernels already cached"
 fi

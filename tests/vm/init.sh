@@ -31,20 +31,21 @@ for m in $(cat /lib/modules/load.order); do
 	fi
 done
 
-export top_builddir=/build top_srcdir=/src COLLECTD=$(command -v collectd || echo /usr/sbin/collectd)
-export RRDTOOL=$(command -v rrdtool || true)
+COLLECTD=$(command -v collectd || echo /usr/sbin/collectd)
+RRDTOOL=$(command -v rrdtool || true)
+export top_builddir=/build top_srcdir=/src COLLECTD RRDTOOL
 grep -v '^#' /etc/ebpf-tests.list | while read -r test methods; do
 	[ -n "$test" ] || continue
 	for method in $(echo "$methods" | tr , ' '); do
 		echo "==== BEGIN $test $method"
 		case "$test" in
-		*.sh) cmd="sh /src/$test" ;;
-		*) cmd="/build/$test" ;;
+		*.sh) set -- sh "/src/$test" ;;
+		*) set -- "/build/$test" ;;
 		esac
 		if [ "$method" = default ]; then
-			(unset EBPF_ATTACH_ORDER; cd /tmp && timeout 240 $cmd) < /dev/null
+			(unset EBPF_ATTACH_ORDER; cd /tmp && timeout 240 "$@") < /dev/null
 		else
-			(cd /tmp && EBPF_ATTACH_ORDER=$method timeout 240 $cmd) < /dev/null
+			(cd /tmp && EBPF_ATTACH_ORDER=$method timeout 240 "$@") < /dev/null
 		fi
 		rc=$?
 		echo "==== END $test $method rc=$rc"
