@@ -1,0 +1,104 @@
+#!/bin/sh
+# build-initramfs.sh BUILDDIR SRCDIR KERNELDIR OUT: writes OUT, an uncompressed cpio archive
+# (unpacking gzip under TCG costs seconds; reading a bigger file costs nothing) holding:
+#   /bin/busybox, /init (init.sh), /etc/ebpf-tests.list (tests.list)
+#   /build/...   every ELF executable under BUILDDIR/tests and BUILDDIR/.libs/ebpf.so, at
+#                their paths relative to the build tree (top_builddir=/build in the VM)
+#   /src/tests, /src/contrib   their scripts and configurations (top_srcdir=/src)
+#   collectd, the stock plugins the integration tests use, types.db, rrdtool, at their
+#                host paths
+#   every shared library those need, as ldd lists it, plus libgcc_s.so.1: glibc dlopens it
+#                for thread cancellation and unwinding, so ldd does not list it, and collectd
+#                aborts at exit without it
+#   /lib/modules/*.ko and load.order: modules.list with dependencies, for KERNELDIR's kernel
+#   /dev/console when run as root (init.sh also reopens it from devtmpfs, so non-root works)
+set -eu
+builddir=$1 srcdir=$2 kernel=$3 out=$4
+here=$(cd "$(dirname "$0")" && pwd)
+COLLECTD=${COLLECTD:-$(command -v collectd || echo /usr/sbin/collectd)}
+RRDTOOL=${RRDTOOL:-$(command -v rrdtool || true)}
+root=$(mktemp -d "${TMPDIR:-/tmp}/ebpf-initramfs.XXXXXX")
+trap 'rm -rf "$root"' EXIT
+
+die() { echo "build-initramfs: $*" >&2; exit 1; }
+is_elf() { [ "$(head -c 4 "$1" | od -An -c | tr -d ' ')" = '177ELF' ]; }
+
+# copy_file SRC [DEST]: SRC (symlinks followed) at DEST, by default its own path.
+copy_file() {
+	mkdir -p "$root$(dirname "${2:-$1}")"
+	cp -L "$1" "$root${2:-$1}"
+}
+
+# copy_elf SRC [DEST]: the file and every library ldd resolves for it, at their host paths.
+copy_elf() {
+	copy_file "$@"
+	ldd "$1" 2> /dev/null | awk '/=> \// { print $3 } /^[ \t]*\/[^ ]+ \(0x/ { print $1 }' |
+		while read -r lib; do
+			[ -e "$root$lib" ] || copy_file "$lib"
+		done
+}
+
+command -v busybox > /dev/null || die "busybox is not installed (apt-get install busybox-static)"
+mkdir -p "$root/bin" "$root/dev" "$root/proc" "$root/sys" "$root/tmp" "$root/var/tmp" "$root/run" \
+	"$root/etc" "$root/lib/modules"
+copy_elf "$(command -v busybox)" /bin/busybox
+cp "$here/init.sh" "$root/init"
+chmod 755 "$root/init"
+cp "$here/tests.list" "$root/etc/ebpf-tests.list"
+if [ "$(id -u)" = 0 ]; then
+	mknod -m 600 "$root/dev/console" c 5 1
+	mknod -m 666 "$root/dev/null" c 1 3
+fi
+
+# The build: test programs, helpers and the plugin.
+[ -f "$builddir/.libs/ebpf.so" ] || die "$builddir/.libs/ebpf.so is not built (make)"
+copy_elf "$builddir/.libs/ebpf.so" /build/.libs/ebpf.so
+find "$builddir/tests" -type f -perm -u+x ! -path '*/.libs/*' | while read -r f; do
+	is_elf "$f" && copy_elf "$f" "/build${f#"$builddir"}"
+done
+# Scripts and the configurations they use; not the build outputs of an in-tree build.
+(cd "$srcdir" && find tests contrib -type f \( -name '*.sh' -o -name '*.conf' \)) | while read -r f; do
+	copy_file "$srcdir/$f" "/src/$f"
+done
+
+# collectd with the stock plugins tests/integration/lib.sh loads.
+[ -x "$COLLECTD" ] || die "collectd is not installed ($COLLECTD; apt-get install collectd-core)"
+copy_elf "$COLLECTD"
+plugindir=$("$COLLECTD" -h | sed -n 's/^ *Plugin directory *//p')
+for p in csv rrdtool logfile unixsock; do
+	copy_elf "$plugindir/$p.so"
+done
+copy_file /usr/share/collectd/types.db
+[ -n "$RRDTOOL" ] && [ -x "$RRDTOOL" ] && copy_elf "$RRDTOOL"
+libgcc=$(/sbin/ldconfig -p | awk '/libgcc_s\.so\.1 .*x86-64/ { print $NF; exit }')
+[ -n "$libgcc" ] || die "libgcc_s.so.1 not found (ldconfig -p)"
+copy_file "$libgcc"
+
+# Kernel modules: each after its dependencies, decompressed (busybox insmod takes plain .ko).
+modules="$kernel/modules"
+# add_module NAME: appends NAME's dependencies, then NAME, to load.order (once each).
+add_module() {
+	name=$(echo "$1" | tr - _)
+	grep -qx "$name" "$root/lib/modules/load.order" 2> /dev/null && return 0
+	# Built into this kernel: nothing to load.
+	sed 's,.*/,,; s,\.ko.*,,' "$modules/modules.builtin" | tr - _ | grep -qx "$name" && return 0
+	file=$(find "$modules/kernel" -name "$name.ko*" -o -name "$(echo "$name" | tr _ -).ko*" | head -n 1)
+	[ -n "$file" ] || die "module $name (modules.list) not found in $modules"
+	case "$file" in
+	*.xz) xz -dc "$file" ;;
+	*.zst) zstd -dcq "$file" ;;
+	*.gz) gzip -dc "$file" ;;
+	*) cat "$file" ;;
+	esac > "$root/lib/modules/$name.ko"
+	for dep in $(tr '\0' '\n' < "$root/lib/modules/$name.ko" | sed -n 's/^depends=//p' | tr , ' '); do
+		(add_module "$dep") # a subshell: sh has no local variables, and name is reused
+	done
+	echo "$name" >> "$root/lib/modules/load.order"
+}
+touch "$root/lib/modules/load.order"
+for m in $(grep -v '^#' "$here/modules.list"); do
+	add_module "$m"
+done
+
+(cd "$root" && find . | busybox cpio -o -H newc 2> /dev/null) > "$out.tmp"
+mv "$out.tmp" "$out"

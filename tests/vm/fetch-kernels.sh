@@ -1,0 +1,105 @@
+#!/bin/sh
+# fetch-kernels.sh KERNELS_LIST CACHE: resolves the newest Debian package for each line of
+# KERNELS_LIST, downloads it with apt-get download and extracts it into CACHE/<release>/:
+#   vmlinux   the uncompressed kernel (extract-vmlinux.sh)
+#   config    its build configuration
+#   modules/  its /lib/modules/<release> tree, for modules the tests need (modules.list)
+# Prints the kernel directories, one a line. A kernel already in the cache is not downloaded
+# again, so reruns take seconds; older releases of the same series are removed.
+#
+# apt runs with its own sources list, package lists and cache under CACHE/apt: the system's
+# apt configuration is read (the mirror, proxies) but never changed. The 6.12 kernels are in
+# bookworm-backports (and bookworm-security), which the system may not list, so the private
+# sources list names bookworm, -updates, -backports and -security on the system's own mirrors.
+# shellcheck disable=SC2046 # $(aptopts) is a list of words by design
+set -eu
+list=$1 cache=$2
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$cache"
+cache=$(cd "$cache" && pwd)
+apt="$cache/apt"
+mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/sources.list.d"
+
+log() { echo "fetch-kernels: $*" >&2; }
+
+# uri_for SUITE: the first enabled deb source of the system that serves SUITE.
+uri_for() {
+	{
+		# one-line format: deb [options] URI SUITE COMPONENTS...
+		cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2> /dev/null |
+			sed 's/\[[^]]*\]//' | awk -v s="$1" '$1 == "deb" && $3 == s { print $2 }'
+		# deb822 format: one paragraph per source
+		cat /etc/apt/sources.list.d/*.sources 2> /dev/null | awk -v s="$1" '
+			BEGIN { RS = ""; FS = "\n" }
+			{
+				types = suites = uris = enabled = ""
+				for (i = 1; i <= NF; i++) {
+					if ($i ~ /^Types:/) types = " " substr($i, 7) " "
+					if ($i ~ /^Suites:/) suites = " " substr($i, 8) " "
+					if ($i ~ /^URIs:/) uris = substr($i, 6)
+					if ($i ~ /^Enabled:/) enabled = substr($i, 9)
+				}
+				if (types ~ / deb / && suites ~ (" " s " ") && enabled !~ /no/) {
+					split(uris, u, " "); print u[1]
+				}
+			}'
+	} | head -n 1
+}
+
+archive=$(uri_for bookworm)
+security=$(uri_for bookworm-security)
+: "${archive:=http://deb.debian.org/debian}"
+: "${security:=http://deb.debian.org/debian-security}"
+keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+opt=""
+[ -f "$keyring" ] && opt="[signed-by=$keyring] "
+cat > "$apt/sources.list" <<LIST
+deb $opt$archive bookworm main
+deb $opt$archive bookworm-updates main
+deb $opt$archive bookworm-backports main
+deb $opt$security bookworm-security main
+LIST
+
+aptopts() {
+	echo "-o Dir::Etc::SourceList=$apt/sources.list -o Dir::Etc::SourceParts=$apt/sources.list.d" \
+		"-o Dir::State::Lists=$apt/lists -o Dir::Cache=$apt/cache" \
+		"-o APT::Sandbox::User=$(id -un) -q"
+}
+if ! apt-get $(aptopts) update > "$apt/update.log" 2>&1; then
+	log "apt-get update failed (see $apt/update.log); using the package lists and kernels already cached"
+fi
+
+grep -v '^#' "$list" | grep -v '^[[:space:]]*$' | while read -r regex; do
+	pkg=$(apt-cache $(aptopts) search --names-only "$regex" 2> /dev/null | cut -d' ' -f1 | sort -V | tail -n 1)
+	if [ -z "$pkg" ]; then
+		# Offline: the newest cached kernel of this series, if any.
+		dir=$(for p in "$cache"/*/package; do [ -f "$p" ] && grep -Eq "$regex" "$p" && dirname "$p"; done | sort -V | tail -n 1)
+		[ -n "$dir" ] || { log "no package matches $regex and none is cached"; exit 1; }
+		log "no package list matches $regex: using the cached $(cat "$dir/package")"
+		echo "$dir"
+		continue
+	fi
+	release=${pkg#linux-image-}
+	release=${release%-unsigned}
+	dir="$cache/$release"
+	if [ ! -f "$dir/vmlinux" ]; then
+		log "downloading $pkg"
+		rm -rf "$dir.tmp"
+		mkdir -p "$dir.tmp/deb"
+		(cd "$dir.tmp/deb" && apt-get $(aptopts) download "$pkg" >&2)
+		dpkg-deb -x "$dir.tmp/deb/"*.deb "$dir.tmp/root"
+		sh "$here/extract-vmlinux.sh" "$dir.tmp/root/boot/vmlinuz-$release" "$dir.tmp/vmlinux"
+		cp "$dir.tmp/root/boot/config-$release" "$dir.tmp/config"
+		mv "$dir.tmp/root/lib/modules/$release" "$dir.tmp/modules"
+		rm -rf "$dir.tmp/root" "$dir.tmp/deb"
+		echo "$pkg" > "$dir.tmp/package"
+		rm -rf "$dir"
+		mv "$dir.tmp" "$dir"
+		log "$release ready in $dir"
+	fi
+	# Older releases of the same series are of no further use.
+	for p in "$cache"/*/package; do
+		[ -f "$p" ] && [ "$(dirname "$p")" != "$dir" ] && grep -Eq "$regex" "$p" && rm -rf "$(dirname "$p")"
+	done
+	echo "$dir"
+done

@@ -1,0 +1,61 @@
+#!/bin/busybox sh
+# /init of the kernel-matrix VM (tests/vm/build-initramfs.sh puts it there): mounts what the
+# tests need, loads the listed modules, runs every test of /etc/ebpf-tests.list once per
+# attach method, prints one line per run
+#   RESULT <kernel release> <test> <method> PASS|FAIL|SKIP
+# then EBPF-VM-DONE, and powers off. The host judges the run by those lines only: qemu exits 0
+# on a kernel panic too, and a hung test is cut short by the host's timeout.
+/bin/busybox mkdir -p /proc /sys /dev /bin /sbin /usr/bin /usr/sbin
+/bin/busybox --install -s /bin
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+mount -t devtmpfs devtmpfs /dev
+# Without a console at boot the kernel gave us no stdout; devtmpfs has one now.
+exec < /dev/console > /dev/console 2>&1
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t tracefs nodev /sys/kernel/tracing
+mount -t debugfs nodev /sys/kernel/debug
+mount -t bpf bpf /sys/fs/bpf
+mount -t tmpfs tmpfs /tmp
+mount -t tmpfs tmpfs /run
+kernel=$(uname -r)
+
+result() { echo "RESULT $kernel $1 $2 $3"; }
+
+echo "kernel $kernel, BTF: $(ls -l /sys/kernel/btf/vmlinux 2>&1)"
+for m in $(cat /lib/modules/load.order); do
+	if insmod "/lib/modules/$m.ko"; then
+		echo "module $m loaded"
+	else
+		result "module:$m" insmod FAIL
+	fi
+done
+
+COLLECTD=$(command -v collectd || echo /usr/sbin/collectd)
+RRDTOOL=$(command -v rrdtool || true)
+export top_builddir=/build top_srcdir=/src COLLECTD RRDTOOL
+grep -v '^#' /etc/ebpf-tests.list | while read -r test methods; do
+	[ -n "$test" ] || continue
+	for method in $(echo "$methods" | tr , ' '); do
+		echo "==== BEGIN $test $method"
+		case "$test" in
+		*.sh) set -- sh "/src/$test" ;;
+		*) set -- "/build/$test" ;;
+		esac
+		if [ "$method" = default ]; then
+			(unset EBPF_ATTACH_ORDER; cd /tmp && timeout 240 "$@") < /dev/null
+		else
+			(cd /tmp && EBPF_ATTACH_ORDER=$method timeout 240 "$@") < /dev/null
+		fi
+		rc=$?
+		echo "==== END $test $method rc=$rc"
+		case $rc in
+		0) result "$test" "$method" PASS ;;
+		77) result "$test" "$method" SKIP ;;
+		*) result "$test" "$method" FAIL ;;
+		esac
+	done
+done
+echo "EBPF-VM-DONE"
+sync
+poweroff -f

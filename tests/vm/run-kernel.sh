@@ -1,0 +1,25 @@
+#!/bin/sh
+# run-kernel.sh KERNELDIR INITRAMFS LOG: boots KERNELDIR/vmlinux with INITRAMFS under qemu,
+# the serial console going to LOG, and returns 0 only if the init printed its end marker.
+#
+# TCG, not KVM: /dev/kvm on the CI machines is a paravirtual shim that cannot boot a stock
+# kernel. One vCPU per VM, so that the driver can boot two kernels at once on two cores.
+# -display none with the serial port in a file rather than -nographic, which puts the
+# terminal make runs in into raw mode. -no-reboot and panic=-1: a panic ends qemu at once
+# (with status 0, hence the marker). The timeout bounds a hung kernel or test.
+set -eu
+kernel=$1 initramfs=$2 log=$3
+timeout=${EBPF_VM_TIMEOUT:-300}
+rm -f "$log"
+status=0
+timeout "$timeout" qemu-system-x86_64 -accel tcg -smp 1 -m 1024 -display none -monitor none \
+	-serial "file:$log" -no-reboot -kernel "$kernel/vmlinux" -initrd "$initramfs" \
+	-append "console=ttyS0 panic=-1 quiet" < /dev/null > "$log.qemu" 2>&1 || status=$?
+if ! grep -q '^EBPF-VM-DONE' "$log" 2> /dev/null; then
+	[ "$status" = 124 ] && echo "run-kernel: $kernel: no end marker after ${timeout}s (hung?)" >&2 ||
+		echo "run-kernel: $kernel: no end marker (qemu status $status; panic?)" >&2
+	cat "$log.qemu" >&2
+	tail -n 30 "$log" >&2 2> /dev/null || true
+	exit 1
+fi
+rm -f "$log.qemu"
