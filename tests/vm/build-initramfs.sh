@@ -10,6 +10,7 @@
 #   every shared library those need, as ldd lists it, plus libgcc_s.so.1: glibc dlopens it
 #                for thread cancellation and unwinding, so ldd does not list it, and collectd
 #                aborts at exit without it
+#   mkfs.ext4 (e2fsprogs) with /etc/mke2fs.conf
 #   /lib/modules/*.ko and load.order: modules.list with dependencies, for KERNELDIR's kernel
 #   /dev/console when run as root (init.sh also reopens it from devtmpfs, so non-root works)
 set -eu
@@ -70,6 +71,12 @@ for p in csv rrdtool logfile unixsock; do
 done
 copy_file /usr/share/collectd/types.db
 [ -n "$RRDTOOL" ] && [ -x "$RRDTOOL" ] && copy_elf "$RRDTOOL"
+# mkfs.ext4 for the tests on a scratch ext4 (tests/bpf/loop_ext4.h): busybox's mke2fs makes
+# ext2 (no journal, no extents) and takes none of the options loop_ext4.h passes.
+MKFS_EXT4=${MKFS_EXT4:-$(command -v mkfs.ext4 || echo /usr/sbin/mkfs.ext4)}
+[ -x "$MKFS_EXT4" ] || die "mkfs.ext4 is not installed ($MKFS_EXT4; apt-get install e2fsprogs)"
+copy_elf "$MKFS_EXT4" /usr/sbin/mkfs.ext4
+[ -f /etc/mke2fs.conf ] && copy_file /etc/mke2fs.conf
 libgcc=$(/sbin/ldconfig -p | awk '/libgcc_s\.so\.1 .*x86-64/ { print $NF; exit }')
 [ -n "$libgcc" ] || die "libgcc_s.so.1 not found (ldconfig -p)"
 copy_file "$libgcc"

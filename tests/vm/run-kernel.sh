@@ -9,7 +9,7 @@
 # (with status 0, hence the marker). The timeout bounds a hung kernel or test.
 set -eu
 kernel=$1 initramfs=$2 log=$3
-timeout=${EBPF_VM_TIMEOUT:-300}
+timeout=${EBPF_VM_TIMEOUT:-600}
 rm -f "$log"
 status=0
 timeout "$timeout" qemu-system-x86_64 -accel tcg -smp 1 -m 1024 -display none -monitor none \
