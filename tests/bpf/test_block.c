@@ -30,6 +30,7 @@ struct seen {
 	struct op_seen read, write;
 	int other_disks;       /* series of disks the Disk option did not select */
 	uint64_t inflight_full, issue_request, issue_hash;
+	uint64_t rows_full, queued_full, no_start; /* printed: tell a lost event from a counted drop */
 	uint64_t recursion; /* nested tracepoint runs the kernel skipped (see prog_misses.h) */
 };
 
@@ -58,6 +59,10 @@ static void on_counter(void *ctx, const char *metric, const char *instance, uint
 			s->inflight_full = v;
 		else if (!strcmp(instance, "recursion"))
 			s->recursion = v;
+		else if (!strcmp(instance, "rows_full"))
+			s->rows_full = v;
+		else if (!strcmp(instance, "queued_full"))
+			s->queued_full = v;
 		return;
 	}
 	if (!strcmp(metric, "issue_time")) {
@@ -65,6 +70,8 @@ static void on_counter(void *ctx, const char *metric, const char *instance, uint
 			s->issue_request = v;
 		else if (!strcmp(instance, "hash"))
 			s->issue_hash = v;
+		else if (!strcmp(instance, "unknown"))
+			s->no_start = v;
 		return;
 	}
 	o = op_of(s, instance);
@@ -259,6 +266,11 @@ static void run_method(const char *method, bool queue_time)
 	check_count("write sizes in the second interval", s.write.size.count, NWRITES, s.recursion);
 	CHECK_EQ_U64(s.write.size.total_count, s.write.ios);
 	check_count("read latencies in the second interval", s.read.latency.count, NREADS, s.recursion);
+	printf("  after two runs: %llu reads, %llu writes; dropped: %llu rows_full, %llu inflight_full, %llu queued_full, "
+	       "%llu nested runs; %llu completions without issue time (all disks)\n",
+	       (unsigned long long)s.read.ios, (unsigned long long)s.write.ios, (unsigned long long)s.rows_full,
+	       (unsigned long long)s.inflight_full, (unsigned long long)s.queued_full, (unsigned long long)s.recursion,
+	       (unsigned long long)s.no_start);
 	module_free(m);
 }
 
