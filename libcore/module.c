@@ -129,6 +129,27 @@ int module_start(struct module *m)
 	return 0;
 }
 
+/* The attach method of each probe point as a value, instance "<point>-<method>", value the
+ * number of candidates that failed before it (0: the first choice). A kernel upgrade that
+ * moves a module onto a fallback shows as a new series and a value above 0. ':' (as in
+ * "kprobe:vfs_read") is written '_': rrdtool reads ':' as a separator. */
+static void emit_attach_methods(const struct module *m, const struct metric_sink *sink)
+{
+	for (int i = 0; i < m->probes.npoints && sink->gauge; i++) {
+		const struct probe_point *p = &m->probes.points[i];
+		char method[96], instance[256];
+
+		if (!p->enabled)
+			continue;
+		probe_point_method(p, method, sizeof(method));
+		snprintf(instance, sizeof(instance), "%s-%s", p->name, method);
+		for (char *c = instance; *c; c++)
+			if (*c == ':' || *c == '/' || *c == ' ')
+				*c = '_';
+		sink->gauge(sink->ctx, "attach", instance, __builtin_popcount(p->failed));
+	}
+}
+
 int module_read(struct module *m, const struct metric_sink *sink)
 {
 	int err;
@@ -136,6 +157,8 @@ int module_read(struct module *m, const struct metric_sink *sink)
 	if (m->state != MODULE_RUNNING && m->state != MODULE_DEGRADED)
 		return -1;
 	err = m->ops->read(m, sink);
+	if (!err)
+		emit_attach_methods(m, sink);
 	if (err) {
 		snprintf(m->last_error, sizeof(m->last_error), "reading the BPF maps failed: %s", strerror(-err));
 		ebpf_log(EBPF_LOG_ERROR, "module \"%s\": %s", m->label, m->last_error);

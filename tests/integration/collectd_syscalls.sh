@@ -76,6 +76,10 @@ pass "bucket rates account for all $N calls ($rate_sum)"
 pass "only series with data are dispatched"
 
 [ -n "$(csv_file syscalls derive-dropped-start_lost)" ] || fail "self-metric dropped-start_lost missing"
+v=$(csv_last syscalls 'gauge-attach-sys_enter+sys_exit-tp_btf+task_storage')
+[ -n "$v" ] && awk -v v="$v" 'BEGIN { exit !(v == 0) }' ||
+	fail "attach method value missing or not the first choice ($v)"
+pass "attach method available as a value (gauge-attach-sys_enter+sys_exit-tp_btf+task_storage = 0)"
 [ "$(csv_last syscalls derive-dropped-start_lost)" = 0 ] || fail "start times were lost"
 
 # --- rrdtool: the RRD is DERIVE with min 0, and a restart is a gap, not a spike ------------
