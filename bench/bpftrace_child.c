@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -113,4 +115,41 @@ void bpftrace_stop(struct bpftrace_child *c)
 	while (!eof && now_ns() < deadline)
 		eof = read_some(c->out, buf, sizeof(buf), 1000) == 0;
 	reap(c, eof ? 0 : SIGKILL);
+}
+
+static bool in_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	char dir[4096], file[4200];
+
+	while (path && *path) {
+		size_t n = strcspn(path, ":");
+
+		snprintf(dir, sizeof(dir), "%.*s", (int)n, path);
+		snprintf(file, sizeof(file), "%s/%s", n ? dir : ".", name);
+		if (!access(file, X_OK))
+			return true;
+		path += n + (path[n] == ':');
+	}
+	return false;
+}
+
+const char *bpftrace_find(const char *event_dir, char *why, size_t len)
+{
+	const char *bt = getenv("BPFTRACE");
+	char dir[256];
+
+	if (!bt || !*bt)
+		bt = "bpftrace";
+	if (!strcmp(bt, "no") || (strchr(bt, '/') ? access(bt, X_OK) != 0 : !in_path(bt))) {
+		snprintf(why, len, "not installed");
+		return NULL;
+	}
+	/* Its tracepoint probes need tracefs, which some machines do not mount at boot. */
+	snprintf(dir, sizeof(dir), "/sys/kernel/tracing/events/%s", event_dir);
+	if (access(dir, F_OK) && mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL)) {
+		snprintf(why, len, "left out: tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)");
+		return NULL;
+	}
+	return bt;
 }

@@ -15,6 +15,10 @@ struct bpftrace_child {
  * -1 with the reason in err, the child reaped. */
 int bpftrace_start(struct bpftrace_child *c, const char *bpftrace, const char *script, int timeout_ms,
 		   char *err, size_t errlen);
+/* configure passes its BPFTRACE through `make bench`: a path, or "no"; run by hand, a
+ * bench looks in PATH. Mounts tracefs if /sys/kernel/tracing/events/<event_dir> is
+ * missing. The program to run, or NULL with the reason in why. */
+const char *bpftrace_find(const char *event_dir, char *why, size_t len);
 /* Interrupts it, discards the maps it prints on exit, reaps it (SIGKILL if it hangs). */
 void bpftrace_stop(struct bpftrace_child *c);
 

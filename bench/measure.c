@@ -118,9 +118,17 @@ static bool is_tracepoint_prog(uint32_t prog_id)
 	return yes;
 }
 
+static bool named_in(const char *tp, const char *const *names)
+{
+	for (; *names; names++)
+		if (!strcmp(tp, *names))
+			return true;
+	return false;
+}
+
 /* Raw tracepoint links name their tracepoint. A perf_event link's tracepoint name is only
  * in newer UAPI headers than Debian 12's, so every classic tracepoint program counts. */
-static bool on_syscall_path(int link_fd)
+static bool on_tracepoints(int link_fd, const char *const *names)
 {
 	struct bpf_link_info info;
 	uint32_t len = sizeof(info);
@@ -132,11 +140,11 @@ static bool on_syscall_path(int link_fd)
 	if (bpf_obj_get_info_by_fd(link_fd, &info, &len))
 		return false;
 	if (info.type == BPF_LINK_TYPE_RAW_TRACEPOINT)
-		return !strcmp(tp, "sys_enter") || !strcmp(tp, "sys_exit");
+		return named_in(tp, names);
 	return info.type == BPF_LINK_TYPE_PERF_EVENT && is_tracepoint_prog(info.prog_id);
 }
 
-int foreign_syscall_links(void)
+int foreign_tracepoint_links(const char *const *names)
 {
 	uint32_t id = 0;
 	int n = 0;
@@ -146,10 +154,38 @@ int foreign_syscall_links(void)
 
 		if (fd < 0)
 			continue; /* gone meanwhile */
-		n += on_syscall_path(fd);
+		n += on_tracepoints(fd, names);
 		close(fd);
 	}
 	return n;
+}
+
+int foreign_syscall_links(void)
+{
+	static const char *const syscall_tps[] = { "sys_enter", "sys_exit", NULL };
+
+	return foreign_tracepoint_links(syscall_tps);
+}
+
+/* The first CPU the process may use, and another one if there is one. */
+void choose_cpus(int *cpu, int *other_cpu)
+{
+	cpu_set_t set;
+
+	*cpu = *other_cpu = 0;
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return;
+	*cpu = -1;
+	for (int i = 0; i < CPU_SETSIZE; i++) {
+		if (!CPU_ISSET(i, &set))
+			continue;
+		if (*cpu < 0)
+			*cpu = *other_cpu = i;
+		else if (*other_cpu == *cpu)
+			*other_cpu = i;
+	}
+	if (*cpu < 0)
+		*cpu = *other_cpu = 0;
 }
 
 /* getppid: no arguments, no locks, no copy to user space, so the loop measures the

@@ -1,4 +1,4 @@
-/* Clocks, order statistics and system state for bench/syscall_cost.c. */
+/* Clocks, order statistics and system state for the benches. */
 #ifndef EBPF_BENCH_MEASURE_H
 #define EBPF_BENCH_MEASURE_H
 
@@ -21,10 +21,16 @@ void pin_to_cpu(int cpu);
 /* VmRSS of this process in KiB, -1 if /proc says nothing. */
 long vmrss_kib(void);
 
-/* BPF links that may sit on the syscall path: tp_btf and raw_tp programs on sys_enter or
- * sys_exit, and any classic tracepoint program. Called when this process holds none, it
- * counts someone else's probes, whose cost would land in every configuration. */
+/* BPF links that may sit on the given tracepoints (NULL-terminated names): tp_btf and
+ * raw_tp programs on them, and any classic tracepoint program (their links do not say
+ * where). Called when this process holds none, it counts someone else's probes, whose
+ * cost would land in every configuration. */
+int foreign_tracepoint_links(const char *const *names);
+/* The same for sys_enter and sys_exit. */
 int foreign_syscall_links(void);
+
+/* The first CPU this process may run on, and another one (the same if there is none). */
+void choose_cpus(int *cpu, int *other_cpu);
 
 /* Wall nanoseconds per call of n getppid() syscalls in a tight loop. */
 double syscall_loop_ns(long n);

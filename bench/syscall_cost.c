@@ -17,6 +17,7 @@
 #include "bench/empty.skel.h"
 #include "bench/measure.h"
 #include "bench/module_costs.h"
+#include "bench/side_by_side.h"
 #include "libcore/log.h"
 #include "libcore/module.h"
 #include "libcore/privileges.h"
@@ -27,12 +28,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-
-#define MAX_ROUNDS 32
-#define MAX_BATCHES 100
 
 /* The issue's bpftrace one-liner, plus a BEGIN line: bpftrace prints "Attaching N probes"
  * before it attaches, but BEGIN's printf only reaches us once it polls, after attaching. */
@@ -74,33 +71,9 @@ struct bench {
 	const char *bpftrace; /* NULL: left out */
 	char bpftrace_why[300];
 	char method[2][64];   /* attach method the module chose: counters, latency all */
-	double ns[NCFG][MAX_ROUNDS];
-	double added[NCFG][MAX_ROUNDS]; /* over the no-probe batches run just before */
-	double start_ms[2][MAX_ROUNDS];
-	int measurements, foreign; /* section 1 runs, and how many saw someone else's probes */
+	double start_ms[2][SBS_MAX_ROUNDS];
+	struct side_by_side sbs; /* section 1's rounds and results */
 };
-
-/* libcore logs each start at INFO; a round-by-round bench would drown its table in them. */
-static void quiet_log(enum ebpf_log_level level, const char *msg)
-{
-	if (level <= EBPF_LOG_WARNING)
-		fprintf(stderr, "ebpf: %s\n", msg);
-}
-
-/* "tp_btf+task_storage": how the module's enabled probe points attached. */
-static void attached_methods(const struct module *m, char *buf, size_t len)
-{
-	size_t used = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; i < m->probes.npoints && used < len; i++) {
-		char one[64];
-
-		if (m->probes.points[i].enabled)
-			used += snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
-					 probe_point_method(&m->probes.points[i], one, sizeof(one)));
-	}
-}
 
 /* Starts b->mod; its module_start() wall time goes to *ms. */
 static int start_module(struct bench *b, bool latency_all, double *ms)
@@ -117,7 +90,7 @@ static int start_module(struct bench *b, bool latency_all, double *ms)
 		return -1;
 	}
 	*ms = (double)(now_ns() - t0) / 1e6;
-	attached_methods(b->mod, b->method[latency_all], sizeof(b->method[0]));
+	module_methods(b->mod, b->method[latency_all], sizeof(b->method[0]));
 	return 0;
 }
 
@@ -131,35 +104,43 @@ static int attach_prog(struct bench *b, int i, struct bpf_program *p)
 	return 0;
 }
 
-static int attach(struct bench *b, enum cfg c, int round)
+static int attach(void *ctx, int cfg, int round)
 {
+	struct bench *b = ctx;
+	enum cfg c = (enum cfg)cfg;
+
 	switch (c) {
-	case NO_PROBE:
-		return 0;
 	case EMPTY_EXIT:
-		return attach_prog(b, 0, b->empty->progs.empty_exit);
+		return attach_prog(b, 0, b->empty->progs.empty_exit) ? SBS_FAILED : SBS_ATTACHED;
 	case EMPTY_PAIR:
 		return attach_prog(b, 0, b->empty->progs.empty_enter) ||
-		       attach_prog(b, 1, b->empty->progs.empty_exit);
+		       attach_prog(b, 1, b->empty->progs.empty_exit) ? SBS_FAILED : SBS_ATTACHED;
 	case COUNTERS:
-		return start_module(b, false, &b->start_ms[0][round]);
+		return start_module(b, false, &b->start_ms[0][round]) ? SBS_FAILED : SBS_ATTACHED;
 	case LATENCY_ALL:
-		return start_module(b, true, &b->start_ms[1][round]);
+		return start_module(b, true, &b->start_ms[1][round]) ? SBS_FAILED : SBS_ATTACHED;
 	case BPFTRACE:
 		/* On failure leave bpftrace out rather than fail the bench. */
+		if (!b->bpftrace)
+			return SBS_LEFT_OUT;
 		if (bpftrace_start(&b->bt, b->bpftrace, bpftrace_script, 30000, b->bpftrace_why,
-				   sizeof(b->bpftrace_why)))
+				   sizeof(b->bpftrace_why))) {
 			b->bpftrace = NULL;
-		return 0;
+			return SBS_LEFT_OUT;
+		}
+		return SBS_ATTACHED;
+	case NO_PROBE:
 	case NCFG:
 		break;
 	}
-	return -1;
+	return SBS_ATTACHED;
 }
 
 /* Safe whatever attach() got to. */
-static void detach(struct bench *b)
+static void detach(void *ctx)
 {
+	struct bench *b = ctx;
+
 	for (int i = 0; i < 2; i++) {
 		bpf_link__destroy(b->links[i]);
 		b->links[i] = NULL;
@@ -169,58 +150,26 @@ static void detach(struct bench *b)
 	bpftrace_stop(&b->bt);
 }
 
-/* The fastest of many short batches. A probe's cost is the same on every call, while other
- * load (preemption, interrupts, a busy sibling CPU) only ever adds time: the fastest batch
- * is the one it touched least. Short batches make untouched ones likely. */
-static double loop_fastest(const struct opts *o)
+static double getppid_batch(void *ctx)
 {
-	double batch[MAX_BATCHES];
-
-	syscall_loop_ns(o->calls); /* warm-up: caches, the task's storage slot */
-	for (int i = 0; i < o->batches; i++)
-		batch[i] = syscall_loop_ns(o->calls);
-	return min_of(batch, o->batches);
+	return syscall_loop_ns(((struct bench *)ctx)->o.calls);
 }
 
-/* One configuration for one round. Its added cost is taken against no-probe batches run
- * right before it, not against the (a) row of the round: on a busy or throttling machine
- * the baseline drifts within a round, and the added cost of an empty program is small. */
-static int measure(struct bench *b, enum cfg c, int round)
-{
-	int others = foreign_syscall_links(); /* before we attach: none of them are ours */
-	double before = c == NO_PROBE ? 0 : loop_fastest(&b->o);
-	int err = attach(b, c, round);
-
-	if (!err && (c != BPFTRACE || b->bpftrace)) {
-		b->ns[c][round] = loop_fastest(&b->o);
-		b->added[c][round] = c == NO_PROBE ? 0 : b->ns[c][round] - before;
-	}
-	detach(b);
-	b->measurements++;
-	if (others || foreign_syscall_links())
-		b->foreign++;
-	return err;
-}
-
-/* Every round runs every configuration, starting one further along each time, so that
- * drift (thermal, other load) spreads over all of them instead of hitting one. */
 static int run_rounds(struct bench *b)
 {
-	for (int r = 0; r < b->o.rounds; r++)
-		for (int k = 0; k < NCFG; k++) {
-			enum cfg c = (enum cfg)((k + r) % NCFG);
+	static const char *const syscall_tps[] = { "sys_enter", "sys_exit", NULL };
 
-			if (c == BPFTRACE && !b->bpftrace)
-				continue;
-			if (measure(b, c, r))
-				return -1;
-		}
-	return 0;
+	b->sbs = (struct side_by_side){ .ncfg = NCFG, .rounds = b->o.rounds, .batches = b->o.batches,
+					.tracepoints = syscall_tps, .ctx = b, .batch = getppid_batch,
+					.attach = attach, .detach = detach };
+	b->sbs.left_out[BPFTRACE] = !b->bpftrace;
+	return sbs_run(&b->sbs);
 }
 
 static void print_cost_table(const struct bench *b)
 {
 	int n = b->o.rounds;
+	const double(*ns)[SBS_MAX_ROUNDS] = b->sbs.ns, (*added_ns)[SBS_MAX_ROUNDS] = b->sbs.added;
 
 	printf("\n1. Cost per syscall: getppid() loop, %d rounds x %d batches x %ld calls. Each round\n"
 	       "   takes the fastest batch; shown: the median of the rounds, and min .. max over rounds.\n"
@@ -231,19 +180,19 @@ static void print_cost_table(const struct bench *b)
 	for (int c = 0; c < NCFG; c++) {
 		double v, added;
 
-		if (c == BPFTRACE && !b->bpftrace)
+		if (b->sbs.left_out[c])
 			continue;
-		v = median(b->ns[c], n);
-		added = median(b->added[c], n);
-		printf("   %c  %-33s %10.1f  %6.1f .. %6.1f", cfgs[c].letter, cfgs[c].label, v, min_of(b->ns[c], n),
-		       max_of(b->ns[c], n));
+		v = median(ns[c], n);
+		added = median(added_ns[c], n);
+		printf("   %c  %-33s %10.1f  %6.1f .. %6.1f", cfgs[c].letter, cfgs[c].label, v, min_of(ns[c], n),
+		       max_of(ns[c], n));
 		if (c == NO_PROBE) {
 			printf("  %8s  %12s\n", "-", "-");
 			continue;
 		}
 		printf("  %8.1f", added);
 		if (cfgs[c].baseline >= 0) {
-			double base_added = median(b->added[cfgs[c].baseline], n);
+			double base_added = median(added_ns[cfgs[c].baseline], n);
 
 			/* Noise can put an empty program's added cost at or below zero: no ratio then. */
 			if (base_added > 0)
@@ -258,7 +207,7 @@ static void print_cost_table(const struct bench *b)
 	printf("\n   ratio = added ns / the empty baseline's added ns. The module attached via %s (counters)\n"
 	       "   and %s (latency); the empty programs are tp_btf.\n",
 	       b->method[0], b->method[1]);
-	if (!b->bpftrace)
+	if (b->sbs.left_out[BPFTRACE])
 		printf("   bpftrace: %s\n", b->bpftrace_why);
 }
 
@@ -275,55 +224,7 @@ static void print_start_times(const struct bench *b)
 	       max_of(b->start_ms[1], n));
 }
 
-/* Another tool's syscall probes make every configuration slower, the baseline included:
- * say so next to the numbers rather than let them pass as this machine's. */
-static void warn_foreign(const struct bench *b)
-{
-	if (b->foreign)
-		printf("\nWARNING: in %d of %d measurements of section 1, other BPF programs were attached to\n"
-		       "sys_enter/sys_exit; those include their cost. Rerun on a quiet machine.\n",
-		       b->foreign, b->measurements);
-}
-
 /* ---- setup ------------------------------------------------------------------------------- */
-
-static bool in_path(const char *name)
-{
-	const char *path = getenv("PATH");
-	char dir[4096], file[4200];
-
-	while (path && *path) {
-		size_t n = strcspn(path, ":");
-
-		snprintf(dir, sizeof(dir), "%.*s", (int)n, path);
-		snprintf(file, sizeof(file), "%s/%s", n ? dir : ".", name);
-		if (!access(file, X_OK))
-			return true;
-		path += n + (path[n] == ':');
-	}
-	return false;
-}
-
-/* configure passes its BPFTRACE through `make bench`: a path, or "no"; run by hand, the
- * bench looks in PATH. */
-static const char *find_bpftrace(char *why, size_t len)
-{
-	const char *bt = getenv("BPFTRACE");
-
-	if (!bt || !*bt)
-		bt = "bpftrace";
-	if (!strcmp(bt, "no") || (strchr(bt, '/') ? access(bt, X_OK) != 0 : !in_path(bt))) {
-		snprintf(why, len, "not installed");
-		return NULL;
-	}
-	/* Its tracepoint probes need tracefs, which some machines do not mount at boot. */
-	if (access("/sys/kernel/tracing/events/raw_syscalls", F_OK) &&
-	    mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL)) {
-		snprintf(why, len, "left out: tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)");
-		return NULL;
-	}
-	return bt;
-}
 
 static void usage(const char *argv0)
 {
@@ -348,29 +249,9 @@ static void parse_opts(int argc, char **argv, struct opts *o, bool *no_bpftrace)
 		default: usage(argv[0]);
 		}
 	}
-	if (o->rounds < 1 || o->rounds > MAX_ROUNDS || o->batches < 1 || o->batches > MAX_BATCHES ||
+	if (o->rounds < 1 || o->rounds > SBS_MAX_ROUNDS || o->batches < 1 || o->batches > SBS_MAX_BATCHES ||
 	    o->calls < 1000 || o->reads < 1)
 		usage(argv[0]);
-}
-
-/* Pins the bench to the first CPU it may use, and picks another for workloads. */
-static void choose_cpus(struct opts *o)
-{
-	cpu_set_t set;
-
-	o->cpu = o->other_cpu = 0;
-	if (sched_getaffinity(0, sizeof(set), &set))
-		return;
-	o->cpu = -1;
-	for (int i = 0; i < CPU_SETSIZE; i++) {
-		if (!CPU_ISSET(i, &set))
-			continue;
-		if (o->cpu < 0)
-			o->cpu = o->other_cpu = i;
-		else if (o->other_cpu == o->cpu)
-			o->other_cpu = i;
-	}
-	pin_to_cpu(o->cpu);
 }
 
 int main(int argc, char **argv)
@@ -391,13 +272,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "syscall_cost: the kernel has no BTF (/sys/kernel/btf/vmlinux); tp_btf cannot load\n");
 		return 1;
 	}
-	ebpf_log_set_handler(quiet_log);
+	ebpf_log_set_handler(bench_quiet_log);
 	ebpf_log_capture_libbpf();
 	b.bt.pid = b.bt.out = -1;
-	b.bpftrace = no_bpftrace ? NULL : find_bpftrace(b.bpftrace_why, sizeof(b.bpftrace_why));
+	b.bpftrace = no_bpftrace ? NULL : bpftrace_find("raw_syscalls", b.bpftrace_why, sizeof(b.bpftrace_why));
 	if (no_bpftrace)
 		snprintf(b.bpftrace_why, sizeof(b.bpftrace_why), "left out (-T)");
-	choose_cpus(&b.o);
+	choose_cpus(&b.o.cpu, &b.o.other_cpu);
+	pin_to_cpu(b.o.cpu);
 	uname(&u);
 	printf("collectd-ebpf syscall_cost: kernel %s %s, %ld CPUs online, bench pinned to CPU %d\n", u.release,
 	       u.machine, sysconf(_SC_NPROCESSORS_ONLN), b.o.cpu);
@@ -418,7 +300,7 @@ int main(int argc, char **argv)
 		goto out;
 	print_start_times(&b);
 	print_rss(&rss_counters, &rss_latency);
-	warn_foreign(&b);
+	sbs_warn_foreign(&b.sbs, "sys_enter/sys_exit during section 1");
 	rc = 0;
 out:
 	detach(&b);

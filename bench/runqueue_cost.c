@@ -1,0 +1,271 @@
+/* bench/runqueue_cost: what the `runqueue` module costs per scheduler event, side by
+ * side in one run.
+ *
+ * Two threads pinned to one CPU play ping-pong over two pipes: each round trip is two
+ * wakeups and two context switches (each side blocks in read() until the other writes).
+ * Both run SCHED_FIFO at the same priority during a batch, so a wakeup never preempts
+ * the writer and the count stays exact; the bench measures the switches per round trip
+ * with getrusage() and prints them. Timed with nothing attached, the module on its
+ * default tp_btf + task storage, the module forced onto raw_tp + its pid hash
+ * (AttachOrder raw_tp), and bpftrace running a runqlat-style script. Rounds, batches and
+ * the table come from side_by_side.c.
+ *
+ * Numbers only, never judged: exit 0 when it ran, 1 when it could not.
+ */
+#define _GNU_SOURCE /* pthread_setaffinity_np, SCHED_RESET_ON_FORK */
+#include "bench/bpftrace_child.h"
+#include "bench/measure.h"
+#include "bench/side_by_side.h"
+#include "libcore/module.h"
+#include "libcore/privileges.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+/* runqlat's idea in bpftrace: a wait starts at a wakeup, or at a switch away from a
+ * thread still runnable (state 0, or TASK_REPORT_MAX 0x100 for a preempted one), and ends
+ * at the switch to it; start times in a pid-keyed map. */
+static const char bpftrace_script[] =
+	"BEGIN { printf(\"ready\\n\"); }"
+	" tracepoint:sched:sched_wakeup, tracepoint:sched:sched_wakeup_new { @start[args->pid] = nsecs; }"
+	" tracepoint:sched:sched_switch {"
+	" if ((args->prev_state & 0xff) == 0) { @start[args->prev_pid] = nsecs; }"
+	" $s = @start[args->next_pid];"
+	" if ($s) { @ns = hist(nsecs - $s); delete(@start[args->next_pid]); } }";
+
+enum cfg { NO_PROBE, TASK_STORAGE, PID_HASH, BPFTRACE, NCFG };
+
+static const char *const labels[NCFG] = {
+	[NO_PROBE] = "no probe",
+	[TASK_STORAGE] = "runqueue (default)",
+	[PID_HASH] = "runqueue, AttachOrder raw_tp",
+	[BPFTRACE] = "bpftrace runqlat-style",
+};
+static const int refs[NCFG] = { -1, -1, TASK_STORAGE, TASK_STORAGE };
+
+struct bench {
+	int rounds, batches, trips, cpu, other_cpu;
+	int ping[2], pong[2]; /* main -> partner, partner -> main */
+	pthread_t partner;
+	bool fifo;            /* the batches run SCHED_FIFO */
+	double switches_per_trip;
+	struct module *mod;
+	struct bpftrace_child bt;
+	const char *bpftrace;
+	char bpftrace_why[300];
+	char method[NCFG][64];
+	struct side_by_side sbs;
+};
+
+static void *partner(void *arg)
+{
+	struct bench *b = arg;
+	char c;
+
+	while (read(b->ping[0], &c, 1) == 1)
+		if (write(b->pong[1], &c, 1) != 1)
+			break;
+	return NULL;
+}
+
+/* SCHED_FIFO, or back to SCHED_OTHER; RESET_ON_FORK keeps bpftrace, forked meanwhile,
+ * off the real-time class. */
+static bool set_fifo(pthread_t t, bool on)
+{
+	struct sched_param p = { .sched_priority = on ? 1 : 0 };
+
+	return !pthread_setschedparam(t, on ? SCHED_FIFO | SCHED_RESET_ON_FORK : SCHED_OTHER, &p);
+}
+
+static double pingpong_batch(void *ctx)
+{
+	struct bench *b = ctx;
+	uint64_t t0;
+	char c = 'x';
+
+	if (b->fifo)
+		set_fifo(pthread_self(), true);
+	t0 = now_ns();
+	for (int i = 0; i < b->trips; i++)
+		if (write(b->ping[1], &c, 1) != 1 || read(b->pong[0], &c, 1) != 1) {
+			perror("ping-pong");
+			exit(1);
+		}
+	t0 = now_ns() - t0;
+	if (b->fifo)
+		set_fifo(pthread_self(), false);
+	return (double)t0 / b->trips;
+}
+
+/* Context switches of both threads per round trip, from getrusage: 2.00 when every
+ * read() blocked and no wakeup preempted. */
+static double switches_per_trip(struct bench *b)
+{
+	struct rusage r0, r1;
+
+	getrusage(RUSAGE_SELF, &r0);
+	pingpong_batch(b);
+	getrusage(RUSAGE_SELF, &r1);
+	/* the two sched_setscheduler() calls around the batch may add one switch each */
+	return (double)((r1.ru_nvcsw + r1.ru_nivcsw) - (r0.ru_nvcsw + r0.ru_nivcsw)) / b->trips;
+}
+
+static int start_pingpong(struct bench *b)
+{
+	cpu_set_t one;
+
+	if (pipe(b->ping) || pipe(b->pong) || pthread_create(&b->partner, NULL, partner, b))
+		return -1;
+	CPU_ZERO(&one);
+	CPU_SET(b->cpu, &one);
+	pthread_setaffinity_np(b->partner, sizeof(one), &one);
+	/* The partner stays FIFO: it only runs when main, FIFO too during batches, writes. */
+	b->fifo = set_fifo(b->partner, true);
+	return 0;
+}
+
+static void stop_pingpong(struct bench *b)
+{
+	close(b->ping[1]); /* the partner's read() returns 0 */
+	pthread_join(b->partner, NULL);
+	close(b->ping[0]);
+	close(b->pong[0]);
+	close(b->pong[1]);
+}
+
+static int attach(void *ctx, int c, int round)
+{
+	struct bench *b = ctx;
+	struct opt_value raw = { .type = OPT_STRING, .string = "raw_tp" };
+	struct option order = { .key = "AttachOrder", .values = &raw, .nvalues = 1 };
+	char err[256];
+
+	(void)round;
+	if (c == BPFTRACE) {
+		if (!b->bpftrace || bpftrace_start(&b->bt, b->bpftrace, bpftrace_script, 30000, b->bpftrace_why,
+						   sizeof(b->bpftrace_why))) {
+			b->bpftrace = NULL;
+			return SBS_LEFT_OUT;
+		}
+		return SBS_ATTACHED;
+	}
+	b->mod = module_new(module_find("runqueue"), NULL);
+	if (!b->mod)
+		return SBS_FAILED;
+	if (c == PID_HASH && module_set_option(b->mod, &order, err, sizeof(err))) {
+		fprintf(stderr, "AttachOrder raw_tp: %s\n", err);
+		return SBS_FAILED;
+	}
+	if (module_start(b->mod)) {
+		fprintf(stderr, "runqueue module (%s) did not start: %s\n", labels[c], b->mod->last_error);
+		return SBS_FAILED;
+	}
+	module_methods(b->mod, b->method[c], sizeof(b->method[c]));
+	return SBS_ATTACHED;
+}
+
+static void detach(void *ctx)
+{
+	struct bench *b = ctx;
+
+	module_free(b->mod);
+	b->mod = NULL;
+	bpftrace_stop(&b->bt);
+}
+
+static void print_results(const struct bench *b)
+{
+	/* Each blocking read is one switch away and, later, one wakeup. */
+	double events = 2 * b->switches_per_trip;
+
+	printf("\nCost per round trip: ping-pong of two threads over pipes on CPU %d (%s), %d rounds x %d\n"
+	       "batches x %d round trips. Each round takes the fastest batch; shown: the median of the\n"
+	       "rounds and min .. max over rounds. added ns: over no-probe batches run just before each\n"
+	       "measurement, median of the rounds. x no-probe: ns over the no-probe ns.\n\n",
+	       b->cpu, b->fifo ? "SCHED_FIFO" : "SCHED_OTHER: SCHED_FIFO refused", b->rounds, b->batches, b->trips);
+	sbs_print_table(&b->sbs, labels, refs, "ns/trip");
+	printf("\n   Context switches per round trip (getrusage, no probe): %.2f; taken as %.2f scheduler events\n"
+	       "   (each switch away from a blocked reader is matched by one wakeup).\n\n", b->switches_per_trip,
+	       events);
+	printf("   Per scheduler event (added ns / %.2f):\n", events);
+	for (int c = 1; c < NCFG; c++)
+		if (!b->sbs.left_out[c])
+			printf("   %-40s %7.1f ns\n", labels[c], median(b->sbs.added[c], b->rounds) / events);
+	printf("\n   The module attached via %s by default and via %s with AttachOrder raw_tp.\n",
+	       b->method[TASK_STORAGE], b->method[PID_HASH]);
+	if (b->sbs.left_out[BPFTRACE])
+		printf("   bpftrace: %s\n", b->bpftrace_why);
+}
+
+static void usage(const char *argv0)
+{
+	fprintf(stderr, "usage: %s [-r rounds] [-b batches] [-n round trips per batch] [-T]\n"
+			"  -T  leave bpftrace out\n", argv0);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const sched_tps[] = { "sched_wakeup", "sched_wakeup_new", "sched_switch", NULL };
+	static struct bench b; /* large: per-round samples */
+	bool no_bpftrace = false;
+	struct utsname u;
+	int opt, rc = 1;
+
+	b.rounds = 7;
+	b.batches = 30;
+	b.trips = 1000;
+	while ((opt = getopt(argc, argv, "r:b:n:T")) != -1) {
+		switch (opt) {
+		case 'r': b.rounds = atoi(optarg); break;
+		case 'b': b.batches = atoi(optarg); break;
+		case 'n': b.trips = atoi(optarg); break;
+		case 'T': no_bpftrace = true; break;
+		default: usage(argv[0]);
+		}
+	}
+	if (b.rounds < 1 || b.rounds > SBS_MAX_ROUNDS || b.batches < 1 || b.batches > SBS_MAX_BATCHES ||
+	    b.trips < 100)
+		usage(argv[0]);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!privileges_sufficient() || access("/sys/kernel/btf/vmlinux", R_OK)) {
+		fprintf(stderr, "runqueue_cost: needs root (or CAP_BPF + CAP_PERFMON) and a kernel with BTF\n"
+				"(/sys/kernel/btf/vmlinux): sudo make bench\n");
+		return 1;
+	}
+	ebpf_log_set_handler(bench_quiet_log);
+	ebpf_log_capture_libbpf();
+	b.bt.pid = b.bt.out = -1;
+	b.bpftrace = no_bpftrace ? NULL : bpftrace_find("sched", b.bpftrace_why, sizeof(b.bpftrace_why));
+	if (no_bpftrace)
+		snprintf(b.bpftrace_why, sizeof(b.bpftrace_why), "left out (-T)");
+	choose_cpus(&b.cpu, &b.other_cpu);
+	pin_to_cpu(b.cpu);
+	if (start_pingpong(&b)) {
+		perror("runqueue_cost: pipes and the partner thread");
+		return 1;
+	}
+	uname(&u);
+	printf("collectd-ebpf runqueue_cost: kernel %s %s, %ld CPUs online, both threads pinned to CPU %d\n",
+	       u.release, u.machine, sysconf(_SC_NPROCESSORS_ONLN), b.cpu);
+	b.switches_per_trip = switches_per_trip(&b);
+
+	b.sbs = (struct side_by_side){ .ncfg = NCFG, .rounds = b.rounds, .batches = b.batches,
+				       .tracepoints = sched_tps, .ctx = &b, .batch = pingpong_batch,
+				       .attach = attach, .detach = detach };
+	b.sbs.left_out[BPFTRACE] = !b.bpftrace;
+	if (sbs_run(&b.sbs) == 0) {
+		print_results(&b);
+		sbs_warn_foreign(&b.sbs, "the scheduler tracepoints");
+		rc = 0;
+	}
+	detach(&b);
+	stop_pingpong(&b);
+	return rc;
+}
