@@ -19,6 +19,7 @@
  */
 #include "include/kernel_types.h"
 #include <bpf/bpf_helpers.h>
+#include "include/counting.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "block.h"
@@ -77,18 +78,9 @@ struct completion {
 	__u64 size;    /* request size at issue */
 };
 
-/* Completions run on any CPU, often in interrupts, and rows are shared: atomic adds. */
-static __always_inline void add(__u64 *p, __u64 v)
-{
-	__sync_fetch_and_add(p, v);
-}
-
 static __always_inline void count_stat(__u32 which)
 {
-	__u64 *v = bpf_map_lookup_elem(&stats, &which);
-
-	if (v)
-		add(v, 1);
+	add_to_row(&stats, which, 1);
 }
 
 static __always_inline void hist_add(struct block_hist *h, __u64 v)

@@ -11,6 +11,7 @@
  */
 #include "include/kernel_types.h"
 #include <bpf/bpf_helpers.h>
+#include "include/counting.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include "dcache.h"
 
@@ -25,17 +26,10 @@ struct {
 	__type(value, __u64);
 } counts SEC(".maps");
 
-/* fentry and kprobe handlers may be preempted (fentry runs under migrate_disable only),
- * so the per-CPU slot takes an atomic add. */
 static __always_inline void count(__u32 which)
 {
-	__u64 *v;
-
-	if (filter_tgid && (bpf_get_current_pid_tgid() >> 32) != filter_tgid)
-		return;
-	v = bpf_map_lookup_elem(&counts, &which);
-	if (v)
-		__sync_fetch_and_add(v, 1);
+	if (tgid_filter_passes(filter_tgid))
+		add_to_row(&counts, which, 1);
 }
 
 SEC("fentry")

@@ -9,6 +9,7 @@
  */
 #include "include/kernel_types.h"
 #include <bpf/bpf_helpers.h>
+#include "include/counting.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include "fs.h"
 
@@ -45,7 +46,7 @@ struct {
 
 static __always_inline bool wanted(void)
 {
-	return !filter_tgid || (bpf_get_current_pid_tgid() >> 32) == filter_tgid;
+	return tgid_filter_passes(filter_tgid);
 }
 
 static __always_inline void on_entry(__u32 row)
@@ -56,16 +57,10 @@ static __always_inline void on_entry(__u32 row)
 	if (!wanted())
 		return;
 	ts = bpf_ktime_get_ns();
-	if (bpf_map_update_elem(&start, &key, &ts, BPF_ANY)) {
-		__u32 which = FS_STAT_START_LOST;
-		__u64 *lost = bpf_map_lookup_elem(&stats, &which);
-
-		if (lost)
-			__sync_fetch_and_add(lost, 1);
-	}
+	if (bpf_map_update_elem(&start, &key, &ts, BPF_ANY))
+		add_to_row(&stats, FS_STAT_START_LOST, 1);
 }
 
-/* fentry/kprobe handlers may be preempted on the same CPU: atomic adds. */
 static __always_inline void on_exit(__u32 row)
 {
 	struct start_key key = { .tid = (__u32)bpf_get_current_pid_tgid(), .row = row };
@@ -82,8 +77,8 @@ static __always_inline void on_exit(__u32 row)
 	h = bpf_map_lookup_elem(&latency, &row);
 	if (!h)
 		return;
-	__sync_fetch_and_add(&h->slots[hist_slot(delta)], 1);
-	__sync_fetch_and_add(&h->sum_ns, delta);
+	add(&h->slots[hist_slot(delta)], 1);
+	add(&h->sum_ns, delta);
 }
 
 /* The four programs of one (slot, op): fentry/fexit and kprobe/kretprobe. */

@@ -9,6 +9,7 @@
  */
 #include "include/kernel_types.h"
 #include <bpf/bpf_helpers.h>
+#include "include/counting.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "include/folio.h"
@@ -25,16 +26,10 @@ struct {
 	__type(value, __u64);
 } counts SEC(".maps");
 
-/* fentry/kprobe handlers may be preempted on the same CPU: atomic adds. */
 static __always_inline void count(__u32 which, __u64 pages)
 {
-	__u64 *v;
-
-	if (filter_tgid && (bpf_get_current_pid_tgid() >> 32) != filter_tgid)
-		return;
-	v = bpf_map_lookup_elem(&counts, &which);
-	if (v)
-		__sync_fetch_and_add(v, pages);
+	if (tgid_filter_passes(filter_tgid))
+		add_to_row(&counts, which, pages);
 }
 
 /* ---- accesses: folio_mark_accessed(folio) / mark_page_accessed(page) ---------------- */

@@ -9,6 +9,7 @@
  */
 #include "include/kernel_types.h"
 #include <bpf/bpf_helpers.h>
+#include "include/counting.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "process.h"
@@ -31,14 +32,9 @@ struct {
 	__uint(max_entries, PROC_OOM_RINGBUF_BYTES);
 } oom_events SEC(".maps");
 
-/* Atomic adds: fork and exit run in process context, where a preemptible program could
- * interleave with another on the same CPU. */
 static __always_inline void count(__u32 which)
 {
-	__u64 *v = bpf_map_lookup_elem(&counts, &which);
-
-	if (v)
-		__sync_fetch_and_add(v, 1);
+	add_to_row(&counts, which, 1);
 }
 
 /* The filter follows one process tree level: the process itself and its children (what a
@@ -47,7 +43,7 @@ static __always_inline bool wanted(void)
 {
 	struct task_struct___proc *task;
 
-	if (!filter_tgid || (bpf_get_current_pid_tgid() >> 32) == filter_tgid)
+	if (tgid_filter_passes(filter_tgid))
 		return true;
 	task = (struct task_struct___proc *)bpf_get_current_task();
 	return BPF_CORE_READ(task, real_parent, tgid) == filter_tgid;

@@ -13,6 +13,7 @@
  */
 #include "include/kernel_types.h"
 #include <bpf/bpf_helpers.h>
+#include "include/counting.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "runqueue.h"
@@ -54,10 +55,7 @@ struct {
 
 static __always_inline void count_stat(__u32 which)
 {
-	__u64 *v = bpf_map_lookup_elem(&stats, &which);
-
-	if (v)
-		__sync_fetch_and_add(v, 1); /* wakeups also come from interrupts */
+	add_to_row(&stats, which, 1);
 }
 
 static __always_inline bool task_runnable(struct task_struct *t)
@@ -254,7 +252,7 @@ int rq_switch_tp_hash(struct trace_event_raw_sched_switch *ctx)
 	long state = ctx->prev_state;
 
 	if ((state == 0 || (state & TASK_REPORT_MAX)) &&
-	    (!filter_tgid || (bpf_get_current_pid_tgid() >> 32) == filter_tgid))
+	    tgid_filter_passes(filter_tgid))
 		enqueue_pid(ctx->prev_pid);
 	run_pid(ctx->next_pid);
 	return 0;

@@ -8,6 +8,7 @@
  */
 #include "include/kernel_types.h"
 #include <bpf/bpf_helpers.h>
+#include "include/counting.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "syscalls.h"
@@ -55,25 +56,14 @@ struct {
 	__type(value, __u64);
 } start_tid SEC(".maps");
 
-/* Syscall tracepoints may run preemptible (faultable since 6.14), so two tasks can
- * interleave on one CPU: per-CPU rows still take atomic adds, which cost a few ns
- * uncontended and never lose an increment. */
-static __always_inline void add(__u64 *p, __u64 v)
-{
-	__sync_fetch_and_add(p, v);
-}
-
 static __always_inline void count_stat(__u32 which)
 {
-	__u64 *v = bpf_map_lookup_elem(&stats, &which);
-
-	if (v)
-		add(v, 1);
+	add_to_row(&stats, which, 1);
 }
 
 static __always_inline bool wanted(void)
 {
-	return !filter_tgid || (bpf_get_current_pid_tgid() >> 32) == filter_tgid;
+	return tgid_filter_passes(filter_tgid);
 }
 
 static __always_inline __u32 row_of(long id)

@@ -10,6 +10,7 @@
  */
 #include "include/kernel_types.h"
 #include <bpf/bpf_helpers.h>
+#include "include/counting.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_endian.h>
@@ -57,19 +58,9 @@ struct {
 	__type(value, __u64);
 } connect_start SEC(".maps");
 
-/* Atomic adds: some of these tracepoints run in process context, where a preemptible
- * program could interleave with another on the same CPU. */
-static __always_inline void add(__u64 *p, __u64 v)
-{
-	__sync_fetch_and_add(p, v);
-}
-
 static __always_inline void count_stat(__u32 which)
 {
-	__u64 *v = bpf_map_lookup_elem(&stats, &which);
-
-	if (v)
-		add(v, 1);
+	add_to_row(&stats, which, 1);
 }
 
 /* Row of a connection: by its local or remote port, or 0. */
@@ -142,7 +133,7 @@ static __always_inline void on_state(const struct sock *sk, int oldstate, int ne
 	if (protocol != PROTO_TCP)
 		return;
 	if (newstate == TCP_SYN_SENT) {
-		if (filter_tgid && (bpf_get_current_pid_tgid() >> 32) != filter_tgid)
+		if (!tgid_filter_passes(filter_tgid))
 			return;
 		now = bpf_ktime_get_ns();
 		if (bpf_map_update_elem(&connect_start, &key, &now, BPF_ANY))

@@ -11,6 +11,7 @@
  */
 #include "include/kernel_types.h"
 #include <bpf/bpf_helpers.h>
+#include "include/counting.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "vfs.h"
@@ -49,16 +50,9 @@ struct {
 	__type(value, __u64);
 } start SEC(".maps");
 
-/* fentry and syscall tracepoints can be preempted: two tasks may interleave on one CPU,
- * so per-CPU rows still take atomic adds. */
-static __always_inline void add(__u64 *p, __u64 v)
-{
-	__sync_fetch_and_add(p, v);
-}
-
 static __always_inline bool wanted(void)
 {
-	return !filter_tgid || (bpf_get_current_pid_tgid() >> 32) == filter_tgid;
+	return tgid_filter_passes(filter_tgid);
 }
 
 /* ---- workers ------------------------------------------------------------------------ */
@@ -71,13 +65,8 @@ static __always_inline void on_entry(__u32 op)
 	if (!wanted())
 		return;
 	ts = bpf_ktime_get_ns();
-	if (bpf_map_update_elem(&start, &key, &ts, BPF_ANY)) {
-		__u32 which = VFS_STAT_START_LOST;
-		__u64 *lost = bpf_map_lookup_elem(&stats, &which);
-
-		if (lost)
-			add(lost, 1);
-	}
+	if (bpf_map_update_elem(&start, &key, &ts, BPF_ANY))
+		add_to_row(&stats, VFS_STAT_START_LOST, 1);
 }
 
 static __always_inline void on_exit(__u32 op, long ret)

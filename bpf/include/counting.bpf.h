@@ -1,0 +1,33 @@
+/* Counting helpers every module's BPF program shares. Include after <bpf/bpf_helpers.h>.
+ *
+ * Atomic adds everywhere, per-CPU rows included: syscall tracepoints are preemptible
+ * (faultable since 6.14), fentry and kprobe handlers run under migrate_disable only, and
+ * block completions and wakeups come from interrupts, so two updates can interleave on one
+ * CPU. An uncontended atomic add costs a few ns and never loses an increment.
+ */
+#ifndef EBPF_COUNTING_BPF_H
+#define EBPF_COUNTING_BPF_H
+
+static __always_inline void add(__u64 *p, __u64 v)
+{
+	__sync_fetch_and_add(p, v);
+}
+
+/* Adds v to row `row` of an array of u64 (a module's `stats` or `counts` map). */
+static __always_inline void add_to_row(void *map, __u32 row, __u64 v)
+{
+	__u64 *p = bpf_map_lookup_elem(map, &row);
+
+	if (p)
+		add(p, v);
+}
+
+/* The tests' process filter: true for every task when `filter` (a module's rodata
+ * filter_tgid) is 0, as in production, where the verifier removes the check because
+ * rodata is frozen; else only for tasks of that process. */
+static __always_inline bool tgid_filter_passes(__u32 filter)
+{
+	return !filter || (bpf_get_current_pid_tgid() >> 32) == filter;
+}
+
+#endif
