@@ -10,7 +10,7 @@
  */
 #define _GNU_SOURCE /* O_DIRECT */
 #include "bench/bpftrace_child.h"
-#include "bench/loop_device.h"
+#include "tests/loop_device.h"
 #include "bench/measure.h"
 #include "bench/side_by_side.h"
 #include "libcore/module.h"
@@ -230,7 +230,7 @@ int main(int argc, char **argv)
 	b.bpftrace = no_bpftrace ? NULL : bpftrace_find("block", b.bpftrace_why, sizeof(b.bpftrace_why));
 	if (no_bpftrace)
 		snprintf(b.bpftrace_why, sizeof(b.bpftrace_why), "left out (-T)");
-	if (loop_device_setup(&b.dev, DEVICE_MIB, err, sizeof(err))) {
+	if (loop_device_setup(&b.dev, DEVICE_MIB, NULL, err, sizeof(err))) {
 		fprintf(stderr, "block_cost: cannot set up a loop device: %s\n", err);
 		return 1;
 	}

@@ -5,6 +5,7 @@
 
 #include "block.h"
 #include "block.skel.h"
+#include "block_untraced.h"
 #include "btf_facts.h"
 #include "disk_names.h"
 #include "log.h"
@@ -66,6 +67,7 @@ struct block {
 	struct row_state *rows;
 	int nrows;
 	struct disk_names names;
+	struct block_untraced untraced; /* what diskstats counted and the programs did not */
 };
 
 static const char *const option_names[] = { "Disk", "IgnoreSelected", "QueueTime", NULL };
@@ -186,6 +188,10 @@ static int block_start(struct module *m, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot set up map readers: %s", strerror(-e));
 		return -1;
 	}
+	e = block_untraced_start(&b->untraced);
+	if (e)
+		ebpf_log(EBPF_LOG_WARNING, "%s: cannot read /proc/diskstats (%s): no untraced-<disk>-<op> values",
+			 m->label, strerror(-e));
 	if (b->facts.queue_flag_stats >= 0)
 		ebpf_log(EBPF_LOG_INFO,
 			 "%s: issue times read from the request where the queue keeps statistics "
@@ -257,15 +263,36 @@ static int read_rows(struct block *b, const struct metric_sink *sink)
 		rs = row_state(b, &key);
 		if (rs)
 			emit_row(b, sink, rs, &row);
+		block_untraced_set_traced(&b->untraced, key.dev, key.op, row.ios);
 	}
 	return errno == ENOENT ? 0 : -errno;
+}
+
+struct untraced_emit {
+	struct block *b;
+	const struct metric_sink *sink;
+};
+
+static void emit_untraced(void *ctx, const char *disk, unsigned int op, uint64_t untraced)
+{
+	struct untraced_emit *ue = ctx;
+	char instance[DISK_NAME_LEN + 16];
+
+	if (!name_filter_collects(&ue->b->disks_filter, disk))
+		return;
+	snprintf(instance, sizeof(instance), "%s-%s", disk, op_names[op]);
+	ue->sink->counter(ue->sink->ctx, "untraced", instance, untraced);
 }
 
 static int block_read(struct module *m, const struct metric_sink *sink)
 {
 	struct block *b = m->priv;
+	struct untraced_emit ue = { .b = b, .sink = sink };
+	bool have_diskstats;
 	int err;
 
+	/* Before the maps: every IO diskstats counts has then passed the programs already. */
+	have_diskstats = b->untraced.started && block_untraced_read_kernel(&b->untraced) == 0;
 	err = percpu_reader_read(&b->stats_reader, b->stats);
 	if (!err)
 		err = read_rows(b, sink);
@@ -280,6 +307,8 @@ static int block_read(struct module *m, const struct metric_sink *sink)
 	sink->counter(sink->ctx, "issue_time", "unknown", b->stats[BLOCK_STAT_NO_START]);
 	sink->counter(sink->ctx, "issue_time", "request", b->stats[BLOCK_STAT_START_REQUEST]);
 	sink->counter(sink->ctx, "issue_time", "hash", b->stats[BLOCK_STAT_START_HASH]);
+	if (have_diskstats)
+		block_untraced_each(&b->untraced, emit_untraced, &ue);
 	return 0;
 }
 
@@ -295,6 +324,7 @@ static void block_destroy(struct module *m)
 	percpu_reader_free(&b->stats_reader);
 	name_filter_free(&b->disks_filter);
 	disk_names_free(&b->names);
+	block_untraced_free(&b->untraced);
 	free(b->rows);
 	free(b);
 	m->priv = NULL;

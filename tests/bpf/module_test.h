@@ -2,9 +2,7 @@
  * test_pagecache): which attach methods to exercise, starting a module restricted to one,
  * and capturing what it logs.
  *
- * Methods come from the command line (`test_vfs fentry kprobe`), else from
- * EBPF_ATTACH_ORDER ("fentry,kprobe" or "fentry kprobe"), else from the test's defaults.
- * "auto" keeps the module's own candidate order. Every method ends with one line
+ * Methods: tests/bpf/attach_methods.h. "auto" keeps the module's own candidate order. Every method ends with one line
  * "PASS <test> <method>" or "FAIL <test> <method> (...)" for the VM runner to collect. */
 #ifndef EBPF_TESTS_MODULE_TEST_H
 #define EBPF_TESTS_MODULE_TEST_H
@@ -12,41 +10,13 @@
 #include "libcore/log.h"
 #include "libcore/module.h"
 #include "libcore/privileges.h"
+#include "tests/bpf/attach_methods.h"
 #include "tests/testing.h"
 
 #include <stdarg.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#define MT_MAX_METHODS 8
-
-struct method_list {
-	const char *names[MT_MAX_METHODS];
-	int n;
-	char buf[256];
-};
-
-static inline void methods_from(int argc, char **argv, const char *const *defaults, struct method_list *out)
-{
-	const char *env = getenv("EBPF_ATTACH_ORDER");
-
-	out->n = 0;
-	if (argc > 1) {
-		for (int i = 1; i < argc && out->n < MT_MAX_METHODS; i++)
-			out->names[out->n++] = argv[i];
-		return;
-	}
-	if (env && env[0]) {
-		snprintf(out->buf, sizeof(out->buf), "%s", env);
-		for (char *save = NULL, *t = strtok_r(out->buf, ", ", &save); t && out->n < MT_MAX_METHODS;
-		     t = strtok_r(NULL, ", ", &save))
-			out->names[out->n++] = t;
-		return;
-	}
-	for (int i = 0; defaults[i] && out->n < MT_MAX_METHODS; i++)
-		out->names[out->n++] = defaults[i];
-}
 
 /* What the core logged since the last reset: error count and warnings, for "said once". */
 static struct {

@@ -1,17 +1,34 @@
 /* Root test: loads the real block programs with every attach method, and with and without
- * QueueTime, over a loop device the test creates (direct IO, so its requests are the
- * test's own). 300 O_DIRECT writes of 64 KiB and 200 reads of 16 KiB must show up exactly:
- * counts, bytes and size slots for that disk, equal to the /proc/diskstats deltas, with a
- * latency for every IO. */
+ * QueueTime, over a loop device the test creates (its requests are the test's own).
+ * 300 O_DIRECT writes of 64 KiB and 200 reads of 16 KiB must show up exactly: counts, bytes
+ * and size slots for that disk, equal to two witnesses that do not depend on our programs
+ * (the disk's /proc/diskstats deltas, and a private ftrace instance recording
+ * block_rq_complete for that disk), with a latency for every IO, and untraced-<disk>-<op>
+ * equal to what the kernel accounted and the programs did not see (zero here; exactly the
+ * IO done after the programs are detached, in test_untraced).
+ *
+ * When a count falls short, the output tells where the event went: the completion program's
+ * own run count (BPF_ENABLE_STATS) against the ftrace events of every disk says whether the
+ * kernel did not run the program or the program ran and did not count. */
 #define _GNU_SOURCE /* O_DIRECT */
+#include "libcore/diskstats.h"
 #include "libcore/log.h"
 #include "libcore/module.h"
 #include "libcore/privileges.h"
-#include "tests/bpf/loopdev.h"
+#include "tests/loop_device.h"
+#include "tests/bpf/attach_methods.h"
 #include "tests/testing.h"
 
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define NWRITES 300
 #define WRITE_SIZE 65536
@@ -19,11 +36,14 @@
 #define READ_SIZE 16384
 
 static const char *disk; /* "loopN" */
+static unsigned int disk_dev; /* its dev_t as block_rq_complete prints it */
 
 struct op_seen {
 	uint64_t ios, bytes;
 	struct hist_interval latency, size, queue;
 	bool got_latency, got_size, got_queue;
+	uint64_t untraced;
+	bool got_untraced;
 };
 
 struct seen {
@@ -75,7 +95,10 @@ static void on_counter(void *ctx, const char *metric, const char *instance, uint
 		return;
 	}
 	o = op_of(s, instance);
-	if (o && !strcmp(metric, "ios"))
+	if (o && !strcmp(metric, "untraced")) {
+		o->untraced = v;
+		o->got_untraced = true;
+	} else if (o && !strcmp(metric, "ios"))
 		o->ios = v;
 	else if (o && !strcmp(metric, "bytes"))
 		o->bytes = v;
@@ -165,6 +188,34 @@ static void workload(void)
 	free(buf);
 }
 
+struct diskstats_find {
+	unsigned long long reads, writes;
+	int found;
+};
+
+static void diskstats_match(void *ctx, const struct diskstats_disk *d)
+{
+	struct diskstats_find *f = ctx;
+
+	if (!strcmp(d->name, disk)) {
+		f->reads = d->completed[DISKSTATS_READ];
+		f->writes = d->completed[DISKSTATS_WRITE];
+		f->found = 1;
+	}
+}
+
+/* Reads and writes completed of the test's disk, from /proc/diskstats: 0, or -1. */
+static int diskstats_ios(const char *name, unsigned long long *reads, unsigned long long *writes)
+{
+	struct diskstats_find f = { 0 };
+
+	if (diskstats_each(NULL, diskstats_match, &f) || !f.found)
+		return -1;
+	*reads = f.reads;
+	*writes = f.writes;
+	return 0;
+}
+
 /* /proc/diskstats is updated just after the completion that wakes us: wait until stable. */
 static void diskstats_settled(unsigned long long *r, unsigned long long *w, unsigned long long want_r,
 			      unsigned long long want_w)
@@ -217,10 +268,115 @@ static void check_op(const char *what, const struct op_seen *o, uint64_t n, uint
 	}
 }
 
+/* ---- witnesses -------------------------------------------------------------------- */
+
+/* A private ftrace instance (its own buffer: nobody else's tracing is touched) recording
+ * block_rq_complete for every disk, enabled once for the whole test. */
+static char ftrace_dir[128];
+
+static int write_text(const char *dir, const char *file, const char *text)
+{
+	char path[256];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+static void witness_remove(void)
+{
+	if (!ftrace_dir[0])
+		return;
+	write_text(ftrace_dir, "events/block/block_rq_complete/enable", "0");
+	rmdir(ftrace_dir);
+	ftrace_dir[0] = '\0';
+}
+
+static void witness_start(void)
+{
+	snprintf(ftrace_dir, sizeof(ftrace_dir), "/sys/kernel/tracing/instances/ebpf-test-block-%d", (int)getpid());
+	CHECK(mkdir(ftrace_dir, 0700) == 0);
+	atexit(witness_remove);
+	CHECK(write_text(ftrace_dir, "buffer_size_kb", "4096") == 0);
+	CHECK(write_text(ftrace_dir, "events/block/block_rq_complete/enable", "1") == 0);
+}
+
+/* Completions the instance recorded since the last call (then it starts over): reads and
+ * writes of the test's disk, and every completion of any disk. */
+struct traced_by_ftrace {
+	uint64_t reads, writes, all;
+};
+
+static struct traced_by_ftrace witness_take(void)
+{
+	struct traced_by_ftrace w = { 0 };
+	char path[256], line[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/trace", ftrace_dir);
+	f = fopen(path, "re");
+	CHECK(f != NULL);
+	while (f && fgets(line, sizeof(line), f)) {
+		char *ev = strstr(line, "block_rq_complete: ");
+		unsigned int ma, mi;
+		char rwbs[16];
+
+		if (!ev || sscanf(ev + strlen("block_rq_complete: "), "%u,%u %15s", &ma, &mi, rwbs) != 3)
+			continue;
+		w.all++;
+		if ((ma << 20 | mi) != disk_dev)
+			continue;
+		/* blk_fill_rwbs: an optional F (preflush), then the operation */
+		const char *op = rwbs[0] == 'F' && rwbs[1] ? rwbs + 1 : rwbs;
+		if (*op == 'R')
+			w.reads++;
+		else if (*op == 'W')
+			w.writes++;
+	}
+	if (f)
+		fclose(f);
+	CHECK(write_text(ftrace_dir, "trace", "") == 0); /* clears the buffer */
+	return w;
+}
+
+/* Runs of the module's completion program (BPF_ENABLE_STATS must be on), found through the
+ * links of its probe points. */
+static uint64_t completion_runs(const struct module *m)
+{
+	uint64_t runs = 0;
+
+	for (int i = 0; i < m->probes.npoints; i++) {
+		for (int k = 0; k < PROBE_MAX_PROGS; k++) {
+			struct bpf_link *link = m->probes.points[i].links[k];
+			struct bpf_link_info li = { 0 };
+			struct bpf_prog_info pi = { 0 };
+			uint32_t len = sizeof(li);
+			int fd;
+
+			if (!link || bpf_obj_get_info_by_fd(bpf_link__fd(link), &li, &len))
+				continue;
+			fd = bpf_prog_get_fd_by_id(li.prog_id);
+			len = sizeof(pi);
+			if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &pi, &len) && strstr(pi.name, "complete"))
+				runs += pi.run_cnt;
+			if (fd >= 0)
+				close(fd);
+		}
+	}
+	return runs;
+}
+
 static void run_method(const char *method, bool queue_time)
 {
 	struct module *m = module_new(module_find("block"), NULL);
-	unsigned long long r0, w0, r1, w1;
+	unsigned long long r0 = 0, w0 = 0, r1 = 0, w1 = 0;
+	uint64_t runs0;
+	struct traced_by_ftrace w;
 	char used[64];
 	struct seen s;
 
@@ -241,9 +397,22 @@ static void run_method(const char *method, bool queue_time)
 	s = read_module(m);
 	CHECK_EQ_U64(s.read.ios + s.write.ios, 0);
 	CHECK(diskstats_ios(disk, &r0, &w0) == 0);
+	witness_take();
+	runs0 = completion_runs(m);
 	workload();
 	diskstats_settled(&r1, &w1, r0 + NREADS, w0 + NWRITES);
 	s = read_module(m);
+	w = witness_take();
+	printf("  witnesses: ftrace saw %llu reads, %llu writes of %s and %llu completions of all disks; "
+	       "the completion program ran %llu times\n",
+	       (unsigned long long)w.reads, (unsigned long long)w.writes, disk, (unsigned long long)w.all,
+	       (unsigned long long)(completion_runs(m) - runs0));
+	CHECK_EQ_U64(w.reads, NREADS); /* the witness itself sees exactly the test's IO */
+	CHECK_EQ_U64(w.writes, NWRITES);
+	CHECK(completion_runs(m) - runs0 >= s.read.ios + s.write.ios);
+	CHECK(s.read.got_untraced && s.write.got_untraced);
+	CHECK_EQ_U64(s.read.untraced, (r1 - r0) - s.read.ios);
+	CHECK_EQ_U64(s.write.untraced, (w1 - w0) - s.write.ios);
 	check_op("write", &s.write, NWRITES, WRITE_SIZE, 16, queue_time, s.recursion); /* 2^16: slot 16 */
 	check_op("read", &s.read, NREADS, READ_SIZE, 14, queue_time, s.recursion);    /* 2^14: slot 14 */
 	printf("  diskstats: +%llu reads, +%llu writes; issue times: %llu from requests, %llu from the hash; "
@@ -290,26 +459,66 @@ static void test_ignore_selected(void)
 	module_free(m);
 }
 
-int main(void)
+/* Programs detached, the kernel's accounting goes on: every IO after that is untraced, and
+ * untraced-<disk>-<op> says exactly how many. */
+static void test_untraced(void)
 {
+	struct module *m = module_new(module_find("block"), NULL);
+	struct seen s;
+
+	set_string(m, "Disk", disk);
+	set_scheduler("none");
+	CHECK(module_start(m) == 0);
+	workload();
+	s = read_module(m);
+	CHECK_EQ_U64(s.read.untraced, 0);
+	CHECK_EQ_U64(s.write.untraced, 0);
+	probe_set_stop(&m->probes);
+	workload();
+	s = read_module(m);
+	printf("programs detached: %llu reads, %llu writes traced; untraced: %llu reads, %llu writes\n",
+	       (unsigned long long)s.read.ios, (unsigned long long)s.write.ios, (unsigned long long)s.read.untraced,
+	       (unsigned long long)s.write.untraced);
+	CHECK_EQ_U64(s.read.ios, NREADS);
+	CHECK_EQ_U64(s.read.untraced, NREADS);
+	CHECK_EQ_U64(s.write.untraced, NWRITES);
+	module_free(m);
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const tracepoint_methods[] = { "tp_btf", "raw_tp", "tracepoint", NULL };
+	struct method_list methods;
+	struct loop_device dev;
+	char err[256];
+	int stats_fd;
+
 	if (geteuid() != 0 || !privileges_sufficient())
 		SKIP("needs root (or CAP_BPF + CAP_PERFMON) to load BPF programs");
 	if (access("/sys/kernel/btf/vmlinux", R_OK))
 		SKIP("kernel has no BTF (/sys/kernel/btf/vmlinux): CO-RE programs cannot load");
 	if (access("/sys/kernel/tracing/events/block", F_OK) && mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL))
 		SKIP("tracefs is not mounted and cannot be: mount -t tracefs nodev /sys/kernel/tracing");
-	if (system("command -v losetup >/dev/null 2>&1"))
-		SKIP("losetup is missing (apt-get install mount)");
-	disk = loopdev_setup(64);
-	if (!disk)
-		SKIP("cannot attach a loop device (losetup -f --direct-io=on): no free loop device or no loop driver");
-	printf("loop device %s\n", disk);
+	/* Over a file on the machine's own disk (/var/tmp), as users' loop devices are: the loop
+	 * driver's IO to it completes on that disk, in its interrupts, beside ours. */
+	if (loop_device_setup(&dev, 64, "/var/tmp", err, sizeof(err)))
+		SKIP("cannot attach a loop device: %s", err);
+	disk = dev.name;
+	disk_dev = dev.dev;
+	printf("loop device %s (direct IO to its file: %s)\n", disk, dev.direct_io ? "yes" : "no");
+	stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	CHECK(stats_fd >= 0); /* run counts, while this descriptor stays open */
+	witness_start();
 
-	const char *methods[] = { "tp_btf", "raw_tp", "tracepoint" };
-	for (int i = 0; i < 3; i++) {
-		run_method(methods[i], false);
-		run_method(methods[i], true);
+	methods_from(argc, argv, tracepoint_methods, &methods);
+	for (int i = 0; i < methods.n; i++) {
+		run_method(methods.names[i], false);
+		run_method(methods.names[i], true);
 	}
 	test_ignore_selected();
+	test_untraced();
+	witness_remove();
+	close(stats_fd);
+	loop_device_remove(&dev);
 	return testing_done();
 }

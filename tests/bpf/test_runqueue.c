@@ -7,6 +7,7 @@
 #include "libcore/log.h"
 #include "libcore/module.h"
 #include "libcore/privileges.h"
+#include "tests/bpf/attach_methods.h"
 #include "tests/testing.h"
 
 #include <math.h>
@@ -169,8 +170,10 @@ static void run_method(const char *method)
 	module_free(m);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	static const char *const tracepoint_methods[] = { "tp_btf", "raw_tp", "tracepoint", NULL };
+	struct method_list methods;
 	if (geteuid() != 0 || !privileges_sufficient())
 		SKIP("needs root (or CAP_BPF + CAP_PERFMON) to load BPF programs");
 	if (access("/sys/kernel/btf/vmlinux", R_OK))
@@ -178,8 +181,8 @@ int main(void)
 	if (access("/sys/kernel/tracing/events/sched", F_OK) && mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL))
 		SKIP("tracefs is not mounted and cannot be: mount -t tracefs nodev /sys/kernel/tracing");
 
-	const char *methods[] = { "tp_btf", "raw_tp", "tracepoint" };
-	for (int i = 0; i < 3; i++)
-		run_method(methods[i]);
+	methods_from(argc, argv, tracepoint_methods, &methods);
+	for (int i = 0; i < methods.n; i++)
+		run_method(methods.names[i]);
 	return testing_done();
 }

@@ -5,6 +5,7 @@
 #include "libcore/log.h"
 #include "libcore/module.h"
 #include "libcore/privileges.h"
+#include "tests/bpf/attach_methods.h"
 #include "tests/testing.h"
 
 #include <errno.h>
@@ -195,8 +196,10 @@ static void test_unprivileged(void)
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	static const char *const tracepoint_methods[] = { "tp_btf", "raw_tp", "tracepoint", NULL };
+	struct method_list methods;
 	char path[] = "/var/tmp/ebpf-test-syscalls-XXXXXX";
 	int fd;
 
@@ -214,14 +217,10 @@ int main(void)
 	CHECK(fd >= 0);
 	unlink(path);
 
-	/* EBPF_ATTACH_ORDER="raw_tp,tracepoint" runs only those methods: the kernel matrix
-	 * (tests/vm/) runs this test once per method and reports each on its own line. */
-	char methods[128] = "tp_btf,raw_tp,tracepoint", *save = NULL;
-	if (getenv("EBPF_ATTACH_ORDER"))
-		snprintf(methods, sizeof(methods), "%s", getenv("EBPF_ATTACH_ORDER"));
-	for (char *m = strtok_r(methods, ",", &save); m; m = strtok_r(NULL, ",", &save)) {
-		run_method(m, false, fd);
-		run_method(m, true, fd);
+	methods_from(argc, argv, tracepoint_methods, &methods);
+	for (int i = 0; i < methods.n; i++) {
+		run_method(methods.names[i], false, fd);
+		run_method(methods.names[i], true, fd);
 	}
 	test_excluded_methods();
 	test_unprivileged();

@@ -13,6 +13,7 @@
 #include "libcore/log.h"
 #include "libcore/module.h"
 #include "libcore/privileges.h"
+#include "tests/bpf/attach_methods.h"
 #include "tests/testing.h"
 
 #include <arpa/inet.h>
@@ -400,9 +401,10 @@ static void test_option_errors(void)
 	module_free(m);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	const char *methods[] = { "tp_btf", "raw_tp", "tracepoint" };
+	static const char *const tracepoint_methods[] = { "tp_btf", "raw_tp", "tracepoint", NULL };
+	struct method_list methods;
 	int lfd;
 
 	if (geteuid() != 0 || !privileges_sufficient())
@@ -421,12 +423,13 @@ int main(void)
 		CHECK(!"created and entered a network namespace");
 		return testing_done();
 	}
+	methods_from(argc, argv, tracepoint_methods, &methods);
 	lfd = listener();
 	CHECK(lfd >= 0);
-	for (int i = 0; i < 3 && lfd >= 0; i++)
-		run_method(methods[i], lfd);
-	for (int i = 0; i < 3; i++)
-		run_local_mode(methods[i]);
+	for (int i = 0; i < methods.n && lfd >= 0; i++)
+		run_method(methods.names[i], lfd);
+	for (int i = 0; i < methods.n; i++)
+		run_local_mode(methods.names[i]);
 	close(lfd);
 	test_option_errors();
 	delete_netns();

@@ -32,10 +32,13 @@ SNMPD_PID=
 SUBAGENT_PID=
 
 # Clients read no system or user configuration: the test says everything on the command line.
+# Their persistent state is private too, so every run is net-snmp's first run on a machine
+# (it creates the directory and says so on stderr, which the test never takes as data).
 mkdir -p "$WORK/clientconf" "$WORK/snmpd-persist" "$WORK/agentx"
 SNMPCONFPATH="$WORK/clientconf"
+SNMP_PERSISTENT_DIR="$WORK/client-persist"
 MIBS=
-export SNMPCONFPATH MIBS
+export SNMPCONFPATH SNMP_PERSISTENT_DIR MIBS
 
 snmp_cleanup() {
 	[ -n "$SUBAGENT_PID" ] && kill "$SUBAGENT_PID" 2>/dev/null && wait "$SUBAGENT_PID" 2>/dev/null

@@ -10,7 +10,7 @@
 #   every shared library those need, as ldd lists it, plus libgcc_s.so.1: glibc dlopens it
 #                for thread cancellation and unwinding, so ldd does not list it, and collectd
 #                aborts at exit without it
-#   mkfs.ext4 (e2fsprogs) with /etc/mke2fs.conf
+#   mkfs.ext4 (e2fsprogs) with /etc/mke2fs.conf; ip and nft for the tcp test
 #   /lib/modules/*.ko and load.order: modules.list with dependencies, for KERNELDIR's kernel
 #   /dev/console when run as root (init.sh also reopens it from devtmpfs, so non-root works)
 set -eu
@@ -77,6 +77,12 @@ MKFS_EXT4=${MKFS_EXT4:-$(command -v mkfs.ext4 || echo /usr/sbin/mkfs.ext4)}
 [ -x "$MKFS_EXT4" ] || die "mkfs.ext4 is not installed ($MKFS_EXT4; apt-get install e2fsprogs)"
 copy_elf "$MKFS_EXT4" /usr/sbin/mkfs.ext4
 [ -f /etc/mke2fs.conf ] && copy_file /etc/mke2fs.conf
+# ip (iproute2) and nft (nftables) for the tcp test's network namespace and drop rule.
+for tool in ip nft; do
+	path=$(command -v "$tool" || true)
+	[ -n "$path" ] || die "$tool is not installed (apt-get install iproute2 nftables)"
+	copy_elf "$path" "/usr/sbin/$tool"
+done
 libgcc=$(/sbin/ldconfig -p | awk '/libgcc_s\.so\.1 .*x86-64/ { print $NF; exit }')
 [ -n "$libgcc" ] || die "libgcc_s.so.1 not found (ldconfig -p)"
 copy_file "$libgcc"

@@ -10,7 +10,8 @@
 # apt runs with its own sources list, package lists and cache under CACHE/apt: the system's
 # apt configuration is read (the mirror, proxies) but never changed. The 6.12 kernels are in
 # bookworm-backports (and bookworm-security), which the system may not list, so the private
-# sources list names bookworm, -updates, -backports and -security on the system's own mirrors.
+# sources list names bookworm, -updates, -backports and -security on the system's own mirrors,
+# and bullseye with -security for Debian 11's 5.10 kernels.
 # shellcheck disable=SC2046 # $(aptopts) is a list of words by design
 set -eu
 list=$1 cache=$2
@@ -58,6 +59,8 @@ deb $opt$archive bookworm main
 deb $opt$archive bookworm-updates main
 deb $opt$archive bookworm-backports main
 deb $opt$security bookworm-security main
+deb $opt$archive bullseye main
+deb $opt$security bullseye-security main
 LIST
 
 aptopts() {

@@ -18,6 +18,8 @@ mount -t debugfs nodev /sys/kernel/debug
 mount -t bpf bpf /sys/fs/bpf
 mount -t tmpfs tmpfs /tmp
 mount -t tmpfs tmpfs /run
+# cgroup v2 with the memory controller: the process test's OOM kill happens in a cgroup.
+mount -t cgroup2 none /sys/fs/cgroup
 kernel=$(uname -r)
 
 result() { echo "RESULT $kernel $1 $2 $3"; }

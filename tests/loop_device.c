@@ -1,5 +1,5 @@
 #define _GNU_SOURCE /* O_DIRECT */
-#include "loop_device.h"
+#include "tests/loop_device.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,14 +10,14 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-static int backing_file(struct loop_device *l, int mib)
+static int backing_file(struct loop_device *l, int mib, const char *dir)
 {
-	static const char *const dirs[] = { "/dev/shm", "/var/tmp" };
+	const char *const dirs[] = { dir ? dir : "/dev/shm", dir ? dir : "/var/tmp" };
 
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		int fd;
 
-		snprintf(l->backing, sizeof(l->backing), "%s/ebpf-bench-block-XXXXXX", dirs[i]);
+		snprintf(l->backing, sizeof(l->backing), "%s/ebpf-test-loop-XXXXXX", dirs[i]);
 		fd = mkstemp(l->backing);
 		if (fd < 0)
 			continue;
@@ -29,12 +29,15 @@ static int backing_file(struct loop_device *l, int mib)
 	return -1;
 }
 
-/* LOOP_CONFIGURE (5.8+) sets the file, direct IO and autoclear in one step. */
+/* LOOP_CONFIGURE (5.8+) sets the file, direct IO and autoclear in one step. A backing file
+ * without O_DIRECT (tmpfs before 6.6, the matrix VMs' rootfs) makes some kernels refuse
+ * direct IO with EINVAL: then the loop device does buffered IO on its file, which changes
+ * nothing of the requests on the loop device itself, the ones the tests count. */
 static int attach_free(struct loop_device *l, int file, char *err, size_t errlen)
 {
 	struct loop_config cfg = { .fd = (unsigned int)file };
 	char path[64];
-	int ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC), n, fd;
+	int ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC), n, fd, rc;
 
 	if (ctl < 0) {
 		snprintf(err, errlen, "/dev/loop-control: %s (no loop driver?)", strerror(errno));
@@ -53,12 +56,18 @@ static int attach_free(struct loop_device *l, int file, char *err, size_t errlen
 		return -1;
 	}
 	cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR | LO_FLAGS_DIRECT_IO;
-	if (ioctl(fd, LOOP_CONFIGURE, &cfg)) {
+	rc = ioctl(fd, LOOP_CONFIGURE, &cfg);
+	if (rc && errno == EINVAL) {
+		cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR;
+		rc = ioctl(fd, LOOP_CONFIGURE, &cfg);
+	}
+	if (rc) {
 		snprintf(err, errlen, "LOOP_CONFIGURE %s: %s", path, strerror(errno));
 		close(fd);
 		return -1;
 	}
 	snprintf(l->name, sizeof(l->name), "loop%d", n);
+	l->dev = 7u << 20 | (unsigned int)n; /* LOOP_MAJOR */
 	return fd;
 }
 
@@ -78,14 +87,14 @@ static bool sysfs_flag(const char *name, const char *file)
 	return v == 1;
 }
 
-int loop_device_setup(struct loop_device *l, int mib, char *err, size_t errlen)
+int loop_device_setup(struct loop_device *l, int mib, const char *dir, char *err, size_t errlen)
 {
 	char path[64];
-	int file = backing_file(l, mib), ctl_fd;
+	int file = backing_file(l, mib, dir), ctl_fd;
 
 	l->fd = -1;
 	if (file < 0) {
-		snprintf(err, errlen, "cannot create a %d MiB file in /dev/shm or /var/tmp", mib);
+		snprintf(err, errlen, "cannot create a %d MiB file in %s", mib, dir ? dir : "/dev/shm or /var/tmp");
 		return -1;
 	}
 	ctl_fd = attach_free(l, file, err, errlen);
