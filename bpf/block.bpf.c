@@ -386,19 +386,37 @@ static __always_inline void on_issue_tp(struct trace_event_raw_block_rq *ctx)
 
 /* Each completion is taken as the whole request: without the request the tracepoint
  * cannot tell a partial completion (rare: errors, some SCSI paths) from the last one. */
-static __always_inline void on_complete_tp(struct trace_event_raw_block_rq_completion *ctx)
+static __always_inline void on_complete_tp(struct completion *c, __u64 sector)
 {
-	struct block_rq_key key = { .id = ctx->dev, .sector = ctx->sector };
-	struct completion c = {
-		.dev = ctx->dev,
-		.op = op_of_rwbs(ctx->rwbs[0], ctx->rwbs[1]),
-		.bytes = (__u64)ctx->nr_sector << 9,
-		.final = true,
-	};
+	struct block_rq_key key = { .id = c->dev, .sector = sector };
 
-	c.size = c.bytes;
-	take_start(&key, &c);
-	account(&c);
+	c->final = true;
+	c->size = c->bytes;
+	take_start(&key, c);
+	account(c);
+}
+
+/* The record's fields under either of its type names (kernel_types.h); the branch for the
+ * name this kernel lacks is pruned before the verifier sees it. */
+static __always_inline void on_complete_record(void *ctx)
+{
+	struct completion c = {};
+
+	if (bpf_core_type_exists(struct trace_event_raw_block_rq_completion)) {
+		struct trace_event_raw_block_rq_completion *r = ctx;
+
+		c.dev = r->dev;
+		c.op = op_of_rwbs(r->rwbs[0], r->rwbs[1]);
+		c.bytes = (__u64)r->nr_sector << 9;
+		on_complete_tp(&c, r->sector);
+	} else {
+		struct trace_event_raw_block_rq_complete *r = ctx;
+
+		c.dev = r->dev;
+		c.op = op_of_rwbs(r->rwbs[0], r->rwbs[1]);
+		c.bytes = (__u64)r->nr_sector << 9;
+		on_complete_tp(&c, r->sector);
+	}
 }
 
 SEC("tp/block/block_rq_issue")
@@ -409,9 +427,9 @@ int blk_issue_tp(struct trace_event_raw_block_rq *ctx)
 }
 
 SEC("tp/block/block_rq_complete")
-int blk_complete_tp(struct trace_event_raw_block_rq_completion *ctx)
+int blk_complete_tp(void *ctx)
 {
-	on_complete_tp(ctx);
+	on_complete_record(ctx);
 	return 0;
 }
 
@@ -423,8 +441,8 @@ int blk_issue_tp_q(struct trace_event_raw_block_rq *ctx)
 }
 
 SEC("tp/block/block_rq_complete")
-int blk_complete_tp_q(struct trace_event_raw_block_rq_completion *ctx)
+int blk_complete_tp_q(void *ctx)
 {
-	on_complete_tp(ctx);
+	on_complete_record(ctx);
 	return 0;
 }

@@ -220,6 +220,22 @@ int BPF_PROG(lat_exit_btf_task, struct pt_regs *regs, long ret)
 	return 0;
 }
 
+/* tp_btf with the tid hash: kernels with tp_btf but without task storage for tracing
+ * programs (5.5 to 5.10). */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(lat_enter_btf_hash, struct pt_regs *regs, long id)
+{
+	on_enter(id, false);
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(lat_exit_btf_hash, struct pt_regs *regs, long ret)
+{
+	on_exit(regs_syscall_nr_btf(regs), ret, true, false);
+	return 0;
+}
+
 SEC("raw_tp/sys_enter")
 int BPF_PROG(lat_enter_raw_task, struct pt_regs *regs, long id)
 {

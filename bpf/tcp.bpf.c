@@ -63,13 +63,24 @@ static __always_inline void count_stat(__u32 which)
 	add_to_row(&stats, which, 1);
 }
 
+/* The row of one port. A port is 0..65535, but after a byte swap (bpf_ntohs) the verifiers
+ * of Debian's 6.1 and 6.12 know no bound ("math between map_value pointer and register with
+ * unbounded min value"): the mask restates it, and barrier_var keeps clang from dropping a
+ * mask it can prove redundant. */
+static __always_inline __u32 port_row_of(__u32 port)
+{
+	barrier_var(port);
+	port &= 0xffff;
+	return port_row[port];
+}
+
 /* Row of a connection: by its local or remote port, or 0. */
 static __always_inline __u32 row_of_ports(__u16 lport, __u16 rport)
 {
 	if (port_mode == TCP_PORTS_LOCAL)
-		return port_row[lport];
+		return port_row_of(lport);
 	if (port_mode == TCP_PORTS_REMOTE)
-		return port_row[rport];
+		return port_row_of(rport);
 	return 0;
 }
 
@@ -188,11 +199,17 @@ int retransmit_raw(unsigned long long *ctx)
 }
 
 SEC("tp/tcp/tcp_retransmit_skb")
-int retransmit_tp(struct trace_event_raw_tcp_retransmit_skb *ctx)
+int retransmit_tp(void *ctx)
 {
-	int err = bpf_core_field_exists(ctx->err) ? ctx->err : 0;
+	if (bpf_core_type_exists(struct trace_event_raw_tcp_retransmit_skb)) {
+		struct trace_event_raw_tcp_retransmit_skb *r = ctx;
 
-	on_retransmit(ctx->skaddr, ctx->skbaddr, err);
+		on_retransmit(r->skaddr, r->skbaddr, bpf_core_field_exists(r->err) ? r->err : 0);
+	} else {
+		struct trace_event_raw_tcp_event_sk_skb *r = ctx;
+
+		on_retransmit(r->skaddr, r->skbaddr, 0);
+	}
 	return 0;
 }
 
@@ -213,9 +230,17 @@ int send_reset_raw(unsigned long long *ctx)
 }
 
 SEC("tp/tcp/tcp_send_reset")
-int send_reset_tp(struct trace_event_raw_tcp_send_reset *ctx)
+int send_reset_tp(void *ctx)
 {
-	count_event(EV_RESET_SENT, ctx->skaddr, ctx->skbaddr);
+	if (bpf_core_type_exists(struct trace_event_raw_tcp_send_reset)) {
+		struct trace_event_raw_tcp_send_reset *r = ctx;
+
+		count_event(EV_RESET_SENT, r->skaddr, r->skbaddr);
+	} else {
+		struct trace_event_raw_tcp_event_sk_skb *r = ctx;
+
+		count_event(EV_RESET_SENT, r->skaddr, r->skbaddr);
+	}
 	return 0;
 }
 

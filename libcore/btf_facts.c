@@ -41,6 +41,11 @@ int btf_tracepoint_nargs(const struct btf *btf, const char *name)
 	return btf_vlen(t) - 1;
 }
 
+bool btf_has_struct(const struct btf *btf, const char *name)
+{
+	return btf__find_by_name_kind(btf, name, BTF_KIND_STRUCT) > 0;
+}
+
 bool btf_enum_value(const struct btf *btf, const char *name, long long *value)
 {
 	unsigned int n = btf__type_cnt(btf);

@@ -18,6 +18,9 @@ void btf_facts_close(struct btf *btf);
  * tracepoint. */
 int btf_tracepoint_nargs(const struct btf *btf, const char *name);
 
+/* True if the kernel's BTF has a struct called `name` (a tracepoint's record type, say). */
+bool btf_has_struct(const struct btf *btf, const char *name);
+
 /* The value of enumerator `name` in any enum (named or not) of the kernel's BTF: true and
  * *value set, or false if no enum has it. */
 bool btf_enum_value(const struct btf *btf, const char *name, long long *value);

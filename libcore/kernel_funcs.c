@@ -167,6 +167,13 @@ bool kernel_funcs_in_btf(struct kernel_funcs *kf, const char *name)
 	return false;
 }
 
+bool kernel_funcs_have_module_btf(struct kernel_funcs *kf)
+{
+	if (!kf->btf_loaded)
+		load_btf(kf);
+	return kf->nmodules > 0;
+}
+
 void kernel_funcs_free(struct kernel_funcs *kf)
 {
 	if (!kf)

@@ -20,6 +20,9 @@ struct kernel_funcs *kernel_funcs_new(void);
 bool kernel_funcs_traceable(struct kernel_funcs *kf, const char *name);
 /* An fentry/fexit on `name` can be tried. */
 bool kernel_funcs_in_btf(struct kernel_funcs *kf, const char *name);
+/* True if the kernel has BTF for any loaded module (5.11+, CONFIG_DEBUG_INFO_BTF_MODULES):
+ * without it, fentry cannot reach a module's functions even where kprobes can. */
+bool kernel_funcs_have_module_btf(struct kernel_funcs *kf);
 void kernel_funcs_free(struct kernel_funcs *kf);
 
 #endif

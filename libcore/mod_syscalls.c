@@ -28,6 +28,7 @@ static const struct probe_candidate counter_candidates[] = {
  * where these program types cannot use task storage. */
 static const struct probe_candidate latency_candidates[] = {
 	{ ATTACH_TP_BTF, "task_storage", { "lat_enter_btf_task", "lat_exit_btf_task" }, { "start_task" } },
+	{ ATTACH_TP_BTF, "tid_hash", { "lat_enter_btf_hash", "lat_exit_btf_hash" }, { "start_tid" } },
 	{ ATTACH_RAW_TP, "task_storage", { "lat_enter_raw_task", "lat_exit_raw_task" }, { "start_task" } },
 	{ ATTACH_RAW_TP, "tid_hash", { "lat_enter_raw_hash", "lat_exit_raw_hash" }, { "start_tid" } },
 	{ ATTACH_TRACEPOINT, "tid_hash", { "lat_enter_tp_hash", "lat_exit_tp_hash" }, { "start_tid" } },
@@ -70,7 +71,7 @@ static int syscalls_create(struct module *m)
 	s->points[POINT_COUNTERS] = (struct probe_point){
 		.name = "sys_exit", .candidates = counter_candidates, .ncandidates = 3, .chosen = -1 };
 	s->points[POINT_LATENCY] = (struct probe_point){
-		.name = "sys_enter+sys_exit", .candidates = latency_candidates, .ncandidates = 4, .chosen = -1 };
+		.name = "sys_enter+sys_exit", .candidates = latency_candidates, .ncandidates = 5, .chosen = -1 };
 	m->priv = s;
 	m->probes.points = s->points;
 	m->probes.npoints = NPOINTS;

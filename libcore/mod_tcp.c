@@ -3,6 +3,7 @@
  * for a capped list of ports (everything else is "other"). */
 #include "module.h"
 
+#include "btf_facts.h"
 #include "log.h"
 #include "percpu_read.h"
 #include "tcp.h"
@@ -149,6 +150,22 @@ static int tcp_set_option(struct module *m, const struct option *o, char *err, s
 	return 0;
 }
 
+/* tcp_send_reset fires for resets that answer a segment no socket wanted (a connect to a
+ * closed port) only since it got a record type of its own (6.10); before, only resets of an
+ * existing socket pass it. Said once at start, since resets_sent then reads low. */
+static void log_reset_coverage(const struct module *m)
+{
+	struct btf *btf = btf_facts_open();
+
+	if (btf && !btf_has_struct(btf, "trace_event_raw_tcp_send_reset"))
+		ebpf_log(EBPF_LOG_INFO,
+			 "%s: this kernel's tcp_send_reset does not fire for resets sent without a socket "
+			 "(to closed ports; it does since 6.10): resets_sent counts resets of existing "
+			 "connections only",
+			 m->label);
+	btf_facts_close(btf);
+}
+
 static int nrows(const struct tcp *t)
 {
 	return t->mode == TCP_PORTS_NONE ? 1 : t->nports + 1;
@@ -223,6 +240,7 @@ static int tcp_start(struct module *m, char *err, size_t errlen)
 	t->retransmit_has_err = tracepoint_btf_args("tcp_retransmit_skb", &args) == 0 && args.nargs >= 3;
 	if (probe_set_start(&m->probes, &po, err, errlen))
 		return -1;
+	log_reset_coverage(m);
 	e = init_readers(t);
 	if (e) {
 		snprintf(err, errlen, "cannot set up map readers: %s", strerror(-e));

@@ -64,7 +64,8 @@ int percpu_reader_read(struct percpu_reader *r, uint64_t *out)
 
 	if (!r->no_batch) {
 		err = read_batch(r);
-		if (err == -EINVAL || err == -ENOTSUP || err == -EOPNOTSUPP || err == -ENOSYS)
+		/* 524 is the kernel's own ENOTSUPP, which 5.10 returns for arrays (no errno.h name) */
+		if (err == -EINVAL || err == -ENOTSUP || err == -EOPNOTSUPP || err == -ENOSYS || err == -524)
 			r->no_batch = true; /* kernel without batch ops for arrays */
 	}
 	if (r->no_batch)

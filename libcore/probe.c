@@ -195,17 +195,25 @@ static int pick_target(struct kernel_funcs *kf, const struct probe_point *p, int
 	return -1;
 }
 
-/* None of the candidate's functions exists in this kernel (checked before any load). */
-static void note_missing(struct probe_set *ps, struct probe_point *p, int cand)
+/* None of the candidate's functions exists in this kernel (checked before any load). A
+ * function that kprobes can see but BTF cannot is in a module of a kernel without module
+ * BTF (before 5.11): say so, since the fix is a method, not a missing function. */
+static void note_missing(struct probe_set *ps, struct kernel_funcs *kf, struct probe_point *p, int cand)
 {
 	const struct probe_candidate *c = &p->candidates[cand];
 	char names[256] = "", text[512];
+	const char *why = " (available_filter_functions, kallsyms)";
 	size_t used = 0;
 
 	for (int t = 0; t < PROBE_MAX_TARGETS && c->targets[t] && used < sizeof(names); t++)
 		used += snprintf(names + used, sizeof(names) - used, "%s%s", t ? ", " : "", c->targets[t]);
-	snprintf(text, sizeof(text), "%s: no function %s in this kernel%s", attach_method_name(c->method), names,
-		 c->method == ATTACH_FENTRY ? "'s BTF" : " (available_filter_functions, kallsyms)");
+	if (c->method == ATTACH_FENTRY) {
+		why = "'s BTF";
+		if (!kernel_funcs_have_module_btf(kf) && kernel_funcs_traceable(kf, c->targets[0]))
+			why = "'s BTF: it is in a module, and this kernel has no BTF for modules (5.11+); "
+			      "kprobe can trace it";
+	}
+	snprintf(text, sizeof(text), "%s: no function %s in this kernel%s", attach_method_name(c->method), names, why);
 	append_failure(p, text);
 	ebpf_log(EBPF_LOG_INFO, "%s: %s: %s, trying the next method", ps->module, p->name, text);
 }
@@ -299,7 +307,7 @@ static int choose_one(struct probe_set *ps, struct kernel_funcs *kf, struct prob
 			target = pick_target(kf, p, cand);
 			if (target < 0) {
 				if (p->next_target[cand] == 0)
-					note_missing(ps, p, cand);
+					note_missing(ps, kf, p, cand);
 				p->failed |= 1u << cand;
 				continue;
 			}

@@ -114,6 +114,15 @@ struct trace_event_raw_tcp_send_reset {
 	const void *skaddr;
 };
 
+/* The record tcp_retransmit_skb and tcp_send_reset shared before each got a class of its
+ * own (send_reset with the no-socket resets in 6.10, retransmit_skb with `err` later):
+ * Debian's 5.10, 6.1 and 6.12 have this one. Programs pick with bpf_core_type_exists. */
+struct trace_event_raw_tcp_event_sk_skb {
+	struct trace_entry ent;
+	const void *skbaddr;
+	const void *skaddr;
+};
+
 struct trace_event_raw_tcp_event_sk {
 	struct trace_entry ent;
 	const void *skaddr;
@@ -176,6 +185,18 @@ struct trace_event_raw_block_rq_completion {
 	__u32 dev;
 	__u64 sector;
 	unsigned int nr_sector;      /* bytes completed by this call >> 9 */
+	int error;
+	char rwbs[8];
+};
+
+/* The same record under its older name: block_rq_complete had an event class of its own
+ * before block_rq_error joined it as `block_rq_completion` (Debian 11's 5.10 has this name,
+ * 6.1 the new one). The program picks by bpf_core_type_exists. */
+struct trace_event_raw_block_rq_complete {
+	struct trace_entry ent;
+	__u32 dev;
+	__u64 sector;
+	unsigned int nr_sector;
 	int error;
 	char rwbs[8];
 };

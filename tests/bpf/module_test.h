@@ -97,10 +97,41 @@ static inline void mt_check_unsupported(const struct module *m)
 	CHECK(strstr(m->last_error, "kprobe") != NULL);
 }
 
+/* EBPF_EXPECT_OFF, set by the kernel matrix from tests/vm/unavailable.list: `method` cannot
+ * work on this kernel, and the module must say so in one error containing this text. */
+static inline const char *mt_expected_off(void)
+{
+	const char *e = getenv("EBPF_EXPECT_OFF");
+
+	return e && e[0] ? e : NULL;
+}
+
+/* The module did not start with `method`: right for "auto" on a kernel without any method
+ * (the error then names the whole sweep), or where the matrix expects this method off. */
+static inline void mt_check_off(const struct module *m, const char *method)
+{
+	const char *expect = mt_expected_off();
+
+	if (!expect) {
+		CHECK(!strcmp(method, "auto")); /* an explicit method was promised */
+		mt_check_unsupported(m);
+		return;
+	}
+	printf("  off as expected on this kernel: the error must contain \"%s\"\n", expect);
+	CHECK(m->state == MODULE_UNSUPPORTED);
+	CHECK(mt_log.errors == 1);
+	CHECK(strstr(mt_log.last_error, m->last_error) != NULL);
+	CHECK(strstr(m->last_error, expect) != NULL);
+}
+
 /* Every enabled point of a started module runs on `method` (unless "auto"). */
 static inline void mt_check_methods(const struct module *m, const char *method)
 {
 	char used[96];
+
+	if (mt_expected_off())
+		printf("  started, but EBPF_EXPECT_OFF says this kernel cannot: %s\n", mt_expected_off());
+	CHECK(!mt_expected_off());
 
 	for (int i = 0; i < m->probes.npoints; i++) {
 		const struct probe_point *p = &m->probes.points[i];

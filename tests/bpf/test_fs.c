@@ -121,8 +121,7 @@ static void run_method(const char *method, const struct loop_ext4 *fs)
 		return;
 	if (module_start(m)) {
 		printf("  fs via %s is off: %s\n", method, m->last_error);
-		CHECK(!strcmp(method, "auto"));
-		mt_check_unsupported(m);
+		mt_check_off(m, method);
 		CHECK(strstr(m->last_error, "ext4") != NULL);
 		mt_result("test_fs", method, before,
 			  testing_failures == before ? "module unsupported on this kernel, as reported" : m->last_error);

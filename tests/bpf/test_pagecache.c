@@ -133,8 +133,7 @@ static void run_method(const char *method, const struct loop_ext4 *fs)
 		m->probes.points[0].enabled = false; /* accesses: no tracepoint exists */
 	if (module_start(m)) {
 		printf("  pagecache via %s is off: %s\n", method, m->last_error);
-		CHECK(!strcmp(method, "auto"));
-		mt_check_unsupported(m);
+		mt_check_off(m, method);
 		CHECK(strstr(m->last_error, "no attach method works for accesses") != NULL);
 		mt_result("test_pagecache", method, before,
 			  testing_failures == before ? "module unsupported on this kernel, as reported" : m->last_error);

@@ -17,6 +17,7 @@
 #include "tests/testing.h"
 
 #include <arpa/inet.h>
+#include <bpf/btf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -125,6 +126,40 @@ static void delete_netns(void)
 	snprintf(cmd, sizeof(cmd), "ip netns delete %s", netns);
 	run(cmd);
 	netns[0] = '\0';
+}
+
+/* Resets sent without a socket (to a closed port) pass tcp_send_reset only on kernels whose
+ * BTF has its own record type for it (6.10+); Debian's 5.10 and 6.1 have none. The test
+ * reads that fact itself, and the module must have said so when it started. */
+static bool kernel_traces_socketless_resets;
+static bool module_said_resets_partial;
+
+static void capture_log(enum ebpf_log_level level, const char *msg)
+{
+	if (level <= EBPF_LOG_INFO)
+		fprintf(stderr, "ebpf: %s\n", msg);
+	if (strstr(msg, "tcp_send_reset does not fire for resets sent without a socket"))
+		module_said_resets_partial = true;
+}
+
+static void read_kernel_reset_coverage(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+
+	CHECK(btf != NULL);
+	kernel_traces_socketless_resets = btf && btf__find_by_name_kind(btf, "trace_event_raw_tcp_send_reset",
+									 BTF_KIND_STRUCT) > 0;
+	btf__free(btf);
+	printf("this kernel %s resets sent without a socket through tcp_send_reset\n",
+	       kernel_traces_socketless_resets ? "traces" : "does not trace");
+}
+
+/* The reset a connect to the closed port makes the listener's stack send: counted where the
+ * kernel traces it, and announced as not counted where it does not. */
+static uint64_t closed_port_resets_expected(void)
+{
+	CHECK(module_said_resets_partial == !kernel_traces_socketless_resets);
+	return kernel_traces_socketless_resets ? 1 : 0;
 }
 
 static void on_signal(int sig)
@@ -294,6 +329,7 @@ static struct module *start_tcp(const char *method, const char *breakdown)
 {
 	struct module *m = module_new(module_find("tcp"), NULL);
 	struct opt_value order = { .type = OPT_STRING, .string = method };
+	module_said_resets_partial = false;
 	struct opt_value mode = { .type = OPT_STRING, .string = breakdown };
 	struct opt_value ports[] = { { .type = OPT_NUMBER, .number = port_open },
 				     { .type = OPT_NUMBER, .number = port_closed } };
@@ -346,7 +382,7 @@ static void run_method(const char *method, int lfd)
 	connect_closed_port();
 	s = read_module(m);
 	CHECK_EQ_U64(s.closed.resets_received, 1);
-	CHECK(s.closed.resets_sent + s.other.resets_sent + s.open.resets_sent >= 1);
+	CHECK(s.closed.resets_sent + s.other.resets_sent + s.open.resets_sent >= closed_port_resets_expected());
 	CHECK(s.connect_failures >= 1);
 	CHECK_EQ_U64(s.open.connect.count, 0); /* the failed connect is no latency sample */
 	printf("%-10s closed port: resets received %llu, sent %llu, failed connects %llu\n", method,
@@ -380,7 +416,7 @@ static void run_local_mode(const char *method)
 	s = read_module(m);
 	printf("%-10s by local port: resets sent on %u: %llu, received elsewhere: %llu\n", method, port_closed,
 	       (unsigned long long)s.closed.resets_sent, (unsigned long long)s.other.resets_received);
-	CHECK_EQ_U64(s.closed.resets_sent, 1);
+	CHECK_EQ_U64(s.closed.resets_sent, closed_port_resets_expected());
 	CHECK_EQ_U64(s.closed.resets_received, 0);
 	CHECK_EQ_U64(s.other.resets_received, 1); /* the client's local port is ephemeral */
 	module_free(m);
@@ -417,6 +453,8 @@ int main(int argc, char **argv)
 	if (system("command -v ip >/dev/null && command -v nft >/dev/null"))
 		SKIP("needs ip (iproute2) and nft (nftables): apt-get install iproute2 nftables");
 
+	ebpf_log_set_handler(capture_log);
+	read_kernel_reset_coverage();
 	port_open = 20000 + getpid() % 20000;
 	port_closed = port_open + 1;
 	if (enter_netns()) {

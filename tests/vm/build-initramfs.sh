@@ -1,7 +1,8 @@
 #!/bin/sh
 # build-initramfs.sh BUILDDIR SRCDIR KERNELDIR OUT: writes OUT, an uncompressed cpio archive
 # (unpacking gzip under TCG costs seconds; reading a bigger file costs nothing) holding:
-#   /bin/busybox, /init (init.sh), /etc/ebpf-tests.list (tests.list)
+#   /bin/busybox, /init (init.sh), /etc/ebpf-tests.list (tests.list),
+#   /etc/ebpf-unavailable.list (unavailable.list)
 #   /build/...   every ELF executable under BUILDDIR/tests and BUILDDIR/.libs/ebpf.so, at
 #                their paths relative to the build tree (top_builddir=/build in the VM)
 #   /src/tests, /src/contrib   their scripts and configurations (top_srcdir=/src)
@@ -43,9 +44,14 @@ command -v busybox > /dev/null || die "busybox is not installed (apt-get install
 mkdir -p "$root/bin" "$root/dev" "$root/proc" "$root/sys" "$root/tmp" "$root/var/tmp" "$root/run" \
 	"$root/etc" "$root/lib/modules"
 copy_elf "$(command -v busybox)" /bin/busybox
+# /bin/sh is dash, as on the host: busybox's sh runs its own applets before PATH (its `ip`
+# has no netns), and system() and the shell tests should meet the shell they meet on Debian.
+# busybox --install (init.sh) leaves an existing /bin/sh alone.
+copy_elf "$(command -v dash || echo /bin/dash)" /bin/sh
 cp "$here/init.sh" "$root/init"
 chmod 755 "$root/init"
 cp "$here/tests.list" "$root/etc/ebpf-tests.list"
+cp "$here/unavailable.list" "$root/etc/ebpf-unavailable.list"
 if [ "$(id -u)" = 0 ]; then
 	mknod -m 600 "$root/dev/console" c 5 1
 	mknod -m 666 "$root/dev/null" c 1 3
@@ -77,11 +83,12 @@ MKFS_EXT4=${MKFS_EXT4:-$(command -v mkfs.ext4 || echo /usr/sbin/mkfs.ext4)}
 [ -x "$MKFS_EXT4" ] || die "mkfs.ext4 is not installed ($MKFS_EXT4; apt-get install e2fsprogs)"
 copy_elf "$MKFS_EXT4" /usr/sbin/mkfs.ext4
 [ -f /etc/mke2fs.conf ] && copy_file /etc/mke2fs.conf
-# ip (iproute2) and nft (nftables) for the tcp test's network namespace and drop rule.
+# ip (iproute2) and nft (nftables) for the tcp test's network namespace and drop rule, in
+# /usr/local/bin, which init.sh puts first in PATH: busybox's own `ip` has no netns.
 for tool in ip nft; do
 	path=$(command -v "$tool" || true)
 	[ -n "$path" ] || die "$tool is not installed (apt-get install iproute2 nftables)"
-	copy_elf "$path" "/usr/sbin/$tool"
+	copy_elf "$path" "/usr/local/bin/$tool"
 done
 libgcc=$(/sbin/ldconfig -p | awk '/libgcc_s\.so\.1 .*x86-64/ { print $NF; exit }')
 [ -n "$libgcc" ] || die "libgcc_s.so.1 not found (ldconfig -p)"
@@ -89,14 +96,20 @@ copy_file "$libgcc"
 
 # Kernel modules: each after its dependencies, decompressed (busybox insmod takes plain .ko).
 modules="$kernel/modules"
-# add_module NAME: appends NAME's dependencies, then NAME, to load.order (once each).
+# add_module NAME[?]: appends NAME's dependencies, then NAME, to load.order (once each). A
+# trailing ? makes it optional: a kernel without such a module has it built in elsewhere.
 add_module() {
-	name=$(echo "$1" | tr - _)
+	optional=
+	case "$1" in *\?) optional=1 ;; esac
+	name=$(echo "${1%\?}" | tr - _)
 	grep -qx "$name" "$root/lib/modules/load.order" 2> /dev/null && return 0
 	# Built into this kernel: nothing to load.
 	sed 's,.*/,,; s,\.ko.*,,' "$modules/modules.builtin" | tr - _ | grep -qx "$name" && return 0
 	file=$(find "$modules/kernel" -name "$name.ko*" -o -name "$(echo "$name" | tr _ -).ko*" | head -n 1)
-	[ -n "$file" ] || die "module $name (modules.list) not found in $modules"
+	if [ -z "$file" ]; then
+		[ -n "$optional" ] && return 0
+		die "module $name (modules.list) not found in $modules"
+	fi
 	case "$file" in
 	*.xz) xz -dc "$file" ;;
 	*.zst) zstd -dcq "$file" ;;
