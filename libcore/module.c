@@ -157,13 +157,19 @@ int module_read(struct module *m, const struct metric_sink *sink)
 	if (m->state != MODULE_RUNNING && m->state != MODULE_DEGRADED)
 		return -1;
 	err = m->ops->read(m, sink);
-	if (!err)
-		emit_attach_methods(m, sink);
 	if (err) {
 		snprintf(m->last_error, sizeof(m->last_error), "reading the BPF maps failed: %s", strerror(-err));
 		ebpf_log(EBPF_LOG_ERROR, "module \"%s\": %s", m->label, m->last_error);
+		return err;
 	}
-	return err;
+	/* A good read ends a read failure: an NMS must not see "running" beside an old error.
+	 * Errors from start never get here (the module is not running then). */
+	if (m->last_error[0]) {
+		ebpf_log(EBPF_LOG_NOTICE, "module \"%s\": reading the BPF maps works again", m->label);
+		m->last_error[0] = '\0';
+	}
+	emit_attach_methods(m, sink);
+	return 0;
 }
 
 void module_free(struct module *m)
