@@ -97,6 +97,16 @@ int main(void)
 	CHECK(set(m, "Bucket", bb, 2, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "lower < upper") != NULL);
 	CHECK(set(m, "Bucket", bb, 1, err, sizeof(err)) == -1);
+	/* Two equal values would give two series of one name, which collectd refuses every
+	 * interval: refused here, naming the key and the value. */
+	struct opt_value pdup[] = { num(99.99991), num(99.99991) };
+	CHECK(set(m, "Percentile", pdup, 2, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "Percentile 99.99991 is given twice") != NULL);
+	struct opt_value pnear[] = { num(99.99992) };
+	CHECK(set(m, "Percentile", pnear, 1, err, sizeof(err)) == 0);
+	struct opt_value bdup[] = { num(0), num(0.001) };
+	CHECK(set(m, "Bucket", bdup, 2, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "Bucket 0 0.001 is given twice") != NULL);
 	struct opt_value badm[] = { str("kprobes") };
 	CHECK(set(m, "AttachOrder", badm, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "unknown method \"kprobes\"") != NULL);
