@@ -1,6 +1,7 @@
 #include "module.h"
 
 #include "log.h"
+#include "text_append.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -35,8 +36,8 @@ void module_names(char *buf, size_t len)
 	size_t used = 0;
 
 	buf[0] = '\0';
-	for (int i = 0; module_table[i] && used < len; i++)
-		used += snprintf(buf + used, len - used, "%s%s", i ? ", " : "", module_table[i]->name);
+	for (int i = 0; module_table[i]; i++)
+		text_appendf(buf, len, &used, "%s%s", i ? ", " : "", module_table[i]->name);
 }
 
 struct module *module_new(const struct module_ops *ops, const char *instance)
@@ -89,9 +90,9 @@ static void list_keys(const struct module *m, char *buf, size_t len)
 
 	buf[0] = '\0';
 	for (int i = 0; m->ops->option_names && m->ops->option_names[i]; i++)
-		used += snprintf(buf + used, len - used, "%s, ", m->ops->option_names[i]);
-	for (int i = 0; common_options[i] && used < len; i++)
-		used += snprintf(buf + used, len - used, "%s%s", common_options[i], common_options[i + 1] ? ", " : "");
+		text_appendf(buf, len, &used, "%s, ", m->ops->option_names[i]);
+	for (int i = 0; common_options[i]; i++)
+		text_appendf(buf, len, &used, "%s%s", common_options[i], common_options[i + 1] ? ", " : "");
 }
 
 int module_set_option(struct module *m, const struct option *o, char *err, size_t errlen)

@@ -2,6 +2,7 @@
 
 #include "kernel_funcs.h"
 #include "log.h"
+#include "text_append.h"
 #include "privileges.h"
 
 #include <bpf/libbpf.h>
@@ -202,8 +203,8 @@ static void note_missing(struct probe_set *ps, struct probe_point *p, int cand)
 	char names[256] = "", text[512];
 	size_t used = 0;
 
-	for (int t = 0; t < PROBE_MAX_TARGETS && c->targets[t] && used < sizeof(names); t++)
-		used += snprintf(names + used, sizeof(names) - used, "%s%s", t ? ", " : "", c->targets[t]);
+	for (int t = 0; t < PROBE_MAX_TARGETS && c->targets[t]; t++)
+		text_appendf(names, sizeof(names), &used, "%s%s", t ? ", " : "", c->targets[t]);
 	snprintf(text, sizeof(text), "%s: no function %s in this kernel%s", attach_method_name(c->method), names,
 		 c->method == ATTACH_FENTRY ? "'s BTF" : " (available_filter_functions, kallsyms)");
 	append_failure(p, text);

@@ -1,6 +1,7 @@
 #include "snapshot_publish.h"
 
 #include "log.h"
+#include "text_append.h"
 
 #include <errno.h>
 #include <grp.h>
@@ -133,14 +134,14 @@ static void describe_methods(const struct module *m, char *buf, size_t len)
 	size_t used = 0;
 
 	buf[0] = '\0';
-	for (int i = 0; i < m->probes.npoints && used < len; i++) {
+	for (int i = 0; i < m->probes.npoints; i++) {
 		const struct probe_point *p = &m->probes.points[i];
 		char method[64];
 
 		if (!p->enabled || p->chosen < 0)
 			continue;
-		used += snprintf(buf + used, len - used, "%s%s=%s", used ? "," : "", p->name,
-				 probe_point_method(p, method, sizeof(method)));
+		text_appendf(buf, len, &used, "%s%s=%s", used ? "," : "", p->name,
+			     probe_point_method(p, method, sizeof(method)));
 	}
 }
 

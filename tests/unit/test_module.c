@@ -49,8 +49,34 @@ static void test_error_cleared_after_recovery(void)
 	module_free(m);
 }
 
+/* Far more option names than the "valid options: ..." list has room for: the list is cut,
+ * nothing is written past its buffer (a used += snprintf() without used < len would). */
+#define MANY_OPTIONS 64
+static const char *many_options[MANY_OPTIONS + 1];
+
+static void test_long_option_list_is_cut(void)
+{
+	struct module_ops many_ops = fake_ops;
+	static char names[MANY_OPTIONS][40];
+	struct module *m;
+	struct option o = { .key = "Nonsense" };
+	char err[4096];
+
+	for (int i = 0; i < MANY_OPTIONS; i++) {
+		snprintf(names[i], sizeof(names[i]), "AnOptionWithAVeryLongName%02d", i);
+		many_options[i] = names[i];
+	}
+	many_ops.option_names = many_options;
+	m = module_new(&many_ops, NULL);
+	CHECK(module_set_option(m, &o, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "unknown option \"Nonsense\"; valid options: AnOptionWithAVeryLongName00, ") != NULL);
+	CHECK(strlen(err) < 400);
+	module_free(m);
+}
+
 int main(void)
 {
 	test_error_cleared_after_recovery();
+	test_long_option_list_is_cut();
 	return testing_done();
 }
