@@ -236,6 +236,17 @@ static uint64_t bound(double v)
 	return v <= 0 ? 0 : (uint64_t)v;
 }
 
+/* now - then in microseconds, 0 if then is in the future, INT64_MAX if the difference does
+ * not fit: the times come from a file, and a corrupt one may say anything. */
+static int64_t elapsed_us(const struct mib_env *env, int64_t then_us)
+{
+	int64_t d;
+
+	if (__builtin_sub_overflow(env->now_us, then_us, &d))
+		return then_us < 0 ? INT64_MAX : 0;
+	return d < 0 ? 0 : d;
+}
+
 /* TimeStamp: sysUpTime when it happened, 0 if before the agent (re)started. */
 static uint64_t timestamp(const struct mib_env *env, int64_t when_us)
 {
@@ -243,9 +254,7 @@ static uint64_t timestamp(const struct mib_env *env, int64_t when_us)
 
 	if (when_us <= 0)
 		return 0;
-	ago_cs = (env->now_us - when_us) / 10000;
-	if (ago_cs < 0)
-		ago_cs = 0;
+	ago_cs = elapsed_us(env, when_us) / 10000;
 	return ago_cs >= (int64_t)env->uptime_cs ? 0 : env->uptime_cs - (uint64_t)ago_cs;
 }
 
@@ -256,7 +265,7 @@ static void scalar_value(const struct mib_view *v, const struct mib_env *env, ui
 	} else if (col == 2) {
 		*out = (struct mib_value){ .type = MIB_STRING, .str = v->error };
 	} else {
-		int64_t age = v->snap ? (env->now_us - v->snap->written_us) / 1000000 : 0;
+		int64_t age = v->snap ? elapsed_us(env, v->snap->written_us) / 1000000 : 0;
 
 		*out = (struct mib_value){ .type = MIB_GAUGE32, .num = gauge((double)age) };
 	}

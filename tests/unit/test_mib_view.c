@@ -221,6 +221,29 @@ static void test_cache(void)
 	rmdir(dir);
 }
 
+/* A corrupt snapshot may claim any write time: the age saturates instead of overflowing
+ * (now - INT64_MIN is undefined behaviour, and wrapped it read as a fresh snapshot). */
+static void test_age_extremes(void)
+{
+	static const struct {
+		int64_t written_us;
+		uint64_t age;
+	} cases[] = {
+		{ INT64_MIN, 4294967295u }, { -1, 1000000005 }, { INT64_MAX, 0 }, { 1000000005000000, 0 },
+	};
+	struct snapshot s = { 0 };
+	struct mib_view v;
+	struct mib_value val;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		s.written_us = cases[i].written_us;
+		CHECK(mib_view_build(&v, &s, MIB_SNAPSHOT_OK, "") == 0);
+		CHECK(mib_view_get(&v, &env, (uint32_t[]){ 1, 1, 3, 0 }, 4, &val) == MIB_FOUND);
+		CHECK_EQ_U64(val.num, cases[i].age);
+		mib_view_free(&v);
+	}
+}
+
 int main(void)
 {
 	char err[256];
@@ -231,6 +254,7 @@ int main(void)
 	CHECK(mib_view_build(&view, &snap, MIB_SNAPSHOT_OK, "") == 0);
 	test_get();
 	test_walk();
+	test_age_extremes();
 	mib_view_free(&view);
 	snapshot_free(&snap);
 	test_cache();
