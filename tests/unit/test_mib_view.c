@@ -244,6 +244,60 @@ static void test_age_extremes(void)
 	}
 }
 
+/* A served string is a DisplayString: at most 255 octets, cut on a UTF-8 character
+ * boundary with a marker, whatever the snapshot holds (errors reach 1023 characters). */
+static void check_display_string(const struct mib_value *v, const char *full)
+{
+	size_t n = strlen(v->str), kept;
+
+	CHECK(v->type == MIB_STRING);
+	CHECK(n <= 255);
+	CHECK(n >= 3 && !strcmp(v->str + n - 3, "..."));
+	kept = n >= 3 ? n - 3 : 0;
+	CHECK(strncmp(v->str, full, kept) == 0);
+	/* the kept part ends on a character boundary: the next byte of the original starts one */
+	CHECK(((unsigned char)full[kept] & 0xc0) != 0x80);
+}
+
+static void test_long_strings(void)
+{
+	static char error[1024];
+	struct snapshot s = { 0 };
+	struct snapshot_module sm = { 0 };
+	struct mib_view v;
+	struct mib_value val;
+	size_t n = 0;
+
+	/* "x" then 2-byte characters: the 255-octet limit falls inside one of them */
+	error[n++] = 'x';
+	while (n + 2 < sizeof(error)) {
+		error[n++] = (char)0xc3;
+		error[n++] = (char)0xa9; /* U+00E9 */
+	}
+	error[n] = '\0';
+	snprintf(sm.label, sizeof(sm.label), "m");
+	snprintf(sm.state, sizeof(sm.state), "failed");
+	snprintf(sm.error, sizeof(sm.error), "%s", error);
+	s.modules = &sm;
+	s.nmodules = 1;
+	CHECK(mib_view_build(&v, &s, MIB_SNAPSHOT_OK, "") == 0);
+	CHECK(mib_view_get(&v, &env, (uint32_t[]){ 1, 2, 1, 4, 'm' }, 5, &val) == MIB_FOUND);
+	check_display_string(&val, error);
+	mib_view_free(&v);
+
+	/* ebpfSnapshotError */
+	CHECK(mib_view_build(&v, NULL, MIB_SNAPSHOT_MALFORMED, error) == 0);
+	CHECK(mib_view_get(&v, &env, (uint32_t[]){ 1, 1, 2, 0 }, 4, &val) == MIB_FOUND);
+	check_display_string(&val, error);
+	mib_view_free(&v);
+
+	/* short strings are served whole */
+	CHECK(mib_view_build(&v, NULL, MIB_SNAPSHOT_MALFORMED, "line 2: bad written line") == 0);
+	CHECK(mib_view_get(&v, &env, (uint32_t[]){ 1, 1, 2, 0 }, 4, &val) == MIB_FOUND);
+	CHECK_STR(val.str, "line 2: bad written line");
+	mib_view_free(&v);
+}
+
 int main(void)
 {
 	char err[256];
@@ -255,6 +309,7 @@ int main(void)
 	test_get();
 	test_walk();
 	test_age_extremes();
+	test_long_strings();
 	mib_view_free(&view);
 	snapshot_free(&snap);
 	test_cache();
