@@ -217,6 +217,16 @@ static void test_cache(void)
 	unlink(path);
 	snapshot_cache_refresh(&c);
 	CHECK(c.status == MIB_SNAPSHOT_MISSING && c.view.nrows[1] == 0);
+
+	/* Something other than a file at the path (a FIFO nobody writes to) is reported, not
+	 * waited on: the alarm turns a hang into a failure. */
+	CHECK(mkfifo(path, 0600) == 0);
+	alarm(5);
+	snapshot_cache_refresh(&c);
+	alarm(0);
+	CHECK(c.status == MIB_SNAPSHOT_UNREADABLE);
+	CHECK(strstr(c.error, "is not a regular file") != NULL);
+	unlink(path);
 	snapshot_cache_free(&c);
 	rmdir(dir);
 }
