@@ -157,7 +157,7 @@ static int fs_set_option(struct module *m, const struct option *o, char *err, si
 /* Whether /proc/filesystems lists `name` ("nodev\tnfs" or "\text4"). */
 static bool fs_registered(const char *name)
 {
-	FILE *fp = fopen("/proc/filesystems", "r");
+	FILE *fp = fopen("/proc/filesystems", "re");
 	char line[128];
 	bool found = false;
 

@@ -1,3 +1,5 @@
+/* mkostemp */
+#define _GNU_SOURCE
 #include "snapshot_file.h"
 
 #include <errno.h>
@@ -171,7 +173,8 @@ int snapshot_write_file(const char *path, gid_t gid, const struct snapshot_modul
 		snprintf(tmp, sizeof(tmp), "%.*s/.%s.XXXXXX", (int)(slash - path), path, slash + 1);
 	else
 		snprintf(tmp, sizeof(tmp), ".%s.XXXXXX", path);
-	fd = mkstemp(tmp);
+	/* O_CLOEXEC: collectd's exec plugin forks while our read threads write. */
+	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
 		snprintf(err, errlen, "cannot create a temporary file next to %s: %s", path, strerror(errno));
 		return -1;
