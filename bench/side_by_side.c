@@ -2,6 +2,7 @@
 
 #include "libcore/log.h"
 #include "libcore/module.h"
+#include "libcore/text_append.h"
 #include "measure.h"
 
 #include <stdio.h>
@@ -107,11 +108,11 @@ void module_methods(const struct module *m, char *buf, size_t len)
 	size_t used = 0;
 
 	buf[0] = '\0';
-	for (int i = 0; i < m->probes.npoints && used < len; i++) {
+	for (int i = 0; i < m->probes.npoints; i++) {
 		char one[64];
 
 		if (m->probes.points[i].enabled)
-			used += snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
-					 probe_point_method(&m->probes.points[i], one, sizeof(one)));
+			text_appendf(buf, len, &used, "%s%s", used ? ", " : "",
+				     probe_point_method(&m->probes.points[i], one, sizeof(one)));
 	}
 }

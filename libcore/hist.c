@@ -22,7 +22,10 @@ static double interp_upper(unsigned int slot)
 void hist_advance(struct hist_tracker *t, const uint64_t cur_slots[HIST_SLOTS], uint64_t cur_sum,
 		  struct hist_interval *out)
 {
-	bool reset = cur_sum < t->prev_sum;
+	/* Only a slot count going backwards means the maps were recreated. The sum of
+	 * nanoseconds wraps modulo 2^64 within months (thousands of threads parked in futex),
+	 * so it says nothing about a reset; its delta is taken modulo 2^64 below. */
+	bool reset = false;
 
 	for (unsigned int i = 0; i < HIST_SLOTS && !reset; i++)
 		reset = cur_slots[i] < t->prev_slots[i];
@@ -35,7 +38,7 @@ void hist_advance(struct hist_tracker *t, const uint64_t cur_slots[HIST_SLOTS], 
 		out->total_count += cur_slots[i];
 		out->total_slots[i] = cur_slots[i];
 	}
-	out->sum = reset ? cur_sum : cur_sum - t->prev_sum;
+	out->sum = reset ? cur_sum : cur_sum - t->prev_sum; /* unsigned: modulo 2^64 */
 	out->total_sum = cur_sum;
 
 	memcpy(t->prev_slots, cur_slots, sizeof(t->prev_slots));

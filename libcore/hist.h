@@ -42,7 +42,8 @@ struct hist_interval {
 	uint64_t total_count;       /* cumulative since the module attached */
 	uint64_t total_sum;
 	uint64_t total_slots[HIST_SLOTS]; /* cumulative per slot (SNMP publishes these) */
-	bool reset;                 /* a cumulative value went backwards: maps were recreated */
+	bool reset;                 /* a slot count went backwards: maps were recreated (the
+				     * sum may wrap modulo 2^64 and decides nothing) */
 };
 
 /* Computes the interval from the new cumulative values and remembers them. On a reset the

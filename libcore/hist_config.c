@@ -1,4 +1,5 @@
 #include "hist_config.h"
+#include "number_text.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -28,6 +29,14 @@ static int add_percentiles(struct hist_config *c, const struct option *o, char *
 			snprintf(err, errlen, "Percentile %g is out of range: use a number above 0 and below 100, e.g. Percentile 99", p);
 			return -1;
 		}
+		for (int j = 0; j < c->npercentiles; j++)
+			if (c->percentiles[j] == p) {
+				char t[32];
+
+				snprintf(err, errlen, "Percentile %s is given twice: each value names one series, "
+					 "remove the repeat", number_text(p, t, sizeof(t)));
+				return -1;
+			}
 		if (c->npercentiles >= HIST_MAX_PERCENTILES) {
 			snprintf(err, errlen, "too many Percentile values: at most %d", HIST_MAX_PERCENTILES);
 			return -1;
@@ -51,6 +60,14 @@ static int add_bucket(struct hist_config *c, const struct option *o, char *err, 
 		snprintf(err, errlen, "Bucket %g %g is invalid: need 0 <= lower < upper, or upper 0 for no upper bound", lower, upper);
 		return -1;
 	}
+	for (int j = 0; j < c->nbuckets; j++)
+		if (c->buckets[j].lower == lower && c->buckets[j].upper == upper) {
+			char lo[32], hi[32];
+
+			snprintf(err, errlen, "Bucket %s %s is given twice: each names one series, remove the repeat",
+				 number_text(lower, lo, sizeof(lo)), number_text(upper, hi, sizeof(hi)));
+			return -1;
+		}
 	if (c->nbuckets >= HIST_MAX_BUCKETS) {
 		snprintf(err, errlen, "too many Bucket options: at most %d", HIST_MAX_BUCKETS);
 		return -1;

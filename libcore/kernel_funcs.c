@@ -30,7 +30,7 @@ struct kernel_funcs *kernel_funcs_new(void)
 
 static char *slurp(const char *path)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen(path, "re");
 	size_t cap = 1 << 20, len = 0;
 	char *buf;
 

@@ -12,6 +12,7 @@
 #include "fs.h"
 #include "fs.skel.h"
 #include "log.h"
+#include "text_append.h"
 #include "percpu_read.h"
 
 #include <bpf/libbpf.h>
@@ -70,8 +71,8 @@ static const char *fs_type_list(char *buf, size_t len)
 	size_t used = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < NFS_TYPES && used < len; i++)
-		used += snprintf(buf + used, len - used, "%s%s", i ? ", " : "", fs_types[i].name);
+	for (size_t i = 0; i < NFS_TYPES; i++)
+		text_appendf(buf, len, &used, "%s%s", i ? ", " : "", fs_types[i].name);
 	return buf;
 }
 
@@ -156,7 +157,7 @@ static int fs_set_option(struct module *m, const struct option *o, char *err, si
 /* Whether /proc/filesystems lists `name` ("nodev\tnfs" or "\text4"). */
 static bool fs_registered(const char *name)
 {
-	FILE *fp = fopen("/proc/filesystems", "r");
+	FILE *fp = fopen("/proc/filesystems", "re");
 	char line[128];
 	bool found = false;
 

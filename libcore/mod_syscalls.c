@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/syscall.h>
 
 _Static_assert(SYSCALL_TABLE_SIZE == MAX_SYSCALLS, "name table and maps must agree");
 
@@ -56,10 +57,12 @@ struct syscalls {
 
 static const char *const option_names[] = { "Latency", NULL };
 
-/* These never return to user space, so they have no sys_exit and no latency. */
-static bool never_returns(const char *name)
+/* These never return to user space, so they have no sys_exit and no latency (and on the
+ * thread-id hash fallback each would leave its start entry behind). By number: a name is
+ * only one of the ways to say it ("exit_group", "sys_231"). */
+static bool never_returns(unsigned int nr)
 {
-	return !strcmp(name, "exit") || !strcmp(name, "exit_group");
+	return nr == SYS_exit || nr == SYS_exit_group;
 }
 
 static int syscalls_create(struct module *m)
@@ -98,7 +101,7 @@ static int set_latency(struct syscalls *s, const struct option *o, char *err, si
 				 name);
 			return -1;
 		}
-		if (never_returns(name)) {
+		if (never_returns((unsigned int)nr)) {
 			snprintf(err, errlen, "Latency: \"%s\" never returns, so it has no latency; remove it", name);
 			return -1;
 		}
@@ -117,14 +120,12 @@ static int syscalls_set_option(struct module *m, const struct option *o, char *e
 /* Assigns a `latency` map row to every syscall with latency enabled. */
 static void assign_rows(struct syscalls *s)
 {
-	char buf[16];
-
 	s->nrows = 0;
 	for (unsigned int nr = 0; nr < MAX_SYSCALLS; nr++) {
 		bool on = s->latency_on[nr];
 
 		if (s->latency_all)
-			on = syscall_table[nr] && !never_returns(syscall_name(nr, buf, sizeof(buf)));
+			on = syscall_table[nr] && !never_returns(nr);
 		if (on)
 			s->row_nr[s->nrows++] = nr;
 	}

@@ -5,6 +5,7 @@
 #include "module.h"
 
 #include "log.h"
+#include "text_append.h"
 #include "percpu_read.h"
 #include "syscall_names.h"
 #include "vfs.h"
@@ -132,7 +133,7 @@ static void explain_approximations(struct module *m, struct vfs *v)
 		if (!v->approximate[op])
 			continue;
 		for (int i = 0; op_syscalls[op][i]; i++)
-			used += snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "", op_syscalls[op][i]);
+			text_appendf(list, sizeof(list), &used, "%s%s", i ? ", " : "", op_syscalls[op][i]);
 		ebpf_log(EBPF_LOG_WARNING,
 			 "%s: %s is an approximation: measured at the syscalls %s (%s) because %s; pipes "
 			 "and sockets count too, kernel-internal calls do not (gauge-approximation-%s = 1)",

@@ -1,6 +1,7 @@
 #include "module.h"
 
 #include "log.h"
+#include "text_append.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -35,8 +36,8 @@ void module_names(char *buf, size_t len)
 	size_t used = 0;
 
 	buf[0] = '\0';
-	for (int i = 0; module_table[i] && used < len; i++)
-		used += snprintf(buf + used, len - used, "%s%s", i ? ", " : "", module_table[i]->name);
+	for (int i = 0; module_table[i]; i++)
+		text_appendf(buf, len, &used, "%s%s", i ? ", " : "", module_table[i]->name);
 }
 
 struct module *module_new(const struct module_ops *ops, const char *instance)
@@ -89,9 +90,9 @@ static void list_keys(const struct module *m, char *buf, size_t len)
 
 	buf[0] = '\0';
 	for (int i = 0; m->ops->option_names && m->ops->option_names[i]; i++)
-		used += snprintf(buf + used, len - used, "%s, ", m->ops->option_names[i]);
-	for (int i = 0; common_options[i] && used < len; i++)
-		used += snprintf(buf + used, len - used, "%s%s", common_options[i], common_options[i + 1] ? ", " : "");
+		text_appendf(buf, len, &used, "%s, ", m->ops->option_names[i]);
+	for (int i = 0; common_options[i]; i++)
+		text_appendf(buf, len, &used, "%s%s", common_options[i], common_options[i + 1] ? ", " : "");
 }
 
 int module_set_option(struct module *m, const struct option *o, char *err, size_t errlen)
@@ -157,13 +158,19 @@ int module_read(struct module *m, const struct metric_sink *sink)
 	if (m->state != MODULE_RUNNING && m->state != MODULE_DEGRADED)
 		return -1;
 	err = m->ops->read(m, sink);
-	if (!err)
-		emit_attach_methods(m, sink);
 	if (err) {
 		snprintf(m->last_error, sizeof(m->last_error), "reading the BPF maps failed: %s", strerror(-err));
 		ebpf_log(EBPF_LOG_ERROR, "module \"%s\": %s", m->label, m->last_error);
+		return err;
 	}
-	return err;
+	/* A good read ends a read failure: an NMS must not see "running" beside an old error.
+	 * Errors from start never get here (the module is not running then). */
+	if (m->last_error[0]) {
+		ebpf_log(EBPF_LOG_NOTICE, "module \"%s\": reading the BPF maps works again", m->label);
+		m->last_error[0] = '\0';
+	}
+	emit_attach_methods(m, sink);
+	return 0;
 }
 
 void module_free(struct module *m)

@@ -2,6 +2,7 @@
 
 #include "kernel_funcs.h"
 #include "log.h"
+#include "text_append.h"
 #include "privileges.h"
 
 #include <bpf/libbpf.h>
@@ -205,8 +206,8 @@ static void note_missing(struct probe_set *ps, struct kernel_funcs *kf, struct p
 	const char *why = " (available_filter_functions, kallsyms)";
 	size_t used = 0;
 
-	for (int t = 0; t < PROBE_MAX_TARGETS && c->targets[t] && used < sizeof(names); t++)
-		used += snprintf(names + used, sizeof(names) - used, "%s%s", t ? ", " : "", c->targets[t]);
+	for (int t = 0; t < PROBE_MAX_TARGETS && c->targets[t]; t++)
+		text_appendf(names, sizeof(names), &used, "%s%s", t ? ", " : "", c->targets[t]);
 	if (c->method == ATTACH_FENTRY) {
 		why = "'s BTF";
 		if (!kernel_funcs_have_module_btf(kf) && kernel_funcs_traceable(kf, c->targets[0]))

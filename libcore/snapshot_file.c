@@ -1,9 +1,12 @@
+/* mkostemp */
+#define _GNU_SOURCE
 #include "snapshot_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -170,7 +173,8 @@ int snapshot_write_file(const char *path, gid_t gid, const struct snapshot_modul
 		snprintf(tmp, sizeof(tmp), "%.*s/.%s.XXXXXX", (int)(slash - path), path, slash + 1);
 	else
 		snprintf(tmp, sizeof(tmp), ".%s.XXXXXX", path);
-	fd = mkstemp(tmp);
+	/* O_CLOEXEC: collectd's exec plugin forks while our read threads write. */
+	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
 		snprintf(err, errlen, "cannot create a temporary file next to %s: %s", path, strerror(errno));
 		return -1;
@@ -233,36 +237,77 @@ static int split_fields(char *line, char **fields)
 	return n;
 }
 
+/* Numbers are read back only in the forms the writer writes ("%" PRIu64, "%" PRId64,
+ * "%.17g"): strtoull alone would take " -5" (as 2^64 - 5), "+1" and "0x1p9". */
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
 static int parse_u64(const char *s, uint64_t *out)
 {
-	char *end;
-
-	if (!*s || *s == '-')
+	if (!all_digits(s))
 		return -1;
 	errno = 0;
-	*out = strtoull(s, &end, 10);
-	return errno || *end ? -1 : 0;
+	*out = strtoull(s, NULL, 10);
+	return errno ? -1 : 0;
 }
 
 static int parse_i64(const char *s, int64_t *out)
 {
-	char *end;
-
+	if (!all_digits(s[0] == '-' ? s + 1 : s))
+		return -1;
 	errno = 0;
-	*out = strtoll(s, &end, 10);
-	return !*s || errno || *end ? -1 : 0;
+	*out = strtoll(s, NULL, 10);
+	return errno ? -1 : 0;
+}
+
+/* [-]digits[.digits][e[+-]digits], or "inf", or "-" for no value. */
+static bool plain_decimal(const char *s)
+{
+	size_t n;
+
+	s += *s == '-';
+	n = strspn(s, "0123456789");
+	if (n == 0)
+		return false;
+	s += n;
+	if (*s == '.') {
+		n = strspn(++s, "0123456789");
+		if (n == 0)
+			return false;
+		s += n;
+	}
+	if (*s == 'e') {
+		s++;
+		s += *s == '-' || *s == '+';
+		n = strspn(s, "0123456789");
+		if (n == 0)
+			return false;
+		s += n;
+	}
+	return *s == '\0';
 }
 
 static int parse_double(const char *s, double *out)
 {
-	char *end;
-
 	if (!strcmp(s, "-")) {
 		*out = NAN;
 		return 0;
 	}
-	*out = strtod(s, &end);
-	return !*s || *end ? -1 : 0;
+	if (!strcmp(s, "inf")) {
+		*out = INFINITY;
+		return 0;
+	}
+	if (!plain_decimal(s))
+		return -1;
+	*out = strtod(s, NULL);
+	return 0;
 }
 
 static int copy_field(char *dst, size_t len, const char *src)
@@ -357,17 +402,24 @@ static const char *parse_bucket(struct parser *p, char **f, int n)
 	return NULL;
 }
 
-static const char *parse_line(struct parser *p, int lineno, char *line, int *ended)
+static const char *parse_line(struct parser *p, int lineno, char *line, size_t len, int *ended)
 {
 	char *f[MAX_FIELDS];
-	int n = split_fields(line, f);
+	int n;
 
+	/* The fields are C strings: a NUL would hide the rest of the line ("end\0..."). */
+	if (strlen(line) != len)
+		return "NUL byte in the line";
+	n = split_fields(line, f);
 	if (n > MAX_FIELDS)
 		return "too many fields";
 	if (lineno == 1) {
+		char version[16]; /* exactly as written: "1abc" and "01" are no version 1 */
+
+		snprintf(version, sizeof(version), "%d", SNAPSHOT_FORMAT_VERSION);
 		if (n != 2 || strcmp(f[0], SNAPSHOT_MAGIC))
 			return "not a collectd-ebpf snapshot";
-		if (atoi(f[1]) != SNAPSHOT_FORMAT_VERSION)
+		if (strcmp(f[1], version))
 			return "unsupported format version (this reader knows version 1)";
 		return NULL;
 	}
@@ -398,10 +450,11 @@ int snapshot_parse(FILE *f, struct snapshot *out, char *err, size_t errlen)
 	size_t cap = 0;
 	int lineno = 0, ended = 0;
 	const char *why = NULL;
+	ssize_t len;
 
 	memset(out, 0, sizeof(*out));
-	while (!why && getline(&line, &cap, f) > 0)
-		why = parse_line(&p, ++lineno, line, &ended);
+	while (!why && (len = getline(&line, &cap, f)) > 0)
+		why = parse_line(&p, ++lineno, line, (size_t)len, &ended);
 	free(line);
 	if (!why && lineno == 0)
 		why = "empty file";

@@ -1,6 +1,7 @@
 #include "snapshot_publish.h"
 
 #include "log.h"
+#include "text_append.h"
 
 #include <errno.h>
 #include <grp.h>
@@ -49,11 +50,37 @@ static int set_path(struct snapshot_config *c, const struct option *o, char *err
 	return 1;
 }
 
-static int set_group(struct snapshot_config *c, const struct option *o, char *err, size_t errlen)
+/* The gid of a group; 0, or an errno (ENOENT: no such group). getgrnam_r needs room for
+ * every member name, and a site's big group outgrows any fixed buffer (ERANGE): grow it. */
+static int lookup_gid(const char *name, gid_t *gid)
 {
 	struct group grp, *found = NULL;
-	char buf[4096];
+	size_t len = 4096;
+	char *buf = NULL;
+	int e;
+
+	do {
+		char *bigger = realloc(buf, len);
+
+		if (!bigger) {
+			e = ENOMEM;
+			break;
+		}
+		buf = bigger;
+		e = getgrnam_r(name, &grp, buf, len, &found);
+		len *= 2;
+	} while (e == ERANGE && len <= (64u << 20));
+	if (!e && found)
+		*gid = found->gr_gid;
+	free(buf);
+	return e ? e : found ? 0 : ENOENT;
+}
+
+static int set_group(struct snapshot_config *c, const struct option *o, char *err, size_t errlen)
+{
 	const char *name;
+	gid_t gid;
+	int e;
 
 	if (o->nvalues != 1 || o->values[0].type != OPT_STRING || !o->values[0].string[0]) {
 		snprintf(err, errlen, "SnapshotGroup takes one quoted group name, e.g. SnapshotGroup \"ebpf-snmp\" "
@@ -61,13 +88,18 @@ static int set_group(struct snapshot_config *c, const struct option *o, char *er
 		return -1;
 	}
 	name = o->values[0].string;
-	if (getgrnam_r(name, &grp, buf, sizeof(buf), &found) || !found) {
+	e = lookup_gid(name, &gid);
+	if (e == ENOENT) {
 		snprintf(err, errlen, "SnapshotGroup: there is no group \"%s\" on this host; create it "
 			 "(addgroup --system %s) or name an existing one", name, name);
 		return -1;
 	}
+	if (e) {
+		snprintf(err, errlen, "SnapshotGroup: cannot look up group \"%s\": %s", name, strerror(e));
+		return -1;
+	}
 	snprintf(c->group, sizeof(c->group), "%s", name);
-	c->gid = found->gr_gid;
+	c->gid = gid;
 	return 1;
 }
 
@@ -133,14 +165,14 @@ static void describe_methods(const struct module *m, char *buf, size_t len)
 	size_t used = 0;
 
 	buf[0] = '\0';
-	for (int i = 0; i < m->probes.npoints && used < len; i++) {
+	for (int i = 0; i < m->probes.npoints; i++) {
 		const struct probe_point *p = &m->probes.points[i];
 		char method[64];
 
 		if (!p->enabled || p->chosen < 0)
 			continue;
-		used += snprintf(buf + used, len - used, "%s%s=%s", used ? "," : "", p->name,
-				 probe_point_method(p, method, sizeof(method)));
+		text_appendf(buf, len, &used, "%s%s=%s", used ? "," : "", p->name,
+			     probe_point_method(p, method, sizeof(method)));
 	}
 }
 

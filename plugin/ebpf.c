@@ -24,13 +24,14 @@
 #include "plugin/value_naming.h"
 
 #include <math.h>
+#include <time.h>
 
 #define PLUGIN_NAME "ebpf"
 #define MAX_MODULES 16
 
 struct plugin_module {
 	struct module *m;
-	cdtime_t last_read; /* for bucket rates: events per second over the real interval */
+	cdtime_t last_read; /* monotonic_now(): bucket rates are events per second of real interval */
 	struct snapshot_module record; /* this module's part of the snapshot file */
 	int64_t discontinuity_us;      /* wall clock of the module's start: counters began at 0 */
 };
@@ -290,17 +291,28 @@ static void publish(struct plugin_module *pm, bool read_failed)
 	snapshot_store_publish(snapshot_store, &pm->record);
 }
 
+/* The interval between reads, immune to wall-clock steps: cdtime() is CLOCK_REALTIME, and
+ * a step back made now - last_read wrap to centuries (bucket rates of 0), a step forward
+ * made them too low. */
+static cdtime_t monotonic_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return TIMESPEC_TO_CDTIME_T(&ts);
+}
+
 static int ebpf_read(user_data_t *ud)
 {
 	struct plugin_module *pm = ud->data;
-	cdtime_t now = cdtime();
+	cdtime_t now = cdtime(), mono = monotonic_now();
 	struct dispatch_ctx d = { .pm = pm, .vl = VALUE_LIST_INIT };
 	struct metric_sink sink = { .ctx = &d, .counter = sink_counter, .histogram = sink_histogram,
 				    .gauge = sink_gauge };
 	struct tee_ctx tee = { .a = sink };
 	int err;
 
-	d.interval_s = CDTIME_T_TO_DOUBLE(now - pm->last_read);
+	d.interval_s = CDTIME_T_TO_DOUBLE(mono - pm->last_read);
 	sstrncpy(d.vl.plugin, PLUGIN_NAME, sizeof(d.vl.plugin));
 	sstrncpy(d.vl.plugin_instance, pm->m->label, sizeof(d.vl.plugin_instance));
 	d.vl.time = now;
@@ -311,7 +323,7 @@ static int ebpf_read(user_data_t *ud)
 					     .gauge = tee_gauge };
 	}
 	err = module_read(pm->m, &sink);
-	pm->last_read = now;
+	pm->last_read = mono;
 	if (snapshot_store) {
 		pm->discontinuity_us = pm->record.discontinuity_us; /* a histogram reset moves it */
 		publish(pm, err != 0);
@@ -387,7 +399,7 @@ static int ebpf_init(void)
 			continue;
 		configured[i] = NULL;
 		pm->m = m;
-		pm->last_read = cdtime();
+		pm->last_read = monotonic_now();
 		pm->discontinuity_us = snapshot_now_us();
 		if (snapshot_store)
 			publish(pm, false);

@@ -1,5 +1,7 @@
 #include "value_naming.h"
 
+#include "libcore/number_text.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -59,7 +61,9 @@ void name_gauge(const char *metric, const char *instance, struct value_name *out
 void name_percentile(const char *metric, const char *instance, double pct, struct value_name *out)
 {
 	snprintf(out->type, sizeof(out->type), "%s", metric);
-	snprintf(out->type_instance, sizeof(out->type_instance), "%s-%g", instance, pct);
+	char p[32];
+
+	snprintf(out->type_instance, sizeof(out->type_instance), "%s-%s", instance, number_text(pct, p, sizeof(p)));
 }
 
 void name_mean(const char *metric, const char *instance, struct value_name *out)
@@ -70,9 +74,9 @@ void name_mean(const char *metric, const char *instance, struct value_name *out)
 
 void name_bucket(const char *bucket_type, const char *instance, double lower, double upper, struct value_name *out)
 {
+	char lo[32], hi[32];
+
 	snprintf(out->type, sizeof(out->type), "%s", bucket_type);
-	if (upper > 0)
-		snprintf(out->type_instance, sizeof(out->type_instance), "%s-%g_%g", instance, lower, upper);
-	else
-		snprintf(out->type_instance, sizeof(out->type_instance), "%s-%g_inf", instance, lower);
+	snprintf(out->type_instance, sizeof(out->type_instance), "%s-%s_%s", instance,
+		 number_text(lower, lo, sizeof(lo)), upper > 0 ? number_text(upper, hi, sizeof(hi)) : "inf");
 }

@@ -13,6 +13,7 @@
 #include "agentx_handler.h"
 #include "snapshot_cache.h"
 #include "subagent_args.h"
+#include "libcore/text_append.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -60,8 +61,8 @@ static void format_oid(const struct subagent_args *a, char *buf, size_t len)
 	size_t used = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < a->base_len && used < len; i++)
-		used += snprintf(buf + used, len - used, "%s%u", i ? "." : "", a->base[i]);
+	for (size_t i = 0; i < a->base_len; i++)
+		text_appendf(buf, len, &used, "%s%u", i ? "." : "", a->base[i]);
 }
 
 int main(int argc, char **argv)

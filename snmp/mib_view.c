@@ -236,6 +236,17 @@ static uint64_t bound(double v)
 	return v <= 0 ? 0 : (uint64_t)v;
 }
 
+/* now - then in microseconds, 0 if then is in the future, INT64_MAX if the difference does
+ * not fit: the times come from a file, and a corrupt one may say anything. */
+static int64_t elapsed_us(const struct mib_env *env, int64_t then_us)
+{
+	int64_t d;
+
+	if (__builtin_sub_overflow(env->now_us, then_us, &d))
+		return then_us < 0 ? INT64_MAX : 0;
+	return d < 0 ? 0 : d;
+}
+
 /* TimeStamp: sysUpTime when it happened, 0 if before the agent (re)started. */
 static uint64_t timestamp(const struct mib_env *env, int64_t when_us)
 {
@@ -243,10 +254,17 @@ static uint64_t timestamp(const struct mib_env *env, int64_t when_us)
 
 	if (when_us <= 0)
 		return 0;
-	ago_cs = (env->now_us - when_us) / 10000;
-	if (ago_cs < 0)
-		ago_cs = 0;
+	ago_cs = elapsed_us(env, when_us) / 10000;
 	return ago_cs >= (int64_t)env->uptime_cs ? 0 : env->uptime_cs - (uint64_t)ago_cs;
+}
+
+/* Every string column is a DisplayString (SIZE 0..255). */
+static void string_value(struct mib_value *out, const char *s)
+{
+	out->type = MIB_STRING;
+	out->num = 0;
+	display_string(out->text, s);
+	out->str = out->text;
 }
 
 static void scalar_value(const struct mib_view *v, const struct mib_env *env, uint32_t col, struct mib_value *out)
@@ -254,9 +272,9 @@ static void scalar_value(const struct mib_view *v, const struct mib_env *env, ui
 	if (col == 1) {
 		*out = (struct mib_value){ .type = MIB_INTEGER, .num = v->status };
 	} else if (col == 2) {
-		*out = (struct mib_value){ .type = MIB_STRING, .str = v->error };
+		string_value(out, v->error);
 	} else {
-		int64_t age = v->snap ? (env->now_us - v->snap->written_us) / 1000000 : 0;
+		int64_t age = v->snap ? elapsed_us(env, v->snap->written_us) / 1000000 : 0;
 
 		*out = (struct mib_value){ .type = MIB_GAUGE32, .num = gauge((double)age) };
 	}
@@ -268,12 +286,12 @@ static void hist_value(const struct snapshot_histogram *h, uint32_t col, struct 
 	double scale = ns ? 1000.0 : 1.0; /* summaries in microseconds: Gauge32 holds 71 minutes */
 
 	switch (col) {
-	case 3: *out = (struct mib_value){ .type = MIB_STRING, .str = h->unit }; break;
+	case 3: string_value(out, h->unit); break;
 	case 4: *out = (struct mib_value){ .type = MIB_COUNTER64, .num = h->count }; break;
 	case 5: *out = (struct mib_value){ .type = MIB_COUNTER32, .num = h->count & 0xffffffffu }; break;
 	case 6: *out = (struct mib_value){ .type = MIB_COUNTER64, .num = h->sum }; break;
 	case 7: *out = (struct mib_value){ .type = MIB_COUNTER32, .num = h->sum & 0xffffffffu }; break;
-	case 8: *out = (struct mib_value){ .type = MIB_STRING, .str = ns ? "microseconds" : h->unit }; break;
+	case 8: string_value(out, ns ? "microseconds" : h->unit); break;
 	case 9: *out = (struct mib_value){ .type = MIB_GAUGE32, .num = gauge((double)h->interval_count) }; break;
 	case 10: *out = (struct mib_value){ .type = MIB_GAUGE32, .num = gauge(h->mean / scale) }; break;
 	case 11: *out = (struct mib_value){ .type = MIB_GAUGE32, .num = gauge(h->p50 / scale) }; break;
@@ -292,9 +310,9 @@ static void row_value(const struct mib_env *env, int table, uint32_t col, const 
 		if (col == 2)
 			*out = (struct mib_value){ .type = MIB_INTEGER, .num = (uint64_t)state_number(r->m->state) };
 		else if (col == 3)
-			*out = (struct mib_value){ .type = MIB_STRING, .str = r->m->methods };
+			string_value(out, r->m->methods);
 		else if (col == 4)
-			*out = (struct mib_value){ .type = MIB_STRING, .str = r->m->error };
+			string_value(out, r->m->error);
 		else
 			*out = (struct mib_value){ .type = MIB_TIMETICKS,
 						   .num = timestamp(env, r->m->discontinuity_us) };

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "display_string.h"
 #include "libcore/snapshot_file.h"
 
 #define MIB_MAX_SUFFIX 122 /* 128 arcs in an OID, less the default base's 6 */
@@ -29,7 +30,8 @@ enum mib_type { MIB_INTEGER, MIB_STRING, MIB_GAUGE32, MIB_COUNTER32, MIB_COUNTER
 struct mib_value {
 	enum mib_type type;
 	uint64_t num;
-	const char *str;
+	const char *str;                     /* MIB_STRING: points to text */
+	char text[DISPLAY_STRING_MAX + 1];   /* a DisplayString, cut to fit */
 };
 
 /* What a request needs besides the snapshot: sysUpTime (the master's, which net-snmp

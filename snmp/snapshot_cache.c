@@ -1,8 +1,10 @@
 #include "snapshot_cache.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 void snapshot_cache_init(struct snapshot_cache *c, const char *path, void (*report)(bool ok, const char *msg))
 {
@@ -46,6 +48,37 @@ static void settle(struct snapshot_cache *c, enum mib_snapshot_status status, co
 	c->report(c->status == MIB_SNAPSHOT_OK, msg);
 }
 
+/* The plugin's files are a few KiB; anything near this is not one of them. */
+#define SNAPSHOT_MAX_BYTES (16 << 20)
+
+/* Opens the snapshot for parsing, or says why not. O_NONBLOCK: a FIFO put at the path must
+ * not stop the agent answering; the checks are on the opened file (fstat, *st), not on the
+ * name, which may point elsewhere by now. Symlinks are followed: the plugin never makes
+ * one, an administrator may, and whatever one points to must still be a regular file. */
+static FILE *open_snapshot(const char *path, struct stat *st, char *why, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	FILE *f;
+
+	if (fd < 0) {
+		snprintf(why, len, "cannot open %s: %s%s", path, strerror(errno),
+			 errno == EACCES ? " (run the subagent in the group of SnapshotGroup)" : "");
+		return NULL;
+	}
+	if (fstat(fd, st))
+		snprintf(why, len, "cannot stat %s: %s", path, strerror(errno));
+	else if (!S_ISREG(st->st_mode))
+		snprintf(why, len, "%s is not a regular file: SnapshotFile names the file the plugin writes", path);
+	else if (st->st_size > SNAPSHOT_MAX_BYTES)
+		snprintf(why, len, "%s is larger than 16 MiB: not a snapshot of the plugin", path);
+	else if ((f = fdopen(fd, "r")))
+		return f;
+	else
+		snprintf(why, len, "cannot read %s: %s", path, strerror(errno));
+	close(fd);
+	return NULL;
+}
+
 void snapshot_cache_refresh(struct snapshot_cache *c)
 {
 	struct stat st;
@@ -69,10 +102,8 @@ void snapshot_cache_refresh(struct snapshot_cache *c)
 		return;
 	snapshot_free(&c->snap);
 	c->loaded = false;
-	f = fopen(c->path, "r");
+	f = open_snapshot(c->path, &st, why, sizeof(why));
 	if (!f) { /* not marked loaded: the next request tries again */
-		snprintf(why, sizeof(why), "cannot open %s: %s%s", c->path, strerror(errno),
-			 errno == EACCES ? " (run the subagent in the group of SnapshotGroup)" : "");
 		settle(c, MIB_SNAPSHOT_UNREADABLE, why);
 		return;
 	}

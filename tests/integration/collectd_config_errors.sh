@@ -65,6 +65,25 @@ write_config /dev/stdout <<'CONF' | expect_config_error duplicate_module 'module
 </Plugin>
 CONF
 
+# Equal values would name two series alike (collectd then drops one every interval).
+write_config /dev/stdout <<'CONF' | expect_config_error duplicate_percentile 'Percentile 99.9 is given twice'
+<Plugin ebpf>
+  <Module "syscalls">
+    Percentile 50 99.9
+    Percentile 99.9
+  </Module>
+</Plugin>
+CONF
+
+write_config /dev/stdout <<'CONF' | expect_config_error duplicate_bucket 'Bucket 0 0.001 is given twice'
+<Plugin ebpf>
+  <Module "syscalls">
+    Bucket 0 0.001
+    Bucket 0 0.001
+  </Module>
+</Plugin>
+CONF
+
 # --- no privileges: collectd as nobody; the error names root, CAP_BPF and CAP_PERFMON -----
 command -v setpriv >/dev/null || skip "setpriv (util-linux) is needed to drop privileges"
 chmod 777 "$WORK"

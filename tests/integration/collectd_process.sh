@@ -52,6 +52,20 @@ victim=$(echo "$out" | sed -n 's/^victim //p')
 wait_for_log "process: OOM kill: victim pid $victim (ebpf_oom_hog)" 10 ||
 	fail "the OOM kill of pid $victim is not in collectd's log"
 pass "OOM kill logged: $(grep -o "OOM kill: victim pid $victim ([^)]*)" "$WORK/collectd.log")"
+
+# A process name is anyone's to choose (prctl(PR_SET_NAME)): one with a newline must not
+# forge a line in collectd's log (the kernel keeps 15 bytes of a name: all of this one).
+forged=$(printf 'x\nERROR: forged')
+out=$("$OOM_HOG" "$forged") || fail "oom_hog with a hostile name failed: $out"
+victim=$(echo "$out" | sed -n 's/^victim //p')
+wait_for_log "OOM kill: victim pid $victim (x" 10 || fail "the OOM kill of pid $victim is not in collectd's log"
+if grep -q '^ERROR: forge' "$WORK/collectd.log"; then
+	grep -A1 "victim pid $victim" "$WORK/collectd.log" >&2
+	fail "a process name forged a line in collectd's log"
+fi
+grep -qF "OOM kill: victim pid $victim (x\nERROR: forged)" "$WORK/collectd.log" ||
+	fail "the hostile name is not logged escaped"
+pass "hostile name logged on one line: $(grep -o "OOM kill: victim pid $victim ([^)]*)" "$WORK/collectd.log")"
 wait_for_csv process derive-oom_kills 5 || fail "no derive-oom_kills value"
 kills=$(csv_last process derive-oom_kills)
 [ "$kills" -ge 1 ] || fail "oom_kills is $kills"

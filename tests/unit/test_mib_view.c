@@ -217,8 +217,95 @@ static void test_cache(void)
 	unlink(path);
 	snapshot_cache_refresh(&c);
 	CHECK(c.status == MIB_SNAPSHOT_MISSING && c.view.nrows[1] == 0);
+
+	/* Something other than a file at the path (a FIFO nobody writes to) is reported, not
+	 * waited on: the alarm turns a hang into a failure. */
+	CHECK(mkfifo(path, 0600) == 0);
+	alarm(5);
+	snapshot_cache_refresh(&c);
+	alarm(0);
+	CHECK(c.status == MIB_SNAPSHOT_UNREADABLE);
+	CHECK(strstr(c.error, "is not a regular file") != NULL);
+	unlink(path);
 	snapshot_cache_free(&c);
 	rmdir(dir);
+}
+
+/* A corrupt snapshot may claim any write time: the age saturates instead of overflowing
+ * (now - INT64_MIN is undefined behaviour, and wrapped it read as a fresh snapshot). */
+static void test_age_extremes(void)
+{
+	static const struct {
+		int64_t written_us;
+		uint64_t age;
+	} cases[] = {
+		{ INT64_MIN, 4294967295u }, { -1, 1000000005 }, { INT64_MAX, 0 }, { 1000000005000000, 0 },
+	};
+	struct snapshot s = { 0 };
+	struct mib_view v;
+	struct mib_value val;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		s.written_us = cases[i].written_us;
+		CHECK(mib_view_build(&v, &s, MIB_SNAPSHOT_OK, "") == 0);
+		CHECK(mib_view_get(&v, &env, (uint32_t[]){ 1, 1, 3, 0 }, 4, &val) == MIB_FOUND);
+		CHECK_EQ_U64(val.num, cases[i].age);
+		mib_view_free(&v);
+	}
+}
+
+/* A served string is a DisplayString: at most 255 octets, cut on a UTF-8 character
+ * boundary with a marker, whatever the snapshot holds (errors reach 1023 characters). */
+static void check_display_string(const struct mib_value *v, const char *full)
+{
+	size_t n = strlen(v->str), kept;
+
+	CHECK(v->type == MIB_STRING);
+	CHECK(n <= 255);
+	CHECK(n >= 3 && !strcmp(v->str + n - 3, "..."));
+	kept = n >= 3 ? n - 3 : 0;
+	CHECK(strncmp(v->str, full, kept) == 0);
+	/* the kept part ends on a character boundary: the next byte of the original starts one */
+	CHECK(((unsigned char)full[kept] & 0xc0) != 0x80);
+}
+
+static void test_long_strings(void)
+{
+	static char error[1024];
+	struct snapshot s = { 0 };
+	struct snapshot_module sm = { 0 };
+	struct mib_view v;
+	struct mib_value val;
+	size_t n = 0;
+
+	/* "x" then 2-byte characters: the 255-octet limit falls inside one of them */
+	error[n++] = 'x';
+	while (n + 2 < sizeof(error)) {
+		error[n++] = (char)0xc3;
+		error[n++] = (char)0xa9; /* U+00E9 */
+	}
+	error[n] = '\0';
+	snprintf(sm.label, sizeof(sm.label), "m");
+	snprintf(sm.state, sizeof(sm.state), "failed");
+	snprintf(sm.error, sizeof(sm.error), "%s", error);
+	s.modules = &sm;
+	s.nmodules = 1;
+	CHECK(mib_view_build(&v, &s, MIB_SNAPSHOT_OK, "") == 0);
+	CHECK(mib_view_get(&v, &env, (uint32_t[]){ 1, 2, 1, 4, 'm' }, 5, &val) == MIB_FOUND);
+	check_display_string(&val, error);
+	mib_view_free(&v);
+
+	/* ebpfSnapshotError */
+	CHECK(mib_view_build(&v, NULL, MIB_SNAPSHOT_MALFORMED, error) == 0);
+	CHECK(mib_view_get(&v, &env, (uint32_t[]){ 1, 1, 2, 0 }, 4, &val) == MIB_FOUND);
+	check_display_string(&val, error);
+	mib_view_free(&v);
+
+	/* short strings are served whole */
+	CHECK(mib_view_build(&v, NULL, MIB_SNAPSHOT_MALFORMED, "line 2: bad written line") == 0);
+	CHECK(mib_view_get(&v, &env, (uint32_t[]){ 1, 1, 2, 0 }, 4, &val) == MIB_FOUND);
+	CHECK_STR(val.str, "line 2: bad written line");
+	mib_view_free(&v);
 }
 
 int main(void)
@@ -231,6 +318,8 @@ int main(void)
 	CHECK(mib_view_build(&view, &snap, MIB_SNAPSHOT_OK, "") == 0);
 	test_get();
 	test_walk();
+	test_age_extremes();
+	test_long_strings();
 	mib_view_free(&view);
 	snapshot_free(&snap);
 	test_cache();

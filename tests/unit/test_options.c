@@ -1,4 +1,6 @@
 /* Config parsing through the module table, as the plugin does it, without collectd. */
+#include <sys/syscall.h>
+
 #include "libcore/module.h"
 #include "tests/testing.h"
 
@@ -71,6 +73,17 @@ int main(void)
 	struct opt_value ex[] = { str("exit_group") };
 	CHECK(set(m, "Latency", ex, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "never returns") != NULL);
+	/* The same syscalls by number ("sys_60", "sys_231" on x86_64) are refused just the same:
+	 * their latency start entries would never be deleted. */
+	const long never[] = { SYS_exit, SYS_exit_group };
+	for (int i = 0; i < 2; i++) {
+		char byno[32];
+		struct opt_value nr[] = { str(byno) };
+
+		snprintf(byno, sizeof(byno), "sys_%ld", never[i]);
+		CHECK(set(m, "Latency", nr, 1, err, sizeof(err)) == -1);
+		CHECK(strstr(err, "never returns") != NULL);
+	}
 	struct opt_value n1[] = { num(1) };
 	CHECK(set(m, "Latency", n1, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "double quotes") != NULL);
@@ -84,6 +97,16 @@ int main(void)
 	CHECK(set(m, "Bucket", bb, 2, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "lower < upper") != NULL);
 	CHECK(set(m, "Bucket", bb, 1, err, sizeof(err)) == -1);
+	/* Two equal values would give two series of one name, which collectd refuses every
+	 * interval: refused here, naming the key and the value. */
+	struct opt_value pdup[] = { num(99.99991), num(99.99991) };
+	CHECK(set(m, "Percentile", pdup, 2, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "Percentile 99.99991 is given twice") != NULL);
+	struct opt_value pnear[] = { num(99.99992) };
+	CHECK(set(m, "Percentile", pnear, 1, err, sizeof(err)) == 0);
+	struct opt_value bdup[] = { num(0), num(0.001) };
+	CHECK(set(m, "Bucket", bdup, 2, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "Bucket 0 0.001 is given twice") != NULL);
 	struct opt_value badm[] = { str("kprobes") };
 	CHECK(set(m, "AttachOrder", badm, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "unknown method \"kprobes\"") != NULL);

@@ -83,16 +83,24 @@ static void test_round_trip(void)
 	snapshot_module_release(&b);
 }
 
-static void expect_parse_error(const char *text, const char *expected)
+/* len bytes of text, which may hold NUL bytes */
+static void expect_parse_error_n(const char *text, size_t len, const char *expected)
 {
 	struct snapshot s;
 	char err[256] = "";
+	FILE *f = fmemopen((void *)text, len, "r");
 
-	CHECK(parse_text(text, &s, err, sizeof(err)) == -1);
+	CHECK(snapshot_parse(f, &s, err, sizeof(err)) == -1);
+	fclose(f);
 	if (!strstr(err, expected))
 		fprintf(stderr, "parse error \"%s\" lacks \"%s\"\n", err, expected);
 	CHECK(strstr(err, expected) != NULL);
 	CHECK(s.nmodules == 0 && s.modules == NULL);
+}
+
+static void expect_parse_error(const char *text, const char *expected)
+{
+	expect_parse_error_n(text, strlen(text), expected);
 }
 
 static void test_parse_errors(void)
@@ -109,6 +117,40 @@ static void test_parse_errors(void)
 			   "line 3: bucket before any histogram");
 	expect_parse_error("collectd-ebpf-snapshot\t1\nsurprise\nend\n", "line 2: unknown record type");
 	expect_parse_error("collectd-ebpf-snapshot\t1\nend\nmodule\tm\trunning\t0\t\t\n", "text after the end line");
+
+	/* Numbers are plain decimal, as the writer writes them: no sign on unsigned values, no
+	 * blanks, no hex, nothing after the digits. */
+	static const char *const bad_u64[] = { " -5", "-5", "+1", " 1", "1 ", "0x10", "1abc", "",
+					       "18446744073709551616" };
+	for (size_t i = 0; i < sizeof(bad_u64) / sizeof(bad_u64[0]); i++) {
+		char text[256];
+
+		snprintf(text, sizeof(text), "collectd-ebpf-snapshot\t1\nmodule\tm\trunning\t0\t\t\ncounter\tcalls\tx\t%s\nend\n",
+			 bad_u64[i]);
+		expect_parse_error(text, "line 3: bad counter value");
+	}
+	static const char *const bad_i64[] = { "+5", " 5", "5x", "-", "0x5", "9223372036854775808" };
+	for (size_t i = 0; i < sizeof(bad_i64) / sizeof(bad_i64[0]); i++) {
+		char text[256];
+
+		snprintf(text, sizeof(text), "collectd-ebpf-snapshot\t1\nwritten\t%s\nend\n", bad_i64[i]);
+		expect_parse_error(text, "line 2: bad written line");
+	}
+	static const char *const bad_double[] = { "0x1p9", " 512", "512 ", "nan", "infinity", "+512", "1e", "" };
+	for (size_t i = 0; i < sizeof(bad_double) / sizeof(bad_double[0]); i++) {
+		char text[256];
+
+		snprintf(text, sizeof(text),
+			 "collectd-ebpf-snapshot\t1\nmodule\tm\trunning\t0\t\t\n"
+			 "histogram\tlatency\tx\tnanoseconds\t1\t1\t1\t1\t1\t1\t1\nbucket\t%s\t1024\t1\nend\n",
+			 bad_double[i]);
+		expect_parse_error(text, "line 4: bad bucket bounds or count");
+	}
+	expect_parse_error("collectd-ebpf-snapshot\t1abc\nend\n", "line 1: unsupported format version");
+	expect_parse_error("collectd-ebpf-snapshot\t01\nend\n", "line 1: unsupported format version");
+	/* A NUL byte ends a C string, not a line: "end\0anything" is no end line. */
+	static const char with_nul[] = "collectd-ebpf-snapshot\t1\nend\0garbage\n";
+	expect_parse_error_n(with_nul, sizeof(with_nul) - 1, "line 2: NUL byte");
 }
 
 /* A module read as the plugin does it: the sink turns hist_interval into a record. */

@@ -33,6 +33,20 @@ int main(void)
 	CHECK_STR(n.type_instance, "fsync-0_0.001");
 	name_bucket("bucket", "fsync", 0.5, 0, &n);
 	CHECK_STR(n.type_instance, "fsync-0.5_inf");
+	/* Distinct values get distinct names (with as many digits as the value needs); the
+	 * short names users graph stay as they were. */
+	name_percentile("latency", "fsync", 99.99991, &n);
+	CHECK_STR(n.type_instance, "fsync-99.99991");
+	name_percentile("latency", "fsync", 99.99992, &n);
+	CHECK_STR(n.type_instance, "fsync-99.99992");
+	name_percentile("latency", "fsync", 99.999999999, &n);
+	CHECK_STR(n.type_instance, "fsync-99.999999999");
+	name_percentile("latency", "fsync", 50, &n);
+	CHECK_STR(n.type_instance, "fsync-50");
+	name_bucket("bucket", "fsync", 0.0010001, 0.0010002, &n);
+	CHECK_STR(n.type_instance, "fsync-0.0010001_0.0010002");
+	name_bucket("bucket", "fsync", 0, 0.000001024, &n);
+	CHECK_STR(n.type_instance, "fsync-0_1.024e-06");
 
 	/* block */
 	name_counter("ios", "sda-read", &n);

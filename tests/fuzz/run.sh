@@ -1,0 +1,23 @@
+#!/bin/sh
+# Runs every fuzzer for FUZZ_SECONDS (default 20) on a scratch copy of its seed corpus
+# (libFuzzer adds what it finds to its first corpus directory; the tree's seeds stay as
+# they are). A crash, a sanitizer report, a leak or a failed round trip fails the test and
+# leaves the input as tests/fuzz/crash-<hash> in the build tree.
+set -eu
+: "${top_srcdir:?run through make check}" "${top_builddir:?run through make check}"
+seconds=${FUZZ_SECONDS:-20}
+work=$(mktemp -d /tmp/ebpf-fuzz.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+for name in snapshot; do
+	bin="$top_builddir/tests/fuzz/fuzz_$name"
+	[ -x "$bin" ] || { echo "SKIP: $bin not built: configure found no clang with libFuzzer" >&2; exit 77; }
+	mkdir "$work/$name"
+	cp "$top_srcdir/tests/fuzz/corpus/$name/"* "$work/$name/"
+	"$bin" -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 \
+		-artifact_prefix="$top_builddir/tests/fuzz/crash-" "$work/$name" 2>"$work/$name.log" ||
+		{ tail -n 60 "$work/$name.log" >&2; echo "FAIL: fuzz_$name found a problem" >&2; exit 1; }
+	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/$name.log")
+	[ "${runs:-0}" -gt 1000 ] || { cat "$work/$name.log" >&2; echo "FAIL: fuzz_$name ran only ${runs:-0} inputs" >&2; exit 1; }
+	echo "ok: fuzz_$name: $runs inputs in ${seconds}s, every parsed one round-trips"
+done
