@@ -140,6 +140,16 @@ static int config_module(const oconfig_item_t *ci)
 			return -1;
 		}
 	}
+	{
+		char err[512];
+
+		/* Options that contradict each other are a configuration error like a bad value,
+		 * not a module that starts and then stays off. */
+		if (module_check_config(m, err, sizeof(err))) {
+			ERROR(PLUGIN_NAME " plugin: module \"%s\": %s", m->label, err);
+			return -1;
+		}
+	}
 	return 0;
 }
 
