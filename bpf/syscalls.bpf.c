@@ -139,6 +139,11 @@ static __always_inline void on_exit(long id, long ret, bool with_latency, bool t
 
 	if (!wanted())
 		return;
+	/* -1 is "no syscall": rt_sigreturn clears the number so that the restored registers
+	 * cannot restart a syscall, and the exit then reports -1 (every signal handler's return,
+	 * so it follows the SIGCHLD and fork rate). Nothing was lost: not counted. */
+	if (id < 0)
+		return;
 	if ((unsigned long)id >= MAX_SYSCALLS) {
 		count_stat(SYSCALL_STAT_OUT_OF_RANGE);
 		return;

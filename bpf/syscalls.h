@@ -26,7 +26,7 @@ struct syscall_latency {
 
 /* Index into map `stats` (per-CPU array): events the module could not account normally. */
 enum syscall_stat {
-	SYSCALL_STAT_OUT_OF_RANGE = 0, /* syscall number >= MAX_SYSCALLS */
+	SYSCALL_STAT_OUT_OF_RANGE = 0, /* syscall number >= MAX_SYSCALLS (not -1: no syscall) */
 	SYSCALL_STAT_START_LOST,       /* no room to store a start time (tid hash full) */
 	SYSCALL_STAT_COUNT,
 };

@@ -36,6 +36,11 @@ LoadPlugin csv
   StoreRates true
 </Plugin>
 Include "$here/ebpf.conf"
+# The demo's own snapshot file: a collectd already running on this host keeps publishing
+# to /run/collectd-ebpf/snapshot for its SNMP subagent, untouched by the demo.
+<Plugin ebpf>
+  SnapshotFile "$work/snapshot"
+</Plugin>
 CONF
 
 "$collectd" -f -C "$work/collectd.conf" &
@@ -44,12 +49,16 @@ collectd_pid=$!
 workload_pid=$!
 trap 'kill $collectd_pid $workload_pid 2>/dev/null; wait $collectd_pid 2>/dev/null; rm -rf "$work"; exit 0' INT TERM HUP PIPE EXIT
 
-# last VALUE-FILE-PREFIX: newest value of each matching csv file, as "name value".
+# last VALUE-FILE-PREFIX: newest value of each matching csv file, as "name value". A rate's
+# first line is "nan" (csv's StoreRates needs two reads): such series are left out until
+# they have a number.
 latest() {
 	for f in "$work"/csv/demo/ebpf-syscalls/"$1"-*; do
 		[ -f "$f" ] || continue
 		name=${f##*/"$1"-}; name=${name%-????-??-??}
-		printf '%s %s\n' "$name" "$(tail -n 1 "$f" | cut -d, -f2)"
+		v=$(tail -n 1 "$f" | cut -d, -f2)
+		case "$v" in ""|nan|-nan|value) continue ;; esac
+		printf '%s %s\n' "$name" "$v"
 	done
 }
 

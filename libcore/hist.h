@@ -5,12 +5,23 @@
  * see (percentiles, mean, bucket rates) is computed from intervals, never from the
  * lifetime totals.
  *
- * Error bound: a percentile is located exactly to its slot, then interpolated linearly
- * inside it. The true value lies in the same slot, so the error is below one slot
- * width: the estimate is within a factor of 2 of the truth (upper = 2 * lower), and
- * exact when every sample of that slot sits at the slot's upper bound. The mean is
- * exact (sum / count). A `Bucket` whose bounds are not powers of two shares a slot's
- * count out linearly, with the same one-slot error at each bound.
+ * Percentiles: the slot holding the p-th value is found exactly from the counts. Inside it,
+ * the estimate uses the exact sum: the slot's own sum lies between the total minus the most
+ * and the least the other slots can hold (count x upper, count x lower bound), so the mean
+ * of the slot's values is known to a range. The estimate is that range's middle, spread over
+ * the slot in proportion to how uncertain the range is:
+ *   - nothing known beyond the slot: linear interpolation from lower to upper bound;
+ *   - the slot's mean known exactly (all of the interval's values in one slot, or the other
+ *     slots pinned to their bounds): that mean at every rank, so a constant workload (16 KiB
+ *     reads, 0-byte flushes, 12 KiB writes) reads as that constant;
+ * and it is finally clamped to what the counts and the sum allow for the rank's value (the
+ * j-th smallest of n values in [lo, hi] with sum S is at most (S - (j-1) lo) / (n-j+1) and at
+ * least (S - (n-j) hi) / j). Error bound: the estimate always lies in the true value's slot,
+ * so it is off by less than one slot width (within a factor of 2 of the truth), and exact
+ * when the slot's values are all equal and its mean is pinned. The open last slot (above
+ * 2^38) is treated as (lower, 2 lower] when its sum cannot be bounded. The mean is exact
+ * (sum / count). A `Bucket` whose bounds are not powers of two shares a slot's count out
+ * linearly, with the same one-slot error at each bound.
  */
 #ifndef EBPF_CORE_HIST_H
 #define EBPF_CORE_HIST_H

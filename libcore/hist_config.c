@@ -51,7 +51,11 @@ static int add_bucket(struct hist_config *c, const struct option *o, char *err, 
 	double lower, upper;
 
 	if (opt_expect_numbers(o, 2, 2, err, errlen)) {
-		snprintf(err, errlen, "Bucket takes two numbers, lower and upper bound (0 for none), e.g. Bucket 0 0.001");
+		char why[256];
+
+		snprintf(why, sizeof(why), "%s", err); /* names the argument that is wrong */
+		snprintf(err, errlen, "Bucket takes two numbers, lower and upper bound (0 for none), e.g. Bucket 0 0.001: %s",
+			 why);
 		return -1;
 	}
 	lower = o->values[0].number;

@@ -218,12 +218,10 @@ static int init_readers(struct tcp *t)
 	return err;
 }
 
-static int tcp_start(struct module *m, char *err, size_t errlen)
+/* PortBreakdown and Ports only make sense together. */
+static int tcp_check_config(struct module *m, char *err, size_t errlen)
 {
 	struct tcp *t = m->priv;
-	struct probe_object po = { .ctx = t, .open = open_object, .load = load_object, .close = close_object };
-	struct tracepoint_args args;
-	int e;
 
 	if (t->mode != TCP_PORTS_NONE && t->nports == 0) {
 		snprintf(err, errlen, "PortBreakdown needs the ports to break down: add e.g. Ports 80 443 "
@@ -235,6 +233,16 @@ static int tcp_start(struct module *m, char *err, size_t errlen)
 				      "connection to match");
 		return -1;
 	}
+	return 0;
+}
+
+static int tcp_start(struct module *m, char *err, size_t errlen)
+{
+	struct tcp *t = m->priv;
+	struct probe_object po = { .ctx = t, .open = open_object, .load = load_object, .close = close_object };
+	struct tracepoint_args args;
+	int e;
+
 	t->filter_tgid = m->filter_tgid;
 	/* Recent kernels added `err` to tcp_retransmit_skb; BTF says whether this one has it. */
 	t->retransmit_has_err = tracepoint_btf_args("tcp_retransmit_skb", &args) == 0 && args.nargs >= 3;
@@ -331,6 +339,7 @@ const struct module_ops tcp_module = {
 	.option_names = option_names,
 	.create = tcp_create,
 	.set_option = tcp_set_option,
+	.check_config = tcp_check_config,
 	.start = tcp_start,
 	.read = tcp_read,
 	.destroy = tcp_destroy,

@@ -113,11 +113,16 @@ int module_set_option(struct module *m, const struct option *o, char *err, size_
 	return -1;
 }
 
+int module_check_config(struct module *m, char *err, size_t errlen)
+{
+	return m->ops->check_config ? m->ops->check_config(m, err, errlen) : 0;
+}
+
 int module_start(struct module *m)
 {
 	char err[sizeof(m->last_error)] = "";
 
-	if (m->ops->start(m, err, sizeof(err))) {
+	if (module_check_config(m, err, sizeof(err)) || m->ops->start(m, err, sizeof(err))) {
 		/* "no attach method works" means this kernel lacks every way in; anything else
 		 * (privileges, memory) is a failure the user can fix on this host. */
 		m->state = strstr(err, "no attach method works") ? MODULE_UNSUPPORTED : MODULE_FAILED;

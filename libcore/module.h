@@ -50,6 +50,10 @@ struct module_ops {
 	const char *const *option_names;  /* the module's own keys, NULL-terminated */
 	int (*create)(struct module *m);  /* allocate m->priv with defaults */
 	int (*set_option)(struct module *m, const struct option *o, char *err, size_t errlen); /* 1 ok, 0 unknown, -1 bad */
+	/* Options that are valid one by one but not together (Ports without PortBreakdown):
+	 * checked once the module's block is read, so they are configuration errors that stop
+	 * collectd like any bad value. May be NULL. 0, or -1 with the message. */
+	int (*check_config)(struct module *m, char *err, size_t errlen);
 	int (*start)(struct module *m, char *err, size_t errlen);
 	int (*read)(struct module *m, const struct metric_sink *sink);
 	void (*destroy)(struct module *m); /* detach, close, free m->priv; safe in any state */
@@ -78,6 +82,9 @@ struct module *module_new(const struct module_ops *ops, const char *instance);
 /* Common keys (AttachOrder, Percentile, Bucket, BucketType) and then the module's own;
  * an unknown key is an error listing the valid ones. 0 or -1. */
 int module_set_option(struct module *m, const struct option *o, char *err, size_t errlen);
+/* After the last option: the options' consistency (module_ops.check_config). 0 or -1 with
+ * a message that names the options and the fix. module_start() checks it too. */
+int module_check_config(struct module *m, char *err, size_t errlen);
 /* Starts the module and sets state and last_error; logs the outcome once. 0 or -1. */
 int module_start(struct module *m);
 int module_read(struct module *m, const struct metric_sink *sink);

@@ -20,12 +20,22 @@ static int expect_type(const struct option *o, enum opt_type type, int min, int 
 		return -1;
 	}
 	for (int i = 0; i < o->nvalues; i++) {
-		if (o->values[i].type != type) {
-			snprintf(err, errlen, "option \"%s\": value %d is %s, expected %s%s", o->key, i + 1,
-				 type_name(o->values[i].type), type_name(type),
-				 type == OPT_STRING ? " (put it in double quotes)" : "");
-			return -1;
-		}
+		const struct opt_value *v = &o->values[i];
+		char text[96];
+
+		if (v->type == type)
+			continue;
+		/* Quote the argument as written: `Percentile "99"` is a string to collectd. */
+		if (v->type == OPT_STRING)
+			snprintf(text, sizeof(text), "\"%s\"", v->string);
+		else if (v->type == OPT_NUMBER)
+			snprintf(text, sizeof(text), "%g", v->number);
+		else
+			snprintf(text, sizeof(text), "%s", v->boolean ? "true" : "false");
+		snprintf(err, errlen, "option \"%s\": argument %d (%s) is %s, expected %s%s", o->key, i + 1, text,
+			 type_name(v->type), type_name(type),
+			 type == OPT_STRING ? " (put it in double quotes)" : v->type == OPT_STRING ? " (remove the quotes)" : "");
+		return -1;
 	}
 	return 0;
 }

@@ -4,6 +4,7 @@
 #include "text_append.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <math.h>
 #include <pthread.h>
@@ -206,6 +207,8 @@ struct snapshot_store {
 	struct snapshot_module *records;
 	int nrecords, cap;
 	bool failing; /* the last write failed (logged once) */
+	int lock_fd;  /* <path>.lock, write-locked while this process owns the file; -1: not yet */
+	pid_t busy_by; /* another process owns the file (logged once); 0: nobody */
 };
 
 struct snapshot_store *snapshot_store_new(const struct snapshot_config *c)
@@ -219,6 +222,7 @@ struct snapshot_store *snapshot_store_new(const struct snapshot_config *c)
 		return NULL;
 	pthread_mutex_init(&st->lock, NULL);
 	st->cfg = *c;
+	st->lock_fd = -1;
 	return st;
 }
 
@@ -236,6 +240,38 @@ static void make_directory(const struct snapshot_config *c)
 	*slash = '\0';
 	if (mkdir(dir, c->gid != (gid_t)-1 ? 0750 : 0755) == 0 && c->gid != (gid_t)-1)
 		(void)chown(dir, (uid_t)-1, c->gid);
+}
+
+/* One writer per file: a second collectd (a demo, a test instance) publishing to the same
+ * path would overwrite the first's values and remove its file when it stops. The owner
+ * holds a write lock on <path>.lock for as long as it runs (the kernel drops it when the
+ * process dies, so a crash leaves no stale owner). 0: this process owns the file; else the
+ * pid of the one that does. */
+static pid_t take_ownership(struct snapshot_store *st)
+{
+	char path[sizeof(st->cfg.path) + 8];
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	int fd;
+
+	if (st->lock_fd >= 0)
+		return 0;
+	snprintf(path, sizeof(path), "%s.lock", st->cfg.path);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0 && errno == ENOENT) {
+		make_directory(&st->cfg);
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	}
+	if (fd < 0)
+		return 0; /* no lock possible: the write itself reports why */
+	if (fcntl(fd, F_SETLK, &fl) == 0) {
+		st->lock_fd = fd;
+		return 0;
+	}
+	fl = (struct flock){ .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	if (fcntl(fd, F_GETLK, &fl) != 0 || fl.l_type == F_UNLCK)
+		fl.l_pid = -1;
+	close(fd);
+	return fl.l_pid ? fl.l_pid : -1;
 }
 
 static int write_all(struct snapshot_store *st, char *err, size_t errlen)
@@ -276,9 +312,23 @@ int snapshot_store_publish(struct snapshot_store *st, struct snapshot_module *sm
 {
 	struct snapshot_module *slot, tmp;
 	char err[4300];
+	pid_t owner;
 	int ret;
 
 	pthread_mutex_lock(&st->lock);
+	owner = take_ownership(st);
+	if (owner) {
+		if (st->busy_by != owner)
+			ebpf_log(EBPF_LOG_WARNING, "SNMP snapshot not published: %s belongs to another running collectd "
+				 "(pid %ld holds %s.lock); this one leaves it alone. Give each collectd its own SnapshotFile, "
+				 "or SnapshotFile \"\" to publish nothing", st->cfg.path, (long)owner, st->cfg.path);
+		st->busy_by = owner;
+		pthread_mutex_unlock(&st->lock);
+		return -1;
+	}
+	if (st->busy_by)
+		ebpf_log(EBPF_LOG_NOTICE, "SNMP snapshot: %s is free again, publishing there", st->cfg.path);
+	st->busy_by = 0;
 	slot = find_or_add(st, sm->label);
 	if (!slot) {
 		pthread_mutex_unlock(&st->lock);
@@ -302,7 +352,15 @@ void snapshot_store_free(struct snapshot_store *st)
 {
 	if (!st)
 		return;
-	unlink(st->cfg.path);
+	/* Only the owner removes the file: never another collectd's. */
+	if (st->lock_fd >= 0) {
+		char lock_path[sizeof(st->cfg.path) + 8];
+
+		snprintf(lock_path, sizeof(lock_path), "%s.lock", st->cfg.path);
+		unlink(st->cfg.path);
+		unlink(lock_path); /* a writer that opened it just before retries at its next read */
+		close(st->lock_fd);
+	}
 	for (int i = 0; i < st->nrecords; i++)
 		snapshot_module_release(&st->records[i]);
 	free(st->records);

@@ -48,7 +48,9 @@ struct snapshot_store *snapshot_store_new(const struct snapshot_config *c);
  * buffers back for its next read) and rewrites the file. A failure is logged once, and its
  * recovery once. 0 or -1. */
 int snapshot_store_publish(struct snapshot_store *st, struct snapshot_module *sm);
-/* Removes the file (stale numbers must not look current) and frees everything. */
+/* Removes the file if this process owned it (stale numbers must not look current) and
+ * frees everything. A store whose file belongs to another running process (the lock on
+ * <path>.lock) publishes nothing and removes nothing. */
 void snapshot_store_free(struct snapshot_store *st);
 
 #endif

@@ -141,6 +141,16 @@ static int config_module(const oconfig_item_t *ci)
 			return -1;
 		}
 	}
+	{
+		char err[512];
+
+		/* Options that contradict each other are a configuration error like a bad value,
+		 * not a module that starts and then stays off. */
+		if (module_check_config(m, err, sizeof(err))) {
+			ERROR(PLUGIN_NAME " plugin: module \"%s\": %s", m->label, err);
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -372,6 +382,15 @@ static void publish_disabled_modules(struct module *const *mods, int n, int64_t 
 
 /* ---- lifecycle ---------------------------------------------------------------------------- */
 
+/* `collectd -T` (test the plugins' read once, then exit) sets ReadThreads to -1. A check
+ * must not touch the state a running collectd publishes: no snapshot from a test run. */
+static bool collectd_test_run(void)
+{
+	const char *threads = global_option_get("ReadThreads");
+
+	return threads && atoi(threads) == -1;
+}
+
 static int ebpf_init(void)
 {
 	int started = 0, total;
@@ -381,6 +400,11 @@ static int ebpf_init(void)
 	if (!config_seen || nconfigured == 0)
 		add_default_modules();
 	total = nconfigured;
+	if (collectd_test_run() && snapshot_cfg.path[0]) {
+		INFO(PLUGIN_NAME " plugin: collectd -T: a test run publishes no SNMP snapshot (%s is left as it is)",
+		     snapshot_cfg.path);
+		snapshot_cfg.path[0] = '\0';
+	}
 	snapshot_store = snapshot_store_new(&snapshot_cfg);
 	if (snapshot_store)
 		INFO(PLUGIN_NAME " plugin: publishing module values and states for SNMP in %s", snapshot_cfg.path);

@@ -11,6 +11,7 @@
 #include <net-snmp/agent/net-snmp-agent-includes.h>
 
 #include "agentx_handler.h"
+#include "agentx_probe.h"
 #include "snapshot_cache.h"
 #include "subagent_args.h"
 #include "libcore/text_append.h"
@@ -44,8 +45,7 @@ static void configure_netsnmp(const struct subagent_args *a)
 	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DISABLE_PERSISTENT_LOAD, 1);
 	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DISABLE_PERSISTENT_SAVE, 1);
 	netsnmp_ds_set_boolean(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_ROLE, 1); /* subagent */
-	if (a->agentx_socket)
-		netsnmp_ds_set_string(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_X_SOCKET, a->agentx_socket);
+	netsnmp_ds_set_string(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_X_SOCKET, a->agentx_socket);
 	if (a->syslog)
 		snmp_enable_syslog_ident(APP_NAME, LOG_DAEMON);
 	else
@@ -54,6 +54,34 @@ static void configure_netsnmp(const struct subagent_args *a)
 		debug_register_tokens("agentx");
 		snmp_set_do_debugging(1);
 	}
+}
+
+/* net-snmp's AgentX session with snmpd: NULL while not connected (agentx/subagent.c sets
+ * it when the master accepts us and clears it when the connection is lost; its reconnect
+ * timer retries every ping interval). Exported by libnetsnmpagent, not declared in its
+ * headers. */
+extern netsnmp_session *main_session;
+
+/* Says once per change whether the subagent is connected, and when not, why (net-snmp's
+ * own "Failed to connect to the agentx master agent ([NIL])" gives no reason). */
+static void report_connection(unsigned int reg, void *arg)
+{
+	static int was = -1; /* unknown */
+	const struct subagent_args *a = arg;
+	int now = main_session != NULL;
+	char why[512];
+
+	(void)reg;
+	if (now == was)
+		return;
+	was = now;
+	if (now) {
+		snmp_log(LOG_NOTICE, APP_NAME ": connected to snmpd's AgentX master at %s\n", a->agentx_socket);
+		return;
+	}
+	if (agentx_probe(a->agentx_socket, why, sizeof(why)) != 1)
+		snprintf(why, sizeof(why), "snmpd at %s did not accept the AgentX session", a->agentx_socket);
+	snmp_log(LOG_WARNING, APP_NAME ": not connected to snmpd: %s. Retrying every %d s\n", why, a->ping_interval);
 }
 
 static void format_oid(const struct subagent_args *a, char *buf, size_t len)
@@ -104,7 +132,9 @@ int main(int argc, char **argv)
 	init_snmp(APP_NAME);
 	format_oid(&args, oidbuf, sizeof(oidbuf));
 	snmp_log(LOG_NOTICE, APP_NAME ": serving %s under %s via AgentX %s (reconnects every %d s)\n", args.snapshot,
-		 oidbuf, args.agentx_socket ? args.agentx_socket : "/var/agentx/master", args.ping_interval);
+		 oidbuf, args.agentx_socket, args.ping_interval);
+	report_connection(0, &args);
+	snmp_alarm_register(1, SA_REPEAT, report_connection, &args);
 
 	/* Blocks until a request, a timer (ping, reconnect) or a signal. */
 	while (!stop)

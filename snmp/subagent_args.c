@@ -1,5 +1,7 @@
 #include "subagent_args.h"
 
+#include "agentx_probe.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -16,7 +18,8 @@ const char subagent_usage[] =
 	"\n"
 	"  -s, --snapshot=PATH       the plugin's SnapshotFile (default " SNAPSHOT_DEFAULT_PATH ")\n"
 	"  -x, --agentx-socket=ADDR  snmpd's AgentX socket, as in its agentXSocket\n"
-	"                            (default /var/agentx/master; e.g. tcp:localhost:705)\n"
+	"                            (default " AGENTX_DEFAULT_SOCKET ", as Debian's snmpd.service\n"
+	"                            and contrib/snmpd.conf.snippet; e.g. tcp:localhost:705)\n"
 	"  -b, --base-oid=OID        where COLLECTD-EBPF-MIB is served (default " SUBAGENT_DEFAULT_BASE_OID ",\n"
 	"                            net-snmp's experimental arc; use 1.3.6.1.4.1.<your PEN>.<n>)\n"
 	"  -p, --ping-interval=SEC   AgentX ping, and reconnect delay after snmpd restarts (default 5)\n"
@@ -70,6 +73,7 @@ int subagent_args_parse(int argc, char **argv, struct subagent_args *out, char *
 
 	memset(out, 0, sizeof(*out));
 	out->snapshot = SNAPSHOT_DEFAULT_PATH;
+	out->agentx_socket = AGENTX_DEFAULT_SOCKET;
 	out->ping_interval = SUBAGENT_DEFAULT_PING;
 	subagent_parse_oid(SUBAGENT_DEFAULT_BASE_OID, out->base, SUBAGENT_MAX_BASE_OID, &out->base_len);
 	optind = 0; /* reset getopt, so that tests can parse more than once */
@@ -90,7 +94,7 @@ int subagent_args_parse(int argc, char **argv, struct subagent_args *out, char *
 		case 'x':
 			if (!optarg[0]) {
 				snprintf(err, errlen, "--agentx-socket is empty; give snmpd's agentXSocket, "
-					 "e.g. --agentx-socket=/var/agentx/master");
+					 "e.g. --agentx-socket=" AGENTX_DEFAULT_SOCKET);
 				return -1;
 			}
 			out->agentx_socket = optarg;

@@ -13,7 +13,7 @@
 
 struct subagent_args {
 	const char *snapshot;     /* the plugin's SnapshotFile */
-	const char *agentx_socket; /* NULL: net-snmp's default, /var/agentx/master */
+	const char *agentx_socket; /* default AGENTX_DEFAULT_SOCKET (agentx_probe.h) */
 	uint32_t base[SUBAGENT_MAX_BASE_OID];
 	size_t base_len;
 	int ping_interval;        /* seconds between AgentX pings, and between reconnects */

@@ -84,6 +84,41 @@ write_config /dev/stdout <<'CONF' | expect_config_error duplicate_bucket 'Bucket
 </Plugin>
 CONF
 
+# Options valid one by one but not together stop collectd like any bad value, instead of
+# a module that starts "off" while collectd -T exits 0.
+write_config /dev/stdout <<'CONF' | expect_config_error ports_without_breakdown 'module "tcp": Ports needs PortBreakdown "local" or "remote"'
+<Plugin ebpf>
+  <Module "tcp">
+    Ports 443
+  </Module>
+</Plugin>
+CONF
+
+# A quoted number is a string to collectd: the error names the argument and its text.
+write_config /dev/stdout <<'CONF' | expect_config_error quoted_percentile 'option "Percentile": argument 1 ("99") is a string, expected a number (remove the quotes)'
+<Plugin ebpf>
+  <Module "syscalls">
+    Percentile "99"
+  </Module>
+</Plugin>
+CONF
+
+# `Latency fsync, fdatasync`: collectd's parser takes unquoted words as strings and drops
+# the comma (it echoes it to stdout), so this means `Latency "fsync" "fdatasync"`: both
+# get latency, as the user meant, and nothing else.
+write_config "$WORK/comma.conf" <<'CONF'
+<Plugin ebpf>
+  SnapshotFile ""
+  <Module "syscalls">
+    Latency fsync, fdatasync
+  </Module>
+</Plugin>
+CONF
+"$COLLECTD" -T -C "$WORK/comma.conf" > "$WORK/comma.out" 2>&1 || fail "unquoted Latency list: collectd -T failed"
+grep -q 'latency for 2 syscalls' "$WORK/collectd.log" || fail "unquoted Latency fsync, fdatasync did not enable exactly 2 syscalls"
+pass "unquoted Latency fsync, fdatasync: $(grep -o 'counting every syscall, latency for 2 syscalls' "$WORK/collectd.log")"
+rm -f "$WORK/collectd.log" # the unprivileged collectd below creates its own
+
 # --- no privileges: collectd as nobody; the error names root, CAP_BPF and CAP_PERFMON -----
 command -v setpriv >/dev/null || skip "setpriv (util-linux) is needed to drop privileges"
 chmod 777 "$WORK"

@@ -126,10 +126,14 @@ sleep 1
 kill -0 "$SUBAGENT_PID" 2>/dev/null || sfail "the subagent exited without snmpd"
 grep -q "does not exist: collectd is not running" "$WORK/subagent.log" || sfail "the subagent did not report the missing snapshot"
 pass "subagent runs without snmpd and collectd, and says so: $(grep -m1 'does not exist' "$WORK/subagent.log")"
+grep -q "not connected to snmpd: no AgentX socket at $SOCK" "$WORK/subagent.log" ||
+	sfail "the subagent did not say why it is not connected to snmpd"
+pass "and says why it is not connected: $(grep -m1 'not connected to snmpd' "$WORK/subagent.log")"
 
 start_snmpd
 wait_until $((PING + 5)) status_is 2 || sfail "snapshot status not served as missing(2) within $((PING + 5)) s"
 pass "snmpd started after the subagent: ebpfSnapshotStatus.0 = missing(2) before collectd runs"
+grep -q "connected to snmpd's AgentX master at $SOCK" "$WORK/subagent.log" || sfail "the subagent did not log its connection"
 
 # --- collectd with the plugin -----------------------------------------------------------------
 write_config "$WORK/collectd.conf" <<CONF

@@ -149,6 +149,77 @@ static void test_percentiles(void)
 	CHECK(isnan(hist_percentile(&one, 101)));
 }
 
+/* One interval of n equal values x, as the kernel would record it. */
+static struct hist_interval constant(unsigned long long x, uint64_t n)
+{
+	struct hist_interval h = { 0 };
+
+	h.slots[hist_slot(x)] = n;
+	h.count = n;
+	h.sum = x * n;
+	return h;
+}
+
+/* A constant workload reads as that constant at every percentile: the slot's values are
+ * spread around their exact mean, and the sum rules out anything else. */
+static void test_percentiles_use_the_sum(void)
+{
+	const double pcts[] = { 1, 50, 95, 99, 100 };
+	const unsigned long long xs[] = { 0, 1, 16384, 65536, 12000, 4097, 1ULL << 38 };
+
+	for (unsigned int k = 0; k < sizeof(xs) / sizeof(xs[0]); k++) {
+		struct hist_interval h = constant(xs[k], 200);
+
+		for (int i = 0; i < 5; i++) {
+			double est = hist_percentile(&h, pcts[i]);
+
+			if (fabs(est - (double)xs[k]) > 1e-6 * ((double)xs[k] + 1))
+				fprintf(stderr, "constant %llu: p%g = %.3f\n", xs[k], pcts[i], est);
+			CHECK_NEAR(est, (double)xs[k], 1e-6 * ((double)xs[k] + 1));
+		}
+	}
+
+	/* 16 KiB reads with a few 4 KiB ones: the 4 KiB slot holds at most 3 * 4096, so the
+	 * 16 KiB slot's sum is pinned and p50 and p99 read 16384 exactly. */
+	struct hist_interval mix = constant(16384, 97);
+	mix.slots[hist_slot(4096)] = 3;
+	mix.count = 100;
+	mix.sum += 3 * 4096;
+	CHECK_NEAR(hist_percentile(&mix, 50), 16384, 1e-6);
+	CHECK_NEAR(hist_percentile(&mix, 99), 16384, 1e-6);
+	CHECK_NEAR(hist_percentile(&mix, 2), 4096, 1e-6);
+
+	/* Spread values: no sum information beyond the slot, so the estimate stays inside the
+	 * slot (error below one slot width) and within what the sum allows. Two values in
+	 * (8192, 16384] summing to 8193 + 16384: the smaller is at most (sum - 8192) / 2... and
+	 * at least sum - 16384; the larger at least sum / 2. */
+	struct hist_interval two = { 0 };
+	two.slots[hist_slot(8193)] = 2;
+	two.count = 2;
+	two.sum = 8193 + 16384;
+	double p50 = hist_percentile(&two, 50), p100 = hist_percentile(&two, 100);
+	CHECK(p50 >= 8193 - 1e-9 && p50 <= (double)two.sum / 2 + 1e-9);
+	CHECK(p100 >= (double)two.sum / 2 - 1e-9 && p100 <= 16384 + 1e-9);
+
+	/* A read that caught the slots before the sum (separate atomic adds): the sum says less
+	 * than the slot's lower bound allows; the estimate still stays inside the slot. */
+	struct hist_interval torn = constant(16384, 10);
+	torn.sum = 0;
+	double e = hist_percentile(&torn, 50);
+	CHECK(e > 8192 && e <= 16384);
+
+	/* The open-ended last slot (above 2^38): only the mean bounds it, and the estimate is
+	 * spread around the exact mean: p50 of a constant is that constant, never below 2^38. */
+	struct hist_interval big = constant(1ULL << 45, 100);
+	CHECK_NEAR(hist_percentile(&big, 50), (double)(1ULL << 45), 1.0);
+	CHECK(hist_percentile(&big, 1) >= hist_slot_lower(HIST_SLOTS - 1));
+	big.slots[hist_slot(100)] = 1;
+	big.count = 101;
+	big.sum += 100;
+	CHECK(!isnan(hist_percentile(&big, 99)));
+	CHECK(hist_percentile(&big, 99) >= hist_slot_lower(HIST_SLOTS - 1));
+}
+
 static void test_count_between(void)
 {
 	struct hist_interval h = { 0 };
@@ -172,6 +243,7 @@ int main(void)
 	test_advance_and_reset();
 	test_sum_wrap_is_no_reset();
 	test_percentiles();
+	test_percentiles_use_the_sum();
 	test_count_between();
 	return testing_done();
 }

@@ -90,6 +90,15 @@ int main(void)
 	CHECK(set(m, "Latencyy", lat, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "unknown option \"Latencyy\"") != NULL);
 	CHECK(strstr(err, "valid options: Latency, AttachOrder") != NULL);
+	/* A quoted number is a string to collectd: the error names the argument and its text. */
+	struct opt_value p99[] = { str("99") };
+	CHECK(set(m, "Percentile", p99, 1, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "option \"Percentile\": argument 1 (\"99\") is a string, expected a number (remove the quotes)") != NULL);
+	struct opt_value bq[] = { num(0), str("0.001") };
+	CHECK(set(m, "Bucket", bq, 2, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "argument 2 (\"0.001\") is a string") != NULL);
+	CHECK(set(m, "Latency", n1, 1, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "argument 1 (1) is a number, expected a string (put it in double quotes)") != NULL);
 	struct opt_value p0[] = { num(100) };
 	CHECK(set(m, "Percentile", p0, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "out of range") != NULL);

@@ -39,7 +39,9 @@ int main(void)
 
 	CHECK(parse(&a, err, sizeof(err), NULL) == 0);
 	CHECK_STR(a.snapshot, "/run/collectd-ebpf/snapshot");
-	CHECK(a.agentx_socket == NULL && a.ping_interval == 5 && !a.help);
+	/* Where Debian's snmpd.service (RuntimeDirectory=agentx) and the shipped snippet put it. */
+	CHECK_STR(a.agentx_socket, "/run/agentx/master");
+	CHECK(a.ping_interval == 5 && !a.help);
 	CHECK(a.base_len == 6 && a.base[0] == 1 && a.base[4] == 3 && a.base[5] == 3273);
 
 	CHECK(parse(&a, err, sizeof(err), "--snapshot=/tmp/s", "-x", "/tmp/agentx", "--base-oid", ".1.3.6.1.4.1.99999.7",

@@ -74,6 +74,21 @@ int main(void)
 	CHECK(strstr(err, "at most 32 ports") != NULL && strstr(err, "\"other\"") != NULL);
 	module_free(m);
 
+	/* Options valid one by one but not together: a configuration error, found when the
+	 * block has been read (before anything is loaded), naming both options. */
+	m = module_new(module_find("tcp"), NULL);
+	CHECK(set(m, "Ports", web, 2, err, sizeof(err)) == 0);
+	CHECK(module_check_config(m, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "Ports needs PortBreakdown") != NULL);
+	CHECK(set(m, "PortBreakdown", remote, 1, err, sizeof(err)) == 0);
+	CHECK(module_check_config(m, err, sizeof(err)) == 0);
+	module_free(m);
+	m = module_new(module_find("tcp"), NULL);
+	CHECK(set(m, "PortBreakdown", remote, 1, err, sizeof(err)) == 0);
+	CHECK(module_check_config(m, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "PortBreakdown needs the ports") != NULL);
+	module_free(m);
+
 	/* process has no options of its own: the error lists the common ones. */
 	m = module_new(module_find("process"), NULL);
 	CHECK(set(m, "Ports", more, 1, err, sizeof(err)) == -1);

@@ -1,0 +1,22 @@
+#!/bin/sh
+# `make install` puts every file the shipped units and configs point at where they point:
+# the subagent unit's Documentation= (README.md) and ExecStart=, into a scratch DESTDIR with
+# README's --prefix=/usr.
+set -eu
+: "${top_builddir:?run through make check}"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+dest=$(mktemp -d /tmp/ebpf-install.XXXXXX)
+trap 'rm -rf "$dest"' EXIT
+make -s -C "$top_builddir" install DESTDIR="$dest" prefix=/usr exec_prefix=/usr > "$dest.log" 2>&1 ||
+	{ cat "$dest.log" >&2; rm -f "$dest.log"; fail "make install failed"; }
+rm -f "$dest.log"
+unit="$top_srcdir/contrib/ebpf-subagent.service"
+doc=$(sed -n 's|^Documentation=file://||p' "$unit")
+[ -n "$doc" ] || fail "no Documentation= in $unit"
+[ -f "$dest$doc" ] || fail "Documentation=file://$doc: make install does not install $doc"
+cmp -s "$dest$doc" "$top_srcdir/README.md" || fail "$doc is not README.md"
+echo "ok: Documentation=file://$doc is installed"
+for f in ebpf.conf collectd.conf snmpd.conf.snippet; do
+	[ -f "$dest/usr/share/doc/collectd-ebpf/examples/$f" ] || fail "contrib/$f not installed with the documentation"
+done
+echo "ok: contrib examples installed in /usr/share/doc/collectd-ebpf/examples"

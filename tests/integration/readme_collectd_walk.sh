@@ -1,0 +1,58 @@
+#!/bin/sh
+# README's collectd walk, as printed: the sh blocks between <!-- collectd-walk and
+# <!-- /collectd-walk --> run verbatim, except that the system paths they name
+# (/etc/collectd, /var/log/collectd.log, /var/lib/collectd, /run/collectd.pid) are moved
+# into the test's directory and collectd's plugins come from the build tree. A fresh machine's state: no collectd.conf, no collectd.conf.d.
+. "$top_srcdir/tests/integration/lib.sh"
+
+FSYNC_N="$top_builddir/tests/integration/fsync_n"
+walk=$(awk '/^<!-- collectd-walk/ { on = 1; next } /^<!-- \/collectd-walk/ { on = 0 }
+	on && /^```sh$/ { code = 1; next } code && /^```$/ { code = 0; next } code' "$top_srcdir/README.md")
+[ -n "$walk" ] || fail "README has no collectd walk"
+
+# The system paths, moved into $WORK (the same rewrite for the commands and the configs).
+relocate() {
+	sed -e "s|/etc/collectd|$WORK/etc/collectd|g" -e "s|/var/log/collectd.log|$WORK/collectd.log|g" \
+		-e "s|/var/lib/collectd|$WORK/var/lib/collectd|g" -e "s|/run/collectd.pid|$WORK/collectd.pid|g" \
+		-e "s|/tmp/fsync.png|$WORK/fsync.png|g"
+}
+mkdir -p "$WORK/src/contrib" "$WORK/var/lib" # /var/lib exists on any machine
+# A fresh machine's state: the directories Debian creates (/var/lib, /run) exist.
+# collectd.conf as shipped, relocated; plugins from the build tree; 1 s intervals.
+relocate < "$top_srcdir/contrib/collectd.conf" | sed 's/^Interval 10$/Interval 1/' |
+	sed "1i PluginDir \"$WORK/plugins\"" > "$WORK/src/contrib/collectd.conf"
+cp "$top_srcdir/contrib/ebpf.conf" "$WORK/src/contrib/"
+grep -q '^Interval 1$' "$WORK/src/contrib/collectd.conf" || fail "contrib/collectd.conf has no Interval 10 line"
+
+echo "$walk" | relocate | sed "s|^collectd |\"$COLLECTD\" |; s|&& collectd |\\&\\& \"$COLLECTD\" |" > "$WORK/walk.sh"
+# Up to the daemon's start (the line that starts collectd without -T); the rest after the
+# workload.
+before=$(sed -n '1,/^"[^"]*" -C /p' "$WORK/walk.sh")
+after=$(sed '1,/^"[^"]*" -C /d' "$WORK/walk.sh")
+[ -n "$before" ] && [ -n "$after" ] || fail "could not split the walk at the daemon's start: $(cat "$WORK/walk.sh")"
+
+( cd "$WORK/src" && sh -e -c "$before" ) > "$WORK/walk1.out" 2>&1 || { cat "$WORK/walk1.out" >&2; fail "README's steps 1-3 failed"; }
+grep -q 'ebpf plugin: 1 of 1 module running' "$WORK/walk1.out" || { cat "$WORK/walk1.out" >&2; fail "step 2 did not show the plugin running"; }
+pass "steps 1-2: config installed on a fresh tree, collectd -T passes: $(grep -m1 'module running' "$WORK/walk1.out")"
+wait_for_log "Initialization complete" 20 || fail "collectd did not start"
+i=0
+while [ ! -s "$WORK/collectd.pid" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+COLLECTD_PID=$(cat "$WORK/collectd.pid") || fail "collectd wrote no $WORK/collectd.pid"
+host=$(hostname)
+rrd="$WORK/var/lib/collectd/rrd/$host/ebpf-syscalls/operations-fsync.rrd"
+i=0
+while [ ! -f "$rrd" ] && [ $i -lt 100 ]; do "$FSYNC_N" 5; sleep 0.1; i=$((i + 1)); done
+[ -f "$rrd" ] || fail "no $rrd"
+"$FSYNC_N" 20; sleep 2.5
+( cd "$WORK/src" && sh -e -c "$after" ) > "$WORK/walk2.out" 2>&1 || { cat "$WORK/walk2.out" >&2; fail "step 4 failed"; }
+grep -Eq '^[0-9]+: [0-9]+' "$WORK/walk2.out" || { cat "$WORK/walk2.out" >&2; fail "rrdtool lastupdate printed no value"; }
+[ -s "$WORK/fsync.png" ] || fail "rrdtool graph wrote no image"
+pass "step 4: $(grep -E '^[0-9]+: ' "$WORK/walk2.out" | head -n 1) and a graph"
+
+# README's stop command; the daemon is no child of this shell, so wait for it by its pid.
+kill "$(cat "$WORK/collectd.pid")" || fail "no collectd at the pid in $WORK/collectd.pid"
+i=0
+while kill -0 "$COLLECTD_PID" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+kill -0 "$COLLECTD_PID" 2>/dev/null && fail "collectd did not stop"
+COLLECTD_PID=
+pass "stopped with kill \$(cat /run/collectd.pid)"
