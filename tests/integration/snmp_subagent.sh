@@ -10,49 +10,14 @@
 # subagent leaves collectd unaffected; OIDs are the same after restarts; collectd stopping,
 # a malformed and an unreadable snapshot each show as a state.
 . "$top_srcdir/tests/integration/lib.sh"
-
-SUBAGENT="$top_builddir/ebpf-subagent"
-FSYNC_N="$top_builddir/tests/integration/fsync_n"
-[ -x "$SUBAGENT" ] || skip "ebpf-subagent not built (configure: SNMP subagent .... no; apt-get install libsnmp-dev)"
-SNMPD=$(command -v snmpd || echo /usr/sbin/snmpd)
-[ -x "$SNMPD" ] || skip "snmpd not installed (apt-get install snmpd)"
-for t in snmpget snmpwalk snmptable setpriv; do
-	command -v $t >/dev/null || skip "$t not installed (apt-get install snmp util-linux)"
-done
-getent group nogroup >/dev/null || skip "no group nogroup to run the subagent in"
+. "$top_srcdir/tests/integration/snmp_lib.sh"
 
 PING=2
-PORT=$((20000 + $$ % 20000))
-AGENT="udp:127.0.0.1:$PORT"
 SNAP="$WORK/snap/snapshot"
 SOCK="$WORK/agentx/master"
 BASE=.1.3.6.1.3.3273
 MIBDIRS_T="$top_srcdir/snmp:/usr/share/snmp/mibs:$top_srcdir/tests/mibs"
-SNMPD_PID=
-SUBAGENT_PID=
-
-# Clients read no system or user configuration: the test says everything on the command line.
-# Their persistent state is private too, so every run is net-snmp's first run on a machine
-# (it creates the directory and says so on stderr, which the test never takes as data).
-mkdir -p "$WORK/clientconf" "$WORK/snmpd-persist" "$WORK/agentx"
-SNMPCONFPATH="$WORK/clientconf"
-SNMP_PERSISTENT_DIR="$WORK/client-persist"
-MIBS=
-export SNMPCONFPATH SNMP_PERSISTENT_DIR MIBS
-
-snmp_cleanup() {
-	[ -n "$SUBAGENT_PID" ] && kill "$SUBAGENT_PID" 2>/dev/null && wait "$SUBAGENT_PID" 2>/dev/null
-	[ -n "$SNMPD_PID" ] && kill "$SNMPD_PID" 2>/dev/null && wait "$SNMPD_PID" 2>/dev/null
-	cleanup
-}
-trap snmp_cleanup EXIT INT TERM
-
-show_logs() {
-	for f in subagent.log snmpd.log collectd.log; do
-		[ -f "$WORK/$f" ] && sed "s/^/  $f: /" "$WORK/$f" | tail -n 30 >&2
-	done
-}
-sfail() { show_logs; KEEP_WORK=${KEEP_WORK:-}; echo "FAIL: $*" >&2; exit 1; }
+mkdir -p "$WORK/snmpd-persist" "$WORK/agentx"
 
 v2() { snmpget -v2c -c public -On -Oe -t 2 -r 1 "$AGENT" "$@"; }
 v2walk() { snmpwalk -v2c -c public -On -Oe -t 2 -r 1 "$AGENT" "$@"; }
@@ -69,11 +34,7 @@ start_snmpd() {
 	"$SNMPD" -f -C -c "$WORK/snmpd.conf" -p "$WORK/snmpd.pid" -Lf "$WORK/snmpd.log" \
 		-I -smux,mteTrigger,mteTriggerConf "$AGENT" &
 	SNMPD_PID=$!
-	i=0
-	while ! snmpget -v2c -c public -t 1 -r 0 "$AGENT" .1.3.6.1.2.1.1.3.0 >/dev/null 2>&1; do
-		i=$((i + 1)); [ $i -lt 50 ] || sfail "snmpd did not answer on $AGENT"
-		sleep 0.2
-	done
+	wait_for_snmpd public || sfail "snmpd did not answer on $AGENT"
 }
 
 stop_snmpd() {
@@ -88,14 +49,6 @@ start_subagent() {
 	SUBAGENT_PID=$!
 }
 
-# wait_until SECONDS COMMAND...: polls every 0.2 s.
-wait_until() {
-	n=$(($1 * 5)); shift
-	while ! "$@" >/dev/null 2>&1; do
-		n=$((n - 1)); [ $n -gt 0 ] || return 1
-		sleep 0.2
-	done
-}
 status_is() { [ "$(value $BASE.1.1.1.0)" = "$1" ]; }
 
 # --- bad arguments ---------------------------------------------------------------------------

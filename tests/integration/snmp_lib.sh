@@ -1,0 +1,58 @@
+# Shared by the SNMP integration tests; sourced after lib.sh. The tools they need (skip,
+# with the package to install, when one is missing), a private loopback UDP port for snmpd,
+# net-snmp clients that read no system or user configuration, snmpd and the subagent
+# stopped on exit, and their logs shown on failure.
+SUBAGENT="$top_builddir/ebpf-subagent"
+FSYNC_N="$top_builddir/tests/integration/fsync_n"
+[ -x "$SUBAGENT" ] || skip "ebpf-subagent not built (configure: SNMP subagent .... no; apt-get install libsnmp-dev)"
+SNMPD=$(command -v snmpd || echo /usr/sbin/snmpd)
+[ -x "$SNMPD" ] || skip "snmpd not installed (apt-get install snmpd)"
+for t in snmpget snmpwalk snmptable setpriv; do
+	command -v $t >/dev/null || skip "$t not installed (apt-get install snmp util-linux)"
+done
+getent group nogroup >/dev/null || skip "no group nogroup to run the subagent in"
+
+PORT=$((20000 + $$ % 20000))
+AGENT="udp:127.0.0.1:$PORT"
+SNMPD_PID=
+SUBAGENT_PID=
+
+# Clients read no system or user configuration: the test says everything on the command line.
+# Their persistent state is private too, so every run is net-snmp's first run on a machine
+# (it creates the directory and says so on stderr, which the tests never take as data).
+# MIBS= is what Debian's /etc/snmp/snmp.conf says (`mibs :`): no MIB unless -m names one.
+mkdir -p "$WORK/clientconf"
+SNMPCONFPATH="$WORK/clientconf"
+SNMP_PERSISTENT_DIR="$WORK/client-persist"
+MIBS=
+export SNMPCONFPATH SNMP_PERSISTENT_DIR MIBS
+
+snmp_cleanup() {
+	[ -n "$SUBAGENT_PID" ] && kill "$SUBAGENT_PID" 2>/dev/null && wait "$SUBAGENT_PID" 2>/dev/null
+	[ -n "$SNMPD_PID" ] && kill "$SNMPD_PID" 2>/dev/null && wait "$SNMPD_PID" 2>/dev/null
+	cleanup
+}
+trap snmp_cleanup EXIT INT TERM
+
+# The logs shown on failure (the last 30 lines of each); a test that moves them sets this.
+SNMP_LOGS="$WORK/subagent.log $WORK/snmpd.log $WORK/collectd.log"
+show_logs() {
+	for f in $SNMP_LOGS; do
+		[ -f "$f" ] && sed "s|^|  ${f##*/}: |" "$f" | tail -n 30 >&2
+	done
+}
+sfail() { show_logs; KEEP_WORK=${KEEP_WORK:-}; echo "FAIL: $*" >&2; exit 1; }
+
+# wait_until SECONDS COMMAND...: polls every 0.2 s.
+wait_until() {
+	n=$(($1 * 5)); shift
+	while ! "$@" >/dev/null 2>&1; do
+		n=$((n - 1)); [ $n -gt 0 ] || return 1
+		sleep 0.2
+	done
+}
+
+# wait_for_snmpd COMMUNITY: until snmpd answers sysUpTime.0 on $AGENT over v2c (10 s).
+wait_for_snmpd() {
+	wait_until 10 snmpget -v2c -c "$1" -t 1 -r 0 "$AGENT" .1.3.6.1.2.1.1.3.0
+}
