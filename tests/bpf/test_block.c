@@ -356,9 +356,13 @@ static struct traced_by_ftrace witness_take(void)
 /* Runs of the module's completion program (BPF_ENABLE_STATS must be on), found through the
  * links of its probe points; -1 where the kernel gives no link to ask (classic tracepoints
  * before 5.15 attach through a perf event without a BPF link). */
+static uint64_t completion_misses; /* the same programs' recursion_misses, beside */
+
 static int64_t completion_runs(const struct module *m)
 {
 	int64_t runs = -1;
+
+	completion_misses = 0;
 
 	for (int i = 0; i < m->probes.npoints; i++) {
 		for (int k = 0; k < PROBE_MAX_PROGS; k++) {
@@ -372,8 +376,10 @@ static int64_t completion_runs(const struct module *m)
 				continue;
 			fd = bpf_prog_get_fd_by_id(li.prog_id);
 			len = sizeof(pi);
-			if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &pi, &len) && strstr(pi.name, "complete"))
+			if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &pi, &len) && strstr(pi.name, "complete")) {
 				runs = (runs < 0 ? 0 : runs) + (int64_t)pi.run_cnt;
+				completion_misses += pi.recursion_misses;
+			}
 			if (fd >= 0)
 				close(fd);
 		}
@@ -455,12 +461,12 @@ static void run_method(const char *method, bool queue_time)
 		later = read_module(m);
 		printf("  SHORT in the second interval: %llu reads, %llu writes; ftrace saw %llu reads, %llu writes of "
 		       "%s (%llu completions of all disks), the completion program ran %lld times (%llu for the IO we "
-		       "counted); 0.5 s later: %llu reads, %llu writes, %llu nested runs\n",
+		       "counted), its recursion misses %llu; 0.5 s later: %llu reads, %llu writes, %llu nested runs\n",
 		       (unsigned long long)s.read.ios, (unsigned long long)s.write.ios, (unsigned long long)w.reads,
 		       (unsigned long long)w.writes, disk, (unsigned long long)w.all,
 		       runs < 0 ? -1LL : (long long)(runs - runs0),
 		       (unsigned long long)(s.read.ios + s.write.ios - NREADS - NWRITES),
-		       (unsigned long long)later.read.ios, (unsigned long long)later.write.ios,
+		       (unsigned long long)completion_misses, (unsigned long long)later.read.ios, (unsigned long long)later.write.ios,
 		       (unsigned long long)later.recursion);
 	}
 	CHECK_EQ_U64(w.reads, NREADS);
