@@ -231,16 +231,23 @@ static void diskstats_settled(unsigned long long *r, unsigned long long *w, unsi
 /* Exact, unless the kernel skipped nested runs of our programs (an interrupt completing IO
  * of another disk while a completion program runs on that CPU): then those are missing
  * and counted in dropped-recursion, which must account for every one. */
-static void check_count(const char *what, uint64_t got, uint64_t want, uint64_t recursion)
+/* Exact, or short by no more than what users are shown as lost: the nested runs the kernel
+ * skipped and counted (dropped-recursion), plus the IO diskstats accounted that the programs
+ * never saw (untraced-<disk>-<op>, itself checked to the IO against diskstats). Under heavy
+ * IO on other disks the kernel also skips a completion program without counting it (README,
+ * Known limits: the program's own invocation count stays short of the ftrace witness while
+ * its recursion misses stay 0); untraced is how users see those. Never more than want: the
+ * programs must not invent IO. */
+static void check_count(const char *what, uint64_t got, uint64_t want, uint64_t visible)
 {
 	if (got != want)
-		fprintf(stderr, "%s: %llu, expected %llu; %llu nested runs skipped by the kernel\n", what,
-			(unsigned long long)got, (unsigned long long)want, (unsigned long long)recursion);
-	CHECK(got == want || (got < want && got + recursion >= want));
+		fprintf(stderr, "%s: %llu, expected %llu; %llu shown to users as lost (nested runs + untraced)\n", what,
+			(unsigned long long)got, (unsigned long long)want, (unsigned long long)visible);
+	CHECK(got <= want && got + visible >= want);
 }
 
 static void check_op(const char *what, const struct op_seen *o, uint64_t n, uint64_t size, unsigned int slot,
-		     bool queue_time, uint64_t inserted, uint64_t recursion)
+		     bool queue_time, uint64_t inserted, uint64_t visible)
 {
 	printf("  %s: %llu ios, %llu bytes, latency p50 %.1f us p99 %.1f us", what, (unsigned long long)o->ios,
 	       (unsigned long long)o->bytes, hist_percentile(&o->latency, 50) / 1e3,
@@ -249,14 +256,14 @@ static void check_op(const char *what, const struct op_seen *o, uint64_t n, uint
 		printf(", queued %llu (the kernel inserted %llu), p50 %.1f us", (unsigned long long)o->queue.count,
 		       (unsigned long long)inserted, hist_percentile(&o->queue, 50) / 1e3);
 	printf("\n");
-	check_count("ios", o->ios, n, recursion);
+	check_count("ios", o->ios, n, visible);
 	CHECK_EQ_U64(o->bytes, o->ios * size);
 	CHECK(o->got_size);
 	CHECK_EQ_U64(o->size.count, o->ios);
 	CHECK_EQ_U64(o->size.slots[slot], o->ios); /* every request of exactly `size` bytes */
 	CHECK_EQ_U64(o->size.sum, o->ios * size);
 	CHECK(o->got_latency);
-	check_count("latencies", o->latency.count, n, recursion); /* every IO issued after attach */
+	CHECK_EQ_U64(o->latency.count, o->ios); /* every IO counted was issued after attach */
 	CHECK(o->latency.sum > 0);
 	CHECK(hist_percentile(&o->latency, 50) > 0);
 	if (queue_time) {
@@ -264,7 +271,7 @@ static void check_op(const char *what, const struct op_seen *o, uint64_t n, uint
 		 * ftrace witness counted them: all of them on 6.x, writes only on 5.10, which
 		 * dispatches a read straight to an idle device. */
 		CHECK(o->got_queue || inserted == 0);
-		check_count("queue times", o->queue.count, inserted, recursion);
+		check_count("queue times", o->queue.count, inserted, visible);
 	} else {
 		CHECK(!o->got_queue);
 	}
@@ -390,7 +397,8 @@ static int64_t completion_runs(const struct module *m)
 static void run_method(const char *method, bool queue_time)
 {
 	struct module *m = module_new(module_find("block"), NULL);
-	unsigned long long r0 = 0, w0 = 0, r1 = 0, w1 = 0;
+	unsigned long long r0 = 0, w0 = 0, r1 = 0, w1 = 0, r2 = 0, w2 = 0;
+	struct seen later2;
 	int64_t runs0, runs;
 	struct traced_by_ftrace w;
 	char used[64];
@@ -431,14 +439,16 @@ static void run_method(const char *method, bool queue_time)
 	CHECK_EQ_U64(s.read.untraced, (r1 - r0) - s.read.ios);
 	CHECK_EQ_U64(s.write.untraced, (w1 - w0) - s.write.ios);
 	/* sizes 2^16 and 2^14: slots 16 and 14 */
-	check_op("write", &s.write, NWRITES, WRITE_SIZE, 16, queue_time, w.inserted_writes, s.recursion);
-	check_op("read", &s.read, NREADS, READ_SIZE, 14, queue_time, w.inserted_reads, s.recursion);
+	check_op("write", &s.write, NWRITES, WRITE_SIZE, 16, queue_time, w.inserted_writes,
+		 s.recursion + s.write.untraced);
+	check_op("read", &s.read, NREADS, READ_SIZE, 14, queue_time, w.inserted_reads,
+		 s.recursion + s.read.untraced);
 	printf("  diskstats: +%llu reads, +%llu writes; issue times: %llu from requests, %llu from the hash; "
 	       "%llu nested runs skipped\n",
 	       r1 - r0, w1 - w0, (unsigned long long)s.issue_request, (unsigned long long)s.issue_hash,
 	       (unsigned long long)s.recursion);
-	check_count("reads against /proc/diskstats", s.read.ios, r1 - r0, s.recursion);
-	check_count("writes against /proc/diskstats", s.write.ios, w1 - w0, s.recursion);
+	check_count("reads against /proc/diskstats", s.read.ios, r1 - r0, s.recursion + s.read.untraced);
+	check_count("writes against /proc/diskstats", s.write.ios, w1 - w0, s.recursion + s.write.untraced);
 	CHECK_EQ_U64(s.other_disks, 0); /* Disk "loopN" selects that disk only */
 	CHECK_EQ_U64(s.inflight_full, 0);
 	if (!strcmp(method, "tracepoint"))
@@ -471,10 +481,17 @@ static void run_method(const char *method, bool queue_time)
 	}
 	CHECK_EQ_U64(w.reads, NREADS);
 	CHECK_EQ_U64(w.writes, NWRITES);
-	check_count("writes after two runs", s.write.ios, 2 * NWRITES, s.recursion);
-	check_count("write sizes in the second interval", s.write.size.count, NWRITES, s.recursion);
+	diskstats_settled(&r2, &w2, r1 + NREADS, w1 + NWRITES);
+	/* untraced is read before this interval's maps; a later read has the final count */
+	later2 = read_module(m);
+	CHECK_EQ_U64(later2.read.untraced, (r2 - r0) - later2.read.ios);
+	CHECK_EQ_U64(later2.write.untraced, (w2 - w0) - later2.write.ios);
+	check_count("writes after two runs", s.write.ios, 2 * NWRITES, s.recursion + later2.write.untraced);
+	check_count("write sizes in the second interval", s.write.size.count, NWRITES,
+		    s.recursion + later2.write.untraced);
 	CHECK_EQ_U64(s.write.size.total_count, s.write.ios);
-	check_count("read latencies in the second interval", s.read.latency.count, NREADS, s.recursion);
+	check_count("read latencies in the second interval", s.read.latency.count, NREADS,
+		    s.recursion + later2.read.untraced);
 	printf("  after two runs: %llu reads, %llu writes; dropped: %llu rows_full, %llu inflight_full, %llu queued_full, "
 	       "%llu nested runs; %llu completions without issue time (all disks)\n",
 	       (unsigned long long)s.read.ios, (unsigned long long)s.write.ios, (unsigned long long)s.rows_full,
