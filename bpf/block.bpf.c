@@ -20,6 +20,7 @@
 #include "include/kernel_types.h"
 #include <bpf/bpf_helpers.h>
 #include "include/counting.bpf.h"
+#include "include/hist_row.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "block.h"
@@ -81,12 +82,6 @@ struct completion {
 static __always_inline void count_stat(__u32 which)
 {
 	add_to_row(&stats, which, 1);
-}
-
-static __always_inline void hist_add(struct block_hist *h, __u64 v)
-{
-	add(&h->slots[hist_slot(v)], 1);
-	add(&h->sum, v);
 }
 
 static __always_inline struct block_row *row_of(__u32 dev, __u32 op)
@@ -186,7 +181,7 @@ static __always_inline void on_issue(struct block_rq_key *key, __u32 dev, __u32 
 			bpf_map_delete_elem(&queued, key);
 			r = row_of(dev, op);
 			if (r)
-				hist_add(&r->queue, delta);
+				hist_record(&r->queue, delta);
 		}
 	}
 	if (kernel_stamps)
@@ -219,10 +214,10 @@ static __always_inline void account(const struct completion *c)
 	if (!c->final)
 		return;
 	add(&r->ios, 1);
-	hist_add(&r->size, c->size);
+	hist_record(&r->size, c->size);
 	now = bpf_ktime_get_ns();
 	if (c->start && c->start <= now)
-		hist_add(&r->latency, now - c->start);
+		hist_record(&r->latency, now - c->start);
 	else
 		count_stat(BLOCK_STAT_NO_START);
 }

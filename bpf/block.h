@@ -5,7 +5,7 @@
 
 #include <linux/types.h>
 
-#include "include/hist_slot.h"
+#include "include/hist_row.h"
 
 /* Rows of map `disks` (disk x operation): an open key set, so a hash with a cap; a row
  * that does not fit is counted in BLOCK_STAT_DISK_TABLE_FULL. 1024 rows are 200 disks
@@ -32,18 +32,13 @@ struct block_key {
 	__u32 op;
 };
 
-struct block_hist {
-	__u64 slots[HIST_SLOTS]; /* see hist_slot.h */
-	__u64 sum;               /* exact sum, for the mean */
-};
-
 /* Value of map `disks`. */
 struct block_row {
 	__u64 ios;                 /* completed requests */
 	__u64 bytes;               /* bytes completed */
-	struct block_hist latency; /* ns from issue (to the device) to completion */
-	struct block_hist size;    /* bytes of each request, as issued */
-	struct block_hist queue;   /* ns from insert (into the scheduler) to issue; QueueTime */
+	struct hist_row latency; /* ns from issue (to the device) to completion */
+	struct hist_row size;    /* bytes of each request, as issued */
+	struct hist_row queue;   /* ns from insert (into the scheduler) to issue; QueueTime */
 };
 
 /* Key of maps `inflight` and `queued`: the request's address, or with the classic

@@ -10,6 +10,8 @@
 #include "include/kernel_types.h"
 #include <bpf/bpf_helpers.h>
 #include "include/counting.bpf.h"
+#include "include/hist_row.bpf.h"
+#include "include/start_time.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include "fs.h"
 
@@ -21,7 +23,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, FS_ROWS);
 	__type(key, __u32);
-	__type(value, struct fs_latency);
+	__type(value, struct hist_row);
 } latency SEC(".maps");
 
 struct {
@@ -37,12 +39,7 @@ struct start_key {
 	__u32 row;
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
-	__type(key, struct start_key);
-	__type(value, __u64);
-} start SEC(".maps");
+START_HASH_MAP(start, struct start_key, 16384);
 
 static __always_inline bool wanted(void)
 {
@@ -57,28 +54,24 @@ static __always_inline void on_entry(__u32 row)
 	if (!wanted())
 		return;
 	ts = bpf_ktime_get_ns();
-	if (bpf_map_update_elem(&start, &key, &ts, BPF_ANY))
-		add_to_row(&stats, FS_STAT_START_LOST, 1);
+	start_hash_put(&start, &key, ts, &stats, FS_STAT_START_LOST);
 }
 
 static __always_inline void on_exit(__u32 row)
 {
 	struct start_key key = { .tid = (__u32)bpf_get_current_pid_tgid(), .row = row };
-	struct fs_latency *h;
-	__u64 *start_ns, delta;
+	struct hist_row *h;
+	__u64 start_ns, delta;
 
 	if (!wanted())
 		return;
-	start_ns = bpf_map_lookup_elem(&start, &key);
+	start_ns = start_hash_take(&start, &key);
 	if (!start_ns) /* began before we attached */
 		return;
-	delta = bpf_ktime_get_ns() - *start_ns;
-	bpf_map_delete_elem(&start, &key);
+	delta = bpf_ktime_get_ns() - start_ns;
 	h = bpf_map_lookup_elem(&latency, &row);
-	if (!h)
-		return;
-	add(&h->slots[hist_slot(delta)], 1);
-	add(&h->sum_ns, delta);
+	if (h)
+		hist_record(h, delta);
 }
 
 /* The four programs of one (slot, op): fentry/fexit and kprobe/kretprobe. */

@@ -5,7 +5,7 @@
 
 #include <linux/types.h>
 
-#include "include/hist_slot.h"
+#include "include/hist_row.h"
 
 /* Filesystems measured at once: each has its own programs (slot 0..FS_SLOTS-1), so that
  * a program knows which filesystem and operation it times without reading any struct. */
@@ -22,10 +22,8 @@ enum fs_op {
 /* Rows of map `latency`: slot * FS_OPS + op. */
 #define FS_ROWS (FS_SLOTS * FS_OPS)
 
-struct fs_latency {
-	__u64 slots[HIST_SLOTS]; /* nanoseconds from entry to return, see hist_slot.h */
-	__u64 sum_ns;
-};
+/* Value of map `latency` (per-CPU array, FS_ROWS rows): struct hist_row of nanoseconds
+ * from entry to return. */
 
 /* Index into map `stats`. */
 enum fs_stat {

@@ -14,6 +14,8 @@
 #include "include/kernel_types.h"
 #include <bpf/bpf_helpers.h>
 #include "include/counting.bpf.h"
+#include "include/hist_row.bpf.h"
+#include "include/start_time.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "runqueue.h"
@@ -29,7 +31,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct runq_latency);
+	__type(value, struct hist_row);
 } latency SEC(".maps");
 
 struct {
@@ -39,24 +41,8 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, __u64);
-} start_task SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, RUNQ_MAX_WAITING);
-	__type(key, __u32);
-	__type(value, __u64);
-} start_pid SEC(".maps");
-
-static __always_inline void count_stat(__u32 which)
-{
-	add_to_row(&stats, which, 1);
-}
+START_TASK_MAP(start_task);
+START_HASH_MAP(start_pid, __u32, RUNQ_MAX_WAITING);
 
 static __always_inline bool task_runnable(struct task_struct *t)
 {
@@ -71,68 +57,50 @@ static __always_inline bool task_runnable(struct task_struct *t)
 static __always_inline void record(__u64 delta)
 {
 	__u32 zero = 0;
-	struct runq_latency *h = bpf_map_lookup_elem(&latency, &zero);
+	struct hist_row *h = bpf_map_lookup_elem(&latency, &zero);
 
-	if (!h)
-		return;
-	h->slots[hist_slot(delta)] += 1;
-	h->sum_ns += delta;
+	if (h) /* one CPU, interrupts off: see the top of this file */
+		hist_record_exclusive(h, delta);
 }
 
 /* ---- workers: task storage ---------------------------------------------------------- */
 
 static __always_inline void enqueue_task(struct task_struct *p)
 {
-	__u64 *slot;
-
 	if (!p || BPF_CORE_READ(p, pid) == 0) /* the idle threads never wait */
 		return;
 	if (filter_tgid && BPF_CORE_READ(p, tgid) != filter_tgid)
 		return;
-	slot = bpf_task_storage_get(&start_task, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (slot)
-		*slot = bpf_ktime_get_ns();
-	else
-		count_stat(RUNQ_STAT_START_LOST);
+	start_task_put(&start_task, p, bpf_ktime_get_ns(), &stats, RUNQ_STAT_START_LOST);
 }
 
 static __always_inline void switch_task(bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	__u64 *slot;
+	__u64 start;
 
 	if (prev && (preempt || task_runnable(prev)))
 		enqueue_task(prev); /* still runnable: it waits in the run queue from now */
 	if (!next)
 		return;
-	slot = bpf_task_storage_get(&start_task, next, 0, 0);
-	if (!slot || !*slot)
-		return;
-	record(bpf_ktime_get_ns() - *slot);
-	*slot = 0;
+	start = start_task_take(&start_task, next);
+	if (start)
+		record(bpf_ktime_get_ns() - start);
 }
 
 /* ---- workers: pid hash -------------------------------------------------------------- */
 
 static __always_inline void enqueue_pid(__u32 pid)
 {
-	__u64 ts = bpf_ktime_get_ns();
-
-	if (!pid)
-		return;
-	if (bpf_map_update_elem(&start_pid, &pid, &ts, BPF_ANY))
-		count_stat(RUNQ_STAT_START_LOST);
+	if (pid)
+		start_hash_put(&start_pid, &pid, bpf_ktime_get_ns(), &stats, RUNQ_STAT_START_LOST);
 }
 
 static __always_inline void run_pid(__u32 pid)
 {
-	__u64 *ts = bpf_map_lookup_elem(&start_pid, &pid);
-	__u64 delta;
+	__u64 start = start_hash_take(&start_pid, &pid);
 
-	if (!ts)
-		return;
-	delta = bpf_ktime_get_ns() - *ts;
-	bpf_map_delete_elem(&start_pid, &pid);
-	record(delta);
+	if (start)
+		record(bpf_ktime_get_ns() - start);
 }
 
 static __always_inline bool wanted_task(struct task_struct *p)

@@ -5,19 +5,16 @@
 
 #include <linux/types.h>
 
-#include "include/hist_slot.h"
+#include "include/hist_row.h"
 
 /* Threads waiting to run at once, for the pid-keyed fallback (map `start_pid`): a thread
  * is in it from wakeup (or preemption) until it runs, so this is a bound on runnable
  * threads, not on all threads. What does not fit is counted in RUNQ_STAT_START_LOST. */
 #define RUNQ_MAX_WAITING 10240
 
-/* Value of map `latency` (per-CPU array, one row): each CPU's copy holds the waits of
- * the threads that then ran on that CPU, so per-CPU values are per run queue. */
-struct runq_latency {
-	__u64 slots[HIST_SLOTS]; /* ns from wakeup (or preemption) to running, see hist_slot.h */
-	__u64 sum_ns;
-};
+/* Value of map `latency` (per-CPU array, one row): struct hist_row of ns from wakeup (or
+ * preemption) to running. Each CPU's copy holds the waits of the threads that then ran on
+ * that CPU, so per-CPU values are per run queue. */
 
 enum runq_stat {
 	RUNQ_STAT_START_LOST = 0, /* no room to store a wakeup time (pid hash full) */

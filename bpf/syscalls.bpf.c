@@ -9,6 +9,8 @@
 #include "include/kernel_types.h"
 #include <bpf/bpf_helpers.h>
 #include "include/counting.bpf.h"
+#include "include/hist_row.bpf.h"
+#include "include/start_time.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "syscalls.h"
@@ -30,7 +32,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1); /* resized by user space to the number of latency syscalls */
 	__type(key, __u32);
-	__type(value, struct syscall_latency);
+	__type(value, struct hist_row);
 } latency SEC(".maps");
 
 struct {
@@ -40,21 +42,10 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps");
 
-/* Start timestamps, preferred: one u64 per task, freed with the task, never full. */
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, __u64);
-} start_task SEC(".maps");
-
-/* Start timestamps, fallback for kernels without task storage in these program types. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u32);
-	__type(value, __u64);
-} start_tid SEC(".maps");
+/* Start timestamps, preferred: task storage; fallback for kernels without task storage
+ * in these program types: a tid hash. */
+START_TASK_MAP(start_task);
+START_HASH_MAP(start_tid, __u32, 16384);
 
 static __always_inline void count_stat(__u32 which)
 {
@@ -75,60 +66,40 @@ static __always_inline __u32 row_of(long id)
 
 static __always_inline void on_enter(long id, bool task_storage)
 {
-	__u64 ts, *slot;
+	__u64 ts;
 	__u32 tid;
 
 	if (!row_of(id) || !wanted())
 		return;
 	ts = bpf_ktime_get_ns();
 	if (task_storage) {
-		slot = bpf_task_storage_get(&start_task, bpf_get_current_task_btf(), 0,
-					    BPF_LOCAL_STORAGE_GET_F_CREATE);
-		if (slot)
-			*slot = ts;
-		else
-			count_stat(SYSCALL_STAT_START_LOST);
+		start_task_put(&start_task, bpf_get_current_task_btf(), ts, &stats, SYSCALL_STAT_START_LOST);
 		return;
 	}
 	tid = (__u32)bpf_get_current_pid_tgid();
-	if (bpf_map_update_elem(&start_tid, &tid, &ts, BPF_ANY))
-		count_stat(SYSCALL_STAT_START_LOST);
+	start_hash_put(&start_tid, &tid, ts, &stats, SYSCALL_STAT_START_LOST);
 }
 
 /* Returns the start time of the current task's syscall and forgets it, 0 if none. */
 static __always_inline __u64 take_start(bool task_storage)
 {
-	__u64 ts = 0, *slot;
 	__u32 tid;
 
-	if (task_storage) {
-		slot = bpf_task_storage_get(&start_task, bpf_get_current_task_btf(), 0, 0);
-		if (slot) {
-			ts = *slot;
-			*slot = 0;
-		}
-		return ts;
-	}
+	if (task_storage)
+		return start_task_take(&start_task, bpf_get_current_task_btf());
 	tid = (__u32)bpf_get_current_pid_tgid();
-	slot = bpf_map_lookup_elem(&start_tid, &tid);
-	if (!slot)
-		return 0;
-	ts = *slot;
-	bpf_map_delete_elem(&start_tid, &tid);
-	return ts;
+	return start_hash_take(&start_tid, &tid);
 }
 
 static __always_inline void record_latency(__u32 row, __u64 start)
 {
-	struct syscall_latency *h;
+	struct hist_row *h;
 	__u64 delta = bpf_ktime_get_ns() - start;
 
 	row -= 1;
 	h = bpf_map_lookup_elem(&latency, &row);
-	if (!h)
-		return;
-	add(&h->slots[hist_slot(delta)], 1);
-	add(&h->sum_ns, delta);
+	if (h)
+		hist_record(h, delta);
 }
 
 static __always_inline void on_exit(long id, long ret, bool with_latency, bool task_storage)

@@ -5,7 +5,7 @@
 
 #include <linux/types.h>
 
-#include "include/hist_slot.h"
+#include "include/hist_row.h"
 
 /* Rows of the per-syscall maps, indexed by syscall number. x86_64 and arm64 both number
  * their native syscalls below 512; numbers at or above it (x32 ABI, bogus ids) are counted
@@ -18,11 +18,8 @@ struct syscall_counts {
 	__u64 errors; /* calls that returned a negative value (-errno) */
 };
 
-/* Value of map `latency` (per-CPU array, one row per syscall with latency enabled). */
-struct syscall_latency {
-	__u64 slots[HIST_SLOTS]; /* nanoseconds spent in the syscall, see hist_slot.h */
-	__u64 sum_ns;            /* exact sum, for the mean */
-};
+/* Value of map `latency` (per-CPU array, one row per syscall with latency enabled):
+ * struct hist_row of nanoseconds spent in the syscall. */
 
 /* Index into map `stats` (per-CPU array): events the module could not account normally. */
 enum syscall_stat {

@@ -11,6 +11,8 @@
 #include "include/kernel_types.h"
 #include <bpf/bpf_helpers.h>
 #include "include/counting.bpf.h"
+#include "include/hist_row.bpf.h"
+#include "include/start_time.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_endian.h>
@@ -39,7 +41,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1); /* resized like `counts` */
 	__type(key, __u32);
-	__type(value, struct tcp_connect_latency);
+	__type(value, struct hist_row);
 } connect_latency SEC(".maps");
 
 struct {
@@ -51,12 +53,7 @@ struct {
 
 /* SYN_SENT start times by socket address. Every transition out of SYN_SENT deletes the
  * entry, so entries live for one handshake; a full map is counted, never evicts. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, TCP_CONNECT_START_CAP);
-	__type(key, __u64);
-	__type(value, __u64);
-} connect_start SEC(".maps");
+START_HASH_MAP(connect_start, __u64, TCP_CONNECT_START_CAP);
 
 static __always_inline void count_stat(__u32 which)
 {
@@ -137,8 +134,8 @@ static __always_inline void on_retransmit(const struct sock *sk, const struct sk
 
 static __always_inline void on_state(const struct sock *sk, int oldstate, int newstate, __u16 protocol)
 {
-	__u64 key = (__u64)(unsigned long)sk, now, *start, delta;
-	struct tcp_connect_latency *h;
+	__u64 key = (__u64)(unsigned long)sk, start, delta;
+	struct hist_row *h;
 	__u32 row;
 
 	if (protocol != PROTO_TCP)
@@ -146,29 +143,24 @@ static __always_inline void on_state(const struct sock *sk, int oldstate, int ne
 	if (newstate == TCP_SYN_SENT) {
 		if (!tgid_filter_passes(filter_tgid))
 			return;
-		now = bpf_ktime_get_ns();
-		if (bpf_map_update_elem(&connect_start, &key, &now, BPF_ANY))
-			count_stat(TCP_STAT_CONNECT_START_LOST);
+		start_hash_put(&connect_start, &key, bpf_ktime_get_ns(), &stats, TCP_STAT_CONNECT_START_LOST);
 		return;
 	}
 	if (oldstate != TCP_SYN_SENT)
 		return;
 	/* Leaving SYN_SENT, whichever way: forget the start so no entry outlives its socket. */
-	start = bpf_map_lookup_elem(&connect_start, &key);
+	start = start_hash_take(&connect_start, &key);
 	if (!start)
 		return; /* began before we attached, or filtered out */
-	delta = bpf_ktime_get_ns() - *start;
-	bpf_map_delete_elem(&connect_start, &key);
+	delta = bpf_ktime_get_ns() - start;
 	if (newstate != TCP_ESTABLISHED) {
 		count_stat(TCP_STAT_CONNECT_FAILED);
 		return;
 	}
 	row = row_of_sock(sk);
 	h = bpf_map_lookup_elem(&connect_latency, &row);
-	if (!h)
-		return;
-	add(&h->slots[hist_slot(delta)], 1);
-	add(&h->sum_ns, delta);
+	if (h)
+		hist_record(h, delta);
 }
 
 static __always_inline __u16 sock_protocol(const struct sock *sk)

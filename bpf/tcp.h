@@ -5,7 +5,7 @@
 
 #include <linux/types.h>
 
-#include "include/hist_slot.h"
+#include "include/hist_row.h"
 
 /* Port breakdown: at most this many listed ports get a row of their own; row 0 is
  * "other" (every port not listed), or the only row when there is no breakdown. The cap
@@ -31,11 +31,8 @@ struct tcp_counts {
 	__u64 resets_received;     /* RSTs received that reset a socket (tcp:tcp_receive_reset) */
 };
 
-/* Value of map `connect_latency` (per-CPU array, one row per port row). */
-struct tcp_connect_latency {
-	__u64 slots[HIST_SLOTS]; /* nanoseconds from SYN_SENT to ESTABLISHED, see hist_slot.h */
-	__u64 sum_ns;
-};
+/* Value of map `connect_latency` (per-CPU array, one row per port row): struct hist_row
+ * of nanoseconds from SYN_SENT to ESTABLISHED. */
 
 /* Index into map `stats` (per-CPU array). */
 enum tcp_stat {

@@ -12,6 +12,8 @@
 #include "include/kernel_types.h"
 #include <bpf/bpf_helpers.h>
 #include "include/counting.bpf.h"
+#include "include/hist_row.bpf.h"
+#include "include/start_time.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "vfs.h"
@@ -43,12 +45,7 @@ struct start_key {
 	__u32 op;
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
-	__type(key, struct start_key);
-	__type(value, __u64);
-} start SEC(".maps");
+START_HASH_MAP(start, struct start_key, 16384);
 
 static __always_inline bool wanted(void)
 {
@@ -65,15 +62,14 @@ static __always_inline void on_entry(__u32 op)
 	if (!wanted())
 		return;
 	ts = bpf_ktime_get_ns();
-	if (bpf_map_update_elem(&start, &key, &ts, BPF_ANY))
-		add_to_row(&stats, VFS_STAT_START_LOST, 1);
+	start_hash_put(&start, &key, ts, &stats, VFS_STAT_START_LOST);
 }
 
 static __always_inline void on_exit(__u32 op, long ret)
 {
 	struct start_key key = { .tid = (__u32)bpf_get_current_pid_tgid(), .op = op };
 	struct vfs_op_stats *s;
-	__u64 *start_ns, delta;
+	__u64 start_ns;
 
 	if (!wanted())
 		return;
@@ -84,16 +80,12 @@ static __always_inline void on_exit(__u32 op, long ret)
 	if (ret < 0)
 		add(&s->errors, 1);
 	else if (op == VFS_OP_READ || op == VFS_OP_WRITE) {
-		add(&s->bytes[hist_slot(ret)], 1);
-		add(&s->bytes_sum, ret);
+		hist_record(&s->bytes, ret);
 	}
-	start_ns = bpf_map_lookup_elem(&start, &key);
+	start_ns = start_hash_take(&start, &key);
 	if (!start_ns) /* the call began before we attached, or its start found no room */
 		return;
-	delta = bpf_ktime_get_ns() - *start_ns;
-	bpf_map_delete_elem(&start, &key);
-	add(&s->latency[hist_slot(delta)], 1);
-	add(&s->latency_sum, delta);
+	hist_record(&s->latency, bpf_ktime_get_ns() - start_ns);
 }
 
 /* Fallback: the operation a syscall number stands for, or -1. */

@@ -5,7 +5,7 @@
 
 #include <linux/types.h>
 
-#include "include/hist_slot.h"
+#include "include/hist_row.h"
 
 /* Rows of map `ops`: one per VFS operation. */
 enum vfs_op {
@@ -20,10 +20,8 @@ enum vfs_op {
 struct vfs_op_stats {
 	__u64 calls;                    /* completed calls */
 	__u64 errors;                   /* calls that returned < 0 */
-	__u64 latency[HIST_SLOTS];      /* nanoseconds from entry to return, see hist_slot.h */
-	__u64 latency_sum;
-	__u64 bytes[HIST_SLOTS];        /* read/write: bytes returned by successful calls */
-	__u64 bytes_sum;
+	struct hist_row latency;        /* nanoseconds from entry to return */
+	struct hist_row bytes;          /* read/write: bytes returned by successful calls */
 };
 
 /* Syscall numbers the fallback programs see; rodata `syscall_op` maps each to op + 1. */

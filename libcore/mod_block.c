@@ -215,7 +215,7 @@ static struct row_state *row_state(struct block *b, const struct block_key *k)
 }
 
 static void emit_hist(const struct metric_sink *sink, const char *metric, const char *instance, enum hist_unit unit,
-		      struct hist_tracker *t, const struct block_hist *h)
+		      struct hist_tracker *t, const struct hist_row *h)
 {
 	struct hist_interval iv;
 

@@ -59,7 +59,7 @@ struct fs {
 	struct fs_point storage[FS_ROWS];
 	struct probe_point points[FS_ROWS];
 	struct percpu_reader latency_reader, stats_reader;
-	struct fs_latency rows[FS_ROWS];
+	struct hist_row rows[FS_ROWS];
 	uint64_t stats[FS_STAT_COUNT];
 	struct hist_tracker trackers[FS_ROWS];
 };
@@ -254,7 +254,7 @@ static int fs_start(struct module *m, char *err, size_t errlen)
 	if (probe_set_start(&m->probes, &po, err, errlen))
 		return -1;
 	e = percpu_reader_init(&f->latency_reader, bpf_map__fd(f->skel->maps.latency), FS_ROWS,
-			       sizeof(struct fs_latency));
+			       sizeof(struct hist_row));
 	if (!e)
 		e = percpu_reader_init(&f->stats_reader, bpf_map__fd(f->skel->maps.stats), FS_STAT_COUNT,
 				       sizeof(uint64_t));
@@ -283,7 +283,7 @@ static int fs_read(struct module *m, const struct metric_sink *sink)
 			struct hist_interval h;
 			char instance[64];
 
-			hist_advance(&f->trackers[row], (const uint64_t *)f->rows[row].slots, f->rows[row].sum_ns, &h);
+			hist_advance(&f->trackers[row], (const uint64_t *)f->rows[row].slots, f->rows[row].sum, &h);
 			if (!h.total_count)
 				continue;
 			snprintf(instance, sizeof(instance), "%s-%s", fs_types[f->slot_type[s]].name, op_names[op]);

@@ -36,7 +36,7 @@ struct runqueue {
 	struct probe_point point;
 	/* reading */
 	struct percpu_reader latency_reader, stats_reader;
-	struct runq_latency all;
+	struct hist_row all;
 	uint64_t stats[RUNQ_STAT_COUNT];
 	struct hist_tracker all_tracker;
 	struct hist_tracker *cpu_trackers; /* one per possible CPU, with PerCPU */
@@ -105,7 +105,7 @@ static int runqueue_start(struct module *m, char *err, size_t errlen)
 	r->filter_tgid = m->filter_tgid;
 	if (probe_set_start(&m->probes, &po, err, errlen))
 		return -1;
-	e = percpu_reader_init(&r->latency_reader, bpf_map__fd(r->skel->maps.latency), 1, sizeof(struct runq_latency));
+	e = percpu_reader_init(&r->latency_reader, bpf_map__fd(r->skel->maps.latency), 1, sizeof(struct hist_row));
 	if (!e)
 		e = percpu_reader_init(&r->stats_reader, bpf_map__fd(r->skel->maps.stats), RUNQ_STAT_COUNT,
 				       sizeof(uint64_t));
@@ -122,11 +122,11 @@ static int runqueue_start(struct module *m, char *err, size_t errlen)
 }
 
 static void emit(const struct metric_sink *sink, const char *instance, struct hist_tracker *t,
-		 const struct runq_latency *l)
+		 const struct hist_row *l)
 {
 	struct hist_interval h;
 
-	hist_advance(t, (const uint64_t *)l->slots, l->sum_ns, &h);
+	hist_advance(t, (const uint64_t *)l->slots, l->sum, &h);
 	if (h.total_count)
 		sink->histogram(sink->ctx, "latency", instance, HIST_UNIT_NANOSECONDS, &h);
 }
@@ -144,8 +144,8 @@ static int runqueue_read(struct module *m, const struct metric_sink *sink)
 	emit(sink, "all", &r->all_tracker, &r->all);
 	/* The reader keeps the per-CPU values of its one row in raw[], CPU after CPU. */
 	for (int cpu = 0; r->per_cpu && cpu < r->latency_reader.ncpus; cpu++) {
-		const struct runq_latency *l =
-			(const struct runq_latency *)(r->latency_reader.raw + (size_t)cpu * r->latency_reader.words);
+		const struct hist_row *l =
+			(const struct hist_row *)(r->latency_reader.raw + (size_t)cpu * r->latency_reader.words);
 		char instance[32];
 
 		snprintf(instance, sizeof(instance), "cpu%d", cpu);

@@ -50,7 +50,7 @@ struct syscalls {
 	/* reading */
 	struct percpu_reader counts_reader, latency_reader, stats_reader;
 	struct syscall_counts *counts;
-	struct syscall_latency *latency;
+	struct hist_row *latency;
 	uint64_t stats[SYSCALL_STAT_COUNT];
 	struct hist_tracker *trackers;
 };
@@ -165,7 +165,7 @@ static int init_readers(struct syscalls *s)
 	int err;
 
 	s->counts = calloc(MAX_SYSCALLS, sizeof(struct syscall_counts));
-	s->latency = calloc(s->nrows ? s->nrows : 1, sizeof(struct syscall_latency));
+	s->latency = calloc(s->nrows ? s->nrows : 1, sizeof(struct hist_row));
 	s->trackers = calloc(s->nrows ? s->nrows : 1, sizeof(*s->trackers));
 	if (!s->counts || !s->latency || !s->trackers)
 		return -ENOMEM;
@@ -176,7 +176,7 @@ static int init_readers(struct syscalls *s)
 					 sizeof(uint64_t));
 	if (!err && s->nrows)
 		err = percpu_reader_init(&s->latency_reader, bpf_map__fd(s->skel->maps.latency), s->nrows,
-					 sizeof(struct syscall_latency));
+					 sizeof(struct hist_row));
 	return err;
 }
 
@@ -222,10 +222,10 @@ static void emit_latency(struct syscalls *s, const struct metric_sink *sink)
 	char buf[16];
 
 	for (uint16_t r = 0; r < s->nrows; r++) {
-		const struct syscall_latency *l = &s->latency[r];
+		const struct hist_row *l = &s->latency[r];
 		struct hist_interval h;
 
-		hist_advance(&s->trackers[r], (const uint64_t *)l->slots, l->sum_ns, &h);
+		hist_advance(&s->trackers[r], (const uint64_t *)l->slots, l->sum, &h);
 		if (h.total_count)
 			sink->histogram(sink->ctx, "latency", syscall_name(s->row_nr[r], buf, sizeof(buf)),
 					HIST_UNIT_NANOSECONDS, &h);

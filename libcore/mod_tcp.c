@@ -56,7 +56,7 @@ struct tcp {
 	/* reading */
 	struct percpu_reader counts_reader, latency_reader, stats_reader;
 	struct tcp_counts counts[TCP_ROWS];
-	struct tcp_connect_latency latency[TCP_ROWS];
+	struct hist_row latency[TCP_ROWS];
 	uint64_t stats[TCP_STAT_COUNT];
 	struct hist_tracker trackers[TCP_ROWS];
 };
@@ -211,7 +211,7 @@ static int init_readers(struct tcp *t)
 
 	if (!err)
 		err = percpu_reader_init(&t->latency_reader, bpf_map__fd(t->skel->maps.connect_latency), nrows(t),
-					 sizeof(struct tcp_connect_latency));
+					 sizeof(struct hist_row));
 	if (!err)
 		err = percpu_reader_init(&t->stats_reader, bpf_map__fd(t->skel->maps.stats), TCP_STAT_COUNT,
 					 sizeof(uint64_t));
@@ -281,7 +281,7 @@ static void emit_counter(const struct metric_sink *sink, const char *metric, con
 static void emit_row(struct tcp *t, int row, const struct metric_sink *sink)
 {
 	const struct tcp_counts *c = &t->counts[row];
-	const struct tcp_connect_latency *l = &t->latency[row];
+	const struct hist_row *l = &t->latency[row];
 	char name[16], hname[32];
 	struct hist_interval h;
 
@@ -290,7 +290,7 @@ static void emit_row(struct tcp *t, int row, const struct metric_sink *sink)
 	emit_counter(sink, "retransmit_failures", name, c->retransmit_failures);
 	emit_counter(sink, "resets_sent", name, c->resets_sent);
 	emit_counter(sink, "resets_received", name, c->resets_received);
-	hist_advance(&t->trackers[row], (const uint64_t *)l->slots, l->sum_ns, &h);
+	hist_advance(&t->trackers[row], (const uint64_t *)l->slots, l->sum, &h);
 	snprintf(hname, sizeof(hname), "connect%s%s", name[0] ? "-" : "", name);
 	if (h.total_count)
 		sink->histogram(sink->ctx, "latency", hname, HIST_UNIT_NANOSECONDS, &h);

@@ -183,11 +183,11 @@ static int vfs_read(struct module *m, const struct metric_sink *sink)
 			sink->counter(sink->ctx, "calls", op_names[op], s->calls);
 		if (s->errors)
 			sink->counter(sink->ctx, "errors", op_names[op], s->errors);
-		hist_advance(&v->latency[op], (const uint64_t *)s->latency, s->latency_sum, &h);
+		hist_advance(&v->latency[op], (const uint64_t *)s->latency.slots, s->latency.sum, &h);
 		if (h.total_count)
 			sink->histogram(sink->ctx, "latency", op_names[op], HIST_UNIT_NANOSECONDS, &h);
 		if (op == VFS_OP_READ || op == VFS_OP_WRITE) {
-			hist_advance(&v->bytes[op], (const uint64_t *)s->bytes, s->bytes_sum, &h);
+			hist_advance(&v->bytes[op], (const uint64_t *)s->bytes.slots, s->bytes.sum, &h);
 			if (h.total_count)
 				sink->histogram(sink->ctx, "bytes", op_names[op], HIST_UNIT_BYTES, &h);
 		}

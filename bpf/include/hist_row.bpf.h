@@ -1,0 +1,25 @@
+/* Recording into a struct hist_row (hist_row.h), BPF side only. Include after
+ * counting.bpf.h. Always inline: 5.10's verifier cannot follow a map-value pointer into
+ * a bpf-to-bpf call. */
+#ifndef EBPF_HIST_ROW_BPF_H
+#define EBPF_HIST_ROW_BPF_H
+
+#include "hist_row.h"
+
+/* One value v: its slot and the sum, with atomic adds (see counting.bpf.h for why). */
+static __always_inline void hist_record(struct hist_row *h, __u64 v)
+{
+	add(&h->slots[hist_slot(v)], 1);
+	add(&h->sum, v);
+}
+
+/* The same without atomics, only for a row that one CPU writes with interrupts off
+ * (runqueue's per-CPU row at sched_switch): nothing can interleave there, and the
+ * hottest module saves the locked adds. */
+static __always_inline void hist_record_exclusive(struct hist_row *h, __u64 v)
+{
+	h->slots[hist_slot(v)] += 1;
+	h->sum += v;
+}
+
+#endif
