@@ -11,7 +11,6 @@
 #include "log.h"
 #include "name_filter.h"
 #include "percpu_read.h"
-#include "prog_misses.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -303,7 +302,6 @@ static int block_read(struct module *m, const struct metric_sink *sink)
 	sink->counter(sink->ctx, "dropped", "inflight_full", b->stats[BLOCK_STAT_INFLIGHT_FULL]);
 	if (b->queue_time)
 		sink->counter(sink->ctx, "dropped", "queued_full", b->stats[BLOCK_STAT_QUEUED_FULL]);
-	sink->counter(sink->ctx, "dropped", "recursion", bpf_object_recursion_misses(b->skel->obj));
 	sink->counter(sink->ctx, "issue_time", "unknown", b->stats[BLOCK_STAT_NO_START]);
 	sink->counter(sink->ctx, "issue_time", "request", b->stats[BLOCK_STAT_START_REQUEST]);
 	sink->counter(sink->ctx, "issue_time", "hash", b->stats[BLOCK_STAT_START_HASH]);

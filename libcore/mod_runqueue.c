@@ -4,7 +4,6 @@
 
 #include "log.h"
 #include "percpu_read.h"
-#include "prog_misses.h"
 #include "runqueue.h"
 #include "runqueue.skel.h"
 
@@ -152,7 +151,6 @@ static int runqueue_read(struct module *m, const struct metric_sink *sink)
 		emit(sink, instance, &r->cpu_trackers[cpu], l);
 	}
 	sink->counter(sink->ctx, "dropped", "start_lost", r->stats[RUNQ_STAT_START_LOST]);
-	sink->counter(sink->ctx, "dropped", "recursion", bpf_object_recursion_misses(r->skel->obj));
 	return 0;
 }
 

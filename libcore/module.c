@@ -1,6 +1,7 @@
 #include "module.h"
 
 #include "log.h"
+#include "prog_misses.h"
 #include "text_append.h"
 
 #include <errno.h>
@@ -156,6 +157,14 @@ static void emit_attach_methods(const struct module *m, const struct metric_sink
 	}
 }
 
+/* Every module's nested tracepoint runs the kernel skipped (prog_misses.h), sent always,
+ * so that "none lost" shows as a zero: written once here, not in each module. */
+static void emit_recursion_misses(const struct module *m, const struct metric_sink *sink)
+{
+	if (m->probes.obj)
+		sink->counter(sink->ctx, "dropped", "recursion", bpf_object_recursion_misses(m->probes.obj));
+}
+
 int module_read(struct module *m, const struct metric_sink *sink)
 {
 	int err;
@@ -174,6 +183,7 @@ int module_read(struct module *m, const struct metric_sink *sink)
 		ebpf_log(EBPF_LOG_NOTICE, "module \"%s\": reading the BPF maps works again", m->label);
 		m->last_error[0] = '\0';
 	}
+	emit_recursion_misses(m, sink);
 	emit_attach_methods(m, sink);
 	return 0;
 }

@@ -429,6 +429,7 @@ static int start_rounds(struct probe_set *ps, const struct probe_object *po, str
 			continue;
 		}
 		log_choices(ps);
+		ps->obj = obj;
 		return 0;
 	}
 }
@@ -451,6 +452,7 @@ int probe_set_start(struct probe_set *ps, const struct probe_object *po, char *e
 void probe_set_stop(struct probe_set *ps)
 {
 	detach_all(ps);
+	ps->obj = NULL;
 }
 
 bool probe_set_fell_back(const struct probe_set *ps)

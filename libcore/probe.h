@@ -86,6 +86,9 @@ struct probe_set {
 	enum attach_method order[ATTACH_METHOD_COUNT];
 	int norder;
 	const char *module; /* for log messages */
+	/* The loaded object while the points are attached (after probe_set_start() succeeds,
+	 * until probe_set_stop()), else NULL: what the module-wide self-metrics read. */
+	struct bpf_object *obj;
 };
 
 /* 0 when every enabled point is attached (the object stays open: the module reads its

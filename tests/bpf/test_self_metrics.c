@@ -1,0 +1,82 @@
+/* Root test of the self-metrics every module sends the same way (libcore/module.c): each
+ * module of the module table is started with its own attach order and read once, and must
+ * send `dropped`/`recursion` (the kernel's recursion misses of its programs) exactly once.
+ * The value itself is whatever the kernel counted (0 on kernels before 5.12); only its
+ * presence is asserted, so the test cannot be flaky.
+ *
+ * A module this kernel has no way to run (the kernel-function modules on a kernel without
+ * fentry and kprobes, as this project's CI machine) must be off as "unsupported"; where the
+ * kernel matrix says those methods exist (EBPF_EXPECT_KFUNCS=1), every module must run. */
+#include "tests/bpf/loop_ext4.h"
+#include "tests/bpf/module_test.h"
+
+struct seen {
+	int recursion; /* times dropped/recursion was sent */
+	uint64_t value;
+};
+
+static void on_counter(void *ctx, const char *metric, const char *instance, uint64_t v)
+{
+	struct seen *s = ctx;
+
+	if (!strcmp(metric, "dropped") && !strcmp(instance, "recursion")) {
+		s->recursion++;
+		s->value = v;
+	}
+}
+
+static void on_histogram(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
+			 const struct hist_interval *h)
+{
+}
+
+static void on_gauge(void *ctx, const char *metric, const char *instance, double v)
+{
+}
+
+/* 1 if the module ran and was checked, 0 if it is off on this kernel. */
+static int check_module(const struct module_ops *ops, bool kfuncs)
+{
+	/* fs times the filesystems it is given: the scratch ext4 is mounted. */
+	struct module *m = !strcmp(ops->name, "fs") ? mt_module(ops->name, "auto", "Filesystem", "ext4", NULL)
+						  : mt_module(ops->name, "auto", NULL);
+	struct seen s = { 0 };
+	struct metric_sink sink = { .ctx = &s, .counter = on_counter, .histogram = on_histogram, .gauge = on_gauge };
+	int ran = 0;
+
+	if (!m)
+		return 0;
+	if (module_start(m) == 0) {
+		CHECK(module_read(m, &sink) == 0);
+		printf("  %s: dropped-recursion sent %d time(s), value %llu\n", ops->name, s.recursion,
+		       (unsigned long long)s.value);
+		CHECK(s.recursion == 1);
+		ran = 1;
+	} else {
+		printf("  %s: off on this kernel (%s): %s\n", ops->name, module_state_name(m->state), m->last_error);
+		CHECK(!kfuncs); /* the matrix's kernels have a way in for every module */
+		CHECK(m->state == MODULE_UNSUPPORTED);
+	}
+	module_free(m);
+	return ran;
+}
+
+int main(void)
+{
+	const char *e = getenv("EBPF_EXPECT_KFUNCS");
+	bool kfuncs = e && !strcmp(e, "1");
+	struct loop_ext4 fs;
+	int ran = 0;
+
+	mt_require_root();
+	mt_log_reset();
+	/* Mounting first also loads ext4 where it is a module, so the fs module finds it. */
+	if (loop_ext4_setup(&fs, 32))
+		SKIP("%s", fs.why);
+	for (int i = 0; module_table[i]; i++)
+		ran += check_module(module_table[i], kfuncs);
+	loop_ext4_teardown(&fs);
+	printf("%d modules ran and sent dropped-recursion\n", ran);
+	CHECK(ran >= 5); /* the tracepoint modules run on every kernel we support */
+	return testing_done();
+}
