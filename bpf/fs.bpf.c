@@ -34,12 +34,7 @@ struct {
 } stats SEC(".maps");
 
 /* Start times by thread and row: a write can call fsync inside (O_SYNC). */
-struct start_key {
-	__u32 tid;
-	__u32 row;
-};
-
-START_HASH_MAP(start, struct start_key, 16384);
+START_HASH_MAP(start, struct start_thread_key, 16384);
 
 static __always_inline bool wanted(void)
 {
@@ -48,7 +43,7 @@ static __always_inline bool wanted(void)
 
 static __always_inline void on_entry(__u32 row)
 {
-	struct start_key key = { .tid = (__u32)bpf_get_current_pid_tgid(), .row = row };
+	struct start_thread_key key = start_thread_key(row);
 	__u64 ts;
 
 	if (!wanted())
@@ -59,7 +54,7 @@ static __always_inline void on_entry(__u32 row)
 
 static __always_inline void on_exit(__u32 row)
 {
-	struct start_key key = { .tid = (__u32)bpf_get_current_pid_tgid(), .row = row };
+	struct start_thread_key key = start_thread_key(row);
 	struct hist_row *h;
 	__u64 start_ns, delta;
 

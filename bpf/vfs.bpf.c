@@ -40,12 +40,7 @@ struct {
 
 /* Start times by thread and operation: operations nest (an O_SYNC write calls
  * vfs_fsync_range inside vfs_write), so the op is part of the key. */
-struct start_key {
-	__u32 tid;
-	__u32 op;
-};
-
-START_HASH_MAP(start, struct start_key, 16384);
+START_HASH_MAP(start, struct start_thread_key, 16384);
 
 static __always_inline bool wanted(void)
 {
@@ -56,7 +51,7 @@ static __always_inline bool wanted(void)
 
 static __always_inline void on_entry(__u32 op)
 {
-	struct start_key key = { .tid = (__u32)bpf_get_current_pid_tgid(), .op = op };
+	struct start_thread_key key = start_thread_key(op);
 	__u64 ts;
 
 	if (!wanted())
@@ -67,7 +62,7 @@ static __always_inline void on_entry(__u32 op)
 
 static __always_inline void on_exit(__u32 op, long ret)
 {
-	struct start_key key = { .tid = (__u32)bpf_get_current_pid_tgid(), .op = op };
+	struct start_thread_key key = start_thread_key(op);
 	struct vfs_op_stats *s;
 	__u64 start_ns;
 

@@ -33,6 +33,20 @@
 		__type(value, __u64);                                          \
 	} name SEC(".maps")
 
+/* Key of a hash of thread starts where intervals nest (an O_SYNC write calls fsync inside
+ * it): the thread and what it times (an operation, a row). */
+struct start_thread_key {
+	__u32 tid;
+	__u32 what;
+};
+
+static __always_inline struct start_thread_key start_thread_key(__u32 what)
+{
+	struct start_thread_key key = { .tid = (__u32)bpf_get_current_pid_tgid(), .what = what };
+
+	return key;
+}
+
 /* Stores ts for task t; counts a failure in row lost_row of the u64 array `stats`. */
 static __always_inline void start_task_put(void *map, struct task_struct *t, __u64 ts,
 					   void *stats, __u32 lost_row)
