@@ -117,7 +117,9 @@ CONF
 "$COLLECTD" -T -C "$WORK/comma.conf" > "$WORK/comma.out" 2>&1 || fail "unquoted Latency list: collectd -T failed"
 grep -q 'latency for 2 syscalls' "$WORK/collectd.log" || fail "unquoted Latency fsync, fdatasync did not enable exactly 2 syscalls"
 pass "unquoted Latency fsync, fdatasync: $(grep -o 'counting every syscall, latency for 2 syscalls' "$WORK/collectd.log")"
-rm -f "$WORK/collectd.log" # the unprivileged collectd below creates its own
+# The unprivileged collectd below creates its own log; and -T may have read and written
+# values as root, leaving csv/rrd directories that nobody cannot write into.
+rm -rf "$WORK/collectd.log" "$WORK/csv" "$WORK/rrd"
 
 # --- no privileges: collectd as nobody; the error names root, CAP_BPF and CAP_PERFMON -----
 command -v setpriv >/dev/null || skip "setpriv (util-linux) is needed to drop privileges"
