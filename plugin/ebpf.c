@@ -102,8 +102,18 @@ static int config_module(const oconfig_item_t *ci)
 		      "e.g. <Module \"syscalls\"> or <Module \"syscalls\" \"app\">");
 		return -1;
 	}
-	if (ci->values_num == 2)
+	if (ci->values_num == 2) {
 		instance = ci->values[1].value.string;
+		/* It becomes part of the plugin instance ("syscalls-app"): a '/' would split
+		 * collectd's identifier host/plugin-instance/type-instance, and an empty name would
+		 * leave a dangling '-'. */
+		if (!instance[0] || strchr(instance, '/')) {
+			ERROR(PLUGIN_NAME " plugin: <Module \"%s\" \"%s\">: the instance name must be non-empty "
+			      "and have no '/' (it becomes part of collectd's plugin instance); leave it out or use "
+			      "e.g. \"app\"", ci->values[0].value.string, instance);
+			return -1;
+		}
+	}
 	ops = module_find(ci->values[0].value.string);
 	if (!ops) {
 		module_names(names, sizeof(names));
@@ -408,6 +418,24 @@ static int ebpf_init(void)
 	snapshot_store = snapshot_store_new(&snapshot_cfg);
 	if (snapshot_store)
 		INFO(PLUGIN_NAME " plugin: publishing module values and states for SNMP in %s", snapshot_cfg.path);
+	/* types.db is read only after the configuration (unless TypesDB names it), so the
+	 * BucketType can be checked here, not while its option is parsed. */
+	for (int i = 0; i < nconfigured; i++) {
+		const struct hist_config *h = &configured[i]->hist;
+
+		if (h->nbuckets == 0 && strcmp(h->bucket_type, "bucket")) {
+			ERROR(PLUGIN_NAME " plugin: module \"%s\": BucketType \"%s\" without any Bucket has no effect; "
+			      "add e.g. Bucket 0 0.001, or remove BucketType",
+			      configured[i]->label, h->bucket_type);
+			return -1;
+		}
+		if (h->nbuckets > 0 && !plugin_get_ds(h->bucket_type)) {
+			ERROR(PLUGIN_NAME " plugin: module \"%s\": BucketType \"%s\" is not a type in collectd's "
+			      "types.db; use \"bucket\" (the default) or add the type with a TypesDB file",
+			      configured[i]->label, h->bucket_type);
+			return -1;
+		}
+	}
 	publish_disabled_modules(configured, nconfigured, now_us);
 	for (int i = 0; i < nconfigured; i++) {
 		struct module *m = configured[i];
