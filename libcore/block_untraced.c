@@ -1,6 +1,5 @@
 #include "block_untraced.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

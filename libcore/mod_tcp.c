@@ -8,7 +8,6 @@
 #include "percpu_read.h"
 #include "tcp.h"
 #include "tcp.skel.h"
-#include "tracepoint_btf.h"
 
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -150,19 +149,16 @@ static int tcp_set_option(struct module *m, const struct option *o, char *err, s
 	return 0;
 }
 
-/* tcp_send_reset fires for resets that answer a segment no socket wanted (a connect to a
- * closed port) only since it got a record type of its own (6.10); before, only resets of an
- * existing socket pass it. Said once at start, since resets_sent then reads low. */
-static void log_reset_coverage(const struct module *m)
+/* What the running kernel's BTF says, from one read of it: recent kernels added `err` to
+ * tcp_retransmit_skb; and tcp_send_reset fires for resets that answer a segment no socket
+ * wanted (a connect to a closed port) only since it got a record type of its own (6.10),
+ * before that only for resets of an existing socket. Without BTF: neither. */
+static void read_kernel_facts(struct tcp *t, bool *socketless_resets)
 {
 	struct btf *btf = btf_facts_open();
 
-	if (btf && !btf_has_struct(btf, "trace_event_raw_tcp_send_reset"))
-		ebpf_log(EBPF_LOG_INFO,
-			 "%s: this kernel's tcp_send_reset does not fire for resets sent without a socket "
-			 "(to closed ports; it does since 6.10): resets_sent counts resets of existing "
-			 "connections only",
-			 m->label);
+	t->retransmit_has_err = btf && btf_tracepoint_nargs(btf, "tcp_retransmit_skb") >= 3;
+	*socketless_resets = !btf || btf_has_struct(btf, "trace_event_raw_tcp_send_reset");
 	btf_facts_close(btf);
 }
 
@@ -240,15 +236,20 @@ static int tcp_start(struct module *m, char *err, size_t errlen)
 {
 	struct tcp *t = m->priv;
 	struct probe_object po = { .ctx = t, .open = open_object, .load = load_object, .close = close_object };
-	struct tracepoint_args args;
+	bool socketless_resets;
 	int e;
 
 	t->filter_tgid = m->filter_tgid;
-	/* Recent kernels added `err` to tcp_retransmit_skb; BTF says whether this one has it. */
-	t->retransmit_has_err = tracepoint_btf_args("tcp_retransmit_skb", &args) == 0 && args.nargs >= 3;
+	read_kernel_facts(t, &socketless_resets);
 	if (probe_set_start(&m->probes, &po, err, errlen))
 		return -1;
-	log_reset_coverage(m);
+	/* Said once, since resets_sent then reads low. */
+	if (!socketless_resets)
+		ebpf_log(EBPF_LOG_INFO,
+			 "%s: this kernel's tcp_send_reset does not fire for resets sent without a socket "
+			 "(to closed ports; it does since 6.10): resets_sent counts resets of existing "
+			 "connections only",
+			 m->label);
 	e = init_readers(t);
 	if (e) {
 		snprintf(err, errlen, "cannot set up map readers: %s", strerror(-e));

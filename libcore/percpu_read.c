@@ -6,6 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The kernel's own ENOTSUPP, which 5.10 returns for batch ops on arrays; errno.h has no
+ * name for it (ENOTSUP is 95). */
+#define KERNEL_ENOTSUPP 524
+
 int percpu_reader_init(struct percpu_reader *r, int map_fd, uint32_t nrows, size_t value_size)
 {
 	memset(r, 0, sizeof(*r));
@@ -64,8 +68,8 @@ int percpu_reader_read(struct percpu_reader *r, uint64_t *out)
 
 	if (!r->no_batch) {
 		err = read_batch(r);
-		/* 524 is the kernel's own ENOTSUPP, which 5.10 returns for arrays (no errno.h name) */
-		if (err == -EINVAL || err == -ENOTSUP || err == -EOPNOTSUPP || err == -ENOSYS || err == -524)
+		if (err == -EINVAL || err == -ENOTSUP || err == -EOPNOTSUPP || err == -ENOSYS ||
+		    err == -KERNEL_ENOTSUPP)
 			r->no_batch = true; /* kernel without batch ops for arrays */
 	}
 	if (r->no_batch)

@@ -2,8 +2,9 @@
  * test_pagecache): which attach methods to exercise, starting a module restricted to one,
  * and capturing what it logs.
  *
- * Methods: tests/bpf/attach_methods.h. "auto" keeps the module's own candidate order. Every method ends with one line
- * "PASS <test> <method>" or "FAIL <test> <method> (...)" for the VM runner to collect. */
+ * Methods: tests/bpf/attach_methods.h; "auto" keeps the module's own candidate order.
+ * Every method ends with one line "PASS <test> <method>" or "FAIL <test> <method> (...)"
+ * for the VM runner to collect. */
 #ifndef EBPF_TESTS_MODULE_TEST_H
 #define EBPF_TESTS_MODULE_TEST_H
 

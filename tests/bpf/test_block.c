@@ -189,6 +189,7 @@ static void workload(void)
 }
 
 struct diskstats_find {
+	const char *name;
 	unsigned long long reads, writes;
 	int found;
 };
@@ -197,7 +198,7 @@ static void diskstats_match(void *ctx, const struct diskstats_disk *d)
 {
 	struct diskstats_find *f = ctx;
 
-	if (!strcmp(d->name, disk)) {
+	if (!strcmp(d->name, f->name)) {
 		f->reads = d->completed[DISKSTATS_READ];
 		f->writes = d->completed[DISKSTATS_WRITE];
 		f->found = 1;
@@ -207,7 +208,7 @@ static void diskstats_match(void *ctx, const struct diskstats_disk *d)
 /* Reads and writes completed of the test's disk, from /proc/diskstats: 0, or -1. */
 static int diskstats_ios(const char *name, unsigned long long *reads, unsigned long long *writes)
 {
-	struct diskstats_find f = { 0 };
+	struct diskstats_find f = { .name = name };
 
 	if (diskstats_each(NULL, diskstats_match, &f) || !f.found)
 		return -1;
@@ -228,9 +229,6 @@ static void diskstats_settled(unsigned long long *r, unsigned long long *w, unsi
 	}
 }
 
-/* Exact, unless the kernel skipped nested runs of our programs (an interrupt completing IO
- * of another disk while a completion program runs on that CPU): then those are missing
- * and counted in dropped-recursion, which must account for every one. */
 /* Exact, or short by no more than what users are shown as lost: the nested runs the kernel
  * skipped and counted (dropped-recursion), plus the IO diskstats accounted that the programs
  * never saw (untraced-<disk>-<op>, itself checked to the IO against diskstats). Under heavy
@@ -360,17 +358,16 @@ static struct traced_by_ftrace witness_take(void)
 	return w;
 }
 
+static uint64_t completion_misses; /* set by completion_runs: the same programs' recursion_misses */
+
 /* Runs of the module's completion program (BPF_ENABLE_STATS must be on), found through the
  * links of its probe points; -1 where the kernel gives no link to ask (classic tracepoints
  * before 5.15 attach through a perf event without a BPF link). */
-static uint64_t completion_misses; /* the same programs' recursion_misses, beside */
-
 static int64_t completion_runs(const struct module *m)
 {
 	int64_t runs = -1;
 
 	completion_misses = 0;
-
 	for (int i = 0; i < m->probes.npoints; i++) {
 		for (int k = 0; k < PROBE_MAX_PROGS; k++) {
 			struct bpf_link *link = m->probes.points[i].links[k];
