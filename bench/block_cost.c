@@ -13,8 +13,8 @@
 #include "tests/loop_device.h"
 #include "bench/measure.h"
 #include "bench/side_by_side.h"
-#include "libcore/module.h"
-#include "libcore/privileges.h"
+#include "libcore/engine/module.h"
+#include "libcore/kernel/privileges.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +25,7 @@
 #define DEVICE_MIB 64
 #define IO_SIZE 4096
 
-/* libcore/mod_block.c: bench-only, makes the module keep every issue time in its hash. */
+/* libcore/modules/block.c: bench-only, makes the module keep every issue time in its hash. */
 extern bool block_bench_force_issue_hash;
 
 /* An equivalent of the module's latency histogram per disk in bpftrace: classic

@@ -1,7 +1,7 @@
 #define _GNU_SOURCE /* sched_setaffinity */
 #include "module_costs.h"
 
-#include "libcore/module.h"
+#include "libcore/engine/module.h"
 #include "measure.h"
 
 #include <fcntl.h>

@@ -16,8 +16,8 @@
 #include "bench/bpftrace_child.h"
 #include "bench/measure.h"
 #include "bench/side_by_side.h"
-#include "libcore/module.h"
-#include "libcore/privileges.h"
+#include "libcore/engine/module.h"
+#include "libcore/kernel/privileges.h"
 
 #include <pthread.h>
 #include <sched.h>

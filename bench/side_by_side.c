@@ -1,8 +1,8 @@
 #include "side_by_side.h"
 
-#include "libcore/log.h"
-#include "libcore/module.h"
-#include "libcore/text_append.h"
+#include "libcore/engine/log.h"
+#include "libcore/engine/module.h"
+#include "libcore/engine/text_append.h"
 #include "measure.h"
 
 #include <stdio.h>

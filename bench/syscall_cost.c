@@ -18,9 +18,9 @@
 #include "bench/measure.h"
 #include "bench/module_costs.h"
 #include "bench/side_by_side.h"
-#include "libcore/log.h"
-#include "libcore/module.h"
-#include "libcore/privileges.h"
+#include "libcore/engine/log.h"
+#include "libcore/engine/module.h"
+#include "libcore/kernel/privileges.h"
 
 #include <bpf/libbpf.h>
 #include <errno.h>

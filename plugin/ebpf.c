@@ -13,14 +13,14 @@
  * Every module has its own read callback ("ebpf-<module>"), so a module whose read
  * fails is suspended by collectd alone and never delays the others. All BPF work is in
  * libcore/; this file only translates. After each read the module's values and state also
- * go to the snapshot file the SNMP subagent serves (libcore/snapshot_publish.h); modules
+ * go to the snapshot file the SNMP subagent serves (libcore/engine/snapshot_publish.h); modules
  * that could not start, and those not enabled, are published with their state too.
  */
 #include "plugin/collectd_api.h"
 
-#include "libcore/log.h"
-#include "libcore/module.h"
-#include "libcore/snapshot_publish.h"
+#include "libcore/engine/log.h"
+#include "libcore/engine/module.h"
+#include "libcore/engine/snapshot_publish.h"
 #include "plugin/value_naming.h"
 
 #include <math.h>

@@ -1,6 +1,6 @@
 #include "value_naming.h"
 
-#include "libcore/number_text.h"
+#include "libcore/hist/number_text.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -7,7 +7,7 @@
 #include <net-snmp/agent/net-snmp-agent-includes.h>
 
 #include "agentx_handler.h"
-#include "libcore/snapshot_file.h"
+#include "snapshot/snapshot_file.h"
 
 #include <string.h>
 #include <sys/time.h>

@@ -14,7 +14,7 @@
 #include "agentx_probe.h"
 #include "snapshot_cache.h"
 #include "subagent_args.h"
-#include "libcore/text_append.h"
+#include "libcore/engine/text_append.h"
 
 #include <signal.h>
 #include <stdio.h>

@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "display_string.h"
-#include "libcore/snapshot_file.h"
+#include "snapshot/snapshot_file.h"
 
 #define MIB_MAX_SUFFIX 122 /* 128 arcs in an OID, less the default base's 6 */
 

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <sys/stat.h>
 
-#include "libcore/snapshot_file.h"
+#include "snapshot/snapshot_file.h"
 #include "mib_view.h"
 
 struct snapshot_cache {

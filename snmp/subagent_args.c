@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libcore/snapshot_file.h"
+#include "snapshot/snapshot_file.h"
 
 const char subagent_usage[] =
 	"Usage: ebpf-subagent [OPTION]...\n"

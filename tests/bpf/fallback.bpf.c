@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Test object for libcore/probe.c's fallback: one probe point whose candidates fail in
+/* Test object for libcore/engine/probe.c's fallback: one probe point whose candidates fail in
  * different ways before one works. On kernels without fentry (or where it is refused,
  * EPERM) the fentry program fails to load; the tracepoint program loads but cannot attach
  * (no such tracepoint); the tp_btf program works. */
@@ -41,7 +41,7 @@ int BPF_PROG(via_tp_btf, struct pt_regs *regs, long id)
 	return 0;
 }
 
-/* Kernel-function candidates: the target is set at run time by libcore/probe.c. */
+/* Kernel-function candidates: the target is set at run time by libcore/engine/probe.c. */
 SEC("fentry")
 int BPF_PROG(via_fentry_target)
 {

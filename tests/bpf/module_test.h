@@ -8,9 +8,9 @@
 #ifndef EBPF_TESTS_MODULE_TEST_H
 #define EBPF_TESTS_MODULE_TEST_H
 
-#include "libcore/log.h"
-#include "libcore/module.h"
-#include "libcore/privileges.h"
+#include "libcore/engine/log.h"
+#include "libcore/engine/module.h"
+#include "libcore/kernel/privileges.h"
 #include "tests/bpf/attach_methods.h"
 #include "tests/testing.h"
 

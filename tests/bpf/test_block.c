@@ -11,10 +11,10 @@
  * own run count (BPF_ENABLE_STATS) against the ftrace events of every disk says whether the
  * kernel did not run the program or the program ran and did not count. */
 #define _GNU_SOURCE /* O_DIRECT */
-#include "libcore/diskstats.h"
-#include "libcore/log.h"
-#include "libcore/module.h"
-#include "libcore/privileges.h"
+#include "libcore/kernel/diskstats.h"
+#include "libcore/engine/log.h"
+#include "libcore/engine/module.h"
+#include "libcore/kernel/privileges.h"
 #include "tests/loop_device.h"
 #include "tests/bpf/attach_methods.h"
 #include "tests/testing.h"

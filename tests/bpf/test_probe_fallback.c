@@ -1,10 +1,10 @@
-/* Root test of libcore/probe.c's attach fallback with a real BPF object whose candidates
+/* Root test of libcore/engine/probe.c's attach fallback with a real BPF object whose candidates
  * fail in different ways: a load failure (fentry, refused on kernels without it) and an
  * attach failure (a tracepoint that does not exist) must each be noted, and the first
  * candidate that works must be chosen, attached and counting. */
-#include "libcore/log.h"
-#include "libcore/privileges.h"
-#include "libcore/probe.h"
+#include "libcore/engine/log.h"
+#include "libcore/kernel/privileges.h"
+#include "libcore/engine/probe.h"
 #include "tests/testing.h"
 #include "fallback.skel.h"
 

@@ -1,4 +1,4 @@
-/* Root test of the self-metrics every module sends the same way (libcore/module.c): each
+/* Root test of the self-metrics every module sends the same way (libcore/engine/module.c): each
  * module of the module table is started with its own attach order and read once, and must
  * send `dropped`/`recursion` (the kernel's recursion misses of its programs) exactly once.
  * The value itself is whatever the kernel counted (0 on kernels before 5.12); only its

@@ -2,9 +2,9 @@
  * method, runs a workload with a known number of calls from this process (the programs
  * filter on our tgid), and asserts exact counts and latencies consistent with the wall
  * time measured around each call. */
-#include "libcore/log.h"
-#include "libcore/module.h"
-#include "libcore/privileges.h"
+#include "libcore/engine/log.h"
+#include "libcore/engine/module.h"
+#include "libcore/kernel/privileges.h"
 #include "tests/bpf/attach_methods.h"
 #include "tests/testing.h"
 

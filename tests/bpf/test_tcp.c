@@ -10,9 +10,9 @@
  *    own TcpRetransSegs counter says.
  * The namespace is deleted on every exit path. */
 #define _GNU_SOURCE
-#include "libcore/log.h"
-#include "libcore/module.h"
-#include "libcore/privileges.h"
+#include "libcore/engine/log.h"
+#include "libcore/engine/module.h"
+#include "libcore/kernel/privileges.h"
 #include "tests/bpf/attach_methods.h"
 #include "tests/testing.h"
 

@@ -1,8 +1,8 @@
-/* libFuzzer target for the snapshot parser (libcore/snapshot_file.c), built with ASan and
+/* libFuzzer target for the snapshot parser (snapshot/snapshot_file.c), built with ASan and
  * UBSan. Whatever the parser accepts must round-trip: parse -> write -> parse succeeds,
  * and writing that again gives the very same bytes. Anything the sanitizers see, or a
  * round trip that fails, aborts with the input saved by libFuzzer. */
-#include "libcore/snapshot_file.h"
+#include "snapshot/snapshot_file.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
 /* block and runqueue configuration through the module table, the Disk ignorelist, and
  * disk naming from uevent and /proc/partitions text; no root, no BPF. */
-#include "libcore/disk_names.h"
-#include "libcore/module.h"
-#include "libcore/name_filter.h"
+#include "libcore/decode/disk_names.h"
+#include "libcore/engine/module.h"
+#include "libcore/decode/name_filter.h"
 #include "tests/testing.h"
 
 #include <stdlib.h>

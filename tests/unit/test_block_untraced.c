@@ -1,7 +1,7 @@
 /* The block module's comparison with /proc/diskstats, on files the test writes: the line
  * formats of old and new kernels, the shortfall per disk and operation, a value that never
  * goes back, bio-based disks (no block_rq_* events: never reported), a recreated disk. */
-#include "libcore/block_untraced.h"
+#include "libcore/modules/block_untraced.h"
 #include "tests/testing.h"
 
 #include <stdlib.h>

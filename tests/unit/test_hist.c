@@ -1,6 +1,6 @@
 /* Histogram math: slot semantics (the very function the BPF programs run), bounds,
  * interval deltas across a reset, percentiles, mean and bucket counts. */
-#include "libcore/hist.h"
+#include "libcore/hist/hist.h"
 #include "tests/testing.h"
 
 static void test_slot_semantics(void)

@@ -1,9 +1,9 @@
-/* The module lifecycle around a module's own hooks (libcore/module.c), with a fake module
+/* The module lifecycle around a module's own hooks (libcore/engine/module.c), with a fake module
  * whose reads fail or succeed on demand: no BPF, no root. */
 #include <errno.h>
 
-#include "libcore/module.h"
-#include "libcore/snapshot_publish.h"
+#include "libcore/engine/module.h"
+#include "libcore/engine/snapshot_publish.h"
 #include "tests/testing.h"
 
 static int next_read_result;

@@ -1,7 +1,7 @@
 /* Config parsing through the module table, as the plugin does it, without collectd. */
 #include <sys/syscall.h>
 
-#include "libcore/module.h"
+#include "libcore/engine/module.h"
 #include "tests/testing.h"
 
 static struct opt_value str(const char *s)

@@ -1,5 +1,5 @@
 /* Interval deltas and hit ratios of the dcache and pagecache modules. */
-#include "libcore/ratio.h"
+#include "libcore/hist/ratio.h"
 #include "tests/testing.h"
 
 int main(void)

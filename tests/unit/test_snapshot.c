@@ -1,8 +1,8 @@
 /* The snapshot file the plugin publishes for SNMP: format round trip (with escapes),
  * histogram records from a module read, parse errors, atomic replacement with mode 0640,
  * the store that assembles all modules, and the SnapshotFile / SnapshotGroup options. */
-#include "libcore/snapshot_file.h"
-#include "libcore/snapshot_publish.h"
+#include "snapshot/snapshot_file.h"
+#include "libcore/engine/snapshot_publish.h"
 #include "tests/testing.h"
 
 #include <dirent.h>

@@ -1,6 +1,6 @@
 /* The tcp module's own options, parsed as the plugin does it, without collectd or root:
  * PortBreakdown and Ports, their limits, and the errors that name the fix. */
-#include "libcore/module.h"
+#include "libcore/engine/module.h"
 #include "tests/testing.h"
 
 static struct opt_value str(const char *s)

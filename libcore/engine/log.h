@@ -1,0 +1,27 @@
+/* Logging for libcore/: front-ends route messages to their own log (collectd's plugin_log,
+ * stderr for tools and tests). */
+#ifndef EBPF_CORE_LOG_H
+#define EBPF_CORE_LOG_H
+
+#include <stddef.h>
+
+enum ebpf_log_level { EBPF_LOG_ERROR, EBPF_LOG_WARNING, EBPF_LOG_NOTICE, EBPF_LOG_INFO, EBPF_LOG_DEBUG };
+
+typedef void (*ebpf_log_fn)(enum ebpf_log_level level, const char *msg);
+
+/* NULL restores the default (stderr, INFO and above). */
+void ebpf_log_set_handler(ebpf_log_fn fn);
+/* The message reaches the handler escaped by log_escape(): always one line. */
+void ebpf_log(enum ebpf_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Copies in to out (len bytes), writing newline, tab, CR and backslash as \n \t \r \\ and
+ * other control characters as \xNN, so that text from outside (a process name is anyone's to
+ * choose) cannot start a log line of its own or drive a terminal. Cut, never overrun. */
+void log_escape(char *out, size_t len, const char *in);
+
+/* Routes libbpf's own messages into ebpf_log at DEBUG and remembers the last warning of
+ * the calling thread, which libcore/engine/probe.c quotes when a load or attach fails. */
+void ebpf_log_capture_libbpf(void);
+const char *ebpf_log_last_libbpf_warning(void);
+void ebpf_log_clear_libbpf_warning(void);
+
+#endif

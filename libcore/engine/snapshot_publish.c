@@ -1,0 +1,369 @@
+#include "libcore/engine/snapshot_publish.h"
+
+#include "libcore/engine/log.h"
+#include "libcore/engine/text_append.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- options ----------------------------------------------------------------------------------- */
+
+void snapshot_config_init(struct snapshot_config *c)
+{
+	snprintf(c->path, sizeof(c->path), "%s", SNAPSHOT_DEFAULT_PATH);
+	c->group[0] = '\0';
+	c->gid = (gid_t)-1;
+}
+
+static int set_path(struct snapshot_config *c, const struct option *o, char *err, size_t errlen)
+{
+	const char *p;
+
+	if (o->nvalues != 1 || o->values[0].type != OPT_STRING) {
+		snprintf(err, errlen, "SnapshotFile takes one quoted path, e.g. SnapshotFile \"%s\" "
+			 "(or \"\" to publish nothing for SNMP)", SNAPSHOT_DEFAULT_PATH);
+		return -1;
+	}
+	p = o->values[0].string;
+	if (p[0] && p[0] != '/') {
+		snprintf(err, errlen, "SnapshotFile \"%s\" is not an absolute path; use e.g. \"%s\"", p,
+			 SNAPSHOT_DEFAULT_PATH);
+		return -1;
+	}
+	if (p[0] && p[strlen(p) - 1] == '/') {
+		snprintf(err, errlen, "SnapshotFile \"%s\" names a directory; add a file name, e.g. \"%ssnapshot\"", p, p);
+		return -1;
+	}
+	if (strlen(p) >= sizeof(c->path) - 16) {
+		snprintf(err, errlen, "SnapshotFile is too long (at most %zu characters)", sizeof(c->path) - 17);
+		return -1;
+	}
+	snprintf(c->path, sizeof(c->path), "%s", p);
+	return 1;
+}
+
+/* The gid of a group; 0, or an errno (ENOENT: no such group). getgrnam_r needs room for
+ * every member name, and a site's big group outgrows any fixed buffer (ERANGE): grow it. */
+static int lookup_gid(const char *name, gid_t *gid)
+{
+	struct group grp, *found = NULL;
+	size_t len = 4096;
+	char *buf = NULL;
+	int e;
+
+	do {
+		char *bigger = realloc(buf, len);
+
+		if (!bigger) {
+			e = ENOMEM;
+			break;
+		}
+		buf = bigger;
+		e = getgrnam_r(name, &grp, buf, len, &found);
+		len *= 2;
+	} while (e == ERANGE && len <= (64u << 20));
+	if (!e && found)
+		*gid = found->gr_gid;
+	free(buf);
+	return e ? e : found ? 0 : ENOENT;
+}
+
+static int set_group(struct snapshot_config *c, const struct option *o, char *err, size_t errlen)
+{
+	const char *name;
+	gid_t gid;
+	int e;
+
+	if (o->nvalues != 1 || o->values[0].type != OPT_STRING || !o->values[0].string[0]) {
+		snprintf(err, errlen, "SnapshotGroup takes one quoted group name, e.g. SnapshotGroup \"ebpf-snmp\" "
+			 "(the group the SNMP subagent runs as)");
+		return -1;
+	}
+	name = o->values[0].string;
+	e = lookup_gid(name, &gid);
+	if (e == ENOENT) {
+		snprintf(err, errlen, "SnapshotGroup: there is no group \"%s\" on this host; create it "
+			 "(addgroup --system %s) or name an existing one", name, name);
+		return -1;
+	}
+	if (e) {
+		snprintf(err, errlen, "SnapshotGroup: cannot look up group \"%s\": %s", name, strerror(e));
+		return -1;
+	}
+	snprintf(c->group, sizeof(c->group), "%s", name);
+	c->gid = gid;
+	return 1;
+}
+
+int snapshot_config_option(struct snapshot_config *c, const struct option *o, char *err, size_t errlen)
+{
+	if (!strcasecmp(o->key, "SnapshotFile"))
+		return set_path(c, o, err, errlen);
+	if (!strcasecmp(o->key, "SnapshotGroup"))
+		return set_group(c, o, err, errlen);
+	return 0;
+}
+
+/* ---- a module's record --------------------------------------------------------------------------- */
+
+struct sink_ctx {
+	struct snapshot_module *sm;
+	bool reset; /* a histogram went backwards: the maps were recreated */
+};
+
+static void sink_counter(void *ctx, const char *metric, const char *instance, uint64_t value)
+{
+	struct snapshot_module *sm = ctx;
+
+	/* Out of memory drops this value from SNMP only; collectd still gets it. */
+	(void)snapshot_module_add_counter(sm, metric, instance, value);
+}
+
+static void sink_histogram(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
+			   const struct hist_interval *h)
+{
+	struct snapshot_module *sm = ctx;
+	struct snapshot_histogram *out = snapshot_module_add_histogram(sm, metric, instance);
+
+	if (!out)
+		return;
+	snprintf(out->unit, sizeof(out->unit), "%s", unit == HIST_UNIT_NANOSECONDS ? "nanoseconds" : "bytes");
+	out->count = h->total_count;
+	out->sum = h->total_sum;
+	out->interval_count = h->count;
+	out->mean = hist_mean(h);
+	out->p50 = hist_percentile(h, 50);
+	out->p95 = hist_percentile(h, 95);
+	out->p99 = hist_percentile(h, 99);
+	for (unsigned int i = 0; i < HIST_SLOTS && out->nbuckets < SNAPSHOT_MAX_BUCKETS; i++) {
+		if (!h->total_slots[i])
+			continue;
+		out->buckets[out->nbuckets++] = (struct snapshot_bucket){
+			.lower = hist_slot_lower(i), .upper = hist_slot_upper(i), .count = h->total_slots[i]
+		};
+	}
+	if (h->reset)
+		sm->discontinuity_us = snapshot_now_us();
+}
+
+void snapshot_sink_init(struct metric_sink *sink, struct snapshot_module *sm)
+{
+	snapshot_module_clear_values(sm);
+	*sink = (struct metric_sink){ .ctx = sm, .counter = sink_counter, .histogram = sink_histogram };
+}
+
+static void describe_methods(const struct module *m, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < m->probes.npoints; i++) {
+		const struct probe_point *p = &m->probes.points[i];
+		char method[64];
+
+		if (!p->enabled || p->chosen < 0)
+			continue;
+		text_appendf(buf, len, &used, "%s%s=%s", used ? "," : "", p->name,
+			     probe_point_method(p, method, sizeof(method)));
+	}
+}
+
+void snapshot_record_state(struct snapshot_module *sm, const struct module *m, bool read_failed)
+{
+	const char *state = module_state_name(m->state);
+
+	if (read_failed && (m->state == MODULE_RUNNING || m->state == MODULE_DEGRADED))
+		state = "degraded";
+	snprintf(sm->label, sizeof(sm->label), "%s", m->label);
+	snprintf(sm->state, sizeof(sm->state), "%s", state);
+	snprintf(sm->error, sizeof(sm->error), "%s", m->last_error);
+	describe_methods(m, sm->methods, sizeof(sm->methods));
+}
+
+void snapshot_record_disabled(struct snapshot_module *sm, const struct module_ops *ops, int64_t since_us)
+{
+	snprintf(sm->label, sizeof(sm->label), "%s", ops->name);
+	snprintf(sm->state, sizeof(sm->state), "disabled");
+	snprintf(sm->error, sizeof(sm->error), "not enabled: add <Module \"%s\"> to <Plugin ebpf>", ops->name);
+	sm->methods[0] = '\0';
+	sm->discontinuity_us = since_us;
+	snapshot_module_clear_values(sm);
+}
+
+/* ---- the store --------------------------------------------------------------------------------- */
+
+struct snapshot_store {
+	pthread_mutex_t lock;
+	struct snapshot_config cfg;
+	struct snapshot_module *records;
+	int nrecords, cap;
+	bool failing; /* the last write failed (logged once) */
+	int lock_fd;  /* <path>.lock, write-locked while this process owns the file; -1: not yet */
+	pid_t busy_by; /* another process owns the file (logged once); 0: nobody */
+};
+
+struct snapshot_store *snapshot_store_new(const struct snapshot_config *c)
+{
+	struct snapshot_store *st;
+
+	if (!c->path[0])
+		return NULL;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return NULL;
+	pthread_mutex_init(&st->lock, NULL);
+	st->cfg = *c;
+	st->lock_fd = -1;
+	return st;
+}
+
+/* /run is a tmpfs: the directory is gone after every boot, so the plugin creates it,
+ * traversable by the snapshot group only when one is set. */
+static void make_directory(const struct snapshot_config *c)
+{
+	char dir[sizeof(c->path)];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", c->path);
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return;
+	*slash = '\0';
+	if (mkdir(dir, c->gid != (gid_t)-1 ? 0750 : 0755) == 0 && c->gid != (gid_t)-1)
+		(void)chown(dir, (uid_t)-1, c->gid);
+}
+
+/* One writer per file: a second collectd (a demo, a test instance) publishing to the same
+ * path would overwrite the first's values and remove its file when it stops. The owner
+ * holds a write lock on <path>.lock for as long as it runs (the kernel drops it when the
+ * process dies, so a crash leaves no stale owner). 0: this process owns the file; else the
+ * pid of the one that does. */
+static pid_t take_ownership(struct snapshot_store *st)
+{
+	char path[sizeof(st->cfg.path) + 8];
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	int fd;
+
+	if (st->lock_fd >= 0)
+		return 0;
+	snprintf(path, sizeof(path), "%s.lock", st->cfg.path);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0 && errno == ENOENT) {
+		make_directory(&st->cfg);
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	}
+	if (fd < 0)
+		return 0; /* no lock possible: the write itself reports why */
+	if (fcntl(fd, F_SETLK, &fl) == 0) {
+		st->lock_fd = fd;
+		return 0;
+	}
+	fl = (struct flock){ .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	if (fcntl(fd, F_GETLK, &fl) != 0 || fl.l_type == F_UNLCK)
+		fl.l_pid = -1;
+	close(fd);
+	return fl.l_pid ? fl.l_pid : -1;
+}
+
+static int write_all(struct snapshot_store *st, char *err, size_t errlen)
+{
+	const struct snapshot_module *mods[st->nrecords > 0 ? st->nrecords : 1];
+	int64_t now = snapshot_now_us();
+
+	for (int i = 0; i < st->nrecords; i++)
+		mods[i] = &st->records[i];
+	if (snapshot_write_file(st->cfg.path, st->cfg.gid, mods, st->nrecords, now, err, errlen) == 0)
+		return 0;
+	make_directory(&st->cfg);
+	return snapshot_write_file(st->cfg.path, st->cfg.gid, mods, st->nrecords, now, err, errlen);
+}
+
+static struct snapshot_module *find_or_add(struct snapshot_store *st, const char *label)
+{
+	struct snapshot_module *p;
+
+	for (int i = 0; i < st->nrecords; i++)
+		if (!strcmp(st->records[i].label, label))
+			return &st->records[i];
+	if (st->nrecords == st->cap) {
+		int ncap = st->cap ? st->cap * 2 : 8;
+
+		p = realloc(st->records, (size_t)ncap * sizeof(*p));
+		if (!p)
+			return NULL;
+		st->records = p;
+		st->cap = ncap;
+	}
+	p = &st->records[st->nrecords++];
+	memset(p, 0, sizeof(*p));
+	return p;
+}
+
+int snapshot_store_publish(struct snapshot_store *st, struct snapshot_module *sm)
+{
+	struct snapshot_module *slot, tmp;
+	char err[4300];
+	pid_t owner;
+	int ret;
+
+	pthread_mutex_lock(&st->lock);
+	owner = take_ownership(st);
+	if (owner) {
+		if (st->busy_by != owner)
+			ebpf_log(EBPF_LOG_WARNING, "SNMP snapshot not published: %s belongs to another running collectd "
+				 "(pid %ld holds %s.lock); this one leaves it alone. Give each collectd its own SnapshotFile, "
+				 "or SnapshotFile \"\" to publish nothing", st->cfg.path, (long)owner, st->cfg.path);
+		st->busy_by = owner;
+		pthread_mutex_unlock(&st->lock);
+		return -1;
+	}
+	if (st->busy_by)
+		ebpf_log(EBPF_LOG_NOTICE, "SNMP snapshot: %s is free again, publishing there", st->cfg.path);
+	st->busy_by = 0;
+	slot = find_or_add(st, sm->label);
+	if (!slot) {
+		pthread_mutex_unlock(&st->lock);
+		return -1;
+	}
+	tmp = *slot;
+	*slot = *sm;
+	*sm = tmp;
+	ret = write_all(st, err, sizeof(err));
+	if (ret && !st->failing)
+		ebpf_log(EBPF_LOG_WARNING, "SNMP snapshot not published: %s. Make the directory writable by collectd's "
+			 "user, or set SnapshotFile \"\" in <Plugin ebpf> to turn publishing off", err);
+	else if (!ret && st->failing)
+		ebpf_log(EBPF_LOG_NOTICE, "SNMP snapshot published again to %s", st->cfg.path);
+	st->failing = ret != 0;
+	pthread_mutex_unlock(&st->lock);
+	return ret;
+}
+
+void snapshot_store_free(struct snapshot_store *st)
+{
+	if (!st)
+		return;
+	/* Only the owner removes the file: never another collectd's. */
+	if (st->lock_fd >= 0) {
+		char lock_path[sizeof(st->cfg.path) + 8];
+
+		snprintf(lock_path, sizeof(lock_path), "%s.lock", st->cfg.path);
+		unlink(st->cfg.path);
+		unlink(lock_path); /* a writer that opened it just before retries at its next read */
+		close(st->lock_fd);
+	}
+	for (int i = 0; i < st->nrecords; i++)
+		snapshot_module_release(&st->records[i]);
+	free(st->records);
+	pthread_mutex_destroy(&st->lock);
+	free(st);
+}

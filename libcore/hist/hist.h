@@ -1,0 +1,73 @@
+/* Histogram math on the log2 slots of bpf/include/hist_slot.h.
+ *
+ * The kernel keeps cumulative slot counts and an exact sum. Each read, hist_advance()
+ * turns them into an interval (the events since the previous read); everything users
+ * see (percentiles, mean, bucket rates) is computed from intervals, never from the
+ * lifetime totals.
+ *
+ * Percentiles: the slot holding the p-th value is found exactly from the counts. Inside it,
+ * the estimate uses the exact sum: the slot's own sum lies between the total minus the most
+ * and the least the other slots can hold (count x upper, count x lower bound), so the mean
+ * of the slot's values is known to a range. The estimate is that range's middle, spread over
+ * the slot in proportion to how uncertain the range is:
+ *   - nothing known beyond the slot: linear interpolation from lower to upper bound;
+ *   - the slot's mean known exactly (all of the interval's values in one slot, or the other
+ *     slots pinned to their bounds): that mean at every rank, so a constant workload (16 KiB
+ *     reads, 0-byte flushes, 12 KiB writes) reads as that constant;
+ * and it is finally clamped to what the counts and the sum allow for the rank's value (the
+ * j-th smallest of n values in [lo, hi] with sum S is at most (S - (j-1) lo) / (n-j+1) and at
+ * least (S - (n-j) hi) / j). Error bound: the estimate always lies in the true value's slot,
+ * so it is off by less than one slot width (within a factor of 2 of the truth), and exact
+ * when the slot's values are all equal and its mean is pinned. The open last slot (above
+ * 2^38) is treated as (lower, 2 lower] when its sum cannot be bounded. The mean is exact
+ * (sum / count). A `Bucket` whose bounds are not powers of two shares a slot's count out
+ * linearly, with the same one-slot error at each bound.
+ */
+#ifndef EBPF_CORE_HIST_H
+#define EBPF_CORE_HIST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bpf/include/hist_slot.h"
+
+/* Unit of the values the kernel recorded. */
+enum hist_unit { HIST_UNIT_NANOSECONDS, HIST_UNIT_BYTES };
+
+/* Lower (exclusive) and upper (inclusive) bound of slot i; the last slot's upper bound is
+ * INFINITY, slot 0 is [0, 1]. */
+double hist_slot_lower(unsigned int slot);
+double hist_slot_upper(unsigned int slot);
+
+/* Previous cumulative state of one histogram series, kept by its reader. Zeroed = nothing
+ * read yet (maps start empty when a module attaches). */
+struct hist_tracker {
+	uint64_t prev_slots[HIST_SLOTS];
+	uint64_t prev_sum;
+};
+
+struct hist_interval {
+	uint64_t slots[HIST_SLOTS]; /* events in this interval, per slot */
+	uint64_t count;             /* sum of slots */
+	uint64_t sum;               /* exact sum of values in this interval */
+	uint64_t total_count;       /* cumulative since the module attached */
+	uint64_t total_sum;
+	uint64_t total_slots[HIST_SLOTS]; /* cumulative per slot (SNMP publishes these) */
+	bool reset;                 /* a slot count went backwards: maps were recreated (the
+				     * sum may wrap modulo 2^64 and decides nothing) */
+};
+
+/* Computes the interval from the new cumulative values and remembers them. On a reset the
+ * interval is what the new maps hold (everything since they were created). */
+void hist_advance(struct hist_tracker *t, const uint64_t cur_slots[HIST_SLOTS], uint64_t cur_sum,
+		  struct hist_interval *out);
+
+/* pct in (0, 100]; NAN when the interval is empty. */
+double hist_percentile(const struct hist_interval *h, double pct);
+/* NAN when the interval is empty. */
+double hist_mean(const struct hist_interval *h);
+/* Events in (lower, upper]; upper <= 0 or INFINITY means no upper bound, as collectd's
+ * `Bucket` does. */
+double hist_count_between(const struct hist_interval *h, double lower, double upper);
+
+#endif

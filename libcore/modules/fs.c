@@ -1,0 +1,323 @@
+/* The `fs` module: latency distributions of read, write, open and fsync per filesystem
+ * type, timed in each filesystem's own file operations (as ext4dist / xfsdist / fsdist).
+ *
+ *   <Module "fs">
+ *     Filesystem "ext4" "xfs"      # default: the known ones listed in /proc/filesystems
+ *   </Module>
+ *
+ * Filesystems are kernel functions only (no tracepoint covers them), so on a kernel
+ * without fentry and kprobes the module says so once and stays off. */
+#include "libcore/engine/module.h"
+
+#include "fs.h"
+#include "fs.skel.h"
+#include "libcore/engine/log.h"
+#include "libcore/engine/text_append.h"
+#include "libcore/engine/percpu_read.h"
+
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define FS_MAX_ALTERNATES 2
+
+/* The file_operations functions of each known filesystem, by operation; alternates for
+ * renames. NFSv4 opens go through nfs4_file_open and are not timed (read, write and fsync
+ * are shared with v2/v3). */
+static const struct fs_type {
+	const char *name;
+	const char *functions[FS_OPS][FS_MAX_ALTERNATES + 1];
+} fs_types[] = {
+	{ "ext4", { { "ext4_file_read_iter" }, { "ext4_file_write_iter" }, { "ext4_file_open" }, { "ext4_sync_file" } } },
+	{ "xfs", { { "xfs_file_read_iter" }, { "xfs_file_write_iter" }, { "xfs_file_open" }, { "xfs_file_fsync" } } },
+	{ "btrfs",
+	  { { "btrfs_file_read_iter" }, { "btrfs_file_write_iter" }, { "btrfs_file_open" }, { "btrfs_sync_file" } } },
+	{ "nfs", { { "nfs_file_read" }, { "nfs_file_write" }, { "nfs_file_open" }, { "nfs_file_fsync" } } },
+	{ "f2fs", { { "f2fs_file_read_iter" }, { "f2fs_file_write_iter" }, { "f2fs_file_open" }, { "f2fs_sync_file" } } },
+};
+#define NFS_TYPES (sizeof(fs_types) / sizeof(fs_types[0]))
+
+static const char *const op_names[FS_OPS] = { "read", "write", "open", "fsync" };
+
+struct fs_point {
+	char name[48];          /* "ext4 read" */
+	char progs[4][40];      /* fsS_op_entry_fentry, _exit_fexit, _entry_kprobe, _exit_kretprobe */
+	struct probe_candidate candidates[2];
+};
+
+struct fs {
+	struct fs_bpf *skel;
+	uint32_t filter_tgid;
+	/* configuration: indexes into fs_types, -1 for none */
+	int wanted[FS_SLOTS];
+	int nwanted;
+	/* slot s measures fs_types[slot_type[s]] (-1: unused) */
+	int slot_type[FS_SLOTS];
+	struct fs_point storage[FS_ROWS];
+	struct probe_point points[FS_ROWS];
+	struct percpu_reader latency_reader, stats_reader;
+	struct hist_row rows[FS_ROWS];
+	uint64_t stats[FS_STAT_COUNT];
+	struct hist_tracker trackers[FS_ROWS];
+};
+
+static const char *const option_names[] = { "Filesystem", NULL };
+
+static const char *fs_type_list(char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < NFS_TYPES; i++)
+		text_appendf(buf, len, &used, "%s%s", i ? ", " : "", fs_types[i].name);
+	return buf;
+}
+
+/* Every (slot, op) is a probe point whose programs exist in the object, also for unused
+ * slots: a point that is not enabled keeps its programs unloaded. */
+static void build_point(struct fs *f, int slot, int op)
+{
+	int row = slot * FS_OPS + op;
+	struct fs_point *st = &f->storage[row];
+	static const char *const suffix[4] = { "entry_fentry", "exit_fexit", "entry_kprobe", "exit_kretprobe" };
+
+	for (int k = 0; k < 4; k++)
+		snprintf(st->progs[k], sizeof(st->progs[k]), "fs%d_%s_%s", slot, op_names[op], suffix[k]);
+	st->candidates[0] = (struct probe_candidate){ .method = ATTACH_FENTRY, .progs = { st->progs[0], st->progs[1] } };
+	st->candidates[1] = (struct probe_candidate){ .method = ATTACH_KPROBE, .progs = { st->progs[2], st->progs[3] } };
+	snprintf(st->name, sizeof(st->name), "slot%d %s", slot, op_names[op]);
+	f->points[row] = (struct probe_point){ .name = st->name, .candidates = st->candidates, .ncandidates = 2,
+					       .chosen = -1 };
+}
+
+static int fs_create(struct module *m)
+{
+	struct fs *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -ENOMEM;
+	for (int s = 0; s < FS_SLOTS; s++) {
+		f->slot_type[s] = -1;
+		for (int op = 0; op < FS_OPS; op++)
+			build_point(f, s, op);
+	}
+	m->priv = f;
+	m->probes.points = f->points;
+	m->probes.npoints = FS_ROWS;
+	return 0;
+}
+
+static int find_type(const char *name)
+{
+	for (size_t i = 0; i < NFS_TYPES; i++)
+		if (!strcasecmp(fs_types[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+static int set_filesystem(struct fs *f, const struct option *o, char *err, size_t errlen)
+{
+	char known[128];
+
+	if (opt_expect_strings(o, 1, err, errlen))
+		return -1;
+	for (int i = 0; i < o->nvalues; i++) {
+		int t = find_type(o->values[i].string);
+		bool dup = false;
+
+		if (t < 0) {
+			snprintf(err, errlen, "Filesystem: \"%s\" is not a filesystem this module knows; known: %s",
+				 o->values[i].string, fs_type_list(known, sizeof(known)));
+			return -1;
+		}
+		for (int j = 0; j < f->nwanted; j++)
+			dup |= f->wanted[j] == t;
+		if (dup)
+			continue;
+		if (f->nwanted == FS_SLOTS) {
+			snprintf(err, errlen, "Filesystem: at most %d filesystems per module; add a second "
+				 "<Module \"fs\" \"other\"> block for more", FS_SLOTS);
+			return -1;
+		}
+		f->wanted[f->nwanted++] = t;
+	}
+	return 1;
+}
+
+static int fs_set_option(struct module *m, const struct option *o, char *err, size_t errlen)
+{
+	if (!strcasecmp(o->key, "Filesystem"))
+		return set_filesystem(m->priv, o, err, errlen);
+	return 0;
+}
+
+/* Whether /proc/filesystems lists `name` ("nodev\tnfs" or "\text4"). */
+static bool fs_registered(const char *name)
+{
+	FILE *fp = fopen("/proc/filesystems", "re");
+	char line[128];
+	bool found = false;
+
+	if (!fp)
+		return true; /* cannot tell: let the attach decide */
+	while (!found && fgets(line, sizeof(line), fp)) {
+		char *tab = strrchr(line, '\t');
+		char *fsname = tab ? tab + 1 : line;
+
+		fsname[strcspn(fsname, "\n")] = '\0';
+		found = !strcmp(fsname, name);
+	}
+	fclose(fp);
+	return found;
+}
+
+/* Fills the slots with the configured filesystems (or every known one present), sets each
+ * point's functions and name. Returns how many slots are in use. */
+static int assign_slots(struct module *m, struct fs *f)
+{
+	int nslots = 0;
+
+	for (size_t t = 0; t < NFS_TYPES && nslots < FS_SLOTS; t++) {
+		bool configured = false;
+
+		for (int j = 0; j < f->nwanted; j++)
+			configured |= f->wanted[j] == (int)t;
+		if (f->nwanted && !configured)
+			continue;
+		if (!fs_registered(fs_types[t].name)) {
+			if (configured)
+				ebpf_log(EBPF_LOG_WARNING,
+					 "%s: filesystem %s is not in /proc/filesystems (not built in, module not "
+					 "loaded): not measured; load it (modprobe %s) and restart",
+					 m->label, fs_types[t].name, fs_types[t].name);
+			continue;
+		}
+		f->slot_type[nslots] = (int)t;
+		for (int op = 0; op < FS_OPS; op++) {
+			struct fs_point *st = &f->storage[nslots * FS_OPS + op];
+
+			for (int c = 0; c < 2; c++)
+				for (int a = 0; a < FS_MAX_ALTERNATES + 1; a++)
+					st->candidates[c].targets[a] = fs_types[t].functions[op][a];
+			snprintf(st->name, sizeof(st->name), "%s %s", fs_types[t].name, op_names[op]);
+			f->points[nslots * FS_OPS + op].enabled = true;
+		}
+		nslots++;
+	}
+	return nslots;
+}
+
+static struct bpf_object *open_object(void *ctx)
+{
+	struct fs *f = ctx;
+
+	f->skel = fs_bpf__open();
+	if (!f->skel)
+		return NULL;
+	f->skel->rodata->filter_tgid = f->filter_tgid;
+	return f->skel->obj;
+}
+
+static int load_object(void *ctx)
+{
+	struct fs *f = ctx;
+
+	return fs_bpf__load(f->skel);
+}
+
+static void close_object(void *ctx)
+{
+	struct fs *f = ctx;
+
+	fs_bpf__destroy(f->skel);
+	f->skel = NULL;
+}
+
+static int fs_start(struct module *m, char *err, size_t errlen)
+{
+	struct fs *f = m->priv;
+	struct probe_object po = { .ctx = f, .open = open_object, .load = load_object, .close = close_object };
+	char known[128];
+	int e;
+
+	f->filter_tgid = m->filter_tgid;
+	if (assign_slots(m, f) == 0) {
+		snprintf(err, errlen,
+			 "none of the filesystems to measure is registered in /proc/filesystems (known: %s); "
+			 "mount or load one, or list present ones with Filesystem",
+			 fs_type_list(known, sizeof(known)));
+		return -1;
+	}
+	if (probe_set_start(&m->probes, &po, err, errlen))
+		return -1;
+	e = percpu_reader_init(&f->latency_reader, bpf_map__fd(f->skel->maps.latency), FS_ROWS,
+			       sizeof(struct hist_row));
+	if (!e)
+		e = percpu_reader_init(&f->stats_reader, bpf_map__fd(f->skel->maps.stats), FS_STAT_COUNT,
+				       sizeof(uint64_t));
+	if (e) {
+		snprintf(err, errlen, "cannot set up map readers: %s", strerror(-e));
+		return -1;
+	}
+	return 0;
+}
+
+static int fs_read(struct module *m, const struct metric_sink *sink)
+{
+	struct fs *f = m->priv;
+	int err;
+
+	err = percpu_reader_read(&f->latency_reader, (uint64_t *)f->rows);
+	if (!err)
+		err = percpu_reader_read(&f->stats_reader, f->stats);
+	if (err)
+		return err;
+	for (int s = 0; s < FS_SLOTS; s++) {
+		if (f->slot_type[s] < 0)
+			continue;
+		for (int op = 0; op < FS_OPS; op++) {
+			int row = s * FS_OPS + op;
+			struct hist_interval h;
+			char instance[64];
+
+			hist_advance(&f->trackers[row], (const uint64_t *)f->rows[row].slots, f->rows[row].sum, &h);
+			if (!h.total_count)
+				continue;
+			snprintf(instance, sizeof(instance), "%s-%s", fs_types[f->slot_type[s]].name, op_names[op]);
+			sink->counter(sink->ctx, "calls", instance, h.total_count);
+			sink->histogram(sink->ctx, "latency", instance, HIST_UNIT_NANOSECONDS, &h);
+		}
+	}
+	sink->counter(sink->ctx, "dropped", "start_lost", f->stats[FS_STAT_START_LOST]);
+	return 0;
+}
+
+static void fs_destroy(struct module *m)
+{
+	struct fs *f = m->priv;
+
+	if (!f)
+		return;
+	probe_set_stop(&m->probes);
+	if (f->skel)
+		close_object(f);
+	percpu_reader_free(&f->latency_reader);
+	percpu_reader_free(&f->stats_reader);
+	free(f);
+	m->priv = NULL;
+}
+
+const struct module_ops fs_module = {
+	.name = "fs",
+	.description = "latency of read, write, open and fsync per filesystem type (ext4, xfs, btrfs, nfs, f2fs)",
+	.in_default_set = false,
+	.option_names = option_names,
+	.create = fs_create,
+	.set_option = fs_set_option,
+	.start = fs_start,
+	.read = fs_read,
+	.destroy = fs_destroy,
+};

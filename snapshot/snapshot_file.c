@@ -1,0 +1,477 @@
+/* mkostemp */
+#define _GNU_SOURCE
+#include "snapshot/snapshot_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int64_t snapshot_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* ---- building a module's record ------------------------------------------------------------ */
+
+void snapshot_module_clear_values(struct snapshot_module *sm)
+{
+	sm->ncounters = 0;
+	sm->nhistograms = 0;
+}
+
+void snapshot_module_release(struct snapshot_module *sm)
+{
+	free(sm->counters);
+	free(sm->histograms);
+	sm->counters = NULL;
+	sm->histograms = NULL;
+	sm->ncounters = sm->counters_cap = 0;
+	sm->nhistograms = sm->histograms_cap = 0;
+}
+
+/* Grows *array to hold one more element of size `size`. 0 or -ENOMEM. */
+static int grow(void **array, int n, int *cap, size_t size)
+{
+	void *p;
+	int ncap;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 64;
+	p = realloc(*array, (size_t)ncap * size);
+	if (!p)
+		return -ENOMEM;
+	*array = p;
+	*cap = ncap;
+	return 0;
+}
+
+int snapshot_module_add_counter(struct snapshot_module *sm, const char *metric, const char *instance,
+				uint64_t value)
+{
+	struct snapshot_counter *c;
+
+	if (grow((void **)&sm->counters, sm->ncounters, &sm->counters_cap, sizeof(*c)))
+		return -ENOMEM;
+	c = &sm->counters[sm->ncounters++];
+	snprintf(c->metric, sizeof(c->metric), "%s", metric);
+	snprintf(c->instance, sizeof(c->instance), "%s", instance);
+	c->value = value;
+	return 0;
+}
+
+struct snapshot_histogram *snapshot_module_add_histogram(struct snapshot_module *sm, const char *metric,
+							 const char *instance)
+{
+	struct snapshot_histogram *h;
+
+	if (grow((void **)&sm->histograms, sm->nhistograms, &sm->histograms_cap, sizeof(*h)))
+		return NULL;
+	h = &sm->histograms[sm->nhistograms++];
+	memset(h, 0, sizeof(*h));
+	snprintf(h->metric, sizeof(h->metric), "%s", metric);
+	snprintf(h->instance, sizeof(h->instance), "%s", instance);
+	h->mean = h->p50 = h->p95 = h->p99 = NAN;
+	return h;
+}
+
+/* ---- writing ----------------------------------------------------------------------------------- */
+
+static void put_string(FILE *f, const char *s)
+{
+	fputc('\t', f);
+	for (; *s; s++) {
+		if (*s == '\t')
+			fputs("\\t", f);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else if (*s == '\\')
+			fputs("\\\\", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+/* Percentiles and means: "-" for an empty interval, so that nobody reads a made-up 0. */
+static void put_double(FILE *f, double v)
+{
+	if (isnan(v))
+		fputs("\t-", f);
+	else if (isinf(v))
+		fputs("\tinf", f);
+	else
+		fprintf(f, "\t%.17g", v);
+}
+
+static void write_histogram(FILE *f, const struct snapshot_histogram *h)
+{
+	fputs("histogram", f);
+	put_string(f, h->metric);
+	put_string(f, h->instance);
+	put_string(f, h->unit);
+	fprintf(f, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64, h->count, h->sum, h->interval_count);
+	put_double(f, h->mean);
+	put_double(f, h->p50);
+	put_double(f, h->p95);
+	put_double(f, h->p99);
+	fputc('\n', f);
+	for (int i = 0; i < h->nbuckets; i++) {
+		fputs("bucket", f);
+		put_double(f, h->buckets[i].lower);
+		put_double(f, h->buckets[i].upper);
+		fprintf(f, "\t%" PRIu64 "\n", h->buckets[i].count);
+	}
+}
+
+int snapshot_write_stream(FILE *f, const struct snapshot_module *const *modules, int nmodules,
+			  int64_t written_us)
+{
+	fprintf(f, SNAPSHOT_MAGIC "\t%d\nwritten\t%" PRId64 "\n", SNAPSHOT_FORMAT_VERSION, written_us);
+	for (int i = 0; i < nmodules; i++) {
+		const struct snapshot_module *sm = modules[i];
+
+		fputs("module", f);
+		put_string(f, sm->label);
+		put_string(f, sm->state);
+		fprintf(f, "\t%" PRId64, sm->discontinuity_us);
+		put_string(f, sm->methods);
+		put_string(f, sm->error);
+		fputc('\n', f);
+		for (int c = 0; c < sm->ncounters; c++) {
+			fputs("counter", f);
+			put_string(f, sm->counters[c].metric);
+			put_string(f, sm->counters[c].instance);
+			fprintf(f, "\t%" PRIu64 "\n", sm->counters[c].value);
+		}
+		for (int h = 0; h < sm->nhistograms; h++)
+			write_histogram(f, &sm->histograms[h]);
+	}
+	fputs("end\n", f);
+	return ferror(f) ? -EIO : 0;
+}
+
+int snapshot_write_file(const char *path, gid_t gid, const struct snapshot_module *const *modules,
+			int nmodules, int64_t written_us, char *err, size_t errlen)
+{
+	char tmp[4096];
+	const char *slash = strrchr(path, '/');
+	int fd, e;
+	FILE *f;
+
+	/* Same directory as the target: rename() is atomic only within one filesystem. */
+	if (slash)
+		snprintf(tmp, sizeof(tmp), "%.*s/.%s.XXXXXX", (int)(slash - path), path, slash + 1);
+	else
+		snprintf(tmp, sizeof(tmp), ".%s.XXXXXX", path);
+	/* O_CLOEXEC: collectd's exec plugin forks while our read threads write. */
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot create a temporary file next to %s: %s", path, strerror(errno));
+		return -1;
+	}
+	/* Readable by the subagent's group only: the values can reveal what processes do. */
+	if (fchmod(fd, 0640) || (gid != (gid_t)-1 && fchown(fd, (uid_t)-1, gid))) {
+		snprintf(err, errlen, "cannot set mode 0640 and group %u on %s: %s", (unsigned)gid, tmp,
+			 strerror(errno));
+		goto fail_fd;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+		goto fail_fd;
+	}
+	e = snapshot_write_stream(f, modules, nmodules, written_us);
+	if (fclose(f) || e) {
+		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(e ? -e : errno));
+		unlink(tmp);
+		return -1;
+	}
+	if (rename(tmp, path)) {
+		snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+
+fail_fd:
+	close(fd);
+	unlink(tmp);
+	return -1;
+}
+
+/* ---- parsing ----------------------------------------------------------------------------------- */
+
+#define MAX_FIELDS 12
+
+/* Splits line (modified in place) at TABs and undoes the escapes. Returns the field count. */
+static int split_fields(char *line, char **fields)
+{
+	int n = 0;
+	char *r = line, *w = line;
+
+	fields[n++] = w;
+	for (; *r && *r != '\n'; r++) {
+		if (*r == '\t') {
+			*w++ = '\0';
+			if (n == MAX_FIELDS)
+				return MAX_FIELDS + 1;
+			fields[n++] = w;
+		} else if (*r == '\\' && r[1]) {
+			r++;
+			*w++ = *r == 't' ? '\t' : *r == 'n' ? '\n' : *r;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = '\0';
+	return n;
+}
+
+/* Numbers are read back only in the forms the writer writes ("%" PRIu64, "%" PRId64,
+ * "%.17g"): strtoull alone would take " -5" (as 2^64 - 5), "+1" and "0x1p9". */
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+	if (!all_digits(s))
+		return -1;
+	errno = 0;
+	*out = strtoull(s, NULL, 10);
+	return errno ? -1 : 0;
+}
+
+static int parse_i64(const char *s, int64_t *out)
+{
+	if (!all_digits(s[0] == '-' ? s + 1 : s))
+		return -1;
+	errno = 0;
+	*out = strtoll(s, NULL, 10);
+	return errno ? -1 : 0;
+}
+
+/* [-]digits[.digits][e[+-]digits], or "inf", or "-" for no value. */
+static bool plain_decimal(const char *s)
+{
+	size_t n;
+
+	s += *s == '-';
+	n = strspn(s, "0123456789");
+	if (n == 0)
+		return false;
+	s += n;
+	if (*s == '.') {
+		n = strspn(++s, "0123456789");
+		if (n == 0)
+			return false;
+		s += n;
+	}
+	if (*s == 'e') {
+		s++;
+		s += *s == '-' || *s == '+';
+		n = strspn(s, "0123456789");
+		if (n == 0)
+			return false;
+		s += n;
+	}
+	return *s == '\0';
+}
+
+static int parse_double(const char *s, double *out)
+{
+	if (!strcmp(s, "-")) {
+		*out = NAN;
+		return 0;
+	}
+	if (!strcmp(s, "inf")) {
+		*out = INFINITY;
+		return 0;
+	}
+	if (!plain_decimal(s))
+		return -1;
+	*out = strtod(s, NULL);
+	return 0;
+}
+
+static int copy_field(char *dst, size_t len, const char *src)
+{
+	if (strlen(src) >= len)
+		return -1;
+	memcpy(dst, src, strlen(src) + 1);
+	return 0;
+}
+
+struct parser {
+	struct snapshot *s;
+	int modules_cap;
+	struct snapshot_module *module;       /* the last module line */
+	struct snapshot_histogram *histogram; /* the last histogram line */
+};
+
+static const char *parse_module(struct parser *p, char **f, int n)
+{
+	struct snapshot_module *sm;
+
+	if (n != 6)
+		return "a module line has 6 fields";
+	if (grow((void **)&p->s->modules, p->s->nmodules, &p->modules_cap, sizeof(*sm)))
+		return "out of memory";
+	sm = &p->s->modules[p->s->nmodules++];
+	memset(sm, 0, sizeof(*sm));
+	p->module = sm;
+	p->histogram = NULL;
+	if (copy_field(sm->label, sizeof(sm->label), f[1]) || !sm->label[0] ||
+	    copy_field(sm->state, sizeof(sm->state), f[2]) || copy_field(sm->methods, sizeof(sm->methods), f[4]) ||
+	    copy_field(sm->error, sizeof(sm->error), f[5]))
+		return "a module field is empty or too long";
+	if (parse_i64(f[3], &sm->discontinuity_us))
+		return "bad discontinuity time";
+	return NULL;
+}
+
+static const char *parse_counter(struct parser *p, char **f, int n)
+{
+	uint64_t v;
+
+	if (n != 4)
+		return "a counter line has 4 fields";
+	if (!p->module)
+		return "counter before any module line";
+	if (strlen(f[1]) >= sizeof(p->module->counters->metric) || strlen(f[2]) >= sizeof(p->module->counters->instance))
+		return "counter name too long";
+	if (parse_u64(f[3], &v))
+		return "bad counter value";
+	return snapshot_module_add_counter(p->module, f[1], f[2], v) ? "out of memory" : NULL;
+}
+
+static const char *parse_histogram(struct parser *p, char **f, int n)
+{
+	struct snapshot_histogram *h;
+
+	if (n != 11)
+		return "a histogram line has 11 fields";
+	if (!p->module)
+		return "histogram before any module line";
+	if (strlen(f[1]) >= sizeof(h->metric) || strlen(f[2]) >= sizeof(h->instance))
+		return "histogram name too long";
+	h = snapshot_module_add_histogram(p->module, f[1], f[2]);
+	if (!h)
+		return "out of memory";
+	p->histogram = h;
+	if (copy_field(h->unit, sizeof(h->unit), f[3]))
+		return "histogram unit too long";
+	if (parse_u64(f[4], &h->count) || parse_u64(f[5], &h->sum) || parse_u64(f[6], &h->interval_count))
+		return "bad histogram count or sum";
+	if (parse_double(f[7], &h->mean) || parse_double(f[8], &h->p50) || parse_double(f[9], &h->p95) ||
+	    parse_double(f[10], &h->p99))
+		return "bad histogram mean or percentile";
+	return NULL;
+}
+
+static const char *parse_bucket(struct parser *p, char **f, int n)
+{
+	struct snapshot_bucket *b;
+
+	if (n != 4)
+		return "a bucket line has 4 fields";
+	if (!p->histogram)
+		return "bucket before any histogram line";
+	if (p->histogram->nbuckets == SNAPSHOT_MAX_BUCKETS)
+		return "too many buckets";
+	b = &p->histogram->buckets[p->histogram->nbuckets++];
+	if (parse_double(f[1], &b->lower) || parse_double(f[2], &b->upper) || isnan(b->lower) ||
+	    isnan(b->upper) || parse_u64(f[3], &b->count))
+		return "bad bucket bounds or count";
+	return NULL;
+}
+
+static const char *parse_line(struct parser *p, int lineno, char *line, size_t len, int *ended)
+{
+	char *f[MAX_FIELDS];
+	int n;
+
+	/* The fields are C strings: a NUL would hide the rest of the line ("end\0..."). */
+	if (strlen(line) != len)
+		return "NUL byte in the line";
+	n = split_fields(line, f);
+	if (n > MAX_FIELDS)
+		return "too many fields";
+	if (lineno == 1) {
+		char version[16]; /* exactly as written: "1abc" and "01" are no version 1 */
+
+		snprintf(version, sizeof(version), "%d", SNAPSHOT_FORMAT_VERSION);
+		if (n != 2 || strcmp(f[0], SNAPSHOT_MAGIC))
+			return "not a collectd-ebpf snapshot";
+		if (strcmp(f[1], version))
+			return "unsupported format version (this reader knows version 1)";
+		return NULL;
+	}
+	if (*ended)
+		return "text after the end line";
+	if (!strcmp(f[0], "written"))
+		return n == 2 && !parse_i64(f[1], &p->s->written_us) ? NULL : "bad written line";
+	if (!strcmp(f[0], "module"))
+		return parse_module(p, f, n);
+	if (!strcmp(f[0], "counter"))
+		return parse_counter(p, f, n);
+	if (!strcmp(f[0], "histogram"))
+		return parse_histogram(p, f, n);
+	if (!strcmp(f[0], "bucket"))
+		return parse_bucket(p, f, n);
+	if (!strcmp(f[0], "end") && n == 1) {
+		*ended = 1;
+		return NULL;
+	}
+	/* Unknown record types are an error in version 1; a later version bumps the number. */
+	return "unknown record type";
+}
+
+int snapshot_parse(FILE *f, struct snapshot *out, char *err, size_t errlen)
+{
+	struct parser p = { .s = out };
+	char *line = NULL;
+	size_t cap = 0;
+	int lineno = 0, ended = 0;
+	const char *why = NULL;
+	ssize_t len;
+
+	memset(out, 0, sizeof(*out));
+	while (!why && (len = getline(&line, &cap, f)) > 0)
+		why = parse_line(&p, ++lineno, line, (size_t)len, &ended);
+	free(line);
+	if (!why && lineno == 0)
+		why = "empty file";
+	else if (!why && !ended)
+		why = "no end line (file truncated)";
+	if (why) {
+		snprintf(err, errlen, "line %d: %s", lineno, why);
+		snapshot_free(out);
+		return -1;
+	}
+	return 0;
+}
+
+void snapshot_free(struct snapshot *s)
+{
+	for (int i = 0; i < s->nmodules; i++)
+		snapshot_module_release(&s->modules[i]);
+	free(s->modules);
+	memset(s, 0, sizeof(*s));
+}
