@@ -7,6 +7,7 @@
 #include "libcore/engine/log.h"
 #include "libcore/engine/module.h"
 #include "libcore/engine/percpu_read.h"
+#include "libcore/hist/ratio.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -21,6 +22,7 @@ struct view_state {
 	uint32_t nrows;
 	struct percpu_reader reader; /* VIEW_PERCPU_ARRAY */
 	uint64_t *values;          /* nrows * value_size bytes, summed over CPUs */
+	uint64_t *prev;            /* the rows of the previous read, for a ratio */
 	int nhist;                 /* histogram fields per row */
 	struct hist_tracker *trackers;     /* nrows * nhist */
 	struct hist_tracker *cpu_trackers; /* ncpus * nhist, with the per-CPU feature */
@@ -61,7 +63,9 @@ static int start_array(struct module *m, const struct map_view *v, struct view_s
 	s->values = calloc(s->nrows ? s->nrows : 1, v->value_size);
 	s->nhist = count_hist_fields(v);
 	s->trackers = calloc((size_t)s->nrows * s->nhist + 1, sizeof(*s->trackers));
-	if (!s->values || !s->trackers)
+	if (v->ratio)
+		s->prev = calloc(s->nrows ? s->nrows : 1, v->value_size);
+	if (!s->values || !s->trackers || (v->ratio && !s->prev))
 		return -ENOMEM;
 	if (v->shape == VIEW_PERCPU_ARRAY)
 		e = percpu_reader_init(&s->reader, s->fd, s->nrows, v->value_size);
@@ -175,7 +179,18 @@ void emit_hist_row(const struct metric_sink *sink, const char *metric, const cha
 		sink->histogram(sink->ctx, metric, instance, unit, &iv);
 }
 
-static void emit_rows_as_values(const struct module *m, const struct map_view *v, const struct view_state *s,
+static void emit_ratio(const struct view_ratio *r, struct view_state *s, const struct metric_sink *sink)
+{
+	uint64_t total = counter_delta(s->values[r->total_row], s->prev[r->total_row]);
+	uint64_t misses = counter_delta(s->values[r->miss_row], s->prev[r->miss_row]);
+	double ratio = hit_ratio_percent(total, misses);
+
+	memcpy(s->prev, s->values, (size_t)s->nrows * sizeof(uint64_t));
+	if (ratio >= 0 && sink->gauge)
+		sink->gauge(sink->ctx, r->metric, r->instance, ratio);
+}
+
+static void emit_rows_as_values(const struct module *m, const struct map_view *v, struct view_state *s,
 				const struct metric_sink *sink)
 {
 	for (int i = 0; i < v->nrows_view; i++) {
@@ -189,6 +204,8 @@ static void emit_rows_as_values(const struct module *m, const struct map_view *v
 			continue;
 		sink->counter(sink->ctx, r->metric, r->instance, value);
 	}
+	if (v->ratio)
+		emit_ratio(v->ratio, s, sink);
 }
 
 /* A row's instance label, decoded only when a value of the row is sent (most of the
@@ -338,21 +355,10 @@ void views_free(struct module *m)
 		ring_buffer__free(s->rb); /* NULL-safe; before the map it maps goes away */
 		percpu_reader_free(&s->reader);
 		free(s->values);
+		free(s->prev);
 		free(s->trackers);
 		free(s->cpu_trackers);
 	}
 	free(m->views);
 	m->views = NULL;
-}
-
-const void *module_view_rows(const struct module *m, int view, uint32_t *nrows)
-{
-	const struct view_state *s;
-
-	if (!m->views || view < 0 || view >= m->ops->nviews || !m->views[view].active)
-		return NULL;
-	s = &m->views[view];
-	if (nrows)
-		*nrows = s->nrows;
-	return s->values;
 }

@@ -5,8 +5,7 @@
  * The engine (module.c) reads every view once per interval, all of them before sending
  * anything (a failed read sends nothing), then sends the values in view order. Modules
  * declare their views in their descriptor; what no table can say (block's hash of disks,
- * hit ratios computed across rows) stays in the module's read hook, which can see the
- * rows read here through module_view_rows().
+ * vfs's approximation flags) stays in the module's read hook.
  *
  * Two layouts cover every fixed-key map:
  *  - rows as values (`rows`): a u64 array whose every row means something else, such as
@@ -75,6 +74,15 @@ struct view_field {
 	const char *instance_prefix;
 };
 
+/* A hit ratio of the interval between two rows of a rows-as-values view: percent of the
+ * `total_row` events (accesses) that were not `miss_row` events (ratio.h); a gauge, not
+ * sent for an interval without accesses. */
+struct view_ratio {
+	const char *metric;
+	const char *instance;
+	uint32_t total_row, miss_row;
+};
+
 struct map_view {
 	const char *map;             /* name in the BPF object */
 	enum view_shape shape;
@@ -84,6 +92,7 @@ struct map_view {
 	/* rows as values */
 	const struct view_row *rows;
 	int nrows_view;
+	const struct view_ratio *ratio;
 	/* rows as instances */
 	enum view_key key;
 	const char *const *row_names;
@@ -110,10 +119,6 @@ int views_read(struct module *m);
 /* Sends what views_read() read. */
 void views_emit(struct module *m, const struct metric_sink *sink);
 void views_free(struct module *m);
-
-/* The rows of view i as read last (summed over CPUs for per-CPU arrays), NULL if the view
- * is not read; *nrows set. For hooks that compute across rows (hit ratios). */
-const void *module_view_rows(const struct module *m, int view, uint32_t *nrows);
 
 /* Sends one histogram series from a cumulative row: the interval's deltas through the
  * tracker, nothing when the interval has no events. Also for hooks (block's rows). */

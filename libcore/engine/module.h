@@ -71,6 +71,12 @@ struct module_point {
 	{ .name = (name_), .candidates = (candidates_), \
 	  .ncandidates = (int)(sizeof(candidates_) / sizeof((candidates_)[0])), .off = true }
 
+/* The BPF side of a descriptor whose tables are named `points` and `views`: the object of
+ * skeleton <name>_bpf and both tables with their counts. */
+#define MODULE_OBJECT(name_)                                                                \
+	.elf_bytes = name_##_bpf__elf_bytes, .points = points, .npoints = COUNT_OF(points), \
+	.views = views, .nviews = COUNT_OF(views)
+
 /* A module's descriptor: what it is (data), and hooks only for what data cannot say.
  *
  * The engine does the lifecycle once for every module (module.c): allocates priv_size

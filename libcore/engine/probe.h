@@ -54,6 +54,15 @@ struct probe_candidate {
 	const char *targets[PROBE_MAX_TARGETS];
 };
 
+/* The three tracepoint flavours of one program, in the usual order: programs named
+ * <prog>_btf (tp_btf), <prog>_raw (raw_tp) and <prog>_tp (classic tracepoint). */
+#define TRACEPOINT_CANDIDATES(prog)                                \
+	{                                                          \
+		{ ATTACH_TP_BTF, NULL, { prog "_btf" }, { NULL } },  \
+		{ ATTACH_RAW_TP, NULL, { prog "_raw" }, { NULL } },  \
+		{ ATTACH_TRACEPOINT, NULL, { prog "_tp" }, { NULL } }, \
+	}
+
 struct probe_point {
 	const char *name;                       /* e.g. "sys_exit" */
 	const struct probe_candidate *candidates;

@@ -5,11 +5,8 @@
  * fentry and kprobes the module says so once and stays off. */
 #include "libcore/engine/module.h"
 
-#include "libcore/hist/ratio.h"
 #include "pagecache.h"
 #include "pagecache.skel.h"
-
-#include <string.h>
 
 static const struct probe_candidate access_candidates[] = {
 	{ ATTACH_FENTRY, NULL, { "access_folio_fentry" }, { NULL }, { "folio_mark_accessed" } },
@@ -50,39 +47,16 @@ static const struct view_row count_rows[] = {
 	{ PAGECACHE_DIRTIED, "dirtied", "" },
 };
 
-enum { VIEW_COUNTS };
+/* Of the pages accessed in the interval, the share that did not have to be added. */
+static const struct view_ratio hit_ratio = { "hit_ratio", "", PAGECACHE_ACCESSES, PAGECACHE_ADDITIONS };
+
 static const struct map_view views[] = {
-	[VIEW_COUNTS] = { .map = "counts", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(uint64_t),
-			  .nrows = PAGECACHE_COUNTS, .rows = count_rows, .nrows_view = COUNT_OF(count_rows) },
+	{ .map = "counts", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(uint64_t), .nrows = PAGECACHE_COUNTS,
+	  .rows = count_rows, .nrows_view = COUNT_OF(count_rows), .ratio = &hit_ratio },
 };
-
-struct pagecache {
-	uint64_t prev[PAGECACHE_COUNTS];
-};
-
-static int pagecache_read(struct module *m, const struct metric_sink *sink)
-{
-	struct pagecache *pc = m->priv;
-	const uint64_t *counts = module_view_rows(m, VIEW_COUNTS, NULL);
-	uint64_t accesses = counter_delta(counts[PAGECACHE_ACCESSES], pc->prev[PAGECACHE_ACCESSES]);
-	uint64_t additions = counter_delta(counts[PAGECACHE_ADDITIONS], pc->prev[PAGECACHE_ADDITIONS]);
-	/* Of the pages accessed in the interval, the share that did not have to be added. */
-	double ratio = hit_ratio_percent(accesses, additions);
-
-	memcpy(pc->prev, counts, sizeof(pc->prev));
-	if (ratio >= 0 && sink->gauge)
-		sink->gauge(sink->ctx, "hit_ratio", "", ratio);
-	return 0;
-}
 
 const struct module_ops pagecache_module = {
 	.name = "pagecache",
 	.description = "page-cache accesses, additions (misses), pages dirtied and hit ratio",
-	.priv_size = sizeof(struct pagecache),
-	.elf_bytes = pagecache_bpf__elf_bytes,
-	.points = points,
-	.npoints = COUNT_OF(points),
-	.views = views,
-	.nviews = COUNT_OF(views),
-	.read = pagecache_read,
+	MODULE_OBJECT(pagecache),
 };

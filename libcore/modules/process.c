@@ -12,29 +12,13 @@
 #include <errno.h>
 #include <string.h>
 
-static const struct probe_candidate fork_candidates[] = {
-	{ ATTACH_TP_BTF, NULL, { "fork_btf" }, { NULL } },
-	{ ATTACH_RAW_TP, NULL, { "fork_raw" }, { NULL } },
-	{ ATTACH_TRACEPOINT, NULL, { "fork_tp" }, { NULL } },
-};
+static const struct probe_candidate fork_candidates[] = TRACEPOINT_CANDIDATES("fork");
 
-static const struct probe_candidate exec_candidates[] = {
-	{ ATTACH_TP_BTF, NULL, { "exec_btf" }, { NULL } },
-	{ ATTACH_RAW_TP, NULL, { "exec_raw" }, { NULL } },
-	{ ATTACH_TRACEPOINT, NULL, { "exec_tp" }, { NULL } },
-};
+static const struct probe_candidate exec_candidates[] = TRACEPOINT_CANDIDATES("exec");
 
-static const struct probe_candidate exit_candidates[] = {
-	{ ATTACH_TP_BTF, NULL, { "exit_btf" }, { NULL } },
-	{ ATTACH_RAW_TP, NULL, { "exit_raw" }, { NULL } },
-	{ ATTACH_TRACEPOINT, NULL, { "exit_tp" }, { NULL } },
-};
+static const struct probe_candidate exit_candidates[] = TRACEPOINT_CANDIDATES("exit");
 
-static const struct probe_candidate victim_candidates[] = {
-	{ ATTACH_TP_BTF, NULL, { "victim_btf" }, { NULL } },
-	{ ATTACH_RAW_TP, NULL, { "victim_raw" }, { NULL } },
-	{ ATTACH_TRACEPOINT, NULL, { "victim_tp" }, { NULL } },
-};
+static const struct probe_candidate victim_candidates[] = TRACEPOINT_CANDIDATES("victim");
 
 static const struct module_point points[] = {
 	MODULE_POINT("sched_process_fork", fork_candidates),
@@ -114,11 +98,7 @@ const struct module_ops process_module = {
 	.name = "process",
 	.description = "fork, exec and exit counts; OOM kills with the victim in the log",
 	.priv_size = sizeof(struct process),
-	.elf_bytes = process_bpf__elf_bytes,
-	.points = points,
-	.npoints = COUNT_OF(points),
-	.views = views,
-	.nviews = COUNT_OF(views),
+	MODULE_OBJECT(process),
 	.prepare = process_prepare,
 	.configure = process_configure,
 	.start = process_start,

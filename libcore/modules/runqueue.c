@@ -68,10 +68,6 @@ const struct module_ops runqueue_module = {
 	.description = "run-queue latency (wakeup to running), system-wide and per CPU",
 	.options = options,
 	.priv_size = sizeof(struct runqueue),
-	.elf_bytes = runqueue_bpf__elf_bytes,
-	.points = points,
-	.npoints = COUNT_OF(points),
-	.views = views,
-	.nviews = COUNT_OF(views),
+	MODULE_OBJECT(runqueue),
 	.prepare = runqueue_prepare,
 };

@@ -12,11 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static const struct probe_candidate deliver_candidates[] = {
-	{ ATTACH_TP_BTF, NULL, { "deliver_btf" }, { NULL } },
-	{ ATTACH_RAW_TP, NULL, { "deliver_raw" }, { NULL } },
-	{ ATTACH_TRACEPOINT, NULL, { "deliver_tp" }, { NULL } },
-};
+static const struct probe_candidate deliver_candidates[] = TRACEPOINT_CANDIDATES("deliver");
 
 static const struct module_point points[] = {
 	MODULE_POINT("signal_deliver", deliver_candidates),
@@ -51,10 +47,6 @@ static const char *signal_row_name(const struct module *m, int view, uint32_t ro
 const struct module_ops signals_module = {
 	.name = "signals",
 	.description = "signals delivered, per signal (crashes show as segv, bus, fpe, ill, abrt)",
-	.elf_bytes = signals_bpf__elf_bytes,
-	.points = points,
-	.npoints = COUNT_OF(points),
-	.views = views,
-	.nviews = COUNT_OF(views),
+	MODULE_OBJECT(signals),
 	.row_instance = signal_row_name,
 };

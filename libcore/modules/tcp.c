@@ -14,29 +14,13 @@
 #include <stdio.h>
 #include <strings.h>
 
-static const struct probe_candidate retransmit_candidates[] = {
-	{ ATTACH_TP_BTF, NULL, { "retransmit_btf" }, { NULL } },
-	{ ATTACH_RAW_TP, NULL, { "retransmit_raw" }, { NULL } },
-	{ ATTACH_TRACEPOINT, NULL, { "retransmit_tp" }, { NULL } },
-};
+static const struct probe_candidate retransmit_candidates[] = TRACEPOINT_CANDIDATES("retransmit");
 
-static const struct probe_candidate send_reset_candidates[] = {
-	{ ATTACH_TP_BTF, NULL, { "send_reset_btf" }, { NULL } },
-	{ ATTACH_RAW_TP, NULL, { "send_reset_raw" }, { NULL } },
-	{ ATTACH_TRACEPOINT, NULL, { "send_reset_tp" }, { NULL } },
-};
+static const struct probe_candidate send_reset_candidates[] = TRACEPOINT_CANDIDATES("send_reset");
 
-static const struct probe_candidate receive_reset_candidates[] = {
-	{ ATTACH_TP_BTF, NULL, { "receive_reset_btf" }, { NULL } },
-	{ ATTACH_RAW_TP, NULL, { "receive_reset_raw" }, { NULL } },
-	{ ATTACH_TRACEPOINT, NULL, { "receive_reset_tp" }, { NULL } },
-};
+static const struct probe_candidate receive_reset_candidates[] = TRACEPOINT_CANDIDATES("receive_reset");
 
-static const struct probe_candidate state_candidates[] = {
-	{ ATTACH_TP_BTF, NULL, { "state_btf" }, { NULL } },
-	{ ATTACH_RAW_TP, NULL, { "state_raw" }, { NULL } },
-	{ ATTACH_TRACEPOINT, NULL, { "state_tp" }, { NULL } },
-};
+static const struct probe_candidate state_candidates[] = TRACEPOINT_CANDIDATES("state");
 
 static const struct module_point points[] = {
 	MODULE_POINT("tcp_retransmit_skb", retransmit_candidates),
@@ -240,11 +224,7 @@ const struct module_ops tcp_module = {
 	.description = "TCP retransmits, resets sent and received, connect latency; optionally per port",
 	.options = options,
 	.priv_size = sizeof(struct tcp),
-	.elf_bytes = tcp_bpf__elf_bytes,
-	.points = points,
-	.npoints = COUNT_OF(points),
-	.views = views,
-	.nviews = COUNT_OF(views),
+	MODULE_OBJECT(tcp),
 	.set_option = tcp_set_option,
 	.check_config = tcp_check_config,
 	.prepare = tcp_prepare,
