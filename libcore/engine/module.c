@@ -208,13 +208,12 @@ static void object_close(void *ctx)
 	m->obj = NULL;
 }
 
-/* Detaches, drops the readers, closes: after a failed start and in module_free(). */
-static void module_stop(struct module *m)
+/* Detaches, drops the readers, closes the object: after a failed start (a module that is
+ * off keeps nothing attached) and in module_free(). Safe to repeat. */
+static void stop_object(struct module *m)
 {
 	probe_set_stop(&m->probes);
 	views_free(m);
-	if (m->ops->destroy && (m->priv || !m->ops->priv_size))
-		m->ops->destroy(m);
 	if (m->obj)
 		object_close(m);
 }
@@ -251,6 +250,7 @@ int module_start(struct module *m)
 	if (r) {
 		/* No attach method: this kernel lacks every way in; anything else (privileges,
 		 * memory) is a failure the user can fix on this host. */
+		stop_object(m);
 		m->state = r == PROBE_START_NO_METHOD ? MODULE_UNSUPPORTED : MODULE_FAILED;
 		snprintf(m->last_error, sizeof(m->last_error), "%s", err);
 		ebpf_log(EBPF_LOG_ERROR, "module \"%s\" is off: %s", m->label, err);
@@ -321,7 +321,9 @@ void module_free(struct module *m)
 {
 	if (!m)
 		return;
-	module_stop(m);
+	stop_object(m);
+	if (m->ops->destroy && (m->priv || !m->ops->priv_size))
+		m->ops->destroy(m);
 	if (m->ops->points)
 		free(m->probes.points);
 	free(m->priv);
