@@ -46,13 +46,7 @@ static int count_hist_fields(const struct map_view *v)
 static int start_ringbuf(struct module *m, const struct map_view *v, struct view_state *s)
 {
 	s->rb = ring_buffer__new(s->fd, v->record, m, NULL);
-	if (!s->rb) {
-		int e = errno;
-
-		ebpf_log(EBPF_LOG_DEBUG, "%s: ring buffer %s: %s", m->label, v->map, strerror(e));
-		return -e;
-	}
-	return 0;
+	return s->rb ? 0 : -errno;
 }
 
 static int start_array(struct module *m, const struct map_view *v, struct view_state *s, struct bpf_map *map)
@@ -77,15 +71,17 @@ static int start_array(struct module *m, const struct map_view *v, struct view_s
 	return e;
 }
 
-int views_start(struct module *m)
+int views_start(struct module *m, char *err, size_t errlen)
 {
 	const struct module_ops *ops = m->ops;
 
 	if (!ops->nviews)
 		return 0;
 	m->views = calloc(ops->nviews, sizeof(*m->views));
-	if (!m->views)
-		return -ENOMEM;
+	if (!m->views) {
+		snprintf(err, errlen, "cannot set up map readers: %s", strerror(ENOMEM));
+		return -1;
+	}
 	for (int i = 0; i < ops->nviews; i++) {
 		const struct map_view *v = &ops->views[i];
 		struct view_state *s = &m->views[i];
@@ -95,8 +91,10 @@ int views_start(struct module *m)
 		if (!needs_met(m, v->needs))
 			continue;
 		map = bpf_object__find_map_by_name(m->obj, v->map);
-		if (!map)
-			return -ENOENT;
+		if (!map) {
+			snprintf(err, errlen, "cannot set up map readers: the object has no map \"%s\"", v->map);
+			return -1;
+		}
 		s->fd = bpf_map__fd(map);
 		switch (v->shape) {
 		case VIEW_RINGBUF:
@@ -110,8 +108,15 @@ int views_start(struct module *m)
 		case VIEW_PERCPU_HASH:
 			break; /* open key sets: the module's read hook walks them */
 		}
-		if (e)
-			return e;
+		if (e && v->shape == VIEW_RINGBUF) {
+			snprintf(err, errlen, "cannot map the %s ring buffer: %s", v->ring_name ? v->ring_name : v->map,
+				 strerror(-e));
+			return -1;
+		}
+		if (e) {
+			snprintf(err, errlen, "cannot set up map readers: %s", strerror(-e));
+			return -1;
+		}
 		s->active = true;
 	}
 	return 0;

@@ -112,8 +112,8 @@ struct map_view {
 /* Reading state of one view; module.c keeps one per descriptor view. */
 struct view_state;
 
-/* Creates the readers of every view once the object is loaded. 0 or -errno. */
-int views_start(struct module *m);
+/* Creates the readers of every view once the object is loaded. 0, or -1 with the message. */
+int views_start(struct module *m, char *err, size_t errlen);
 /* Reads every view's map (no values sent). 0 or -errno. */
 int views_read(struct module *m);
 /* Sends what views_read() read. */

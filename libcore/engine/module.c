@@ -218,21 +218,13 @@ static void stop_object(struct module *m)
 		object_close(m);
 }
 
-/* The object, attached by candidates, and its views' readers. 0, or a probe_start_error
- * with the message. */
+/* The object, attached by candidates, and its views' readers. 0, or -1 with the message. */
 static int start_object(struct module *m, char *err, size_t errlen)
 {
 	struct probe_object po = { .ctx = m, .open = object_open, .load = object_load, .close = object_close };
-	int r = probe_set_start(&m->probes, &po, err, errlen), e;
-
-	if (r)
-		return r;
-	e = views_start(m);
-	if (e) {
-		snprintf(err, errlen, "cannot set up map readers: %s", strerror(-e));
-		return PROBE_START_FAILED;
-	}
-	return 0;
+	if (probe_set_start(&m->probes, &po, err, errlen))
+		return -1;
+	return views_start(m, err, errlen);
 }
 
 int module_start(struct module *m)
@@ -251,7 +243,7 @@ int module_start(struct module *m)
 		/* No attach method: this kernel lacks every way in; anything else (privileges,
 		 * memory) is a failure the user can fix on this host. */
 		stop_object(m);
-		m->state = r == PROBE_START_NO_METHOD ? MODULE_UNSUPPORTED : MODULE_FAILED;
+		m->state = m->probes.no_method ? MODULE_UNSUPPORTED : MODULE_FAILED;
 		snprintf(m->last_error, sizeof(m->last_error), "%s", err);
 		ebpf_log(EBPF_LOG_ERROR, "module \"%s\" is off: %s", m->label, err);
 		return -1;

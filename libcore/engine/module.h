@@ -1,7 +1,9 @@
-/* The module table: each module is a name, a lifecycle and a snapshot.
+/* The module table and the one lifecycle: each module is a descriptor (its BPF object,
+ * probe points, options and map views as data, plus hooks for what data cannot say) that
+ * module.c runs the same way for all.
  *
  * A front-end (the collectd plugin, tests, bench) creates a module by name, feeds it
- * options, starts it (open -> load -> attach), reads it every interval into a
+ * options, starts it (open -> rodata -> load -> attach), reads it every interval into a
  * metric_sink, and frees it. A module that fails to start keeps its state and error
  * for the front-end to report; the others are unaffected.
  */

@@ -334,7 +334,8 @@ static int choose(struct probe_set *ps, struct kernel_funcs *kf, int *sel, char 
 		if (sel[i] < 0) {
 			snprintf(err, errlen, "no attach method works for %s%s%s", p->name,
 				 p->failures[0] ? ": " : " (AttachOrder excludes every method it has)", p->failures);
-			return PROBE_START_NO_METHOD;
+			ps->no_method = true;
+			return -1;
 		}
 	}
 	return 0;
@@ -394,10 +395,10 @@ static int start_rounds(struct probe_set *ps, const struct probe_object *po, str
 	}
 	for (;;) {
 		struct bpf_object *obj;
-		int e, chosen = choose(ps, kf, sel, err, errlen);
+		int e;
 
-		if (chosen)
-			return chosen;
+		if (choose(ps, kf, sel, err, errlen))
+			return -1;
 		obj = po->open(po->ctx);
 		if (!obj) {
 			snprintf(err, errlen, "cannot open the BPF object: %s", strerror(errno));
@@ -439,6 +440,7 @@ int probe_set_start(struct probe_set *ps, const struct probe_object *po, char *e
 	struct kernel_funcs *kf = kernel_funcs_new();
 	int r;
 
+	ps->no_method = false;
 	ebpf_log_capture_libbpf();
 	if (!kf) {
 		snprintf(err, errlen, "out of memory");

@@ -98,17 +98,14 @@ struct probe_set {
 	/* The loaded object while the points are attached (after probe_set_start() succeeds,
 	 * until probe_set_stop()), else NULL: what the module-wide self-metrics read. */
 	struct bpf_object *obj;
-};
-
-/* What probe_set_start() returns besides 0: the state a module takes follows from it,
- * never from the message text. */
-enum probe_start_error {
-	PROBE_START_FAILED = -1,    /* privileges, memory, a load error: fixable on this host */
-	PROBE_START_NO_METHOD = -2, /* a point has no candidate left: this kernel lacks every way in */
+	/* After a failed start: true when a point had no candidate left (this kernel lacks
+	 * every way in), false for anything else (privileges, memory, a load error). */
+	bool no_method;
 };
 
 /* 0 when every enabled point is attached (the object stays open: the module reads its
- * maps); a probe_start_error with an actionable message in err, and the object closed. */
+ * maps); -1 with an actionable message in err, and the object closed. Why it failed is
+ * in ps->no_method, not only in the text. */
 int probe_set_start(struct probe_set *ps, const struct probe_object *po, char *err, size_t errlen);
 /* Detaches every link, in reverse order. The module closes its object afterwards. */
 void probe_set_stop(struct probe_set *ps);
