@@ -1,6 +1,7 @@
 /* Decoders that make or rework text: string, static_map, regexp. */
 #include "libcore/decode/decoder_kind.h"
 #include "libcore/decode/label_decoder.h"
+#include "libcore/decode/regex_size.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -179,6 +180,10 @@ static int regexp_create(struct label_decoder *d, const char *const *args, int n
 
 	if (!r) {
 		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (regex_size_check(args[0], err, errlen)) {
+		free(r);
 		return -1;
 	}
 	rc = regcomp(&r->re, args[0], REG_EXTENDED);

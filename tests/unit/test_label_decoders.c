@@ -169,7 +169,8 @@ static void test_config_errors(void)
 	const char *one_arg[] = { "x" }, *bad_entry[] = { "0read" }, *empty_text[] = { "0=" },
 		   *dup[] = { "0=read", "0x0=zero" }, *bad_re[] = { "(" }, *groups[] = { "(a)(b)" },
 		   *high_ref[] = { "(a)", "\\2" }, *bad_backslash[] = { "a", "x\\y" },
-		   *three[] = { "a", "b", "c" }, *enc[] = { "little" };
+		   *three[] = { "a", "b", "c" }, *enc[] = { "little" }, *stacked[] = { "a++" },
+		   *huge[] = { "((a{100}){100})x" }, *fine[] = { "^[]a[:alpha:]]{2,8}(x|y+)*[^]]\\.a{99}$" };
 	struct decoder_chain c;
 	char err[512];
 
@@ -206,6 +207,13 @@ static void test_config_errors(void)
 	CHECK_STR(config_error("string", "regexp", bad_backslash, 2, 0),
 		  "label \"device\": decoder regexp: replacement \"x\\y\": a backslash comes before a digit (\\1) or "
 		  "another backslash (\\\\)");
+	CHECK_STR(config_error("string", "regexp", stacked, 1, 0),
+		  "label \"device\": decoder regexp: \"a++\" has two repetition operators in a row (as \"a+*\"), which "
+		  "POSIX leaves undefined: keep one, or group the part (\"(a+)*\")");
+	CHECK_STR(config_error("string", "regexp", huge, 1, 0),
+		  "label \"device\": decoder regexp: \"((a{100}){100})x\" repeats too much (10202 parts once "
+		  "repetitions are unrolled, at most 10000): use smaller counts in {m,n}, or fewer nested repetitions");
+	CHECK_STR(config_error("string", "regexp", fine, 1, 0), "<accepted>");
 	CHECK_STR(config_error("uint", "majorminor", NULL, 0, 0),
 		  "label \"device\": decoder majorminor reads the key's bytes, so it must be the first Decode of the "
 		  "label (here it follows uint, which makes text)");
