@@ -21,6 +21,7 @@
 #include <bpf/bpf_helpers.h>
 #include "include/counting.bpf.h"
 #include "include/hist_row.bpf.h"
+#include "include/start_time.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "block.h"
@@ -52,12 +53,8 @@ struct {
 	__type(value, struct block_start);
 } inflight SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, BLOCK_MAX_INFLIGHT);
-	__type(key, struct block_rq_key);
-	__type(value, struct block_start);
-} queued SEC(".maps");
+/* QueueTime: insert times, the shared start-time store (a full hash is counted). */
+START_HASH_MAP(queued, struct block_rq_key, BLOCK_MAX_INFLIGHT);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -159,10 +156,7 @@ static __always_inline bool kernel_stamps_issue(struct request *rq, __u32 cmd_fl
 
 static __always_inline void on_insert(struct block_rq_key *key)
 {
-	struct block_start st = { .ns = bpf_ktime_get_ns() };
-
-	if (bpf_map_update_elem(&queued, key, &st, BPF_ANY))
-		count_stat(BLOCK_STAT_QUEUED_FULL);
+	start_hash_put(&queued, key, bpf_ktime_get_ns(), &stats, BLOCK_STAT_QUEUED_FULL);
 }
 
 /* At issue: the queue time ends, and the issue time is kept unless the kernel keeps it. */
@@ -170,18 +164,15 @@ static __always_inline void on_issue(struct block_rq_key *key, __u32 dev, __u32 
 				     bool kernel_stamps)
 {
 	struct block_start st = { .ns = bpf_ktime_get_ns(), .bytes = bytes };
-	struct block_start *q;
 	struct block_row *r;
+	__u64 queued_at;
 
 	if (queue_time) {
-		q = bpf_map_lookup_elem(&queued, key);
-		if (q) {
-			__u64 delta = st.ns - q->ns;
-
-			bpf_map_delete_elem(&queued, key);
+		queued_at = start_hash_take(&queued, key);
+		if (queued_at) {
 			r = row_of(dev, op);
 			if (r)
-				hist_record(&r->queue, delta);
+				hist_record(&r->queue, st.ns - queued_at);
 		}
 	}
 	if (kernel_stamps)

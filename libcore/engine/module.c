@@ -4,7 +4,9 @@
 #include "libcore/kernel/prog_misses.h"
 #include "libcore/engine/text_append.h"
 
+#include <bpf/libbpf.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +43,27 @@ void module_names(char *buf, size_t len)
 		text_appendf(buf, len, &used, "%s%s", i ? ", " : "", module_table[i]->name);
 }
 
+/* The descriptor's points as the probe set's state: enabled unless marked off, nothing
+ * chosen yet. */
+static int copy_points(struct module *m)
+{
+	const struct module_ops *ops = m->ops;
+
+	if (!ops->npoints)
+		return 0;
+	m->probes.points = calloc(ops->npoints, sizeof(*m->probes.points));
+	if (!m->probes.points)
+		return -ENOMEM;
+	for (int i = 0; i < ops->npoints; i++)
+		m->probes.points[i] = (struct probe_point){ .name = ops->points[i].name,
+							    .candidates = ops->points[i].candidates,
+							    .ncandidates = ops->points[i].ncandidates,
+							    .enabled = !ops->points[i].off,
+							    .chosen = -1 };
+	m->probes.npoints = ops->npoints;
+	return 0;
+}
+
 struct module *module_new(const struct module_ops *ops, const char *instance)
 {
 	struct module *m = calloc(1, sizeof(*m));
@@ -55,8 +78,9 @@ struct module *module_new(const struct module_ops *ops, const char *instance)
 		snprintf(m->label, sizeof(m->label), "%s", ops->name);
 	m->probes.module = m->label;
 	hist_config_init(&m->hist);
-	if (ops->create(m)) {
-		free(m);
+	if ((ops->priv_size && !(m->priv = calloc(1, ops->priv_size))) || copy_points(m) ||
+	    (ops->create && ops->create(m))) {
+		module_free(m);
 		return NULL;
 	}
 	return m;
@@ -90,10 +114,29 @@ static void list_keys(const struct module *m, char *buf, size_t len)
 	size_t used = 0;
 
 	buf[0] = '\0';
-	for (int i = 0; m->ops->option_names && m->ops->option_names[i]; i++)
+	for (int i = 0; m->ops->options && m->ops->options[i].key; i++)
+		text_appendf(buf, len, &used, "%s, ", m->ops->options[i].key);
+	for (int i = 0; !m->ops->options && m->ops->option_names && m->ops->option_names[i]; i++)
 		text_appendf(buf, len, &used, "%s, ", m->ops->option_names[i]);
 	for (int i = 0; common_options[i]; i++)
 		text_appendf(buf, len, &used, "%s%s", common_options[i], common_options[i + 1] ? ", " : "");
+}
+
+/* The module's own key: 1 taken, 0 not one of its keys, -1 a bad value. */
+static int module_option(struct module *m, const struct option *o, char *err, size_t errlen)
+{
+	const struct module_option *opt = m->ops->options;
+
+	if (!opt)
+		return m->ops->set_option ? m->ops->set_option(m, o, err, errlen) : 0;
+	for (; opt->key; opt++) {
+		if (strcasecmp(o->key, opt->key))
+			continue;
+		if (opt->kind == MODOPT_BOOL)
+			return opt_get_boolean(o, (bool *)((char *)m->priv + opt->offset), err, errlen) ? -1 : 1;
+		return m->ops->set_option(m, o, err, errlen);
+	}
+	return 0;
 }
 
 int module_set_option(struct module *m, const struct option *o, char *err, size_t errlen)
@@ -106,7 +149,7 @@ int module_set_option(struct module *m, const struct option *o, char *err, size_
 	r = hist_config_option(&m->hist, o, err, errlen);
 	if (r)
 		return r < 0 ? -1 : 0;
-	r = m->ops->set_option(m, o, err, errlen);
+	r = module_option(m, o, err, errlen);
 	if (r)
 		return r < 0 ? -1 : 0;
 	list_keys(m, keys, sizeof(keys));
@@ -119,14 +162,96 @@ int module_check_config(struct module *m, char *err, size_t errlen)
 	return m->ops->check_config ? m->ops->check_config(m, err, errlen) : 0;
 }
 
+/* The probe set's view of the module's BPF object: opened from the skeleton's bytes,
+ * filter_tgid and the module's own rodata set before load. Reopened by probe.c each time
+ * a candidate fails. */
+static struct bpf_object *object_open(void *ctx)
+{
+	struct module *m = ctx;
+	char name[64];
+	size_t size;
+	const void *bytes = m->ops->elf_bytes(&size);
+	uint32_t *filter_tgid;
+	int e;
+
+	/* Named as the skeleton names it, so map names ("<name>_bpf.rodata") are the same. */
+	snprintf(name, sizeof(name), "%s_bpf", m->ops->name);
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = name);
+	m->obj = bpf_object__open_mem(bytes, size, &opts);
+	if (!m->obj)
+		return NULL;
+	filter_tgid = module_rodata(m->obj, "filter_tgid", sizeof(*filter_tgid));
+	if (filter_tgid)
+		*filter_tgid = m->filter_tgid;
+	e = m->ops->configure ? m->ops->configure(m, m->obj) : 0;
+	if (e) {
+		bpf_object__close(m->obj);
+		m->obj = NULL;
+		errno = -e;
+		return NULL;
+	}
+	return m->obj;
+}
+
+static int object_load(void *ctx)
+{
+	struct module *m = ctx;
+
+	return bpf_object__load(m->obj);
+}
+
+static void object_close(void *ctx)
+{
+	struct module *m = ctx;
+
+	bpf_object__close(m->obj);
+	m->obj = NULL;
+}
+
+/* Detaches, drops the readers, closes the object: after a failed start (a module that is
+ * off keeps nothing attached) and in module_free(). Safe to repeat. */
+static void stop_object(struct module *m)
+{
+	probe_set_stop(&m->probes);
+	views_free(m);
+	if (m->obj)
+		object_close(m);
+}
+
+/* The object, attached by candidates, and its views' readers. 0, or a probe_start_error
+ * with the message. */
+static int start_object(struct module *m, char *err, size_t errlen)
+{
+	struct probe_object po = { .ctx = m, .open = object_open, .load = object_load, .close = object_close };
+	int r = probe_set_start(&m->probes, &po, err, errlen), e;
+
+	if (r)
+		return r;
+	e = views_start(m);
+	if (e) {
+		snprintf(err, errlen, "cannot set up map readers: %s", strerror(-e));
+		return PROBE_START_FAILED;
+	}
+	return 0;
+}
+
 int module_start(struct module *m)
 {
+	const struct module_ops *ops = m->ops;
 	char err[sizeof(m->last_error)] = "";
+	int r = module_check_config(m, err, sizeof(err));
 
-	if (module_check_config(m, err, sizeof(err)) || m->ops->start(m, err, sizeof(err))) {
-		/* "no attach method works" means this kernel lacks every way in; anything else
-		 * (privileges, memory) is a failure the user can fix on this host. */
-		m->state = strstr(err, "no attach method works") ? MODULE_UNSUPPORTED : MODULE_FAILED;
+	if (!r && ops->prepare)
+		r = ops->prepare(m, err, sizeof(err));
+	if (!r && ops->elf_bytes)
+		r = start_object(m, err, sizeof(err));
+	if (!r && ops->start)
+		r = ops->start(m, err, sizeof(err));
+	if (r) {
+		/* No attach method: this kernel lacks every way in; anything else (privileges,
+		 * memory) is a failure the user can fix on this host. */
+		stop_object(m);
+		m->state = r == PROBE_START_NO_METHOD ? MODULE_UNSUPPORTED : MODULE_FAILED;
 		snprintf(m->last_error, sizeof(m->last_error), "%s", err);
 		ebpf_log(EBPF_LOG_ERROR, "module \"%s\" is off: %s", m->label, err);
 		return -1;
@@ -171,7 +296,11 @@ int module_read(struct module *m, const struct metric_sink *sink)
 
 	if (m->state != MODULE_RUNNING && m->state != MODULE_DEGRADED)
 		return -1;
-	err = m->ops->read(m, sink);
+	err = views_read(m);
+	if (!err) {
+		views_emit(m, sink);
+		err = m->ops->read ? m->ops->read(m, sink) : 0;
+	}
 	if (err) {
 		snprintf(m->last_error, sizeof(m->last_error), "reading the BPF maps failed: %s", strerror(-err));
 		ebpf_log(EBPF_LOG_ERROR, "module \"%s\": %s", m->label, m->last_error);
@@ -192,6 +321,11 @@ void module_free(struct module *m)
 {
 	if (!m)
 		return;
-	m->ops->destroy(m);
+	stop_object(m);
+	if (m->ops->destroy && (m->priv || !m->ops->priv_size))
+		m->ops->destroy(m);
+	if (m->ops->points)
+		free(m->probes.points);
+	free(m->priv);
 	free(m);
 }

@@ -14,6 +14,7 @@
 
 #include "libcore/hist/hist.h"
 #include "libcore/hist/hist_config.h"
+#include "libcore/engine/map_view.h"
 #include "libcore/engine/options.h"
 #include "libcore/engine/probe.h"
 
@@ -42,21 +43,85 @@ struct metric_sink {
 };
 
 struct module;
+struct bpf_object;
+struct map_view;
+struct view_state;
 
+/* One key of a module's options table, in the order users are told them. A bool is
+ * parsed by the engine into the module's private state; anything else goes to the
+ * set_option hook. */
+enum module_option_kind { MODOPT_HOOK, MODOPT_BOOL };
+struct module_option {
+	const char *key;
+	enum module_option_kind kind;
+	size_t offset; /* MODOPT_BOOL: offsetof() of a bool in the module's private struct */
+};
+
+/* A probe point of the descriptor: its name and ordered candidates (probe.h). */
+struct module_point {
+	const char *name;
+	const struct probe_candidate *candidates;
+	int ncandidates;
+	bool off;      /* not enabled until the module's prepare hook enables it */
+};
+/* The candidate count is derived from the array, never written by hand. */
+#define MODULE_POINT(name_, candidates_) \
+	{ .name = (name_), .candidates = (candidates_), .ncandidates = (int)(sizeof(candidates_) / sizeof((candidates_)[0])) }
+#define MODULE_POINT_OFF(name_, candidates_) \
+	{ .name = (name_), .candidates = (candidates_), \
+	  .ncandidates = (int)(sizeof(candidates_) / sizeof((candidates_)[0])), .off = true }
+
+/* The BPF side of a descriptor whose tables are named `points` and `views`: the object of
+ * skeleton <name>_bpf and both tables with their counts. */
+#define MODULE_OBJECT(name_)                                                                \
+	.elf_bytes = name_##_bpf__elf_bytes, .points = points, .npoints = COUNT_OF(points), \
+	.views = views, .nviews = COUNT_OF(views)
+
+/* A module's descriptor: what it is (data), and hooks only for what data cannot say.
+ *
+ * The engine does the lifecycle once for every module (module.c): allocates priv_size
+ * bytes of private state, parses common options and the bools of the options table and
+ * hands the other keys to set_option; at start opens the BPF object from elf_bytes (the
+ * skeleton's X_bpf__elf_bytes), sets the `filter_tgid` rodata by name, lets configure set
+ * the module's own rodata and map sizes, starts the probe points by candidates
+ * (probe.c), sets up readers for the map views, and on every read reads and sends the
+ * views before the read hook. Every hook may be NULL. */
 struct module_ops {
 	const char *name;
 	const char *description;
 	bool in_default_set;              /* enabled by a bare `LoadPlugin ebpf` */
-	const char *const *option_names;  /* the module's own keys, NULL-terminated */
-	int (*create)(struct module *m);  /* allocate m->priv with defaults */
+	/* configuration */
+	const struct module_option *options; /* NULL-terminated */
+	const char *const *option_names;  /* without a table: keys set_option parses */
+	size_t priv_size;                 /* m->priv: zeroed, freed by the engine */
+	/* the BPF object */
+	const void *(*elf_bytes)(size_t *size);
+	const struct module_point *points;
+	int npoints;
+	const struct map_view *views;
+	int nviews;
+
+	/* hooks */
+	int (*create)(struct module *m);  /* defaults in m->priv (already zeroed) */
 	int (*set_option)(struct module *m, const struct option *o, char *err, size_t errlen); /* 1 ok, 0 unknown, -1 bad */
 	/* Options that are valid one by one but not together (Ports without PortBreakdown):
 	 * checked once the module's block is read, so they are configuration errors that stop
-	 * collectd like any bad value. May be NULL. 0, or -1 with the message. */
+	 * collectd like any bad value. 0, or -1 with the message. */
 	int (*check_config)(struct module *m, char *err, size_t errlen);
+	/* Before the object is opened: kernel facts, which points are enabled
+	 * (m->probes.points[i].enabled), m->features. 0, or -1 with the message. */
+	int (*prepare)(struct module *m, char *err, size_t errlen);
+	/* After each open, before load: the module's own rodata (module_rodata()) and map
+	 * sizes. 0 or -errno. Called again when a candidate fails and the object reopens. */
+	int (*configure)(struct module *m, struct bpf_object *obj);
+	/* After the points are attached and the views set up: readers of its own, log lines. */
 	int (*start)(struct module *m, char *err, size_t errlen);
+	/* After the views are read and sent: what they cannot say. 0 or -errno. */
 	int (*read)(struct module *m, const struct metric_sink *sink);
-	void (*destroy)(struct module *m); /* detach, close, free m->priv; safe in any state */
+	/* Frees what the hooks allocated (not m->priv itself); safe in any state. */
+	void (*destroy)(struct module *m);
+	/* KEY_MODULE views: the instance of a row, or NULL to skip the row. */
+	const char *(*row_instance)(const struct module *m, int view, uint32_t row, char *buf, size_t len);
 };
 
 struct module {
@@ -67,9 +132,17 @@ struct module {
 	enum module_state state;
 	char last_error[1024];
 	uint32_t filter_tgid;       /* 0: whole system; tests count only their own process */
+	uint32_t features;          /* bits the prepare hook sets; views' `needs` test them */
 	struct hist_config hist;    /* Percentile, Bucket, BucketType */
-	struct probe_set probes;    /* the module fills points; AttachOrder lands in order */
+	struct probe_set probes;    /* points from the descriptor; AttachOrder lands in order */
+	struct bpf_object *obj;     /* opened from elf_bytes; NULL when closed */
+	struct view_state *views;   /* one per descriptor view, while running */
 };
+
+/* Inside the open object's .rodata: the global variable `name` (through BTF), which must
+ * be `size` bytes (0: any size, for arrays); NULL if it is missing or of another size.
+ * For configure hooks. */
+void *module_rodata(struct bpf_object *obj, const char *name, size_t size);
 
 extern const struct module_ops *const module_table[];
 

@@ -1,26 +1,24 @@
-/* Every module, in the order they are listed to users. Adding a module: write
- * bpf/<name>.bpf.c, bpf/<name>.h, libcore/mod_<name>.c, and add it here. */
+/* Every built-in module, in the order they are listed to users: one line each. Adding a
+ * module: write bpf/<name>.bpf.c (+ bpf/<name>.h), its descriptor
+ * libcore/modules/<name>.c (defining <name>_module) and its test tests/bpf/test_<name>.c,
+ * add X(<name>) here and <name> to the module lists of Makefile.am (README, "Adding a
+ * module"). */
 #include "libcore/engine/module.h"
 
-extern const struct module_ops syscalls_module;
-extern const struct module_ops block_module;
-extern const struct module_ops runqueue_module;
-extern const struct module_ops tcp_module;
-extern const struct module_ops process_module;
-extern const struct module_ops vfs_module;
-extern const struct module_ops fs_module;
-extern const struct module_ops dcache_module;
-extern const struct module_ops pagecache_module;
+#define BUILT_IN_MODULES(X) \
+	X(syscalls)         \
+	X(block)            \
+	X(runqueue)         \
+	X(tcp)              \
+	X(process)          \
+	X(vfs)              \
+	X(fs)               \
+	X(dcache)           \
+	X(pagecache)        \
+	X(signals)
 
-const struct module_ops *const module_table[] = {
-	&syscalls_module,
-	&block_module,
-	&runqueue_module,
-	&tcp_module,
-	&process_module,
-	&vfs_module,
-	&fs_module,
-	&dcache_module,
-	&pagecache_module,
-	NULL,
-};
+#define DECLARE(name) extern const struct module_ops name##_module;
+BUILT_IN_MODULES(DECLARE)
+
+#define ENTRY(name) &name##_module,
+const struct module_ops *const module_table[] = { BUILT_IN_MODULES(ENTRY) NULL };

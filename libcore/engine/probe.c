@@ -334,7 +334,7 @@ static int choose(struct probe_set *ps, struct kernel_funcs *kf, int *sel, char 
 		if (sel[i] < 0) {
 			snprintf(err, errlen, "no attach method works for %s%s%s", p->name,
 				 p->failures[0] ? ": " : " (AttachOrder excludes every method it has)", p->failures);
-			return -1;
+			return PROBE_START_NO_METHOD;
 		}
 	}
 	return 0;
@@ -394,10 +394,10 @@ static int start_rounds(struct probe_set *ps, const struct probe_object *po, str
 	}
 	for (;;) {
 		struct bpf_object *obj;
-		int e;
+		int e, chosen = choose(ps, kf, sel, err, errlen);
 
-		if (choose(ps, kf, sel, err, errlen))
-			return -1;
+		if (chosen)
+			return chosen;
 		obj = po->open(po->ctx);
 		if (!obj) {
 			snprintf(err, errlen, "cannot open the BPF object: %s", strerror(errno));

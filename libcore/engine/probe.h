@@ -54,6 +54,15 @@ struct probe_candidate {
 	const char *targets[PROBE_MAX_TARGETS];
 };
 
+/* The three tracepoint flavours of one program, in the usual order: programs named
+ * <prog>_btf (tp_btf), <prog>_raw (raw_tp) and <prog>_tp (classic tracepoint). */
+#define TRACEPOINT_CANDIDATES(prog)                                \
+	{                                                          \
+		{ ATTACH_TP_BTF, NULL, { prog "_btf" }, { NULL } },  \
+		{ ATTACH_RAW_TP, NULL, { prog "_raw" }, { NULL } },  \
+		{ ATTACH_TRACEPOINT, NULL, { prog "_tp" }, { NULL } }, \
+	}
+
 struct probe_point {
 	const char *name;                       /* e.g. "sys_exit" */
 	const struct probe_candidate *candidates;
@@ -91,8 +100,15 @@ struct probe_set {
 	struct bpf_object *obj;
 };
 
+/* What probe_set_start() returns besides 0: the state a module takes follows from it,
+ * never from the message text. */
+enum probe_start_error {
+	PROBE_START_FAILED = -1,    /* privileges, memory, a load error: fixable on this host */
+	PROBE_START_NO_METHOD = -2, /* a point has no candidate left: this kernel lacks every way in */
+};
+
 /* 0 when every enabled point is attached (the object stays open: the module reads its
- * maps); -1 with an actionable message in err, and the object closed. */
+ * maps); a probe_start_error with an actionable message in err, and the object closed. */
 int probe_set_start(struct probe_set *ps, const struct probe_object *po, char *err, size_t errlen);
 /* Detaches every link, in reverse order. The module closes its object afterwards. */
 void probe_set_stop(struct probe_set *ps);

@@ -10,7 +10,6 @@
 #include "libcore/decode/disk_names.h"
 #include "libcore/engine/log.h"
 #include "libcore/decode/name_filter.h"
-#include "libcore/engine/percpu_read.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -35,7 +34,11 @@ static const struct probe_candidate queue_candidates[] = {
 	{ ATTACH_TRACEPOINT, NULL, { "blk_insert_tp", "blk_issue_tp_q", "blk_complete_tp_q" }, { "queued" } },
 };
 
-enum { POINT_IO, POINT_IO_QUEUE, NPOINTS };
+enum { POINT_IO, POINT_IO_QUEUE };
+static const struct module_point points[] = {
+	[POINT_IO] = MODULE_POINT_OFF("block_rq_issue+block_rq_complete", io_candidates),
+	[POINT_IO_QUEUE] = MODULE_POINT_OFF("block_rq_insert+block_rq_issue+block_rq_complete", queue_candidates),
+};
 
 static const char *const op_names[BLOCK_OP_COUNT] = { "read", "write", "discard", "flush", "other" };
 
@@ -53,59 +56,56 @@ struct kernel_facts {
 };
 
 struct block {
-	struct block_bpf *skel;
 	/* configuration */
 	struct name_filter disks_filter;
 	bool queue_time;
 	/* derived at start */
 	struct kernel_facts facts;
-	struct probe_point points[NPOINTS];
 	/* reading */
-	struct percpu_reader stats_reader;
-	uint64_t stats[BLOCK_STAT_COUNT];
 	struct row_state *rows;
 	int nrows;
 	struct disk_names names;
 	struct block_untraced untraced; /* what diskstats counted and the programs did not */
 };
 
-static const char *const option_names[] = { "Disk", "IgnoreSelected", "QueueTime", NULL };
+static const struct module_option options[] = {
+	{ "Disk" },
+	{ "IgnoreSelected", MODOPT_BOOL, offsetof(struct block, disks_filter.ignore_selected) },
+	{ "QueueTime", MODOPT_BOOL, offsetof(struct block, queue_time) },
+	{ NULL },
+};
 
-static int block_create(struct module *m)
-{
-	struct block *b = calloc(1, sizeof(*b));
+enum { FEATURE_QUEUE_TIME = 1 };
 
-	if (!b)
-		return -ENOMEM;
-	b->points[POINT_IO] = (struct probe_point){
-		.name = "block_rq_issue+block_rq_complete", .candidates = io_candidates, .ncandidates = 3, .chosen = -1 };
-	b->points[POINT_IO_QUEUE] = (struct probe_point){ .name = "block_rq_insert+block_rq_issue+block_rq_complete",
-							   .candidates = queue_candidates,
-							   .ncandidates = 3,
-							   .chosen = -1 };
-	m->priv = b;
-	m->probes.points = b->points;
-	m->probes.npoints = NPOINTS;
-	return 0;
-}
+/* Self-metrics, always sent so that "nothing lost" is visible as a zero. */
+static const struct view_row stat_rows[] = {
+	{ BLOCK_STAT_ROWS_FULL, "dropped", "rows_full", VIEW_ALWAYS },
+	{ BLOCK_STAT_INFLIGHT_FULL, "dropped", "inflight_full", VIEW_ALWAYS },
+	{ BLOCK_STAT_QUEUED_FULL, "dropped", "queued_full", VIEW_ALWAYS, FEATURE_QUEUE_TIME },
+	{ BLOCK_STAT_NO_START, "issue_time", "unknown", VIEW_ALWAYS },
+	{ BLOCK_STAT_START_REQUEST, "issue_time", "request", VIEW_ALWAYS },
+	{ BLOCK_STAT_START_HASH, "issue_time", "hash", VIEW_ALWAYS },
+};
+
+/* `disks` is a hash of (dev, op) rows: its keys need the disk names and the Disk filter,
+ * and the untraced IOs need its counts, so block_read() walks it. */
+static const struct map_view views[] = {
+	{ .map = "stats", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(uint64_t), .nrows = BLOCK_STAT_COUNT,
+	  .rows = stat_rows, .nrows_view = COUNT_OF(stat_rows) },
+	{ .map = "disks", .shape = VIEW_HASH, .value_size = sizeof(struct block_row) },
+};
 
 static int block_set_option(struct module *m, const struct option *o, char *err, size_t errlen)
 {
 	struct block *b = m->priv;
 
-	if (!strcasecmp(o->key, "Disk")) {
-		if (opt_expect_strings(o, 1, err, errlen))
+	/* Disk, the one key of the table not a bool */
+	if (opt_expect_strings(o, 1, err, errlen))
+		return -1;
+	for (int i = 0; i < o->nvalues; i++)
+		if (name_filter_add(&b->disks_filter, "Disk", o->values[i].string, err, errlen))
 			return -1;
-		for (int i = 0; i < o->nvalues; i++)
-			if (name_filter_add(&b->disks_filter, "Disk", o->values[i].string, err, errlen))
-				return -1;
-		return 1;
-	}
-	if (!strcasecmp(o->key, "IgnoreSelected"))
-		return opt_get_boolean(o, &b->disks_filter.ignore_selected, err, errlen) ? -1 : 1;
-	if (!strcasecmp(o->key, "QueueTime"))
-		return opt_get_boolean(o, &b->queue_time, err, errlen) ? -1 : 1;
-	return 0;
+	return 1;
 }
 
 /* Bench-only hook (bench/block_cost.c sets it; nothing else may): take the kernel's issue
@@ -138,53 +138,44 @@ static void read_kernel_facts(struct kernel_facts *f)
 	btf_facts_close(btf);
 }
 
-static struct bpf_object *open_object(void *ctx)
+static int block_prepare(struct module *m, char *err, size_t errlen)
 {
-	struct block *b = ctx;
+	struct block *b = m->priv;
 
-	b->skel = block_bpf__open();
-	if (!b->skel)
-		return NULL;
-	b->skel->rodata->issue_rq_arg = b->facts.issue_rq_arg;
-	b->skel->rodata->insert_rq_arg = b->facts.insert_rq_arg;
-	b->skel->rodata->queue_flag_stats = b->facts.queue_flag_stats;
-	b->skel->rodata->rqf_stats = b->facts.rqf_stats;
-	b->skel->rodata->queue_time = b->queue_time;
-	return b->skel->obj;
+	read_kernel_facts(&b->facts);
+	m->probes.points[POINT_IO].enabled = !b->queue_time;
+	m->probes.points[POINT_IO_QUEUE].enabled = b->queue_time;
+	m->features = b->queue_time ? FEATURE_QUEUE_TIME : 0;
+	return 0;
 }
 
-static int load_object(void *ctx)
+static int block_configure(struct module *m, struct bpf_object *obj)
 {
-	struct block *b = ctx;
+	const struct block *b = m->priv;
+	uint8_t *issue_rq_arg = module_rodata(obj, "issue_rq_arg", 1);
+	uint8_t *insert_rq_arg = module_rodata(obj, "insert_rq_arg", 1);
+	int8_t *queue_flag_stats = module_rodata(obj, "queue_flag_stats", 1);
+	uint32_t *rqf_stats = module_rodata(obj, "rqf_stats", sizeof(uint32_t));
+	bool *queue_time = module_rodata(obj, "queue_time", sizeof(bool));
 
-	return block_bpf__load(b->skel);
-}
-
-static void close_object(void *ctx)
-{
-	struct block *b = ctx;
-
-	block_bpf__destroy(b->skel);
-	b->skel = NULL;
+	if (!issue_rq_arg || !insert_rq_arg || !queue_flag_stats || !rqf_stats || !queue_time)
+		return -ENOENT;
+	*issue_rq_arg = b->facts.issue_rq_arg;
+	*insert_rq_arg = b->facts.insert_rq_arg;
+	*queue_flag_stats = b->facts.queue_flag_stats;
+	*rqf_stats = b->facts.rqf_stats;
+	*queue_time = b->queue_time;
+	return 0;
 }
 
 static int block_start(struct module *m, char *err, size_t errlen)
 {
 	struct block *b = m->priv;
-	struct probe_object po = { .ctx = b, .open = open_object, .load = load_object, .close = close_object };
 	int e;
 
-	read_kernel_facts(&b->facts);
-	b->points[POINT_IO].enabled = !b->queue_time;
-	b->points[POINT_IO_QUEUE].enabled = b->queue_time;
-	if (probe_set_start(&m->probes, &po, err, errlen))
-		return -1;
 	b->rows = calloc(BLOCK_MAX_ROWS, sizeof(*b->rows));
-	e = b->rows ? percpu_reader_init(&b->stats_reader, bpf_map__fd(b->skel->maps.stats), BLOCK_STAT_COUNT,
-					 sizeof(uint64_t))
-		    : -ENOMEM;
-	if (e) {
-		snprintf(err, errlen, "cannot set up map readers: %s", strerror(-e));
+	if (!b->rows) {
+		snprintf(err, errlen, "cannot set up map readers: %s", strerror(ENOMEM));
 		return -1;
 	}
 	e = block_untraced_start(&b->untraced);
@@ -213,16 +204,6 @@ static struct row_state *row_state(struct block *b, const struct block_key *k)
 	return &b->rows[b->nrows++];
 }
 
-static void emit_hist(const struct metric_sink *sink, const char *metric, const char *instance, enum hist_unit unit,
-		      struct hist_tracker *t, const struct hist_row *h)
-{
-	struct hist_interval iv;
-
-	hist_advance(t, (const uint64_t *)h->slots, h->sum, &iv);
-	if (iv.total_count)
-		sink->histogram(sink->ctx, metric, instance, unit, &iv);
-}
-
 static void emit_row(struct block *b, const struct metric_sink *sink, struct row_state *rs, const struct block_row *r)
 {
 	const char *disk = disk_name(&b->names, rs->key.dev);
@@ -237,17 +218,17 @@ static void emit_row(struct block *b, const struct metric_sink *sink, struct row
 		sink->counter(sink->ctx, "ios", instance, r->ios);
 	if (r->bytes)
 		sink->counter(sink->ctx, "bytes", instance, r->bytes);
-	emit_hist(sink, "latency", instance, HIST_UNIT_NANOSECONDS, &rs->latency, &r->latency);
-	emit_hist(sink, "io_size", instance, HIST_UNIT_BYTES, &rs->size, &r->size);
+	emit_hist_row(sink, "latency", instance, HIST_UNIT_NANOSECONDS, &rs->latency, &r->latency);
+	emit_hist_row(sink, "io_size", instance, HIST_UNIT_BYTES, &rs->size, &r->size);
 	if (b->queue_time)
-		emit_hist(sink, "queue_latency", instance, HIST_UNIT_NANOSECONDS, &rs->queue, &r->queue);
+		emit_hist_row(sink, "queue_latency", instance, HIST_UNIT_NANOSECONDS, &rs->queue, &r->queue);
 }
 
 /* Rows are never deleted, so walking the hash while the kernel adds rows misses at most
  * the new ones, which the next read sees. */
-static int read_rows(struct block *b, const struct metric_sink *sink)
+static int read_rows(struct module *m, struct block *b, const struct metric_sink *sink)
 {
-	int fd = bpf_map__fd(b->skel->maps.disks);
+	int fd = bpf_map__fd(bpf_object__find_map_by_name(m->obj, "disks"));
 	struct block_key key, next;
 	struct block_row row;
 	void *prev = NULL;
@@ -290,21 +271,11 @@ static int block_read(struct module *m, const struct metric_sink *sink)
 	bool have_diskstats;
 	int err;
 
-	/* Before the maps: every IO diskstats counts has then passed the programs already. */
+	/* Before the rows: every IO diskstats counts has then passed the programs already. */
 	have_diskstats = b->untraced.started && block_untraced_read_kernel(&b->untraced) == 0;
-	err = percpu_reader_read(&b->stats_reader, b->stats);
-	if (!err)
-		err = read_rows(b, sink);
+	err = read_rows(m, b, sink);
 	if (err)
 		return err;
-	/* Self-metrics, always sent so that "nothing lost" is visible as a zero. */
-	sink->counter(sink->ctx, "dropped", "rows_full", b->stats[BLOCK_STAT_ROWS_FULL]);
-	sink->counter(sink->ctx, "dropped", "inflight_full", b->stats[BLOCK_STAT_INFLIGHT_FULL]);
-	if (b->queue_time)
-		sink->counter(sink->ctx, "dropped", "queued_full", b->stats[BLOCK_STAT_QUEUED_FULL]);
-	sink->counter(sink->ctx, "issue_time", "unknown", b->stats[BLOCK_STAT_NO_START]);
-	sink->counter(sink->ctx, "issue_time", "request", b->stats[BLOCK_STAT_START_REQUEST]);
-	sink->counter(sink->ctx, "issue_time", "hash", b->stats[BLOCK_STAT_START_HASH]);
 	if (have_diskstats)
 		block_untraced_each(&b->untraced, emit_untraced, &ue);
 	return 0;
@@ -314,27 +285,22 @@ static void block_destroy(struct module *m)
 {
 	struct block *b = m->priv;
 
-	if (!b)
-		return;
-	probe_set_stop(&m->probes);
-	if (b->skel)
-		close_object(b);
-	percpu_reader_free(&b->stats_reader);
 	name_filter_free(&b->disks_filter);
 	disk_names_free(&b->names);
 	block_untraced_free(&b->untraced);
 	free(b->rows);
-	free(b);
-	m->priv = NULL;
+	b->rows = NULL;
 }
 
 const struct module_ops block_module = {
 	.name = "block",
 	.description = "per disk and operation: IOs, bytes, latency and size distributions, queue time",
-	.in_default_set = false,
-	.option_names = option_names,
-	.create = block_create,
+	.options = options,
+	.priv_size = sizeof(struct block),
+	MODULE_OBJECT(block),
 	.set_option = block_set_option,
+	.prepare = block_prepare,
+	.configure = block_configure,
 	.start = block_start,
 	.read = block_read,
 	.destroy = block_destroy,

@@ -13,12 +13,8 @@
 #include "fs.skel.h"
 #include "libcore/engine/log.h"
 #include "libcore/engine/text_append.h"
-#include "libcore/engine/percpu_read.h"
 
-#include <bpf/libbpf.h>
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -48,9 +44,9 @@ struct fs_point {
 	struct probe_candidate candidates[2];
 };
 
+/* The probe points are built at run time (the filesystems are an option), so they live
+ * here, not in the descriptor. */
 struct fs {
-	struct fs_bpf *skel;
-	uint32_t filter_tgid;
 	/* configuration: indexes into fs_types, -1 for none */
 	int wanted[FS_SLOTS];
 	int nwanted;
@@ -58,13 +54,25 @@ struct fs {
 	int slot_type[FS_SLOTS];
 	struct fs_point storage[FS_ROWS];
 	struct probe_point points[FS_ROWS];
-	struct percpu_reader latency_reader, stats_reader;
-	struct hist_row rows[FS_ROWS];
-	uint64_t stats[FS_STAT_COUNT];
-	struct hist_tracker trackers[FS_ROWS];
 };
 
-static const char *const option_names[] = { "Filesystem", NULL };
+static const struct module_option options[] = { { "Filesystem" }, { NULL } };
+
+/* Row slot * FS_OPS + op; "calls" is the latency histogram's count. */
+static const struct view_field latency_fields[] = {
+	{ "latency", VALUE_HISTOGRAM, 0, HIST_UNIT_NANOSECONDS, .count_metric = "calls" },
+};
+
+static const struct view_row stat_rows[] = {
+	{ FS_STAT_START_LOST, "dropped", "start_lost", VIEW_ALWAYS },
+};
+
+static const struct map_view views[] = {
+	{ .map = "latency", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct hist_row), .nrows = FS_ROWS,
+	  .key = KEY_MODULE, .fields = latency_fields, .nfields = COUNT_OF(latency_fields) },
+	{ .map = "stats", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(uint64_t), .nrows = FS_STAT_COUNT,
+	  .rows = stat_rows, .nrows_view = COUNT_OF(stat_rows) },
+};
 
 static const char *fs_type_list(char *buf, size_t len)
 {
@@ -89,22 +97,20 @@ static void build_point(struct fs *f, int slot, int op)
 	st->candidates[0] = (struct probe_candidate){ .method = ATTACH_FENTRY, .progs = { st->progs[0], st->progs[1] } };
 	st->candidates[1] = (struct probe_candidate){ .method = ATTACH_KPROBE, .progs = { st->progs[2], st->progs[3] } };
 	snprintf(st->name, sizeof(st->name), "slot%d %s", slot, op_names[op]);
-	f->points[row] = (struct probe_point){ .name = st->name, .candidates = st->candidates, .ncandidates = 2,
+	f->points[row] = (struct probe_point){ .name = st->name, .candidates = st->candidates,
+					       .ncandidates = COUNT_OF(st->candidates),
 					       .chosen = -1 };
 }
 
 static int fs_create(struct module *m)
 {
-	struct fs *f = calloc(1, sizeof(*f));
+	struct fs *f = m->priv;
 
-	if (!f)
-		return -ENOMEM;
 	for (int s = 0; s < FS_SLOTS; s++) {
 		f->slot_type[s] = -1;
 		for (int op = 0; op < FS_OPS; op++)
 			build_point(f, s, op);
 	}
-	m->priv = f;
 	m->probes.points = f->points;
 	m->probes.npoints = FS_ROWS;
 	return 0;
@@ -149,9 +155,7 @@ static int set_filesystem(struct fs *f, const struct option *o, char *err, size_
 
 static int fs_set_option(struct module *m, const struct option *o, char *err, size_t errlen)
 {
-	if (!strcasecmp(o->key, "Filesystem"))
-		return set_filesystem(m->priv, o, err, errlen);
-	return 0;
+	return set_filesystem(m->priv, o, err, errlen); /* its only key */
 }
 
 /* Whether /proc/filesystems lists `name` ("nodev\tnfs" or "\text4"). */
@@ -210,114 +214,42 @@ static int assign_slots(struct module *m, struct fs *f)
 	return nslots;
 }
 
-static struct bpf_object *open_object(void *ctx)
+static int fs_prepare(struct module *m, char *err, size_t errlen)
 {
-	struct fs *f = ctx;
-
-	f->skel = fs_bpf__open();
-	if (!f->skel)
-		return NULL;
-	f->skel->rodata->filter_tgid = f->filter_tgid;
-	return f->skel->obj;
-}
-
-static int load_object(void *ctx)
-{
-	struct fs *f = ctx;
-
-	return fs_bpf__load(f->skel);
-}
-
-static void close_object(void *ctx)
-{
-	struct fs *f = ctx;
-
-	fs_bpf__destroy(f->skel);
-	f->skel = NULL;
-}
-
-static int fs_start(struct module *m, char *err, size_t errlen)
-{
-	struct fs *f = m->priv;
-	struct probe_object po = { .ctx = f, .open = open_object, .load = load_object, .close = close_object };
 	char known[128];
-	int e;
 
-	f->filter_tgid = m->filter_tgid;
-	if (assign_slots(m, f) == 0) {
+	if (assign_slots(m, m->priv) == 0) {
 		snprintf(err, errlen,
 			 "none of the filesystems to measure is registered in /proc/filesystems (known: %s); "
 			 "mount or load one, or list present ones with Filesystem",
 			 fs_type_list(known, sizeof(known)));
 		return -1;
 	}
-	if (probe_set_start(&m->probes, &po, err, errlen))
-		return -1;
-	e = percpu_reader_init(&f->latency_reader, bpf_map__fd(f->skel->maps.latency), FS_ROWS,
-			       sizeof(struct hist_row));
-	if (!e)
-		e = percpu_reader_init(&f->stats_reader, bpf_map__fd(f->skel->maps.stats), FS_STAT_COUNT,
-				       sizeof(uint64_t));
-	if (e) {
-		snprintf(err, errlen, "cannot set up map readers: %s", strerror(-e));
-		return -1;
-	}
 	return 0;
 }
 
-static int fs_read(struct module *m, const struct metric_sink *sink)
+/* "ext4-read"; NULL for the rows of unused slots. */
+static const char *row_name(const struct module *m, int view, uint32_t row, char *buf, size_t len)
 {
-	struct fs *f = m->priv;
-	int err;
+	const struct fs *f = m->priv;
+	int type = f->slot_type[row / FS_OPS];
 
-	err = percpu_reader_read(&f->latency_reader, (uint64_t *)f->rows);
-	if (!err)
-		err = percpu_reader_read(&f->stats_reader, f->stats);
-	if (err)
-		return err;
-	for (int s = 0; s < FS_SLOTS; s++) {
-		if (f->slot_type[s] < 0)
-			continue;
-		for (int op = 0; op < FS_OPS; op++) {
-			int row = s * FS_OPS + op;
-			struct hist_interval h;
-			char instance[64];
-
-			hist_advance(&f->trackers[row], (const uint64_t *)f->rows[row].slots, f->rows[row].sum, &h);
-			if (!h.total_count)
-				continue;
-			snprintf(instance, sizeof(instance), "%s-%s", fs_types[f->slot_type[s]].name, op_names[op]);
-			sink->counter(sink->ctx, "calls", instance, h.total_count);
-			sink->histogram(sink->ctx, "latency", instance, HIST_UNIT_NANOSECONDS, &h);
-		}
-	}
-	sink->counter(sink->ctx, "dropped", "start_lost", f->stats[FS_STAT_START_LOST]);
-	return 0;
-}
-
-static void fs_destroy(struct module *m)
-{
-	struct fs *f = m->priv;
-
-	if (!f)
-		return;
-	probe_set_stop(&m->probes);
-	if (f->skel)
-		close_object(f);
-	percpu_reader_free(&f->latency_reader);
-	percpu_reader_free(&f->stats_reader);
-	free(f);
-	m->priv = NULL;
+	if (type < 0)
+		return NULL;
+	snprintf(buf, len, "%s-%s", fs_types[type].name, op_names[row % FS_OPS]);
+	return buf;
 }
 
 const struct module_ops fs_module = {
 	.name = "fs",
 	.description = "latency of read, write, open and fsync per filesystem type (ext4, xfs, btrfs, nfs, f2fs)",
-	.in_default_set = false,
-	.option_names = option_names,
+	.options = options,
+	.priv_size = sizeof(struct fs),
+	.elf_bytes = fs_bpf__elf_bytes,
+	.views = views,
+	.nviews = COUNT_OF(views),
 	.create = fs_create,
 	.set_option = fs_set_option,
-	.start = fs_start,
-	.read = fs_read,
-	.destroy = fs_destroy,
+	.prepare = fs_prepare,
+	.row_instance = row_name,
 };

@@ -3,17 +3,14 @@
  * opt-in: it costs about three times the counters). */
 #include "libcore/engine/module.h"
 
-#include "libcore/engine/log.h"
-#include "libcore/engine/percpu_read.h"
 #include "libcore/decode/syscall_names.h"
+#include "libcore/engine/log.h"
 #include "syscalls.h"
 #include "syscalls.skel.h"
 
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <strings.h>
 #include <sys/syscall.h>
 
@@ -35,27 +32,53 @@ static const struct probe_candidate latency_candidates[] = {
 	{ ATTACH_TRACEPOINT, "tid_hash", { "lat_enter_tp_hash", "lat_exit_tp_hash" }, { "start_tid" } },
 };
 
-enum { POINT_COUNTERS, POINT_LATENCY, NPOINTS };
+enum { POINT_COUNTERS, POINT_LATENCY };
+static const struct module_point points[] = {
+	[POINT_COUNTERS] = MODULE_POINT_OFF("sys_exit", counter_candidates),
+	[POINT_LATENCY] = MODULE_POINT_OFF("sys_enter+sys_exit", latency_candidates),
+};
 
 struct syscalls {
-	struct syscalls_bpf *skel;
-	uint32_t filter_tgid;
 	/* configuration */
 	bool latency_all;
 	bool latency_on[MAX_SYSCALLS];
 	/* derived at start: row r of map `latency` holds syscall row_nr[r] */
 	uint16_t nrows;
 	uint16_t row_nr[MAX_SYSCALLS];
-	struct probe_point points[NPOINTS];
-	/* reading */
-	struct percpu_reader counts_reader, latency_reader, stats_reader;
-	struct syscall_counts *counts;
-	struct hist_row *latency;
-	uint64_t stats[SYSCALL_STAT_COUNT];
-	struct hist_tracker *trackers;
 };
 
-static const char *const option_names[] = { "Latency", NULL };
+static const struct module_option options[] = { { "Latency" }, { NULL } };
+
+enum { FEATURE_LATENCY = 1 };
+
+static const struct view_field count_fields[] = {
+	{ "calls", VALUE_COUNTER, offsetof(struct syscall_counts, calls) },
+	{ "errors", VALUE_COUNTER, offsetof(struct syscall_counts, errors) },
+};
+
+static const struct view_field latency_fields[] = {
+	{ "latency", VALUE_HISTOGRAM, 0, HIST_UNIT_NANOSECONDS },
+};
+
+/* Self-metrics, always sent so that "nothing lost" is visible as a zero. */
+static const struct view_row stat_rows[] = {
+	{ SYSCALL_STAT_OUT_OF_RANGE, "dropped", "out_of_range", VIEW_ALWAYS },
+	{ SYSCALL_STAT_START_LOST, "dropped", "start_lost", VIEW_ALWAYS, FEATURE_LATENCY },
+};
+
+enum { VIEW_COUNTS, VIEW_LATENCY, VIEW_STATS };
+static const struct map_view views[] = {
+	/* Only series with data: a syscall nobody called has no file, no graph. */
+	[VIEW_COUNTS] = { .map = "counts", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct syscall_counts),
+			  .nrows = MAX_SYSCALLS, .key = KEY_SYSCALL_NR, .fields = count_fields,
+			  .nfields = COUNT_OF(count_fields) },
+	/* Rows as assigned at start (nrows = the map's size). */
+	[VIEW_LATENCY] = { .map = "latency", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct hist_row),
+			   .needs = FEATURE_LATENCY, .key = KEY_MODULE, .fields = latency_fields,
+			   .nfields = COUNT_OF(latency_fields) },
+	[VIEW_STATS] = { .map = "stats", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(uint64_t),
+			 .nrows = SYSCALL_STAT_COUNT, .rows = stat_rows, .nrows_view = COUNT_OF(stat_rows) },
+};
 
 /* These never return to user space, so they have no sys_exit and no latency (and on the
  * thread-id hash fallback each would leave its start entry behind). By number: a name is
@@ -63,22 +86,6 @@ static const char *const option_names[] = { "Latency", NULL };
 static bool never_returns(unsigned int nr)
 {
 	return nr == SYS_exit || nr == SYS_exit_group;
-}
-
-static int syscalls_create(struct module *m)
-{
-	struct syscalls *s = calloc(1, sizeof(*s));
-
-	if (!s)
-		return -ENOMEM;
-	s->points[POINT_COUNTERS] = (struct probe_point){
-		.name = "sys_exit", .candidates = counter_candidates, .ncandidates = 3, .chosen = -1 };
-	s->points[POINT_LATENCY] = (struct probe_point){
-		.name = "sys_enter+sys_exit", .candidates = latency_candidates, .ncandidates = 5, .chosen = -1 };
-	m->priv = s;
-	m->probes.points = s->points;
-	m->probes.npoints = NPOINTS;
-	return 0;
 }
 
 static int set_latency(struct syscalls *s, const struct option *o, char *err, size_t errlen)
@@ -112,14 +119,15 @@ static int set_latency(struct syscalls *s, const struct option *o, char *err, si
 
 static int syscalls_set_option(struct module *m, const struct option *o, char *err, size_t errlen)
 {
-	if (!strcasecmp(o->key, "Latency"))
-		return set_latency(m->priv, o, err, errlen);
-	return 0;
+	return set_latency(m->priv, o, err, errlen); /* the only key of the table it gets */
 }
 
-/* Assigns a `latency` map row to every syscall with latency enabled. */
-static void assign_rows(struct syscalls *s)
+/* Assigns a `latency` map row to every syscall with latency enabled; counting alone needs
+ * only sys_exit, latency both points. */
+static int syscalls_prepare(struct module *m, char *err, size_t errlen)
 {
+	struct syscalls *s = m->priv;
+
 	s->nrows = 0;
 	for (unsigned int nr = 0; nr < MAX_SYSCALLS; nr++) {
 		bool on = s->latency_on[nr];
@@ -129,157 +137,50 @@ static void assign_rows(struct syscalls *s)
 		if (on)
 			s->row_nr[s->nrows++] = nr;
 	}
+	m->probes.points[POINT_COUNTERS].enabled = s->nrows == 0;
+	m->probes.points[POINT_LATENCY].enabled = s->nrows > 0;
+	m->features = s->nrows ? FEATURE_LATENCY : 0;
+	return 0;
 }
 
-static struct bpf_object *open_object(void *ctx)
+static int syscalls_configure(struct module *m, struct bpf_object *obj)
 {
-	struct syscalls *s = ctx;
+	const struct syscalls *s = m->priv;
+	uint16_t *latency_row = module_rodata(obj, "latency_row", sizeof(uint16_t) * MAX_SYSCALLS);
 
-	s->skel = syscalls_bpf__open();
-	if (!s->skel)
-		return NULL;
-	s->skel->rodata->filter_tgid = s->filter_tgid;
+	if (!latency_row)
+		return -ENOENT;
 	for (uint16_t r = 0; r < s->nrows; r++)
-		s->skel->rodata->latency_row[s->row_nr[r]] = r + 1;
-	bpf_map__set_max_entries(s->skel->maps.latency, s->nrows ? s->nrows : 1);
-	return s->skel->obj;
-}
-
-static int load_object(void *ctx)
-{
-	struct syscalls *s = ctx;
-
-	return syscalls_bpf__load(s->skel);
-}
-
-static void close_object(void *ctx)
-{
-	struct syscalls *s = ctx;
-
-	syscalls_bpf__destroy(s->skel);
-	s->skel = NULL;
-}
-
-static int init_readers(struct syscalls *s)
-{
-	int err;
-
-	s->counts = calloc(MAX_SYSCALLS, sizeof(struct syscall_counts));
-	s->latency = calloc(s->nrows ? s->nrows : 1, sizeof(struct hist_row));
-	s->trackers = calloc(s->nrows ? s->nrows : 1, sizeof(*s->trackers));
-	if (!s->counts || !s->latency || !s->trackers)
-		return -ENOMEM;
-	err = percpu_reader_init(&s->counts_reader, bpf_map__fd(s->skel->maps.counts), MAX_SYSCALLS,
-				 sizeof(struct syscall_counts));
-	if (!err)
-		err = percpu_reader_init(&s->stats_reader, bpf_map__fd(s->skel->maps.stats), SYSCALL_STAT_COUNT,
-					 sizeof(uint64_t));
-	if (!err && s->nrows)
-		err = percpu_reader_init(&s->latency_reader, bpf_map__fd(s->skel->maps.latency), s->nrows,
-					 sizeof(struct hist_row));
-	return err;
+		latency_row[s->row_nr[r]] = r + 1;
+	return bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "latency"), s->nrows ? s->nrows : 1);
 }
 
 static int syscalls_start(struct module *m, char *err, size_t errlen)
 {
-	struct syscalls *s = m->priv;
-	struct probe_object po = { .ctx = s, .open = open_object, .load = load_object, .close = close_object };
-	int e;
+	const struct syscalls *s = m->priv;
 
-	s->filter_tgid = m->filter_tgid;
-	assign_rows(s);
-	s->points[POINT_COUNTERS].enabled = s->nrows == 0;
-	s->points[POINT_LATENCY].enabled = s->nrows > 0;
-	if (probe_set_start(&m->probes, &po, err, errlen))
-		return -1;
-	e = init_readers(s);
-	if (e) {
-		snprintf(err, errlen, "cannot set up map readers: %s", strerror(-e));
-		return -1;
-	}
 	ebpf_log(EBPF_LOG_INFO, "%s: counting every syscall%s, latency for %u syscall%s", m->label,
-		 s->filter_tgid ? " of one process" : "", s->nrows, s->nrows == 1 ? "" : "s");
+		 m->filter_tgid ? " of one process" : "", s->nrows, s->nrows == 1 ? "" : "s");
 	return 0;
 }
 
-static void emit_counts(struct syscalls *s, const struct metric_sink *sink)
+static const char *latency_row_name(const struct module *m, int view, uint32_t row, char *buf, size_t len)
 {
-	char buf[16];
+	const struct syscalls *s = m->priv;
 
-	for (unsigned int nr = 0; nr < MAX_SYSCALLS; nr++) {
-		const struct syscall_counts *c = &s->counts[nr];
-
-		/* Only series with data: a syscall nobody called has no file, no graph. */
-		if (c->calls)
-			sink->counter(sink->ctx, "calls", syscall_name(nr, buf, sizeof(buf)), c->calls);
-		if (c->errors)
-			sink->counter(sink->ctx, "errors", syscall_name(nr, buf, sizeof(buf)), c->errors);
-	}
-}
-
-static void emit_latency(struct syscalls *s, const struct metric_sink *sink)
-{
-	char buf[16];
-
-	for (uint16_t r = 0; r < s->nrows; r++) {
-		const struct hist_row *l = &s->latency[r];
-		struct hist_interval h;
-
-		hist_advance(&s->trackers[r], (const uint64_t *)l->slots, l->sum, &h);
-		if (h.total_count)
-			sink->histogram(sink->ctx, "latency", syscall_name(s->row_nr[r], buf, sizeof(buf)),
-					HIST_UNIT_NANOSECONDS, &h);
-	}
-}
-
-static int syscalls_read(struct module *m, const struct metric_sink *sink)
-{
-	struct syscalls *s = m->priv;
-	int err;
-
-	err = percpu_reader_read(&s->counts_reader, (uint64_t *)s->counts);
-	if (!err)
-		err = percpu_reader_read(&s->stats_reader, s->stats);
-	if (!err && s->nrows)
-		err = percpu_reader_read(&s->latency_reader, (uint64_t *)s->latency);
-	if (err)
-		return err;
-	emit_counts(s, sink);
-	emit_latency(s, sink);
-	/* Self-metrics, always sent so that "nothing lost" is visible as a zero. */
-	sink->counter(sink->ctx, "dropped", "out_of_range", s->stats[SYSCALL_STAT_OUT_OF_RANGE]);
-	if (s->nrows)
-		sink->counter(sink->ctx, "dropped", "start_lost", s->stats[SYSCALL_STAT_START_LOST]);
-	return 0;
-}
-
-static void syscalls_destroy(struct module *m)
-{
-	struct syscalls *s = m->priv;
-
-	if (!s)
-		return;
-	probe_set_stop(&m->probes);
-	if (s->skel)
-		close_object(s);
-	percpu_reader_free(&s->counts_reader);
-	percpu_reader_free(&s->latency_reader);
-	percpu_reader_free(&s->stats_reader);
-	free(s->counts);
-	free(s->latency);
-	free(s->trackers);
-	free(s);
-	m->priv = NULL;
+	return syscall_name(s->row_nr[row], buf, len);
 }
 
 const struct module_ops syscalls_module = {
 	.name = "syscalls",
 	.description = "per-syscall call and error counts; latency histograms for the listed syscalls",
 	.in_default_set = true,
-	.option_names = option_names,
-	.create = syscalls_create,
+	.options = options,
+	.priv_size = sizeof(struct syscalls),
+	MODULE_OBJECT(syscalls),
 	.set_option = syscalls_set_option,
+	.prepare = syscalls_prepare,
+	.configure = syscalls_configure,
 	.start = syscalls_start,
-	.read = syscalls_read,
-	.destroy = syscalls_destroy,
+	.row_instance = latency_row_name,
 };

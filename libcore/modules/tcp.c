@@ -3,9 +3,8 @@
  * for a capped list of ports (everything else is "other"). */
 #include "libcore/engine/module.h"
 
-#include "libcore/kernel/btf_facts.h"
 #include "libcore/engine/log.h"
-#include "libcore/engine/percpu_read.h"
+#include "libcore/kernel/btf_facts.h"
 #include "tcp.h"
 #include "tcp.skel.h"
 
@@ -13,76 +12,61 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <strings.h>
 
-static const struct probe_candidate retransmit_candidates[] = {
-	{ ATTACH_TP_BTF, NULL, { "retransmit_btf" }, { NULL } },
-	{ ATTACH_RAW_TP, NULL, { "retransmit_raw" }, { NULL } },
-	{ ATTACH_TRACEPOINT, NULL, { "retransmit_tp" }, { NULL } },
-};
+static const struct probe_candidate retransmit_candidates[] = TRACEPOINT_CANDIDATES("retransmit");
 
-static const struct probe_candidate send_reset_candidates[] = {
-	{ ATTACH_TP_BTF, NULL, { "send_reset_btf" }, { NULL } },
-	{ ATTACH_RAW_TP, NULL, { "send_reset_raw" }, { NULL } },
-	{ ATTACH_TRACEPOINT, NULL, { "send_reset_tp" }, { NULL } },
-};
+static const struct probe_candidate send_reset_candidates[] = TRACEPOINT_CANDIDATES("send_reset");
 
-static const struct probe_candidate receive_reset_candidates[] = {
-	{ ATTACH_TP_BTF, NULL, { "receive_reset_btf" }, { NULL } },
-	{ ATTACH_RAW_TP, NULL, { "receive_reset_raw" }, { NULL } },
-	{ ATTACH_TRACEPOINT, NULL, { "receive_reset_tp" }, { NULL } },
-};
+static const struct probe_candidate receive_reset_candidates[] = TRACEPOINT_CANDIDATES("receive_reset");
 
-static const struct probe_candidate state_candidates[] = {
-	{ ATTACH_TP_BTF, NULL, { "state_btf" }, { NULL } },
-	{ ATTACH_RAW_TP, NULL, { "state_raw" }, { NULL } },
-	{ ATTACH_TRACEPOINT, NULL, { "state_tp" }, { NULL } },
-};
+static const struct probe_candidate state_candidates[] = TRACEPOINT_CANDIDATES("state");
 
-enum { POINT_RETRANSMIT, POINT_SEND_RESET, POINT_RECEIVE_RESET, POINT_STATE, NPOINTS };
+static const struct module_point points[] = {
+	MODULE_POINT("tcp_retransmit_skb", retransmit_candidates),
+	MODULE_POINT("tcp_send_reset", send_reset_candidates),
+	MODULE_POINT("tcp_receive_reset", receive_reset_candidates),
+	MODULE_POINT("inet_sock_set_state", state_candidates),
+};
 
 struct tcp {
-	struct tcp_bpf *skel;
-	uint32_t filter_tgid;
 	bool retransmit_has_err;
+	bool socketless_resets;
 	/* configuration */
 	enum tcp_port_mode mode;
 	int nports;
 	uint16_t ports[TCP_MAX_PORTS]; /* row i + 1 is ports[i] */
-	struct probe_point points[NPOINTS];
-	/* reading */
-	struct percpu_reader counts_reader, latency_reader, stats_reader;
-	struct tcp_counts counts[TCP_ROWS];
-	struct hist_row latency[TCP_ROWS];
-	uint64_t stats[TCP_STAT_COUNT];
-	struct hist_tracker trackers[TCP_ROWS];
 };
 
-static const char *const option_names[] = { "PortBreakdown", "Ports", NULL };
+static const struct module_option options[] = { { "PortBreakdown" }, { "Ports" }, { NULL } };
 
-static int tcp_create(struct module *m)
-{
-	struct tcp *t = calloc(1, sizeof(*t));
+/* Rows: one without a breakdown; with one, row 0 "other" and a row per listed port (the
+ * maps are sized so at open). Only series with data. */
+static const struct view_field count_fields[] = {
+	{ "retransmits", VALUE_COUNTER, offsetof(struct tcp_counts, retransmits) },
+	{ "retransmit_failures", VALUE_COUNTER, offsetof(struct tcp_counts, retransmit_failures) },
+	{ "resets_sent", VALUE_COUNTER, offsetof(struct tcp_counts, resets_sent) },
+	{ "resets_received", VALUE_COUNTER, offsetof(struct tcp_counts, resets_received) },
+};
 
-	if (!t)
-		return -ENOMEM;
-	t->points[POINT_RETRANSMIT] = (struct probe_point){
-		.name = "tcp_retransmit_skb", .candidates = retransmit_candidates, .ncandidates = 3, .chosen = -1 };
-	t->points[POINT_SEND_RESET] = (struct probe_point){
-		.name = "tcp_send_reset", .candidates = send_reset_candidates, .ncandidates = 3, .chosen = -1 };
-	t->points[POINT_RECEIVE_RESET] = (struct probe_point){
-		.name = "tcp_receive_reset", .candidates = receive_reset_candidates, .ncandidates = 3, .chosen = -1 };
-	t->points[POINT_STATE] = (struct probe_point){
-		.name = "inet_sock_set_state", .candidates = state_candidates, .ncandidates = 3, .chosen = -1 };
-	for (int i = 0; i < NPOINTS; i++)
-		t->points[i].enabled = true;
-	m->priv = t;
-	m->probes.points = t->points;
-	m->probes.npoints = NPOINTS;
-	return 0;
-}
+static const struct view_field latency_fields[] = {
+	{ "latency", VALUE_HISTOGRAM, 0, HIST_UNIT_NANOSECONDS, .instance_prefix = "connect" },
+};
+
+static const struct view_row stat_rows[] = {
+	{ TCP_STAT_CONNECT_FAILED, "connect_failures", "" },
+	/* Always sent, so that "nothing lost" is visible as a zero. */
+	{ TCP_STAT_CONNECT_START_LOST, "dropped", "connect_start_lost", VIEW_ALWAYS },
+};
+
+static const struct map_view views[] = {
+	{ .map = "counts", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct tcp_counts), .key = KEY_MODULE,
+	  .fields = count_fields, .nfields = COUNT_OF(count_fields) },
+	{ .map = "connect_latency", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct hist_row),
+	  .key = KEY_MODULE, .fields = latency_fields, .nfields = COUNT_OF(latency_fields) },
+	{ .map = "stats", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(uint64_t), .nrows = TCP_STAT_COUNT,
+	  .rows = stat_rows, .nrows_view = COUNT_OF(stat_rows) },
+};
 
 static int set_port_breakdown(struct tcp *t, const struct option *o, char *err, size_t errlen)
 {
@@ -144,22 +128,22 @@ static int tcp_set_option(struct module *m, const struct option *o, char *err, s
 {
 	if (!strcasecmp(o->key, "PortBreakdown"))
 		return set_port_breakdown(m->priv, o, err, errlen);
-	if (!strcasecmp(o->key, "Ports"))
-		return set_ports(m->priv, o, err, errlen);
-	return 0;
+	return set_ports(m->priv, o, err, errlen);
 }
 
 /* What the running kernel's BTF says, from one read of it: recent kernels added `err` to
  * tcp_retransmit_skb; and tcp_send_reset fires for resets that answer a segment no socket
  * wanted (a connect to a closed port) only since it got a record type of its own (6.10),
  * before that only for resets of an existing socket. Without BTF: neither. */
-static void read_kernel_facts(struct tcp *t, bool *socketless_resets)
+static int tcp_prepare(struct module *m, char *err, size_t errlen)
 {
+	struct tcp *t = m->priv;
 	struct btf *btf = btf_facts_open();
 
 	t->retransmit_has_err = btf && btf_tracepoint_nargs(btf, "tcp_retransmit_skb") >= 3;
-	*socketless_resets = !btf || btf_has_struct(btf, "trace_event_raw_tcp_send_reset");
+	t->socketless_resets = !btf || btf_has_struct(btf, "trace_event_raw_tcp_send_reset");
 	btf_facts_close(btf);
+	return 0;
 }
 
 static int nrows(const struct tcp *t)
@@ -167,51 +151,23 @@ static int nrows(const struct tcp *t)
 	return t->mode == TCP_PORTS_NONE ? 1 : t->nports + 1;
 }
 
-static struct bpf_object *open_object(void *ctx)
+static int tcp_configure(struct module *m, struct bpf_object *obj)
 {
-	struct tcp *t = ctx;
+	const struct tcp *t = m->priv;
+	uint8_t *port_mode = module_rodata(obj, "port_mode", 1);
+	uint8_t *port_row = module_rodata(obj, "port_row", 65536);
+	bool *retransmit_has_err = module_rodata(obj, "retransmit_has_err", sizeof(bool));
+	int e;
 
-	t->skel = tcp_bpf__open();
-	if (!t->skel)
-		return NULL;
-	t->skel->rodata->filter_tgid = t->filter_tgid;
-	t->skel->rodata->port_mode = t->mode;
-	t->skel->rodata->retransmit_has_err = t->retransmit_has_err;
+	if (!port_mode || !port_row || !retransmit_has_err)
+		return -ENOENT;
+	*port_mode = t->mode;
+	*retransmit_has_err = t->retransmit_has_err;
 	if (t->mode != TCP_PORTS_NONE)
 		for (int i = 0; i < t->nports; i++)
-			t->skel->rodata->port_row[t->ports[i]] = i + 1;
-	bpf_map__set_max_entries(t->skel->maps.counts, nrows(t));
-	bpf_map__set_max_entries(t->skel->maps.connect_latency, nrows(t));
-	return t->skel->obj;
-}
-
-static int load_object(void *ctx)
-{
-	struct tcp *t = ctx;
-
-	return tcp_bpf__load(t->skel);
-}
-
-static void close_object(void *ctx)
-{
-	struct tcp *t = ctx;
-
-	tcp_bpf__destroy(t->skel);
-	t->skel = NULL;
-}
-
-static int init_readers(struct tcp *t)
-{
-	int err = percpu_reader_init(&t->counts_reader, bpf_map__fd(t->skel->maps.counts), nrows(t),
-				     sizeof(struct tcp_counts));
-
-	if (!err)
-		err = percpu_reader_init(&t->latency_reader, bpf_map__fd(t->skel->maps.connect_latency), nrows(t),
-					 sizeof(struct hist_row));
-	if (!err)
-		err = percpu_reader_init(&t->stats_reader, bpf_map__fd(t->skel->maps.stats), TCP_STAT_COUNT,
-					 sizeof(uint64_t));
-	return err;
+			port_row[t->ports[i]] = i + 1;
+	e = bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "counts"), nrows(t));
+	return e ? e : bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "connect_latency"), nrows(t));
 }
 
 /* PortBreakdown and Ports only make sense together. */
@@ -234,36 +190,26 @@ static int tcp_check_config(struct module *m, char *err, size_t errlen)
 
 static int tcp_start(struct module *m, char *err, size_t errlen)
 {
-	struct tcp *t = m->priv;
-	struct probe_object po = { .ctx = t, .open = open_object, .load = load_object, .close = close_object };
-	bool socketless_resets;
-	int e;
+	const struct tcp *t = m->priv;
 
-	t->filter_tgid = m->filter_tgid;
-	read_kernel_facts(t, &socketless_resets);
-	if (probe_set_start(&m->probes, &po, err, errlen))
-		return -1;
 	/* Said once, since resets_sent then reads low. */
-	if (!socketless_resets)
+	if (!t->socketless_resets)
 		ebpf_log(EBPF_LOG_INFO,
 			 "%s: this kernel's tcp_send_reset does not fire for resets sent without a socket "
 			 "(to closed ports; it does since 6.10): resets_sent counts resets of existing "
 			 "connections only",
 			 m->label);
-	e = init_readers(t);
-	if (e) {
-		snprintf(err, errlen, "cannot set up map readers: %s", strerror(-e));
-		return -1;
-	}
 	ebpf_log(EBPF_LOG_INFO, "%s: counting retransmits, resets and connect latency%s%s", m->label,
 		 t->mode == TCP_PORTS_LOCAL ? " per local port" : t->mode == TCP_PORTS_REMOTE ? " per remote port" : "",
-		 t->filter_tgid ? " (connects of one process)" : "");
+		 m->filter_tgid ? " (connects of one process)" : "");
 	return 0;
 }
 
 /* "" without a breakdown; the port, or "other" for row 0, with one. */
-static const char *row_name(const struct tcp *t, int row, char *buf, size_t len)
+static const char *row_name(const struct module *m, int view, uint32_t row, char *buf, size_t len)
 {
+	const struct tcp *t = m->priv;
+
 	if (t->mode == TCP_PORTS_NONE)
 		snprintf(buf, len, "%s", "");
 	else if (row == 0)
@@ -273,75 +219,16 @@ static const char *row_name(const struct tcp *t, int row, char *buf, size_t len)
 	return buf;
 }
 
-static void emit_counter(const struct metric_sink *sink, const char *metric, const char *instance, uint64_t v)
-{
-	if (v) /* only series with data */
-		sink->counter(sink->ctx, metric, instance, v);
-}
-
-static void emit_row(struct tcp *t, int row, const struct metric_sink *sink)
-{
-	const struct tcp_counts *c = &t->counts[row];
-	const struct hist_row *l = &t->latency[row];
-	char name[16], hname[32];
-	struct hist_interval h;
-
-	row_name(t, row, name, sizeof(name));
-	emit_counter(sink, "retransmits", name, c->retransmits);
-	emit_counter(sink, "retransmit_failures", name, c->retransmit_failures);
-	emit_counter(sink, "resets_sent", name, c->resets_sent);
-	emit_counter(sink, "resets_received", name, c->resets_received);
-	hist_advance(&t->trackers[row], (const uint64_t *)l->slots, l->sum, &h);
-	snprintf(hname, sizeof(hname), "connect%s%s", name[0] ? "-" : "", name);
-	if (h.total_count)
-		sink->histogram(sink->ctx, "latency", hname, HIST_UNIT_NANOSECONDS, &h);
-}
-
-static int tcp_read(struct module *m, const struct metric_sink *sink)
-{
-	struct tcp *t = m->priv;
-	int err;
-
-	err = percpu_reader_read(&t->counts_reader, (uint64_t *)t->counts);
-	if (!err)
-		err = percpu_reader_read(&t->latency_reader, (uint64_t *)t->latency);
-	if (!err)
-		err = percpu_reader_read(&t->stats_reader, t->stats);
-	if (err)
-		return err;
-	for (int row = 0; row < nrows(t); row++)
-		emit_row(t, row, sink);
-	emit_counter(sink, "connect_failures", "", t->stats[TCP_STAT_CONNECT_FAILED]);
-	/* Always sent, so that "nothing lost" is visible as a zero. */
-	sink->counter(sink->ctx, "dropped", "connect_start_lost", t->stats[TCP_STAT_CONNECT_START_LOST]);
-	return 0;
-}
-
-static void tcp_destroy(struct module *m)
-{
-	struct tcp *t = m->priv;
-
-	if (!t)
-		return;
-	probe_set_stop(&m->probes);
-	if (t->skel)
-		close_object(t);
-	percpu_reader_free(&t->counts_reader);
-	percpu_reader_free(&t->latency_reader);
-	percpu_reader_free(&t->stats_reader);
-	free(t);
-	m->priv = NULL;
-}
-
 const struct module_ops tcp_module = {
 	.name = "tcp",
 	.description = "TCP retransmits, resets sent and received, connect latency; optionally per port",
-	.in_default_set = false,
-	.option_names = option_names,
-	.create = tcp_create,
+	.options = options,
+	.priv_size = sizeof(struct tcp),
+	MODULE_OBJECT(tcp),
 	.set_option = tcp_set_option,
 	.check_config = tcp_check_config,
+	.prepare = tcp_prepare,
+	.configure = tcp_configure,
 	.start = tcp_start,
-	.read = tcp_read,
-	.destroy = tcp_destroy,
+	.row_instance = row_name,
 };

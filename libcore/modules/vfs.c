@@ -4,17 +4,13 @@
  * lead there, logs that once and reports it as gauge-approximation-<op> = 1. */
 #include "libcore/engine/module.h"
 
+#include "libcore/decode/syscall_names.h"
 #include "libcore/engine/log.h"
 #include "libcore/engine/text_append.h"
-#include "libcore/engine/percpu_read.h"
-#include "libcore/decode/syscall_names.h"
 #include "vfs.h"
 #include "vfs.skel.h"
 
-#include <bpf/libbpf.h>
 #include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 _Static_assert(VFS_SYSCALL_ROWS == SYSCALL_TABLE_SIZE, "syscall numbering must agree");
@@ -28,13 +24,17 @@ _Static_assert(VFS_SYSCALL_ROWS == SYSCALL_TABLE_SIZE, "syscall numbering must a
 		{ ATTACH_RAW_TP, "syscalls", { "sys_" op "_enter_raw", "sys_" op "_exit_raw" }, { NULL } },      \
 		{ ATTACH_TRACEPOINT, "syscalls", { "sys_" op "_enter_tp", "sys_" op "_exit_tp" }, { NULL } },    \
 	}
-#define NCANDIDATES 5
 
-static const struct probe_candidate candidates[VFS_OPS][NCANDIDATES] = {
-	[VFS_OP_READ] = VFS_CANDIDATES("read", "vfs_read"),
-	[VFS_OP_WRITE] = VFS_CANDIDATES("write", "vfs_write"),
-	[VFS_OP_FSYNC] = VFS_CANDIDATES("fsync", "vfs_fsync_range"),
-	[VFS_OP_OPEN] = VFS_CANDIDATES("open", "vfs_open"),
+static const struct probe_candidate read_candidates[] = VFS_CANDIDATES("read", "vfs_read");
+static const struct probe_candidate write_candidates[] = VFS_CANDIDATES("write", "vfs_write");
+static const struct probe_candidate fsync_candidates[] = VFS_CANDIDATES("fsync", "vfs_fsync_range");
+static const struct probe_candidate open_candidates[] = VFS_CANDIDATES("open", "vfs_open");
+
+static const struct module_point points[VFS_OPS] = {
+	[VFS_OP_READ] = MODULE_POINT("read", read_candidates),
+	[VFS_OP_WRITE] = MODULE_POINT("write", write_candidates),
+	[VFS_OP_FSYNC] = MODULE_POINT("fsync", fsync_candidates),
+	[VFS_OP_OPEN] = MODULE_POINT("open", open_candidates),
 };
 
 static const char *const op_names[VFS_OPS] = { "read", "write", "fsync", "open" };
@@ -48,71 +48,46 @@ static const char *const op_syscalls[VFS_OPS][6] = {
 };
 
 struct vfs {
-	struct vfs_bpf *skel;
-	uint32_t filter_tgid;
-	struct probe_point points[VFS_OPS];
 	bool approximate[VFS_OPS];
-	struct percpu_reader ops_reader, stats_reader;
-	struct vfs_op_stats ops[VFS_OPS];
-	uint64_t stats[VFS_STAT_COUNT];
-	struct hist_tracker latency[VFS_OPS], bytes[VFS_OPS];
 };
 
-static const char *const option_names[] = { NULL };
+/* Bytes are recorded for read and write only: the other rows' histograms stay empty and
+ * so send nothing. */
+static const struct view_field op_fields[] = {
+	{ "calls", VALUE_COUNTER, offsetof(struct vfs_op_stats, calls) },
+	{ "errors", VALUE_COUNTER, offsetof(struct vfs_op_stats, errors) },
+	{ "latency", VALUE_HISTOGRAM, offsetof(struct vfs_op_stats, latency), HIST_UNIT_NANOSECONDS },
+	{ "bytes", VALUE_HISTOGRAM, offsetof(struct vfs_op_stats, bytes), HIST_UNIT_BYTES },
+};
 
-static int vfs_create(struct module *m)
+static const struct view_row stat_rows[] = {
+	{ VFS_STAT_START_LOST, "dropped", "start_lost", VIEW_ALWAYS },
+};
+
+static const struct map_view views[] = {
+	{ .map = "ops", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct vfs_op_stats), .nrows = VFS_OPS,
+	  .key = KEY_ROW_NAMES, .row_names = op_names, .fields = op_fields, .nfields = COUNT_OF(op_fields) },
+	{ .map = "stats", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(uint64_t), .nrows = VFS_STAT_COUNT,
+	  .rows = stat_rows, .nrows_view = COUNT_OF(stat_rows) },
+};
+
+/* The fallback maps each operation's syscalls to it. */
+static int vfs_configure(struct module *m, struct bpf_object *obj)
 {
-	struct vfs *v = calloc(1, sizeof(*v));
+	uint8_t *syscall_op = module_rodata(obj, "syscall_op", VFS_SYSCALL_ROWS);
 
-	if (!v)
-		return -ENOMEM;
-	for (int op = 0; op < VFS_OPS; op++)
-		v->points[op] = (struct probe_point){ .name = op_names[op], .candidates = candidates[op],
-						      .ncandidates = NCANDIDATES, .enabled = true, .chosen = -1 };
-	m->priv = v;
-	m->probes.points = v->points;
-	m->probes.npoints = VFS_OPS;
-	return 0;
-}
-
-static int vfs_set_option(struct module *m, const struct option *o, char *err, size_t errlen)
-{
-	return 0;
-}
-
-static struct bpf_object *open_object(void *ctx)
-{
-	struct vfs *v = ctx;
-
-	v->skel = vfs_bpf__open();
-	if (!v->skel)
-		return NULL;
-	v->skel->rodata->filter_tgid = v->filter_tgid;
+	if (!syscall_op)
+		return -ENOENT;
 	for (int op = 0; op < VFS_OPS; op++) {
 		for (int i = 0; op_syscalls[op][i]; i++) {
 			int nr = syscall_number(op_syscalls[op][i]);
 
 			/* Not every architecture has every one (arm64 has no open or creat). */
 			if (nr >= 0 && nr < VFS_SYSCALL_ROWS)
-				v->skel->rodata->syscall_op[nr] = op + 1;
+				syscall_op[nr] = op + 1;
 		}
 	}
-	return v->skel->obj;
-}
-
-static int load_object(void *ctx)
-{
-	struct vfs *v = ctx;
-
-	return vfs_bpf__load(v->skel);
-}
-
-static void close_object(void *ctx)
-{
-	struct vfs *v = ctx;
-
-	vfs_bpf__destroy(v->skel);
-	v->skel = NULL;
+	return 0;
 }
 
 static bool is_syscall_fallback(const struct probe_point *p)
@@ -123,13 +98,16 @@ static bool is_syscall_fallback(const struct probe_point *p)
 }
 
 /* Said once, at start: which operations are approximated and what that means. */
-static void explain_approximations(struct module *m, struct vfs *v)
+static int vfs_start(struct module *m, char *err, size_t errlen)
 {
+	struct vfs *v = m->priv;
+
 	for (int op = 0; op < VFS_OPS; op++) {
+		const struct probe_point *p = &m->probes.points[op];
 		char method[96], list[96] = "";
 		size_t used = 0;
 
-		v->approximate[op] = is_syscall_fallback(&v->points[op]);
+		v->approximate[op] = is_syscall_fallback(p);
 		if (!v->approximate[op])
 			continue;
 		for (int i = 0; op_syscalls[op][i]; i++)
@@ -137,91 +115,30 @@ static void explain_approximations(struct module *m, struct vfs *v)
 		ebpf_log(EBPF_LOG_WARNING,
 			 "%s: %s is an approximation: measured at the syscalls %s (%s) because %s; pipes "
 			 "and sockets count too, kernel-internal calls do not (gauge-approximation-%s = 1)",
-			 m->label, op_names[op], list, probe_point_method(&v->points[op], method, sizeof(method)),
-			 v->points[op].failed ? "the VFS function could not be hooked (see the attach failures above)"
-					      : "AttachOrder puts the syscalls first",
+			 m->label, op_names[op], list, probe_point_method(p, method, sizeof(method)),
+			 p->failed ? "the VFS function could not be hooked (see the attach failures above)"
+				   : "AttachOrder puts the syscalls first",
 			 op_names[op]);
 	}
-}
-
-static int vfs_start(struct module *m, char *err, size_t errlen)
-{
-	struct vfs *v = m->priv;
-	struct probe_object po = { .ctx = v, .open = open_object, .load = load_object, .close = close_object };
-	int e;
-
-	v->filter_tgid = m->filter_tgid;
-	if (probe_set_start(&m->probes, &po, err, errlen))
-		return -1;
-	e = percpu_reader_init(&v->ops_reader, bpf_map__fd(v->skel->maps.ops), VFS_OPS, sizeof(struct vfs_op_stats));
-	if (!e)
-		e = percpu_reader_init(&v->stats_reader, bpf_map__fd(v->skel->maps.stats), VFS_STAT_COUNT,
-				       sizeof(uint64_t));
-	if (e) {
-		snprintf(err, errlen, "cannot set up map readers: %s", strerror(-e));
-		return -1;
-	}
-	explain_approximations(m, v);
 	return 0;
 }
 
 static int vfs_read(struct module *m, const struct metric_sink *sink)
 {
-	struct vfs *v = m->priv;
-	int err;
+	const struct vfs *v = m->priv;
 
-	err = percpu_reader_read(&v->ops_reader, (uint64_t *)v->ops);
-	if (!err)
-		err = percpu_reader_read(&v->stats_reader, v->stats);
-	if (err)
-		return err;
-	for (int op = 0; op < VFS_OPS; op++) {
-		const struct vfs_op_stats *s = &v->ops[op];
-		struct hist_interval h;
-
-		if (s->calls)
-			sink->counter(sink->ctx, "calls", op_names[op], s->calls);
-		if (s->errors)
-			sink->counter(sink->ctx, "errors", op_names[op], s->errors);
-		hist_advance(&v->latency[op], (const uint64_t *)s->latency.slots, s->latency.sum, &h);
-		if (h.total_count)
-			sink->histogram(sink->ctx, "latency", op_names[op], HIST_UNIT_NANOSECONDS, &h);
-		if (op == VFS_OP_READ || op == VFS_OP_WRITE) {
-			hist_advance(&v->bytes[op], (const uint64_t *)s->bytes.slots, s->bytes.sum, &h);
-			if (h.total_count)
-				sink->histogram(sink->ctx, "bytes", op_names[op], HIST_UNIT_BYTES, &h);
-		}
-		/* Always sent: a 0 is the statement "this is the real VFS figure". */
-		if (sink->gauge)
-			sink->gauge(sink->ctx, "approximation", op_names[op], v->approximate[op] ? 1 : 0);
-	}
-	sink->counter(sink->ctx, "dropped", "start_lost", v->stats[VFS_STAT_START_LOST]);
+	/* Always sent: a 0 is the statement "this is the real VFS figure". */
+	for (int op = 0; op < VFS_OPS && sink->gauge; op++)
+		sink->gauge(sink->ctx, "approximation", op_names[op], v->approximate[op] ? 1 : 0);
 	return 0;
-}
-
-static void vfs_destroy(struct module *m)
-{
-	struct vfs *v = m->priv;
-
-	if (!v)
-		return;
-	probe_set_stop(&m->probes);
-	if (v->skel)
-		close_object(v);
-	percpu_reader_free(&v->ops_reader);
-	percpu_reader_free(&v->stats_reader);
-	free(v);
-	m->priv = NULL;
 }
 
 const struct module_ops vfs_module = {
 	.name = "vfs",
 	.description = "calls, errors, latency and bytes per call of VFS read, write, fsync and open",
-	.in_default_set = false,
-	.option_names = option_names,
-	.create = vfs_create,
-	.set_option = vfs_set_option,
+	.priv_size = sizeof(struct vfs),
+	MODULE_OBJECT(vfs),
+	.configure = vfs_configure,
 	.start = vfs_start,
 	.read = vfs_read,
-	.destroy = vfs_destroy,
 };

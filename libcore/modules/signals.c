@@ -1,0 +1,52 @@
+/* The `signals` module: signals delivered per signal ("signals-segv", "signals-term", ...),
+ * the module that shows what adding one takes (README, "Adding a module"): this
+ * descriptor, bpf/signals.bpf.c, tests/bpf/test_signals.c, a line in module_table.c and
+ * one in Makefile.am. No hook but the row names: the engine reads the map. */
+#define _GNU_SOURCE /* sigabbrev_np */
+#include "libcore/engine/module.h"
+
+#include "signals.h"
+#include "signals.skel.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+static const struct probe_candidate deliver_candidates[] = TRACEPOINT_CANDIDATES("deliver");
+
+static const struct module_point points[] = {
+	MODULE_POINT("signal_deliver", deliver_candidates),
+};
+
+/* Only series with data: a signal nobody got has no file, no graph. */
+static const struct view_field fields[] = {
+	{ "signals", VALUE_COUNTER, 0 },
+};
+
+static const struct map_view views[] = {
+	{ .map = "delivered", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(uint64_t), .nrows = SIGNALS_ROWS,
+	  .key = KEY_MODULE, .fields = fields, .nfields = COUNT_OF(fields) },
+};
+
+/* "segv" for SIGSEGV (as kill -l, lower case, without SIG); real-time signals by number,
+ * "rt34", since the C library reserves some of them and their names differ. */
+static const char *signal_row_name(const struct module *m, int view, uint32_t row, char *buf, size_t len)
+{
+	const char *abbrev = row < 32 ? sigabbrev_np((int)row) : NULL;
+
+	if (!abbrev) {
+		snprintf(buf, len, "%s%u", row < 32 ? "sig" : "rt", row);
+		return buf;
+	}
+	snprintf(buf, len, "%s", abbrev);
+	for (char *c = buf; *c; c++)
+		*c = (char)tolower((unsigned char)*c);
+	return buf;
+}
+
+const struct module_ops signals_module = {
+	.name = "signals",
+	.description = "signals delivered, per signal (crashes show as segv, bus, fpe, ill, abrt)",
+	MODULE_OBJECT(signals),
+	.row_instance = signal_row_name,
+};
