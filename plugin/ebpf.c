@@ -20,6 +20,7 @@
 
 #include "libcore/engine/log.h"
 #include "libcore/engine/module.h"
+#include "libcore/programs/program_module.h"
 #include "libcore/engine/snapshot_publish.h"
 #include "plugin/value_naming.h"
 
@@ -164,6 +165,63 @@ static int config_module(const oconfig_item_t *ci)
 	return 0;
 }
 
+/* collectd's block as the core's conf_node tree (values point into collectd's config, which
+ * lives until the config callback returns). NULL on a value count over the limit. */
+static struct conf_node *to_conf_tree(const oconfig_item_t *ci, struct conf_node *n)
+{
+	struct opt_value *vals = calloc(ci->values_num ? ci->values_num : 1, sizeof(*vals));
+	struct conf_node *kids = calloc(ci->children_num ? ci->children_num : 1, sizeof(*kids));
+
+	if (!vals || !kids || to_option(ci, &n->opt, vals, ci->values_num)) {
+		free(vals);
+		free(kids);
+		return NULL;
+	}
+	n->children = kids;
+	n->nchildren = ci->children_num;
+	for (int i = 0; i < ci->children_num; i++)
+		if (!to_conf_tree(&ci->children[i], &kids[i]))
+			return NULL;
+	return n;
+}
+
+static void free_conf_tree(struct conf_node *n)
+{
+	for (int i = 0; i < n->nchildren; i++)
+		free_conf_tree((struct conf_node *)&n->children[i]);
+	free((void *)n->opt.values);
+	free((void *)n->children);
+}
+
+/* <Program "name">: a user's BPF object, checked now so that collectd -T reports it. */
+static int config_program(const oconfig_item_t *ci)
+{
+	struct conf_node tree = { 0 };
+	struct module *m = NULL;
+	char err[1024];
+
+	if (nconfigured == MAX_MODULES) {
+		ERROR(PLUGIN_NAME " plugin: at most %d <Module> and <Program> blocks", MAX_MODULES);
+		return -1;
+	}
+	if (to_conf_tree(ci, &tree))
+		m = program_module_new(&tree, err, sizeof(err));
+	else
+		snprintf(err, sizeof(err), "<Program>: cannot read the block");
+	free_conf_tree(&tree);
+	if (!m) {
+		ERROR(PLUGIN_NAME " plugin: %s", err);
+		return -1;
+	}
+	if (already_configured(m->label)) {
+		ERROR(PLUGIN_NAME " plugin: <Program \"%s\"> is configured twice", m->label);
+		module_free(m);
+		return -1;
+	}
+	configured[nconfigured++] = m;
+	return 0;
+}
+
 static int ebpf_config(oconfig_item_t *ci)
 {
 	config_seen = true;
@@ -179,13 +237,18 @@ static int ebpf_config(oconfig_item_t *ci)
 				return -1;
 			continue;
 		}
+		if (!strcasecmp(child->key, "Program")) {
+			if (config_program(child))
+				return -1;
+			continue;
+		}
 		if (to_option(child, &o, vals, 4))
 			return -1;
 		switch (snapshot_config_option(&snapshot_cfg, &o, err, sizeof(err))) {
 		case 1:
 			break;
 		case 0:
-			ERROR(PLUGIN_NAME " plugin: unknown option \"%s\" in <Plugin ebpf>; valid: <Module \"name\">, "
+			ERROR(PLUGIN_NAME " plugin: unknown option \"%s\" in <Plugin ebpf>; valid: <Module \"name\">, <Program \"name\">, "
 			      "SnapshotFile, SnapshotGroup", child->key);
 			return -1;
 		default:

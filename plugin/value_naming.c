@@ -39,8 +39,21 @@ void name_histogram(const char *metric, const char *instance, struct value_name 
 	snprintf(out->type_instance, sizeof(out->type_instance), "%s", instance);
 }
 
+/* "=<type>": a user's program named the collectd type itself (`Type "derive"`); the
+ * instance is then the whole type instance. */
+static int explicit_type(const char *metric, const char *instance, struct value_name *out)
+{
+	if (metric[0] != '=')
+		return 0;
+	snprintf(out->type, sizeof(out->type), "%s", metric + 1);
+	snprintf(out->type_instance, sizeof(out->type_instance), "%s", instance);
+	return 1;
+}
+
 void name_counter(const char *metric, const char *instance, struct value_name *out)
 {
+	if (explicit_type(metric, instance, out))
+		return;
 	for (size_t i = 0; i < sizeof(counter_types) / sizeof(counter_types[0]); i++) {
 		if (!strcmp(metric, counter_types[i].metric)) {
 			snprintf(out->type, sizeof(out->type), "%s", counter_types[i].type);
@@ -54,6 +67,8 @@ void name_counter(const char *metric, const char *instance, struct value_name *o
 
 void name_gauge(const char *metric, const char *instance, struct value_name *out)
 {
+	if (explicit_type(metric, instance, out))
+		return;
 	snprintf(out->type, sizeof(out->type), "%s", !strcmp(metric, "hit_ratio") ? "percent" : "gauge");
 	snprintf(out->type_instance, sizeof(out->type_instance), "%s%s%s", metric, instance[0] ? "-" : "", instance);
 }

@@ -15,6 +15,7 @@
  *   histogram "io_size"       -> as "latency" with type bytes (GAUGE, bytes); no Bucket
  *   histogram "queue_latency" -> as "latency" with instance <instance>-queue
  *   counter "ios" -> operations-<instance>, counter "bytes" -> total_bytes-<instance>
+ *   counter or gauge "=<type>" -> <type>-<instance>: a user's <Program> view with `Type`
  */
 #ifndef EBPF_PLUGIN_VALUE_NAMING_H
 #define EBPF_PLUGIN_VALUE_NAMING_H

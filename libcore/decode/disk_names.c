@@ -71,6 +71,8 @@ const char *disk_name(struct disk_names *c, uint32_t dev)
 	for (int i = 0; i < c->n; i++)
 		if (c->v[i].dev == dev)
 			return c->v[i].name;
+	if (c->n == DISK_NAMES_MAX)
+		c->n = 0;
 	if (c->n == c->cap) {
 		int cap = c->cap ? c->cap * 2 : 16;
 		struct disk_name_entry *v = realloc(c->v, cap * sizeof(*v));

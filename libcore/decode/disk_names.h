@@ -2,7 +2,9 @@
  * dev_t the BPF programs report. Resolved in user space, never in BPF: the name is
  * DEVNAME in /sys/dev/block/MAJ:MIN/uevent, else the name column of /proc/partitions.
  * Names are cached; a dev_t that cannot be resolved reads "MAJ_MIN" and is tried again
- * on the next lookup. */
+ * on the next lookup. At most DISK_NAMES_MAX names are kept: a cache that fills is emptied
+ * and fills again (a machine has far fewer disks; the bound is for a BPF map whose key is
+ * not a disk after all, read through the majorminor label decoder). */
 #ifndef EBPF_CORE_DISK_NAMES_H
 #define EBPF_CORE_DISK_NAMES_H
 
@@ -10,6 +12,7 @@
 #include <stdint.h>
 
 #define DISK_NAME_LEN 64
+#define DISK_NAMES_MAX 4096
 
 struct disk_name_entry {
 	uint32_t dev;

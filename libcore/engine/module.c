@@ -170,10 +170,12 @@ static struct bpf_object *object_open(void *ctx)
 	struct module *m = ctx;
 	char name[64];
 	size_t size;
-	const void *bytes = m->ops->elf_bytes(&size);
+	const void *bytes = m->elf ? m->elf : m->ops->elf_bytes(&size);
 	uint32_t *filter_tgid;
 	int e;
 
+	if (m->elf)
+		size = m->elf_size;
 	/* Named as the skeleton names it, so map names ("<name>_bpf.rodata") are the same. */
 	snprintf(name, sizeof(name), "%s_bpf", m->ops->name);
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = name);

@@ -138,6 +138,10 @@ struct module {
 	struct hist_config hist;    /* Percentile, Bucket, BucketType */
 	struct probe_set probes;    /* points from the descriptor; AttachOrder lands in order */
 	struct bpf_object *obj;     /* opened from elf_bytes; NULL when closed */
+	/* A user's program carries its object's bytes (read once, checked): opened from these
+	 * instead of ops->elf_bytes when set. */
+	const void *elf;
+	size_t elf_size;
 	struct view_state *views;   /* one per descriptor view, while running */
 };
 

@@ -22,6 +22,15 @@ struct option {
 	int nvalues;
 };
 
+/* A block or a line of a nested configuration (`<Program>` and its `<Histogram>`, `<Label>`
+ * ...): the line's key and values, and the lines inside it. Front-ends build the tree from
+ * their own syntax, as they build flat options. */
+struct conf_node {
+	struct option opt;
+	const struct conf_node *children;
+	int nchildren;
+};
+
 /* Each returns 0, or -1 with a message in err that names the key and what it expects. */
 int opt_expect_strings(const struct option *o, int min_values, char *err, size_t errlen);
 int opt_expect_numbers(const struct option *o, int min_values, int max_values, char *err, size_t errlen);

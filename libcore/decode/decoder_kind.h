@@ -1,0 +1,53 @@
+/* What each label decoder (label_decoder.h) provides to the chain: its name, the inputs it
+ * takes, and create/decode/free. One table lists them all (label_decoder.c); each decoder
+ * lives in the file of its kind (decoders_number.c, decoders_text.c, decoders_system.c). */
+#ifndef EBPF_CORE_DECODER_KIND_H
+#define EBPF_CORE_DECODER_KIND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Raw sizes a decoder accepts: one bit per size 1..31, or any size up to DECODE_BYTES_MAX. */
+#define SIZE_BIT(n) (1u << (n))
+#define SIZES_UINT (SIZE_BIT(1) | SIZE_BIT(2) | SIZE_BIT(4) | SIZE_BIT(8))
+#define SIZES_ANY 0xffffffffu
+
+/* The input of one decoder: the key part's bytes (first decoder) or the text the decoder
+ * before it made (NUL-terminated, size == strlen). */
+struct decode_input {
+	const unsigned char *bytes;
+	size_t size;
+	bool is_text;
+};
+
+struct label_decoder;
+
+struct decoder_kind {
+	const char *name;
+	unsigned int sizes;      /* raw sizes taken, 0: text only */
+	const char *sizes_text;  /* "4 or 8 bytes", for messages */
+	bool takes_text;         /* may follow another decoder */
+	int min_args, max_args;
+	/* Reads the arguments into d->state. 0, or -1 with err (the message names the decoder). */
+	int (*create)(struct label_decoder *d, const char *const *args, int nargs, char *err, size_t errlen);
+	/* Writes the text for in to out (outlen >= 1), cut if it does not fit. */
+	void (*decode)(struct label_decoder *d, const struct decode_input *in, char *out, size_t outlen);
+	void (*destroy)(struct label_decoder *d);
+};
+
+struct label_decoder {
+	const struct decoder_kind *kind;
+	void *state;
+};
+
+/* The key part read as an unsigned number in host order; size is 1, 2, 4 or 8. */
+uint64_t decode_uint(const struct decode_input *in);
+/* The same, sign-extended from its size. */
+int64_t decode_int(const struct decode_input *in);
+
+extern const struct decoder_kind decoder_uint, decoder_hex, decoder_syscall, decoder_errno, decoder_inet_ip;
+extern const struct decoder_kind decoder_string, decoder_static_map, decoder_regexp;
+extern const struct decoder_kind decoder_majorminor, decoder_ksym, decoder_cgroup;
+
+#endif

@@ -1,0 +1,146 @@
+/* Decoders that ask the running system: majorminor (disk names), ksym (kernel symbols),
+ * cgroup (cgroup paths). Their caches are bounded (label_decoder.h). */
+#include "libcore/decode/cgroup_paths.h"
+#include "libcore/decode/decoder_kind.h"
+#include "libcore/decode/disk_names.h"
+#include "libcore/decode/ksym_table.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+
+/* ---- majorminor: a dev_t -> the disk's name as in /proc/diskstats ---- */
+
+struct majorminor {
+	int stat_encoding; /* 0: the kernel's MKDEV; 1: stat's new_encode_dev/huge_encode_dev */
+	struct disk_names names;
+};
+
+static int majorminor_create(struct label_decoder *d, const char *const *args, int nargs, char *err, size_t errlen)
+{
+	struct majorminor *m;
+	int stat_encoding = 0;
+
+	if (nargs == 1 && !strcmp(args[0], "stat"))
+		stat_encoding = 1;
+	else if (nargs == 1 && strcmp(args[0], "kernel")) {
+		snprintf(err, errlen,
+			 "unknown dev_t encoding \"%s\": \"kernel\" (major << 20 | minor, as block tracepoints and "
+			 "s_dev hold it; the default) or \"stat\" (as stat()'s st_dev)",
+			 args[0]);
+		return -1;
+	}
+	if (!(m = calloc(1, sizeof(*m)))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	m->stat_encoding = stat_encoding;
+	d->state = m;
+	return 0;
+}
+
+static void majorminor_decode(struct label_decoder *d, const struct decode_input *in, char *out, size_t outlen)
+{
+	struct majorminor *m = d->state;
+	uint64_t v = decode_uint(in);
+	uint64_t major, minor;
+
+	if (m->stat_encoding) {
+		/* glibc's major()/minor() read both new_encode_dev (32 bits) and huge_encode_dev. */
+		major = gnu_dev_major(v);
+		minor = gnu_dev_minor(v);
+	} else {
+		major = (v >> 20) & 0xfff;
+		minor = v & 0xfffff;
+		if (v >> 32)
+			major = 1u << 12; /* no kernel dev_t: named by its number below */
+	}
+	if (major < (1u << 12) && minor < (1u << 20))
+		snprintf(out, outlen, "%s", disk_name(&m->names, (uint32_t)(major << 20 | minor)));
+	else
+		snprintf(out, outlen, "0x%" PRIx64, v);
+}
+
+static void majorminor_destroy(struct label_decoder *d)
+{
+	struct majorminor *m = d->state;
+
+	if (m)
+		disk_names_free(&m->names);
+	free(m);
+	d->state = NULL;
+}
+
+const struct decoder_kind decoder_majorminor = {
+	.name = "majorminor", .sizes = SIZE_BIT(4) | SIZE_BIT(8), .sizes_text = "4 or 8 bytes", .max_args = 1,
+	.create = majorminor_create, .decode = majorminor_decode, .destroy = majorminor_destroy,
+};
+
+/* ---- ksym: a kernel address -> the symbol that holds it ---- */
+
+static int ksym_create(struct label_decoder *d, const char *const *args, int nargs, char *err, size_t errlen)
+{
+	/* Loaded now, at config time: the first read stays cheap and a kallsyms without
+	 * addresses is a config error, not a column of 0x... labels. */
+	d->state = (void *)ksym_table_kernel(err, errlen);
+	return d->state ? 0 : -1;
+}
+
+static void ksym_decode(struct label_decoder *d, const struct decode_input *in, char *out, size_t outlen)
+{
+	uint64_t addr = decode_uint(in);
+	const char *name = ksym_table_find(d->state, addr);
+
+	if (name)
+		snprintf(out, outlen, "%s", name);
+	else
+		snprintf(out, outlen, "0x%" PRIx64, addr);
+}
+
+const struct decoder_kind decoder_ksym = {
+	.name = "ksym", .sizes = SIZE_BIT(8), .sizes_text = "8 bytes", .create = ksym_create, .decode = ksym_decode,
+};
+
+/* ---- cgroup: a cgroup id -> its path under the cgroup2 mount ---- */
+
+static int cgroup_create(struct label_decoder *d, const char *const *args, int nargs, char *err, size_t errlen)
+{
+	struct cgroup_paths *c = malloc(sizeof(*c));
+
+	if (!c) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (cgroup_paths_init(c, NULL, err, errlen)) {
+		free(c);
+		return -1;
+	}
+	d->state = c;
+	return 0;
+}
+
+static void cgroup_decode(struct label_decoder *d, const struct decode_input *in, char *out, size_t outlen)
+{
+	uint64_t id = decode_uint(in);
+	const char *path = cgroup_path(d->state, id);
+
+	if (path)
+		snprintf(out, outlen, "%s", path);
+	else
+		snprintf(out, outlen, "%" PRIu64, id);
+}
+
+static void cgroup_destroy(struct label_decoder *d)
+{
+	if (d->state)
+		cgroup_paths_free(d->state);
+	free(d->state);
+	d->state = NULL;
+}
+
+const struct decoder_kind decoder_cgroup = {
+	.name = "cgroup", .sizes = SIZE_BIT(8), .sizes_text = "8 bytes", .create = cgroup_create,
+	.decode = cgroup_decode, .destroy = cgroup_destroy,
+};

@@ -1,0 +1,285 @@
+/* Decoders that make or rework text: string, static_map, regexp. */
+#include "libcore/decode/decoder_kind.h"
+#include "libcore/decode/label_decoder.h"
+#include "libcore/decode/regex_size.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- string: a NUL-terminated char array (comm, a path, a name) ---- */
+
+static void string_decode(struct label_decoder *d, const struct decode_input *in, char *out, size_t outlen)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < in->size && in->bytes[i]; i++) {
+		unsigned char ch = in->bytes[i];
+		char esc[5];
+		size_t n;
+
+		if (ch == '\\')
+			n = (size_t)snprintf(esc, sizeof(esc), "\\\\");
+		else if (ch < 0x20 || ch > 0x7e)
+			n = (size_t)snprintf(esc, sizeof(esc), "\\x%02x", ch);
+		else
+			esc[0] = (char)ch, n = 1;
+		if (o + n >= outlen)
+			break;
+		memcpy(out + o, esc, n);
+		o += n;
+	}
+	out[o] = '\0';
+}
+
+const struct decoder_kind decoder_string = {
+	.name = "string", .sizes = SIZES_ANY, .sizes_text = "1 to 256 bytes", .decode = string_decode,
+};
+
+/* ---- static_map: "0=read" "1=write" ---- */
+
+struct map_entry {
+	char *key, *text;
+	int numeric;  /* the key is a number (decimal, 0x hex, negative): matched by value */
+	int64_t num;
+};
+
+struct static_map {
+	struct map_entry *v;
+	int n;
+};
+
+/* A whole-text integer (as strtoll/strtoull base 0 read it) into *v: 0, else -1. */
+static int parse_number(const char *s, int64_t *v)
+{
+	char *end;
+
+	if (!*s)
+		return -1;
+	errno = 0;
+	if (*s == '-') {
+		*v = strtoll(s, &end, 0);
+	} else {
+		uint64_t u = strtoull(s, &end, 0);
+		*v = (int64_t)u;
+	}
+	return (errno || *end) ? -1 : 0;
+}
+
+static void static_map_destroy(struct label_decoder *d)
+{
+	struct static_map *m = d->state;
+
+	if (!m)
+		return;
+	for (int i = 0; i < m->n; i++)
+		free(m->v[i].key);
+	free(m->v);
+	free(m);
+	d->state = NULL;
+}
+
+static int static_map_create(struct label_decoder *d, const char *const *args, int nargs, char *err, size_t errlen)
+{
+	struct static_map *m = calloc(1, sizeof(*m));
+
+	d->state = m;
+	if (!m || !(m->v = calloc(nargs, sizeof(*m->v)))) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	for (int i = 0; i < nargs; i++) {
+		const char *eq = strchr(args[i], '=');
+		struct map_entry *e = &m->v[m->n];
+
+		if (!eq || eq == args[i] || !eq[1]) {
+			snprintf(err, errlen, "\"%s\" is not value=text: write each entry as \"0=read\"", args[i]);
+			goto fail;
+		}
+		if (!(e->key = strdup(args[i]))) {
+			snprintf(err, errlen, "out of memory");
+			goto fail;
+		}
+		m->n++;
+		e->key[eq - args[i]] = '\0';
+		e->text = e->key + (eq - args[i]) + 1;
+		e->numeric = !parse_number(e->key, &e->num);
+		for (int j = 0; j < m->n - 1; j++)
+			if (!strcmp(m->v[j].key, e->key) || (e->numeric && m->v[j].numeric && m->v[j].num == e->num)) {
+				snprintf(err, errlen, "value \"%s\" is mapped twice (\"%s=%s\" and \"%s\")", e->key,
+					 m->v[j].key, m->v[j].text, args[i]);
+				goto fail;
+			}
+	}
+	return 0;
+fail:
+	static_map_destroy(d);
+	return -1;
+}
+
+static void static_map_decode(struct label_decoder *d, const struct decode_input *in, char *out, size_t outlen)
+{
+	const struct static_map *m = d->state;
+	uint64_t u = 0;
+	int64_t s = 0, t = 0;
+	int text_is_number = 0;
+
+	if (in->is_text)
+		text_is_number = !parse_number((const char *)in->bytes, &t);
+	else
+		u = decode_uint(in), s = decode_int(in);
+	for (int i = 0; i < m->n; i++) {
+		const struct map_entry *e = &m->v[i];
+		int hit = in->is_text ? (!strcmp(e->key, (const char *)in->bytes) ||
+					 (e->numeric && text_is_number && e->num == t))
+				      : (e->numeric && ((uint64_t)e->num == u || e->num == s));
+
+		if (hit) {
+			snprintf(out, outlen, "%s", e->text);
+			return;
+		}
+	}
+	if (in->is_text)
+		snprintf(out, outlen, "%s", (const char *)in->bytes);
+	else
+		snprintf(out, outlen, "%" PRIu64, u);
+}
+
+const struct decoder_kind decoder_static_map = {
+	.name = "static_map", .sizes = SIZES_UINT, .sizes_text = "1, 2, 4 or 8 bytes", .takes_text = true,
+	.min_args = 1, .max_args = 1 << 20,
+	.create = static_map_create, .decode = static_map_decode, .destroy = static_map_destroy,
+};
+
+/* ---- regexp: POSIX ERE on the text ---- */
+
+struct regexp {
+	regex_t re;
+	char *replacement; /* NULL: the output is group 1, or the match when there is no group */
+};
+
+static void regexp_destroy(struct label_decoder *d)
+{
+	struct regexp *r = d->state;
+
+	if (!r)
+		return;
+	regfree(&r->re);
+	free(r->replacement);
+	free(r);
+	d->state = NULL;
+}
+
+static int regexp_create(struct label_decoder *d, const char *const *args, int nargs, char *err, size_t errlen)
+{
+	struct regexp *r = calloc(1, sizeof(*r));
+	int rc;
+
+	if (!r) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (regex_size_check(args[0], err, errlen)) {
+		free(r);
+		return -1;
+	}
+	rc = regcomp(&r->re, args[0], REG_EXTENDED);
+	if (rc) {
+		char why[128];
+
+		regerror(rc, &r->re, why, sizeof(why));
+		snprintf(err, errlen, "\"%s\" is not a POSIX extended regular expression: %s", args[0], why);
+		free(r);
+		return -1;
+	}
+	d->state = r;
+	if (nargs == 1) {
+		if (r->re.re_nsub > 1) {
+			snprintf(err, errlen,
+				 "\"%s\" has %zu groups; without a replacement the label is group 1: keep one group, "
+				 "or add a replacement such as \"\\1-\\2\"",
+				 args[0], r->re.re_nsub);
+			goto fail;
+		}
+		return 0;
+	}
+	for (const char *p = args[1]; *p; p++) {
+		if (*p != '\\')
+			continue;
+		if (p[1] >= '0' && p[1] <= '9' && (size_t)(p[1] - '0') > r->re.re_nsub) {
+			snprintf(err, errlen, "replacement \"%s\" uses \\%c but \"%s\" has %zu group%s", args[1], p[1],
+				 args[0], r->re.re_nsub, r->re.re_nsub == 1 ? "" : "s");
+			goto fail;
+		}
+		if (p[1] == '\0' || !((p[1] >= '0' && p[1] <= '9') || p[1] == '\\')) {
+			snprintf(err, errlen, "replacement \"%s\": a backslash comes before a digit (\\1) or another "
+				 "backslash (\\\\)", args[1]);
+			goto fail;
+		}
+		p++;
+	}
+	if (!(r->replacement = strdup(args[1]))) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	return 0;
+fail:
+	regexp_destroy(d);
+	return -1;
+}
+
+static void append(char *out, size_t outlen, size_t *o, const char *s, size_t n)
+{
+	if (*o + n >= outlen)
+		n = outlen - 1 - *o;
+	memcpy(out + *o, s, n);
+	*o += n;
+	out[*o] = '\0';
+}
+
+/* Group 1 (or the match); with a replacement, the text with its first match replaced, as
+ * sed's s/pattern/replacement/. Text that does not match passes unchanged. */
+static void regexp_decode(struct label_decoder *d, const struct decode_input *in, char *out, size_t outlen)
+{
+	const struct regexp *r = d->state;
+	const char *text = (const char *)in->bytes;
+	regmatch_t m[10];
+	size_t o = 0;
+
+	out[0] = '\0';
+	if (regexec(&r->re, text, 10, m, 0)) {
+		append(out, outlen, &o, text, strlen(text));
+		return;
+	}
+	if (!r->replacement) {
+		const regmatch_t *g = &m[r->re.re_nsub ? 1 : 0];
+
+		if (g->rm_so >= 0)
+			append(out, outlen, &o, text + g->rm_so, (size_t)(g->rm_eo - g->rm_so));
+		return;
+	}
+	append(out, outlen, &o, text, (size_t)m[0].rm_so);
+	for (const char *p = r->replacement; *p; p++) {
+		if (*p == '\\' && p[1] == '\\') {
+			append(out, outlen, &o, "\\", 1);
+			p++;
+		} else if (*p == '\\') {
+			const regmatch_t *g = &m[p[1] - '0'];
+
+			if (g->rm_so >= 0)
+				append(out, outlen, &o, text + g->rm_so, (size_t)(g->rm_eo - g->rm_so));
+			p++;
+		} else {
+			append(out, outlen, &o, p, 1);
+		}
+	}
+	append(out, outlen, &o, text + m[0].rm_eo, strlen(text + m[0].rm_eo));
+}
+
+const struct decoder_kind decoder_regexp = {
+	.name = "regexp", .sizes = 0, .takes_text = true, .min_args = 1, .max_args = 2,
+	.create = regexp_create, .decode = regexp_decode, .destroy = regexp_destroy,
+};

@@ -1,0 +1,149 @@
+#include "libcore/decode/ksym_table.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	/* Aliases (one address, several names): kallsyms order, the first one is named. */
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+int ksym_table_parse(struct ksym_table *t, const char *text, size_t len)
+{
+	size_t cap = 0, names_used = 0, names_cap = 0;
+	const char *p = text, *end = text + len;
+
+	memset(t, 0, sizeof(*t));
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		const char *line = p, *name;
+		unsigned long long addr;
+		char type, *after;
+		size_t namelen;
+
+		if (!eol)
+			eol = end;
+		p = eol + 1;
+		addr = strtoull(line, &after, 16);
+		if (after == line || after + 3 > eol || after[0] != ' ' || after[2] != ' ')
+			continue;
+		type = after[1];
+		name = after + 3;
+		namelen = strcspn(name, "\t \n");
+		if (name + namelen > eol)
+			namelen = (size_t)(eol - name);
+		if (!addr || type == 'a' || type == 'A' || namelen == 0)
+			continue;
+		if (t->n == cap) {
+			struct ksym *v = realloc(t->v, (cap = cap ? cap * 2 : 4096) * sizeof(*v));
+
+			if (!v)
+				goto oom;
+			t->v = v;
+		}
+		if (names_used + namelen + 1 > names_cap) {
+			char *n;
+
+			names_cap = names_cap ? names_cap * 2 : 65536;
+			while (names_used + namelen + 1 > names_cap)
+				names_cap *= 2;
+			if (!(n = realloc(t->names, names_cap)))
+				goto oom;
+			t->names = n;
+		}
+		memcpy(t->names + names_used, name, namelen);
+		t->names[names_used + namelen] = '\0';
+		t->v[t->n].addr = addr;
+		t->v[t->n].name = names_used;
+		t->n++;
+		names_used += namelen + 1;
+	}
+	if (t->n)
+		qsort(t->v, t->n, sizeof(*t->v), by_addr);
+	return 0;
+oom:
+	ksym_table_free(t);
+	return -1;
+}
+
+const char *ksym_table_find(const struct ksym_table *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->n;
+
+	if (!t->n || addr < t->v[0].addr || addr > t->v[t->n - 1].addr)
+		return NULL;
+	/* The last entry with v[i].addr <= addr. */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->v[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	while (lo > 0 && t->v[lo - 1].addr == t->v[lo].addr)
+		lo--;
+	return t->names + t->v[lo].name;
+}
+
+void ksym_table_free(struct ksym_table *t)
+{
+	free(t->v);
+	free(t->names);
+	memset(t, 0, sizeof(*t));
+}
+
+static struct ksym_table kernel_table;
+static char kernel_error[256];
+static pthread_once_t kernel_once = PTHREAD_ONCE_INIT;
+
+static void load_kernel_table(void)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char *text = NULL;
+	size_t len = 0, cap = 0, n;
+
+	if (!f) {
+		snprintf(kernel_error, sizeof(kernel_error), "cannot read /proc/kallsyms: %m");
+		return;
+	}
+	do {
+		if (len + 65536 > cap) {
+			char *t = realloc(text, cap = cap ? cap * 2 : 1 << 22);
+
+			if (!t) {
+				snprintf(kernel_error, sizeof(kernel_error), "out of memory reading /proc/kallsyms");
+				goto out;
+			}
+			text = t;
+		}
+		n = fread(text + len, 1, cap - len, f);
+		len += n;
+	} while (n > 0);
+	if (ksym_table_parse(&kernel_table, text, len))
+		snprintf(kernel_error, sizeof(kernel_error), "out of memory reading /proc/kallsyms");
+	else if (kernel_table.n == 0)
+		snprintf(kernel_error, sizeof(kernel_error),
+			 "/proc/kallsyms shows no addresses to this process: run collectd as root (CAP_SYSLOG), "
+			 "or lower /proc/sys/kernel/kptr_restrict");
+out:
+	free(text);
+	fclose(f);
+}
+
+const struct ksym_table *ksym_table_kernel(char *err, size_t errlen)
+{
+	pthread_once(&kernel_once, load_kernel_table);
+	if (kernel_error[0]) {
+		snprintf(err, errlen, "%s", kernel_error);
+		return NULL;
+	}
+	return &kernel_table;
+}

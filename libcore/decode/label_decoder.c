@@ -1,0 +1,170 @@
+#include "libcore/decode/label_decoder.h"
+
+#include "libcore/decode/decoder_kind.h"
+#include "libcore/engine/text_append.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct decoder_kind *const kinds[] = {
+	&decoder_uint,       &decoder_hex,  &decoder_string,     &decoder_syscall, &decoder_errno,   &decoder_majorminor,
+	&decoder_ksym,       &decoder_static_map, &decoder_regexp, &decoder_cgroup, &decoder_inet_ip,
+};
+#define NKINDS ((int)(sizeof(kinds) / sizeof(kinds[0])))
+
+static const struct decoder_kind *kind_named(const char *name)
+{
+	for (int i = 0; i < NKINDS; i++)
+		if (!strcmp(kinds[i]->name, name))
+			return kinds[i];
+	return NULL;
+}
+
+const char *label_decoder_sizes(const char *name)
+{
+	const struct decoder_kind *k = kind_named(name);
+
+	return k && k->sizes ? k->sizes_text : NULL;
+}
+
+void decoder_chain_init(struct decoder_chain *c, const char *label)
+{
+	memset(c, 0, sizeof(*c));
+	snprintf(c->label, sizeof(c->label), "%s", label ? label : "");
+}
+
+int decoder_chain_add(struct decoder_chain *c, const char *name, const char *const *args, int nargs, char *err,
+		      size_t errlen)
+{
+	const struct decoder_kind *k = kind_named(name);
+	struct label_decoder *d;
+	char msg[512];
+
+	if (!k) {
+		size_t used = 0;
+
+		text_appendf(err, errlen, &used, "label \"%s\": unknown decoder \"%s\"; the decoders are", c->label,
+			     name);
+		for (int i = 0; i < NKINDS; i++)
+			text_appendf(err, errlen, &used, "%s %s", i ? "," : "", kinds[i]->name);
+		return -1;
+	}
+	if (c->n == DECODER_CHAIN_MAX) {
+		snprintf(err, errlen, "label \"%s\": more than %d Decode lines", c->label, DECODER_CHAIN_MAX);
+		return -1;
+	}
+	if (c->n > 0 && !k->takes_text) {
+		snprintf(err, errlen,
+			 "label \"%s\": decoder %s reads the key's bytes, so it must be the first Decode of the label "
+			 "(here it follows %s, which makes text)",
+			 c->label, name, c->d[c->n - 1]->kind->name);
+		return -1;
+	}
+	if (nargs < k->min_args || nargs > k->max_args) {
+		if (k->max_args == 0)
+			snprintf(err, errlen, "label \"%s\": decoder %s takes no arguments, it was given %d", c->label,
+				 name, nargs);
+		else if (k->min_args == k->max_args)
+			snprintf(err, errlen, "label \"%s\": decoder %s takes %d argument%s, it was given %d", c->label,
+				 name, k->min_args, k->min_args == 1 ? "" : "s", nargs);
+		else if (k->max_args > 16)
+			snprintf(err, errlen, "label \"%s\": decoder %s needs at least %d argument%s", c->label, name,
+				 k->min_args, k->min_args == 1 ? "" : "s");
+		else
+			snprintf(err, errlen, "label \"%s\": decoder %s takes %d to %d arguments, it was given %d",
+				 c->label, name, k->min_args, k->max_args, nargs);
+		return -1;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		snprintf(err, errlen, "label \"%s\": out of memory", c->label);
+		return -1;
+	}
+	d->kind = k;
+	if (k->create && k->create(d, args, nargs, msg, sizeof(msg))) {
+		snprintf(err, errlen, "label \"%s\": decoder %s: %s", c->label, name, msg);
+		free(d);
+		return -1;
+	}
+	c->d[c->n++] = d;
+	return 0;
+}
+
+int decoder_chain_check(const struct decoder_chain *c, size_t size, char *err, size_t errlen)
+{
+	const struct decoder_kind *k;
+
+	if (size == 0) {
+		snprintf(err, errlen, "label \"%s\" has 0 bytes: give it a Field or a Size", c->label);
+		return -1;
+	}
+	if (c->n == 0) {
+		if (size > DECODE_BYTES_MAX) {
+			snprintf(err, errlen, "label \"%s\" has %zu bytes, more than the %d a label can show", c->label,
+				 size, DECODE_BYTES_MAX);
+			return -1;
+		}
+		return 0;
+	}
+	k = c->d[0]->kind;
+	if (!k->sizes) {
+		snprintf(err, errlen,
+			 "decoder %s works on text, label \"%s\" has raw bytes: put a decoder that makes text "
+			 "(uint, string, hex, ...) before it",
+			 k->name, c->label);
+		return -1;
+	}
+	if (k->sizes == SIZES_ANY ? size > DECODE_BYTES_MAX : (size > 31 || !(k->sizes & SIZE_BIT(size)))) {
+		snprintf(err, errlen, "decoder %s needs %s, label \"%s\" has %zu", k->name, k->sizes_text, c->label,
+			 size);
+		return -1;
+	}
+	return 0;
+}
+
+/* A label without Decode lines: its number, or its bytes in hex. */
+static void decode_default(const struct decode_input *in, char *out, size_t outlen)
+{
+	if (in->size <= 8 && (SIZES_UINT & SIZE_BIT(in->size)))
+		decoder_uint.decode(NULL, in, out, outlen);
+	else
+		decoder_hex.decode(NULL, in, out, outlen);
+}
+
+const char *decoder_chain_decode(struct decoder_chain *c, const void *bytes, size_t size, char *out, size_t outlen)
+{
+	/* Two buffers in turn: each decoder reads what the one before wrote. */
+	char buf[2][DECODE_TEXT_MAX];
+	struct decode_input in = { bytes, size, false };
+	int cur = 0;
+
+	if (outlen == 0)
+		return out;
+	if (c->n == 0) {
+		decode_default(&in, out, outlen);
+		return out;
+	}
+	for (int i = 0; i < c->n; i++) {
+		char *dst = i == c->n - 1 ? out : buf[cur];
+		size_t dstlen = i == c->n - 1 ? outlen : sizeof(buf[cur]);
+
+		dst[0] = '\0';
+		c->d[i]->kind->decode(c->d[i], &in, dst, dstlen);
+		in.bytes = (const unsigned char *)dst;
+		in.size = strlen(dst);
+		in.is_text = true;
+		cur ^= 1;
+	}
+	return out;
+}
+
+void decoder_chain_free(struct decoder_chain *c)
+{
+	for (int i = 0; i < c->n; i++) {
+		if (c->d[i]->kind->destroy)
+			c->d[i]->kind->destroy(c->d[i]);
+		free(c->d[i]);
+	}
+	c->n = 0;
+}

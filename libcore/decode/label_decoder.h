@@ -1,0 +1,71 @@
+/* Label decoders: how the bytes of one key part of a user's map become the text of a collectd
+ * label (`<Label "device"> Field "dev"  Decode "majorminor" </Label>`, issue 12).
+ *
+ * A label has a chain of decoders, applied in order: the first one reads the key part's raw
+ * bytes, each later one the text the one before made (`Decode "uint"` then
+ * `Decode "static_map" "0=read" "1=write"`). Everything that can be wrong with a chain is
+ * found at config time, before anything loads:
+ *   decoder_chain_add()   unknown decoder, bad arguments, a decoder that cannot take the
+ *                         input it would get at its place in the chain;
+ *   decoder_chain_check() the key part's size against what the first decoder accepts
+ *                         ("decoder majorminor needs 4 or 8 bytes, label \"device\" has 2").
+ * Decoding never fails: a value a decoder cannot name comes out as its number (ksym "0x...",
+ * majorminor "8_16", cgroup "12345", errno "-4095").
+ *
+ * Decoders, their inputs and outputs (README, "Label decoders"):
+ *   uint        1, 2, 4, 8 bytes, host order       -> decimal
+ *   hex         1..256 bytes                        -> the bytes in memory order, "0a1b"
+ *   string      1..256 bytes, ends at the first NUL -> text; bytes outside ' '..'~' and '\'
+ *                                                      as \xNN and \\
+ *   syscall     1, 2, 4, 8 bytes                    -> "openat" (this architecture's table)
+ *   errno       1, 2, 4, 8 bytes, signed            -> "ENOENT" for 2 and -2
+ *   majorminor  4, 8 bytes; argument "kernel" (default: MKDEV, major << 20 | minor, as
+ *               block tracepoints and s_dev) or "stat" (new_encode_dev/huge_encode_dev,
+ *               as stat's st_dev)          -> the disk's name in /proc/diskstats, "loop0"
+ *   ksym        8 bytes                             -> the kernel symbol holding the address
+ *   static_map  1, 2, 4, 8 bytes or text; "value=text" arguments -> the text, else the value
+ *   regexp      text; "pattern" [replacement]       -> group 1 (or the match), or the
+ *                                                      replacement with \0..\9; else unchanged
+ *   cgroup      8 bytes (cgroup id)                 -> the path under the cgroup2 mount
+ *   inet_ip     4 or 16 bytes                       -> "10.0.0.1", "2001:db8::1"
+ * A label without Decode lines reads as "uint" when its size is 1, 2, 4 or 8, else "hex".
+ *
+ * Caches, all bounded: ksym loads /proc/kallsyms once per process into a sorted table
+ * (one entry per kernel symbol, shared by every ksym decoder); cgroup keeps at most
+ * CGROUP_CACHE_SLOTS paths per decoder; disk names at most DISK_NAMES_MAX per decoder. */
+#ifndef EBPF_CORE_LABEL_DECODER_H
+#define EBPF_CORE_LABEL_DECODER_H
+
+#include <stddef.h>
+
+#define DECODE_BYTES_MAX 256                        /* the largest key part hex and string take */
+#define DECODE_TEXT_MAX (4 * DECODE_BYTES_MAX + 1)  /* any decoder's output fits, with its NUL */
+#define DECODER_CHAIN_MAX 8
+
+struct label_decoder;
+
+struct decoder_chain {
+	char label[64];  /* for messages */
+	struct label_decoder *d[DECODER_CHAIN_MAX];
+	int n;
+};
+
+/* An empty chain for label `label`. */
+void decoder_chain_init(struct decoder_chain *c, const char *label);
+/* Appends decoder `name` with its arguments (a `Decode "name" "arg"...` line). 0, or -1 with
+ * err saying what is wrong and how to fix it; the chain is unchanged then. */
+int decoder_chain_add(struct decoder_chain *c, const char *name, const char *const *args, int nargs, char *err,
+		      size_t errlen);
+/* Whether the chain can read a key part of `size` bytes. 0, or -1 with err. */
+int decoder_chain_check(const struct decoder_chain *c, size_t size, char *err, size_t errlen);
+/* The label's text for the key part's bytes (size as checked), in out (DECODE_TEXT_MAX
+ * bytes is always enough; a smaller out cuts the text). Returns out. The text is not yet
+ * safe for a collectd identifier: see label_value_safe(). */
+const char *decoder_chain_decode(struct decoder_chain *c, const void *bytes, size_t size, char *out, size_t outlen);
+void decoder_chain_free(struct decoder_chain *c);
+
+/* The accepted raw sizes of decoder `name` as the messages spell them ("4 or 8 bytes"),
+ * or NULL for an unknown name or a decoder that reads text only. */
+const char *label_decoder_sizes(const char *name);
+
+#endif

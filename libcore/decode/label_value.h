@@ -1,0 +1,22 @@
+/* Label values made safe for a collectd identifier (host/plugin-instance/type-instance),
+ * by one rule for every label, whatever decoder made it:
+ *   - '/' would split the identifier: a leading '/' is dropped and the others become '_',
+ *     and "/" alone becomes "root", as collectd's own escape_slashes() does for mount
+ *     points and cgroups ("/system.slice/ssh.service" -> "system.slice_ssh.service");
+ *   - control characters (below ' ', and DEL) become '_';
+ *   - an empty value becomes "empty";
+ *   - a value longer than LABEL_VALUE_MAX - 1 (127: DATA_MAX_NAME_LEN 128 with its NUL) is
+ *     cut to 118 characters followed by '~' and 8 hex digits of a hash (FNV-1a, 32 bits) of
+ *     the whole value, so long values that share a beginning stay apart.
+ * The same function serves a whole type instance built from several labels. */
+#ifndef EBPF_CORE_LABEL_VALUE_H
+#define EBPF_CORE_LABEL_VALUE_H
+
+#include <stddef.h>
+
+#define LABEL_VALUE_MAX 128 /* collectd's DATA_MAX_NAME_LEN */
+
+/* Writes the safe form of in to out (LABEL_VALUE_MAX bytes). Returns out. */
+char *label_value_safe(const char *in, char out[LABEL_VALUE_MAX]);
+
+#endif

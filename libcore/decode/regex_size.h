@@ -1,0 +1,16 @@
+/* A bound on what a POSIX extended regular expression from a config costs to compile.
+ * glibc's regcomp copies the tree of a repeated part once per repetition ("x+" is "xx*",
+ * "(a{100}){100}" holds 10,000 copies of a), so a short pattern can take gigabytes:
+ * "a+++++++++++++++++++++" did in the fuzzer. POSIX leaves adjacent duplication symbols
+ * ("a+*", "a{2}{3}") undefined; both are refused here with a message that says so. */
+#ifndef EBPF_CORE_REGEX_SIZE_H
+#define EBPF_CORE_REGEX_SIZE_H
+
+#include <stddef.h>
+
+#define REGEX_SIZE_MAX 10000 /* atoms after expanding repetitions */
+
+/* 0 if pattern is within the bound, else -1 with err. Syntax errors are left to regcomp. */
+int regex_size_check(const char *pattern, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,448 @@
+#include "libcore/programs/program_config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *const convention_names[] = {
+	[SLOTS_NATIVE] = "native", [SLOTS_LOG2] = "log2",   [SLOTS_BCC_LOG2] = "bcc_log2",
+	[SLOTS_EXP2] = "exp2",     [SLOTS_EXP2ZERO] = "exp2zero", [SLOTS_LINEAR] = "linear",
+	[SLOTS_FIXED] = "fixed",
+};
+
+const char *slot_convention_name(enum slot_convention s)
+{
+	return s <= SLOTS_FIXED ? convention_names[s] : "?";
+}
+
+/* A name argument: one string that fits. */
+static int get_name(const struct option *o, char *out, size_t outlen, char *err, size_t errlen)
+{
+	if (opt_expect_strings(o, 1, err, errlen))
+		return -1;
+	if (o->nvalues != 1 || !o->values[0].string[0] || strlen(o->values[0].string) >= outlen) {
+		snprintf(err, errlen, "option \"%s\" takes one non-empty name of at most %zu characters", o->key,
+			 outlen - 1);
+		return -1;
+	}
+	snprintf(out, outlen, "%s", o->values[0].string);
+	return 0;
+}
+
+/* A whole number in [min, max]. */
+static int get_count(const struct option *o, double min, double max, uint32_t *out, char *err, size_t errlen)
+{
+	double v;
+
+	if (opt_expect_numbers(o, 1, 1, err, errlen))
+		return -1;
+	v = o->values[0].number;
+	if (v != floor(v) || v < min || v > max) {
+		snprintf(err, errlen, "option \"%s\" takes a whole number from %g to %g, got %g", o->key, min, max, v);
+		return -1;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int parse_label(const struct conf_node *n, struct program_label *l, char *err, size_t errlen)
+{
+	bool sized = false;
+
+	if (get_name(&n->opt, l->name, sizeof(l->name), err, errlen))
+		return -1;
+	decoder_chain_init(&l->decoders, l->name);
+	for (int i = 0; i < n->nchildren; i++) {
+		const struct option *o = &n->children[i].opt;
+		const char *args[DECODER_CHAIN_MAX];
+
+		if (!strcasecmp(o->key, "Field")) {
+			if (get_name(o, l->field, sizeof(l->field), err, errlen))
+				return -1;
+		} else if (!strcasecmp(o->key, "Size")) {
+			if (get_count(o, 1, DECODE_BYTES_MAX, &l->size, err, errlen))
+				return -1;
+			sized = true;
+		} else if (!strcasecmp(o->key, "Padding")) {
+			if (get_count(o, 0, 4096, &l->padding, err, errlen))
+				return -1;
+		} else if (!strcasecmp(o->key, "Decode")) {
+			int nargs = o->nvalues - 1;
+
+			if (opt_expect_strings(o, 1, err, errlen))
+				return -1;
+			if (nargs > DECODER_CHAIN_MAX) {
+				snprintf(err, errlen, "Decode \"%s\" has %d arguments, at most %d", o->values[0].string, nargs,
+					 DECODER_CHAIN_MAX);
+				return -1;
+			}
+			for (int a = 0; a < nargs; a++)
+				args[a] = o->values[a + 1].string;
+			if (decoder_chain_add(&l->decoders, o->values[0].string, args, nargs, err, errlen))
+				return -1;
+		} else {
+			snprintf(err, errlen, "unknown option \"%s\" in <Label \"%s\">; valid: Field, Size, Padding, Decode",
+				 o->key, l->name);
+			return -1;
+		}
+	}
+	if (!l->field[0] == !sized) {
+		snprintf(err, errlen,
+			 "<Label \"%s\"> needs either Field \"member\" (a member of the key's struct) or Size N "
+			 "(bytes of the key), not %s",
+			 l->name, sized ? "both" : "neither");
+		return -1;
+	}
+	if (l->field[0] && l->padding) {
+		snprintf(err, errlen, "<Label \"%s\">: Padding goes with Size; a Field's place comes from BTF", l->name);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_buckets(const struct option *o, struct program_view *v, char *err, size_t errlen)
+{
+	const char *name;
+	int s;
+
+	if (o->nvalues < 1 || o->values[0].type != OPT_STRING) {
+		snprintf(err, errlen, "Buckets takes a slot convention: native, log2, bcc_log2, exp2, exp2zero, "
+				      "linear MIN STEP, fixed BOUND...");
+		return -1;
+	}
+	name = o->values[0].string;
+	for (s = 0; s <= SLOTS_FIXED; s++)
+		if (!strcasecmp(name, convention_names[s]))
+			break;
+	if (s > SLOTS_FIXED) {
+		snprintf(err, errlen, "Buckets \"%s\" is not a slot convention; valid: native, log2, bcc_log2, exp2, "
+				      "exp2zero, linear MIN STEP, fixed BOUND...", name);
+		return -1;
+	}
+	v->buckets = (enum slot_convention)s;
+	for (int i = 1; i < o->nvalues; i++)
+		if (o->values[i].type != OPT_NUMBER) {
+			snprintf(err, errlen, "Buckets \"%s\": argument %d is not a number", name, i + 1);
+			return -1;
+		}
+	if (v->buckets == SLOTS_LINEAR) {
+		if (o->nvalues != 3 || !(o->values[2].number > 0)) {
+			snprintf(err, errlen, "Buckets \"linear\" takes MIN and a STEP above 0: Buckets \"linear\" 0 10");
+			return -1;
+		}
+		v->linear_min = o->values[1].number;
+		v->linear_step = o->values[2].number;
+	} else if (v->buckets == SLOTS_FIXED) {
+		if (o->nvalues < 2 || o->nvalues - 1 > PROGRAM_MAX_FIXED_BOUNDS) {
+			snprintf(err, errlen, "Buckets \"fixed\" takes 1 to %d upper bounds, in increasing order",
+				 PROGRAM_MAX_FIXED_BOUNDS);
+			return -1;
+		}
+		for (int i = 1; i < o->nvalues; i++) {
+			if (i > 1 && !(o->values[i].number > o->values[i - 1].number)) {
+				snprintf(err, errlen, "Buckets \"fixed\": bounds must increase (%g after %g)",
+					 o->values[i].number, o->values[i - 1].number);
+				return -1;
+			}
+			v->fixed_bounds[v->nfixed_bounds++] = o->values[i].number;
+		}
+	} else if (o->nvalues != 1) {
+		snprintf(err, errlen, "Buckets \"%s\" takes no arguments", name);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_view_option(const struct conf_node *n, struct program_view *v, char *err, size_t errlen)
+{
+	const struct option *o = &n->opt;
+	bool hist = v->kind == VIEW_KIND_HISTOGRAM;
+	int r;
+
+	if (!strcasecmp(o->key, "Label")) {
+		if (v->nlabels == PROGRAM_MAX_LABELS) {
+			snprintf(err, errlen, "at most %d labels per map", PROGRAM_MAX_LABELS);
+			return -1;
+		}
+		for (int i = 0; i < v->nlabels; i++)
+			if (n->opt.nvalues && n->opt.values[0].type == OPT_STRING &&
+			    !strcasecmp(v->labels[i].name, n->opt.values[0].string)) {
+				snprintf(err, errlen, "<Label \"%s\"> appears twice", v->labels[i].name);
+				return -1;
+			}
+		return parse_label(n, &v->labels[v->nlabels++], err, errlen);
+	}
+	if (n->nchildren) {
+		snprintf(err, errlen, "\"%s\" is not a block; only <Label> is", o->key);
+		return -1;
+	}
+	if (!strcasecmp(o->key, "Type"))
+		return get_name(o, v->type, sizeof(v->type), err, errlen);
+	if (!strcasecmp(o->key, "TypeInstance"))
+		return get_name(o, v->type_instance, sizeof(v->type_instance), err, errlen);
+	if (!strcasecmp(o->key, "MaxSeries"))
+		return get_count(o, 1, 1000000, &v->max_series, err, errlen);
+	if (!strcasecmp(o->key, "PerCPU")) {
+		if (opt_expect_strings(o, 1, err, errlen))
+			return -1;
+		if (o->nvalues == 1 && !strcasecmp(o->values[0].string, "sum"))
+			v->percpu = PERCPU_SUM;
+		else if (o->nvalues == 1 && !strcasecmp(o->values[0].string, "label"))
+			v->percpu = PERCPU_LABEL;
+		else {
+			snprintf(err, errlen, "PerCPU takes \"sum\" (the CPUs added up) or \"label\" (a cpu label)");
+			return -1;
+		}
+		v->percpu_given = true;
+		return 0;
+	}
+	if (!hist && !strcasecmp(o->key, "ValueField"))
+		return get_name(o, v->value_field, sizeof(v->value_field), err, errlen);
+	if (hist && !strcasecmp(o->key, "Layout")) {
+		if (opt_expect_strings(o, 1, err, errlen))
+			return -1;
+		if (o->nvalues == 1 && !strcasecmp(o->values[0].string, "value"))
+			v->layout = HIST_LAYOUT_VALUE;
+		else if (o->nvalues == 1 && !strcasecmp(o->values[0].string, "key"))
+			v->layout = HIST_LAYOUT_KEY;
+		else {
+			snprintf(err, errlen, "Layout takes \"value\" (a slot array in the map's value) or \"key\" (the "
+					      "bucket index is the last part of the key)");
+			return -1;
+		}
+		return 0;
+	}
+	if (hist && !strcasecmp(o->key, "SlotsField"))
+		return get_name(o, v->slots_field, sizeof(v->slots_field), err, errlen);
+	if (hist && !strcasecmp(o->key, "SumField"))
+		return get_name(o, v->sum_field, sizeof(v->sum_field), err, errlen);
+	if (hist && !strcasecmp(o->key, "Buckets"))
+		return parse_buckets(o, v, err, errlen);
+	if (hist && !strcasecmp(o->key, "Multiplier")) {
+		if (opt_expect_numbers(o, 1, 1, err, errlen))
+			return -1;
+		if (!(o->values[0].number > 0) || !isfinite(o->values[0].number)) {
+			snprintf(err, errlen, "Multiplier takes a number above 0 (slot unit -> collectd unit, e.g. "
+					      "0.000000001 for ns -> s), got %g", o->values[0].number);
+			return -1;
+		}
+		v->multiplier = o->values[0].number;
+		return 0;
+	}
+	if (hist) {
+		r = hist_config_option(&v->hist, o, err, errlen);
+		if (r)
+			return r < 0 ? -1 : 0;
+	}
+	snprintf(err, errlen, "unknown option \"%s\"; valid: %s", o->key,
+		 hist ? "Layout, SlotsField, SumField, Buckets, Multiplier, Type, Percentile, Bucket, BucketType, "
+			"<Label>, TypeInstance, MaxSeries, PerCPU"
+		      : "Type, ValueField, <Label>, TypeInstance, MaxSeries, PerCPU");
+	return -1;
+}
+
+static const char *kind_name(enum program_view_kind k)
+{
+	return k == VIEW_KIND_HISTOGRAM ? "Histogram" : k == VIEW_KIND_GAUGE ? "Gauge" : "Counter";
+}
+
+static int parse_view(const struct conf_node *n, enum program_view_kind kind, struct program_view *v, char *err,
+		      size_t errlen)
+{
+	char why[768];
+
+	v->kind = kind;
+	v->max_series = PROGRAM_DEFAULT_MAX_SERIES;
+	v->multiplier = 1;
+	v->layout = HIST_LAYOUT_VALUE;
+	v->buckets = SLOTS_NATIVE;
+	hist_config_init(&v->hist);
+	if (n->opt.nvalues != 1 || n->opt.values[0].type != OPT_STRING || !n->opt.values[0].string[0] ||
+	    strlen(n->opt.values[0].string) >= sizeof(v->map)) {
+		snprintf(err, errlen, "<%s> takes the map's name: <%s \"my_map\">", kind_name(kind), kind_name(kind));
+		return -1;
+	}
+	snprintf(v->map, sizeof(v->map), "%s", n->opt.values[0].string);
+	for (int i = 0; i < n->nchildren; i++)
+		if (parse_view_option(&n->children[i], v, why, sizeof(why))) {
+			snprintf(err, errlen, "<%s \"%s\">: %s", kind_name(kind), v->map, why);
+			return -1;
+		}
+	if (!v->type[0])
+		snprintf(v->type, sizeof(v->type), "%s", kind == VIEW_KIND_COUNTER ? "derive" : "gauge");
+	if (kind == VIEW_KIND_HISTOGRAM && v->layout == HIST_LAYOUT_VALUE && !v->slots_field[0]) {
+		snprintf(err, errlen, "<Histogram \"%s\">: Layout \"value\" needs SlotsField (the slot array's member)",
+			 v->map);
+		return -1;
+	}
+	if (kind == VIEW_KIND_HISTOGRAM && v->layout == HIST_LAYOUT_KEY && (v->slots_field[0] || v->sum_field[0])) {
+		snprintf(err, errlen, "<Histogram \"%s\">: with Layout \"key\" the bucket index is the key's last part; "
+				      "SlotsField and SumField belong to Layout \"value\"", v->map);
+		return -1;
+	}
+	if (kind == VIEW_KIND_HISTOGRAM && v->layout == HIST_LAYOUT_KEY && v->buckets == SLOTS_NATIVE) {
+		snprintf(err, errlen, "<Histogram \"%s\">: the native layout is a row in the value (Layout \"value\"); "
+				      "with Layout \"key\" name the convention: Buckets \"exp2\", \"log2\", ...", v->map);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_probe(const struct conf_node *n, struct program_probe *p, char *err, size_t errlen)
+{
+	if (get_name(&n->opt, p->name, sizeof(p->name), err, errlen))
+		return -1;
+	for (int i = 0; i < n->nchildren; i++) {
+		const struct option *o = &n->children[i].opt;
+
+		if (strcasecmp(o->key, "Program") || opt_expect_strings(o, 1, err, errlen)) {
+			snprintf(err, errlen, "<Probe \"%s\">: only `Program \"name\" ...` lines (the alternatives, in "
+					      "order), got \"%s\"", p->name, o->key);
+			return -1;
+		}
+		for (int a = 0; a < o->nvalues; a++) {
+			if (p->nprograms == PROGRAM_MAX_ALTERNATIVES) {
+				snprintf(err, errlen, "<Probe \"%s\">: at most %d programs", p->name,
+					 PROGRAM_MAX_ALTERNATIVES);
+				return -1;
+			}
+			snprintf(p->programs[p->nprograms++], PROGRAM_NAME_MAX, "%s", o->values[a].string);
+		}
+	}
+	if (!p->nprograms) {
+		snprintf(err, errlen, "<Probe \"%s\"> lists no programs: Program \"first_choice\" \"fallback\"", p->name);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_param(const struct option *o, struct program_param *p, char *err, size_t errlen)
+{
+	if (o->nvalues != 2 || o->values[0].type != OPT_STRING || o->values[1].type == OPT_BOOLEAN) {
+		snprintf(err, errlen, "Param takes a global's name and a number or string: Param \"min_us\" 10");
+		return -1;
+	}
+	snprintf(p->name, sizeof(p->name), "%s", o->values[0].string);
+	p->is_number = o->values[1].type == OPT_NUMBER;
+	p->number = o->values[1].number;
+	if (!p->is_number)
+		snprintf(p->text, sizeof(p->text), "%s", o->values[1].string);
+	return 0;
+}
+
+/* AllowProgramType / AllowHelper names, kept in the config so the policy can point at them. */
+static int add_policy_names(struct program_config *c, const struct option *o, bool types, char *err, size_t errlen)
+{
+	int *n = types ? &c->policy.nprogram_types : &c->policy.nhelpers;
+	const char **list = types ? c->policy.program_types : c->policy.helpers;
+
+	if (opt_expect_strings(o, 1, err, errlen))
+		return -1;
+	for (int i = 0; i < o->nvalues; i++) {
+		char *slot;
+
+		if (*n == POLICY_MAX_ALLOWED) {
+			snprintf(err, errlen, "%s: at most %d names", o->key, POLICY_MAX_ALLOWED);
+			return -1;
+		}
+		slot = c->policy_names[(types ? 0 : POLICY_MAX_ALLOWED) + *n];
+		snprintf(slot, PROGRAM_NAME_MAX, "%s", o->values[i].string);
+		list[(*n)++] = slot;
+	}
+	return 0;
+}
+
+static int parse_line(const struct conf_node *n, struct program_config *c, char *err, size_t errlen)
+{
+	const struct option *o = &n->opt;
+
+	if (!strcasecmp(o->key, "Object")) {
+		if (opt_expect_strings(o, 1, err, errlen) || o->nvalues != 1 || o->values[0].string[0] != '/') {
+			snprintf(err, errlen, "Object takes the absolute path of a compiled BPF object (collectd-ebpf-cc "
+					      "makes one): Object \"/etc/collectd/ebpf.d/prog.bpf.o\"");
+			return -1;
+		}
+		snprintf(c->object, sizeof(c->object), "%s", o->values[0].string);
+		return 0;
+	}
+	if (!strcasecmp(o->key, "Param")) {
+		if (c->nparams == PROGRAM_MAX_PARAMS) {
+			snprintf(err, errlen, "at most %d Param lines", PROGRAM_MAX_PARAMS);
+			return -1;
+		}
+		return parse_param(o, &c->params[c->nparams++], err, errlen);
+	}
+	if (!strcasecmp(o->key, "Probe")) {
+		if (c->nprobes == PROGRAM_MAX_PROBES) {
+			snprintf(err, errlen, "at most %d <Probe> blocks", PROGRAM_MAX_PROBES);
+			return -1;
+		}
+		return parse_probe(n, &c->probes[c->nprobes++], err, errlen);
+	}
+	if (!strcasecmp(o->key, "Skip")) {
+		if (opt_expect_strings(o, 1, err, errlen))
+			return -1;
+		for (int i = 0; i < o->nvalues; i++) {
+			if (c->nskip == PROGRAM_MAX_SKIPS) {
+				snprintf(err, errlen, "Skip: at most %d programs", PROGRAM_MAX_SKIPS);
+				return -1;
+			}
+			snprintf(c->skip[c->nskip++], PROGRAM_NAME_MAX, "%s", o->values[i].string);
+		}
+		return 0;
+	}
+	if (!strcasecmp(o->key, "AllowProgramType") || !strcasecmp(o->key, "AllowHelper"))
+		return add_policy_names(c, o, !strcasecmp(o->key, "AllowProgramType"), err, errlen);
+	if (!strcasecmp(o->key, "Histogram") || !strcasecmp(o->key, "Counter") || !strcasecmp(o->key, "Gauge")) {
+		enum program_view_kind k = !strcasecmp(o->key, "Histogram") ? VIEW_KIND_HISTOGRAM
+					   : !strcasecmp(o->key, "Gauge")   ? VIEW_KIND_GAUGE
+									    : VIEW_KIND_COUNTER;
+
+		if (c->nviews == PROGRAM_MAX_VIEWS) {
+			snprintf(err, errlen, "at most %d map blocks", PROGRAM_MAX_VIEWS);
+			return -1;
+		}
+		return parse_view(n, k, &c->views[c->nviews++], err, errlen);
+	}
+	snprintf(err, errlen, "unknown option \"%s\"; valid: Object, Param, <Probe>, Skip, AllowProgramType, "
+			      "AllowHelper, <Histogram>, <Counter>, <Gauge>", o->key);
+	return -1;
+}
+
+int program_config_parse(const struct conf_node *block, struct program_config *c, char *err, size_t errlen)
+{
+	char why[900];
+
+	memset(c, 0, sizeof(*c));
+	if (block->opt.nvalues != 1 || block->opt.values[0].type != OPT_STRING || !block->opt.values[0].string[0] ||
+	    strlen(block->opt.values[0].string) >= sizeof(c->name) || strchr(block->opt.values[0].string, '/')) {
+		snprintf(err, errlen, "<Program> takes one name (collectd's plugin instance, no '/'): "
+				      "<Program \"sync_latency\">");
+		return -1;
+	}
+	snprintf(c->name, sizeof(c->name), "%s", block->opt.values[0].string);
+	for (int i = 0; i < block->nchildren; i++)
+		if (parse_line(&block->children[i], c, why, sizeof(why))) {
+			snprintf(err, errlen, "<Program \"%s\">: %s", c->name, why);
+			return -1;
+		}
+	if (!c->object[0]) {
+		snprintf(err, errlen, "<Program \"%s\"> has no Object \"/path/to/prog.bpf.o\"", c->name);
+		return -1;
+	}
+	if (!c->nviews) {
+		snprintf(err, errlen, "<Program \"%s\"> reads no map: add <Counter \"map\">, <Gauge \"map\"> or "
+				      "<Histogram \"map\">", c->name);
+		return -1;
+	}
+	return 0;
+}
+
+void program_config_free(struct program_config *c)
+{
+	for (int v = 0; v < c->nviews; v++)
+		for (int l = 0; l < c->views[v].nlabels; l++)
+			decoder_chain_free(&c->views[v].labels[l].decoders);
+}

@@ -1,0 +1,132 @@
+/* A user's `<Program>` block as data: what the configuration says, before any BPF object is
+ * opened. program_config_parse() checks everything the text alone can tell (keys, value
+ * types, names, decoder arguments, ranges); program_resolve.h then checks it against the
+ * object's BTF.
+ *
+ *   <Program "sync_latency">
+ *     Object "/etc/collectd/ebpf.d/sync_latency.bpf.o"
+ *     Param "min_us" 10
+ *     <Probe "sync"> Program "sync_fentry" "sync_kprobe" "sync_tp" </Probe>
+ *     Skip "debug_prog"
+ *     AllowProgramType "xdp"            AllowHelper "bpf_send_signal"
+ *     <Histogram "map"> Layout "value"|"key"  SlotsField  SumField  Buckets  Multiplier
+ *                       Type  Percentile  Bucket  BucketType  <Label>...  PerCPU  MaxSeries
+ *                       TypeInstance </Histogram>
+ *     <Counter "map"> / <Gauge "map">   Type  ValueField  <Label "name"> Field | Size [Padding]
+ *                       Decode... </Label>  TypeInstance "%{label}"  MaxSeries  PerCPU
+ *   </Program>
+ */
+#ifndef EBPF_PROGRAMS_PROGRAM_CONFIG_H
+#define EBPF_PROGRAMS_PROGRAM_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "libcore/decode/label_decoder.h"
+#include "libcore/engine/options.h"
+#include "libcore/hist/hist_config.h"
+#include "libcore/programs/object_policy.h"
+
+#define PROGRAM_NAME_MAX 64
+#define PROGRAM_MAX_PARAMS 16
+#define PROGRAM_MAX_PROBES 16
+#define PROGRAM_MAX_ALTERNATIVES 8
+#define PROGRAM_MAX_SKIPS 16
+#define PROGRAM_MAX_VIEWS 16
+#define PROGRAM_MAX_LABELS 8
+#define PROGRAM_MAX_FIXED_BOUNDS 64
+#define PROGRAM_DEFAULT_MAX_SERIES 1000
+
+struct program_param {
+	char name[PROGRAM_NAME_MAX];
+	bool is_number;
+	double number;
+	char text[256];
+};
+
+/* One probe point: programs to try in order, the first that loads and attaches wins. */
+struct program_probe {
+	char name[PROGRAM_NAME_MAX];
+	char programs[PROGRAM_MAX_ALTERNATIVES][PROGRAM_NAME_MAX];
+	int nprograms;
+};
+
+/* One part of the map's key, in key order: a BTF member (field) or `size` bytes after
+ * `padding` bytes of padding. Offsets are filled in by program_resolve(). */
+struct program_label {
+	char name[PROGRAM_NAME_MAX];
+	char field[PROGRAM_NAME_MAX]; /* "" when given by Size */
+	uint32_t size, padding;
+	struct decoder_chain decoders;
+	uint32_t offset;              /* resolved: byte offset in the key */
+};
+
+enum program_view_kind { VIEW_KIND_COUNTER, VIEW_KIND_GAUGE, VIEW_KIND_HISTOGRAM };
+
+/* Where a histogram's slots are: an array field in the map's value, or the last part of
+ * the key (the bucket index, as BCC's BPF_HISTOGRAM and ebpf_exporter have it). */
+enum hist_layout { HIST_LAYOUT_VALUE, HIST_LAYOUT_KEY };
+
+/* Slot conventions (README "Writing programs" gives each one's exact bounds). */
+enum slot_convention {
+	SLOTS_NATIVE,   /* the plugin's own row: hist_row.bpf.h's hist_record() */
+	SLOTS_LOG2,     /* libbpf-tools' log2l: slot k holds [2^k, 2^(k+1)), slot 0 also 0 */
+	SLOTS_BCC_LOG2, /* BCC's bpf_log2l: slot 0 holds 0, slot k holds [2^(k-1), 2^k) */
+	SLOTS_EXP2,     /* ebpf_exporter exp2: slot k holds values up to 2^k */
+	SLOTS_EXP2ZERO, /* exp2 with slot 0 for 0: slot k (k >= 1) up to 2^(k-1) */
+	SLOTS_LINEAR,   /* slot k holds [min + k step, min + (k+1) step) */
+	SLOTS_FIXED,    /* slot k holds values up to bounds[k] (the last: everything above) */
+};
+
+enum percpu_mode { PERCPU_SUM, PERCPU_LABEL };
+
+struct program_view {
+	enum program_view_kind kind;
+	char map[PROGRAM_NAME_MAX];
+	char type[PROGRAM_NAME_MAX];        /* collectd type; default by kind */
+	char value_field[PROGRAM_NAME_MAX]; /* counters/gauges: a member of a struct value */
+	struct program_label labels[PROGRAM_MAX_LABELS];
+	int nlabels;
+	char type_instance[128];            /* "%{label}" template; default: labels joined by "-" */
+	uint32_t max_series;
+	enum percpu_mode percpu;
+	bool percpu_given;
+	/* histograms */
+	enum hist_layout layout;
+	char slots_field[PROGRAM_NAME_MAX];
+	char sum_field[PROGRAM_NAME_MAX];
+	enum slot_convention buckets;
+	double multiplier;
+	double linear_min, linear_step;
+	double fixed_bounds[PROGRAM_MAX_FIXED_BOUNDS];
+	int nfixed_bounds;
+	struct hist_config hist;            /* Percentile, Bucket, BucketType */
+};
+
+struct program_config {
+	char name[PROGRAM_NAME_MAX];        /* plugin_instance */
+	char object[4096];
+	struct program_param params[PROGRAM_MAX_PARAMS];
+	int nparams;
+	struct program_probe probes[PROGRAM_MAX_PROBES];
+	int nprobes;
+	char skip[PROGRAM_MAX_SKIPS][PROGRAM_NAME_MAX];
+	int nskip;
+	struct program_view views[PROGRAM_MAX_VIEWS];
+	int nviews;
+	struct object_policy policy;
+	/* strings the policy points into */
+	char policy_names[2 * POLICY_MAX_ALLOWED][PROGRAM_NAME_MAX];
+};
+
+/* Parses a `<Program "name">` block (its node: key "Program", the name as its value). 0, or
+ * -1 with err naming the block, the line and the fix. The config is zeroed first; free it
+ * with program_config_free() either way. */
+int program_config_parse(const struct conf_node *block, struct program_config *c, char *err, size_t errlen);
+void program_config_free(struct program_config *c);
+
+/* "native", "log2", ... */
+const char *slot_convention_name(enum slot_convention s);
+
+#endif

@@ -1,0 +1,276 @@
+#include "libcore/programs/program_module.h"
+
+#include "libcore/engine/module.h"
+#include "libcore/programs/object_file.h"
+#include "libcore/programs/object_policy.h"
+#include "libcore/programs/program_config.h"
+#include "libcore/programs/program_read.h"
+#include "libcore/programs/program_resolve.h"
+
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#define PROGRAM_MAX_POINTS 32
+
+/* Everything one <Program> owns: its descriptor lives here too, since it is made at run
+ * time. m->priv points at it; the engine frees it after the destroy hook. */
+struct program_state {
+	struct module_ops ops;
+	struct program_config cfg;
+	struct program_layout layout;
+	struct object_bytes bytes;
+	struct module_point points[PROGRAM_MAX_POINTS];
+	struct probe_candidate candidates[PROGRAM_MAX_POINTS][PROGRAM_MAX_ALTERNATIVES];
+	char prog_names[PROGRAM_MAX_POINTS][PROGRAM_MAX_ALTERNATIVES][PROGRAM_NAME_MAX];
+	char variants[PROGRAM_MAX_POINTS][PROGRAM_MAX_ALTERNATIVES][16];
+	struct program_reader *readers[PROGRAM_MAX_VIEWS];
+	char start_error[1024]; /* the object was refused: the program stays off with this */
+};
+
+/* How the engine names and orders a program's way in, from what libbpf read of its SEC(). */
+static int program_method(struct bpf_program *p, enum attach_method *method, char *variant, size_t len,
+			  char *err, size_t errlen)
+{
+	const char *sec = bpf_program__section_name(p);
+	size_t n = strcspn(sec, "/.");
+
+	variant[0] = '\0';
+	switch (bpf_program__type(p)) {
+	case BPF_PROG_TYPE_TRACING:
+		*method = bpf_program__expected_attach_type(p) == BPF_TRACE_RAW_TP ? ATTACH_TP_BTF : ATTACH_FENTRY;
+		if (*method == ATTACH_FENTRY && strncmp(sec, "fentry", 6))
+			snprintf(variant, len, "%.*s", (int)n, sec); /* fexit */
+		return 0;
+	case BPF_PROG_TYPE_RAW_TRACEPOINT: *method = ATTACH_RAW_TP; return 0;
+	case BPF_PROG_TYPE_TRACEPOINT: *method = ATTACH_TRACEPOINT; return 0;
+	case BPF_PROG_TYPE_KPROBE:
+		*method = ATTACH_KPROBE;
+		if (strncmp(sec, "kprobe", 6))
+			snprintf(variant, len, "%.*s", (int)n, sec); /* kretprobe, ksyscall, uprobe, usdt */
+		return 0;
+	default:
+		snprintf(err, errlen, "program \"%s\" (SEC \"%s\") cannot be attached by its section; collectd "
+				      "attaches tracing programs (kprobe, fentry, tracepoint, raw_tp, tp_btf, uprobe, usdt)",
+			 bpf_program__name(p), sec);
+		return -1;
+	}
+}
+
+static bool skipped(const struct program_config *c, const char *name)
+{
+	for (int i = 0; i < c->nskip; i++)
+		if (!strcmp(c->skip[i], name))
+			return true;
+	return false;
+}
+
+static bool in_probe(const struct program_config *c, const char *name)
+{
+	for (int i = 0; i < c->nprobes; i++)
+		for (int j = 0; j < c->probes[i].nprograms; j++)
+			if (!strcmp(c->probes[i].programs[j], name))
+				return true;
+	return false;
+}
+
+/* Point `pt` with candidate `j`: program `name` of obj. */
+static int add_candidate(struct program_state *s, int pt, int j, struct bpf_object *obj, const char *name,
+			 char *err, size_t errlen)
+{
+	struct bpf_program *p = bpf_object__find_program_by_name(obj, name);
+	struct probe_candidate *c = &s->candidates[pt][j];
+
+	snprintf(s->prog_names[pt][j], PROGRAM_NAME_MAX, "%s", name);
+	if (program_method(p, &c->method, s->variants[pt][j], sizeof(s->variants[pt][j]), err, errlen))
+		return -1;
+	c->variant = s->variants[pt][j][0] ? s->variants[pt][j] : NULL;
+	c->progs[0] = s->prog_names[pt][j];
+	return 0;
+}
+
+static int build_points(struct program_state *s, struct bpf_object *obj, char *err, size_t errlen)
+{
+	const struct program_config *c = &s->cfg;
+	struct bpf_program *p;
+	int n = 0;
+
+	for (int i = 0; i < c->nprobes; i++, n++) {
+		for (int j = 0; j < c->probes[i].nprograms; j++)
+			if (add_candidate(s, n, j, obj, c->probes[i].programs[j], err, errlen))
+				return -1;
+		s->points[n] = (struct module_point){ .name = c->probes[i].name, .candidates = s->candidates[n],
+						      .ncandidates = c->probes[i].nprograms };
+	}
+	bpf_object__for_each_program(p, obj) {
+		const char *name = bpf_program__name(p);
+
+		if (skipped(c, name) || in_probe(c, name))
+			continue;
+		if (n == PROGRAM_MAX_POINTS) {
+			snprintf(err, errlen, "more than %d programs: leave some out with Skip", PROGRAM_MAX_POINTS);
+			return -1;
+		}
+		if (add_candidate(s, n, 0, obj, name, err, errlen))
+			return -1;
+		s->points[n] = (struct module_point){ .name = s->prog_names[n][0], .candidates = s->candidates[n],
+						      .ncandidates = 1 };
+		n++;
+	}
+	if (!n) {
+		snprintf(err, errlen, "every program is skipped: nothing would run");
+		return -1;
+	}
+	s->ops.points = s->points;
+	s->ops.npoints = n;
+	return 0;
+}
+
+/* Before each load (probe.c reopens the object when a candidate fails): params, Skip. */
+static int configure(struct module *m, struct bpf_object *obj)
+{
+	struct program_state *s = m->priv;
+	char err[512];
+
+	if (program_resolve(&s->cfg, obj, &s->layout, err, sizeof(err)))
+		return -EINVAL; /* checked when the block was read: cannot happen with the same bytes */
+	return 0;
+}
+
+static int start(struct module *m, char *err, size_t errlen)
+{
+	struct program_state *s = m->priv;
+
+	for (int i = 0; i < s->cfg.nviews; i++) {
+		s->readers[i] = program_reader_new(&s->cfg.views[i], &s->layout.views[i], m->obj, err, errlen);
+		if (!s->readers[i])
+			return -1;
+	}
+	return 0;
+}
+
+static int read_views(struct module *m, const struct metric_sink *sink)
+{
+	struct program_state *s = m->priv;
+
+	for (int i = 0; i < s->cfg.nviews; i++) {
+		int e = program_reader_read(s->readers[i], sink);
+
+		if (e)
+			return e;
+	}
+	return 0;
+}
+
+static void destroy(struct module *m)
+{
+	struct program_state *s = m->priv;
+
+	for (int i = 0; i < PROGRAM_MAX_VIEWS; i++) {
+		program_reader_free(s->readers[i]);
+		s->readers[i] = NULL;
+	}
+	program_config_free(&s->cfg);
+	object_bytes_free(&s->bytes);
+}
+
+/* Reads, checks and opens the object once at config time: every error is a config error. */
+static int check_object(struct program_state *s, char *err, size_t errlen)
+{
+	struct bpf_object *obj;
+	int r;
+
+	if (object_file_read(s->cfg.object, geteuid(), &s->bytes, err, errlen) ||
+	    object_policy_check_calls(s->bytes.data, s->bytes.len, &s->cfg.policy, s->cfg.object, err, errlen))
+		return -1;
+	obj = bpf_object__open_mem(s->bytes.data, s->bytes.len, NULL);
+	if (!obj) {
+		snprintf(err, errlen, "%.900s is not a BPF object libbpf can open (compile it with collectd-ebpf-cc)",
+			 s->cfg.object);
+		return -1;
+	}
+	r = program_resolve(&s->cfg, obj, &s->layout, err, errlen);
+	if (!r)
+		r = object_policy_check_types(obj, &s->cfg.policy, s->cfg.object, err, errlen);
+	if (!r)
+		r = build_points(s, obj, err, errlen);
+	bpf_object__close(obj);
+	return r;
+}
+
+/* A program whose object was refused is configured but never starts: one error, and the
+ * other modules and programs run. */
+static int refuse_start(struct module *m, char *err, size_t errlen)
+{
+	struct program_state *s = m->priv;
+
+	snprintf(err, errlen, "%s", s->start_error);
+	return -1;
+}
+
+static const void *no_bytes(size_t *size)
+{
+	*size = 0;
+	return NULL;
+}
+
+struct module *program_module_new(const struct conf_node *block, char *err, size_t errlen)
+{
+	struct program_state *s = calloc(1, sizeof(*s));
+	struct module *m;
+	int npoints;
+
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (program_config_parse(block, &s->cfg, err, errlen))
+		goto fail;
+	if (module_find(s->cfg.name)) {
+		snprintf(err, errlen, "<Program \"%s\">: that is the name of a built-in module; name it differently, "
+				      "the name becomes collectd's plugin instance", s->cfg.name);
+		goto fail;
+	}
+	npoints = 0;
+	if (check_object(s, s->start_error, sizeof(s->start_error)))
+		s->ops = (struct module_ops){ .name = s->cfg.name, .description = "a user's BPF program",
+					      .prepare = refuse_start, .destroy = destroy };
+	else {
+		npoints = s->ops.npoints;
+		s->ops = (struct module_ops){
+			.name = s->cfg.name,
+			.description = "a user's BPF program",
+			.elf_bytes = no_bytes, /* the module carries its bytes: module.elf */
+			.points = s->points,
+			.npoints = npoints,
+			.configure = configure,
+			.start = start,
+			.read = read_views,
+			.destroy = destroy,
+		};
+	}
+	m = module_new(&s->ops, NULL);
+	if (!m) {
+		snprintf(err, errlen, "<Program \"%s\">: out of memory", s->cfg.name);
+		goto fail;
+	}
+	m->priv = s;
+	m->elf = s->bytes.data;
+	m->elf_size = s->bytes.len;
+	/* Percentile/Bucket of the first histogram apply to the program's histograms. */
+	for (int i = 0; i < s->cfg.nviews; i++)
+		if (s->cfg.views[i].kind == VIEW_KIND_HISTOGRAM) {
+			m->hist = s->cfg.views[i].hist;
+			break;
+		}
+	return m;
+fail:
+	program_config_free(&s->cfg);
+	object_bytes_free(&s->bytes);
+	free(s);
+	return NULL;
+}

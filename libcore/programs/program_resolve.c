@@ -1,0 +1,374 @@
+#include "libcore/programs/program_resolve.h"
+
+#include "bpf/include/hist_slot.h"
+
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The type behind typedefs, const and volatile. */
+static const struct btf_type *resolved(const struct btf *btf, uint32_t id, uint32_t *out_id)
+{
+	int r = btf__resolve_type(btf, id);
+
+	if (r < 0)
+		return NULL;
+	if (out_id)
+		*out_id = (uint32_t)r;
+	return btf__type_by_id(btf, (uint32_t)r);
+}
+
+/* Member `name` of the struct or union `type_id`: its byte offset and type. Bitfields are
+ * refused: a label or a counter must be whole bytes. */
+static int find_member(const struct btf *btf, uint32_t type_id, const char *name, uint32_t *offset,
+		       uint32_t *member_type, char *why, size_t whylen)
+{
+	const struct btf_type *t = resolved(btf, type_id, NULL);
+	const struct btf_member *m;
+
+	if (!t || !(btf_is_struct(t) || btf_is_union(t))) {
+		snprintf(why, whylen, "is not a struct, so it has no member \"%s\"", name);
+		return -1;
+	}
+	m = btf_members(t);
+	for (int i = 0; i < btf_vlen(t); i++, m++) {
+		if (strcmp(btf__name_by_offset(btf, m->name_off), name))
+			continue;
+		if (btf_member_bitfield_size(t, i) || btf_member_bit_offset(t, i) % 8) {
+			snprintf(why, whylen, "member \"%s\" is a bitfield", name);
+			return -1;
+		}
+		*offset = btf_member_bit_offset(t, i) / 8;
+		*member_type = m->type;
+		return 0;
+	}
+	snprintf(why, whylen, "%s has no member \"%s\"", btf__name_by_offset(btf, t->name_off)[0] ?
+		 btf__name_by_offset(btf, t->name_off) : "the struct", name);
+	return -1;
+}
+
+/* An unsigned or signed integer of 4 or 8 bytes (a counter, a slot, a sum). */
+static int integer_width(const struct btf *btf, uint32_t type_id)
+{
+	const struct btf_type *t = resolved(btf, type_id, NULL);
+
+	if (!t || !btf_is_int(t))
+		return 0;
+	return (int)t->size;
+}
+
+static int resolve_labels(struct program_view *v, const struct btf *btf, uint32_t key_type, uint32_t key_size,
+			  uint32_t *end, char *err, size_t errlen)
+{
+	uint32_t at = 0;
+
+	for (int i = 0; i < v->nlabels; i++) {
+		struct program_label *l = &v->labels[i];
+		char why[256];
+
+		if (l->field[0]) {
+			uint32_t mtype;
+			int64_t size;
+
+			if (find_member(btf, key_type, l->field, &l->offset, &mtype, why, sizeof(why))) {
+				snprintf(err, errlen, "<Label \"%s\">: the key %s", l->name, why);
+				return -1;
+			}
+			size = btf__resolve_size(btf, mtype);
+			if (size <= 0) {
+				snprintf(err, errlen, "<Label \"%s\">: member \"%s\" has no size", l->name, l->field);
+				return -1;
+			}
+			l->size = (uint32_t)size;
+		} else {
+			l->offset = at + l->padding;
+		}
+		if (l->offset < at) {
+			snprintf(err, errlen, "<Label \"%s\"> starts at byte %u, inside the label before it: labels go in "
+					      "key order", l->name, l->offset);
+			return -1;
+		}
+		if (l->offset + l->size > key_size) {
+			snprintf(err, errlen, "<Label \"%s\"> covers bytes %u..%u, but the key has %u bytes", l->name,
+				 l->offset, l->offset + l->size - 1, key_size);
+			return -1;
+		}
+		if (decoder_chain_check(&l->decoders, l->size, err, errlen))
+			return -1;
+		at = l->offset + l->size;
+	}
+	*end = at;
+	return 0;
+}
+
+static int resolve_value_number(const struct program_view *v, const struct btf *btf, uint32_t value_type,
+				uint32_t value_size, struct view_layout *vl, char *err, size_t errlen)
+{
+	uint32_t type = value_type;
+	char why[256];
+
+	vl->value_offset = 0;
+	if (v->value_field[0] &&
+	    find_member(btf, value_type, v->value_field, &vl->value_offset, &type, why, sizeof(why))) {
+		snprintf(err, errlen, "ValueField: the value %s", why);
+		return -1;
+	}
+	vl->value_width = (uint32_t)integer_width(btf, type);
+	if (vl->value_width != 8 && vl->value_width != 4) {
+		snprintf(err, errlen, "the value%s%s is %s, not a 4- or 8-byte integer (%u bytes)%s",
+			 v->value_field[0] ? " member " : "", v->value_field, "another type", value_size,
+			 v->value_field[0] ? "" : "; name the member with ValueField \"count\"");
+		return -1;
+	}
+	return 0;
+}
+
+static int resolve_hist_value(const struct program_view *v, const struct btf *btf, uint32_t value_type,
+			      struct view_layout *vl, char *err, size_t errlen)
+{
+	const struct btf_type *t;
+	uint32_t slots_type, sum_type;
+	char why[256];
+
+	if (find_member(btf, value_type, v->slots_field, &vl->slots_offset, &slots_type, why, sizeof(why))) {
+		snprintf(err, errlen, "SlotsField: the value %s", why);
+		return -1;
+	}
+	t = resolved(btf, slots_type, NULL);
+	if (!t || !btf_is_array(t) || !btf_array(t)->nelems) {
+		snprintf(err, errlen, "SlotsField \"%s\" is not an array of slot counts", v->slots_field);
+		return -1;
+	}
+	vl->nslots = btf_array(t)->nelems;
+	vl->slot_width = (uint32_t)integer_width(btf, btf_array(t)->type);
+	if (vl->slot_width != 4 && vl->slot_width != 8) {
+		snprintf(err, errlen, "SlotsField \"%s\": slots must be u32 or u64", v->slots_field);
+		return -1;
+	}
+	if (v->sum_field[0]) {
+		if (find_member(btf, value_type, v->sum_field, &vl->sum_offset, &sum_type, why, sizeof(why))) {
+			snprintf(err, errlen, "SumField: the value %s", why);
+			return -1;
+		}
+		if (integer_width(btf, sum_type) != 8) {
+			snprintf(err, errlen, "SumField \"%s\" must be a u64 (the exact sum of the values)", v->sum_field);
+			return -1;
+		}
+		vl->has_sum = true;
+	}
+	if (v->buckets == SLOTS_NATIVE && (vl->nslots != HIST_SLOTS || vl->slot_width != 8 || !vl->has_sum)) {
+		snprintf(err, errlen,
+			 "Buckets \"native\" is the plugin's struct hist_row (%d u64 slots and a u64 sum: record with "
+			 "hist_record() from hist_row.bpf.h); \"%s\" has %u slots of %u bytes%s. Rebuild the program "
+			 "with this plugin's collectd-ebpf-cc, or name its convention",
+			 HIST_SLOTS, v->slots_field, vl->nslots, vl->slot_width, vl->has_sum ? "" : " and no SumField");
+		return -1;
+	}
+	if (v->buckets == SLOTS_FIXED && vl->nslots > (uint32_t)v->nfixed_bounds + 1) {
+		snprintf(err, errlen, "Buckets \"fixed\" names %d bounds, the map has %u slots (at most %d used)",
+			 v->nfixed_bounds, vl->nslots, v->nfixed_bounds + 1);
+		return -1;
+	}
+	return 0;
+}
+
+static int resolve_view(struct program_view *v, struct bpf_object *obj, struct view_layout *vl, char *err,
+			size_t errlen)
+{
+	const struct btf *btf = bpf_object__btf(obj);
+	struct bpf_map *map = bpf_object__find_map_by_name(obj, v->map);
+	uint32_t key_type, value_type, labels_end;
+	enum bpf_map_type mt;
+
+	if (!map) {
+		snprintf(err, errlen, "the object has no map \"%s\"", v->map);
+		return -1;
+	}
+	mt = bpf_map__type(map);
+	switch (mt) {
+	case BPF_MAP_TYPE_ARRAY: break;
+	case BPF_MAP_TYPE_PERCPU_ARRAY: vl->percpu = true; break;
+	case BPF_MAP_TYPE_HASH: case BPF_MAP_TYPE_LRU_HASH: vl->hash = true; break;
+	case BPF_MAP_TYPE_PERCPU_HASH: case BPF_MAP_TYPE_LRU_PERCPU_HASH: vl->hash = vl->percpu = true; break;
+	default:
+		snprintf(err, errlen, "map \"%s\" is a %s; collectd reads arrays and hashes (per-CPU or not, LRU too)",
+			 v->map, libbpf_bpf_map_type_str(mt) ? libbpf_bpf_map_type_str(mt) : "map of another type");
+		return -1;
+	}
+	key_type = bpf_map__btf_key_type_id(map);
+	value_type = bpf_map__btf_value_type_id(map);
+	if (!btf || !key_type || !value_type) {
+		snprintf(err, errlen, "map \"%s\" has no BTF for its key and value: declare it with __type(key, ...) "
+				      "and __type(value, ...) and compile with -g (collectd-ebpf-cc does)", v->map);
+		return -1;
+	}
+	vl->key_size = bpf_map__key_size(map);
+	vl->value_size = bpf_map__value_size(map);
+	vl->max_entries = bpf_map__max_entries(map);
+	if (v->percpu_given && !vl->percpu) {
+		snprintf(err, errlen, "PerCPU: map \"%s\" is not a per-CPU map", v->map);
+		return -1;
+	}
+	if (resolve_labels(v, btf, key_type, vl->key_size, &labels_end, err, errlen))
+		return -1;
+	if (v->kind == VIEW_KIND_HISTOGRAM && v->layout == HIST_LAYOUT_KEY) {
+		vl->bucket_offset = labels_end;
+		vl->bucket_width = vl->key_size - labels_end;
+		if (vl->bucket_width != 1 && vl->bucket_width != 2 && vl->bucket_width != 4 && vl->bucket_width != 8) {
+			snprintf(err, errlen,
+				 "Layout \"key\": after the labels (%u bytes) the key's last %u bytes should be the bucket "
+				 "index (1, 2, 4 or 8 bytes); declare the key's other parts as labels (Size/Padding)",
+				 labels_end, vl->bucket_width);
+			return -1;
+		}
+		vl->nslots = vl->hash ? 0 : vl->max_entries;
+		return resolve_value_number(v, btf, value_type, vl->value_size, vl, err, errlen);
+	}
+	/* An array's index is its key: without labels it is one series only if it has one row. */
+	if (labels_end != vl->key_size && !(labels_end == 0 && !vl->hash && vl->max_entries == 1)) {
+		snprintf(err, errlen,
+			 "the labels cover %u of the key's %u bytes; describe the rest with <Label> (Field, or Size "
+			 "and Padding for bytes to skip)", labels_end, vl->key_size);
+		return -1;
+	}
+	if (v->kind == VIEW_KIND_HISTOGRAM)
+		return resolve_hist_value(v, btf, value_type, vl, err, errlen);
+	return resolve_value_number(v, btf, value_type, vl->value_size, vl, err, errlen);
+}
+
+/* The global `name` in one of the object's data sections: its map and offset and type. */
+static int find_global(struct bpf_object *obj, const char *name, struct bpf_map **map, uint32_t *offset,
+		       uint32_t *type_id, uint32_t *size)
+{
+	const struct btf *btf = bpf_object__btf(obj);
+	struct bpf_map *m;
+
+	if (!btf)
+		return -1;
+	bpf_object__for_each_map(m, obj) {
+		const char *mname = bpf_map__name(m), *sec = strrchr(mname, '.');
+		const struct btf_var_secinfo *vs;
+		const struct btf_type *ds;
+		int id;
+
+		if (!bpf_map__is_internal(m) || !sec)
+			continue;
+		id = btf__find_by_name_kind(btf, sec, BTF_KIND_DATASEC);
+		if (id < 0)
+			continue;
+		ds = btf__type_by_id(btf, (uint32_t)id);
+		vs = btf_var_secinfos(ds);
+		for (int i = 0; i < btf_vlen(ds); i++, vs++) {
+			const struct btf_type *var = btf__type_by_id(btf, vs->type);
+
+			if (strcmp(btf__name_by_offset(btf, var->name_off), name))
+				continue;
+			*map = m;
+			*offset = vs->offset;
+			*type_id = var->type;
+			*size = vs->size;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int set_param(const struct program_param *p, struct bpf_object *obj, char *err, size_t errlen)
+{
+	const struct btf *btf = bpf_object__btf(obj);
+	const struct btf_type *t;
+	uint32_t offset, type_id, size;
+	struct bpf_map *map;
+	size_t data_size;
+	char *data;
+
+	if (find_global(obj, p->name, &map, &offset, &type_id, &size)) {
+		snprintf(err, errlen, "Param \"%s\": the object has no global variable of that name (declare it as "
+				      "`const volatile` or a plain global)", p->name);
+		return -1;
+	}
+	/* Writable until load (skeletons write their globals here too); libbpf 1.1 types it const. */
+	data = (char *)bpf_map__initial_value(map, &data_size);
+	if (!data || offset + size > data_size) {
+		snprintf(err, errlen, "Param \"%s\": its section cannot be set before load", p->name);
+		return -1;
+	}
+	t = resolved(btf, type_id, NULL);
+	if (p->is_number) {
+		bool is_signed;
+		double v = p->number;
+
+		if (!t || !btf_is_int(t) || (t->size != 1 && t->size != 2 && t->size != 4 && t->size != 8)) {
+			snprintf(err, errlen, "Param \"%s\" is a number, but the global is not an integer", p->name);
+			return -1;
+		}
+		is_signed = btf_int_encoding(t) & BTF_INT_SIGNED;
+		if (v != floor(v) || (!is_signed && v < 0) ||
+		    fabs(v) >= ldexp(1.0, (int)(t->size * 8) - (is_signed ? 1 : 0))) {
+			snprintf(err, errlen, "Param \"%s\" %g does not fit the global's %s%u-bit integer", p->name, v,
+				 is_signed ? "signed " : "unsigned ", t->size * 8);
+			return -1;
+		}
+		if (is_signed) {
+			int64_t x = (int64_t)v;
+			memcpy(data + offset, &x, t->size); /* little-endian: the low bytes first */
+		} else {
+			uint64_t x = (uint64_t)v;
+			memcpy(data + offset, &x, t->size);
+		}
+		return 0;
+	}
+	if (!t || !btf_is_array(t) || integer_width(btf, btf_array(t)->type) != 1) {
+		snprintf(err, errlen, "Param \"%s\" is a string, but the global is not a char array", p->name);
+		return -1;
+	}
+	if (strlen(p->text) + 1 > size) {
+		snprintf(err, errlen, "Param \"%s\": \"%s\" needs %zu bytes with its NUL, the global has %u", p->name,
+			 p->text, strlen(p->text) + 1, size);
+		return -1;
+	}
+	memset(data + offset, 0, size);
+	memcpy(data + offset, p->text, strlen(p->text));
+	return 0;
+}
+
+static const char *view_kind_name(enum program_view_kind k)
+{
+	return k == VIEW_KIND_HISTOGRAM ? "Histogram" : k == VIEW_KIND_GAUGE ? "Gauge" : "Counter";
+}
+
+int program_resolve(struct program_config *c, struct bpf_object *obj, struct program_layout *out, char *err,
+		    size_t errlen)
+{
+	char why[768];
+
+	memset(out, 0, sizeof(*out));
+	for (int i = 0; i < c->nprobes; i++)
+		for (int j = 0; j < c->probes[i].nprograms; j++)
+			if (!bpf_object__find_program_by_name(obj, c->probes[i].programs[j])) {
+				snprintf(err, errlen, "<Probe \"%s\">: the object has no program \"%s\"", c->probes[i].name,
+					 c->probes[i].programs[j]);
+				return -1;
+			}
+	for (int i = 0; i < c->nskip; i++) {
+		struct bpf_program *p = bpf_object__find_program_by_name(obj, c->skip[i]);
+
+		if (!p) {
+			snprintf(err, errlen, "Skip \"%s\": the object has no such program", c->skip[i]);
+			return -1;
+		}
+		bpf_program__set_autoload(p, false);
+	}
+	for (int i = 0; i < c->nparams; i++)
+		if (set_param(&c->params[i], obj, err, errlen))
+			return -1;
+	for (int i = 0; i < c->nviews; i++)
+		if (resolve_view(&c->views[i], obj, &out->views[i], why, sizeof(why))) {
+			snprintf(err, errlen, "<%s \"%s\">: %s", view_kind_name(c->views[i].kind), c->views[i].map, why);
+			return -1;
+		}
+	return 0;
+}

@@ -1,0 +1,99 @@
+#!/bin/sh
+# <Program> blocks in the real collectd: the article's sync programs (contrib/programs,
+# compiled by the build with collectd-ebpf-cc), filtered to one workload process through a
+# Param, count exactly N sync() calls and N latency samples; the kprobe alternative of each
+# <Probe> fails on this kernel and the tracepoint takes over, as the attach self-metric shows;
+# an object that is group-writable is refused with one error while the other programs run.
+. "$top_srcdir/tests/integration/lib.sh"
+
+N=25
+SYNC_N="$top_builddir/tests/integration/sync_n"
+OBJ="$WORK/objects"
+mkdir -p "$OBJ"
+chmod 755 "$OBJ"
+for p in sync_count sync_latency; do
+	cp "$top_builddir/contrib/programs/$p.bpf.o" "$OBJ/" || fail "contrib/programs/$p.bpf.o not built"
+	chmod 644 "$OBJ/$p.bpf.o"
+done
+cp "$OBJ/sync_count.bpf.o" "$OBJ/unsafe.bpf.o"
+chmod 664 "$OBJ/unsafe.bpf.o"
+
+# The workload waits on a fifo, so its pid can go into the config before it syncs.
+mkfifo "$WORK/go"
+"$SYNC_N" $N < "$WORK/go" > "$WORK/sync_n.out" &
+WORKLOAD=$!
+exec 7> "$WORK/go" # keeps the fifo open: the workload blocks in fgets until the line
+
+write_config "$WORK/collectd.conf" <<CONF
+<Plugin ebpf>
+  <Program "sync_count">
+    Object "$OBJ/sync_count.bpf.o"
+    Param "filter_tgid" $WORKLOAD
+    <Probe "sync">
+      Program "sync_kprobe" "sync_tp"
+    </Probe>
+    <Counter "sync_calls">
+      Type "derive"
+      TypeInstance "sync"
+    </Counter>
+  </Program>
+  <Program "sync_latency">
+    Object "$OBJ/sync_latency.bpf.o"
+    Param "filter_tgid" $WORKLOAD
+    <Probe "sync_enter">
+      Program "sync_enter_kprobe" "sync_enter_tp"
+    </Probe>
+    <Probe "sync_exit">
+      Program "sync_exit_kprobe" "sync_exit_tp"
+    </Probe>
+    <Histogram "sync_latency">
+      Layout "value"
+      SlotsField "slots"
+      SumField "sum"
+      Buckets "native"
+      Multiplier 0.000000001
+      Type "latency"
+      TypeInstance "sync"
+      Percentile 50 99
+    </Histogram>
+  </Program>
+  <Program "unsafe">
+    Object "$OBJ/unsafe.bpf.o"
+    <Counter "sync_calls">
+    </Counter>
+  </Program>
+</Plugin>
+CONF
+
+start_collectd "$WORK/collectd.conf"
+wait_for_log 'module "unsafe" is off: BPF object ".*unsafe.bpf.o" is writable by its group (mode 0664)' 5 ||
+	fail "the group-writable object was not refused with its reason"
+[ "$(grep -c 'module "unsafe" is off' "$WORK/collectd.log")" = 1 ] || fail "the refusal was not logged exactly once"
+pass "a group-writable object is refused, once, with the fix"
+wait_for_log 'sync_count: sync attached via tracepoint' 5 || fail "sync_count did not attach via the tracepoint"
+wait_for_log 'sync_latency: sync_enter attached via tracepoint' 5 || fail "sync_latency did not attach"
+pass "both programs attached through the tracepoint alternative"
+
+wait_for_csv sync_latency "gauge-attach-sync_exit-tracepoint" 10 || fail "no attach self-metric for sync_latency"
+[ "$(csv_last sync_latency gauge-attach-sync_exit-tracepoint)" = 1.000000 ] ||
+	[ "$(csv_last sync_latency gauge-attach-sync_exit-tracepoint)" = 1 ] ||
+	fail "attach self-metric: $(csv_last sync_latency gauge-attach-sync_exit-tracepoint), expected 1 (the kprobe failed first)"
+pass "the attach self-metric shows one failed alternative before the tracepoint"
+
+echo go >&7
+i=0
+while ! grep -q done "$WORK/sync_n.out" && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+grep -q done "$WORK/sync_n.out" || fail "the workload did not finish its $N syncs"
+i=0
+while [ "$(csv_last sync_count derive-sync)" != "$N" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+[ "$(csv_last sync_count derive-sync)" = "$N" ] || fail "sync_count: derive-sync is $(csv_last sync_count derive-sync), expected $N"
+pass "sync_count counted exactly $N sync() calls of the workload"
+i=0
+while [ "$(csv_last sync_latency derive-sync-count)" != "$N" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+[ "$(csv_last sync_latency derive-sync-count)" = "$N" ] ||
+	fail "sync_latency: derive-sync-count is $(csv_last sync_latency derive-sync-count), expected $N"
+[ -n "$(csv_file sync_latency latency-sync-50)" ] && [ -n "$(csv_file sync_latency latency-sync-99)" ] &&
+	[ -n "$(csv_file sync_latency latency-sync-average)" ] || fail "sync_latency: no percentile or mean series"
+mean=$(tail -n +2 "$(csv_file sync_latency latency-sync-average)" | cut -d, -f2 | awk '$1 > 0 { v = $1 } END { print v + 0 }')
+[ "$(awk -v m="$mean" 'BEGIN { print (m > 0 && m < 60) }')" = 1 ] || fail "sync_latency: mean $mean s is not a sync duration"
+pass "sync_latency: $N samples, percentiles and a mean of $mean s"

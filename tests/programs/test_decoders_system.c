@@ -1,0 +1,171 @@
+/* The label decoders that ask the running system, on real objects (root):
+ *  - majorminor: a loop device attached here, its dev_t in both encodings (the kernel's
+ *    MKDEV as block tracepoints report it, and stat()'s st_rdev), 4 and 8 bytes, must read
+ *    as its name, which /proc/diskstats must list;
+ *  - cgroup: a cgroup made here under the cgroup2 mount, its id from name_to_handle_at (as
+ *    bpf_get_current_cgroup_id() gives it) equal to its inode number, must read as its path,
+ *    by file handle and by walking the hierarchy; a removed one as its number;
+ *  - ksym: addresses of symbols /proc/kallsyms lists must read as their names. */
+#define _GNU_SOURCE /* name_to_handle_at */
+#include "libcore/decode/cgroup_paths.h"
+#include "libcore/decode/label_decoder.h"
+#include "libcore/decode/label_value.h"
+#include "tests/loop_device.h"
+#include "tests/testing.h"
+
+#include <fcntl.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+static const char *decode1(const char *name, const char *arg, const void *bytes, size_t size)
+{
+	static char out[DECODE_TEXT_MAX];
+	struct decoder_chain c;
+	char err[512];
+
+	decoder_chain_init(&c, "test");
+	if (decoder_chain_add(&c, name, &arg, arg ? 1 : 0, err, sizeof(err)) ||
+	    decoder_chain_check(&c, size, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", name, err);
+		snprintf(out, sizeof(out), "<error>");
+	} else {
+		decoder_chain_decode(&c, bytes, size, out, sizeof(out));
+	}
+	decoder_chain_free(&c);
+	return out;
+}
+
+static int diskstats_lists(const char *name)
+{
+	FILE *f = fopen("/proc/diskstats", "re");
+	char line[512], dev[64];
+	int found = 0;
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%*u %*u %63s", dev) == 1 && !strcmp(dev, name);
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static void test_majorminor(void)
+{
+	struct loop_device l;
+	struct stat st;
+	char err[256], path[64];
+	uint32_t kdev32, sdev32;
+	uint64_t kdev64, sdev64;
+
+	if (loop_device_setup(&l, 8, NULL, err, sizeof(err))) {
+		fprintf(stderr, "FAIL: no loop device: %s\n", err);
+		CHECK(0);
+		return;
+	}
+	snprintf(path, sizeof(path), "/dev/%s", l.name);
+	CHECK(stat(path, &st) == 0);
+	kdev32 = l.dev;
+	kdev64 = l.dev;
+	sdev64 = st.st_rdev;
+	sdev32 = (uint32_t)st.st_rdev;
+	CHECK_EQ_U64(kdev32, major(st.st_rdev) << 20 | minor(st.st_rdev)); /* two encodings of one device */
+	CHECK(diskstats_lists(l.name));
+	CHECK_STR(decode1("majorminor", NULL, &kdev32, 4), l.name);
+	CHECK_STR(decode1("majorminor", "kernel", &kdev64, 8), l.name);
+	CHECK_STR(decode1("majorminor", "stat", &sdev64, 8), l.name);
+	CHECK_STR(decode1("majorminor", "stat", &sdev32, 4), l.name);
+	printf("majorminor: %s is %u:%u, kernel 0x%x, stat 0x%llx\n", l.name, major(st.st_rdev), minor(st.st_rdev),
+	       kdev32, (unsigned long long)sdev64);
+	loop_device_remove(&l);
+}
+
+static void test_cgroup(void)
+{
+	struct {
+		struct file_handle h;
+		uint64_t id;
+	} fh = { .h = { .handle_bytes = sizeof(uint64_t) } };
+	char mnt[512], dir[700], sub[760], want[300], err[256], safe[LABEL_VALUE_MAX];
+	struct cgroup_paths walk;
+	struct stat st;
+	int mount_id;
+	uint64_t id, root_id;
+
+	if (cgroup2_mount(mnt, sizeof(mnt), err, sizeof(err))) {
+		fprintf(stderr, "FAIL: %s\n", err);
+		CHECK(0);
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s/ebpf-decode-test-%d", mnt, (int)getpid());
+	snprintf(sub, sizeof(sub), "%s/child", dir);
+	if (mkdir(dir, 0755) || mkdir(sub, 0755)) {
+		fprintf(stderr, "FAIL: mkdir %s: %m\n", sub);
+		CHECK(0);
+		rmdir(dir);
+		return;
+	}
+	CHECK(stat(sub, &st) == 0);
+	CHECK(name_to_handle_at(AT_FDCWD, sub, &fh.h, &mount_id, 0) == 0);
+	id = fh.id;
+	CHECK_EQ_U64(id, st.st_ino); /* the cgroup id is the directory's inode number */
+	snprintf(want, sizeof(want), "/ebpf-decode-test-%d/child", (int)getpid());
+
+	CHECK_STR(decode1("cgroup", NULL, &id, 8), want);
+	snprintf(safe, sizeof(safe), "ebpf-decode-test-%d_child", (int)getpid());
+	CHECK_STR(label_value_safe(decode1("cgroup", NULL, &id, 8), (char[LABEL_VALUE_MAX]){ 0 }), safe);
+	CHECK(stat(mnt, &st) == 0);
+	root_id = st.st_ino;
+	CHECK_STR(decode1("cgroup", NULL, &root_id, 8), "/");
+
+	/* Without file handles: the walk finds it too; then the cache answers. */
+	CHECK(cgroup_paths_init(&walk, NULL, err, sizeof(err)) == 0);
+	walk.walk_only = 1;
+	CHECK(cgroup_path(&walk, id) && !strcmp(cgroup_path(&walk, id), want));
+	CHECK_EQ_U64(walk.walks, 1);
+	CHECK_EQ_U64(walk.lookups, 1);
+
+	CHECK(rmdir(sub) == 0);
+	CHECK(rmdir(dir) == 0);
+	/* Removed: the cached path stays (ids are never reused); a fresh decoder reads the number. */
+	CHECK(cgroup_path(&walk, id) && !strcmp(cgroup_path(&walk, id), want));
+	cgroup_paths_free(&walk);
+	snprintf(want, sizeof(want), "%llu", (unsigned long long)id);
+	CHECK_STR(decode1("cgroup", NULL, &id, 8), want);
+}
+
+static void test_ksym(void)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512], name[256], type;
+	unsigned long long addr;
+	uint64_t a;
+	int tested = 0;
+
+	while (f && tested < 3 && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3 || (type != 'T' && type != 't') ||
+		    (strcmp(name, "do_sys_openat2") && strcmp(name, "schedule") && strcmp(name, "vfs_read")))
+			continue;
+		a = addr;
+		CHECK_STR(decode1("ksym", NULL, &a, 8), name);
+		a = addr + 1; /* inside the function (a return address, a kprobe's ip) */
+		CHECK_STR(decode1("ksym", NULL, &a, 8), name);
+		printf("ksym: 0x%llx is %s\n", addr, name);
+		tested++;
+	}
+	if (f)
+		fclose(f);
+	CHECK_EQ_U64(tested, 3);
+	a = 0x10;
+	CHECK_STR(decode1("ksym", NULL, &a, 8), "0x10");
+}
+
+int main(void)
+{
+	if (geteuid() != 0)
+		SKIP("needs root: loop devices, cgroups and kallsyms addresses");
+	test_majorminor();
+	test_cgroup();
+	test_ksym();
+	return testing_done();
+}

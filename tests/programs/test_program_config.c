@@ -1,0 +1,199 @@
+/* `<Program>` configuration: parsing (program_config) and the checks against the object's BTF
+ * (program_resolve), on the real objects of contrib/programs and of the two foreign styles in
+ * tests/programs, compiled by the build with collectd-ebpf-cc. No root: nothing is loaded. */
+#include "bpf/include/hist_slot.h"
+#include "libcore/programs/program_config.h"
+#include "libcore/programs/program_resolve.h"
+#include "tests/programs/conf_text.h"
+#include "tests/testing.h"
+
+#include <bpf/libbpf.h>
+#include <stdbool.h>
+
+static char err[2048];
+
+/* Parses text; true when it fails with `needle` in the message. */
+static bool parse_fails(const char *text, const char *needle)
+{
+	struct program_config c;
+	int r = program_config_parse(conf_text(text), &c, err, sizeof(err));
+
+	program_config_free(&c);
+	if (r == 0) {
+		fprintf(stderr, "  accepted, expected \"%s\":\n%s\n", needle, text);
+		return false;
+	}
+	if (!strstr(err, needle)) {
+		fprintf(stderr, "  got \"%s\", expected \"%s\"\n", err, needle);
+		return false;
+	}
+	return true;
+}
+
+static void test_parse_errors(void)
+{
+	CHECK(parse_fails("<Program \"a/b\">\n</Program>", "no '/'"));
+	CHECK(parse_fails("<Program \"p\">\n  <Counter \"m\">\n  </Counter>\n</Program>", "has no Object"));
+	CHECK(parse_fails("<Program \"p\">\n  Object \"rel.o\"\n</Program>", "absolute path"));
+	CHECK(parse_fails("<Program \"p\">\n  Object \"/x.o\"\n</Program>", "reads no map"));
+	CHECK(parse_fails("<Program \"p\">\n  Object \"/x.o\"\n  Colour \"red\"\n</Program>",
+			  "unknown option \"Colour\"; valid: Object, Param"));
+	CHECK(parse_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Histogram \"h\">\n    Buckets \"log3\"\n  </Histogram>\n</Program>",
+			  "<Program \"p\">: <Histogram \"h\">: Buckets \"log3\" is not a slot convention"));
+	CHECK(parse_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Histogram \"h\">\n    Buckets \"linear\" 0 0\n  </Histogram>\n</Program>",
+			  "STEP above 0"));
+	CHECK(parse_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Histogram \"h\">\n    Buckets \"fixed\" 10 5\n  </Histogram>\n</Program>",
+			  "bounds must increase (5 after 10)"));
+	CHECK(parse_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Histogram \"h\">\n    Buckets \"log2\"\n  </Histogram>\n</Program>",
+			  "Layout \"value\" needs SlotsField"));
+	CHECK(parse_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Histogram \"h\">\n    Layout \"key\"\n  </Histogram>\n</Program>",
+			  "name the convention"));
+	CHECK(parse_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Counter \"c\">\n    <Label \"d\">\n    </Label>\n  </Counter>\n</Program>",
+			  "needs either Field \"member\""));
+	CHECK(parse_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Counter \"c\">\n    <Label \"d\">\n      Size 4\n      Decode \"rot13\"\n    </Label>\n  </Counter>\n</Program>",
+			  "rot13"));
+	CHECK(parse_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Counter \"c\">\n    MaxSeries 0\n  </Counter>\n</Program>",
+			  "MaxSeries\" takes a whole number from 1"));
+	CHECK(parse_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Counter \"c\">\n    SlotsField \"s\"\n  </Counter>\n</Program>",
+			  "valid: Type, ValueField"));
+	CHECK(parse_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Probe \"sync\">\n  </Probe>\n  <Counter \"c\">\n  </Counter>\n</Program>",
+			  "lists no programs"));
+	CHECK(parse_fails("<Program \"p\">\n  Object \"/x.o\"\n  Param \"x\" true\n</Program>", "Param takes"));
+	CHECK(parse_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Histogram \"h\">\n    Layout \"value\"\n    SlotsField \"slots\"\n    Percentile 101\n  </Histogram>\n</Program>",
+			  "Percentile"));
+}
+
+static struct bpf_object *open_object(const char *path)
+{
+	struct bpf_object *obj = bpf_object__open_file(path, NULL);
+
+	if (!obj) {
+		fprintf(stderr, "cannot open %s (built by make)\n", path);
+		exit(1);
+	}
+	return obj;
+}
+
+/* Parses text, opens obj, resolves; returns 0 or -1 with err; layout in *l. */
+static int resolve(const char *text, const char *object, struct program_layout *l)
+{
+	struct program_config c;
+	struct bpf_object *obj;
+	int r;
+
+	if (program_config_parse(conf_text(text), &c, err, sizeof(err))) {
+		fprintf(stderr, "  parse failed: %s\n", err);
+		return -2;
+	}
+	obj = open_object(object);
+	r = program_resolve(&c, obj, l, err, sizeof(err));
+	bpf_object__close(obj);
+	program_config_free(&c);
+	return r;
+}
+
+static bool resolve_fails(const char *text, const char *object, const char *needle)
+{
+	struct program_layout l;
+
+	if (resolve(text, object, &l) != -1) {
+		fprintf(stderr, "  accepted, expected \"%s\"\n", needle);
+		return false;
+	}
+	if (!strstr(err, needle)) {
+		fprintf(stderr, "  got \"%s\", expected \"%s\"\n", err, needle);
+		return false;
+	}
+	return true;
+}
+
+#define SYNC_COUNT "contrib/programs/sync_count.bpf.o"
+#define SYNC_LATENCY "contrib/programs/sync_latency.bpf.o"
+#define EXPORTER "tests/programs/style_exporter.bpf.o"
+#define LIBBPF_TOOLS "tests/programs/style_libbpf_tools.bpf.o"
+
+static void test_resolve(void)
+{
+	struct program_layout l;
+
+	CHECK(resolve("<Program \"sync_count\">\n  Object \"/x.o\"\n  Param \"filter_tgid\" 42\n"
+		      "  <Probe \"sync\">\n    Program \"sync_kprobe\" \"sync_tp\"\n  </Probe>\n"
+		      "  <Counter \"sync_calls\">\n    PerCPU \"sum\"\n  </Counter>\n</Program>",
+		      SYNC_COUNT, &l) == 0);
+	CHECK(l.views[0].percpu && !l.views[0].hash && l.views[0].value_width == 8);
+
+	CHECK(resolve("<Program \"sync_latency\">\n  Object \"/x.o\"\n  <Histogram \"sync_latency\">\n"
+		      "    Layout \"value\"\n    SlotsField \"slots\"\n    SumField \"sum\"\n    Buckets \"native\"\n"
+		      "    Multiplier 0.000000001\n  </Histogram>\n</Program>",
+		      SYNC_LATENCY, &l) == 0);
+	CHECK_EQ_U64(l.views[0].nslots, HIST_SLOTS);
+	CHECK(l.views[0].has_sum && l.views[0].slot_width == 8);
+
+	/* ebpf_exporter's style: labels by size and padding, the bucket index last in the key. */
+	CHECK(resolve("<Program \"io\">\n  Object \"/x.o\"\n  <Histogram \"io_latency\">\n    Layout \"key\"\n"
+		      "    Buckets \"exp2\"\n    Multiplier 0.000001\n"
+		      "    <Label \"device\">\n      Size 4\n      Decode \"majorminor\"\n    </Label>\n"
+		      "    <Label \"op\">\n      Size 1\n      Decode \"static_map\" \"0=read\" \"1=write\"\n    </Label>\n"
+		      "  </Histogram>\n</Program>",
+		      EXPORTER, &l) == -1);
+	CHECK(strstr(err, "the key's last 11 bytes should be the bucket index") != NULL);
+	CHECK(resolve("<Program \"io\">\n  Object \"/x.o\"\n  <Histogram \"io_latency\">\n    Layout \"key\"\n"
+		      "    Buckets \"exp2\"\n    Multiplier 0.000001\n"
+		      "    <Label \"device\">\n      Size 4\n      Decode \"majorminor\"\n    </Label>\n"
+		      "    <Label \"op\">\n      Size 1\n      Decode \"static_map\" \"0=read\" \"1=write\"\n    </Label>\n"
+		      "    <Label \"pad\">\n      Size 3\n      Decode \"hex\"\n    </Label>\n"
+		      "  </Histogram>\n</Program>",
+		      EXPORTER, &l) == 0);
+	CHECK_EQ_U64(l.views[0].bucket_offset, 8);
+	CHECK_EQ_U64(l.views[0].bucket_width, 8);
+	CHECK(l.views[0].hash && l.views[0].value_width == 8);
+
+	/* libbpf-tools' style: struct hist { __u32 slots[27]; } in the value, a struct key. */
+	CHECK(resolve("<Program \"sizes\">\n  Object \"/x.o\"\n  Param \"filter_dev\" 1\n  Param \"targ_dev\" 7340032\n"
+		      "  <Probe \"issue\">\n    Program \"block_rq_issue_btf\" \"block_rq_issue_raw\"\n  </Probe>\n"
+		      "  <Histogram \"sizes\">\n    Layout \"value\"\n    SlotsField \"slots\"\n    Buckets \"log2\"\n"
+		      "    <Label \"device\">\n      Field \"dev\"\n      Decode \"majorminor\"\n    </Label>\n"
+		      "  </Histogram>\n</Program>",
+		      LIBBPF_TOOLS, &l) == 0);
+	CHECK_EQ_U64(l.views[0].nslots, 27);
+	CHECK_EQ_U64(l.views[0].slot_width, 4);
+	CHECK(!l.views[0].has_sum);
+
+	/* What users get wrong, each named. */
+	CHECK(resolve_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Counter \"nope\">\n  </Counter>\n</Program>", SYNC_COUNT,
+			    "<Counter \"nope\">: the object has no map \"nope\""));
+	CHECK(resolve_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Probe \"s\">\n    Program \"sync_fentry\"\n  </Probe>\n"
+			    "  <Counter \"sync_calls\">\n  </Counter>\n</Program>", SYNC_COUNT,
+			    "<Probe \"s\">: the object has no program \"sync_fentry\""));
+	CHECK(resolve_fails("<Program \"p\">\n  Object \"/x.o\"\n  Skip \"debug\"\n  <Counter \"sync_calls\">\n  </Counter>\n</Program>",
+			    SYNC_COUNT, "Skip \"debug\": the object has no such program"));
+	CHECK(resolve_fails("<Program \"p\">\n  Object \"/x.o\"\n  Param \"min_us\" 10\n  <Counter \"sync_calls\">\n  </Counter>\n</Program>",
+			    SYNC_COUNT, "Param \"min_us\": the object has no global variable"));
+	CHECK(resolve_fails("<Program \"p\">\n  Object \"/x.o\"\n  Param \"filter_tgid\" -1\n  <Counter \"sync_calls\">\n  </Counter>\n</Program>",
+			    SYNC_COUNT, "does not fit the global's unsigned 32-bit integer"));
+	CHECK(resolve_fails("<Program \"p\">\n  Object \"/x.o\"\n  Param \"filter_tgid\" \"me\"\n  <Counter \"sync_calls\">\n  </Counter>\n</Program>",
+			    SYNC_COUNT, "is a string, but the global is not a char array"));
+	CHECK(resolve_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Histogram \"sync_latency\">\n    SlotsField \"buckets\"\n  </Histogram>\n</Program>",
+			    SYNC_LATENCY, "SlotsField: the value hist_row has no member \"buckets\""));
+	CHECK(resolve_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Histogram \"sizes\">\n    SlotsField \"slots\"\n"
+			    "    <Label \"device\">\n      Size 2\n      Decode \"majorminor\"\n    </Label>\n  </Histogram>\n</Program>",
+			    LIBBPF_TOOLS, "majorminor needs 4 or 8 bytes"));
+	CHECK(resolve_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Histogram \"sizes\">\n    SlotsField \"slots\"\n  </Histogram>\n</Program>",
+			    LIBBPF_TOOLS, "the labels cover 0 of the key's 4 bytes"));
+	CHECK(resolve_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Histogram \"sizes\">\n    SlotsField \"slots\"\n"
+			    "    <Label \"device\">\n      Field \"dev\"\n    </Label>\n  </Histogram>\n</Program>",
+			    LIBBPF_TOOLS, "Buckets \"native\" is the plugin's struct hist_row"));
+	CHECK(resolve_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Counter \"sync_latency\">\n  </Counter>\n</Program>",
+			    SYNC_LATENCY, "not a 4- or 8-byte integer"));
+	CHECK(resolve_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Counter \"start_at\">\n    PerCPU \"label\"\n"
+			    "    <Label \"tid\">\n      Size 4\n    </Label>\n  </Counter>\n</Program>",
+			    SYNC_LATENCY, "PerCPU: map \"start_at\" is not a per-CPU map"));
+}
+
+int main(void)
+{
+	libbpf_set_print(NULL);
+	test_parse_errors();
+	test_resolve();
+	return testing_done();
+}
