@@ -59,6 +59,11 @@ CACHE_QUERY_PORT = $CARBON_QUERY_PORT
 ENABLE_UDP_LISTENER = False
 ENABLE_MANHOLE = False
 WHISPER_AUTOFLUSH = False
+# Errors only in the log the tests show on failure, not a line per point.
+LOG_UPDATES = False
+LOG_CREATES = False
+LOG_CACHE_HITS = False
+LOG_LISTENER_CONNECTIONS = False
 # carbon's statistics about itself (carbon.agents.*) would sit beside the host's metrics.
 CARBON_METRIC_INTERVAL = 0
 # Tags would be registered with a graphite-web at 127.0.0.1:80; plain paths need none.
@@ -126,7 +131,7 @@ g_find() { $GRAPHITE_CLIENT "$GRAPHITE_URL" find "$1"; }
 # file when the series' first point arrives, one after the other).
 g_wait_leaf() {
 	i=0
-	until g_find "$1" | grep -qxF "leaf $1"; do
+	until g_find "$1" | grep -xF "leaf $1" > /dev/null; do
 		i=$((i + 1)); [ $i -lt $(($2 * 5)) ] || return 1
 		sleep 0.2
 	done
