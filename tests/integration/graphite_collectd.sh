@@ -33,10 +33,14 @@ pass "collectd -> write_graphite -> carbon-cache -> graphite-web: $OPS exists"
 # The paths as carbon stores them: README's table, "Graphite path".
 for leaf in operations-fsync latency-fsync-50 latency-fsync-99 latency-fsync-average \
 	bucket-fsync-0_0_001 bucket-fsync-0_001_inf derive-dropped-start_lost derive-dropped-out_of_range \
-	derive-dropped-recursion gauge-attach-sys_enter+sys_exit-tp_btf+task_storage; do
+	derive-dropped-recursion; do
 	g_wait_leaf "itest.ebpf-syscalls.$leaf" 10 ||
 		gfail "/metrics/find has no leaf itest.ebpf-syscalls.$leaf; it has: $(g_find 'itest.ebpf-syscalls.*' | tr '\n' ' ')"
 done
+# The attach method is in the name (tp_btf+task_storage here; another kernel may fall back).
+attach=$(g_find 'itest.ebpf-syscalls.gauge-attach-sys_enter+sys_exit-*' | sed -n 's/^leaf //p')
+[ -n "$attach" ] || gfail "/metrics/find has no itest.ebpf-syscalls.gauge-attach-sys_enter+sys_exit-* series"
+echo "attach method series: $attach"
 pass "metric paths as in README (host.ebpf-syscalls.<type>-<instance>, dots in bucket bounds escaped)"
 
 # Exact count. StoreRates false sends the cumulative count, so the difference of the point

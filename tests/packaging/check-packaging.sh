@@ -19,6 +19,8 @@ set -eu
 SRCDIR=$(cd "$1" && pwd) BUILDDIR=$(cd "$2" && pwd)
 LOCK=/run/lock/collectd-ebpf-tests.lock
 PKGS="collectd-ebpf collectd-ebpf-snmp"
+# Another apt-get on the machine (a setup script) holds dpkg's lock for a while: wait for it.
+APT="apt-get -y -q -o DPkg::Lock::Timeout=600"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 pass() { echo "ok: $*"; }
 # known_to_dpkg PKG: installed, or removed with its conffiles still there.
@@ -49,7 +51,7 @@ cleanup() {
 	status=$?
 	[ -z "$COLLECTD_PID" ] || { kill "$COLLECTD_PID" 2> /dev/null || true; wait "$COLLECTD_PID" 2> /dev/null || true; }
 	if [ -n "$INSTALLED" ]; then
-		apt-get purge -y -q $PKGS > "$WORK/cleanup-purge.log" 2>&1 || cat "$WORK/cleanup-purge.log" >&2
+		$APT purge $PKGS > "$WORK/cleanup-purge.log" 2>&1 || cat "$WORK/cleanup-purge.log" >&2
 	fi
 	if [ -d "$WORK/aside" ]; then
 		(cd "$WORK/aside" && find . ! -type d) | while read -r f; do
@@ -79,7 +81,8 @@ pass "dpkg-buildpackage -us -uc -b: $(basename "$DEB_MAIN"), $(basename "$DEB_SN
 # What each package must hold.
 dpkg-deb -c "$DEB_MAIN" | awk '{ print $6 }' | sed 's|^\./|/|' > "$WORK/main.files"
 dpkg-deb -c "$DEB_SNMP" | awk '{ print $6 }' | sed 's|^\./|/|' > "$WORK/snmp.files"
-for f in /usr/lib/collectd/ebpf.so /etc/collectd/collectd.conf.d/ebpf.conf /usr/share/doc/collectd-ebpf/README.md \
+for f in /usr/lib/collectd/ebpf.so /usr/bin/collectd-ebpf-cc /usr/include/collectd-ebpf/hist_row.bpf.h \
+	/etc/collectd/collectd.conf.d/ebpf.conf /usr/share/doc/collectd-ebpf/README.md \
 	/usr/share/doc/collectd-ebpf/examples/collectd-ebpf.service.d.conf /usr/share/doc/collectd-ebpf/examples/collectd-ebpf.json; do
 	grep -qxF "$f" "$WORK/main.files" || fail "collectd-ebpf does not ship $f"
 done
@@ -101,9 +104,17 @@ pass "lintian: no errors ($(grep -c '^W:' "$WORK/lintian.log" || true) warnings)
 exec 9> "$LOCK"
 flock 9
 # The places the packages write, listed before and after: a purge must leave them as they were.
-WATCH="/etc/collectd /etc/systemd/system /usr/lib/collectd /usr/sbin /usr/share/doc /usr/share/snmp/mibs \
+WATCH="/etc/collectd /etc/systemd/system /usr/lib/collectd /usr/bin /usr/sbin /usr/include /usr/share/doc /usr/share/snmp/mibs \
 	/lib/systemd/system /var/lib/systemd/deb-systemd-helper-enabled /var/lib/systemd/deb-systemd-helper-masked /run/collectd-ebpf"
 snapshot_files() { find $WATCH 2> /dev/null | sort; }
+# new_paths BEFORE AFTER: paths in AFTER that BEFORE lacks, less those another package owns
+# (another agent on the machine may install something meanwhile).
+new_paths() {
+	comm -13 "$1" "$2" | while read -r f; do
+		owner=$(dpkg -S "$f" 2> /dev/null | cut -d: -f1)
+		case "$owner" in "" | collectd-ebpf*) echo "$f" ;; esac
+	done
+}
 # Files already at the packages' paths (a make install, the README walk) go aside, and back.
 mkdir "$WORK/aside"
 cat "$WORK/main.files" "$WORK/snmp.files" | while read -r f; do
@@ -117,7 +128,7 @@ fi
 snapshot_files > "$WORK/before.list"
 
 INSTALLED=1
-apt-get install -y -q --no-install-recommends "$DEB_MAIN" "$DEB_SNMP" > "$WORK/install.log" 2>&1 ||
+$APT install --no-install-recommends "$DEB_MAIN" "$DEB_SNMP" > "$WORK/install.log" 2>&1 ||
 	{ cat "$WORK/install.log" >&2; fail "apt-get install of the built packages failed"; }
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}\n' "$p" | grep -qx 'install ok installed' || fail "$p is not installed after apt-get install"
@@ -176,16 +187,24 @@ verify "$WORK/units/collectd.service" "collectd.service.d/ebpf.conf"
 pass "systemd-analyze verify: the packaged ebpf-subagent.service and the shipped collectd drop-in"
 
 # ---- 4. remove, purge ----------------------------------------------------------------------
-apt-get remove -y -q $PKGS > "$WORK/remove.log" 2>&1 || { cat "$WORK/remove.log" >&2; fail "apt-get remove failed"; }
+$APT remove $PKGS > "$WORK/remove.log" 2>&1 || { cat "$WORK/remove.log" >&2; fail "apt-get remove failed"; }
 snapshot_files > "$WORK/removed.list"
-left=$(comm -13 "$WORK/before.list" "$WORK/removed.list")
-[ "$left" = /etc/collectd/collectd.conf.d/ebpf.conf ] ||
-	fail "after apt-get remove, expected only the conffile left, found: $(echo $left)"
-pass "apt-get remove leaves only the conffile /etc/collectd/collectd.conf.d/ebpf.conf"
-apt-get purge -y -q $PKGS > "$WORK/purge.log" 2>&1 || { cat "$WORK/purge.log" >&2; fail "apt-get purge failed"; }
+# What remove keeps by design until purge: the conffile (and its directory, if it was new)
+# and the unit's enable state (dh_installsystemd drops the symlink and deb-systemd-helper's
+# records on purge, so that a reinstall keeps the admin's choice).
+new_paths "$WORK/before.list" "$WORK/removed.list" | grep -v -x -e /etc/collectd/collectd.conf.d \
+	-e /etc/systemd/system/multi-user.target.wants \
+	-e /etc/systemd/system/multi-user.target.wants/ebpf-subagent.service \
+	-e '/var/lib/systemd/deb-systemd-helper-enabled/.*ebpf-subagent.service.*' \
+	-e /var/lib/systemd/deb-systemd-helper-enabled/multi-user.target.wants \
+	-e /var/lib/systemd/deb-systemd-helper-enabled > "$WORK/left" || true
+[ "$(cat "$WORK/left")" = /etc/collectd/collectd.conf.d/ebpf.conf ] ||
+	fail "after apt-get remove, expected the conffile and the unit's enable state left, found also: $(grep -vx /etc/collectd/collectd.conf.d/ebpf.conf "$WORK/left" | tr '\n' ' ')"
+pass "apt-get remove leaves the conffile /etc/collectd/collectd.conf.d/ebpf.conf and the unit's enable state, nothing else"
+$APT purge $PKGS > "$WORK/purge.log" 2>&1 || { cat "$WORK/purge.log" >&2; fail "apt-get purge failed"; }
 INSTALLED=
 snapshot_files > "$WORK/purged.list"
-left=$(comm -13 "$WORK/before.list" "$WORK/purged.list")
+left=$(new_paths "$WORK/before.list" "$WORK/purged.list")
 [ -z "$left" ] || fail "after apt-get purge, files left behind: $(echo $left)"
 for p in $PKGS; do
 	! known_to_dpkg "$p" || fail "$p still known to dpkg after purge"
