@@ -53,6 +53,9 @@ cleanup() {
 	if [ -n "$INSTALLED" ]; then
 		$APT purge $PKGS > "$WORK/cleanup-purge.log" 2>&1 || cat "$WORK/cleanup-purge.log" >&2
 	fi
+	if [ -d "$WORK/aside/run/collectd-ebpf" ]; then
+		rm -rf /run/collectd-ebpf; mv "$WORK/aside/run/collectd-ebpf" /run/
+	fi
 	if [ -d "$WORK/aside" ]; then
 		(cd "$WORK/aside" && find . ! -type d) | while read -r f; do
 			mkdir -p "$(dirname "/$f")"; mv "$WORK/aside/$f" "/$f"
