@@ -23,8 +23,13 @@ TYPESDB=/usr/share/collectd/types.db
 WORK=$(mktemp -d /tmp/ebpf-it.XXXXXX)
 chmod 755 "$WORK"
 COLLECTD_PID=
+# Never stops early: under set -e, a failing kill or wait (collectd already gone, killed by
+# the signal) would end the trap before the work directory is removed.
 cleanup() {
-	[ -n "$COLLECTD_PID" ] && kill "$COLLECTD_PID" 2>/dev/null && wait "$COLLECTD_PID" 2>/dev/null
+	if [ -n "$COLLECTD_PID" ]; then
+		kill "$COLLECTD_PID" 2>/dev/null || true
+		wait "$COLLECTD_PID" 2>/dev/null || true
+	fi
 	[ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"
 }
 trap cleanup EXIT INT TERM
