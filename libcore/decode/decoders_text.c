@@ -156,9 +156,20 @@ const struct decoder_kind decoder_static_map = {
 
 /* ---- regexp: POSIX ERE on the text ---- */
 
+/* regexec costs about a microsecond; the texts of one label repeat from key to key and read
+ * to read (a few hundred comms, units, paths), so results are remembered: REGEXP_MEMO_SLOTS
+ * slots, direct-mapped by a hash of the text (a new text takes its slot's place), each
+ * holding the text and its result (at most 2 x DECODE_TEXT_MAX bytes a slot). */
+#define REGEXP_MEMO_SLOTS 1024
+
+struct regexp_memo {
+	char *in, *out;
+};
+
 struct regexp {
 	regex_t re;
 	char *replacement; /* NULL: the output is group 1, or the match when there is no group */
+	struct regexp_memo memo[REGEXP_MEMO_SLOTS];
 };
 
 static void regexp_destroy(struct label_decoder *d)
@@ -169,6 +180,10 @@ static void regexp_destroy(struct label_decoder *d)
 		return;
 	regfree(&r->re);
 	free(r->replacement);
+	for (int i = 0; i < REGEXP_MEMO_SLOTS; i++) {
+		free(r->memo[i].in);
+		free(r->memo[i].out);
+	}
 	free(r);
 	d->state = NULL;
 }
@@ -242,10 +257,8 @@ static void append(char *out, size_t outlen, size_t *o, const char *s, size_t n)
 
 /* Group 1 (or the match); with a replacement, the text with its first match replaced, as
  * sed's s/pattern/replacement/. Text that does not match passes unchanged. */
-static void regexp_decode(struct label_decoder *d, const struct decode_input *in, char *out, size_t outlen)
+static void regexp_apply(const struct regexp *r, const char *text, char *out, size_t outlen)
 {
-	const struct regexp *r = d->state;
-	const char *text = (const char *)in->bytes;
 	regmatch_t m[10];
 	size_t o = 0;
 
@@ -277,6 +290,34 @@ static void regexp_decode(struct label_decoder *d, const struct decode_input *in
 		}
 	}
 	append(out, outlen, &o, text + m[0].rm_eo, strlen(text + m[0].rm_eo));
+}
+
+static void regexp_decode(struct label_decoder *d, const struct decode_input *in, char *out, size_t outlen)
+{
+	struct regexp *r = d->state;
+	const char *text = (const char *)in->bytes;
+	uint64_t h = 14695981039346656037ull;
+	struct regexp_memo *slot;
+	char result[DECODE_TEXT_MAX];
+
+	for (const char *p = text; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	slot = &r->memo[h % REGEXP_MEMO_SLOTS];
+	if (slot->in && !strcmp(slot->in, text)) {
+		snprintf(out, outlen, "%s", slot->out);
+		return;
+	}
+	regexp_apply(r, text, result, sizeof(result));
+	snprintf(out, outlen, "%s", result);
+	free(slot->in);
+	free(slot->out);
+	slot->in = strdup(text);
+	slot->out = strdup(result);
+	if (!slot->in || !slot->out) {
+		free(slot->in);
+		free(slot->out);
+		slot->in = slot->out = NULL;
+	}
 }
 
 const struct decoder_kind decoder_regexp = {

@@ -30,9 +30,12 @@
  *   inet_ip     4 or 16 bytes                       -> "10.0.0.1", "2001:db8::1"
  * A label without Decode lines reads as "uint" when its size is 1, 2, 4 or 8, else "hex".
  *
- * Caches, all bounded: ksym loads /proc/kallsyms once per process into a sorted table
- * (one entry per kernel symbol, shared by every ksym decoder); cgroup keeps at most
- * CGROUP_CACHE_SLOTS paths per decoder; disk names at most DISK_NAMES_MAX per decoder. */
+ * Caches, all bounded: ksym loads /proc/kallsyms once per process, at config time, into a
+ * sorted table (one entry per kernel symbol, shared by every ksym decoder); cgroup keeps at
+ * most CGROUP_CACHE_SLOTS paths per decoder, majorminor at most DISK_NAMES_MAX disk names,
+ * regexp at most REGEXP_MEMO_SLOTS results. A chain (its caches) is used by one thread at a
+ * time: the engine reads a program's maps in that program's read callback.
+ * bench/decode_cost: 10,000 keys of two decoded labels take 1 to 2.5 ms CPU per read. */
 #ifndef EBPF_CORE_LABEL_DECODER_H
 #define EBPF_CORE_LABEL_DECODER_H
 

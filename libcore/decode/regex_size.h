@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#define REGEX_SIZE_MAX 10000 /* atoms after expanding repetitions */
+#define REGEX_SIZE_MAX 2000 /* atoms after expanding repetitions */
 
 /* 0 if pattern is within the bound, else -1 with err. Syntax errors are left to regcomp. */
 int regex_size_check(const char *pattern, char *err, size_t errlen);

@@ -212,7 +212,7 @@ static void test_config_errors(void)
 		  "POSIX leaves undefined: keep one, or group the part (\"(a+)*\")");
 	CHECK_STR(config_error("string", "regexp", huge, 1, 0),
 		  "label \"device\": decoder regexp: \"((a{100}){100})x\" repeats too much (10202 parts once "
-		  "repetitions are unrolled, at most 10000): use smaller counts in {m,n}, or fewer nested repetitions");
+		  "repetitions are unrolled, at most 2000): use smaller counts in {m,n}, or fewer nested repetitions");
 	CHECK_STR(config_error("string", "regexp", fine, 1, 0), "<accepted>");
 	CHECK_STR(config_error("uint", "majorminor", NULL, 0, 0),
 		  "label \"device\": decoder majorminor reads the key's bytes, so it must be the first Decode of the "
