@@ -210,6 +210,7 @@ int view_draw(FILE *out, const char *path, const struct snapshot *cur, const str
 	for (int i = 0; i < cur->nmodules; i++) {
 		const struct snapshot_module *m = &cur->modules[i];
 		const struct snapshot_module *pm = NULL;
+		bool restarted = false;
 		double seconds;
 		char since[16];
 
@@ -231,9 +232,13 @@ int view_draw(FILE *out, const char *path, const struct snapshot *cur, const str
 		}
 		if (prev) {
 			pm = find_module(prev, m->label);
-			/* Restarted in between: everything counted since the restart. */
-			if (pm && pm->discontinuity_us != m->discontinuity_us)
+			/* Restarted in between: everything counted since the restart. A record
+			 * without values (the one published before the module's first read) is
+			 * no restart: counting simply starts. */
+			if (pm && pm->discontinuity_us != m->discontinuity_us) {
+				restarted = has_values(pm);
 				pm = NULL;
+			}
 			seconds = pm ? (double)(cur->written_us - prev->written_us) / 1e6
 				     : (double)(cur->written_us - m->discontinuity_us) / 1e6;
 		} else {
@@ -241,7 +246,7 @@ int view_draw(FILE *out, const char *path, const struct snapshot *cur, const str
 		}
 		clock_text(since, sizeof(since), m->discontinuity_us);
 		fprintf(out, "\n== %s: %s, counting since %s%s\n", m->label, m->state, since,
-			prev && !pm ? " (restarted in this interval)" : "");
+			restarted ? " (restarted in this interval)" : "");
 		if (m->error[0])
 			fprintf(out, "   %s\n", m->error);
 		for (int h = 0; h < m->nhistograms; h++) {

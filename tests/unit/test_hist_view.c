@@ -49,6 +49,13 @@ static const char after_text[] =
 	"module\tblock\tdisabled\t1699999990000000\t\tnot enabled: add <Module \"block\"> to <Plugin ebpf>\n"
 	"end\n";
 
+/* What the plugin publishes before the module's first read: its record, no values yet. */
+static const char first_text[] =
+	"collectd-ebpf-snapshot\t1\n"
+	"written\t1699999990000000\n"
+	"module\tsyscalls\trunning\t0\t\t\n"
+	"end\n";
+
 static void parse(const char *text, struct snapshot *s)
 {
 	char err[256] = "";
@@ -260,6 +267,18 @@ static void test_since_start_and_restart(const struct snapshot *before, struct s
 	/* 120 fsync calls over the 12 s since the module started. */
 	CHECK(strstr(s, "          10.0            120  calls-fsync") != NULL);
 	free(s);
+
+	/* From the record published before the first read: counting starts, no restart. */
+	{
+		struct snapshot first;
+
+		parse(first_text, &first);
+		s = draw(after, &first, &o, &matched);
+		CHECK(strstr(s, "restarted") == NULL);
+		CHECK(strstr(s, "latency-fsync: 20 events") != NULL);
+		free(s);
+		snapshot_free(&first);
+	}
 
 	/* The module restarted between the snapshots: everything since its restart. */
 	after->modules[0].discontinuity_us = 1700000001000000;
