@@ -1,5 +1,6 @@
 #include "view/view_screen.h"
 
+#include "libcore/engine/text_append.h"
 #include "view/hist_draw.h"
 #include "view/hist_rows.h"
 
@@ -221,10 +222,7 @@ int view_draw(FILE *out, const char *path, const struct snapshot *cur, const str
 		if (!has_values(m)) {
 			/* Off modules: one line each for the ones that failed, a list of the rest. */
 			if (!strcmp(m->state, "disabled")) {
-				off_used += (size_t)snprintf(off + off_used, off_used < sizeof(off) ? sizeof(off) - off_used : 0,
-							     "%s%s", off_used ? ", " : "", m->label);
-				if (off_used >= sizeof(off))
-					off_used = sizeof(off) - 1;
+				text_appendf(off, sizeof(off), &off_used, "%s%s", off_used ? ", " : "", m->label);
 			} else {
 				fprintf(out, "\n== %s: %s: %s\n", m->label, m->state, m->error);
 			}
