@@ -29,7 +29,7 @@ for i in 1 2 3 4 5 6; do "$FSYNC_N" 40; sleep 1; done
 DIR="$WORK/rrd/itest/ebpf-syscalls"
 [ -f "$DIR/latency-fsync-99.rrd" ] || fail "collectd wrote no latency-fsync-99.rrd"
 
-sh "$GRAPH" -o "$WORK/fsync" -W 640 -H 240 -s -10min "$DIR" fsync > "$WORK/drawn" 2> "$WORK/graph.err" ||
+sh "$GRAPH" -o "$WORK/fsync" -W 640 -H 240 -s -1min "$DIR" fsync > "$WORK/drawn" 2> "$WORK/graph.err" ||
 	{ cat "$WORK/graph.err" >&2; fail "rrd-graph.sh failed"; }
 cat "$WORK/drawn" "$WORK/graph.err"
 
@@ -73,3 +73,5 @@ grep -q "no latency-nosuch-\*.rrd or bucket-nosuch-\*.rrd in $DIR (series with a
 [ ! -e "$WORK/x-latency.png" ] || fail "a PNG was written for an unknown series"
 pass "missing directory and unknown series give clear errors"
 stop_collectd
+# The graphs of this run stay in the build tree, to look at.
+cp "$WORK/fsync-latency.png" "$WORK/fsync-buckets.png" "$top_builddir/tests/integration/"
