@@ -85,6 +85,12 @@ struct snapshot_histogram *snapshot_module_add_histogram(struct snapshot_module 
 	return h;
 }
 
+void snapshot_bucket_bounds(const struct snapshot_histogram *h, int i, double *lower, double *upper)
+{
+	*lower = h->buckets[i].lower;
+	*upper = h->buckets[i].upper;
+}
+
 /* ---- writing ----------------------------------------------------------------------------------- */
 
 static void put_string(FILE *f, const char *s)

@@ -100,6 +100,11 @@ int snapshot_write_stream(FILE *f, const struct snapshot_module *const *modules,
 int snapshot_write_file(const char *path, gid_t gid, const struct snapshot_module *const *modules,
 			int nmodules, int64_t written_us, char *err, size_t errlen);
 
+/* Bounds of bucket i of h, in h's unit: it holds values in (lower, upper], upper INFINITY
+ * for the open last slot. Readers take bounds from here, never from a bucket's position:
+ * the slot layout is the writer's business. */
+void snapshot_bucket_bounds(const struct snapshot_histogram *h, int i, double *lower, double *upper);
+
 /* Parses a whole file. 0, or -1 with "line N: what is wrong" in err (out is then empty). */
 int snapshot_parse(FILE *f, struct snapshot *out, char *err, size_t errlen);
 void snapshot_free(struct snapshot *s);

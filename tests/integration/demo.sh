@@ -1,25 +1,30 @@
 #!/bin/sh
 # README's first command ends in contrib/demo.sh: it must start collectd with the bundled
-# config and print live metrics (calls per second and fsync latency), never "nan", and
-# publish its SNMP snapshot to a file of its own.
+# config and show the terminal view (collectd-ebpf-hist) of what it measures: the fsync
+# latency histogram with star bars and syscall rates, never "nan", read from an SNMP
+# snapshot file of its own.
 . "$top_srcdir/tests/integration/lib.sh"
 
 out="$WORK/demo.out"
-PLUGINDIR="$WORK/plugins" DEMO_SECONDS=5 sh "$top_srcdir/contrib/demo.sh" > "$out" 2>&1 &
+PLUGINDIR="$WORK/plugins" HIST="$top_builddir/collectd-ebpf-hist" DEMO_SECONDS=7 \
+	sh "$top_srcdir/contrib/demo.sh" > "$out" 2>&1 &
 demo_pid=$!
-# While it runs: its SNMP snapshot is a file of its own, in its work directory, never a
-# running collectd's /run/collectd-ebpf/snapshot (which the demo would overwrite, then
-# remove on exit).
+# While it runs: its snapshot is a file of its own, in its work directory, never a running
+# collectd's /run/collectd-ebpf/snapshot (which the demo would overwrite, then remove on exit).
 i=0
-until grep -q '^=== collectd-ebpf live metrics' "$out" || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
-demo_work=$(sed -n 's/^=== .*(csv in \(.*\)\/csv).*/\1/p' "$out" | head -n 1)
-[ -n "$demo_work" ] || fail "demo printed no work directory: $(head -n 5 "$out")"
-grep -q 'syscalls' "$demo_work/snapshot" 2>/dev/null || fail "the demo did not publish its own snapshot in $demo_work/snapshot"
-wait "$demo_pid" || fail "demo exited non-zero"
+until grep -q '^collectd-ebpf-hist: .*, last ' "$out" || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+snap=$(sed -n 's/^demo: collectd-ebpf-hist --snapshot \([^ ]*\) .*/\1/p' "$out" | head -n 1)
+case "$snap" in /tmp/collectd-ebpf-demo.*/snapshot) ;; *) fail "demo names no snapshot of its own: $(head -n 5 "$out")" ;; esac
+grep -q 'syscalls' "$snap" 2>/dev/null || fail "the demo did not publish its own snapshot in $snap"
+wait "$demo_pid" || fail "demo exited non-zero: $(tail -n 5 "$out")"
 cat "$out"
 grep -q 'attached via' "$out" || fail "demo did not show the plugin attaching"
-grep -A1 'busiest syscalls' "$out" | grep -Eq '^  [a-z_0-9]+ +[0-9.]+$' || fail "demo showed no syscall rates"
-grep -Eq '^  fsync-99 +[0-9.]+ us$' "$out" || fail "demo showed no fsync latency"
-# A rate's first csv line is "nan": the demo must not print it as a value.
+grep -q "^collectd-ebpf-hist: $snap, last [0-9.]* s" "$out" || fail "demo showed no interval screen"
+# The fsync histogram as BCC draws it: a unit header, then rows with counts and star bars.
+grep -Eq '^  latency-fsync: [1-9][0-9]* events' "$out" || fail "demo showed no fsync latency histogram"
+grep -Eq '^     (nsecs|usecs|msecs|secs) +: count     distribution$' "$out" || fail "no histogram header"
+grep -Eq '^ +[0-9.]+ -> [0-9.]+ +: [1-9][0-9]* +\|\*+ *\|$' "$out" || fail "no histogram row with a star bar"
+grep -Eq '^ +[0-9.]+ +[0-9]+  calls-[a-z_0-9]+$' "$out" || fail "demo showed no syscall rates"
+# A rate's first value is "nan" in collectd's csv; the view computes its own and never shows one.
 ! grep -Eiq '(^| )-?nan( |$)' "$out" || fail "demo printed nan: $(grep -Ei '(^| )-?nan( |$)' "$out" | head -n 3)"
-pass "demo shows live metrics"
+pass "demo shows the terminal view: the fsync histogram and syscall rates"

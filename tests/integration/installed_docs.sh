@@ -20,3 +20,9 @@ for f in ebpf.conf collectd.conf snmpd.conf.snippet; do
 	[ -f "$dest/usr/share/doc/collectd-ebpf/examples/$f" ] || fail "contrib/$f not installed with the documentation"
 done
 echo "ok: contrib examples installed in /usr/share/doc/collectd-ebpf/examples"
+# README's first command runs contrib/demo.sh after make install: it needs the terminal view
+# in PATH, and the RRD graph script is shipped with the examples.
+[ -x "$dest/usr/bin/collectd-ebpf-hist" ] || fail "make install does not install /usr/bin/collectd-ebpf-hist"
+"$dest/usr/bin/collectd-ebpf-hist" --help | grep -q -- '--since-start' || fail "the installed collectd-ebpf-hist does not run"
+[ -f "$dest/usr/share/doc/collectd-ebpf/examples/rrd-graph.sh" ] || fail "contrib/rrd-graph.sh not installed with the examples"
+echo "ok: collectd-ebpf-hist installed in /usr/bin, rrd-graph.sh with the examples"

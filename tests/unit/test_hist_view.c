@@ -1,0 +1,308 @@
+/* collectd-ebpf-hist's drawing on fixed snapshots, read through the shared parser: slots
+ * folded into log2 rows by their bounds (finer slots merge), BCC's star bars (the article's
+ * read.py screen, star for star), the unit chosen from the values, interval differences and
+ * restarts, counters busiest first, and the filters. */
+#define _GNU_SOURCE
+#include "tests/testing.h"
+#include "view/hist_draw.h"
+#include "view/hist_rows.h"
+#include "view/view_screen.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The article's read.py screen: (512, 1024] 6, (1024, 2048] 1, (2048, 4096] 6,
+ * (4096, 8192] 1, (8192, 16384] 2 ns. The second row comes as two finer slots, as a
+ * log-linear layout writes them: the view must merge them by their bounds. */
+static const char before_text[] =
+	"collectd-ebpf-snapshot\t1\n"
+	"written\t1700000000000000\n"
+	"module\tsyscalls\trunning\t1699999990000000\tsys_exit=tp_btf\t\n"
+	"counter\tcalls\tfsync\t100\n"
+	"counter\tcalls\tread\t1000\n"
+	"counter\tdropped\tstart_lost\t0\n"
+	"histogram\tlatency\tfsync\tnanoseconds\t4\t4000\t4\t1000\t1000\t1000\t1000\n"
+	"bucket\t512\t1024\t4\n"
+	"histogram\tbytes\tread\tbytes\t1\t100\t1\t100\t100\t100\t100\n"
+	"bucket\t64\t128\t1\n"
+	"module\tblock\tdisabled\t1699999990000000\t\tnot enabled: add <Module \"block\"> to <Plugin ebpf>\n"
+	"end\n";
+
+static const char after_text[] =
+	"collectd-ebpf-snapshot\t1\n"
+	"written\t1700000002000000\n"
+	"module\tsyscalls\trunning\t1699999990000000\tsys_exit=tp_btf\t\n"
+	"counter\tcalls\tfsync\t120\n"
+	"counter\tcalls\tread\t1010\n"
+	"counter\tcalls\twrite\t50\n"
+	"counter\tdropped\tstart_lost\t0\n"
+	"histogram\tlatency\tfsync\tnanoseconds\t20\t40000\t16\t2000\t2000\t2000\t2000\n"
+	"bucket\t512\t1024\t10\n"
+	"bucket\t1024\t1536\t1\n"
+	"bucket\t1536\t2048\t0\n"
+	"bucket\t2048\t4096\t6\n"
+	"bucket\t4096\t8192\t1\n"
+	"bucket\t8192\t16384\t2\n"
+	"histogram\tbytes\tread\tbytes\t3\t32868\t2\t16384\t16384\t16384\t16384\n"
+	"bucket\t64\t128\t1\n"
+	"bucket\t8192\t16384\t2\n"
+	"module\tblock\tdisabled\t1699999990000000\t\tnot enabled: add <Module \"block\"> to <Plugin ebpf>\n"
+	"end\n";
+
+/* What the plugin publishes before the module's first read: its record, no values yet. */
+static const char first_text[] =
+	"collectd-ebpf-snapshot\t1\n"
+	"written\t1699999990000000\n"
+	"module\tsyscalls\trunning\t0\t\t\n"
+	"end\n";
+
+static void parse(const char *text, struct snapshot *s)
+{
+	char err[256] = "";
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+
+	CHECK(f != NULL);
+	CHECK(snapshot_parse(f, s, err, sizeof(err)) == 0);
+	if (err[0])
+		fprintf(stderr, "parse: %s\n", err);
+	fclose(f);
+}
+
+/* Runs view_draw into a string (freed by the caller). */
+static char *draw(const struct snapshot *cur, const struct snapshot *prev, const struct view_options *o, int *matched)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	*matched = view_draw(f, "test.snapshot", cur, prev, o);
+	fclose(f);
+	return buf;
+}
+
+/* The line of the screen that starts with prefix (after leading blanks), or NULL. */
+static const char *line_with(const char *screen, const char *needle)
+{
+	return strstr(screen, needle);
+}
+
+static int stars_on_line(const char *line)
+{
+	const char *bar = strchr(line, '|');
+	int n = 0;
+
+	for (bar = bar ? bar + 1 : line; *bar == '*'; bar++)
+		n++;
+	return n;
+}
+
+static void test_rows_and_delta(const struct snapshot *before, const struct snapshot *after)
+{
+	struct hist_rows b, a, d;
+	double lo, hi;
+
+	hist_rows_fold(&after->modules[0].histograms[0], &a);
+	CHECK_EQ_U64(a.count[10], 10); /* (512, 1024] */
+	CHECK_EQ_U64(a.count[11], 1);  /* (1024, 1536] + (1536, 2048] */
+	CHECK_EQ_U64(a.count[12], 6);
+	CHECK_EQ_U64(a.count[13], 1);
+	CHECK_EQ_U64(a.count[14], 2);
+	CHECK_EQ_U64(a.total, 20);
+	hist_row_bounds(&a, 11, &lo, &hi);
+	CHECK_NEAR(lo, 1024, 0);
+	CHECK_NEAR(hi, 2048, 0);
+	hist_row_bounds(&a, 0, &lo, &hi);
+	CHECK_NEAR(lo, 0, 0);
+	CHECK_NEAR(hi, 1, 0);
+
+	hist_rows_fold(&before->modules[0].histograms[0], &b);
+	CHECK(hist_rows_delta(&a, &b, &d));
+	CHECK_EQ_U64(d.count[10], 6);
+	CHECK_EQ_U64(d.total, 16);
+	CHECK_EQ_U64(d.sum, 36000);
+	/* Backwards (collectd restarted the module): the new counts whole. */
+	CHECK(!hist_rows_delta(&b, &a, &d));
+	CHECK_EQ_U64(d.total, 4);
+	CHECK_EQ_U64(d.count[10], 4);
+}
+
+static void test_open_slot(void)
+{
+	struct snapshot_histogram h = { .unit = "nanoseconds", .nbuckets = 2 };
+	struct hist_rows r;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	h.buckets[0] = (struct snapshot_bucket){ .lower = 0, .upper = 1, .count = 3 };
+	h.buckets[1] = (struct snapshot_bucket){ .lower = 274877906944.0, .upper = INFINITY, .count = 1 };
+	hist_rows_fold(&h, &r);
+	CHECK_EQ_U64(r.count[0], 3);
+	CHECK_EQ_U64(r.count[HIST_ROW_INF], 1);
+	f = open_memstream(&buf, &len);
+	hist_draw(f, h.unit, &r);
+	fclose(f);
+	/* Rows up to the last finite one with counts, then the open row; unit from its bound. */
+	CHECK(strstr(buf, "     secs ") != NULL);
+	CHECK(strstr(buf, "275 -> inf") != NULL);
+	CHECK(strstr(buf, "-> 2.15") == NULL); /* no empty rows drawn between 1 ns and 275 s */
+	free(buf);
+}
+
+static void test_units_and_stars(void)
+{
+	struct hist_rows r = { 0 };
+	char num[32];
+
+	CHECK(hist_draw_stars(6, 6, 40) == 40);
+	CHECK(hist_draw_stars(1, 6, 40) == 6);  /* the article: "******" */
+	CHECK(hist_draw_stars(2, 6, 40) == 13); /* "*************" */
+	CHECK(hist_draw_stars(1, 947, 40) == 0);
+	CHECK(hist_draw_stars(0, 0, 40) == 0);
+
+	r.count[13] = 1; /* (4096, 8192] ns */
+	CHECK_STR(hist_draw_unit("nanoseconds", &r).name, "nsecs");
+	r.count[14] = 1; /* up to 16384 ns */
+	CHECK_STR(hist_draw_unit("nanoseconds", &r).name, "usecs");
+	r.count[27] = 1; /* 134 ms */
+	CHECK_STR(hist_draw_unit("nanoseconds", &r).name, "msecs");
+	r.count[35] = 1; /* 34 s */
+	CHECK_STR(hist_draw_unit("nanoseconds", &r).name, "secs");
+	memset(&r, 0, sizeof(r));
+	r.count[13] = 1;
+	CHECK_STR(hist_draw_unit("bytes", &r).name, "bytes");
+	r.count[14] = 1;
+	CHECK_STR(hist_draw_unit("bytes", &r).name, "KiB");
+	r.count[30] = 1;
+	CHECK_STR(hist_draw_unit("bytes", &r).name, "MiB");
+
+	hist_draw_number(num, sizeof(num), 1.024);
+	CHECK_STR(num, "1.02");
+	hist_draw_number(num, sizeof(num), 16);
+	CHECK_STR(num, "16");
+	hist_draw_number(num, sizeof(num), 1048.576);
+	CHECK_STR(num, "1049");
+	hist_draw_number(num, sizeof(num), 65.536);
+	CHECK_STR(num, "65.5");
+}
+
+static void test_interval_screen(const struct snapshot *before, const struct snapshot *after)
+{
+	struct view_options o = { .top = 10 };
+	const char *l;
+	char *s;
+	int matched;
+
+	s = draw(after, before, &o, &matched);
+	printf("%s", s);
+	CHECK(matched == 2 + 4);
+	CHECK(strstr(s, "last 2.0 s") != NULL);
+	/* The article's read.py screen, in usecs: 6 | 1 | 6 | 1 | 2 with 40, 6, 40, 6, 13 stars. */
+	CHECK(strstr(s, "latency-fsync: 16 events, mean 2.25 usecs") != NULL);
+	CHECK(strstr(s, "     usecs               : count     distribution\n") != NULL);
+	l = line_with(s, "     0.512 -> 1.02       : 6        |");
+	CHECK(l && stars_on_line(l) == 40);
+	l = line_with(s, "      1.02 -> 2.05       : 1        |");
+	CHECK(l && stars_on_line(l) == 6);
+	l = line_with(s, "      8.19 -> 16.4       : 2        |");
+	CHECK(l && stars_on_line(l) == 13);
+	CHECK(strstr(s, "|****************************************|\n") != NULL);
+	/* Bytes: one new 16 KiB read, none below it in this interval. */
+	CHECK(strstr(s, "bytes-read: 2 events, mean 16 KiB") != NULL);
+	CHECK(strstr(s, "         8 -> 16         : 2        |") != NULL);
+	CHECK(strstr(s, "0.0625 -> 0.125") == NULL);
+	/* Counters busiest first, as rates over the 2 s between the snapshots; a counter new in
+	 * this interval counts from zero. */
+	l = strstr(s, "calls-write");
+	CHECK(l && strstr(s, "          25.0             50  calls-write") != NULL);
+	CHECK(strstr(s, "          10.0             20  calls-fsync") != NULL);
+	CHECK(strstr(s, "calls-write") < strstr(s, "calls-fsync") && strstr(s, "calls-fsync") < strstr(s, "calls-read"));
+	CHECK(strstr(s, "dropped-start_lost") != NULL);
+	CHECK(strstr(s, "not enabled: block") != NULL);
+	free(s);
+
+	o.top = 1;
+	s = draw(after, before, &o, &matched);
+	CHECK(strstr(s, "calls-fsync") == NULL);
+	CHECK(strstr(s, "... 3 more (--top 0 shows all)") != NULL);
+	free(s);
+}
+
+static void test_filters(const struct snapshot *before, const struct snapshot *after)
+{
+	struct view_options o = { .metric_glob = "latency-fsync" };
+	char *s;
+	int matched;
+
+	s = draw(after, before, &o, &matched);
+	CHECK(matched == 1);
+	CHECK(strstr(s, "latency-fsync") != NULL);
+	CHECK(strstr(s, "bytes-read") == NULL);
+	CHECK(strstr(s, "calls-") == NULL);
+	free(s);
+
+	o.metric_glob = "calls"; /* the metric alone selects every instance */
+	s = draw(after, before, &o, &matched);
+	CHECK(matched == 3);
+	CHECK(strstr(s, "latency-fsync") == NULL);
+	free(s);
+
+	o = (struct view_options){ .module_glob = "blo*" };
+	s = draw(after, before, &o, &matched);
+	CHECK(matched == 0);
+	CHECK(strstr(s, "nothing matches the filters") != NULL);
+	CHECK(strstr(s, "--module syscalls: histograms latency-fsync bytes-read") != NULL);
+	free(s);
+}
+
+static void test_since_start_and_restart(const struct snapshot *before, struct snapshot *after)
+{
+	struct view_options o = { .top = 10 };
+	char *s;
+	int matched;
+
+	s = draw(after, NULL, &o, &matched);
+	CHECK(strstr(s, "since each module started") != NULL);
+	CHECK(strstr(s, "latency-fsync: 20 events, mean 2 usecs") != NULL);
+	/* 120 fsync calls over the 12 s since the module started. */
+	CHECK(strstr(s, "          10.0            120  calls-fsync") != NULL);
+	free(s);
+
+	/* From the record published before the first read: counting starts, no restart. */
+	{
+		struct snapshot first;
+
+		parse(first_text, &first);
+		s = draw(after, &first, &o, &matched);
+		CHECK(strstr(s, "restarted") == NULL);
+		CHECK(strstr(s, "latency-fsync: 20 events") != NULL);
+		free(s);
+		snapshot_free(&first);
+	}
+
+	/* The module restarted between the snapshots: everything since its restart. */
+	after->modules[0].discontinuity_us = 1700000001000000;
+	s = draw(after, before, &o, &matched);
+	CHECK(strstr(s, "(restarted in this interval)") != NULL);
+	CHECK(strstr(s, "latency-fsync: 20 events") != NULL);
+	CHECK(strstr(s, "         120.0            120  calls-fsync") != NULL);
+	free(s);
+}
+
+int main(void)
+{
+	struct snapshot before, after;
+
+	setenv("TZ", "UTC", 1);
+	parse(before_text, &before);
+	parse(after_text, &after);
+	test_rows_and_delta(&before, &after);
+	test_open_slot();
+	test_units_and_stars();
+	test_interval_screen(&before, &after);
+	test_filters(&before, &after);
+	test_since_start_and_restart(&before, &after);
+	snapshot_free(&before);
+	snapshot_free(&after);
+	return testing_done();
+}

@@ -1,0 +1,231 @@
+/* collectd-ebpf-hist: the plugin's histograms in a terminal, drawn as BCC's print_log2_hist
+ * draws them, with the counters as a rate table. It reads only the snapshot file the plugin
+ * writes after every read (no BPF, no privileges beyond reading that file), through the one
+ * snapshot parser the SNMP subagent uses too. */
+#include "snapshot/snapshot_file.h"
+#include "view/view_screen.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <grp.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PROG "collectd-ebpf-hist"
+
+struct args {
+	const char *path;
+	double interval;
+	bool since_start, once;
+	struct view_options view;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: " PROG " [OPTION]...\n"
+		"Draws the ebpf plugin's histograms (log2 rows with star bars, as BCC's tools print them)\n"
+		"and its counters as rates, from the snapshot file collectd writes after every read.\n"
+		"\n"
+		"  -s, --snapshot PATH  the plugin's SnapshotFile (default " SNAPSHOT_DEFAULT_PATH ")\n"
+		"  -i, --interval N     seconds between screens (default 2); each screen shows what\n"
+		"                       happened since the previous one\n"
+		"  -S, --since-start    everything since each module started, not the last interval\n"
+		"  -m, --module GLOB    only modules whose name matches (syscalls, block, tcp-web, 'b*')\n"
+		"  -M, --metric GLOB    only series whose metric or metric-instance matches\n"
+		"                       (latency, latency-fsync, 'calls-*')\n"
+		"  -t, --top N          counters per module, busiest first (default 10; 0: all)\n"
+		"  -1, --once           one screen, then exit: after N seconds (and a new snapshot),\n"
+		"                       or at once with --since-start\n"
+		"  -h, --help           this text\n");
+}
+
+/* Exits 2 with what is wrong and how to fix it. */
+static void bad_usage(const char *fmt, const char *arg)
+{
+	fprintf(stderr, PROG ": ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry '" PROG " --help'.\n");
+	exit(2);
+}
+
+static void parse_args(int argc, char **argv, struct args *a)
+{
+	static const struct option longopts[] = {
+		{ "snapshot", required_argument, NULL, 's' }, { "interval", required_argument, NULL, 'i' },
+		{ "since-start", no_argument, NULL, 'S' },    { "module", required_argument, NULL, 'm' },
+		{ "metric", required_argument, NULL, 'M' },   { "top", required_argument, NULL, 't' },
+		{ "once", no_argument, NULL, '1' },           { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	long top;
+	int c;
+
+	*a = (struct args){ .path = SNAPSHOT_DEFAULT_PATH, .interval = 2, .view = { .top = 10 } };
+	while ((c = getopt_long(argc, argv, "s:i:Sm:M:t:1h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (!optarg[0])
+				bad_usage("--snapshot needs a file name, e.g. --snapshot %s", SNAPSHOT_DEFAULT_PATH);
+			a->path = optarg;
+			break;
+		case 'i':
+			errno = 0;
+			a->interval = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(a->interval > 0 && a->interval <= 86400))
+				bad_usage("--interval \"%s\" is not a number of seconds between 0 and 86400 (e.g. -i 2)", optarg);
+			break;
+		case 'S':
+			a->since_start = true;
+			break;
+		case 'm':
+			a->view.module_glob = optarg;
+			break;
+		case 'M':
+			a->view.metric_glob = optarg;
+			break;
+		case 't':
+			errno = 0;
+			top = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || top < 0 || top > 100000)
+				bad_usage("--top \"%s\" is not a count of counters, 0 to 100000 (0 shows all)", optarg);
+			a->view.top = (int)top;
+			break;
+		case '1':
+			a->once = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			fprintf(stderr, "Try '" PROG " --help'.\n");
+			exit(2);
+		}
+	}
+	if (optind < argc)
+		bad_usage("unexpected argument \"%s\" (the snapshot file is given with --snapshot PATH)", argv[optind]);
+}
+
+/* Reads and parses path. 0, or -1 with a message saying what is wrong and what to do. */
+static int read_snapshot(const char *path, struct snapshot *s, char *err, size_t errlen)
+{
+	char why[256];
+	FILE *f = fopen(path, "r");
+	int e = errno;
+
+	if (!f && e == ENOENT) {
+		snprintf(err, errlen, "cannot read %s: no such file. collectd writes it after every read while "
+			 "the ebpf plugin runs (SnapshotFile in <Plugin ebpf>, default " SNAPSHOT_DEFAULT_PATH
+			 "): start collectd, or name the file with --snapshot PATH", path);
+		return -1;
+	}
+	if (!f && e == EACCES) {
+		struct stat st;
+		struct group *g = stat(path, &st) == 0 ? getgrgid(st.st_gid) : NULL;
+
+		snprintf(err, errlen, "cannot read %s: permission denied. The file is readable by its group "
+			 "(SnapshotGroup in <Plugin ebpf>): run as a member of group %s, or as root", path,
+			 g ? g->gr_name : "<SnapshotGroup>");
+		return -1;
+	}
+	if (!f) {
+		snprintf(err, errlen, "cannot read %s: %s", path, strerror(e));
+		return -1;
+	}
+	if (snapshot_parse(f, s, why, sizeof(why))) {
+		snprintf(err, errlen, "%s is not a collectd-ebpf snapshot this version can read: %s", path, why);
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	return 0;
+}
+
+static void sleep_seconds(double s)
+{
+	struct timespec ts = { .tv_sec = (time_t)s, .tv_nsec = (long)((s - floor(s)) * 1e9) };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* Draws one screen; a live view on a terminal starts each one on a clean screen. 0, or 1
+ * when the filters matched nothing. */
+static int draw(const struct args *a, const struct snapshot *cur, const struct snapshot *prev)
+{
+	if (!a->once && isatty(STDOUT_FILENO))
+		fputs("\033[H\033[2J", stdout);
+	if (view_draw(stdout, a->path, cur, prev, &a->view) > 0)
+		return fflush(stdout) ? 1 : 0;
+	fflush(stdout);
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct snapshot prev = { 0 }, cur = { 0 };
+	char err[4600];
+	double waited = 0, patience;
+	struct args a;
+
+	parse_args(argc, argv, &a);
+	/* collectd's Interval may be longer than ours: a screen waits for a new snapshot, but
+	 * not forever. */
+	patience = a.interval * 3 > 30 ? a.interval * 3 : 30;
+	if (read_snapshot(a.path, &prev, err, sizeof(err))) {
+		fprintf(stderr, PROG ": %s\n", err);
+		return 1;
+	}
+	if (a.since_start) {
+		for (;;) {
+			int bad = draw(&a, &prev, NULL);
+
+			if (a.once)
+				return bad;
+			sleep_seconds(a.interval);
+			snapshot_free(&prev);
+			if (read_snapshot(a.path, &prev, err, sizeof(err)))
+				printf(PROG ": %s\n", err); /* collectd restarting: try again */
+		}
+	}
+	if (!a.once)
+		printf(PROG ": %s, waiting %g s for the next snapshot to compare with...\n", a.path, a.interval);
+	for (;;) {
+		sleep_seconds(a.interval);
+		waited += a.interval;
+		if (read_snapshot(a.path, &cur, err, sizeof(err))) {
+			if (a.once) {
+				fprintf(stderr, PROG ": %s\n", err);
+				return 1;
+			}
+			printf(PROG ": %s\n", err);
+			continue;
+		}
+		if (cur.written_us == prev.written_us) {
+			snapshot_free(&cur);
+			if (waited >= patience) {
+				fprintf(stderr, PROG ": %s was not replaced for %.0f s: collectd is not running, or its "
+					"Interval is longer (raise --interval)\n", a.path, waited);
+				if (a.once)
+					return 1;
+				waited = 0;
+			}
+			continue;
+		}
+		waited = 0;
+		if (draw(&a, &cur, &prev) && a.once)
+			return 1;
+		if (a.once)
+			return 0;
+		snapshot_free(&prev);
+		prev = cur;
+		memset(&cur, 0, sizeof(cur));
+	}
+}

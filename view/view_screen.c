@@ -1,0 +1,263 @@
+#include "view/view_screen.h"
+
+#include "libcore/engine/text_append.h"
+#include "view/hist_draw.h"
+#include "view/hist_rows.h"
+
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* As collectd names the value: "latency-fsync", or the metric alone without an instance. */
+static void series_name(char *buf, size_t len, const char *metric, const char *instance)
+{
+	if (instance[0])
+		snprintf(buf, len, "%s-%s", metric, instance);
+	else
+		snprintf(buf, len, "%s", metric);
+}
+
+bool view_metric_selected(const struct view_options *o, const char *metric, const char *instance)
+{
+	char name[256];
+
+	if (!o->metric_glob)
+		return true;
+	series_name(name, sizeof(name), metric, instance);
+	return !fnmatch(o->metric_glob, metric, 0) || !fnmatch(o->metric_glob, name, 0);
+}
+
+static bool module_selected(const struct view_options *o, const char *label)
+{
+	return !o->module_glob || !fnmatch(o->module_glob, label, 0);
+}
+
+static const struct snapshot_module *find_module(const struct snapshot *s, const char *label)
+{
+	for (int i = 0; s && i < s->nmodules; i++)
+		if (!strcmp(s->modules[i].label, label))
+			return &s->modules[i];
+	return NULL;
+}
+
+static const struct snapshot_histogram *find_histogram(const struct snapshot_module *m, const char *metric,
+						       const char *instance)
+{
+	for (int i = 0; m && i < m->nhistograms; i++)
+		if (!strcmp(m->histograms[i].metric, metric) && !strcmp(m->histograms[i].instance, instance))
+			return &m->histograms[i];
+	return NULL;
+}
+
+static const struct snapshot_counter *find_counter(const struct snapshot_module *m, const char *metric,
+						   const char *instance)
+{
+	for (int i = 0; m && i < m->ncounters; i++)
+		if (!strcmp(m->counters[i].metric, metric) && !strcmp(m->counters[i].instance, instance))
+			return &m->counters[i];
+	return NULL;
+}
+
+static void clock_text(char *buf, size_t len, int64_t us)
+{
+	time_t t = (time_t)(us / 1000000);
+	struct tm tm;
+
+	if (!localtime_r(&t, &tm) || !strftime(buf, len, "%H:%M:%S", &tm))
+		snprintf(buf, len, "?");
+}
+
+/* ---- histograms ------------------------------------------------------------------------------ */
+
+/* prev_module NULL: since start. Returns false when the rows went backwards (restart). */
+static bool draw_histogram(FILE *out, const struct snapshot_histogram *h, const struct snapshot_module *prev_module)
+{
+	struct hist_rows cur, prev, shown;
+	struct view_unit unit;
+	bool continuous = true;
+	char name[256];
+
+	hist_rows_fold(h, &cur);
+	shown = cur;
+	if (prev_module) {
+		const struct snapshot_histogram *ph = find_histogram(prev_module, h->metric, h->instance);
+
+		/* Only series with data are published: one missing before had no events yet. */
+		memset(&prev, 0, sizeof(prev));
+		if (ph)
+			hist_rows_fold(ph, &prev);
+		continuous = hist_rows_delta(&cur, &prev, &shown);
+	}
+	unit = hist_draw_unit(h->unit, &shown);
+	series_name(name, sizeof(name), h->metric, h->instance);
+	fprintf(out, "\n  %s: %" PRIu64 " events", name, shown.total);
+	if (shown.total)
+		fprintf(out, ", mean %.4g %s", (double)shown.sum / (double)shown.total / unit.per, unit.name);
+	fprintf(out, "%s\n", continuous ? "" : " (counts restarted: since the restart)");
+	hist_draw(out, h->unit, &shown);
+	return continuous;
+}
+
+/* ---- counters -------------------------------------------------------------------------------- */
+
+struct counter_row {
+	const struct snapshot_counter *c;
+	uint64_t count;
+};
+
+static int busiest_first(const void *a, const void *b)
+{
+	const struct counter_row *x = a, *y = b;
+	int d;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	d = strcmp(x->c->metric, y->c->metric);
+	return d ? d : strcmp(x->c->instance, y->c->instance);
+}
+
+/* prev_module NULL: since start; seconds: the time the counts cover. Returns the number of
+ * counters that passed the filter. */
+static int draw_counters(FILE *out, const struct snapshot_module *m, const struct snapshot_module *prev_module,
+			 double seconds, const struct view_options *o)
+{
+	struct counter_row *rows = calloc((size_t)m->ncounters + 1, sizeof(*rows));
+	int n = 0, shown;
+
+	if (!rows) {
+		fprintf(out, "  (out of memory: counters not shown)\n");
+		return 0;
+	}
+	for (int i = 0; i < m->ncounters; i++) {
+		const struct snapshot_counter *c = &m->counters[i], *pc;
+
+		if (!view_metric_selected(o, c->metric, c->instance))
+			continue;
+		pc = prev_module ? find_counter(prev_module, c->metric, c->instance) : NULL;
+		/* Backwards: the maps were recreated; the count is what the new ones hold. */
+		rows[n].c = c;
+		rows[n].count = pc && pc->value <= c->value ? c->value - pc->value : c->value;
+		n++;
+	}
+	qsort(rows, (size_t)n, sizeof(*rows), busiest_first);
+	shown = o->top > 0 && n > o->top ? o->top : n;
+	if (n)
+		fprintf(out, "\n  %12s %14s  counter\n", "per second", prev_module ? "count" : "since start");
+	for (int i = 0; i < shown; i++) {
+		char name[256];
+
+		series_name(name, sizeof(name), rows[i].c->metric, rows[i].c->instance);
+		if (seconds > 0)
+			fprintf(out, "  %12.1f %14" PRIu64 "  %s\n", (double)rows[i].count / seconds, rows[i].count, name);
+		else
+			fprintf(out, "  %12s %14" PRIu64 "  %s\n", "-", rows[i].count, name);
+	}
+	if (shown < n)
+		fprintf(out, "  %12s %14s  ... %d more (--top 0 shows all)\n", "", "", n - shown);
+	free(rows);
+	return n;
+}
+
+/* ---- the screen ------------------------------------------------------------------------------ */
+
+/* What a module's values are subtracted from: nothing since start (NULL); in interval mode
+ * its previous record, or an empty one when it had none or restarted (count from zero). */
+static const struct snapshot_module *base_of(const struct snapshot *prev, const struct snapshot_module *pm)
+{
+	static const struct snapshot_module empty;
+
+	return !prev ? NULL : pm ? pm : &empty;
+}
+
+static bool has_values(const struct snapshot_module *m)
+{
+	return m->ncounters || m->nhistograms;
+}
+
+/* What the snapshot holds, for a filter that matched nothing. */
+static void draw_choices(FILE *out, const struct snapshot *cur)
+{
+	fprintf(out, "\nnothing matches the filters. In this snapshot:\n");
+	for (int i = 0; i < cur->nmodules; i++) {
+		const struct snapshot_module *m = &cur->modules[i];
+
+		if (!has_values(m))
+			continue;
+		fprintf(out, "  --module %s: histograms", m->label);
+		for (int h = 0; h < m->nhistograms; h++)
+			fprintf(out, " %s-%s", m->histograms[h].metric, m->histograms[h].instance);
+		fprintf(out, "; %d counters (e.g. --metric '%s-*')\n", m->ncounters,
+			m->ncounters ? m->counters[0].metric : "calls");
+	}
+}
+
+int view_draw(FILE *out, const char *path, const struct snapshot *cur, const struct snapshot *prev,
+	      const struct view_options *o)
+{
+	char written[16], from[16], off[1024] = "";
+	size_t off_used = 0;
+	int matched = 0;
+
+	clock_text(written, sizeof(written), cur->written_us);
+	if (prev) {
+		clock_text(from, sizeof(from), prev->written_us);
+		fprintf(out, "collectd-ebpf-hist: %s, last %.1f s (snapshots of %s to %s)\n", path,
+			(double)(cur->written_us - prev->written_us) / 1e6, from, written);
+	} else {
+		fprintf(out, "collectd-ebpf-hist: %s, written %s, since each module started\n", path, written);
+	}
+	for (int i = 0; i < cur->nmodules; i++) {
+		const struct snapshot_module *m = &cur->modules[i];
+		const struct snapshot_module *pm = NULL;
+		bool restarted = false;
+		double seconds;
+		char since[16];
+
+		if (!module_selected(o, m->label))
+			continue;
+		if (!has_values(m) && !m->error[0])
+			continue;
+		if (!has_values(m)) {
+			/* Off modules: one line each for the ones that failed, a list of the rest. */
+			if (!strcmp(m->state, "disabled")) {
+				text_appendf(off, sizeof(off), &off_used, "%s%s", off_used ? ", " : "", m->label);
+			} else {
+				fprintf(out, "\n== %s: %s: %s\n", m->label, m->state, m->error);
+			}
+			continue;
+		}
+		if (prev) {
+			pm = find_module(prev, m->label);
+			/* Restarted in between: everything counted since the restart. A record
+			 * without values (the one published before the module's first read) is
+			 * no restart: counting simply starts. */
+			if (pm && pm->discontinuity_us != m->discontinuity_us) {
+				restarted = has_values(pm);
+				pm = NULL;
+			}
+			seconds = pm ? (double)(cur->written_us - prev->written_us) / 1e6
+				     : (double)(cur->written_us - m->discontinuity_us) / 1e6;
+		} else {
+			seconds = (double)(cur->written_us - m->discontinuity_us) / 1e6;
+		}
+		clock_text(since, sizeof(since), m->discontinuity_us);
+		fprintf(out, "\n== %s: %s, counting since %s%s\n", m->label, m->state, since,
+			restarted ? " (restarted in this interval)" : "");
+		if (m->error[0])
+			fprintf(out, "   %s\n", m->error);
+		for (int h = 0; h < m->nhistograms; h++) {
+			if (!view_metric_selected(o, m->histograms[h].metric, m->histograms[h].instance))
+				continue;
+			matched++;
+			draw_histogram(out, &m->histograms[h], base_of(prev, pm));
+		}
+		matched += draw_counters(out, m, base_of(prev, pm), seconds, o);
+	}
+	if (off_used)
+		fprintf(out, "\nnot enabled: %s\n", off);
+	if (!matched)
+		draw_choices(out, cur);
+	return matched;
+}

@@ -1,0 +1,33 @@
+/* One screen of collectd-ebpf-hist: for every module the filters keep, each histogram
+ * drawn as BCC draws it and the counters as a rate table, busiest first.
+ *
+ * "Last interval" is the difference between two snapshot files the view read (prev and
+ * cur): histogram rows and counters subtract, rates divide by the time between the two
+ * `written` stamps. A module whose counters restarted in between (collectd restarted it:
+ * its discontinuity time moved, or a count went backwards) shows everything since that
+ * restart, and says so. "Since start" (prev NULL) shows the cumulative values of each
+ * module since its counters last started from zero.
+ */
+#ifndef EBPF_VIEW_SCREEN_H
+#define EBPF_VIEW_SCREEN_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "snapshot/snapshot_file.h"
+
+struct view_options {
+	const char *module_glob; /* fnmatch on the module label; NULL: every module */
+	const char *metric_glob; /* fnmatch on "metric" or "metric-instance"; NULL: all */
+	int top;                 /* counters shown per module; 0: all */
+};
+
+/* Does the series pass the metric filter? */
+bool view_metric_selected(const struct view_options *o, const char *metric, const char *instance);
+
+/* Draws the screen for cur; prev NULL draws since start. Returns how many series (histograms
+ * and counters) passed the filters; when none did, the screen says what the snapshot has. */
+int view_draw(FILE *out, const char *path, const struct snapshot *cur, const struct snapshot *prev,
+	       const struct view_options *o);
+
+#endif
