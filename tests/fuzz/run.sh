@@ -9,7 +9,7 @@ seconds=${FUZZ_SECONDS:-20}
 work=$(mktemp -d /tmp/ebpf-fuzz.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-for name in snapshot; do
+for name in snapshot mib_view config; do
 	bin="$top_builddir/tests/fuzz/fuzz_$name"
 	[ -x "$bin" ] || { echo "SKIP: $bin not built: configure found no clang with libFuzzer" >&2; exit 77; }
 	mkdir "$work/$name"
@@ -19,5 +19,5 @@ for name in snapshot; do
 		{ tail -n 60 "$work/$name.log" >&2; echo "FAIL: fuzz_$name found a problem" >&2; exit 1; }
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/$name.log")
 	[ "${runs:-0}" -gt 1000 ] || { cat "$work/$name.log" >&2; echo "FAIL: fuzz_$name ran only ${runs:-0} inputs" >&2; exit 1; }
-	echo "ok: fuzz_$name: $runs inputs in ${seconds}s, every parsed one round-trips"
+	echo "ok: fuzz_$name: $runs inputs in ${seconds}s"
 done
