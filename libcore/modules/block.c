@@ -290,6 +290,7 @@ static int block_read(struct module *m, const struct metric_sink *sink)
 	bool have_diskstats;
 	int err;
 
+	disk_names_expire(&b->names); /* a replugged disk may have another's old dev_t */
 	/* Before the maps: every IO diskstats counts has then passed the programs already. */
 	have_diskstats = b->untraced.started && block_untraced_read_kernel(&b->untraced) == 0;
 	err = percpu_reader_read(&b->stats_reader, b->stats);
