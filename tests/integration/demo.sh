@@ -5,7 +5,7 @@
 . "$top_srcdir/tests/integration/lib.sh"
 
 out="$WORK/demo.out"
-PLUGINDIR="$WORK/plugins" DEMO_SECONDS=5 sh "$top_srcdir/contrib/demo.sh" > "$out" 2>&1 &
+COLLECTD="$COLLECTD" PLUGINDIR="$WORK/plugins" DEMO_SECONDS=5 sh "$top_srcdir/contrib/demo.sh" > "$out" 2>&1 &
 demo_pid=$!
 # While it runs: its SNMP snapshot is a file of its own, in its work directory, never a
 # running collectd's /run/collectd-ebpf/snapshot (which the demo would overwrite, then

@@ -1,0 +1,118 @@
+#!/bin/sh
+# make soak: collectd with every module for SOAK_SECONDS (default 1800) under a workload of
+# known totals, repeated every PERIOD (10) seconds: F fsync() calls, E execs of /bin/true, C
+# connects to a closed port on 127.0.0.1, and W O_DIRECT writes + R reads on a loop device
+# of its own. At the end: the loop device's counts are exact (nothing else touches it); the
+# others are system-wide, so at least the workload's (the excess, from the rest of the
+# machine, is printed); every module that started is still running; collectd's RSS and
+# open fds, sampled every period, are flat (after the first minute, RSS within
+# SOAK_RSS_SLACK_KB, default 2048, and fds equal). Run before each release; README, Tests.
+. "$top_srcdir/tests/integration/lib.sh"
+
+SECONDS_TOTAL=${SOAK_SECONDS:-1800}
+PERIOD=10 F=20 E=20 C=20 W=50 R=30
+FSYNC_N="$top_builddir/tests/integration/fsync_n"
+BACKING="$WORK/loop.img"
+
+soak_cleanup() {
+	[ -n "$COLLECTD_PID" ] && kill "$COLLECTD_PID" 2>/dev/null && wait "$COLLECTD_PID" 2>/dev/null
+	COLLECTD_PID=
+	[ -n "${LOOP:-}" ] && losetup -d "$LOOP"
+	cleanup
+}
+trap soak_cleanup EXIT INT TERM
+truncate -s 64M "$BACKING"
+LOOP=$(losetup -f --show --direct-io=on "$BACKING") || fail "cannot attach a loop device"
+DISK=${LOOP#/dev/}
+
+write_config "$WORK/collectd.conf" <<CONF
+<Plugin ebpf>
+  SnapshotFile "$WORK/snap/snapshot"
+  <Module "syscalls">
+    Latency "fsync"
+  </Module>
+  <Module "block">
+    Disk "$DISK"
+  </Module>
+  <Module "runqueue">
+  </Module>
+  <Module "tcp">
+  </Module>
+  <Module "process">
+  </Module>
+  <Module "vfs">
+  </Module>
+  <Module "fs">
+  </Module>
+  <Module "dcache">
+  </Module>
+  <Module "pagecache">
+  </Module>
+</Plugin>
+CONF
+start_collectd "$WORK/collectd.conf"
+wait_for_log 'modules running' 10 || fail "collectd did not report its modules"
+running=$(grep -o '[0-9]* of [0-9]* modules running' "$WORK/collectd.log" | tail -n 1)
+echo "soak: $running for $SECONDS_TOTAL s; loop device $DISK"
+
+# One of each first, so that every series exists before the baseline.
+workload() {
+	"$FSYNC_N" "$1" || fail "fsync_n failed"
+	i=0; while [ $i -lt "$2" ]; do /bin/true; i=$((i + 1)); done
+	bash -c "for i in \$(seq $3); do (: </dev/tcp/127.0.0.1/9) 2>/dev/null; done"
+	dd if=/dev/zero of="$LOOP" bs=64k count="$4" oflag=direct status=none || fail "dd write failed"
+	dd if="$LOOP" of=/dev/null bs=16k count="$5" iflag=direct status=none || fail "dd read failed"
+}
+workload 1 1 1 1 1
+sleep 3
+# counters: the newest value of each counted series, one line.
+counters() {
+	echo "$(csv_last syscalls operations-fsync) $(csv_last process derive-execs) $(csv_last tcp derive-connect_failures)" \
+		"$(csv_last block operations-$DISK-write) $(csv_last block operations-$DISK-read)"
+}
+base=$(counters)
+echo "soak: baseline fsync execs connect_failures $DISK-write $DISK-read: $base"
+for v in $base; do case "$v" in ""|value) fail "a series is missing at the baseline: $base" ;; esac; done
+
+rounds=0 start=$(date +%s)
+: > "$WORK/samples"
+while [ $(($(date +%s) - start)) -lt "$SECONDS_TOTAL" ]; do
+	workload $F $E $C $W $R
+	rounds=$((rounds + 1))
+	kill -0 "$COLLECTD_PID" || fail "collectd died during the soak"
+	echo "$(($(date +%s) - start)) $(awk '/^VmRSS/ { print $2 }' /proc/$COLLECTD_PID/status) $(ls /proc/$COLLECTD_PID/fd | wc -l)" \
+		>> "$WORK/samples"
+	sleep $PERIOD
+done
+sleep 3 # two more reads
+end=$(counters)
+echo "soak: $rounds rounds; end: $end"
+
+set -- $base; b1=$1 b2=$2 b3=$3 b4=$4 b5=$5
+set -- $end
+check() { # NAME BEFORE AFTER PER_ROUND exact|atleast
+	d=$(awk -v a="$3" -v b="$2" 'BEGIN { printf "%d", a - b }'); want=$(($4 * rounds))
+	if [ "$5" = exact ]; then [ "$d" = "$want" ] || fail "$1: grew by $d, expected exactly $want"
+	else [ "$d" -ge "$want" ] || fail "$1: grew by $d, expected at least $want"; fi
+	echo "soak: $1 +$d (workload $want$( [ "$5" = exact ] || echo ", $((d - want)) from the rest of the machine"))"
+}
+check fsync "$b1" "$1" $F atleast
+check execs "$b2" "$2" $E atleast
+check connect_failures "$b3" "$3" $C atleast
+check "$DISK-write" "$b4" "$4" $W exact
+check "$DISK-read" "$b5" "$5" $R exact
+grep -q 'module ".*" is off\|degraded' "$WORK/collectd.log" && grep 'is off' "$WORK/collectd.log" | sed 's/^/soak: (off from the start) /'
+[ "$(grep -o '[0-9]* of [0-9]* modules running' "$WORK/collectd.log" | tail -n 1)" = "$running" ] ||
+	fail "the running modules changed during the soak"
+
+# Flat: after the first minute (or the first sample), RSS within the slack and fds equal.
+awk -v slack="${SOAK_RSS_SLACK_KB:-2048}" '
+	NR == 1 || $1 <= 60 { r0 = $2; f0 = $3; next }
+	{ if ($2 > rmax) rmax = $2; if ($3 != f0) fd = fd " " $1 "s:" $3; rl = $2; fl = $3; n++ }
+	END {
+		if (!n) { rmax = r0; rl = r0; fl = f0 }
+		printf "soak: collectd RSS %d kB after the first minute, at most %d kB, %d kB at the end; fds %d -> %d\n", r0, rmax, rl, f0, fl
+		if (rmax - r0 > slack) { print "FAIL: RSS grew by " rmax - r0 " kB" > "/dev/stderr"; exit 1 }
+		if (fd != "") { print "FAIL: the fd count changed:" fd > "/dev/stderr"; exit 1 }
+	}' "$WORK/samples" || fail "collectd's RSS or fds grew (samples: seconds RSS-kB fds: $(tr '\n' ';' < "$WORK/samples"))"
+pass "soak of $SECONDS_TOTAL s: loop-device counts exact, workload counted, RSS and fds flat"
