@@ -7,7 +7,7 @@
 # others are system-wide, so at least the workload's (the excess, from the rest of the
 # machine, is printed); every module that started is still running; collectd's RSS and
 # open fds, sampled every period, are flat (after the first minute, RSS within
-# SOAK_RSS_SLACK_KB, default 2048, and fds equal). Run before each release; README, Tests.
+# SOAK_RSS_SLACK_KB, default 2048; fds back to their count, see below). Run before each release; README, Tests.
 . "$top_srcdir/tests/integration/lib.sh"
 
 SECONDS_TOTAL=${SOAK_SECONDS:-1800}
@@ -113,18 +113,21 @@ atleast execs "$b2" "$2" $E
 atleast connect_failures "$b3" "$3" $C
 exact "$DISK-write" "$b4" "$4" "$b6" "$6" $W
 exact "$DISK-read" "$b5" "$5" "$b7" "$7" $R
-grep -q 'module ".*" is off\|degraded' "$WORK/collectd.log" && grep 'is off' "$WORK/collectd.log" | sed 's/^/soak: (off from the start) /'
+grep 'module ".*" is off' "$WORK/collectd.log" | cut -c1-200 | sed 's/^/soak: (off from the start) /' || true
 [ "$(grep -o '[0-9]* of [0-9]* modules running' "$WORK/collectd.log" | tail -n 1)" = "$running" ] ||
 	fail "the running modules changed during the soak"
 
-# Flat: after the first minute (or the first sample), RSS within the slack and fds equal.
-awk -v slack="${SOAK_RSS_SLACK_KB:-2048}" '
+# Flat: after the first minute (or the first sample), RSS within the slack; the fd count back
+# to where it was in the last minute's samples (a sample taken during a read sees the file
+# the read has open: one or two more), never more than 4 above it.
+awk -v slack="${SOAK_RSS_SLACK_KB:-2048}" -v total="$SECONDS_TOTAL" '
 	NR == 1 || $1 <= 60 { r0 = $2; f0 = $3; next }
-	{ if ($2 > rmax) rmax = $2; if ($3 != f0) fd = fd " " $1 "s:" $3; rl = $2; fl = $3; n++ }
+	{ if ($2 > rmax) rmax = $2; if ($3 > fmax) fmax = $3; rl = $2; n++
+	  if ($1 >= total - 60 && (lastmin == "" || $3 < lastmin)) lastmin = $3 }
 	END {
-		if (!n) { rmax = r0; rl = r0; fl = f0 }
-		printf "soak: collectd RSS %d kB after the first minute, at most %d kB, %d kB at the end; fds %d -> %d\n", r0, rmax, rl, f0, fl
+		if (!n) { rmax = r0; rl = r0; fmax = f0; lastmin = f0 }
+		printf "soak: collectd RSS %d kB after the first minute, at most %d kB, %d kB at the end; fds %d, at most %d, %d in the last minute\n", r0, rmax, rl, f0, fmax, lastmin
 		if (rmax - r0 > slack) { print "FAIL: RSS grew by " rmax - r0 " kB" > "/dev/stderr"; exit 1 }
-		if (fd != "") { print "FAIL: the fd count changed:" fd > "/dev/stderr"; exit 1 }
+		if (lastmin != f0 || fmax > f0 + 4) { print "FAIL: the fd count grew" > "/dev/stderr"; exit 1 }
 	}' "$WORK/samples" || fail "collectd's RSS or fds grew (samples: seconds RSS-kB fds: $(tr '\n' ';' < "$WORK/samples"))"
 pass "soak of $SECONDS_TOTAL s: loop-device counts exact, workload counted, RSS and fds flat"
