@@ -118,10 +118,10 @@ grep 'module ".*" is off' "$WORK/collectd.log" | cut -c1-200 | sed 's/^/soak: (o
 	fail "the running modules changed during the soak"
 
 # Flat: after the first minute (or the first sample), RSS within the slack; the fd count back
-# to where it was in the last minute's samples (a sample taken during a read sees the file
+# to its fewest of the first minute in the last minute's samples (a sample taken during a read sees the file
 # the read has open: one or two more), never more than 4 above it.
 awk -v slack="${SOAK_RSS_SLACK_KB:-2048}" -v total="$SECONDS_TOTAL" '
-	NR == 1 || $1 <= 60 { r0 = $2; f0 = $3; next }
+	NR == 1 || $1 <= 60 { r0 = $2; if (f0 == "" || $3 < f0) f0 = $3; next }
 	{ if ($2 > rmax) rmax = $2; if ($3 > fmax) fmax = $3; rl = $2; n++
 	  if ($1 >= total - 60 && (lastmin == "" || $3 < lastmin)) lastmin = $3 }
 	END {
