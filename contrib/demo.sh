@@ -6,7 +6,8 @@
 # is something to see. Ctrl-C stops it; DEMO_SECONDS=N stops it after N seconds.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-collectd=$(command -v collectd || echo /usr/sbin/collectd)
+# COLLECTD: another collectd binary or wrapper (the tests pass theirs).
+collectd=${COLLECTD:-$(command -v collectd || echo /usr/sbin/collectd)}
 [ -x "$collectd" ] || { echo "demo: collectd is not installed (apt-get install collectd-core)" >&2; exit 1; }
 plugindir=${PLUGINDIR:-$("$collectd" -h | sed -n 's/^ *Plugin directory *//p')}
 [ -f "$plugindir/ebpf.so" ] || {

@@ -118,7 +118,7 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	snapshot_cache_init(&cache, args.snapshot, report);
+	snapshot_cache_init(&cache, args.snapshot, MIB_MAX_OID - args.base_len, report);
 	snapshot_cache_refresh(&cache); /* says at once whether the snapshot can be read */
 
 	init_agent(APP_NAME);

@@ -109,10 +109,11 @@ static struct mib_row *new_row(struct mib_view *v, int t, size_t *cap)
 	return r;
 }
 
-/* The row new_row() prepared joins table t, unless its names did not fit the index. */
+/* The row new_row() prepared joins table t, unless its names did not fit the index or its
+ * OIDs (a 4-arc column prefix, then the index) the room below the base. */
 static void keep_row(struct mib_view *v, int t, int bad)
 {
-	if (bad)
+	if (bad || 4 + v->rows[t][v->nrows[t]].len > v->room)
 		v->skipped++;
 	else
 		v->nrows[t]++;
@@ -176,11 +177,12 @@ static void drop_duplicates(struct mib_view *v, int t)
 }
 
 int mib_view_build(struct mib_view *v, const struct snapshot *snap, enum mib_snapshot_status status,
-		   const char *error)
+		   const char *error, size_t room)
 {
 	size_t cap[4] = { 0 };
 
 	memset(v, 0, sizeof(*v));
+	v->room = room < MIB_MAX_SUFFIX ? room : MIB_MAX_SUFFIX;
 	v->status = status;
 	v->error = error ? error : "";
 	if (status != MIB_SNAPSHOT_OK || !snap)

@@ -21,7 +21,8 @@
 #include "display_string.h"
 #include "snapshot/snapshot_file.h"
 
-#define MIB_MAX_SUFFIX 122 /* 128 arcs in an OID, less the default base's 6 */
+#define MIB_MAX_OID 128    /* arcs in an OID: SNMP's limit, net-snmp's MAX_OID_LEN */
+#define MIB_MAX_SUFFIX 122 /* MIB_MAX_OID less the default base's 6 */
 
 enum mib_snapshot_status { MIB_SNAPSHOT_OK = 1, MIB_SNAPSHOT_MISSING, MIB_SNAPSHOT_UNREADABLE, MIB_SNAPSHOT_MALFORMED };
 
@@ -49,14 +50,19 @@ struct mib_view {
 	const char *error;
 	struct mib_row *rows[4]; /* modules, counters, histograms, buckets */
 	size_t nrows[4];
-	size_t skipped;          /* rows whose names are too long for the MIB's index SIZEs */
+	size_t room;             /* arcs below the base (mib_view_build) */
+	size_t skipped;          /* rows whose names are too long for the MIB's index SIZEs, or
+				    whose OIDs would not fit in the room under the base */
 };
 
 enum mib_lookup { MIB_FOUND, MIB_NO_SUCH_OBJECT, MIB_NO_SUCH_INSTANCE, MIB_END };
 
-/* Builds the rows of snap (may be NULL) and keeps pointers into it and into error. 0 or -ENOMEM. */
+/* Builds the rows of snap (may be NULL) and keeps pointers into it and into error. room:
+ * the arcs an OID may have below the base (MIB_MAX_OID - base length, at most
+ * MIB_MAX_SUFFIX): a row whose longest OID would not fit is left out (and counted in
+ * skipped), so that GET and GETNEXT agree and a walk never stops short at it. 0 or -ENOMEM. */
 int mib_view_build(struct mib_view *v, const struct snapshot *snap, enum mib_snapshot_status status,
-		   const char *error);
+		   const char *error, size_t room);
 void mib_view_free(struct mib_view *v);
 
 /* GET: the exact instance. */

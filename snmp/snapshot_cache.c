@@ -6,13 +6,15 @@
 #include <string.h>
 #include <unistd.h>
 
-void snapshot_cache_init(struct snapshot_cache *c, const char *path, void (*report)(bool ok, const char *msg))
+void snapshot_cache_init(struct snapshot_cache *c, const char *path, size_t room,
+			 void (*report)(bool ok, const char *msg))
 {
 	memset(c, 0, sizeof(*c));
 	c->path = path;
+	c->room = room;
 	c->report = report;
 	c->status = MIB_SNAPSHOT_MISSING;
-	mib_view_build(&c->view, NULL, c->status, c->error);
+	mib_view_build(&c->view, NULL, c->status, c->error, c->room);
 }
 
 static bool same_file(const struct stat *a, const struct stat *b)
@@ -30,11 +32,11 @@ static void settle(struct snapshot_cache *c, enum mib_snapshot_status status, co
 	mib_view_free(&c->view);
 	c->status = status;
 	snprintf(c->error, sizeof(c->error), "%s", error);
-	if (mib_view_build(&c->view, status == MIB_SNAPSHOT_OK ? &c->snap : NULL, status, c->error)) {
+	if (mib_view_build(&c->view, status == MIB_SNAPSHOT_OK ? &c->snap : NULL, status, c->error, c->room)) {
 		/* Out of memory: serve the status scalars only, and say so. */
 		c->status = MIB_SNAPSHOT_UNREADABLE;
 		snprintf(c->error, sizeof(c->error), "%s: out of memory building the tables", c->path);
-		mib_view_build(&c->view, NULL, c->status, c->error);
+		mib_view_build(&c->view, NULL, c->status, c->error, c->room);
 		changed = true;
 	}
 	if (!changed || !c->report)
@@ -42,7 +44,7 @@ static void settle(struct snapshot_cache *c, enum mib_snapshot_status status, co
 	if (c->status == MIB_SNAPSHOT_OK)
 		snprintf(msg, sizeof(msg), "serving %s: %d module%s%s", c->path, c->snap.nmodules,
 			 c->snap.nmodules == 1 ? "" : "s",
-			 c->view.skipped ? " (some rows left out: names longer than the MIB's index sizes)" : "");
+			 c->view.skipped ? " (some rows left out: names longer than the MIB's index sizes, or OIDs longer than 128 arcs under --base-oid)" : "");
 	else
 		snprintf(msg, sizeof(msg), "%s", c->error);
 	c->report(c->status == MIB_SNAPSHOT_OK, msg);

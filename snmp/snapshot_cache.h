@@ -12,6 +12,7 @@
 
 struct snapshot_cache {
 	const char *path;
+	size_t room;          /* arcs below the base OID (mib_view_build) */
 	bool loaded;          /* identity below describes the file behind snap */
 	struct stat identity;
 	struct snapshot snap;
@@ -22,7 +23,9 @@ struct snapshot_cache {
 	void (*report)(bool ok, const char *msg);
 };
 
-void snapshot_cache_init(struct snapshot_cache *c, const char *path, void (*report)(bool ok, const char *msg));
+/* room: MIB_MAX_OID less the base OID's length. */
+void snapshot_cache_init(struct snapshot_cache *c, const char *path, size_t room,
+			 void (*report)(bool ok, const char *msg));
 /* Rereads the file if it changed since the last call. */
 void snapshot_cache_refresh(struct snapshot_cache *c);
 void snapshot_cache_free(struct snapshot_cache *c);

@@ -158,8 +158,11 @@ static void note_failure(struct probe_set *ps, struct probe_point *p, const char
 	const char *why = ebpf_log_last_libbpf_warning();
 	char method[96], text[512];
 
-	/* Classic tracepoints are looked up in tracefs, which many systems do not mount. */
-	bool no_tracefs = c->method == ATTACH_TRACEPOINT && access("/sys/kernel/tracing/events", F_OK) &&
+	/* Classic tracepoints are looked up in tracefs, which many systems do not mount, and
+	 * which is root's only (mode 0700): access() says EACCES, not ENOENT, to anyone else. */
+	bool tracepoint = c->method == ATTACH_TRACEPOINT;
+	bool tracefs_denied = tracepoint && access("/sys/kernel/tracing/events", F_OK) && errno == EACCES;
+	bool no_tracefs = tracepoint && !tracefs_denied && access("/sys/kernel/tracing/events", F_OK) &&
 			  access("/sys/kernel/debug/tracing/events", F_OK);
 
 	/* kprobes need CONFIG_KPROBES; without it libbpf's legacy fallback fails obscurely. */
@@ -172,9 +175,11 @@ static void note_failure(struct probe_set *ps, struct probe_point *p, const char
 		p->next_target[p->chosen] = p->target + 1;
 	else
 		p->failed |= 1u << p->chosen;
-	snprintf(text, sizeof(text), "%s %s failed (%s%s%s)%s%s", method, stage, strerror(err > 0 ? err : -err),
+	snprintf(text, sizeof(text), "%s %s failed (%s%s%s)%s%s%s", method, stage, strerror(err > 0 ? err : -err),
 		 why[0] ? ": " : "", why,
 		 no_tracefs ? " [tracefs is not mounted: mount -t tracefs nodev /sys/kernel/tracing]" : "",
+		 tracefs_denied ? " [tracefs is root's only: without root, grant CAP_DAC_READ_SEARCH too "
+				  "(AmbientCapabilities, see contrib/collectd-ebpf.service.d.conf)]" : "",
 		 no_kprobes ? " [this kernel has no kprobes: CONFIG_KPROBES is off]" : "");
 	append_failure(p, text);
 	ebpf_log(EBPF_LOG_INFO, "%s: %s via %s: %s failed (%s), trying the next method", ps->module, p->name, method,

@@ -339,8 +339,10 @@ int snapshot_store_publish(struct snapshot_store *st, struct snapshot_module *sm
 	*sm = tmp;
 	ret = write_all(st, err, sizeof(err));
 	if (ret && !st->failing)
-		ebpf_log(EBPF_LOG_WARNING, "SNMP snapshot not published: %s. Make the directory writable by collectd's "
-			 "user, or set SnapshotFile \"\" in <Plugin ebpf> to turn publishing off", err);
+		ebpf_log(EBPF_LOG_WARNING, "SNMP snapshot not published: %s. %s, or set SnapshotFile \"\" in <Plugin ebpf> "
+			 "to turn publishing off (logged once; the previous snapshot stays until a write succeeds)", err,
+			 strstr(err, strerror(ENOSPC)) ? "Free space on that filesystem"
+						       : "Make the directory writable by collectd's user");
 	else if (!ret && st->failing)
 		ebpf_log(EBPF_LOG_NOTICE, "SNMP snapshot published again to %s", st->cfg.path);
 	st->failing = ret != 0;

@@ -271,6 +271,7 @@ static int block_read(struct module *m, const struct metric_sink *sink)
 	bool have_diskstats;
 	int err;
 
+	disk_names_expire(&b->names); /* a replugged disk may have another's old dev_t */
 	/* Before the rows: every IO diskstats counts has then passed the programs already. */
 	have_diskstats = b->untraced.started && block_untraced_read_kernel(&b->untraced) == 0;
 	err = read_rows(m, b, sink);

@@ -138,11 +138,38 @@ kill -0 "$COLLECTD_PID" || fail "collectd died instead of running on without the
 pass "collectd keeps running without the module"
 stop_collectd
 
-# --- CAP_BPF + CAP_PERFMON without root are enough: what contrib/collectd-ebpf.service.d.conf grants
+# --- Without root, what contrib/collectd-ebpf.service.d.conf grants is enough: its
+# AmbientCapabilities (the bounding set alone gives a non-root collectd nothing), as setpriv
+# spells them (CAP_BPF CAP_PERFMON -> +bpf,+perfmon).
+dropin="$top_srcdir/contrib/collectd-ebpf.service.d.conf"
+caps=$(sed -n 's/^AmbientCapabilities=//p' "$dropin" | tr 'A-Z ' 'a-z\n' | sed -n 's/^cap_/+/p' | paste -sd, -)
+for c in +bpf +perfmon; do
+	case ",$caps," in *,$c,*) ;; *) fail "$dropin: AmbientCapabilities lacks $c ($caps)" ;; esac
+done
 : > "$WORK/collectd.log"
 start_collectd "$WORK/unprivileged.conf" setpriv --reuid=65534 --regid=65534 --clear-groups \
-	--inh-caps=-all,+bpf,+perfmon --ambient-caps=+bpf,+perfmon
-wait_for_log '1 of 1 module running' 5 || fail "collectd as nobody with CAP_BPF and CAP_PERFMON could not start the module"
+	--inh-caps=-all,$caps --ambient-caps=$caps
+wait_for_log '1 of 1 module running' 5 || fail "collectd as nobody with $caps could not start the module"
 wait_for_csv syscalls operations-close 10 || fail "no values from the capability-only collectd"
-pass "nobody with CAP_BPF + CAP_PERFMON runs the module"
+pass "nobody with the drop-in's ambient capabilities ($caps) runs the module"
+stop_collectd
+
+# The classic-tracepoint fallback reads tracepoint ids from tracefs, which is root's only
+# (mode 0700): without root that takes CAP_DAC_READ_SEARCH among the ambient capabilities.
+mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing ||
+	fail "cannot mount tracefs on /sys/kernel/tracing"
+write_config "$WORK/unprivileged-tracepoint.conf" <<'CONF'
+<Plugin ebpf>
+  <Module "syscalls">
+    AttachOrder "tracepoint"
+  </Module>
+</Plugin>
+CONF
+rm -rf "$WORK/csv" "$WORK/rrd"
+: > "$WORK/collectd.log"
+start_collectd "$WORK/unprivileged-tracepoint.conf" setpriv --reuid=65534 --regid=65534 --clear-groups \
+	--inh-caps=-all,$caps --ambient-caps=$caps
+wait_for_log '1 of 1 module running' 5 || fail "collectd as nobody with $caps could not attach a classic tracepoint"
+wait_for_csv syscalls operations-close 10 || fail "no values from the capability-only collectd on tracepoints"
+pass "nobody with the drop-in's ambient capabilities attaches classic tracepoints too"
 stop_collectd

@@ -6,7 +6,7 @@
 . "$top_srcdir/tests/integration/lib.sh"
 
 out="$WORK/demo.out"
-PLUGINDIR="$WORK/plugins" HIST="$top_builddir/collectd-ebpf-hist" DEMO_SECONDS=7 \
+COLLECTD="$COLLECTD" PLUGINDIR="$WORK/plugins" HIST="$top_builddir/collectd-ebpf-hist" DEMO_SECONDS=7 \
 	sh "$top_srcdir/contrib/demo.sh" > "$out" 2>&1 &
 demo_pid=$!
 # While it runs: its snapshot is a file of its own, in its work directory, never a running

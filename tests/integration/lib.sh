@@ -30,7 +30,18 @@ cleanup() {
 		kill "$COLLECTD_PID" 2>/dev/null || true
 		wait "$COLLECTD_PID" 2>/dev/null || true
 	fi
+	san=0
+	sanitizer_reports || san=1
 	[ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"
+	[ "$san" = 0 ] || exit 1
+}
+# --enable-sanitizers: a test passes only if no daemon it ran (collectd, the subagent) wrote a
+# sanitizer report into its logs; a daemon the test stops has no exit status to say so.
+sanitizer_reports() {
+	[ -n "${SANITIZER_RUNTIME:-}" ] || return 0
+	reports=$(grep -l -E 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$WORK"/*.log "$WORK"/*.stdout 2>/dev/null) || return 0
+	for r in $reports; do echo "FAIL: sanitizer report in $r:" >&2; sed 's/^/  /' "$r" >&2; done
+	return 1
 }
 trap cleanup EXIT INT TERM
 

@@ -5,7 +5,9 @@
 #include "libcore/decode/name_filter.h"
 #include "tests/testing.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static struct opt_value str(const char *s)
@@ -123,11 +125,84 @@ static void test_disk_names(void)
 	disk_names_free(&c);
 }
 
+/* write_file PATH TEXT */
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Hot-replug: the disk at 259:3 goes and another comes at the same dev_t under another
+ * name. Within an interval the cached name is served; after disk_names_expire() (each
+ * read) the new name; once the disk is gone, its last name. */
+static void test_disk_name_reuse(void)
+{
+	char dir[] = "/tmp/ebpf-test-sysfs-XXXXXX", path[256];
+	struct disk_names c = { .partitions = "/nonexistent" };
+	uint32_t dev = (259u << 20) | 3;
+
+	CHECK(mkdtemp(dir) != NULL);
+	c.sysfs = dir;
+	snprintf(path, sizeof(path), "%s/dev", dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/dev/block", dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/dev/block/259:3", dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/dev/block/259:3/uevent", dir);
+	write_file(path, "MAJOR=259\nMINOR=3\nDEVNAME=nvme1n1\n");
+	CHECK_STR(disk_name(&c, dev), "nvme1n1");
+	write_file(path, "MAJOR=259\nMINOR=3\nDEVNAME=nvme0n1p2\n");
+	CHECK_STR(disk_name(&c, dev), "nvme1n1"); /* the same interval */
+	disk_names_expire(&c);
+	CHECK_STR(disk_name(&c, dev), "nvme0n1p2");
+	unlink(path);
+	disk_names_expire(&c);
+	CHECK_STR(disk_name(&c, dev), "nvme0n1p2"); /* gone: its last name */
+	CHECK(c.n == 1);
+	snprintf(path, sizeof(path), "%s/dev/block/259:3", dir);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/dev/block", dir);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/dev", dir);
+	rmdir(path);
+	rmdir(dir);
+	disk_names_free(&c);
+}
+
+/* A /proc/partitions of 1000 disks (about 40 KiB): the last one is found too (the reader
+ * stopped at 16 KiB before). */
+static void test_partitions_big(void)
+{
+	char path[] = "/tmp/ebpf-test-partitions-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	struct disk_names c = { .sysfs = "/nonexistent", .partitions = path };
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fprintf(f, "major minor  #blocks  name\n\n");
+	for (int i = 0; i < 1000; i++)
+		fprintf(f, " 259 %10d  268435456 nvme%dn1\n", i, i);
+	fclose(f);
+	CHECK_STR(disk_name(&c, (259u << 20) | 999), "nvme999n1");
+	unlink(path);
+	disk_names_free(&c);
+}
+
 int main(void)
 {
 	test_block_options();
 	test_runqueue_options();
 	test_name_filter();
 	test_disk_names();
+	test_disk_name_reuse();
+	test_partitions_big();
 	return testing_done();
 }

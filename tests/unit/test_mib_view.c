@@ -3,6 +3,7 @@
  * (Counter32 twins, microseconds, TimeStamp), and the snapshot cache's states. */
 #include "snmp/mib_view.h"
 #include "snmp/snapshot_cache.h"
+#include "tests/mib_walk.h"
 #include "tests/testing.h"
 
 #include <sys/stat.h>
@@ -127,38 +128,21 @@ static void test_get(void)
 /* A walk from the start visits every instance once, in strictly increasing OID order. */
 static void test_walk(void)
 {
-	uint32_t cur[MIB_MAX_SUFFIX] = { 0 }, next[MIB_MAX_SUFFIX];
-	size_t cur_len = 0, next_len, count = 0, counters = 0, buckets = 0, modules = 0;
+	uint32_t next[MIB_MAX_SUFFIX];
+	size_t next_len;
 	struct mib_value v;
-	bool inclusive = true;
+	struct mib_walk w;
+	const char *why = mib_walk_all(&view, &env, 1000, &w);
 
-	while (mib_view_next(&view, &env, cur, cur_len, inclusive, next, &next_len, &v) == MIB_FOUND) {
-		struct mib_value again;
-
-		if (cur_len) {
-			int increasing = 0;
-
-			for (size_t i = 0; i < cur_len && i < next_len && !increasing; i++)
-				increasing = next[i] > cur[i] ? 1 : next[i] < cur[i] ? -1 : 0;
-			CHECK(increasing == 1 || (increasing == 0 && next_len > cur_len));
-		}
-		/* GET of what GETNEXT returned gives the same value. */
-		CHECK(mib_view_get(&view, &env, next, next_len, &again) == MIB_FOUND && again.num == v.num);
-		counters += next[1] == 3;
-		buckets += next[1] == 5;
-		modules += next[1] == 2;
-		memcpy(cur, next, next_len * sizeof(*cur));
-		cur_len = next_len;
-		inclusive = false;
-		if (++count > 1000)
-			break;
-	}
+	if (why)
+		printf("walk: %s\n", why);
+	CHECK(why == NULL);
 	/* 3 scalars; 2 modules x 4 columns (the too-long label is left out); 3 counters x 2;
 	 * 2 histograms x 11; 4 buckets x 4. */
-	CHECK_EQ_U64(count, 3 + 8 + 6 + 22 + 16);
-	CHECK_EQ_U64(modules, 8);
-	CHECK_EQ_U64(counters, 6);
-	CHECK_EQ_U64(buckets, 16);
+	CHECK_EQ_U64(w.count, 3 + 8 + 6 + 22 + 16);
+	CHECK_EQ_U64(w.per_table[2], 8);
+	CHECK_EQ_U64(w.per_table[3], 6);
+	CHECK_EQ_U64(w.per_table[5], 16);
 	CHECK(view.skipped == 1);
 
 	/* Inclusive: the OID itself; exclusive: the one after. */
@@ -171,6 +155,46 @@ static void test_walk(void)
 	CHECK(next[1] == 3 && next[3] == 4); /* first row of the next column */
 	CHECK(mib_view_next(&view, &env, (uint32_t[]){ 1, 5, 1, 6 }, 4, false, next, &next_len, &v) == MIB_END);
 	CHECK(mib_view_next(&view, &env, (uint32_t[]){ 2 }, 1, false, next, &next_len, &v) == MIB_END);
+}
+
+/* A base OID of 10 arcs leaves 118 below it: a bucket row of the longest names the index
+ * allows (a 120-arc OID) is left out, and the walk still reaches every row after it
+ * (before, GETNEXT returned the 130-arc OID, which the AgentX glue could not send, and
+ * the walk stopped there). */
+static void test_base_room(void)
+{
+	struct snapshot_histogram h = { .count = 1, .nbuckets = 1, .buckets = { { 0, 1, 1 } } };
+	struct snapshot_counter c = { .value = 7 }, z = { .value = 9 };
+	struct snapshot_module m[2] = { { 0 } };
+	struct snapshot s = { .modules = m, .nmodules = 2, .written_us = 1 };
+	struct mib_view v;
+	struct mib_walk w;
+
+	memset(m[0].label, 'a', 32);
+	memset(h.metric, 'b', 32);
+	memset(h.instance, 'c', 48);
+	snprintf(h.unit, sizeof(h.unit), "bytes");
+	memcpy(c.metric, h.metric, 32);
+	memcpy(c.instance, h.instance, 48);
+	m[0].histograms = &h, m[0].nhistograms = 1, m[0].counters = &c, m[0].ncounters = 1;
+	snprintf(m[1].label, sizeof(m[1].label), "zz");
+	snprintf(z.metric, sizeof(z.metric), "calls");
+	snprintf(z.instance, sizeof(z.instance), "fsync");
+	m[1].counters = &z, m[1].ncounters = 1;
+
+	CHECK(mib_view_build(&v, &s, MIB_SNAPSHOT_OK, "", MIB_MAX_OID - 10) == 0);
+	CHECK(mib_walk_all(&v, &env, 1000, &w) == NULL);
+	CHECK_EQ_U64(v.skipped, 1);
+	CHECK_EQ_U64(w.per_table[5], 0);
+	CHECK_EQ_U64(w.per_table[3], 4); /* both counters, both columns: zz's after the long one */
+	CHECK_EQ_U64(w.per_table[4], 11);
+	mib_view_free(&v);
+
+	CHECK(mib_view_build(&v, &s, MIB_SNAPSHOT_OK, "", MIB_MAX_SUFFIX) == 0);
+	CHECK(mib_walk_all(&v, &env, 1000, &w) == NULL);
+	CHECK_EQ_U64(v.skipped, 0);
+	CHECK_EQ_U64(w.per_table[5], 4);
+	mib_view_free(&v);
 }
 
 static void report(bool ok, const char *msg)
@@ -187,7 +211,7 @@ static void test_cache(void)
 
 	CHECK(mkdtemp(dir) != NULL);
 	snprintf(path, sizeof(path), "%s/snapshot", dir);
-	snapshot_cache_init(&c, path, report);
+	snapshot_cache_init(&c, path, MIB_MAX_SUFFIX, report);
 	snapshot_cache_refresh(&c);
 	CHECK(c.status == MIB_SNAPSHOT_MISSING);
 	CHECK(strstr(c.error, "does not exist") != NULL);
@@ -247,7 +271,7 @@ static void test_age_extremes(void)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		s.written_us = cases[i].written_us;
-		CHECK(mib_view_build(&v, &s, MIB_SNAPSHOT_OK, "") == 0);
+		CHECK(mib_view_build(&v, &s, MIB_SNAPSHOT_OK, "", MIB_MAX_SUFFIX) == 0);
 		CHECK(mib_view_get(&v, &env, (uint32_t[]){ 1, 1, 3, 0 }, 4, &val) == MIB_FOUND);
 		CHECK_EQ_U64(val.num, cases[i].age);
 		mib_view_free(&v);
@@ -290,19 +314,19 @@ static void test_long_strings(void)
 	snprintf(sm.error, sizeof(sm.error), "%s", error);
 	s.modules = &sm;
 	s.nmodules = 1;
-	CHECK(mib_view_build(&v, &s, MIB_SNAPSHOT_OK, "") == 0);
+	CHECK(mib_view_build(&v, &s, MIB_SNAPSHOT_OK, "", MIB_MAX_SUFFIX) == 0);
 	CHECK(mib_view_get(&v, &env, (uint32_t[]){ 1, 2, 1, 4, 'm' }, 5, &val) == MIB_FOUND);
 	check_display_string(&val, error);
 	mib_view_free(&v);
 
 	/* ebpfSnapshotError */
-	CHECK(mib_view_build(&v, NULL, MIB_SNAPSHOT_MALFORMED, error) == 0);
+	CHECK(mib_view_build(&v, NULL, MIB_SNAPSHOT_MALFORMED, error, MIB_MAX_SUFFIX) == 0);
 	CHECK(mib_view_get(&v, &env, (uint32_t[]){ 1, 1, 2, 0 }, 4, &val) == MIB_FOUND);
 	check_display_string(&val, error);
 	mib_view_free(&v);
 
 	/* short strings are served whole */
-	CHECK(mib_view_build(&v, NULL, MIB_SNAPSHOT_MALFORMED, "line 2: bad written line") == 0);
+	CHECK(mib_view_build(&v, NULL, MIB_SNAPSHOT_MALFORMED, "line 2: bad written line", MIB_MAX_SUFFIX) == 0);
 	CHECK(mib_view_get(&v, &env, (uint32_t[]){ 1, 1, 2, 0 }, 4, &val) == MIB_FOUND);
 	CHECK_STR(val.str, "line 2: bad written line");
 	mib_view_free(&v);
@@ -315,9 +339,10 @@ int main(void)
 
 	CHECK(snapshot_parse(f, &snap, err, sizeof(err)) == 0);
 	fclose(f);
-	CHECK(mib_view_build(&view, &snap, MIB_SNAPSHOT_OK, "") == 0);
+	CHECK(mib_view_build(&view, &snap, MIB_SNAPSHOT_OK, "", MIB_MAX_SUFFIX) == 0);
 	test_get();
 	test_walk();
+	test_base_room();
 	test_age_extremes();
 	test_long_strings();
 	mib_view_free(&view);
