@@ -51,7 +51,10 @@ workload_pid=$!
 trap 'kill $collectd_pid $workload_pid 2>/dev/null; wait $collectd_pid 2>/dev/null; rm -rf "$work"; exit 0' INT TERM HUP PIPE EXIT
 
 i=0
-until [ -f "$work/snapshot" ] || [ $i -ge 100 ] || ! kill -0 $collectd_pid 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+# Until the plugin has started its modules (the snapshot can exist before: modules are
+# published as configured first), so that the attach lines below are there.
+until { [ -f "$work/snapshot" ] && grep -q 'ebpf plugin: [0-9]* of [0-9]* modules* running' "$work/collectd.log" 2>/dev/null; } ||
+	[ $i -ge 200 ] || ! kill -0 $collectd_pid 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
 grep -h 'ebpf plugin' "$work/collectd.log" | tail -n 3 | sed 's/^/log: /'
 [ -f "$work/snapshot" ] || { echo "demo: collectd published nothing in $work/snapshot (log above)" >&2; exit 1; }
 echo "demo: collectd-ebpf-hist --snapshot $work/snapshot -i $interval (Ctrl-C stops)"
