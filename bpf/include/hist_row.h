@@ -6,7 +6,11 @@
 #ifndef EBPF_HIST_ROW_H
 #define EBPF_HIST_ROW_H
 
+/* A program built on vmlinux.h (users' programs, through collectd-ebpf-cc) has the __u64
+ * types already, and <linux/types.h> would define some of them a second time. */
+#ifndef __VMLINUX_H__
 #include <linux/types.h>
+#endif
 
 #include "hist_slot.h"
 

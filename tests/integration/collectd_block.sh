@@ -68,10 +68,15 @@ wait_for_new_line block "operations-$DISK-write"
 w1=$(csv_last block "operations-$DISK-write")
 b1=$(csv_last block "total_bytes-$DISK-write")
 echo "writes: $w0 -> $w1, bytes: $b0 -> $b1"
-# Exact unless the kernel skipped nested runs of our programs, which are counted.
+# Exact unless the kernel skipped runs of our programs, which are counted: nested runs as
+# dropped-recursion, and any completion the programs did not see as untraced-<disk>-<op> (from
+# /proc/diskstats; under heavy IO elsewhere the kernel has been seen to skip a tp_btf completion
+# run without counting a recursion miss, see README "Known limits").
+untraced() { v=$(csv_last block "derive-untraced-$DISK-$1"); echo "${v:-0}"; }
 skipped=$(csv_last block derive-dropped-recursion)
-[ "$(awk -v a="$w1" -v b="$w0" -v n=$NW -v s="$skipped" 'BEGIN { d = a - b; print (d == n || (d < n && d + s >= n)) }')" = 1 ] ||
-	fail "writes grew by $((w1 - w0)), expected $NW ($skipped nested runs skipped)"
+uw=$(untraced write)
+[ "$(awk -v a="$w1" -v b="$w0" -v n=$NW -v s="$skipped" -v u="$uw" 'BEGIN { d = a - b; print (d == n || (d < n && d + s + u >= n)) }')" = 1 ] ||
+	fail "writes grew by $((w1 - w0)), expected $NW ($skipped nested runs skipped, $uw untraced)"
 [ "$(awk -v a="$b1" -v b="$b0" -v w1="$w1" -v w0="$w0" 'BEGIN { print (a - b == (w1 - w0) * 65536) }')" = 1 ] ||
 	fail "write bytes grew by $((b1 - b0)), expected $(((w1 - w0) * 65536))"
 pass "$NW writes of 64 KiB counted exactly, in operations-$DISK-write and total_bytes-$DISK-write"
@@ -82,9 +87,10 @@ while r=$(csv_last block "operations-$DISK-read"); [ "$(awk -v r="$r" -v n=$NR '
 	sleep 0.1; i=$((i + 1))
 done
 # At least: reads have no exact bound here (udev may probe a new device); test_block is exact.
-# Nested runs the kernel skipped (dropped-recursion) are the one excuse for fewer.
+# Runs the kernel skipped (dropped-recursion, untraced) are the one excuse for fewer.
 skipped=$(csv_last block derive-dropped-recursion)
-[ "$(awk -v r="$r" -v n=$NR -v s="$skipped" 'BEGIN { print (r + s >= n) }')" = 1 ] || fail "reads: $r, expected at least $NR ($skipped nested runs skipped) (diskstats: +$((dr1 - dr0)), read bytes $(csv_last block "total_bytes-$DISK-read"))"
+ur=$(untraced read)
+[ "$(awk -v r="$r" -v n=$NR -v s="$skipped" -v u="$ur" 'BEGIN { print (r + s + u >= n) }')" = 1 ] || fail "reads: $r, expected at least $NR ($skipped nested runs skipped, $ur untraced) (diskstats: +$((dr1 - dr0)), read bytes $(csv_last block "total_bytes-$DISK-read"))"
 pass "reads counted ($r)"
 
 # Every request of an interval has the same size, so each interval's mean is exact.

@@ -1,0 +1,162 @@
+#include "libcore/programs/object_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static bool owner_ok(const struct stat *st, uid_t allowed_uid)
+{
+	return st->st_uid == 0 || (allowed_uid != (uid_t)-1 && st->st_uid == allowed_uid);
+}
+
+/* The fix a user needs, in words they can paste. */
+static void explain_owner(const char *what, const char *path, const struct stat *st, char *err, size_t errlen)
+{
+	snprintf(err, errlen,
+		 "%s \"%s\" is owned by uid %u, not by root or collectd's user: anyone who owns it can "
+		 "change the BPF code collectd loads (chown root: \"%s\")",
+		 what, path, (unsigned)st->st_uid, path);
+}
+
+static void explain_mode(const char *what, const char *path, const struct stat *st, char *err, size_t errlen)
+{
+	snprintf(err, errlen,
+		 "%s \"%s\" is writable by %s (mode %04o): others could change the BPF code collectd "
+		 "loads (chmod go-w \"%s\")",
+		 what, path, (st->st_mode & S_IWGRP) ? "its group" : "everyone", (unsigned)(st->st_mode & 07777), path);
+}
+
+/* Every directory from the file's up to "/": each must be safe, except that a directory
+ * with the sticky bit owned by root (/tmp) only lets others remove their own entries, so
+ * what lies below it cannot be swapped by them. */
+static int check_directories(const char *real, uid_t allowed_uid, char *err, size_t errlen)
+{
+	char dir[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s", real);
+	for (;;) {
+		char *slash = strrchr(dir, '/');
+		struct stat st;
+
+		if (!slash)
+			return 0;
+		if (slash == dir)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+		if (stat(dir, &st)) {
+			snprintf(err, errlen, "cannot check directory \"%s\": %s", dir, strerror(errno));
+			return -1;
+		}
+		if (!owner_ok(&st, allowed_uid)) {
+			explain_owner("directory", dir, &st, err, errlen);
+			return -1;
+		}
+		if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !((st.st_mode & S_ISVTX) && st.st_uid == 0)) {
+			explain_mode("directory", dir, &st, err, errlen);
+			return -1;
+		}
+		if (!strcmp(dir, "/"))
+			return 0;
+	}
+}
+
+static int read_all(int fd, size_t len, struct object_bytes *out, const char *path, char *err, size_t errlen)
+{
+	size_t got = 0;
+
+	out->data = malloc(len ? len : 1);
+	if (!out->data) {
+		snprintf(err, errlen, "cannot read \"%s\": out of memory for %zu bytes", path, len);
+		return -1;
+	}
+	while (got < len) {
+		ssize_t n = read(fd, (char *)out->data + got, len - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			snprintf(err, errlen, "cannot read \"%s\": %s", path, n ? strerror(errno) : "file shrank while read");
+			object_bytes_free(out);
+			return -1;
+		}
+		got += (size_t)n;
+	}
+	out->len = len;
+	return 0;
+}
+
+int object_file_read(const char *path, uid_t allowed_uid, struct object_bytes *out, char *err, size_t errlen)
+{
+	char real[PATH_MAX];
+	struct stat lst, st;
+	int fd, r;
+
+	out->data = NULL;
+	out->len = 0;
+	if (lstat(path, &lst)) {
+		snprintf(err, errlen, "cannot use BPF object \"%s\": %s", path, strerror(errno));
+		return -1;
+	}
+	if (S_ISLNK(lst.st_mode)) {
+		snprintf(err, errlen,
+			 "BPF object \"%s\" is a symbolic link: name the file itself, so that what is "
+			 "checked is what is loaded", path);
+		return -1;
+	}
+	if (!realpath(path, real)) {
+		snprintf(err, errlen, "cannot resolve \"%s\": %s", path, strerror(errno));
+		return -1;
+	}
+	if (check_directories(real, allowed_uid, err, errlen))
+		return -1;
+	/* O_NONBLOCK: a FIFO put there must not hang collectd's start; O_NOFOLLOW: a link
+	 * swapped in after lstat() is refused too. */
+	fd = open(real, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot open BPF object \"%s\": %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st)) {
+		snprintf(err, errlen, "cannot check BPF object \"%s\": %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "BPF object \"%s\" is not a regular file", path);
+		close(fd);
+		return -1;
+	}
+	if (!owner_ok(&st, allowed_uid)) {
+		explain_owner("BPF object", path, &st, err, errlen);
+		close(fd);
+		return -1;
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		explain_mode("BPF object", path, &st, err, errlen);
+		close(fd);
+		return -1;
+	}
+	if ((unsigned long long)st.st_size > OBJECT_FILE_MAX_BYTES) {
+		snprintf(err, errlen, "BPF object \"%s\" is %lld bytes, more than the %u MiB a BPF object can sensibly be",
+			 path, (long long)st.st_size, OBJECT_FILE_MAX_BYTES >> 20);
+		close(fd);
+		return -1;
+	}
+	r = read_all(fd, (size_t)st.st_size, out, path, err, errlen);
+	close(fd);
+	return r;
+}
+
+void object_bytes_free(struct object_bytes *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = 0;
+}
