@@ -4,6 +4,7 @@
  *   <Plugin ebpf>
  *     SnapshotFile "/run/collectd-ebpf/snapshot"
  *     SnapshotGroup "ebpf-snmp"
+ *     CollectCost false
  *     <Module "syscalls">
  *       Latency "fsync" "fdatasync"
  *       Percentile 99
@@ -21,6 +22,7 @@
 #include "libcore/engine/log.h"
 #include "libcore/engine/module.h"
 #include "libcore/programs/program_module.h"
+#include "libcore/engine/self_metrics.h"
 #include "libcore/engine/snapshot_publish.h"
 #include "plugin/value_naming.h"
 
@@ -41,6 +43,7 @@ struct plugin_module {
 static struct module *configured[MAX_MODULES];
 static int nconfigured;
 static bool config_seen;
+static bool collect_cost; /* CollectCost: each module's programs' run count and time */
 
 static struct snapshot_config snapshot_cfg;
 static struct snapshot_store *snapshot_store; /* NULL: SnapshotFile "" */
@@ -244,12 +247,19 @@ static int ebpf_config(oconfig_item_t *ci)
 		}
 		if (to_option(child, &o, vals, 4))
 			return -1;
+		if (!strcasecmp(child->key, "CollectCost")) {
+			if (opt_get_boolean(&o, &collect_cost, err, sizeof(err))) {
+				ERROR(PLUGIN_NAME " plugin: %s", err);
+				return -1;
+			}
+			continue;
+		}
 		switch (snapshot_config_option(&snapshot_cfg, &o, err, sizeof(err))) {
 		case 1:
 			break;
 		case 0:
 			ERROR(PLUGIN_NAME " plugin: unknown option \"%s\" in <Plugin ebpf>; valid: <Module \"name\">, <Program \"name\">, "
-			      "SnapshotFile, SnapshotGroup", child->key);
+			      "SnapshotFile, SnapshotGroup, CollectCost", child->key);
 			return -1;
 		default:
 			ERROR(PLUGIN_NAME " plugin: %s", err);
@@ -357,13 +367,14 @@ static void tee_histogram(void *ctx, const char *metric, const char *instance, e
 	t->b.histogram(t->b.ctx, metric, instance, unit, h);
 }
 
-/* Gauges (hit ratios, the approximation flag) go to collectd only: the snapshot and the
- * MIB carry counters and histograms, from which an NMS derives ratios itself. */
+/* Gauges (map fill, attach methods, hit ratios, the approximation flag) go to the MIB's
+ * gauge table too: a map's fill cannot be derived from counters. */
 static void tee_gauge(void *ctx, const char *metric, const char *instance, double value)
 {
 	struct tee_ctx *t = ctx;
 
 	t->a.gauge(t->a.ctx, metric, instance, value);
+	t->b.gauge(t->b.ctx, metric, instance, value);
 }
 
 /* The module's state and values into its record, then the record into the file. */
@@ -499,6 +510,15 @@ static int ebpf_init(void)
 			return -1;
 		}
 	}
+	/* Before the modules start, so that their first read already has the cost. */
+	if (collect_cost) {
+		char err[512];
+
+		if (self_metrics_cost_start(err, sizeof(err)))
+			ERROR(PLUGIN_NAME " plugin: %s", err);
+		else
+			INFO(PLUGIN_NAME " plugin: CollectCost: each module sends its programs' run count and time");
+	}
 	publish_disabled_modules(configured, nconfigured, now_us);
 	for (int i = 0; i < nconfigured; i++) {
 		struct module *m = configured[i];
@@ -544,6 +564,7 @@ static int ebpf_shutdown(void)
 	nconfigured = 0;
 	snapshot_store_free(snapshot_store);
 	snapshot_store = NULL;
+	self_metrics_cost_stop();
 	return 0;
 }
 

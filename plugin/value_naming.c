@@ -2,6 +2,7 @@
 
 #include "libcore/hist/number_text.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,6 +14,8 @@ static const struct {
 	{ "errors", "errors" },
 	{ "ios", "operations" },    /* block: completed IOs per <disk>-<op> */
 	{ "bytes", "total_bytes" }, /* block: bytes completed per <disk>-<op> */
+	{ "runs", "invocations" },  /* CollectCost: runs per BPF program */
+	{ "cpu_time_ms", "total_time_in_ms" }, /* CollectCost: a module's programs' run time */
 };
 
 /* Histograms whose metric is not itself a collectd type. */
@@ -67,9 +70,11 @@ void name_counter(const char *metric, const char *instance, struct value_name *o
 
 void name_gauge(const char *metric, const char *instance, struct value_name *out)
 {
+	bool percent = !strcmp(metric, "hit_ratio") || !strcmp(metric, "map_fill");
+
 	if (explicit_type(metric, instance, out))
 		return;
-	snprintf(out->type, sizeof(out->type), "%s", !strcmp(metric, "hit_ratio") ? "percent" : "gauge");
+	snprintf(out->type, sizeof(out->type), "%s", percent ? "percent" : "gauge");
 	snprintf(out->type_instance, sizeof(out->type_instance), "%s%s%s", metric, instance[0] ? "-" : "", instance);
 }
 

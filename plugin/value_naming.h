@@ -7,6 +7,7 @@
  *   counter "errors"  -> errors-<instance>                (DERIVE)
  *   other counters    -> derive-<metric>-<instance>       (DERIVE)
  *   gauge "hit_ratio" -> percent-hit_ratio[-<instance>]   (GAUGE, 0-100)
+ *   gauge "map_fill"  -> percent-map_fill-<map>           (GAUGE, 0-100)
  *   other gauges      -> gauge-<metric>[-<instance>]      (GAUGE)
  *   histogram "latency", per Percentile p -> latency-<instance>-<p>      (GAUGE, seconds)
  *                        mean            -> latency-<instance>-average (GAUGE, seconds)
@@ -15,6 +16,8 @@
  *   histogram "io_size"       -> as "latency" with type bytes (GAUGE, bytes); no Bucket
  *   histogram "queue_latency" -> as "latency" with instance <instance>-queue
  *   counter "ios" -> operations-<instance>, counter "bytes" -> total_bytes-<instance>
+ *   counter "runs" -> invocations-<program>, counter "cpu_time_ms" -> total_time_in_ms
+ *   (CollectCost; counter "run_time" is derive-run_time-<program>, nanoseconds)
  *   counter or gauge "=<type>" -> <type>-<instance>: a user's <Program> view with `Type`
  */
 #ifndef EBPF_PLUGIN_VALUE_NAMING_H
@@ -35,7 +38,7 @@ void name_counter(const char *metric, const char *instance, struct value_name *o
  * type ("latency"); the others are mapped here. */
 void name_histogram(const char *metric, const char *instance, struct value_name *out);
 void name_percentile(const char *metric, const char *instance, double pct, struct value_name *out);
-/* gauge "hit_ratio" -> percent-hit_ratio[-<instance>]; others -> gauge-<metric>[-<instance>] */
+/* gauges "hit_ratio", "map_fill" -> percent-<metric>[-<instance>]; others -> gauge-<metric>[-<instance>] */
 void name_gauge(const char *metric, const char *instance, struct value_name *out);
 void name_mean(const char *metric, const char *instance, struct value_name *out);
 /* upper 0 (no bound) is written "inf". */

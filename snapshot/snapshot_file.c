@@ -27,6 +27,7 @@ void snapshot_module_clear_values(struct snapshot_module *sm)
 {
 	sm->ncounters = 0;
 	sm->nhistograms = 0;
+	sm->ngauges = 0;
 }
 
 void snapshot_module_release(struct snapshot_module *sm)
@@ -37,6 +38,9 @@ void snapshot_module_release(struct snapshot_module *sm)
 	sm->histograms = NULL;
 	sm->ncounters = sm->counters_cap = 0;
 	sm->nhistograms = sm->histograms_cap = 0;
+	free(sm->gauges);
+	sm->gauges = NULL;
+	sm->ngauges = sm->gauges_cap = 0;
 }
 
 /* Grows *array to hold one more element of size `size`. 0 or -ENOMEM. */
@@ -67,6 +71,19 @@ int snapshot_module_add_counter(struct snapshot_module *sm, const char *metric, 
 	snprintf(c->metric, sizeof(c->metric), "%s", metric);
 	snprintf(c->instance, sizeof(c->instance), "%s", instance);
 	c->value = value;
+	return 0;
+}
+
+int snapshot_module_add_gauge(struct snapshot_module *sm, const char *metric, const char *instance, double value)
+{
+	struct snapshot_gauge *g;
+
+	if (grow((void **)&sm->gauges, sm->ngauges, &sm->gauges_cap, sizeof(*g)))
+		return -ENOMEM;
+	g = &sm->gauges[sm->ngauges++];
+	snprintf(g->metric, sizeof(g->metric), "%s", metric);
+	snprintf(g->instance, sizeof(g->instance), "%s", instance);
+	g->value = value;
 	return 0;
 }
 
@@ -158,6 +175,13 @@ int snapshot_write_stream(FILE *f, const struct snapshot_module *const *modules,
 			put_string(f, sm->counters[c].metric);
 			put_string(f, sm->counters[c].instance);
 			fprintf(f, "\t%" PRIu64 "\n", sm->counters[c].value);
+		}
+		for (int g = 0; g < sm->ngauges; g++) {
+			fputs("gauge", f);
+			put_string(f, sm->gauges[g].metric);
+			put_string(f, sm->gauges[g].instance);
+			put_double(f, sm->gauges[g].value);
+			fputc('\n', f);
 		}
 		for (int h = 0; h < sm->nhistograms; h++)
 			write_histogram(f, &sm->histograms[h]);
@@ -367,6 +391,21 @@ static const char *parse_counter(struct parser *p, char **f, int n)
 	return snapshot_module_add_counter(p->module, f[1], f[2], v) ? "out of memory" : NULL;
 }
 
+static const char *parse_gauge(struct parser *p, char **f, int n)
+{
+	double v;
+
+	if (n != 4)
+		return "a gauge line has 4 fields";
+	if (!p->module)
+		return "gauge before any module line";
+	if (strlen(f[1]) >= sizeof(p->module->gauges->metric) || strlen(f[2]) >= sizeof(p->module->gauges->instance))
+		return "gauge name too long";
+	if (parse_double(f[3], &v) || !isfinite(v))
+		return "bad gauge value";
+	return snapshot_module_add_gauge(p->module, f[1], f[2], v) ? "out of memory" : NULL;
+}
+
 static const char *parse_histogram(struct parser *p, char **f, int n)
 {
 	struct snapshot_histogram *h;
@@ -437,6 +476,8 @@ static const char *parse_line(struct parser *p, int lineno, char *line, size_t l
 		return parse_module(p, f, n);
 	if (!strcmp(f[0], "counter"))
 		return parse_counter(p, f, n);
+	if (!strcmp(f[0], "gauge"))
+		return parse_gauge(p, f, n);
 	if (!strcmp(f[0], "histogram"))
 		return parse_histogram(p, f, n);
 	if (!strcmp(f[0], "bucket"))

@@ -12,11 +12,14 @@
  *   written	<unix time, microseconds>
  *   module	<label>	<state>	<discontinuity, unix microseconds>	<attach methods>	<last error>
  *   counter	<metric>	<instance>	<cumulative u64>
+ *   gauge	<metric>	<instance>	<value of the moment, a decimal number>
  *   histogram	<metric>	<instance>	<unit>	<count>	<sum>	<interval count>	<mean>	<p50>	<p95>	<p99>
  *   bucket	<lower>	<upper>	<cumulative count>
  *   end
  *
- * counter and histogram lines belong to the module line above them, bucket lines to the
+ * gauge lines came with the self-metrics (map fill, attach methods, hit ratios); the plugin
+ * and the subagent ship together, so they joined version 1 rather than bump it.
+ * counter, gauge and histogram lines belong to the module line above them, bucket lines to the
  * histogram line above them. <state> is running, degraded, failed, unsupported or
  * disabled. <attach methods> is "point=method,point=method" ("" when nothing is attached).
  * Histogram <count> and <sum> are lifetime totals in <unit> ("nanoseconds" or "bytes");
@@ -41,6 +44,12 @@ struct snapshot_counter {
 	char metric[64];
 	char instance[128];
 	uint64_t value;
+};
+
+struct snapshot_gauge {
+	char metric[64];
+	char instance[128];
+	double value;
 };
 
 struct snapshot_bucket {
@@ -70,6 +79,8 @@ struct snapshot_module {
 	struct snapshot_counter *counters;
 	int nhistograms, histograms_cap;
 	struct snapshot_histogram *histograms;
+	int ngauges, gauges_cap;
+	struct snapshot_gauge *gauges;
 };
 
 struct snapshot {
@@ -81,13 +92,15 @@ struct snapshot {
 /* Wall clock in microseconds, the unit of the file's times. */
 int64_t snapshot_now_us(void);
 
-/* Values: drops counters and histograms, keeps the allocations for the next read. */
+/* Values: drops counters, gauges and histograms, keeps the allocations for the next read. */
 void snapshot_module_clear_values(struct snapshot_module *sm);
-/* Frees the counter and histogram arrays. */
+/* Frees the counter, gauge and histogram arrays. */
 void snapshot_module_release(struct snapshot_module *sm);
 /* 0 or -ENOMEM. */
 int snapshot_module_add_counter(struct snapshot_module *sm, const char *metric, const char *instance,
 				uint64_t value);
+/* 0 or -ENOMEM. */
+int snapshot_module_add_gauge(struct snapshot_module *sm, const char *metric, const char *instance, double value);
 /* A zeroed histogram with its names set, or NULL when out of memory. */
 struct snapshot_histogram *snapshot_module_add_histogram(struct snapshot_module *sm, const char *metric,
 							 const char *instance);

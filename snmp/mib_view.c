@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { T_MODULES, T_COUNTERS, T_HISTS, T_BUCKETS, T_SCALAR = -1 };
+enum { T_MODULES, T_COUNTERS, T_HISTS, T_BUCKETS, T_GAUGES, T_SCALAR = -1 };
 
 /* Name limits: the SIZEs of COLLECTD-EBPF-MIB's index objects (keeps OIDs within 128 arcs). */
 #define MODULE_NAME_MAX 32
@@ -21,6 +21,7 @@ struct mib_row {
 	const struct snapshot_counter *c;
 	const struct snapshot_histogram *h;
 	int bucket; /* index into h->buckets */
+	const struct snapshot_gauge *g;
 };
 
 /* Every served column, in OID order; a scalar is a column whose only row is index 0. */
@@ -40,6 +41,7 @@ static const struct column columns[] = {
 	{ { 1, 4, 1, 9 }, 4, T_HISTS, 9 },   { { 1, 4, 1, 10 }, 4, T_HISTS, 10 }, { { 1, 4, 1, 11 }, 4, T_HISTS, 11 },
 	{ { 1, 4, 1, 12 }, 4, T_HISTS, 12 }, { { 1, 4, 1, 13 }, 4, T_HISTS, 13 }, { { 1, 5, 1, 2 }, 4, T_BUCKETS, 2 },
 	{ { 1, 5, 1, 3 }, 4, T_BUCKETS, 3 }, { { 1, 5, 1, 4 }, 4, T_BUCKETS, 4 }, { { 1, 5, 1, 5 }, 4, T_BUCKETS, 5 },
+	{ { 1, 6, 1, 3 }, 4, T_GAUGES, 3 },  { { 1, 6, 1, 4 }, 4, T_GAUGES, 4 },
 };
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
 
@@ -134,6 +136,13 @@ static int add_module(struct mib_view *v, const struct snapshot_module *m, size_
 		r->c = &m->counters[i];
 		keep_row(v, T_COUNTERS, put_names(r, m, r->c->metric, r->c->instance, true));
 	}
+	for (int i = 0; i < m->ngauges; i++) {
+		if (!(r = new_row(v, T_GAUGES, cap)))
+			return -ENOMEM;
+		r->m = m;
+		r->g = &m->gauges[i];
+		keep_row(v, T_GAUGES, put_names(r, m, r->g->metric, r->g->instance, true));
+	}
 	for (int i = 0; i < m->nhistograms; i++) {
 		const struct snapshot_histogram *h = &m->histograms[i];
 
@@ -179,7 +188,7 @@ static void drop_duplicates(struct mib_view *v, int t)
 int mib_view_build(struct mib_view *v, const struct snapshot *snap, enum mib_snapshot_status status,
 		   const char *error, size_t room)
 {
-	size_t cap[4] = { 0 };
+	size_t cap[MIB_TABLES] = { 0 };
 
 	memset(v, 0, sizeof(*v));
 	v->room = room < MIB_MAX_SUFFIX ? room : MIB_MAX_SUFFIX;
@@ -194,7 +203,7 @@ int mib_view_build(struct mib_view *v, const struct snapshot *snap, enum mib_sna
 			return -ENOMEM;
 		}
 	}
-	for (int t = 0; t < 4; t++) {
+	for (int t = 0; t < MIB_TABLES; t++) {
 		if (v->nrows[t])
 			qsort(v->rows[t], v->nrows[t], sizeof(struct mib_row), cmp_rows);
 		drop_duplicates(v, t);
@@ -204,7 +213,7 @@ int mib_view_build(struct mib_view *v, const struct snapshot *snap, enum mib_sna
 
 void mib_view_free(struct mib_view *v)
 {
-	for (int t = 0; t < 4; t++)
+	for (int t = 0; t < MIB_TABLES; t++)
 		free(v->rows[t]);
 	memset(v, 0, sizeof(*v));
 }
@@ -229,6 +238,12 @@ static uint64_t gauge(double v)
 	if (v >= 4294967295.0)
 		return 4294967295u;
 	return (uint64_t)llround(v);
+}
+
+/* A gauge table's value: rounded down, so that a map 99.9 % full does not read 100. */
+static uint64_t gauge_down(double v)
+{
+	return gauge(isnan(v) || v < 0 || v >= 4294967295.0 ? v : floor(v));
 }
 
 static uint64_t bound(double v)
@@ -325,6 +340,16 @@ static void row_value(const struct mib_env *env, int table, uint32_t col, const 
 		break;
 	case T_HISTS:
 		hist_value(r->h, col, out);
+		break;
+	case T_GAUGES:
+		if (col == 3) {
+			*out = (struct mib_value){ .type = MIB_GAUGE32, .num = gauge_down(r->g->value) };
+		} else {
+			char text[32];
+
+			snprintf(text, sizeof(text), "%.6g", r->g->value);
+			string_value(out, text);
+		}
 		break;
 	default:
 		b = &r->h->buckets[r->bucket];

@@ -8,6 +8,7 @@
  *   1.3.1.<col>.<m>.<metric>.<instance>             (instance IMPLIED)
  *   1.4.1.<col>.<m>.<metric>.<instance>             (instance IMPLIED)
  *   1.5.1.<col>.<m>.<metric>.<instance>.<slot + 1>
+ *   1.6.1.<col>.<m>.<metric>.<instance>             gauges (instance IMPLIED)
  * Strings in indexes are length-prefixed (except IMPLIED ones), one arc per byte: the
  * same names give the same OIDs after any restart, with no state kept anywhere.
  */
@@ -21,6 +22,7 @@
 #include "display_string.h"
 #include "snapshot/snapshot_file.h"
 
+#define MIB_TABLES 5
 #define MIB_MAX_OID 128    /* arcs in an OID: SNMP's limit, net-snmp's MAX_OID_LEN */
 #define MIB_MAX_SUFFIX 122 /* MIB_MAX_OID less the default base's 6 */
 
@@ -48,8 +50,8 @@ struct mib_view {
 	const struct snapshot *snap; /* NULL unless status is OK */
 	enum mib_snapshot_status status;
 	const char *error;
-	struct mib_row *rows[4]; /* modules, counters, histograms, buckets */
-	size_t nrows[4];
+	struct mib_row *rows[MIB_TABLES]; /* modules, counters, histograms, buckets, gauges */
+	size_t nrows[MIB_TABLES];
 	size_t room;             /* arcs below the base (mib_view_build) */
 	size_t skipped;          /* rows whose names are too long for the MIB's index SIZEs, or
 				    whose OIDs would not fit in the room under the base */

@@ -1,7 +1,7 @@
 #include "libcore/engine/module.h"
 
 #include "libcore/engine/log.h"
-#include "libcore/kernel/prog_misses.h"
+#include "libcore/engine/self_metrics.h"
 #include "libcore/engine/text_append.h"
 
 #include <bpf/libbpf.h>
@@ -255,35 +255,6 @@ int module_start(struct module *m)
 	return 0;
 }
 
-/* The attach method of each probe point as a value, instance "<point>-<method>", value the
- * number of candidates that failed before it (0: the first choice). A kernel upgrade that
- * moves a module onto a fallback shows as a new series and a value above 0. ':' (as in
- * "kprobe:vfs_read") is written '_': rrdtool reads ':' as a separator. */
-static void emit_attach_methods(const struct module *m, const struct metric_sink *sink)
-{
-	for (int i = 0; i < m->probes.npoints && sink->gauge; i++) {
-		const struct probe_point *p = &m->probes.points[i];
-		char method[96], instance[256];
-
-		if (!p->enabled)
-			continue;
-		probe_point_method(p, method, sizeof(method));
-		snprintf(instance, sizeof(instance), "%s-%s", p->name, method);
-		for (char *c = instance; *c; c++)
-			if (*c == ':' || *c == '/' || *c == ' ')
-				*c = '_';
-		sink->gauge(sink->ctx, "attach", instance, __builtin_popcount(p->failed));
-	}
-}
-
-/* Every module's nested tracepoint runs the kernel skipped (prog_misses.h), sent always,
- * so that "none lost" shows as a zero: written once here, not in each module. */
-static void emit_recursion_misses(const struct module *m, const struct metric_sink *sink)
-{
-	if (m->probes.obj)
-		sink->counter(sink->ctx, "dropped", "recursion", bpf_object_recursion_misses(m->probes.obj));
-}
-
 int module_read(struct module *m, const struct metric_sink *sink)
 {
 	int err;
@@ -306,8 +277,7 @@ int module_read(struct module *m, const struct metric_sink *sink)
 		ebpf_log(EBPF_LOG_NOTICE, "module \"%s\": reading the BPF maps works again", m->label);
 		m->last_error[0] = '\0';
 	}
-	emit_recursion_misses(m, sink);
-	emit_attach_methods(m, sink);
+	self_metrics_read(m, sink);
 	return 0;
 }
 

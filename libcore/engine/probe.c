@@ -2,6 +2,7 @@
 
 #include "libcore/kernel/kernel_funcs.h"
 #include "libcore/engine/log.h"
+#include "libcore/kernel/map_entries.h"
 #include "libcore/engine/text_append.h"
 #include "libcore/kernel/privileges.h"
 
@@ -93,6 +94,24 @@ static bool candidate_uses_map(const struct probe_candidate *c, const char *map)
 	return false;
 }
 
+/* probe_set.test_max_entries: before load, the only time a map's size can be set. */
+static int shrink_for_test(const struct probe_set *ps, struct bpf_object *obj)
+{
+	struct bpf_map *map;
+
+	if (!ps->test_max_entries)
+		return 0;
+	bpf_object__for_each_map(map, obj) {
+		if (map_type_can_fill(bpf_map__type(map))) {
+			int e = bpf_map__set_max_entries(map, ps->test_max_entries);
+
+			if (e)
+				return e;
+		}
+	}
+	return 0;
+}
+
 /* Enables the programs and own maps of the selected candidates (sel[i] for point i, -1 to
  * load nothing for it), disables every other candidate's. */
 static int select_candidates(const struct probe_set *ps, struct bpf_object *obj, const int *sel)
@@ -139,7 +158,7 @@ static int select_candidates(const struct probe_set *ps, struct bpf_object *obj,
 			}
 		}
 	}
-	return 0;
+	return shrink_for_test(ps, obj);
 }
 
 /* Adds "; <text>" (or just <text>) to p->failures, truncating when full. */

@@ -128,6 +128,14 @@ static void sink_counter(void *ctx, const char *metric, const char *instance, ui
 	(void)snapshot_module_add_counter(sm, metric, instance, value);
 }
 
+static void sink_gauge(void *ctx, const char *metric, const char *instance, double value)
+{
+	struct snapshot_module *sm = ctx;
+
+	if (isfinite(value)) /* a ratio of nothing (NaN) has no row, as collectd has no value */
+		(void)snapshot_module_add_gauge(sm, metric, instance, value);
+}
+
 static void sink_histogram(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
 			   const struct hist_interval *h)
 {
@@ -158,7 +166,8 @@ static void sink_histogram(void *ctx, const char *metric, const char *instance, 
 void snapshot_sink_init(struct metric_sink *sink, struct snapshot_module *sm)
 {
 	snapshot_module_clear_values(sm);
-	*sink = (struct metric_sink){ .ctx = sm, .counter = sink_counter, .histogram = sink_histogram };
+	*sink = (struct metric_sink){ .ctx = sm, .counter = sink_counter, .histogram = sink_histogram,
+				      .gauge = sink_gauge };
 }
 
 static void describe_methods(const struct module *m, char *buf, size_t len)

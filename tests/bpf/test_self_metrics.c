@@ -1,18 +1,24 @@
-/* Root test of the self-metrics every module sends the same way (libcore/engine/module.c): each
- * module of the module table is started with its own attach order and read once, and must
- * send `dropped`/`recursion` (the kernel's recursion misses of its programs) exactly once.
+/* Root test of the self-metrics every module sends the same way (libcore/engine/self_metrics.c):
+ * each module of the module table is started with its own attach order and read once, and must
+ * send `dropped`/`recursion` (the kernel's recursion misses of its programs) exactly once, one
+ * `map_fill` (0-100) per hash map its object created, and one `attach` per enabled point.
  * The value itself is whatever the kernel counted (0 on kernels before 5.12); only its
  * presence is asserted, so the test cannot be flaky.
  *
  * A module this kernel has no way to run (the kernel-function modules on a kernel without
  * fentry and kprobes, as this project's CI machine) must be off as "unsupported"; where the
  * kernel matrix says those methods exist (EBPF_EXPECT_KFUNCS=1), every module must run. */
+#include "libcore/kernel/map_entries.h"
 #include "tests/bpf/loop_ext4.h"
 #include "tests/bpf/module_test.h"
+
+#include <bpf/libbpf.h>
 
 struct seen {
 	int recursion; /* times dropped/recursion was sent */
 	uint64_t value;
+	int fills, bad_fills; /* map_fill gauges sent, and those outside 0-100 */
+	int attach;           /* attach gauges sent */
 };
 
 static void on_counter(void *ctx, const char *metric, const char *instance, uint64_t v)
@@ -32,6 +38,34 @@ static void on_histogram(void *ctx, const char *metric, const char *instance, en
 
 static void on_gauge(void *ctx, const char *metric, const char *instance, double v)
 {
+	struct seen *s = ctx;
+
+	if (!strcmp(metric, "map_fill")) {
+		s->fills++;
+		s->bad_fills += !(v >= 0 && v <= 100);
+	} else if (!strcmp(metric, "attach")) {
+		s->attach++;
+	}
+}
+
+/* The maps of m's object that can fill and were created: one map_fill each. */
+static int fillable_maps(const struct module *m)
+{
+	struct bpf_map *map;
+	int n = 0;
+
+	bpf_object__for_each_map(map, m->probes.obj)
+		n += bpf_map__fd(map) >= 0 && map_type_can_fill(bpf_map__type(map));
+	return n;
+}
+
+static int enabled_points(const struct module *m)
+{
+	int n = 0;
+
+	for (int i = 0; i < m->probes.npoints; i++)
+		n += m->probes.points[i].enabled;
+	return n;
 }
 
 /* 1 if the module ran and was checked, 0 if it is off on this kernel. */
@@ -51,6 +85,11 @@ static int check_module(const struct module_ops *ops, bool kfuncs)
 		printf("  %s: dropped-recursion sent %d time(s), value %llu\n", ops->name, s.recursion,
 		       (unsigned long long)s.value);
 		CHECK(s.recursion == 1);
+		printf("  %s: map_fill sent for %d map(s) of %d that can fill, attach for %d point(s)\n", ops->name,
+		       s.fills, fillable_maps(m), s.attach);
+		CHECK(s.fills == fillable_maps(m));
+		CHECK(s.bad_fills == 0);
+		CHECK(s.attach == enabled_points(m));
 		ran = 1;
 	} else {
 		printf("  %s: off on this kernel (%s): %s\n", ops->name, module_state_name(m->state), m->last_error);

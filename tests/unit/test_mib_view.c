@@ -332,6 +332,45 @@ static void test_long_strings(void)
 	mib_view_free(&v);
 }
 
+/* ebpfGaugeTable (1.6.1.<col>.<module>.<metric>.<IMPLIED instance>): the value rounded
+ * down (a map 99.9 % full does not read 100) and its text; a walk reaches the table. */
+static void test_gauges(void)
+{
+	static const char gauges[] = "collectd-ebpf-snapshot\t1\n"
+				     "written\t1000000000000000\n"
+				     "module\tsyscalls\trunning\t999999990000000\tsys_exit=tp_btf\t\n"
+				     "gauge\tmap_fill\tstart_tid\t99.9\n"
+				     "gauge\tattach\tsys_exit-tp_btf\t0\n"
+				     "end\n";
+	uint32_t o[MIB_MAX_SUFFIX], next[MIB_MAX_SUFFIX];
+	struct snapshot s;
+	struct mib_view v;
+	struct mib_value val;
+	char err[256];
+	FILE *f = fmemopen((void *)gauges, strlen(gauges), "r");
+	size_t n = 0, next_len;
+
+	CHECK(snapshot_parse(f, &s, err, sizeof(err)) == 0);
+	fclose(f);
+	CHECK(mib_view_build(&v, &s, MIB_SNAPSHOT_OK, "") == 0);
+	o[n++] = 1, o[n++] = 6, o[n++] = 1, o[n++] = 3;
+	n = put(o, n, "syscalls", 0);
+	n = put(o, n, "map_fill", 0);
+	n = put(o, n, "start_tid", 1);
+	CHECK(mib_view_get(&v, &env, o, n, &val) == MIB_FOUND);
+	CHECK(val.type == MIB_GAUGE32 && val.num == 99);
+	o[3] = 4;
+	CHECK(mib_view_get(&v, &env, o, n, &val) == MIB_FOUND);
+	CHECK(val.type == MIB_STRING);
+	CHECK_STR(val.str, "99.9");
+	/* The attach row sorts first (shorter metric name), and the walk ends after column 4. */
+	CHECK(mib_view_next(&v, &env, (uint32_t[]){ 1, 6 }, 2, false, next, &next_len, &val) == MIB_FOUND);
+	CHECK(next[1] == 6 && next[3] == 3 && val.num == 0);
+	CHECK(mib_view_next(&v, &env, o, n, false, next, &next_len, &val) == MIB_END);
+	mib_view_free(&v);
+	snapshot_free(&s);
+}
+
 int main(void)
 {
 	char err[256];
@@ -345,6 +384,7 @@ int main(void)
 	test_base_room();
 	test_age_extremes();
 	test_long_strings();
+	test_gauges();
 	mib_view_free(&view);
 	snapshot_free(&snap);
 	test_cache();

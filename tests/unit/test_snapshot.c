@@ -340,9 +340,53 @@ static void test_options(void)
 	CHECK(strstr(err, "SnapshotGroup takes one quoted group name") != NULL);
 }
 
+/* Gauges (self-metrics: map fill, attach methods; hit ratios): written, parsed back exactly,
+ * and only finite decimal values accepted. */
+static void test_gauges(void)
+{
+	struct snapshot_module a = { 0 };
+	const struct snapshot_module *mods[] = { &a };
+	struct snapshot s;
+	char *buf = NULL, err[256] = "";
+	size_t len = 0;
+	FILE *f;
+
+	snprintf(a.label, sizeof(a.label), "syscalls");
+	snprintf(a.state, sizeof(a.state), "running");
+	CHECK(snapshot_module_add_gauge(&a, "map_fill", "start_tid", 37.5) == 0);
+	CHECK(snapshot_module_add_gauge(&a, "attach", "sys_exit-tp_btf", 0) == 0);
+	f = open_memstream(&buf, &len);
+	CHECK(snapshot_write_stream(f, mods, 1, 42) == 0);
+	fclose(f);
+	CHECK(strstr(buf, "gauge\tmap_fill\tstart_tid\t37.5\n") != NULL);
+	CHECK(parse_text(buf, &s, err, sizeof(err)) == 0);
+	CHECK(s.nmodules == 1 && s.modules[0].ngauges == 2);
+	if (s.nmodules == 1 && s.modules[0].ngauges == 2) {
+		CHECK_STR(s.modules[0].gauges[0].metric, "map_fill");
+		CHECK_STR(s.modules[0].gauges[0].instance, "start_tid");
+		CHECK(s.modules[0].gauges[0].value == 37.5);
+		CHECK(s.modules[0].gauges[1].value == 0);
+	}
+	snapshot_free(&s);
+	free(buf);
+	snapshot_module_clear_values(&a);
+	CHECK(a.ngauges == 0);
+	snapshot_module_release(&a);
+
+	CHECK(parse_text("collectd-ebpf-snapshot\t1\nmodule\tm\trunning\t0\t\t\ngauge\tf\tx\t-\nend\n", &s, err,
+			 sizeof(err)) == -1);
+	CHECK(strstr(err, "bad gauge value") != NULL);
+	CHECK(parse_text("collectd-ebpf-snapshot\t1\ngauge\tf\tx\t1\nend\n", &s, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "gauge before any module line") != NULL);
+	CHECK(parse_text("collectd-ebpf-snapshot\t1\nmodule\tm\trunning\t0\t\t\ngauge\tf\t1\nend\n", &s, err,
+			 sizeof(err)) == -1);
+	CHECK(strstr(err, "a gauge line has 4 fields") != NULL);
+}
+
 int main(void)
 {
 	test_round_trip();
+	test_gauges();
 	test_parse_errors();
 	test_sink();
 	test_file_and_store();

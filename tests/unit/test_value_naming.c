@@ -18,6 +18,24 @@ int main(void)
 	name_gauge("hit_ratio", "", &n);
 	CHECK_STR(n.type, "percent");
 	CHECK_STR(n.type_instance, "hit_ratio");
+	/* self-metrics (README, Self-metrics) */
+	name_gauge("map_fill", "start_tid", &n);
+	CHECK_STR(n.type, "percent");
+	CHECK_STR(n.type_instance, "map_fill-start_tid");
+	name_gauge("attach", "sys_exit-tp_btf", &n);
+	CHECK_STR(n.type, "gauge");
+	CHECK_STR(n.type_instance, "attach-sys_exit-tp_btf");
+	name_counter("runs", "count_exit_btf", &n);
+	CHECK_STR(n.type, "invocations");
+	CHECK_STR(n.type_instance, "count_exit_btf");
+	name_counter("run_time", "count_exit_btf", &n);
+	CHECK_STR(n.type, "derive");
+	CHECK_STR(n.type_instance, "run_time-count_exit_btf");
+	name_counter("cpu_time_ms", "", &n);
+	CHECK_STR(n.type, "total_time_in_ms");
+	CHECK_STR(n.type_instance, "");
+	name_counter("dropped", "recursion", &n);
+	CHECK_STR(n.type_instance, "dropped-recursion");
 	name_gauge("approximation", "read", &n);
 	CHECK_STR(n.type, "gauge");
 	CHECK_STR(n.type_instance, "approximation-read");

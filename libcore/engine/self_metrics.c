@@ -1,0 +1,149 @@
+#include "libcore/engine/self_metrics.h"
+
+#include "libcore/engine/log.h"
+#include "libcore/kernel/map_entries.h"
+#include "libcore/kernel/prog_stats.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define STATS_SYSCTL "/proc/sys/kernel/bpf_stats_enabled"
+
+/* Set once at init, before any read callback runs, and cleared at shutdown after the last:
+ * the reads only test it. */
+static int stats_fd = -1;
+static bool cost_on;
+
+static bool stats_sysctl_on(void)
+{
+	FILE *f = fopen(STATS_SYSCTL, "r");
+	int c = f ? fgetc(f) : EOF;
+
+	if (f)
+		fclose(f);
+	return c == '1';
+}
+
+int self_metrics_cost_start(char *err, size_t errlen)
+{
+	int fd;
+
+	if (cost_on)
+		return 0;
+	fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (fd < 0) {
+		int e = errno;
+
+		if (stats_sysctl_on()) {
+			ebpf_log(EBPF_LOG_NOTICE, "CollectCost: cannot hold the BPF run-time statistics on (%s), "
+				 "but sysctl kernel.bpf_stats_enabled is 1: reporting the cost while it stays on",
+				 strerror(e));
+			cost_on = true;
+			return 0;
+		}
+		snprintf(err, errlen, "CollectCost: cannot turn on the kernel's BPF run-time statistics: %s; "
+			 "run collectd with CAP_SYS_ADMIN, or turn them on for the whole host with "
+			 "sysctl kernel.bpf_stats_enabled=1 (or set CollectCost false)", strerror(e));
+		return -1;
+	}
+	stats_fd = fd;
+	cost_on = true;
+	return 0;
+}
+
+void self_metrics_cost_stop(void)
+{
+	if (stats_fd >= 0)
+		close(stats_fd);
+	stats_fd = -1;
+	cost_on = false;
+}
+
+bool self_metrics_cost_on(void)
+{
+	return cost_on;
+}
+
+/* The attach method of each probe point as a value, instance "<point>-<method>", value the
+ * number of candidates that failed before it (0: the first choice). A kernel upgrade that
+ * moves a module onto a fallback shows as a new series and a value above 0. ':' (as in
+ * "kprobe:vfs_read") is written '_': rrdtool reads ':' as a separator. */
+static void emit_attach_methods(const struct module *m, const struct metric_sink *sink)
+{
+	for (int i = 0; i < m->probes.npoints && sink->gauge; i++) {
+		const struct probe_point *p = &m->probes.points[i];
+		char method[96], instance[256];
+
+		if (!p->enabled)
+			continue;
+		probe_point_method(p, method, sizeof(method));
+		snprintf(instance, sizeof(instance), "%s-%s", p->name, method);
+		for (char *c = instance; *c; c++)
+			if (*c == ':' || *c == '/' || *c == ' ')
+				*c = '_';
+		sink->gauge(sink->ctx, "attach", instance, __builtin_popcount(p->failed));
+	}
+}
+
+/* Fill of every map of the object that can fill, and was created (a map only another
+ * candidate uses is not). A map that cannot be counted now is left out of this read. */
+static void emit_map_fill(const struct module *m, const struct metric_sink *sink)
+{
+	struct bpf_map *map;
+
+	if (!sink->gauge)
+		return;
+	bpf_object__for_each_map(map, m->probes.obj) {
+		uint32_t entries, max = bpf_map__max_entries(map);
+		int fd = bpf_map__fd(map);
+
+		if (fd < 0 || !max || !map_type_can_fill(bpf_map__type(map)))
+			continue;
+		if (map_entries_count(fd, &entries))
+			continue;
+		sink->gauge(sink->ctx, "map_fill", bpf_map__name(map), 100.0 * entries / max);
+	}
+}
+
+struct prog_totals {
+	const struct metric_sink *sink;
+	bool cost;
+	uint64_t misses, run_time_ns;
+};
+
+static void on_prog(void *ctx, const struct prog_stats *s)
+{
+	struct prog_totals *t = ctx;
+
+	t->misses += s->recursion_misses;
+	t->run_time_ns += s->run_time_ns;
+	if (t->cost) {
+		t->sink->counter(t->sink->ctx, "runs", s->name, s->runs);
+		t->sink->counter(t->sink->ctx, "run_time", s->name, s->run_time_ns);
+	}
+}
+
+/* One pass over the programs: recursion misses always (sent even when 0, so that "none
+ * lost" shows), run counts and times with CollectCost. */
+static void emit_program_stats(const struct module *m, const struct metric_sink *sink)
+{
+	struct prog_totals t = { .sink = sink, .cost = cost_on };
+
+	bpf_object_prog_stats(m->probes.obj, on_prog, &t);
+	sink->counter(sink->ctx, "dropped", "recursion", t.misses);
+	if (t.cost) /* whole milliseconds of the cumulative total: no rounding error adds up */
+		sink->counter(sink->ctx, "cpu_time_ms", "", t.run_time_ns / 1000000);
+}
+
+void self_metrics_read(const struct module *m, const struct metric_sink *sink)
+{
+	if (m->probes.obj)
+		emit_program_stats(m, sink);
+	emit_attach_methods(m, sink);
+	if (m->probes.obj)
+		emit_map_fill(m, sink);
+}
