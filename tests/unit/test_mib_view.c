@@ -352,7 +352,7 @@ static void test_gauges(void)
 
 	CHECK(snapshot_parse(f, &s, err, sizeof(err)) == 0);
 	fclose(f);
-	CHECK(mib_view_build(&v, &s, MIB_SNAPSHOT_OK, "") == 0);
+	CHECK(mib_view_build(&v, &s, MIB_SNAPSHOT_OK, "", MIB_MAX_SUFFIX) == 0);
 	o[n++] = 1, o[n++] = 6, o[n++] = 1, o[n++] = 3;
 	n = put(o, n, "syscalls", 0);
 	n = put(o, n, "map_fill", 0);
