@@ -187,8 +187,10 @@ int main(int argc, char **argv)
 		for (;;) {
 			int bad = draw(&a, &prev, NULL);
 
-			if (a.once)
+			if (a.once) {
+				snapshot_free(&prev); /* the sanitized build's leak check runs at exit */
 				return bad;
+			}
 			sleep_seconds(a.interval);
 			snapshot_free(&prev);
 			if (read_snapshot(a.path, &prev, err, sizeof(err)))
@@ -203,6 +205,7 @@ int main(int argc, char **argv)
 		if (read_snapshot(a.path, &cur, err, sizeof(err))) {
 			if (a.once) {
 				fprintf(stderr, PROG ": %s\n", err);
+				snapshot_free(&prev);
 				return 1;
 			}
 			printf(PROG ": %s\n", err);
@@ -213,17 +216,23 @@ int main(int argc, char **argv)
 			if (waited >= patience) {
 				fprintf(stderr, PROG ": %s was not replaced for %.0f s: collectd is not running, or its "
 					"Interval is longer (raise --interval)\n", a.path, waited);
-				if (a.once)
+				if (a.once) {
+					snapshot_free(&prev);
 					return 1;
+				}
 				waited = 0;
 			}
 			continue;
 		}
 		waited = 0;
-		if (draw(&a, &cur, &prev) && a.once)
-			return 1;
-		if (a.once)
-			return 0;
+		if (a.once) {
+			int bad = draw(&a, &cur, &prev);
+
+			snapshot_free(&cur);
+			snapshot_free(&prev);
+			return bad ? 1 : 0;
+		}
+		draw(&a, &cur, &prev);
 		snapshot_free(&prev);
 		prev = cur;
 		memset(&cur, 0, sizeof(cur));

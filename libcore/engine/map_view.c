@@ -226,10 +226,13 @@ struct lazy_instance {
 
 static const char *instance_text(struct lazy_instance *li)
 {
-	const struct map_view *v = &li->m->ops->views[li->view];
+	const struct map_view *v;
 
+	/* Per-CPU instances come decoded and without a module (UBSan: no member access
+	 * through a null module). */
 	if (li->decoded)
 		return li->text;
+	v = &li->m->ops->views[li->view];
 	li->decoded = true;
 	switch (v->key) {
 	case KEY_ROW_NAMES:

@@ -16,9 +16,11 @@ static char err[2048];
 static bool parse_fails(const char *text, const char *needle)
 {
 	struct program_config c;
-	int r = program_config_parse(conf_text(text), &c, err, sizeof(err));
+	struct conf_node *tree = conf_text(text);
+	int r = program_config_parse(tree, &c, err, sizeof(err));
 
 	program_config_free(&c);
+	conf_text_free(tree);
 	if (r == 0) {
 		fprintf(stderr, "  accepted, expected \"%s\":\n%s\n", needle, text);
 		return false;
@@ -78,11 +80,15 @@ static struct bpf_object *open_object(const char *path)
 static int resolve(const char *text, const char *object, struct program_layout *l)
 {
 	struct program_config c;
+	struct conf_node *tree = conf_text(text);
 	struct bpf_object *obj;
 	int r;
 
-	if (program_config_parse(conf_text(text), &c, err, sizeof(err))) {
+	r = program_config_parse(tree, &c, err, sizeof(err));
+	conf_text_free(tree);
+	if (r) {
 		fprintf(stderr, "  parse failed: %s\n", err);
+		program_config_free(&c);
 		return -2;
 	}
 	obj = open_object(object);
