@@ -237,7 +237,7 @@ int module_start(struct module *m)
 
 	if (!r && ops->prepare)
 		r = ops->prepare(m, err, sizeof(err));
-	if (!r && ops->elf_bytes)
+	if (!r && (ops->elf_bytes || m->elf)) /* a built-in's skeleton, or a user's checked bytes */
 		r = start_object(m, err, sizeof(err));
 	if (!r && ops->start)
 		r = ops->start(m, err, sizeof(err));

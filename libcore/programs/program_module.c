@@ -212,12 +212,6 @@ static int refuse_start(struct module *m, char *err, size_t errlen)
 	return -1;
 }
 
-static const void *no_bytes(size_t *size)
-{
-	*size = 0;
-	return NULL;
-}
-
 struct module *program_module_new(const struct conf_node *block, char *err, size_t errlen)
 {
 	struct program_state *s = calloc(1, sizeof(*s));
@@ -244,7 +238,6 @@ struct module *program_module_new(const struct conf_node *block, char *err, size
 		s->ops = (struct module_ops){
 			.name = s->cfg.name,
 			.description = "a user's BPF program",
-			.elf_bytes = no_bytes, /* the module carries its bytes: module.elf */
 			.points = s->points,
 			.npoints = npoints,
 			.configure = configure,

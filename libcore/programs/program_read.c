@@ -308,7 +308,7 @@ struct program_reader *program_reader_new(struct program_view *v, const struct v
 	r->next_key = calloc(1, l->key_size + 8);
 	r->value = calloc(l->percpu ? (size_t)r->ncpus : 1, stride);
 	if (r->fd < 0 || r->ncpus <= 0 || !r->table || !r->key || !r->next_key || !r->value) {
-		snprintf(err, errlen, "<%s>: cannot set up the reader of map \"%s\"", "map", v->map);
+		snprintf(err, errlen, "cannot set up the reader of map \"%s\": out of memory, or the map was not created", v->map);
 		program_reader_free(r);
 		return NULL;
 	}
