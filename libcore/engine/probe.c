@@ -270,20 +270,69 @@ static void detach_all(struct probe_set *ps)
 		struct probe_point *p = &ps->points[i];
 
 		for (int k = PROBE_MAX_PROGS - 1; k >= 0; k--) {
-			bpf_link__destroy(p->links[k]); /* NULL-safe */
+			bpf_link__destroy(p->links[k]); /* NULL-safe; closes the perf event */
 			p->links[k] = NULL;
+			kretprobe_event_remove(p->kretprobe_events[k]);
 		}
 	}
 }
 
+/* Why this process cannot make kretprobes in tracefs (kretprobe_event_open's answer),
+ * or NULL if it can, or if the error is about the function. */
+static const char *no_tracefs_kretprobes(int err)
+{
+	if (err == -EACCES || err == -EPERM)
+		return "kprobe_events in tracefs is root's only (run collectd as root, or grant "
+		       "CAP_DAC_OVERRIDE)";
+	if (err == -ENOENT && access("/sys/kernel/tracing/kprobe_events", F_OK) &&
+	    access("/sys/kernel/debug/tracing/kprobe_events", F_OK))
+		return "tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing before collectd starts)";
+	return NULL;
+}
+
+/* A kretprobe with room for KRETPROBE_MAXACTIVE callers blocked at once, made in tracefs
+ * (kretprobe_events.h). Where this process cannot write kprobe_events, libbpf makes it with
+ * the kernel's default room, and the log says what that can lose and how to fix it. */
+static struct bpf_link *attach_kretprobe(struct bpf_program *prog, const char *function,
+					 char event[KRETPROBE_EVENT_NAME_MAX])
+{
+	LIBBPF_OPTS(bpf_kprobe_opts, opts, .retprobe = true);
+	int fd = kretprobe_event_open(function, event), e;
+	const char *why = fd < 0 ? no_tracefs_kretprobes(fd) : NULL;
+	struct bpf_link *link;
+
+	if (why) {
+		link = bpf_program__attach_kprobe_opts(prog, function, &opts);
+		if (link)
+			ebpf_log(EBPF_LOG_WARNING, "kretprobe on %s has the kernel's default room for calls in "
+				 "progress (10, or 2 per CPU): returns of more calls blocked in it at once are lost "
+				 "uncounted, because %s", function, why);
+		return link;
+	}
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	link = bpf_program__attach_perf_event(prog, fd);
+	if (!link) {
+		e = errno;
+		close(fd);
+		kretprobe_event_remove(event);
+		errno = e;
+	}
+	return link;
+}
+
 /* kprobe candidates name their function at run time; everything else attaches by the
  * section name (fentry by the target set before load). */
-static struct bpf_link *attach_prog(struct bpf_program *prog, const struct probe_candidate *c, int target)
+static struct bpf_link *attach_prog(struct bpf_program *prog, const struct probe_candidate *c, int target,
+				    char event[KRETPROBE_EVENT_NAME_MAX])
 {
 	if (c->method == ATTACH_KPROBE && has_targets(c)) {
 		LIBBPF_OPTS(bpf_kprobe_opts, opts);
 
-		opts.retprobe = !strncmp(bpf_program__section_name(prog), "kretprobe", 9);
+		if (!strncmp(bpf_program__section_name(prog), "kretprobe", 9))
+			return attach_kretprobe(prog, c->targets[target], event);
 		return bpf_program__attach_kprobe_opts(prog, c->targets[target], &opts);
 	}
 	return bpf_program__attach(prog);
@@ -306,7 +355,7 @@ static int attach_chosen(struct probe_set *ps, struct bpf_object *obj)
 			struct bpf_program *prog = bpf_object__find_program_by_name(obj, c->progs[k]);
 
 			ebpf_log_clear_libbpf_warning();
-			p->links[k] = attach_prog(prog, c, p->target);
+			p->links[k] = attach_prog(prog, c, p->target, p->kretprobe_events[k]);
 			if (!p->links[k]) {
 				note_failure(ps, p, "attach", errno);
 				failed++;

@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "libcore/kernel/kretprobe_events.h"
+
 struct bpf_object;
 struct bpf_link;
 
@@ -75,6 +77,9 @@ struct probe_point {
 	uint8_t next_target[PROBE_MAX_CANDIDATES]; /* first alternate of candidate i not yet tried */
 	char failures[1024];                    /* "raw_tp: <why>; kprobe:vfs_read: <why>" */
 	struct bpf_link *links[PROBE_MAX_PROGS];
+	/* kretprobes the engine made in tracefs (kretprobe_events.h) for links[k], removed
+	 * after the link; "" for every other program. */
+	char kretprobe_events[PROBE_MAX_PROGS][KRETPROBE_EVENT_NAME_MAX];
 };
 
 /* How probe.c handles the module's object: open() opens the skeleton, applies the

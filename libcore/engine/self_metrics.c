@@ -1,6 +1,7 @@
 #include "libcore/engine/self_metrics.h"
 
 #include "libcore/engine/log.h"
+#include "libcore/kernel/kretprobe_events.h"
 #include "libcore/kernel/map_entries.h"
 #include "libcore/kernel/prog_stats.h"
 
@@ -139,10 +140,28 @@ static void emit_program_stats(const struct module *m, const struct metric_sink 
 		sink->counter(sink->ctx, "cpu_time_ms", "", t.run_time_ns / 1000000);
 }
 
+/* Returns the kernel could not hand to the module's kretprobes (kretprobe_events.h),
+ * summed; sent while the module has kretprobes the engine made, even when 0. */
+static void emit_kretprobe_missed(const struct module *m, const struct metric_sink *sink)
+{
+	const char *names[m->probes.npoints * PROBE_MAX_PROGS + 1];
+	uint64_t missed;
+	int n = 0;
+
+	for (int i = 0; i < m->probes.npoints; i++)
+		for (int k = 0; k < PROBE_MAX_PROGS; k++)
+			if (m->probes.points[i].kretprobe_events[k][0])
+				names[n++] = m->probes.points[i].kretprobe_events[k];
+	if (n && !kretprobe_events_missed(names, n, &missed))
+		sink->counter(sink->ctx, "dropped", "kretprobe_missed", missed);
+}
+
 void self_metrics_read(const struct module *m, const struct metric_sink *sink)
 {
-	if (m->probes.obj)
+	if (m->probes.obj) {
 		emit_program_stats(m, sink);
+		emit_kretprobe_missed(m, sink);
+	}
 	emit_attach_methods(m, sink);
 	if (m->probes.obj)
 		emit_map_fill(m, sink);
