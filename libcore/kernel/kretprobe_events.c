@@ -11,11 +11,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #define PREFIX "collectd_ebpf_"
 
 static const char *const tracefs_dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+
+/* kprobe_profile, opened with the first event and kept, and read with preadv(): the vfs
+ * module counts vfs_read() and vfs_open() calls, and the engine's own bookkeeping must not
+ * show up in the counts of a vfs module that watches collectd itself (readv and preadv go
+ * through vfs_readv). The lock keeps one whole read at a time: the file is regenerated
+ * when read from offset 0, and lines change length as counts grow. */
+static int profile_fd = -1;
+static pthread_mutex_t profile_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The tracefs directory whose kprobe_events exists, or NULL. */
 static const char *tracefs_dir(void)
@@ -158,8 +167,16 @@ int kretprobe_event_open(const char *function, char name[KRETPROBE_EVENT_NAME_MA
 	}
 	id = event_id(dir, name);
 	fd = id < 0 ? (int)id : perf_open(id);
-	if (fd < 0)
+	if (fd < 0) {
 		kretprobe_event_remove(name);
+		return fd;
+	}
+	pthread_mutex_lock(&profile_lock);
+	if (profile_fd < 0) {
+		snprintf(cmd, sizeof(cmd), "%s/kprobe_profile", dir);
+		profile_fd = open(cmd, O_RDONLY | O_CLOEXEC);
+	}
+	pthread_mutex_unlock(&profile_lock);
 	return fd;
 }
 
@@ -176,21 +193,49 @@ void kretprobe_event_remove(char name[KRETPROBE_EVENT_NAME_MAX])
 	name[0] = '\0';
 }
 
+/* The whole of kprobe_profile (malloc'd, NUL-terminated), or NULL. */
+static char *read_profile(void)
+{
+	size_t used = 0, cap = 8192;
+	char *buf = malloc(cap);
+	ssize_t n = 0;
+
+	pthread_mutex_lock(&profile_lock);
+	while (buf && profile_fd >= 0) {
+		struct iovec iov;
+
+		if (cap - used < 4096) {
+			char *more = realloc(buf, cap * 2);
+
+			if (!more)
+				break;
+			buf = more;
+			cap *= 2;
+		}
+		iov = (struct iovec){ .iov_base = buf + used, .iov_len = cap - used - 1 };
+		n = preadv(profile_fd, &iov, 1, (off_t)used);
+		if (n <= 0)
+			break;
+		used += (size_t)n;
+	}
+	pthread_mutex_unlock(&profile_lock);
+	if (!buf || profile_fd < 0 || n != 0) {
+		free(buf);
+		return NULL;
+	}
+	buf[used] = '\0';
+	return buf;
+}
+
 int kretprobe_events_missed(const char *const *names, int n, uint64_t *missed)
 {
-	const char *dir = tracefs_dir();
-	char path[128], line[512];
-	FILE *f;
+	char *text = read_profile(), *save = NULL;
 
 	*missed = 0;
-	if (!dir)
-		return -1;
-	snprintf(path, sizeof(path), "%s/kprobe_profile", dir);
-	f = fopen(path, "re");
-	if (!f)
+	if (!text)
 		return -1;
 	/* "  <event>   <hits>   <missed>" */
-	while (fgets(line, sizeof(line), f)) {
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char event[KRETPROBE_EVENT_NAME_MAX + 64];
 		unsigned long long hits, miss;
 
@@ -200,6 +245,6 @@ int kretprobe_events_missed(const char *const *names, int n, uint64_t *missed)
 			if (names[i][0] && !strcmp(names[i], event))
 				*missed += miss;
 	}
-	fclose(f);
+	free(text);
 	return 0;
 }

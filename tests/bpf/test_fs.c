@@ -17,6 +17,7 @@ struct seen {
 	uint64_t calls[4];
 	uint64_t start_lost;
 	int other_series;
+	uint64_t kretprobe_missed;
 };
 
 static int op_of(const char *instance)
@@ -40,6 +41,8 @@ static void on_counter(void *ctx, const char *metric, const char *instance, uint
 		s->start_lost = v;
 	else if (!strcmp(metric, "dropped") && !strcmp(instance, "recursion"))
 		; /* every module's self-metric (test_self_metrics), not a filesystem's series */
+	else if (!strcmp(metric, "dropped") && !strcmp(instance, "kretprobe_missed"))
+		s->kretprobe_missed = v; /* the engine's, on kprobes: nothing missed here */
 	else if (i >= 0 && !strcmp(metric, "calls"))
 		s->calls[i] = v;
 	else
@@ -111,6 +114,7 @@ static void workload_and_check(struct module *m, const char *mnt)
 	}
 	CHECK_EQ_U64(s1.start_lost, 0);
 	CHECK(s1.other_series == 0); /* only ext4 was asked for */
+	CHECK_EQ_U64(s1.kretprobe_missed, 0);
 }
 
 static void run_method(const char *method, const struct loop_ext4 *fs)

@@ -4,8 +4,8 @@
  * in the kernel, the pipes are written and the threads return (in a child process of
  * their own, the one the module counts). The vfs module on kprobes
  * must count exactly NTHREADS returns (calls, latency samples, bytes), send its
- * dropped-kretprobe_missed counter (0 here), and leave no probe of this process in
- * kprobe_events once it stops. With libbpf's own kretprobes (default room) the returns of
+ * dropped-kretprobe_missed counter (0 here), leave no probe of this process in
+ * kprobe_events once it stops, and remove at start the one a dead process left there. With libbpf's own kretprobes (default room) the returns of
  * all but the first few are lost, uncounted.
  *
  * Only the kprobe method: run by the kernel matrix (tests/vm/tests.list); on a kernel
@@ -13,6 +13,7 @@
 #include "tests/bpf/module_test.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -127,19 +128,44 @@ static struct seen read_module(struct module *m)
 	return s;
 }
 
-/* Lines of kprobe_events naming a probe of this process. */
-static int own_probes(void)
+/* Lines of kprobe_events naming a probe of process pid. */
+static int probes_of(pid_t pid)
 {
 	char needle[64], line[512];
 	FILE *f = fopen("/sys/kernel/tracing/kprobe_events", "re");
 	int n = 0;
 
-	snprintf(needle, sizeof(needle), "collectd_ebpf_%d_", (int)getpid());
+	snprintf(needle, sizeof(needle), "collectd_ebpf_%d_", (int)pid);
 	while (f && fgets(line, sizeof(line), f))
 		n += strstr(line, needle) != NULL;
 	if (f)
 		fclose(f);
 	return n;
+}
+
+static int own_probes(void)
+{
+	return probes_of(getpid());
+}
+
+/* What a collectd killed with SIGKILL leaves behind: a kretprobe of a process that is gone.
+ * Returns that pid. */
+static pid_t leave_orphan(void)
+{
+	char cmd[128];
+	pid_t gone = fork();
+	int fd;
+
+	if (gone == 0)
+		_exit(0);
+	waitpid(gone, NULL, 0);
+	snprintf(cmd, sizeof(cmd), "r:kprobes/collectd_ebpf_%d_0_vfs_read vfs_read\n", (int)gone);
+	/* not fopen "a": its seek to the end fails on tracefs' seq_file */
+	fd = open("/sys/kernel/tracing/kprobe_events", O_WRONLY | O_APPEND | O_CLOEXEC);
+	CHECK(fd >= 0 && write(fd, cmd, strlen(cmd)) == (ssize_t)strlen(cmd));
+	close(fd);
+	CHECK(probes_of(gone) == 1);
+	return gone;
 }
 
 static void run(void)
@@ -148,7 +174,7 @@ static void run(void)
 	struct module *m = NULL;
 	struct seen s0, s1;
 	sigset_t set;
-	pid_t child;
+	pid_t child, orphan = leave_orphan();
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
@@ -175,6 +201,7 @@ static void run(void)
 	}
 	mt_check_methods(m, "kprobe");
 	CHECK(own_probes() > 0); /* the engine's own kretprobes, not libbpf's */
+	CHECK(probes_of(orphan) == 0); /* a dead process's, removed */
 
 	kill(child, SIGUSR1);
 	while (blocked_in_read(child) < NTHREADS && waited++ < 3000)
