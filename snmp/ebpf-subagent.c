@@ -119,6 +119,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	snapshot_cache_init(&cache, args.snapshot, MIB_MAX_OID - args.base_len, report);
+	cache.stale_after = args.stale_after;
 	snapshot_cache_refresh(&cache); /* says at once whether the snapshot can be read */
 
 	init_agent(APP_NAME);

@@ -194,9 +194,11 @@ int mib_view_build(struct mib_view *v, const struct snapshot *snap, enum mib_sna
 	v->room = room < MIB_MAX_SUFFIX ? room : MIB_MAX_SUFFIX;
 	v->status = status;
 	v->error = error ? error : "";
-	if (status != MIB_SNAPSHOT_OK || !snap)
+	if (!snap || (status != MIB_SNAPSHOT_OK && status != MIB_SNAPSHOT_STALE))
 		return 0;
 	v->snap = snap;
+	if (status == MIB_SNAPSHOT_STALE) /* old numbers must not look current: no rows */
+		return 0;
 	for (int i = 0; i < snap->nmodules; i++) {
 		if (add_module(v, &snap->modules[i], cap)) {
 			mib_view_free(v);

@@ -26,7 +26,13 @@
 #define MIB_MAX_OID 128    /* arcs in an OID: SNMP's limit, net-snmp's MAX_OID_LEN */
 #define MIB_MAX_SUFFIX 122 /* MIB_MAX_OID less the default base's 6 */
 
-enum mib_snapshot_status { MIB_SNAPSHOT_OK = 1, MIB_SNAPSHOT_MISSING, MIB_SNAPSHOT_UNREADABLE, MIB_SNAPSHOT_MALFORMED };
+enum mib_snapshot_status {
+	MIB_SNAPSHOT_OK = 1,
+	MIB_SNAPSHOT_MISSING,
+	MIB_SNAPSHOT_UNREADABLE,
+	MIB_SNAPSHOT_MALFORMED,
+	MIB_SNAPSHOT_STALE, /* whole, but older than --stale-after: served for its age only */
+};
 
 enum mib_type { MIB_INTEGER, MIB_STRING, MIB_GAUGE32, MIB_COUNTER32, MIB_COUNTER64, MIB_TIMETICKS };
 
@@ -47,7 +53,7 @@ struct mib_env {
 struct mib_row;
 
 struct mib_view {
-	const struct snapshot *snap; /* NULL unless status is OK */
+	const struct snapshot *snap; /* NULL unless status is OK, or STALE (then for the age only) */
 	enum mib_snapshot_status status;
 	const char *error;
 	struct mib_row *rows[MIB_TABLES]; /* modules, counters, histograms, buckets, gauges */
@@ -59,7 +65,7 @@ struct mib_view {
 
 enum mib_lookup { MIB_FOUND, MIB_NO_SUCH_OBJECT, MIB_NO_SUCH_INSTANCE, MIB_END };
 
-/* Builds the rows of snap (may be NULL) and keeps pointers into it and into error. room:
+/* Builds the rows of snap (may be NULL; with status STALE, only its age is served) and keeps pointers into it and into error. room:
  * the arcs an OID may have below the base (MIB_MAX_OID - base length, at most
  * MIB_MAX_SUFFIX): a row whose longest OID would not fit is left out (and counted in
  * skipped), so that GET and GETNEXT agree and a walk never stops short at it. 0 or -ENOMEM. */

@@ -32,7 +32,9 @@ static void settle(struct snapshot_cache *c, enum mib_snapshot_status status, co
 	mib_view_free(&c->view);
 	c->status = status;
 	snprintf(c->error, sizeof(c->error), "%s", error);
-	if (mib_view_build(&c->view, status == MIB_SNAPSHOT_OK ? &c->snap : NULL, status, c->error, c->room)) {
+	bool whole = status == MIB_SNAPSHOT_OK || status == MIB_SNAPSHOT_STALE;
+
+	if (mib_view_build(&c->view, whole ? &c->snap : NULL, status, c->error, c->room)) {
 		/* Out of memory: serve the status scalars only, and say so. */
 		c->status = MIB_SNAPSHOT_UNREADABLE;
 		snprintf(c->error, sizeof(c->error), "%s: out of memory building the tables", c->path);
@@ -81,6 +83,22 @@ static FILE *open_snapshot(const char *path, struct stat *st, char *why, size_t 
 	return NULL;
 }
 
+/* OK, or STALE when the whole snapshot in c->snap was written more than stale_after
+ * seconds ago (why says so). */
+static enum mib_snapshot_status freshness(const struct snapshot_cache *c, char *why, size_t len)
+{
+	int64_t age_us;
+
+	why[0] = '\0';
+	if (c->stale_after <= 0 || __builtin_sub_overflow(snapshot_now_us(), c->snap.written_us, &age_us) ||
+	    age_us <= (int64_t)c->stale_after * 1000000)
+		return MIB_SNAPSHOT_OK;
+	snprintf(why, len, "%s was last written more than %d s ago (--stale-after): collectd has stopped "
+		 "publishing it (killed, or hung); its values are not served until it publishes again",
+		 c->path, c->stale_after);
+	return MIB_SNAPSHOT_STALE;
+}
+
 void snapshot_cache_refresh(struct snapshot_cache *c)
 {
 	struct stat st;
@@ -100,8 +118,15 @@ void snapshot_cache_refresh(struct snapshot_cache *c)
 		settle(c, e == ENOENT ? MIB_SNAPSHOT_MISSING : MIB_SNAPSHOT_UNREADABLE, why);
 		return;
 	}
-	if (c->loaded && same_file(&st, &c->identity))
+	if (c->loaded && same_file(&st, &c->identity)) {
+		if (c->status == MIB_SNAPSHOT_OK || c->status == MIB_SNAPSHOT_STALE) {
+			enum mib_snapshot_status now = freshness(c, why, sizeof(why));
+
+			if (now != c->status)
+				settle(c, now, why);
+		}
 		return;
+	}
 	snapshot_free(&c->snap);
 	c->loaded = false;
 	f = open_snapshot(c->path, &st, why, sizeof(why));
@@ -115,7 +140,9 @@ void snapshot_cache_refresh(struct snapshot_cache *c)
 		snprintf(why, sizeof(why), "%s: %s", c->path, err);
 		settle(c, MIB_SNAPSHOT_MALFORMED, why);
 	} else {
-		settle(c, MIB_SNAPSHOT_OK, "");
+		enum mib_snapshot_status now = freshness(c, why, sizeof(why));
+
+		settle(c, now, why);
 	}
 	fclose(f);
 }

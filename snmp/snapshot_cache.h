@@ -1,5 +1,6 @@
 /* The subagent's copy of the plugin's snapshot file: reread on a request when the file was
- * replaced (another inode, size or mtime), never on a timer. A missing, unreadable or
+ * replaced (another inode, size or mtime), never on a timer; its age is checked on every
+ * request. A missing, unreadable or
  * malformed file is a state the MIB reports (ebpfSnapshotStatus), not a crash. */
 #ifndef EBPF_SNMP_SNAPSHOT_CACHE_H
 #define EBPF_SNMP_SNAPSHOT_CACHE_H
@@ -17,6 +18,9 @@ struct snapshot_cache {
 	struct stat identity;
 	struct snapshot snap;
 	enum mib_snapshot_status status;
+	/* Seconds after its `written` time a whole snapshot is stale (collectd stopped
+	 * publishing: killed, hung); 0: never. Set after snapshot_cache_init. */
+	int stale_after;
 	char error[600];
 	struct mib_view view;
 	/* Called when the status or error changes, so that the log tells why values vanish. */
@@ -26,7 +30,8 @@ struct snapshot_cache {
 /* room: MIB_MAX_OID less the base OID's length. */
 void snapshot_cache_init(struct snapshot_cache *c, const char *path, size_t room,
 			 void (*report)(bool ok, const char *msg));
-/* Rereads the file if it changed since the last call. */
+/* Rereads the file if it changed since the last call; a whole file older than
+ * stale_after becomes STALE, and OK again once collectd replaces it. */
 void snapshot_cache_refresh(struct snapshot_cache *c);
 void snapshot_cache_free(struct snapshot_cache *c);
 

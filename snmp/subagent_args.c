@@ -23,6 +23,9 @@ const char subagent_usage[] =
 	"  -b, --base-oid=OID        where COLLECTD-EBPF-MIB is served (default " SUBAGENT_DEFAULT_BASE_OID ",\n"
 	"                            net-snmp's experimental arc; use 1.3.6.1.4.1.<your PEN>.<n>)\n"
 	"  -p, --ping-interval=SEC   AgentX ping, and reconnect delay after snmpd restarts (default 5)\n"
+	"  -a, --stale-after=SEC     a snapshot not rewritten for SEC seconds is stale(5): collectd\n"
+	"                            stopped publishing; its values are no longer served (default 60;\n"
+	"                            give at least 3 x collectd's Interval; 0: never stale)\n"
 	"  -l, --syslog              log to syslog (daemon facility) instead of stderr\n"
 	"  -d, --debug               print AgentX protocol debugging\n"
 	"  -h, --help                this text\n"
@@ -56,6 +59,20 @@ int subagent_parse_oid(const char *s, uint32_t *ids, size_t max, size_t *len)
 	return *len >= 2 && ids[0] <= 2 ? 0 : -1;
 }
 
+/* Whole seconds from min to max; 0, or -1. */
+static int parse_seconds(const char *s, long min, long max, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || !s[0] || *end || v < min || v > max)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
 int subagent_args_parse(int argc, char **argv, struct subagent_args *out, char *err, size_t errlen)
 {
 	static const struct option longopts[] = {
@@ -63,6 +80,7 @@ int subagent_args_parse(int argc, char **argv, struct subagent_args *out, char *
 		{ "agentx-socket", required_argument, NULL, 'x' },
 		{ "base-oid", required_argument, NULL, 'b' },
 		{ "ping-interval", required_argument, NULL, 'p' },
+		{ "stale-after", required_argument, NULL, 'a' },
 		{ "syslog", no_argument, NULL, 'l' },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
@@ -75,13 +93,11 @@ int subagent_args_parse(int argc, char **argv, struct subagent_args *out, char *
 	out->snapshot = SNAPSHOT_DEFAULT_PATH;
 	out->agentx_socket = AGENTX_DEFAULT_SOCKET;
 	out->ping_interval = SUBAGENT_DEFAULT_PING;
+	out->stale_after = SUBAGENT_DEFAULT_STALE_AFTER;
 	subagent_parse_oid(SUBAGENT_DEFAULT_BASE_OID, out->base, SUBAGENT_MAX_BASE_OID, &out->base_len);
 	optind = 0; /* reset getopt, so that tests can parse more than once */
 	opterr = 0; /* our own messages */
-	while ((c = getopt_long(argc, argv, ":s:x:b:p:ldhV", longopts, NULL)) != -1) {
-		char *end;
-		long v;
-
+	while ((c = getopt_long(argc, argv, ":s:x:b:p:a:ldhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			if (!optarg[0] || optarg[0] != '/') {
@@ -108,14 +124,19 @@ int subagent_args_parse(int argc, char **argv, struct subagent_args *out, char *
 			}
 			break;
 		case 'p':
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (errno || !optarg[0] || *end || v < 1 || v > 3600) {
+			if (parse_seconds(optarg, 1, 3600, &out->ping_interval)) {
 				snprintf(err, errlen, "--ping-interval \"%s\": expected whole seconds from 1 to 3600 "
 					 "(default %d)", optarg, SUBAGENT_DEFAULT_PING);
 				return -1;
 			}
-			out->ping_interval = (int)v;
+			break;
+		case 'a':
+			if (parse_seconds(optarg, 0, 86400, &out->stale_after)) {
+				snprintf(err, errlen, "--stale-after \"%s\": expected whole seconds from 0 (never stale) "
+					 "to 86400, at least 3 x collectd's Interval (default %d)", optarg,
+					 SUBAGENT_DEFAULT_STALE_AFTER);
+				return -1;
+			}
 			break;
 		case 'l':
 			out->syslog = true;

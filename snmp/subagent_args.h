@@ -9,6 +9,8 @@
 /* experimental.3273: net-snmp's experimental arc; production sites use their own PEN. */
 #define SUBAGENT_DEFAULT_BASE_OID "1.3.6.1.3.3273"
 #define SUBAGENT_DEFAULT_PING 5
+/* Six of collectd's default 10 s Intervals: a few late reads are not yet "stale". */
+#define SUBAGENT_DEFAULT_STALE_AFTER 60
 #define SUBAGENT_MAX_BASE_OID 32
 
 struct subagent_args {
@@ -17,6 +19,7 @@ struct subagent_args {
 	uint32_t base[SUBAGENT_MAX_BASE_OID];
 	size_t base_len;
 	int ping_interval;        /* seconds between AgentX pings, and between reconnects */
+	int stale_after;          /* seconds after which an unchanged snapshot is stale; 0: never */
 	bool syslog;              /* log to syslog instead of stderr */
 	bool debug;               /* net-snmp's AgentX debug output */
 	bool help, version;

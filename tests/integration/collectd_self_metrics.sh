@@ -7,19 +7,6 @@
 . "$top_srcdir/tests/integration/lib.sh"
 . "$top_srcdir/tests/integration/snmp_lib.sh"
 
-SNAP="$WORK/snap/snapshot"
-SOCK="$WORK/agentx/master"
-BASE=.1.3.6.1.3.3273
-mkdir -p "$WORK/snmpd-persist" "$WORK/agentx"
-
-# OID of a string index component: length-prefixed unless "implied".
-str_oid() {
-	bytes=$(printf '%s' "$1" | od -An -tu1 | tr -s ' \n' '  ' | sed 's/^ *//; s/ *$//' | tr ' ' '.')
-	if [ "${2:-}" = implied ]; then echo "$bytes"; else echo "${#1}.$bytes"; fi
-}
-# value OID: the bare value of one object over v2c ("" on error).
-value() { snmpget -v2c -c public -On -Ovq -t 2 -r 1 "$AGENT" "$1" 2>/dev/null | tr -d '"'; }
-
 # The syscalls module's programs on the classic tracepoint with the tid hash (start_tid).
 PROG=lat_exit_tp_hash
 config() { # $1: CollectCost value
@@ -61,22 +48,9 @@ awk -v a="$runs1" -v b="$runs2" -v c="$ns1" -v d="$ns2" 'BEGIN { exit !(b > a &&
 pass "CollectCost: $PROG runs $runs1 -> $runs2, run time $ns1 -> $ns2 ns; total_time_in_ms $(csv_last syscalls total_time_in_ms)"
 
 # --- the same through SNMP ------------------------------------------------------------------------
-cat > "$WORK/snmpd.conf" <<CONF
-[snmp] persistentDir $WORK/snmpd-persist
-master agentx
-agentXSocket $SOCK
-agentXPerms 0660 0755 root nogroup
-view ebpfView included .1.3.6.1.2.1.1
-view ebpfView included $BASE
-rocommunity public 127.0.0.1 -V ebpfView
-dontLogTCPWrappersConnects yes
-CONF
-"$SNMPD" -f -C -c "$WORK/snmpd.conf" -Lf "$WORK/snmpd.log" -I -smux,mteTrigger,mteTriggerConf "$AGENT" &
-SNMPD_PID=$!
-wait_for_snmpd public || sfail "snmpd did not answer on $AGENT"
-setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
-	"$SUBAGENT" --snapshot="$SNAP" --agentx-socket="$SOCK" --ping-interval=2 >> "$WORK/subagent.log" 2>&1 &
-SUBAGENT_PID=$!
+write_snmpd_conf < /dev/null
+start_snmpd
+start_subagent
 m=$(str_oid syscalls)
 fill_oid=$BASE.1.6.1.3.$m.$(str_oid map_fill).$(str_oid start_tid implied)
 text_oid=$BASE.1.6.1.4.$m.$(str_oid map_fill).$(str_oid start_tid implied)

@@ -56,3 +56,60 @@ wait_until() {
 wait_for_snmpd() {
 	wait_until 10 snmpget -v2c -c "$1" -t 1 -r 0 "$AGENT" .1.3.6.1.2.1.1.3.0
 }
+
+# The private snmpd + subagent pair most tests run: AgentX on a socket in $WORK, the
+# subagent as nobody:nogroup serving $SNAP, the MIB under $BASE, v2c community public.
+SNAP="$WORK/snap/snapshot"
+SOCK="$WORK/agentx/master"
+BASE=.1.3.6.1.3.3273
+PING=2
+mkdir -p "$WORK/snmpd-persist" "$WORK/agentx"
+
+v2() { snmpget -v2c -c public -On -Oe -t 2 -r 1 "$AGENT" "$@"; }
+v2walk() { snmpwalk -v2c -c public -On -Oe -t 2 -r 1 "$AGENT" "$@"; }
+# value OID: the bare value of one object over v2c ("" on error).
+value() { v2 -Ovq "$1" 2>/dev/null | tr -d '"'; }
+status_is() { [ "$(value $BASE.1.1.1.0)" = "$1" ]; }
+is_number() { case "$(value "$1")" in ''|*[!0-9]*) return 1 ;; esac; }
+
+# OID of a string index component: length-prefixed unless "implied".
+str_oid() {
+	bytes=$(printf '%s' "$1" | od -An -tu1 | tr -s ' \n' '  ' | sed 's/^ *//; s/ *$//' | tr ' ' '.')
+	if [ "${2:-}" = implied ]; then echo "$bytes"; else echo "${#1}.$bytes"; fi
+}
+
+# write_snmpd_conf: $WORK/snmpd.conf, the AgentX master and a v2c view of the system group
+# and $BASE; lines on stdin are appended.
+write_snmpd_conf() {
+	cat > "$WORK/snmpd.conf" <<CONF
+[snmp] persistentDir $WORK/snmpd-persist
+master agentx
+agentXSocket $SOCK
+agentXPerms 0660 0755 root nogroup
+view ebpfView included .1.3.6.1.2.1.1
+view ebpfView included $BASE
+rocommunity public 127.0.0.1 -V ebpfView
+dontLogTCPWrappersConnects yes
+CONF
+	cat >> "$WORK/snmpd.conf"
+}
+
+start_snmpd() {
+	"$SNMPD" -f -C -c "$WORK/snmpd.conf" -p "$WORK/snmpd.pid" -Lf "$WORK/snmpd.log" \
+		-I -smux,mteTrigger,mteTriggerConf "$AGENT" &
+	SNMPD_PID=$!
+	wait_for_snmpd public || sfail "snmpd did not answer on $AGENT"
+}
+
+stop_snmpd() {
+	kill "$SNMPD_PID" && wait "$SNMPD_PID" 2>/dev/null || true
+	SNMPD_PID=
+}
+
+# start_subagent [OPTION...]: in the background, options added to the usual ones.
+start_subagent() {
+	setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
+		"$SUBAGENT" --snapshot="$SNAP" --agentx-socket="$SOCK" --ping-interval=$PING "$@" \
+		>> "$WORK/subagent.log" 2>&1 &
+	SUBAGENT_PID=$!
+}

@@ -12,44 +12,7 @@
 . "$top_srcdir/tests/integration/lib.sh"
 . "$top_srcdir/tests/integration/snmp_lib.sh"
 
-PING=2
-SNAP="$WORK/snap/snapshot"
-SOCK="$WORK/agentx/master"
-BASE=.1.3.6.1.3.3273
 MIBDIRS_T="$top_srcdir/snmp:/usr/share/snmp/mibs:$top_srcdir/tests/mibs"
-mkdir -p "$WORK/snmpd-persist" "$WORK/agentx"
-
-v2() { snmpget -v2c -c public -On -Oe -t 2 -r 1 "$AGENT" "$@"; }
-v2walk() { snmpwalk -v2c -c public -On -Oe -t 2 -r 1 "$AGENT" "$@"; }
-# value OID: the bare value of one object over v2c ("" on error).
-value() { v2 -Ovq "$1" 2>/dev/null | tr -d '"'; }
-
-# OID of a string index component: length-prefixed unless "implied".
-str_oid() {
-	bytes=$(printf '%s' "$1" | od -An -tu1 | tr -s ' \n' '  ' | sed 's/^ *//; s/ *$//' | tr ' ' '.')
-	if [ "${2:-}" = implied ]; then echo "$bytes"; else echo "${#1}.$bytes"; fi
-}
-
-start_snmpd() {
-	"$SNMPD" -f -C -c "$WORK/snmpd.conf" -p "$WORK/snmpd.pid" -Lf "$WORK/snmpd.log" \
-		-I -smux,mteTrigger,mteTriggerConf "$AGENT" &
-	SNMPD_PID=$!
-	wait_for_snmpd public || sfail "snmpd did not answer on $AGENT"
-}
-
-stop_snmpd() {
-	kill "$SNMPD_PID" && wait "$SNMPD_PID" 2>/dev/null || true
-	SNMPD_PID=
-}
-
-start_subagent() {
-	setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
-		"$SUBAGENT" --snapshot="$SNAP" --agentx-socket="$SOCK" --ping-interval=$PING \
-		>> "$WORK/subagent.log" 2>&1 &
-	SUBAGENT_PID=$!
-}
-
-status_is() { [ "$(value $BASE.1.1.1.0)" = "$1" ]; }
 
 # --- bad arguments ---------------------------------------------------------------------------
 out=$("$SUBAGENT" --bogus 2>&1) && sfail "--bogus accepted"
@@ -62,15 +25,7 @@ echo "$out" | grep -q 'expected whole seconds from 1 to 3600' || sfail "unclear 
 pass "bad arguments give clear errors, exit status 2 ($out)"
 
 # --- the subagent first: no snmpd, no collectd -------------------------------------------------
-cat > "$WORK/snmpd.conf" <<CONF
-[snmp] persistentDir $WORK/snmpd-persist
-master agentx
-agentXSocket $SOCK
-agentXPerms 0660 0755 root nogroup
-view ebpfView included .1.3.6.1.2.1.1
-view ebpfView included $BASE
-rocommunity public 127.0.0.1 -V ebpfView
-dontLogTCPWrappersConnects yes
+write_snmpd_conf <<CONF
 createUser ebpfpoll SHA "ebpf-auth-pass" AES "ebpf-priv-pass"
 rouser ebpfpoll authpriv -V ebpfView
 CONF
@@ -126,7 +81,6 @@ pass "module table: syscalls running via $methods since sysUpTime $disc; syscall
 FSYNC_CALLS="$BASE.1.3.1.3.$(str_oid syscalls).$(str_oid calls).$(str_oid fsync implied)"
 FSYNC_CALLS32="$BASE.1.3.1.4.$(str_oid syscalls).$(str_oid calls).$(str_oid fsync implied)"
 N=500
-is_number() { case "$(value "$1")" in ''|*[!0-9]*) return 1 ;; esac; }
 wait_until 10 is_number "$FSYNC_CALLS" || sfail "no value for calls/fsync at $FSYNC_CALLS: $(value "$FSYNC_CALLS")"
 before=$(value "$FSYNC_CALLS")
 "$FSYNC_N" $N

@@ -255,6 +255,55 @@ static void test_cache(void)
 	rmdir(dir);
 }
 
+/* A whole snapshot not rewritten for stale_after seconds is stale(5): only its age is
+ * served (old numbers must not look current), and it is ok(1) again once rewritten. */
+static void test_cache_stale(void)
+{
+	char dir[] = "/tmp/ebpf-mibview.XXXXXX", path[256];
+	struct snapshot_cache c;
+	struct mib_value v;
+	uint32_t status[] = { 1, 1, 1, 0 }, age[] = { 1, 1, 3, 0 };
+	struct mib_env now = { .uptime_cs = 10000, .now_us = snapshot_now_us() };
+	FILE *f;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/snapshot", dir);
+	snapshot_cache_init(&c, path, MIB_MAX_SUFFIX, report);
+	c.stale_after = 60;
+	f = fopen(path, "w");
+	fprintf(f, "collectd-ebpf-snapshot\t1\nwritten\t%lld\nmodule\tsyscalls\trunning\t0\t\t\n"
+		   "counter\tcalls\tfsync\t5\nend\n", (long long)(now.now_us - 61000000));
+	fclose(f);
+	snapshot_cache_refresh(&c);
+	CHECK(c.status == MIB_SNAPSHOT_STALE);
+	CHECK(strstr(c.error, "more than 60 s ago") != NULL);
+	CHECK(c.view.nrows[0] == 0 && c.view.nrows[1] == 0);
+	CHECK(mib_view_get(&c.view, &now, status, 4, &v) == MIB_FOUND && v.num == 5);
+	CHECK(mib_view_get(&c.view, &now, age, 4, &v) == MIB_FOUND && v.num >= 61 && v.num < 70);
+
+	/* rewritten now: ok, with its rows */
+	f = fopen(path, "w");
+	fprintf(f, "collectd-ebpf-snapshot\t1\nwritten\t%lld\nmodule\tsyscalls\trunning\t0\t\t\n"
+		   "counter\tcalls\tfsync\t6\nend\n", (long long)now.now_us);
+	fclose(f);
+	snapshot_cache_refresh(&c);
+	CHECK(c.status == MIB_SNAPSHOT_OK && c.view.nrows[1] == 1 && c.error[0] == '\0');
+	CHECK(mib_view_get(&c.view, &now, age, 4, &v) == MIB_FOUND && v.num <= 1);
+
+	/* the same file, found again once it is old: stale without a new file */
+	c.snap.written_us -= 61000000;
+	snapshot_cache_refresh(&c);
+	CHECK(c.status == MIB_SNAPSHOT_STALE && c.view.nrows[1] == 0);
+	/* 0: never stale */
+	c.stale_after = 0;
+	c.loaded = false;
+	snapshot_cache_refresh(&c);
+	CHECK(c.status == MIB_SNAPSHOT_OK);
+	unlink(path);
+	snapshot_cache_free(&c);
+	rmdir(dir);
+}
+
 /* A corrupt snapshot may claim any write time: the age saturates instead of overflowing
  * (now - INT64_MIN is undefined behaviour, and wrapped it read as a fresh snapshot). */
 static void test_age_extremes(void)
@@ -388,5 +437,6 @@ int main(void)
 	mib_view_free(&view);
 	snapshot_free(&snap);
 	test_cache();
+	test_cache_stale();
 	return testing_done();
 }

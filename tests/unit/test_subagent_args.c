@@ -42,14 +42,16 @@ int main(void)
 	/* Where Debian's snmpd.service (RuntimeDirectory=agentx) and the shipped snippet put it. */
 	CHECK_STR(a.agentx_socket, "/run/agentx/master");
 	CHECK(a.ping_interval == 5 && !a.help);
+	CHECK(a.stale_after == 60);
 	CHECK(a.base_len == 6 && a.base[0] == 1 && a.base[4] == 3 && a.base[5] == 3273);
 
 	CHECK(parse(&a, err, sizeof(err), "--snapshot=/tmp/s", "-x", "/tmp/agentx", "--base-oid", ".1.3.6.1.4.1.99999.7",
-		    "-p", "2", "--syslog", NULL) == 0);
+		    "-p", "2", "--syslog", "--stale-after=3", NULL) == 0);
 	CHECK_STR(a.snapshot, "/tmp/s");
 	CHECK_STR(a.agentx_socket, "/tmp/agentx");
 	CHECK(a.base_len == 8 && a.base[6] == 99999 && a.base[7] == 7);
-	CHECK(a.ping_interval == 2 && a.syslog);
+	CHECK(a.ping_interval == 2 && a.syslog && a.stale_after == 3);
+	CHECK(parse(&a, err, sizeof(err), "-a", "0", NULL) == 0 && a.stale_after == 0);
 	CHECK(parse(&a, err, sizeof(err), "--help", NULL) == 0 && a.help);
 	CHECK(parse(&a, err, sizeof(err), "-V", NULL) == 0 && a.version);
 
@@ -62,6 +64,8 @@ int main(void)
 	expect_error("--base-oid", "1.3.6.1.4.1.4294967296", "is not a numeric OID");
 	expect_error("--ping-interval", "0", "--ping-interval \"0\": expected whole seconds from 1 to 3600");
 	expect_error("-p", "5s", "expected whole seconds");
+	expect_error("--stale-after", "-1", "--stale-after \"-1\": expected whole seconds from 0 (never stale) to 86400");
+	expect_error("--stale-after", "1m", "at least 3 x collectd's Interval");
 	expect_error("--agentx-socket=", NULL, "--agentx-socket is empty");
 	expect_error("stray", NULL, "unexpected argument \"stray\"");
 
