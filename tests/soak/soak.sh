@@ -9,69 +9,20 @@
 # open fds, sampled every period, are flat (after the first minute, RSS within
 # SOAK_RSS_SLACK_KB, default 2048; fds back to their count, see below). Run before each release; README, Tests.
 . "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/every_module.sh"
 
 SECONDS_TOTAL=${SOAK_SECONDS:-1800}
 PERIOD=10 F=20 E=20 C=20 W=50 R=30
-FSYNC_N="$top_builddir/tests/integration/fsync_n"
-BACKING="$WORK/loop.img"
 
-soak_cleanup() {
-	[ -n "$COLLECTD_PID" ] && kill "$COLLECTD_PID" 2>/dev/null && wait "$COLLECTD_PID" 2>/dev/null
-	COLLECTD_PID=
-	[ -n "${LOOP:-}" ] && losetup -d "$LOOP"
-	cleanup
-}
-trap soak_cleanup EXIT INT TERM
-truncate -s 64M "$BACKING"
-LOOP=$(losetup -f --show --direct-io=on "$BACKING") || fail "cannot attach a loop device"
-DISK=${LOOP#/dev/}
-
-write_config "$WORK/collectd.conf" <<CONF
-<Plugin ebpf>
-  SnapshotFile "$WORK/snap/snapshot"
-  <Module "syscalls">
-    Latency "fsync"
-  </Module>
-  <Module "block">
-    Disk "$DISK"
-  </Module>
-  <Module "runqueue">
-  </Module>
-  <Module "tcp">
-  </Module>
-  <Module "process">
-  </Module>
-  <Module "vfs">
-  </Module>
-  <Module "fs">
-  </Module>
-  <Module "dcache">
-  </Module>
-  <Module "pagecache">
-  </Module>
-</Plugin>
-CONF
+every_module_config "$WORK/collectd.conf" < /dev/null
 start_collectd "$WORK/collectd.conf"
 wait_for_log 'modules running' 10 || fail "collectd did not report its modules"
 running=$(grep -o '[0-9]* of [0-9]* modules running' "$WORK/collectd.log" | tail -n 1)
 echo "soak: $running for $SECONDS_TOTAL s; loop device $DISK"
 
 # One of each first, so that every series exists before the baseline.
-workload() {
-	"$FSYNC_N" "$1" || fail "fsync_n failed"
-	i=0; while [ $i -lt "$2" ]; do /bin/true; i=$((i + 1)); done
-	bash -c "for i in \$(seq $3); do (: </dev/tcp/127.0.0.1/9) 2>/dev/null; done; true" # refused, as meant
-	dd if=/dev/zero of="$LOOP" bs=64k count="$4" oflag=direct status=none || fail "dd write failed"
-	dd if="$LOOP" of=/dev/null bs=16k count="$5" iflag=direct status=none || fail "dd read failed"
-}
 workload 1 1 1 1 1
 sleep 3
-# counters: the newest value of each counted series, one line.
-counters() {
-	echo "$(csv_last syscalls operations-fsync) $(csv_last process derive-execs) $(csv_last tcp derive-connect_failures)" \
-		"$(csv_last block operations-$DISK-write) $(csv_last block operations-$DISK-read)" \
-		"$(csv_last block derive-untraced-$DISK-write) $(csv_last block derive-untraced-$DISK-read)"
-}
 base=$(counters)
 echo "soak: baseline fsync execs connect_failures $DISK-write $DISK-read untraced-$DISK-write untraced-$DISK-read: $base"
 set -- $base
@@ -91,28 +42,7 @@ sleep 3 # two more reads
 end=$(counters)
 echo "soak: $rounds rounds; end: $end"
 
-set -- $base; b1=$1 b2=$2 b3=$3 b4=$4 b5=$5 b6=$6 b7=$7
-set -- $end
-delta() { awk -v a="$2" -v b="$1" 'BEGIN { printf "%d", a - b }'; }
-# atleast NAME BEFORE AFTER PER_ROUND: a system-wide count, at least the workload's.
-atleast() {
-	d=$(delta "$2" "$3"); want=$(($4 * rounds))
-	[ "$d" -ge "$want" ] || fail "$1: grew by $d, expected at least $want"
-	echo "soak: $1 +$d (workload $want, $((d - want)) from the rest of the machine)"
-}
-# exact NAME BEFORE AFTER UNTRACED_BEFORE UNTRACED_AFTER PER_ROUND: the loop device's count,
-# exactly the workload's once the IO the kernel did not hand to the programs is added
-# (README, Known limits: derive-untraced, from /proc/diskstats, shows every such loss).
-exact() {
-	d=$(delta "$2" "$3"); u=$(delta "$4" "$5"); want=$(($6 * rounds))
-	[ $((d + u)) = "$want" ] || fail "$1: counted $d and $u untraced, expected $want in all"
-	echo "soak: $1 +$d, untraced +$u (workload $want)"
-}
-atleast fsync "$b1" "$1" $F
-atleast execs "$b2" "$2" $E
-atleast connect_failures "$b3" "$3" $C
-exact "$DISK-write" "$b4" "$4" "$b6" "$6" $W
-exact "$DISK-read" "$b5" "$5" "$b7" "$7" $R
+REPORT_PREFIX="soak: " check_totals "$base" "$end" $rounds $F $E $C $W $R
 grep 'module ".*" is off' "$WORK/collectd.log" | cut -c1-200 | sed 's/^/soak: (off from the start) /' || true
 [ "$(grep -o '[0-9]* of [0-9]* modules running' "$WORK/collectd.log" | tail -n 1)" = "$running" ] ||
 	fail "the running modules changed during the soak"
