@@ -10,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-static const char *const common_options[] = { "AttachOrder", "Percentile", "Bucket", "BucketType", NULL };
+static const char *const common_options[] = { "AttachOrder", "Percentile", "Bucket", "BucketType", "Precision", NULL };
 
 const char *module_state_name(enum module_state s)
 {

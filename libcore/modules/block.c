@@ -15,6 +15,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,7 @@ struct block {
 	struct name_filter disks_filter;
 	bool queue_time;
 	/* derived at start */
+	unsigned int precision; /* of the histogram rows, hist_config_precision() */
 	struct kernel_facts facts;
 	struct probe_point points[NPOINTS];
 	/* reading */
@@ -138,6 +140,10 @@ static void read_kernel_facts(struct kernel_facts *f)
 	btf_facts_close(btf);
 }
 
+/* Bytes of a `disks` value packed for precision p. */
+#define PACKED_ROW_SIZE(p) HIST_PACKED_ROW_OFFSET(offsetof(struct block_row, latency), BLOCK_HISTS, (p))
+_Static_assert(sizeof(struct block_row) == PACKED_ROW_SIZE(HIST_PRECISION_MAX), "histogram rows come last");
+
 static struct bpf_object *open_object(void *ctx)
 {
 	struct block *b = ctx;
@@ -150,6 +156,8 @@ static struct bpf_object *open_object(void *ctx)
 	b->skel->rodata->queue_flag_stats = b->facts.queue_flag_stats;
 	b->skel->rodata->rqf_stats = b->facts.rqf_stats;
 	b->skel->rodata->queue_time = b->queue_time;
+	b->skel->rodata->hist_precision = b->precision;
+	bpf_map__set_value_size(b->skel->maps.disks, PACKED_ROW_SIZE(b->precision));
 	return b->skel->obj;
 }
 
@@ -175,6 +183,10 @@ static int block_start(struct module *m, char *err, size_t errlen)
 	int e;
 
 	read_kernel_facts(&b->facts);
+	/* `disks` is one hash for all CPUs, preallocated for BLOCK_MAX_ROWS rows: counted as an
+	 * eighth of its histograms against the per-CPU budget, it gets precision 3 by default
+	 * (7 MB; precision 5 would take 27 MB). */
+	b->precision = hist_config_precision(&m->hist, BLOCK_MAX_ROWS * BLOCK_HISTS / 8);
 	b->points[POINT_IO].enabled = !b->queue_time;
 	b->points[POINT_IO_QUEUE].enabled = b->queue_time;
 	if (probe_set_start(&m->probes, &po, err, errlen))
@@ -209,7 +221,10 @@ static struct row_state *row_state(struct block *b, const struct block_key *k)
 			return &b->rows[i];
 	if (b->nrows == BLOCK_MAX_ROWS)
 		return NULL; /* cannot happen: the map has as many rows */
-	b->rows[b->nrows] = (struct row_state){ .key = *k };
+	b->rows[b->nrows].key = *k;
+	hist_tracker_init(&b->rows[b->nrows].latency, 1, b->precision);
+	hist_tracker_init(&b->rows[b->nrows].size, 1, b->precision);
+	hist_tracker_init(&b->rows[b->nrows].queue, 1, b->precision);
 	return &b->rows[b->nrows++];
 }
 
@@ -250,6 +265,7 @@ static int read_rows(struct block *b, const struct metric_sink *sink)
 	int fd = bpf_map__fd(b->skel->maps.disks);
 	struct block_key key, next;
 	struct block_row row;
+	uint64_t packed[sizeof(struct block_row) / 8];
 	void *prev = NULL;
 
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
@@ -257,8 +273,9 @@ static int read_rows(struct block *b, const struct metric_sink *sink)
 
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &row))
+		if (bpf_map_lookup_elem(fd, &key, packed))
 			continue; /* rows are never deleted; treat a miss as "not yet" */
+		hist_rows_unpack(packed, &row, offsetof(struct block_row, latency), BLOCK_HISTS, b->precision);
 		rs = row_state(b, &key);
 		if (rs)
 			emit_row(b, sink, rs, &row);

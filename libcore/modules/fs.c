@@ -51,6 +51,7 @@ struct fs_point {
 struct fs {
 	struct fs_bpf *skel;
 	uint32_t filter_tgid;
+	unsigned int precision; /* of the latency rows, hist_config_precision() */
 	/* configuration: indexes into fs_types, -1 for none */
 	int wanted[FS_SLOTS];
 	int nwanted;
@@ -218,6 +219,8 @@ static struct bpf_object *open_object(void *ctx)
 	if (!f->skel)
 		return NULL;
 	f->skel->rodata->filter_tgid = f->filter_tgid;
+	f->skel->rodata->hist_precision = f->precision;
+	bpf_map__set_value_size(f->skel->maps.latency, HIST_ROW_SIZE(f->precision));
 	return f->skel->obj;
 }
 
@@ -244,6 +247,7 @@ static int fs_start(struct module *m, char *err, size_t errlen)
 	int e;
 
 	f->filter_tgid = m->filter_tgid;
+	f->precision = hist_config_precision(&m->hist, FS_ROWS);
 	if (assign_slots(m, f) == 0) {
 		snprintf(err, errlen,
 			 "none of the filesystems to measure is registered in /proc/filesystems (known: %s); "
@@ -253,8 +257,9 @@ static int fs_start(struct module *m, char *err, size_t errlen)
 	}
 	if (probe_set_start(&m->probes, &po, err, errlen))
 		return -1;
-	e = percpu_reader_init(&f->latency_reader, bpf_map__fd(f->skel->maps.latency), FS_ROWS,
-			       sizeof(struct hist_row));
+	e = percpu_reader_init_prefix(&f->latency_reader, bpf_map__fd(f->skel->maps.latency), FS_ROWS,
+				      HIST_ROW_SIZE(f->precision), sizeof(struct hist_row));
+	hist_tracker_init(f->trackers, FS_ROWS, f->precision);
 	if (!e)
 		e = percpu_reader_init(&f->stats_reader, bpf_map__fd(f->skel->maps.stats), FS_STAT_COUNT,
 				       sizeof(uint64_t));

@@ -31,6 +31,7 @@ static const struct probe_candidate candidates[] = {
 struct runqueue {
 	struct runqueue_bpf *skel;
 	uint32_t filter_tgid;
+	unsigned int precision; /* of the latency row, hist_config_precision() */
 	bool per_cpu;
 	struct probe_point point;
 	/* reading */
@@ -77,6 +78,8 @@ static struct bpf_object *open_object(void *ctx)
 	if (!r->skel)
 		return NULL;
 	r->skel->rodata->filter_tgid = r->filter_tgid;
+	r->skel->rodata->hist_precision = r->precision;
+	bpf_map__set_value_size(r->skel->maps.latency, HIST_ROW_SIZE(r->precision));
 	return r->skel->obj;
 }
 
@@ -102,9 +105,12 @@ static int runqueue_start(struct module *m, char *err, size_t errlen)
 	int e;
 
 	r->filter_tgid = m->filter_tgid;
+	r->precision = hist_config_precision(&m->hist, 1);
 	if (probe_set_start(&m->probes, &po, err, errlen))
 		return -1;
-	e = percpu_reader_init(&r->latency_reader, bpf_map__fd(r->skel->maps.latency), 1, sizeof(struct hist_row));
+	e = percpu_reader_init_prefix(&r->latency_reader, bpf_map__fd(r->skel->maps.latency), 1,
+				      HIST_ROW_SIZE(r->precision), sizeof(struct hist_row));
+	hist_tracker_init(&r->all_tracker, 1, r->precision);
 	if (!e)
 		e = percpu_reader_init(&r->stats_reader, bpf_map__fd(r->skel->maps.stats), RUNQ_STAT_COUNT,
 				       sizeof(uint64_t));
@@ -112,6 +118,8 @@ static int runqueue_start(struct module *m, char *err, size_t errlen)
 		r->cpu_trackers = calloc(r->latency_reader.ncpus, sizeof(*r->cpu_trackers));
 		if (!r->cpu_trackers)
 			e = -ENOMEM;
+		else
+			hist_tracker_init(r->cpu_trackers, r->latency_reader.ncpus, r->precision);
 	}
 	if (e) {
 		snprintf(err, errlen, "cannot set up map readers: %s", strerror(-e));

@@ -40,6 +40,7 @@ enum { POINT_COUNTERS, POINT_LATENCY, NPOINTS };
 struct syscalls {
 	struct syscalls_bpf *skel;
 	uint32_t filter_tgid;
+	unsigned int precision; /* of the latency rows, hist_config_precision() */
 	/* configuration */
 	bool latency_all;
 	bool latency_on[MAX_SYSCALLS];
@@ -139,6 +140,8 @@ static struct bpf_object *open_object(void *ctx)
 	if (!s->skel)
 		return NULL;
 	s->skel->rodata->filter_tgid = s->filter_tgid;
+	s->skel->rodata->hist_precision = s->precision;
+	bpf_map__set_value_size(s->skel->maps.latency, HIST_ROW_SIZE(s->precision));
 	for (uint16_t r = 0; r < s->nrows; r++)
 		s->skel->rodata->latency_row[s->row_nr[r]] = r + 1;
 	bpf_map__set_max_entries(s->skel->maps.latency, s->nrows ? s->nrows : 1);
@@ -175,8 +178,9 @@ static int init_readers(struct syscalls *s)
 		err = percpu_reader_init(&s->stats_reader, bpf_map__fd(s->skel->maps.stats), SYSCALL_STAT_COUNT,
 					 sizeof(uint64_t));
 	if (!err && s->nrows)
-		err = percpu_reader_init(&s->latency_reader, bpf_map__fd(s->skel->maps.latency), s->nrows,
-					 sizeof(struct hist_row));
+		err = percpu_reader_init_prefix(&s->latency_reader, bpf_map__fd(s->skel->maps.latency), s->nrows,
+						HIST_ROW_SIZE(s->precision), sizeof(struct hist_row));
+	hist_tracker_init(s->trackers, s->nrows, s->precision);
 	return err;
 }
 
@@ -188,6 +192,7 @@ static int syscalls_start(struct module *m, char *err, size_t errlen)
 
 	s->filter_tgid = m->filter_tgid;
 	assign_rows(s);
+	s->precision = hist_config_precision(&m->hist, s->nrows);
 	s->points[POINT_COUNTERS].enabled = s->nrows == 0;
 	s->points[POINT_LATENCY].enabled = s->nrows > 0;
 	if (probe_set_start(&m->probes, &po, err, errlen))

@@ -46,6 +46,7 @@ enum { POINT_RETRANSMIT, POINT_SEND_RESET, POINT_RECEIVE_RESET, POINT_STATE, NPO
 struct tcp {
 	struct tcp_bpf *skel;
 	uint32_t filter_tgid;
+	unsigned int precision; /* of the connect latency rows, hist_config_precision() */
 	bool retransmit_has_err;
 	/* configuration */
 	enum tcp_port_mode mode;
@@ -175,6 +176,8 @@ static struct bpf_object *open_object(void *ctx)
 	if (!t->skel)
 		return NULL;
 	t->skel->rodata->filter_tgid = t->filter_tgid;
+	t->skel->rodata->hist_precision = t->precision;
+	bpf_map__set_value_size(t->skel->maps.connect_latency, HIST_ROW_SIZE(t->precision));
 	t->skel->rodata->port_mode = t->mode;
 	t->skel->rodata->retransmit_has_err = t->retransmit_has_err;
 	if (t->mode != TCP_PORTS_NONE)
@@ -206,8 +209,9 @@ static int init_readers(struct tcp *t)
 				     sizeof(struct tcp_counts));
 
 	if (!err)
-		err = percpu_reader_init(&t->latency_reader, bpf_map__fd(t->skel->maps.connect_latency), nrows(t),
-					 sizeof(struct hist_row));
+		err = percpu_reader_init_prefix(&t->latency_reader, bpf_map__fd(t->skel->maps.connect_latency),
+						nrows(t), HIST_ROW_SIZE(t->precision), sizeof(struct hist_row));
+	hist_tracker_init(t->trackers, TCP_ROWS, t->precision);
 	if (!err)
 		err = percpu_reader_init(&t->stats_reader, bpf_map__fd(t->skel->maps.stats), TCP_STAT_COUNT,
 					 sizeof(uint64_t));
@@ -240,6 +244,7 @@ static int tcp_start(struct module *m, char *err, size_t errlen)
 	int e;
 
 	t->filter_tgid = m->filter_tgid;
+	t->precision = hist_config_precision(&m->hist, nrows(t));
 	read_kernel_facts(t, &socketless_resets);
 	if (probe_set_start(&m->probes, &po, err, errlen))
 		return -1;

@@ -50,6 +50,7 @@ static const char *const op_syscalls[VFS_OPS][6] = {
 struct vfs {
 	struct vfs_bpf *skel;
 	uint32_t filter_tgid;
+	unsigned int precision; /* of the histogram rows, hist_config_precision() */
 	struct probe_point points[VFS_OPS];
 	bool approximate[VFS_OPS];
 	struct percpu_reader ops_reader, stats_reader;
@@ -88,6 +89,7 @@ static struct bpf_object *open_object(void *ctx)
 	if (!v->skel)
 		return NULL;
 	v->skel->rodata->filter_tgid = v->filter_tgid;
+	v->skel->rodata->hist_precision = v->precision;
 	for (int op = 0; op < VFS_OPS; op++) {
 		for (int i = 0; op_syscalls[op][i]; i++) {
 			int nr = syscall_number(op_syscalls[op][i]);
@@ -151,6 +153,9 @@ static int vfs_start(struct module *m, char *err, size_t errlen)
 	int e;
 
 	v->filter_tgid = m->filter_tgid;
+	v->precision = hist_config_precision(&m->hist, 2 * VFS_OPS);
+	hist_tracker_init(v->latency, VFS_OPS, v->precision);
+	hist_tracker_init(v->bytes, VFS_OPS, v->precision);
 	if (probe_set_start(&m->probes, &po, err, errlen))
 		return -1;
 	e = percpu_reader_init(&v->ops_reader, bpf_map__fd(v->skel->maps.ops), VFS_OPS, sizeof(struct vfs_op_stats));
