@@ -60,8 +60,13 @@ static inline __attribute__((always_inline)) unsigned int hist_slot_p(unsigned l
 {
 	/* 64-bit throughout: a clamp done on a 32-bit copy leaves the verifier without a bound
 	 * on the register that indexes the map value. */
-	unsigned long long x, e, slot, last = HIST_LAST_SLOT(p);
+	unsigned long long x, e, slot, last;
 
+	/* p is read-only data, a known constant to the verifier: this branch is decided at
+	 * load, and every slot below is at most HIST_LAST_SLOT(HIST_PRECISION_MAX). */
+	if (p > HIST_PRECISION_MAX)
+		p = HIST_PRECISION_MAX;
+	last = HIST_LAST_SLOT(p);
 	if (v <= 1)
 		return 0;
 	x = v - 1; /* ceil semantics: (lower, upper] */
@@ -69,12 +74,11 @@ static inline __attribute__((always_inline)) unsigned int hist_slot_p(unsigned l
 		return (unsigned int)x;
 	e = hist_floor_log2(x);
 	slot = ((e - p + 1) << p) + ((x >> (e - p)) & ((1ULL << p) - 1));
-	/* Both bounds: the first is what the verifier checks a map sized for p against (p is
-	 * read-only data, a known constant at load), the second holds for any p. */
+	/* The bound the verifier checks a map sized for p against. One clamp only: a second,
+	 * looser one left 5.10's and 6.1's verifiers a path they could not see was dead, with
+	 * the looser bound, out of a map sized for p. */
 	if (slot > last)
 		slot = last;
-	if (slot > HIST_SLOTS - 1)
-		slot = HIST_SLOTS - 1;
 	return (unsigned int)slot;
 }
 
