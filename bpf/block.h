@@ -32,7 +32,9 @@ struct block_key {
 	__u32 op;
 };
 
-/* Value of map `disks`. */
+/* Value of map `disks`, at full size; the map holds it packed for the module's precision
+ * (HIST_PACKED_ROW_OFFSET in hist_row.h): rows BLOCK_HIST_* from `latency` on. */
+enum block_hist { BLOCK_HIST_LATENCY, BLOCK_HIST_SIZE, BLOCK_HIST_QUEUE, BLOCK_HISTS };
 struct block_row {
 	__u64 ios;                 /* completed requests */
 	__u64 bytes;               /* bytes completed */
