@@ -8,8 +8,8 @@
 #include "include/hist_row.h"
 
 /* Rows of map `disks` (disk x operation): an open key set, so a hash with a cap; a row
- * that does not fit is counted in BLOCK_STAT_DISK_TABLE_FULL. 1024 rows are 200 disks
- * with all five operations. */
+ * that does not fit is counted in BLOCK_STAT_ROWS_FULL. User space sizes it for the
+ * machine's disks at start, up to 1024 rows: 200 disks with all five operations. */
 #define BLOCK_MAX_ROWS 1024
 /* Requests in flight whose start time the kernel does not keep for us (map `inflight`),
  * and requests waiting in a scheduler queue (map `queued`, with QueueTime): sized for the
