@@ -146,7 +146,10 @@ static int start(struct module *m, char *err, size_t errlen)
 	struct program_state *s = m->priv;
 
 	for (int i = 0; i < s->cfg.nviews; i++) {
-		s->readers[i] = program_reader_new(&s->cfg.views[i], &s->layout.views[i], m->obj, err, errlen);
+		struct bpf_map *map = bpf_object__find_map_by_name(m->obj, s->cfg.views[i].map);
+
+		s->readers[i] = program_reader_new(&s->cfg.views[i], &s->layout.views[i], map ? bpf_map__fd(map) : -1,
+						   err, errlen);
 		if (!s->readers[i])
 			return -1;
 	}

@@ -1,6 +1,7 @@
 #include "libcore/programs/program_read.h"
 
 #include "libcore/decode/label_value.h"
+#include "libcore/engine/map_dump.h"
 #include "libcore/engine/module.h"
 #include "libcore/hist/hist.h"
 
@@ -12,26 +13,34 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One series: its name, what this read added up, and the previous cumulative histogram. */
+/* A histogram series' slots of this read and its previous cumulative ones: allocated for
+ * histogram views only, so that a counter view of 10,000 series stays small. */
+struct series_hist {
+	uint64_t slots[HIST_SLOTS];
+	struct hist_tracker tracker;
+};
+
+/* One series: its name and what this read added up. */
 struct series {
 	char name[LABEL_VALUE_MAX];
-	bool used;      /* holds a series */
 	bool seen;      /* got an entry this read */
 	uint64_t value; /* counters and gauges */
-	uint64_t slots[HIST_SLOTS];
 	uint64_t sum;
-	struct hist_tracker tracker;
+	struct series_hist *hist;
 };
 
 struct program_reader {
 	struct program_view *v;
 	const struct view_layout *l;
-	int fd;
 	int ncpus;
 	size_t cpu_stride;           /* bytes per CPU in a per-CPU value */
-	void *key, *next_key, *value;
-	struct series *table;        /* open addressing, capacity a power of two */
-	uint32_t capacity, nseries;
+	struct map_dump dump;        /* every entry of the last read */
+	/* The series in the order they came (dense: a read walks them in memory order), and
+	 * an open-addressing index of them by name: slot = (name hash, series + 1; 0 free). */
+	struct series *series;
+	uint32_t nseries;
+	struct name_slot { uint32_t hash, series; } *index;
+	uint32_t capacity;           /* of the index: a power of two, at least 2 x MaxSeries */
 	struct series other;         /* label sets beyond MaxSeries */
 	uint32_t folded;             /* label sets in `other` this read */
 	char metric[PROGRAM_NAME_MAX + 1];
@@ -50,22 +59,26 @@ static uint32_t name_hash(const char *s)
 /* The series named `name`: an existing one, a new one while there is room, else `other`. */
 static struct series *series_for(struct program_reader *r, const char *name)
 {
-	uint32_t i = name_hash(name) & (r->capacity - 1);
+	uint32_t hash = name_hash(name), i = hash & (r->capacity - 1);
 
 	for (;; i = (i + 1) & (r->capacity - 1)) {
-		struct series *s = &r->table[i];
+		struct name_slot *slot = &r->index[i];
+		struct series *s;
 
-		if (s->used && !strcmp(s->name, name))
-			return s;
-		if (s->used)
+		if (slot->series) {
+			s = &r->series[slot->series - 1];
+			if (slot->hash == hash && !strcmp(s->name, name))
+				return s;
 			continue;
-		if (r->nseries == r->v->max_series) {
-			r->folded++;
+		}
+		s = &r->series[r->nseries];
+		if (r->nseries == r->v->max_series ||
+		    (r->v->kind == VIEW_KIND_HISTOGRAM && !(s->hist = calloc(1, sizeof(*s->hist))))) {
+			r->folded++; /* beyond MaxSeries (or out of memory): counted, never lost */
 			return &r->other;
 		}
-		s->used = true;
 		snprintf(s->name, sizeof(s->name), "%s", name);
-		r->nseries++;
+		*slot = (struct name_slot){ .hash = hash, .series = ++r->nseries };
 		return s;
 	}
 }
@@ -90,6 +103,19 @@ static uint64_t read_uint(const void *p, uint32_t width)
 	return *(const uint8_t *)p;
 }
 
+/* Appends text to buf (cap bytes, NUL kept), cut at the end: no printf per label, which
+ * costs more than the decoding over 10,000 keys. */
+static void append(char *buf, size_t cap, size_t *used, const char *text)
+{
+	size_t n = strlen(text);
+
+	if (*used + n >= cap)
+		n = cap - 1 - *used;
+	memcpy(buf + *used, text, n);
+	*used += n;
+	buf[*used] = '\0';
+}
+
 /* The series name of a key: TypeInstance with %{label} replaced, or the labels joined by
  * "-" (and "cpu<N>" last with PerCPU "label"); then made safe for collectd. */
 static void series_name(struct program_reader *r, const uint8_t *key, int cpu, char *out)
@@ -101,7 +127,8 @@ static void series_name(struct program_reader *r, const uint8_t *key, int cpu, c
 	for (int i = 0; i < v->nlabels; i++)
 		decoder_chain_decode(&v->labels[i].decoders, key + v->labels[i].offset, v->labels[i].size, texts[i],
 				     sizeof(texts[i]));
-	snprintf(cpu_text, sizeof(cpu_text), "cpu%d", cpu);
+	if (cpu >= 0)
+		snprintf(cpu_text, sizeof(cpu_text), "cpu%d", cpu);
 	raw[0] = '\0';
 	if (v->type_instance[0]) {
 		for (const char *p = v->type_instance; *p && used + 1 < sizeof(raw);) {
@@ -117,9 +144,7 @@ static void series_name(struct program_reader *r, const uint8_t *key, int cpu, c
 				if (!text && n == 3 && !strncmp(p + 2, "cpu", 3) && cpu >= 0)
 					text = cpu_text;
 				if (text) {
-					used += (size_t)snprintf(raw + used, sizeof(raw) - used, "%s", text);
-					if (used >= sizeof(raw))
-						used = sizeof(raw) - 1;
+					append(raw, sizeof(raw), &used, text);
 					p = end + 1;
 					continue;
 				}
@@ -128,13 +153,16 @@ static void series_name(struct program_reader *r, const uint8_t *key, int cpu, c
 			raw[used] = '\0';
 		}
 	} else {
-		for (int i = 0; i < v->nlabels && used + 1 < sizeof(raw); i++) {
-			used += (size_t)snprintf(raw + used, sizeof(raw) - used, "%s%s", i ? "-" : "", texts[i]);
-			if (used >= sizeof(raw))
-				used = sizeof(raw) - 1;
+		for (int i = 0; i < v->nlabels; i++) {
+			if (i)
+				append(raw, sizeof(raw), &used, "-");
+			append(raw, sizeof(raw), &used, texts[i]);
 		}
-		if (cpu >= 0 && used + 1 < sizeof(raw))
-			snprintf(raw + used, sizeof(raw) - used, "%s%s", used ? "-" : "", cpu_text);
+		if (cpu >= 0) {
+			if (used)
+				append(raw, sizeof(raw), &used, "-");
+			append(raw, sizeof(raw), &used, cpu_text);
+		}
 	}
 	if (!v->type_instance[0] && !v->nlabels && cpu < 0)
 		snprintf(raw, sizeof(raw), "%s", v->map); /* one series: named by its map */
@@ -171,7 +199,7 @@ static void add_entry(struct program_reader *r, struct series *s, const uint8_t 
 		int n = native_slot(r->v->buckets, read_uint(key + l->bucket_offset, l->bucket_width));
 
 		if (n >= 0)
-			s->slots[n] += read_uint(val + l->value_offset, l->value_width);
+			s->hist->slots[n] += read_uint(val + l->value_offset, l->value_width);
 		return;
 	}
 	for (uint32_t k = 0; k < l->nslots; k++) {
@@ -179,7 +207,7 @@ static void add_entry(struct program_reader *r, struct series *s, const uint8_t 
 		int n = c ? native_slot(r->v->buckets, k) : -1;
 
 		if (n >= 0)
-			s->slots[n] += c;
+			s->hist->slots[n] += c;
 	}
 	if (l->has_sum)
 		s->sum += read_uint(val + l->sum_offset, 8);
@@ -212,7 +240,7 @@ static void send_series(struct program_reader *r, struct series *s, const char *
 
 		char total[LABEL_VALUE_MAX + 8];
 
-		hist_advance(&s->tracker, s->slots, s->sum, &h);
+		hist_advance(&s->hist->tracker, s->hist->slots, s->sum, &h);
 		if (h.count)
 			sink->histogram(sink->ctx, r->metric + 1, name, r->unit, &h);
 		/* One histogram map gives the rate too: its event count (and sum) since start. */
@@ -230,7 +258,8 @@ static void clear_read(struct series *s)
 	s->seen = false;
 	s->value = 0;
 	s->sum = 0;
-	memset(s->slots, 0, sizeof(s->slots));
+	if (s->hist)
+		memset(s->hist->slots, 0, sizeof(s->hist->slots));
 }
 
 int program_reader_read(struct program_reader *r, const struct metric_sink *sink)
@@ -238,34 +267,21 @@ int program_reader_read(struct program_reader *r, const struct metric_sink *sink
 	const struct view_layout *l = r->l;
 	int e;
 
-	for (uint32_t i = 0; i < r->capacity; i++)
-		clear_read(&r->table[i]);
+	for (uint32_t i = 0; i < r->nseries; i++)
+		clear_read(&r->series[i]);
 	clear_read(&r->other);
 	r->folded = 0;
-	if (l->hash) {
-		void *prev = NULL;
+	e = map_dump_read(&r->dump);
+	if (e)
+		return e;
+	for (uint32_t i = 0; i < r->dump.count; i++)
+		add_key(r, r->dump.keys + (size_t)i * l->key_size, r->dump.values + (size_t)i * r->dump.value_size);
+	for (uint32_t i = 0; i < r->nseries; i++) {
+		struct series *s = &r->series[i];
 
-		while (!(e = bpf_map_get_next_key(r->fd, prev, r->next_key))) {
-			memcpy(r->key, r->next_key, l->key_size);
-			prev = r->key;
-			if (bpf_map_lookup_elem(r->fd, r->key, r->value))
-				continue; /* deleted since: its events are gone from the map */
-			add_key(r, r->key, r->value);
-		}
-		if (errno != ENOENT)
-			return -errno;
-	} else {
-		for (uint32_t i = 0; i < l->max_entries; i++) {
-			memset(r->key, 0, l->key_size);
-			memcpy(r->key, &i, l->key_size < 4 ? l->key_size : 4);
-			if (bpf_map_lookup_elem(r->fd, r->key, r->value))
-				return -errno;
-			add_key(r, r->key, r->value);
-		}
+		if (s->seen)
+			send_series(r, s, s->name, sink);
 	}
-	for (uint32_t i = 0; i < r->capacity; i++)
-		if (r->table[i].seen)
-			send_series(r, &r->table[i], r->table[i].name, sink);
 	if (r->other.seen)
 		send_series(r, &r->other, "other", sink);
 	if (sink->gauge && r->nseries == r->v->max_series)
@@ -273,10 +289,9 @@ int program_reader_read(struct program_reader *r, const struct metric_sink *sink
 	return 0;
 }
 
-struct program_reader *program_reader_new(struct program_view *v, const struct view_layout *l,
-					  struct bpf_object *obj, char *err, size_t errlen)
+struct program_reader *program_reader_new(struct program_view *v, const struct view_layout *l, int map_fd,
+					  char *err, size_t errlen)
 {
-	struct bpf_map *map = bpf_object__find_map_by_name(obj, v->map);
 	struct program_reader *r;
 	size_t stride = (l->value_size + 7) & ~(size_t)7;
 
@@ -297,17 +312,18 @@ struct program_reader *program_reader_new(struct program_view *v, const struct v
 	}
 	r->v = v;
 	r->l = l;
-	r->fd = map ? bpf_map__fd(map) : -1;
 	r->ncpus = libbpf_num_possible_cpus();
 	r->cpu_stride = l->percpu ? stride : l->value_size;
 	r->capacity = 16;
 	while (r->capacity < 2 * v->max_series)
 		r->capacity *= 2;
-	r->table = calloc(r->capacity, sizeof(*r->table));
-	r->key = calloc(1, l->key_size + 8);
-	r->next_key = calloc(1, l->key_size + 8);
-	r->value = calloc(l->percpu ? (size_t)r->ncpus : 1, stride);
-	if (r->fd < 0 || r->ncpus <= 0 || !r->table || !r->key || !r->next_key || !r->value) {
+	r->index = calloc(r->capacity, sizeof(*r->index));
+	r->series = calloc(v->max_series, sizeof(*r->series));
+	if (v->kind == VIEW_KIND_HISTOGRAM)
+		r->other.hist = calloc(1, sizeof(*r->other.hist));
+	if (map_fd < 0 || r->ncpus <= 0 || !r->index || !r->series || (v->kind == VIEW_KIND_HISTOGRAM && !r->other.hist) ||
+	    map_dump_init(&r->dump, map_fd, l->hash, l->key_size, (l->percpu ? (size_t)r->ncpus : 1) * r->cpu_stride,
+			  l->max_entries)) {
 		snprintf(err, errlen, "cannot set up the reader of map \"%s\": out of memory, or the map was not created", v->map);
 		program_reader_free(r);
 		return NULL;
@@ -319,13 +335,20 @@ struct program_reader *program_reader_new(struct program_view *v, const struct v
 	return r;
 }
 
+void program_reader_set_batch(struct program_reader *r, bool batch)
+{
+	r->dump.no_batch = !batch;
+}
+
 void program_reader_free(struct program_reader *r)
 {
 	if (!r)
 		return;
-	free(r->table);
-	free(r->key);
-	free(r->next_key);
-	free(r->value);
+	for (uint32_t i = 0; r->series && i < r->nseries; i++)
+		free(r->series[i].hist);
+	free(r->other.hist);
+	free(r->index);
+	free(r->series);
+	map_dump_free(&r->dump);
 	free(r);
 }

@@ -2,7 +2,8 @@
  * every entry's key decoded into labels, entries with the same labels added up into one
  * series, the series sent through the metric sink. A view keeps at most MaxSeries series:
  * label sets beyond are added into the series "other" and their number is sent as
- * gauge "folded-<map>", so nothing read is lost from the totals.
+ * gauge "folded-<map>", so nothing read is lost from the totals. The map is read in one pass
+ * (map_dump.h: batches where the kernel has them), never cleared.
  *
  * Histograms: the native layout (hist_row) is read as it is; exp2, exp2zero, log2 and
  * bcc_log2 slots are moved onto the native slots with the same power-of-two bounds (log2
@@ -12,20 +13,24 @@
 #ifndef EBPF_PROGRAMS_PROGRAM_READ_H
 #define EBPF_PROGRAMS_PROGRAM_READ_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "libcore/programs/program_config.h"
 #include "libcore/programs/program_resolve.h"
 
-struct bpf_object;
 struct metric_sink;
 struct program_reader;
 
-/* After load: the reader of view v. NULL with err when the view cannot be read. */
-struct program_reader *program_reader_new(struct program_view *v, const struct view_layout *l,
-					  struct bpf_object *obj, char *err, size_t errlen);
+/* After load: the reader of view v over its map (map_fd, the loaded map). NULL with err when
+ * the view cannot be read. */
+struct program_reader *program_reader_new(struct program_view *v, const struct view_layout *l, int map_fd,
+					  char *err, size_t errlen);
 /* Reads the map and sends its series. 0 or -errno. */
 int program_reader_read(struct program_reader *r, const struct metric_sink *sink);
 void program_reader_free(struct program_reader *r);
+/* Benches and tests: false reads the map one entry at a time (get_next_key + lookup), as on
+ * a kernel without batch lookups; true (the default) batches where the kernel can. */
+void program_reader_set_batch(struct program_reader *r, bool batch);
 
 #endif
