@@ -10,6 +10,7 @@
  * maximum of the next ones, wall time, syscalls per read; and fails if the two ways sent
  * different values. Root: BPF maps, kallsyms addresses. */
 #include "bench/label_samples.h"
+#include "bench/measure.h"
 #include "libcore/engine/module.h"
 #include "libcore/programs/program_config.h"
 #include "libcore/programs/program_read.h"
@@ -21,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #define KEYS 10000
@@ -49,29 +49,6 @@ static void on_gauge(void *ctx, const char *metric, const char *instance, double
 	snprintf(s->last, sizeof(s->last), "host/ebpf-bench/gauge-%s-%s", metric, instance);
 	s->values++;
 	s->sum += (uint64_t)value;
-}
-
-static double cpu_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static double wall_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int by_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 /* A <Counter> of two labels over a 16-byte key: `first` decodes bytes 0..7 (or 0..3),
@@ -121,16 +98,16 @@ struct way {
 static void measure(struct program_reader *r, struct way *w, int round)
 {
 	struct metric_sink sink = { .ctx = &w->sent, .counter = on_counter, .gauge = on_gauge };
-	double c0, t0;
+	uint64_t c0, t0;
 
 	memset(&w->sent, 0, sizeof(w->sent));
 	program_reader_set_batch(r, w->batch);
-	t0 = wall_ms();
-	c0 = cpu_ms();
+	t0 = now_ns();
+	c0 = thread_cpu_ns();
 	if (program_reader_read(r, &sink))
 		fprintf(stderr, "read failed: %s\n", strerror(errno));
-	w->cpu[round] = cpu_ms() - c0;
-	w->wall[round] = wall_ms() - t0;
+	w->cpu[round] = (double)(thread_cpu_ns() - c0) / 1e6;
+	w->wall[round] = (double)(now_ns() - t0) / 1e6;
 }
 
 /* Both ways over one map, alternating which goes first; 0 if they sent the same. */
@@ -154,13 +131,12 @@ static int run(const char *what, struct program_view *v, struct view_layout *l, 
 		}
 	printf("%s: %llu values a read (%s ...)\n", what, (unsigned long long)ways[0].sent.values, ways[0].sent.last);
 	for (int i = 0; i < 2; i++) {
-		struct way *w = &ways[i];
-		double first = w->cpu[0], first_wall = w->wall[0];
+		const struct way *w = &ways[i];
 
-		qsort(w->cpu + 1, ROUNDS - 1, sizeof(double), by_double);
-		qsort(w->wall + 1, ROUNDS - 1, sizeof(double), by_double);
+		/* The first read decodes with cold caches; the others as every later interval. */
 		printf("  %-13s CPU first %6.2f ms  median %6.2f ms  max %6.2f ms   wall first %6.2f ms  median %6.2f ms\n",
-		       w->name, first, w->cpu[ROUNDS / 2], w->cpu[ROUNDS - 1], first_wall, w->wall[ROUNDS / 2]);
+		       w->name, w->cpu[0], median(w->cpu + 1, ROUNDS - 1), max_of(w->cpu + 1, ROUNDS - 1), w->wall[0],
+		       median(w->wall + 1, ROUNDS - 1));
 	}
 	program_reader_free(batch);
 	program_reader_free(single);
@@ -199,13 +175,29 @@ static int fill(const uint64_t *a, const uint64_t *b, int n)
 	return fd;
 }
 
+/* A map of the first KEYS distinct pairs of (a, b), read both ways. 0, or -1. */
+static int bench_one(const char *what, const uint64_t *a, const uint64_t *b, const char *first, uint32_t first_size,
+		     const char *second, uint32_t second_size)
+{
+	struct program_view v;
+	struct view_layout l;
+	int fd = fill(a, b, 2 * KEYS), rc = -1;
+
+	if (fd >= 0 && !make_view(&v, &l, first, first_size, second, second_size)) {
+		rc = run(what, &v, &l, fd);
+		decoder_chain_free(&v.labels[0].decoders);
+		decoder_chain_free(&v.labels[1].decoders);
+	}
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
 int main(void)
 {
 	static struct label_samples ls;
 	static uint64_t a[2 * KEYS], b[2 * KEYS];
-	struct program_view v;
-	struct view_layout l;
-	int fd, rc = 0;
+	int rc = 0;
 
 	if (geteuid() != 0) {
 		fprintf(stderr, "needs root: BPF maps, kallsyms addresses\n");
@@ -221,25 +213,13 @@ int main(void)
 		a[i] = ls.addrs[(i * 7919) % ls.naddr];
 		b[i] = ls.cgroups[i % ls.ncgroup];
 	}
-	fd = fill(a, b, 2 * KEYS);
-	if (fd < 0 || make_view(&v, &l, "ksym", 8, "cgroup", 8))
-		return 1;
-	rc |= run("ksym + cgroup, 10,000 series", &v, &l, fd);
-	close(fd);
-	decoder_chain_free(&v.labels[0].decoders);
-	decoder_chain_free(&v.labels[1].decoders);
+	rc |= bench_one("ksym + cgroup, 10,000 series", a, b, "ksym", 8, "cgroup", 8);
 
 	/* Disks x syscall numbers: this machine's disks, 10,000 keys, sets summed into fewer series. */
 	for (int i = 0; i < 2 * KEYS; i++) {
 		a[i] = ls.devs[i % ls.ndev];
 		b[i] = (uint64_t)(i / ls.ndev); /* syscall numbers, past the last one without a name */
 	}
-	fd = fill(a, b, 2 * KEYS);
-	if (fd < 0 || make_view(&v, &l, "majorminor", 4, "syscall", 4))
-		return 1;
-	rc |= run("majorminor + syscall", &v, &l, fd);
-	close(fd);
-	decoder_chain_free(&v.labels[0].decoders);
-	decoder_chain_free(&v.labels[1].decoders);
+	rc |= bench_one("majorminor + syscall", a, b, "majorminor", 4, "syscall", 4);
 	return rc ? 1 : 0;
 }

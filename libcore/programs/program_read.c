@@ -4,6 +4,7 @@
 #include "libcore/engine/map_dump.h"
 #include "libcore/engine/module.h"
 #include "libcore/hist/hist.h"
+#include "libcore/programs/key_cache.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -41,6 +42,7 @@ struct program_reader {
 	uint32_t nseries;
 	struct name_slot { uint32_t hash, series; } *index;
 	uint32_t capacity;           /* of the index: a power of two, at least 2 x MaxSeries */
+	struct key_cache *keys;      /* raw key -> series + 1 (KEY_OTHER: `other`) */
 	struct series other;         /* label sets beyond MaxSeries */
 	uint32_t folded;             /* label sets in `other` this read */
 	char metric[PROGRAM_NAME_MAX + 1];
@@ -213,18 +215,44 @@ static void add_entry(struct program_reader *r, struct series *s, const uint8_t 
 		s->sum += read_uint(val + l->sum_offset, 8);
 }
 
+#define KEY_OTHER UINT32_MAX
+
+/* The series of a key (not per CPU): decoded and named when the key is new (or due for a
+ * refresh, key_cache.h), else as the last time. */
+static struct series *series_of_key(struct program_reader *r, const uint8_t *key)
+{
+	char name[LABEL_VALUE_MAX];
+	uint32_t known = key_cache_get(r->keys, key);
+	struct series *s;
+
+	if (known == KEY_OTHER) {
+		r->folded++;
+		return &r->other;
+	}
+	if (known)
+		return &r->series[known - 1];
+	series_name(r, key, -1, name);
+	s = series_for(r, name);
+	key_cache_put(r->keys, s == &r->other ? KEY_OTHER : (uint32_t)(s - r->series) + 1);
+	return s;
+}
+
 static void add_key(struct program_reader *r, const uint8_t *key, const uint8_t *value)
 {
 	char name[LABEL_VALUE_MAX];
 	int ncpus = r->l->percpu ? r->ncpus : 1;
-	bool by_cpu = r->l->percpu && r->v->percpu == PERCPU_LABEL;
+	struct series *s = NULL;
 
-	if (!by_cpu)
-		series_name(r, key, -1, name);
+	if (!(r->l->percpu && r->v->percpu == PERCPU_LABEL)) /* else one series per CPU */
+		s = series_of_key(r, key);
 	for (int cpu = 0; cpu < ncpus; cpu++) {
-		if (by_cpu)
+		struct series *to = s;
+
+		if (!to) {
 			series_name(r, key, cpu, name);
-		add_entry(r, series_for(r, name), key, value + (size_t)cpu * r->cpu_stride);
+			to = series_for(r, name);
+		}
+		add_entry(r, to, key, value + (size_t)cpu * r->cpu_stride);
 	}
 }
 
@@ -271,6 +299,7 @@ int program_reader_read(struct program_reader *r, const struct metric_sink *sink
 		clear_read(&r->series[i]);
 	clear_read(&r->other);
 	r->folded = 0;
+	key_cache_next_read(r->keys);
 	e = map_dump_read(&r->dump);
 	if (e)
 		return e;
@@ -321,7 +350,8 @@ struct program_reader *program_reader_new(struct program_view *v, const struct v
 	r->series = calloc(v->max_series, sizeof(*r->series));
 	if (v->kind == VIEW_KIND_HISTOGRAM)
 		r->other.hist = calloc(1, sizeof(*r->other.hist));
-	if (map_fd < 0 || r->ncpus <= 0 || !r->index || !r->series || (v->kind == VIEW_KIND_HISTOGRAM && !r->other.hist) ||
+	r->keys = key_cache_new(l->key_size, l->max_entries);
+	if (map_fd < 0 || r->ncpus <= 0 || !r->index || !r->series || !r->keys || (v->kind == VIEW_KIND_HISTOGRAM && !r->other.hist) ||
 	    map_dump_init(&r->dump, map_fd, l->hash, l->key_size, (l->percpu ? (size_t)r->ncpus : 1) * r->cpu_stride,
 			  l->max_entries)) {
 		snprintf(err, errlen, "cannot set up the reader of map \"%s\": out of memory, or the map was not created", v->map);
@@ -349,6 +379,7 @@ void program_reader_free(struct program_reader *r)
 	free(r->other.hist);
 	free(r->index);
 	free(r->series);
+	key_cache_free(r->keys);
 	map_dump_free(&r->dump);
 	free(r);
 }

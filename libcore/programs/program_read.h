@@ -3,7 +3,9 @@
  * series, the series sent through the metric sink. A view keeps at most MaxSeries series:
  * label sets beyond are added into the series "other" and their number is sent as
  * gauge "folded-<map>", so nothing read is lost from the totals. The map is read in one pass
- * (map_dump.h: batches where the kernel has them), never cleared.
+ * (map_dump.h: batches where the kernel has them), never cleared; a key's series is
+ * remembered by its bytes (key_cache.h), so that it is decoded once in KEY_CACHE_REFRESH
+ * reads, not at every read.
  *
  * Histograms: the native layout (hist_row) is read as it is; exp2, exp2zero, log2 and
  * bcc_log2 slots are moved onto the native slots with the same power-of-two bounds (log2
