@@ -114,8 +114,8 @@ static void measure(struct program_reader *r, struct way *w, int round)
 static int run(const char *what, struct program_view *v, struct view_layout *l, int fd)
 {
 	char err[512];
-	struct program_reader *batch = program_reader_new(v, l, fd, err, sizeof(err));
-	struct program_reader *single = program_reader_new(v, l, fd, err, sizeof(err));
+	struct program_reader *batch = program_reader_new(v, l, fd, 0, err, sizeof(err));
+	struct program_reader *single = program_reader_new(v, l, fd, 0, err, sizeof(err));
 	struct way ways[2] = { { .name = "batch lookup", .batch = true }, { .name = "one by one", .batch = false } };
 	struct program_reader *readers[2] = { batch, single };
 

@@ -6,13 +6,20 @@
 
 int percpu_reader_init(struct percpu_reader *r, int map_fd, uint32_t nrows, size_t value_size)
 {
+	return percpu_reader_init_prefix(r, map_fd, nrows, value_size, value_size);
+}
+
+int percpu_reader_init_prefix(struct percpu_reader *r, int map_fd, uint32_t nrows, size_t value_size,
+			      size_t out_size)
+{
 	int e;
 
 	memset(r, 0, sizeof(*r));
-	if (value_size % 8)
+	if (value_size % 8 || out_size % 8 || out_size < value_size)
 		return -EINVAL;
 	r->nrows = nrows;
 	r->words = value_size / 8;
+	r->out_words = out_size / 8;
 	r->ncpus = libbpf_num_possible_cpus();
 	if (r->ncpus <= 0)
 		return r->ncpus ? r->ncpus : -EINVAL;
@@ -29,7 +36,8 @@ int percpu_reader_read(struct percpu_reader *r, uint64_t *out)
 		return err;
 	if (r->dump.count != r->nrows)
 		return -EIO; /* an array has every row */
-	memset(out, 0, (size_t)r->nrows * r->words * sizeof(uint64_t));
+	for (uint32_t i = 0; i < r->nrows; i++)
+		memset(out + (size_t)i * r->out_words, 0, r->words * sizeof(uint64_t));
 	for (uint32_t i = 0; i < r->dump.count; i++) {
 		uint32_t row;
 		const uint64_t *src = r->raw + (size_t)i * r->ncpus * r->words;
@@ -38,7 +46,7 @@ int percpu_reader_read(struct percpu_reader *r, uint64_t *out)
 		memcpy(&row, r->dump.keys + (size_t)i * sizeof(row), sizeof(row)); /* batches come with their keys */
 		if (row >= r->nrows)
 			continue;
-		dst = out + (size_t)row * r->words;
+		dst = out + (size_t)row * r->out_words;
 		for (int cpu = 0; cpu < r->ncpus; cpu++)
 			for (size_t w = 0; w < r->words; w++)
 				dst[w] += src[(size_t)cpu * r->words + w];
