@@ -5,6 +5,7 @@
 #include "libcore/engine/module.h"
 #include "libcore/hist/hist.h"
 #include "libcore/programs/key_cache.h"
+#include "libcore/programs/slot_map.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -47,9 +48,11 @@ struct program_reader {
 	uint32_t folded;             /* label sets in `other` this read */
 	char metric[PROGRAM_NAME_MAX + 1];
 	enum hist_unit unit;
-	/* The layout the series' slots are kept in: the program's own for "native" (its
-	 * hist_precision), 0 (power-of-two slots) for the foreign conventions. */
+	/* Histograms: the program's slots onto the engine's (slot_map.h), in whose layout
+	 * (precision) the series' slots are kept; Layout "value": each slot's engine slot. */
+	struct slot_map map;
 	unsigned int precision;
+	unsigned int *slot_of;
 };
 
 static uint32_t name_hash(const char *s)
@@ -176,23 +179,6 @@ static void series_name(struct program_reader *r, const uint8_t *key, int cpu, c
 	label_value_safe(raw, out);
 }
 
-/* Slot of a foreign convention's slot k in the reader's layout (power-of-two slots,
- * precision 0, for all but "native"), or -1 for a convention that cannot be read. */
-static int native_slot(enum slot_convention c, unsigned int precision, uint64_t k)
-{
-	uint64_t n;
-
-	switch (c) {
-	case SLOTS_NATIVE:
-	case SLOTS_EXP2: n = k; break;                    /* up to 2^k == (2^(k-1), 2^k] */
-	case SLOTS_EXP2ZERO: n = k ? k - 1 : 0; break;    /* slot 0 is 0, slot k up to 2^(k-1) */
-	case SLOTS_LOG2: n = k + 1; break;                /* [2^k, 2^(k+1)) as (2^k, 2^(k+1)] */
-	case SLOTS_BCC_LOG2: n = k; break;                /* [2^(k-1), 2^k) as (2^(k-1), 2^k] */
-	default: return -1;
-	}
-	return n < HIST_NSLOTS(precision) ? (int)n : (int)HIST_LAST_SLOT(precision);
-}
-
 /* Adds one CPU's value of one entry into series s. */
 static void add_entry(struct program_reader *r, struct series *s, const uint8_t *key, const uint8_t *val)
 {
@@ -204,18 +190,15 @@ static void add_entry(struct program_reader *r, struct series *s, const uint8_t 
 		return;
 	}
 	if (r->v->layout == HIST_LAYOUT_KEY) {
-		int n = native_slot(r->v->buckets, r->precision, read_uint(key + l->bucket_offset, l->bucket_width));
+		unsigned int n = slot_map_slot(&r->map, read_uint(key + l->bucket_offset, l->bucket_width));
 
-		if (n >= 0)
-			s->hist->slots[n] += read_uint(val + l->value_offset, l->value_width);
+		s->hist->slots[n] += read_uint(val + l->value_offset, l->value_width);
 		return;
 	}
 	for (uint32_t k = 0; k < l->nslots; k++) {
 		uint64_t c = read_uint(val + l->slots_offset + (size_t)k * l->slot_width, l->slot_width);
-		int n = c ? native_slot(r->v->buckets, r->precision, k) : -1;
-
-		if (n >= 0)
-			s->hist->slots[n] += c;
+		if (c)
+			s->hist->slots[r->slot_of[k]] += c;
 	}
 	if (l->has_sum)
 		s->sum += read_uint(val + l->sum_offset, 8);
@@ -274,7 +257,7 @@ static void send_series(struct program_reader *r, struct series *s, const char *
 
 		char total[LABEL_VALUE_MAX + 8];
 
-		hist_advance(&s->hist->tracker, s->hist->slots, s->sum, &h);
+		hist_advance(&s->hist->tracker, s->hist->slots, slot_map_sum(&r->map, s->sum), &h);
 		if (h.count)
 			sink->histogram(sink->ctx, r->metric + 1, name, r->unit, &h);
 		/* One histogram map gives the rate too: its event count (and sum) since start. */
@@ -333,16 +316,6 @@ struct program_reader *program_reader_new(struct program_view *v, const struct v
 	struct program_reader *r;
 	size_t stride = (l->value_size + 7) & ~(size_t)7;
 
-	if (v->kind == VIEW_KIND_HISTOGRAM && native_slot(v->buckets, 0, 0) < 0) {
-		snprintf(err, errlen, "<Histogram \"%s\">: Buckets \"%s\" cannot be read yet (native, exp2, exp2zero, "
-				      "log2 and bcc_log2 can)", v->map, slot_convention_name(v->buckets));
-		return NULL;
-	}
-	if (v->kind == VIEW_KIND_HISTOGRAM && v->multiplier != 1 && v->multiplier != 1e-9) {
-		snprintf(err, errlen, "<Histogram \"%s\">: Multiplier %g: only 0.000000001 (nanoseconds to seconds) "
-				      "and 1 (bytes, counts) are supported yet", v->map, v->multiplier);
-		return NULL;
-	}
 	r = calloc(1, sizeof(*r));
 	if (!r) {
 		snprintf(err, errlen, "out of memory");
@@ -370,8 +343,19 @@ struct program_reader *program_reader_new(struct program_view *v, const struct v
 	/* Counters and gauges carry their collectd type ("=derive"); histograms their type as
 	 * the metric (name_histogram: "latency" is its own type). */
 	snprintf(r->metric, sizeof(r->metric), "=%s", v->type);
-	r->unit = v->multiplier == 1 ? HIST_UNIT_BYTES : HIST_UNIT_NANOSECONDS;
-	r->precision = v->buckets == SLOTS_NATIVE ? precision : 0;
+	slot_map_init(&r->map, v, precision);
+	r->unit = r->map.unit;
+	r->precision = r->map.precision;
+	if (v->kind == VIEW_KIND_HISTOGRAM && v->layout == HIST_LAYOUT_VALUE) {
+		r->slot_of = calloc(l->nslots ? l->nslots : 1, sizeof(*r->slot_of));
+		if (!r->slot_of) {
+			snprintf(err, errlen, "cannot set up the reader of map \"%s\": out of memory", v->map);
+			program_reader_free(r);
+			return NULL;
+		}
+		for (uint32_t k = 0; k < l->nslots; k++)
+			r->slot_of[k] = slot_map_slot(&r->map, k);
+	}
 	if (r->other.hist)
 		hist_tracker_init(&r->other.hist->tracker, 1, r->precision);
 	return r;
@@ -392,6 +376,7 @@ void program_reader_free(struct program_reader *r)
 	free(r->index);
 	free(r->series);
 	key_cache_free(r->keys);
+	free(r->slot_of);
 	map_dump_free(&r->dump);
 	free(r);
 }
