@@ -8,11 +8,9 @@
  * reads, not at every read.
  *
  * Histograms: the native layout (hist_row) is read as it is, at the program's precision;
- * exp2, exp2zero, log2 and bcc_log2 slots are moved onto the precision-0 native slots with
- * the same power-of-two bounds (log2
- * and bcc_log2 count [2^k, 2^(k+1)), read as (2^k, 2^(k+1)]: one unit off at each edge).
- * linear and fixed slots are not readable yet: such a view makes the start fail with a
- * message that says so. */
+ * every other slot convention (exp2, exp2zero, log2, bcc_log2, linear, fixed) and any
+ * Multiplier go through slot_map.h, which puts each slot whole into the engine slot of its
+ * range's middle. */
 #ifndef EBPF_PROGRAMS_PROGRAM_READ_H
 #define EBPF_PROGRAMS_PROGRAM_READ_H
 
