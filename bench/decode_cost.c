@@ -4,17 +4,14 @@
  * Prints the thread CPU time of the first pass (caches cold: kallsyms already loaded at
  * config time, as in collectd) and the median and maximum of the next 20. Root for ksym and
  * cgroup. */
-#include "libcore/decode/cgroup_paths.h"
+#include "bench/label_samples.h"
 #include "libcore/decode/label_decoder.h"
 #include "libcore/decode/label_value.h"
 
-#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <time.h>
 
 #define KEYS 10000
@@ -86,58 +83,20 @@ static void run(const char *what, struct decoder_chain *l1, size_t s1, struct de
 int main(void)
 {
 	static struct key keys[KEYS];
-	uint32_t devs[64], ndev = 0;
-	uint64_t addrs[4096], ids[256];
-	int naddr = 0, nid = 0;
+	static struct label_samples ls;
 	struct decoder_chain l1, l2;
-	char line[800], name[256], mnt[512], err[256];
 	const char *ops[] = { "0=read", "1=write", "2=open", "3=close", "4=stat", "5=fstat", "6=lstat", "7=poll" };
 	const char *re[] = { "^([a-z]+)" };
-	FILE *f;
-	DIR *d;
-	struct dirent *e;
 
-	f = fopen("/proc/diskstats", "re");
-	while (f && ndev < 64 && fgets(line, sizeof(line), f)) {
-		unsigned int ma, mi;
-
-		if (sscanf(line, "%u %u", &ma, &mi) == 2)
-			devs[ndev++] = ma << 20 | mi;
-	}
-	if (f)
-		fclose(f);
-	f = fopen("/proc/kallsyms", "re");
-	while (f && naddr < 4096 && fgets(line, sizeof(line), f)) {
-		unsigned long long a;
-		char type;
-
-		if (sscanf(line, "%llx %c %255s", &a, &type, name) == 3 && a && (type == 'T' || type == 't'))
-			addrs[naddr++] = a + 8;
-	}
-	if (f)
-		fclose(f);
-	if (!cgroup2_mount(mnt, sizeof(mnt), err, sizeof(err)) && (d = opendir(mnt))) {
-		struct stat st;
-
-		while (nid < 256 && (e = readdir(d)))
-			if (e->d_type == DT_DIR && strcmp(e->d_name, "..")) {
-				snprintf(line, sizeof(line), "%s/%s", mnt, e->d_name);
-				if (!stat(line, &st))
-					ids[nid++] = st.st_ino;
-			}
-		closedir(d);
-	}
-	if (!ndev || !naddr || !nid) {
-		fprintf(stderr, "needs root, disks, /proc/kallsyms addresses and a cgroup2 mount (%u disks, %d "
-				"symbols, %d cgroups)\n", ndev, naddr, nid);
+	if (label_samples_load(&ls))
 		return 77;
-	}
-	printf("%d keys, two labels each; %u disks, %d symbols, %d cgroups on this machine\n", KEYS, ndev, naddr, nid);
+	printf("%d keys, two labels each; %d disks, %d symbols, %d cgroups on this machine\n", KEYS, ls.ndev, ls.naddr,
+	       ls.ncgroup);
 
 	for (int i = 0; i < KEYS; i++) {
 		uint32_t op = i % 10, err_no = (uint32_t)-(i % 40);
 
-		keys[i].a = devs[i % ndev];
+		keys[i].a = ls.devs[i % ls.ndev];
 		memcpy(keys[i].b, &err_no, 4);
 		memcpy(keys[i].b + 4, &op, 4);
 	}
@@ -151,8 +110,8 @@ int main(void)
 	run("majorminor + static_map (8 entries)", &l1, 4, &l2, 4, keys);
 
 	for (int i = 0; i < KEYS; i++) {
-		keys[i].a = addrs[(i * 7919) % naddr];
-		memcpy(keys[i].b, &ids[i % nid], 8);
+		keys[i].a = ls.addrs[(i * 7919) % ls.naddr];
+		memcpy(keys[i].b, &ls.cgroups[i % ls.ncgroup], 8);
 	}
 	if (add(&l1, "function", "ksym", NULL, 0, 8) || add(&l2, "cgroup", "cgroup", NULL, 0, 8))
 		return 1;

@@ -1,8 +1,9 @@
 /* One pass over a per-CPU array map per read: every row, summed over the CPUs.
  *
- * Values must be made of u64 words (all our map values are). The kernel's batch lookup
- * (5.6+) copies all rows in one syscall; older kernels fall back to one lookup per row.
- * Nothing is ever deleted or zeroed: the maps stay cumulative. */
+ * Values must be made of u64 words (all our map values are). The rows are read by
+ * map_dump.h: the kernel's batch lookup (5.6+) copies all rows in one syscall; older kernels
+ * fall back to one lookup per row. Nothing is ever deleted or zeroed: the maps stay
+ * cumulative. */
 #ifndef EBPF_CORE_PERCPU_READ_H
 #define EBPF_CORE_PERCPU_READ_H
 
@@ -10,15 +11,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "libcore/engine/map_dump.h"
+
 struct percpu_reader {
-	int fd;
+	struct map_dump dump;
 	uint32_t nrows;
-	size_t words;    /* u64 words per row in the map */
+	size_t words;     /* u64 words per row in the map */
 	size_t out_words; /* u64 words per row in the output: >= words (prefix reads) */
-	int ncpus;       /* possible CPUs: the kernel returns one value per possible CPU */
-	uint64_t *raw;   /* nrows * ncpus * words */
-	uint32_t *keys;
-	bool no_batch;   /* set after the kernel refused a batch lookup */
+	int ncpus;        /* possible CPUs: the kernel returns one value per possible CPU */
+	uint64_t *raw;    /* the last read: nrows * ncpus * words, in the order of dump.keys */
 };
 
 int percpu_reader_init(struct percpu_reader *r, int map_fd, uint32_t nrows, size_t value_size);

@@ -109,7 +109,7 @@ static int parse_buckets(const struct option *o, struct program_view *v, char *e
 
 	if (o->nvalues < 1 || o->values[0].type != OPT_STRING) {
 		snprintf(err, errlen, "Buckets takes a slot convention: native, log2, bcc_log2, exp2, exp2zero, "
-				      "linear MIN STEP, fixed BOUND...");
+				      "linear MIN WIDTH COUNT, fixed BOUND...");
 		return -1;
 	}
 	name = o->values[0].string;
@@ -118,7 +118,7 @@ static int parse_buckets(const struct option *o, struct program_view *v, char *e
 			break;
 	if (s > SLOTS_FIXED) {
 		snprintf(err, errlen, "Buckets \"%s\" is not a slot convention; valid: native, log2, bcc_log2, exp2, "
-				      "exp2zero, linear MIN STEP, fixed BOUND...", name);
+				      "exp2zero, linear MIN WIDTH COUNT, fixed BOUND...", name);
 		return -1;
 	}
 	v->buckets = (enum slot_convention)s;
@@ -128,12 +128,19 @@ static int parse_buckets(const struct option *o, struct program_view *v, char *e
 			return -1;
 		}
 	if (v->buckets == SLOTS_LINEAR) {
-		if (o->nvalues != 3 || !(o->values[2].number > 0)) {
-			snprintf(err, errlen, "Buckets \"linear\" takes MIN and a STEP above 0: Buckets \"linear\" 0 10");
+		double count = o->nvalues == 4 ? o->values[3].number : 0;
+
+		if (o->nvalues != 4 || !(o->values[2].number > 0) || o->values[1].number < 0 || count < 1 ||
+		    count > 100000 || count != (double)(uint32_t)count) {
+			snprintf(err, errlen, "Buckets \"linear\" takes MIN (0 or more), a WIDTH above 0 and a COUNT of "
+					      "slots (1 to 100000), as bpftrace's lhist: Buckets \"linear\" 0 10 20 counts "
+					      "[0, 10), [10, 20) ... [190, 200) in slots 1 to 20, below 0 in slot 0, 200 and "
+					      "more in slot 21");
 			return -1;
 		}
 		v->linear_min = o->values[1].number;
-		v->linear_step = o->values[2].number;
+		v->linear_width = o->values[2].number;
+		v->linear_count = (uint32_t)count;
 	} else if (v->buckets == SLOTS_FIXED) {
 		if (o->nvalues < 2 || o->nvalues - 1 > PROGRAM_MAX_FIXED_BOUNDS) {
 			snprintf(err, errlen, "Buckets \"fixed\" takes 1 to %d upper bounds, in increasing order",

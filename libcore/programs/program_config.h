@@ -75,8 +75,8 @@ enum slot_convention {
 	SLOTS_BCC_LOG2, /* BCC's bpf_log2l: slot 0 holds 0, slot k holds [2^(k-1), 2^k) */
 	SLOTS_EXP2,     /* ebpf_exporter exp2: slot k holds values up to 2^k */
 	SLOTS_EXP2ZERO, /* exp2 with slot 0 for 0: slot k (k >= 1) up to 2^(k-1) */
-	SLOTS_LINEAR,   /* slot k holds [min + k step, min + (k+1) step) */
-	SLOTS_FIXED,    /* slot k holds values up to bounds[k] (the last: everything above) */
+	SLOTS_LINEAR,   /* bpftrace lhist: slot 0 below MIN, slot k [MIN + (k-1) W, MIN + k W), then above */
+	SLOTS_FIXED,    /* slot k holds (bounds[k-1], bounds[k]] (the last: everything above) */
 };
 
 enum percpu_mode { PERCPU_SUM, PERCPU_LABEL };
@@ -98,7 +98,8 @@ struct program_view {
 	char sum_field[PROGRAM_NAME_MAX];
 	enum slot_convention buckets;
 	double multiplier;
-	double linear_min, linear_step;
+	double linear_min, linear_width;    /* Buckets "linear" MIN WIDTH COUNT (slot_map.h) */
+	uint32_t linear_count;
 	double fixed_bounds[PROGRAM_MAX_FIXED_BOUNDS];
 	int nfixed_bounds;
 	struct hist_config hist;            /* Percentile, Bucket, BucketType */

@@ -130,7 +130,10 @@ static int build_points(struct program_state *s, struct bpf_object *obj, char *e
 	return 0;
 }
 
-/* Before each load (probe.c reopens the object when a candidate fails): params, Skip. */
+/* Before each load (probe.c reopens the object when a candidate fails): params, Skip. The
+ * whole check runs again, not just those two: measured on read_latency.bpf.o it costs 2 us
+ * against 65 us for the open it follows (and milliseconds for the load), and it keeps one
+ * code path for what the config check and the load see. */
 static int configure(struct module *m, struct bpf_object *obj)
 {
 	struct program_state *s = m->priv;
@@ -146,8 +149,10 @@ static int start(struct module *m, char *err, size_t errlen)
 	struct program_state *s = m->priv;
 
 	for (int i = 0; i < s->cfg.nviews; i++) {
-		s->readers[i] = program_reader_new(&s->cfg.views[i], &s->layout.views[i], m->obj, m->precision, err,
-						   errlen);
+		struct bpf_map *map = bpf_object__find_map_by_name(m->obj, s->cfg.views[i].map);
+
+		s->readers[i] = program_reader_new(&s->cfg.views[i], &s->layout.views[i], map ? bpf_map__fd(map) : -1,
+						   m->precision, err, errlen);
 		if (!s->readers[i])
 			return -1;
 	}

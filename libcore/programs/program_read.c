@@ -1,8 +1,11 @@
 #include "libcore/programs/program_read.h"
 
 #include "libcore/decode/label_value.h"
+#include "libcore/engine/map_dump.h"
 #include "libcore/engine/module.h"
 #include "libcore/hist/hist.h"
+#include "libcore/programs/key_cache.h"
+#include "libcore/programs/slot_map.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -12,33 +15,44 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One series: its name, what this read added up, and the previous cumulative histogram. */
+/* A histogram series' slots of this read and its previous cumulative ones: allocated for
+ * histogram views only, so that a counter view of 10,000 series stays small. */
+struct series_hist {
+	uint64_t slots[HIST_SLOTS];
+	struct hist_tracker tracker;
+};
+
+/* One series: its name and what this read added up. */
 struct series {
 	char name[LABEL_VALUE_MAX];
-	bool used;      /* holds a series */
 	bool seen;      /* got an entry this read */
 	uint64_t value; /* counters and gauges */
-	uint64_t slots[HIST_SLOTS];
 	uint64_t sum;
-	struct hist_tracker tracker;
+	struct series_hist *hist;
 };
 
 struct program_reader {
 	struct program_view *v;
 	const struct view_layout *l;
-	int fd;
 	int ncpus;
 	size_t cpu_stride;           /* bytes per CPU in a per-CPU value */
-	void *key, *next_key, *value;
-	struct series *table;        /* open addressing, capacity a power of two */
-	uint32_t capacity, nseries;
+	struct map_dump dump;        /* every entry of the last read */
+	/* The series in the order they came (dense: a read walks them in memory order), and
+	 * an open-addressing index of them by name: slot = (name hash, series + 1; 0 free). */
+	struct series *series;
+	uint32_t nseries;
+	struct name_slot { uint32_t hash, series; } *index;
+	uint32_t capacity;           /* of the index: a power of two, at least 2 x MaxSeries */
+	struct key_cache *keys;      /* raw key -> series + 1 (KEY_OTHER: `other`) */
 	struct series other;         /* label sets beyond MaxSeries */
 	uint32_t folded;             /* label sets in `other` this read */
 	char metric[PROGRAM_NAME_MAX + 1];
 	enum hist_unit unit;
-	/* The layout the series' slots are kept in: the program's own for "native" (its
-	 * hist_precision), 0 (power-of-two slots) for the foreign conventions. */
+	/* Histograms: the program's slots onto the engine's (slot_map.h), in whose layout
+	 * (precision) the series' slots are kept; Layout "value": each slot's engine slot. */
+	struct slot_map map;
 	unsigned int precision;
+	unsigned int *slot_of;
 };
 
 static uint32_t name_hash(const char *s)
@@ -53,23 +67,28 @@ static uint32_t name_hash(const char *s)
 /* The series named `name`: an existing one, a new one while there is room, else `other`. */
 static struct series *series_for(struct program_reader *r, const char *name)
 {
-	uint32_t i = name_hash(name) & (r->capacity - 1);
+	uint32_t hash = name_hash(name), i = hash & (r->capacity - 1);
 
 	for (;; i = (i + 1) & (r->capacity - 1)) {
-		struct series *s = &r->table[i];
+		struct name_slot *slot = &r->index[i];
+		struct series *s;
 
-		if (s->used && !strcmp(s->name, name))
-			return s;
-		if (s->used)
+		if (slot->series) {
+			s = &r->series[slot->series - 1];
+			if (slot->hash == hash && !strcmp(s->name, name))
+				return s;
 			continue;
-		if (r->nseries == r->v->max_series) {
-			r->folded++;
+		}
+		s = &r->series[r->nseries];
+		if (r->nseries == r->v->max_series ||
+		    (r->v->kind == VIEW_KIND_HISTOGRAM && !(s->hist = calloc(1, sizeof(*s->hist))))) {
+			r->folded++; /* beyond MaxSeries (or out of memory): counted, never lost */
 			return &r->other;
 		}
-		s->used = true;
 		snprintf(s->name, sizeof(s->name), "%s", name);
-		hist_tracker_init(&s->tracker, 1, r->precision);
-		r->nseries++;
+		if (s->hist)
+			hist_tracker_init(&s->hist->tracker, 1, r->precision);
+		*slot = (struct name_slot){ .hash = hash, .series = ++r->nseries };
 		return s;
 	}
 }
@@ -94,6 +113,19 @@ static uint64_t read_uint(const void *p, uint32_t width)
 	return *(const uint8_t *)p;
 }
 
+/* Appends text to buf (cap bytes, NUL kept), cut at the end: no printf per label, which
+ * costs more than the decoding over 10,000 keys. */
+static void append(char *buf, size_t cap, size_t *used, const char *text)
+{
+	size_t n = strlen(text);
+
+	if (*used + n >= cap)
+		n = cap - 1 - *used;
+	memcpy(buf + *used, text, n);
+	*used += n;
+	buf[*used] = '\0';
+}
+
 /* The series name of a key: TypeInstance with %{label} replaced, or the labels joined by
  * "-" (and "cpu<N>" last with PerCPU "label"); then made safe for collectd. */
 static void series_name(struct program_reader *r, const uint8_t *key, int cpu, char *out)
@@ -105,7 +137,8 @@ static void series_name(struct program_reader *r, const uint8_t *key, int cpu, c
 	for (int i = 0; i < v->nlabels; i++)
 		decoder_chain_decode(&v->labels[i].decoders, key + v->labels[i].offset, v->labels[i].size, texts[i],
 				     sizeof(texts[i]));
-	snprintf(cpu_text, sizeof(cpu_text), "cpu%d", cpu);
+	if (cpu >= 0)
+		snprintf(cpu_text, sizeof(cpu_text), "cpu%d", cpu);
 	raw[0] = '\0';
 	if (v->type_instance[0]) {
 		for (const char *p = v->type_instance; *p && used + 1 < sizeof(raw);) {
@@ -121,9 +154,7 @@ static void series_name(struct program_reader *r, const uint8_t *key, int cpu, c
 				if (!text && n == 3 && !strncmp(p + 2, "cpu", 3) && cpu >= 0)
 					text = cpu_text;
 				if (text) {
-					used += (size_t)snprintf(raw + used, sizeof(raw) - used, "%s", text);
-					if (used >= sizeof(raw))
-						used = sizeof(raw) - 1;
+					append(raw, sizeof(raw), &used, text);
 					p = end + 1;
 					continue;
 				}
@@ -132,34 +163,20 @@ static void series_name(struct program_reader *r, const uint8_t *key, int cpu, c
 			raw[used] = '\0';
 		}
 	} else {
-		for (int i = 0; i < v->nlabels && used + 1 < sizeof(raw); i++) {
-			used += (size_t)snprintf(raw + used, sizeof(raw) - used, "%s%s", i ? "-" : "", texts[i]);
-			if (used >= sizeof(raw))
-				used = sizeof(raw) - 1;
+		for (int i = 0; i < v->nlabels; i++) {
+			if (i)
+				append(raw, sizeof(raw), &used, "-");
+			append(raw, sizeof(raw), &used, texts[i]);
 		}
-		if (cpu >= 0 && used + 1 < sizeof(raw))
-			snprintf(raw + used, sizeof(raw) - used, "%s%s", used ? "-" : "", cpu_text);
+		if (cpu >= 0) {
+			if (used)
+				append(raw, sizeof(raw), &used, "-");
+			append(raw, sizeof(raw), &used, cpu_text);
+		}
 	}
 	if (!v->type_instance[0] && !v->nlabels && cpu < 0)
 		snprintf(raw, sizeof(raw), "%s", v->map); /* one series: named by its map */
 	label_value_safe(raw, out);
-}
-
-/* Slot of a foreign convention's slot k in the reader's layout (power-of-two slots,
- * precision 0, for all but "native"), or -1 for a convention that cannot be read. */
-static int native_slot(enum slot_convention c, unsigned int precision, uint64_t k)
-{
-	uint64_t n;
-
-	switch (c) {
-	case SLOTS_NATIVE:
-	case SLOTS_EXP2: n = k; break;                    /* up to 2^k == (2^(k-1), 2^k] */
-	case SLOTS_EXP2ZERO: n = k ? k - 1 : 0; break;    /* slot 0 is 0, slot k up to 2^(k-1) */
-	case SLOTS_LOG2: n = k + 1; break;                /* [2^k, 2^(k+1)) as (2^k, 2^(k+1)] */
-	case SLOTS_BCC_LOG2: n = k; break;                /* [2^(k-1), 2^k) as (2^(k-1), 2^k] */
-	default: return -1;
-	}
-	return n < HIST_NSLOTS(precision) ? (int)n : (int)HIST_LAST_SLOT(precision);
 }
 
 /* Adds one CPU's value of one entry into series s. */
@@ -173,35 +190,58 @@ static void add_entry(struct program_reader *r, struct series *s, const uint8_t 
 		return;
 	}
 	if (r->v->layout == HIST_LAYOUT_KEY) {
-		int n = native_slot(r->v->buckets, r->precision, read_uint(key + l->bucket_offset, l->bucket_width));
+		unsigned int n = slot_map_slot(&r->map, read_uint(key + l->bucket_offset, l->bucket_width));
 
-		if (n >= 0)
-			s->slots[n] += read_uint(val + l->value_offset, l->value_width);
+		s->hist->slots[n] += read_uint(val + l->value_offset, l->value_width);
 		return;
 	}
 	for (uint32_t k = 0; k < l->nslots; k++) {
 		uint64_t c = read_uint(val + l->slots_offset + (size_t)k * l->slot_width, l->slot_width);
-		int n = c ? native_slot(r->v->buckets, r->precision, k) : -1;
-
-		if (n >= 0)
-			s->slots[n] += c;
+		if (c)
+			s->hist->slots[r->slot_of[k]] += c;
 	}
 	if (l->has_sum)
 		s->sum += read_uint(val + l->sum_offset, 8);
+}
+
+#define KEY_OTHER UINT32_MAX
+
+/* The series of a key (not per CPU): decoded and named when the key is new (or due for a
+ * refresh, key_cache.h), else as the last time. */
+static struct series *series_of_key(struct program_reader *r, const uint8_t *key)
+{
+	char name[LABEL_VALUE_MAX];
+	uint32_t known = key_cache_get(r->keys, key);
+	struct series *s;
+
+	if (known == KEY_OTHER) {
+		r->folded++;
+		return &r->other;
+	}
+	if (known)
+		return &r->series[known - 1];
+	series_name(r, key, -1, name);
+	s = series_for(r, name);
+	key_cache_put(r->keys, s == &r->other ? KEY_OTHER : (uint32_t)(s - r->series) + 1);
+	return s;
 }
 
 static void add_key(struct program_reader *r, const uint8_t *key, const uint8_t *value)
 {
 	char name[LABEL_VALUE_MAX];
 	int ncpus = r->l->percpu ? r->ncpus : 1;
-	bool by_cpu = r->l->percpu && r->v->percpu == PERCPU_LABEL;
+	struct series *s = NULL;
 
-	if (!by_cpu)
-		series_name(r, key, -1, name);
+	if (!(r->l->percpu && r->v->percpu == PERCPU_LABEL)) /* else one series per CPU */
+		s = series_of_key(r, key);
 	for (int cpu = 0; cpu < ncpus; cpu++) {
-		if (by_cpu)
+		struct series *to = s;
+
+		if (!to) {
 			series_name(r, key, cpu, name);
-		add_entry(r, series_for(r, name), key, value + (size_t)cpu * r->cpu_stride);
+			to = series_for(r, name);
+		}
+		add_entry(r, to, key, value + (size_t)cpu * r->cpu_stride);
 	}
 }
 
@@ -217,7 +257,7 @@ static void send_series(struct program_reader *r, struct series *s, const char *
 
 		char total[LABEL_VALUE_MAX + 8];
 
-		hist_advance(&s->tracker, s->slots, s->sum, &h);
+		hist_advance(&s->hist->tracker, s->hist->slots, slot_map_sum(&r->map, s->sum), &h);
 		if (h.count)
 			sink->histogram(sink->ctx, r->metric + 1, name, r->unit, &h);
 		/* One histogram map gives the rate too: its event count (and sum) since start. */
@@ -230,15 +270,16 @@ static void send_series(struct program_reader *r, struct series *s, const char *
 	}
 }
 
-/* Only the slots a series of this layout uses, and only where a series is: at 1,089 slots
- * a row, clearing every free place of the table would cost more than the read. */
+/* Only the slots a series of this layout uses, and only where a series is (the reader walks
+ * its dense series, never the index): at 1,089 slots a row, clearing more would cost more
+ * than the read. */
 static void clear_read(const struct program_reader *r, struct series *s)
 {
 	s->seen = false;
 	s->value = 0;
 	s->sum = 0;
-	if (r->v->kind == VIEW_KIND_HISTOGRAM && (s->used || s == &r->other))
-		memset(s->slots, 0, HIST_NSLOTS(r->precision) * sizeof(s->slots[0]));
+	if (s->hist)
+		memset(s->hist->slots, 0, HIST_NSLOTS(r->precision) * sizeof(s->hist->slots[0]));
 }
 
 int program_reader_read(struct program_reader *r, const struct metric_sink *sink)
@@ -246,34 +287,22 @@ int program_reader_read(struct program_reader *r, const struct metric_sink *sink
 	const struct view_layout *l = r->l;
 	int e;
 
-	for (uint32_t i = 0; i < r->capacity; i++)
-		clear_read(r, &r->table[i]);
+	for (uint32_t i = 0; i < r->nseries; i++)
+		clear_read(r, &r->series[i]);
 	clear_read(r, &r->other);
 	r->folded = 0;
-	if (l->hash) {
-		void *prev = NULL;
+	key_cache_next_read(r->keys);
+	e = map_dump_read(&r->dump);
+	if (e)
+		return e;
+	for (uint32_t i = 0; i < r->dump.count; i++)
+		add_key(r, r->dump.keys + (size_t)i * l->key_size, r->dump.values + (size_t)i * r->dump.value_size);
+	for (uint32_t i = 0; i < r->nseries; i++) {
+		struct series *s = &r->series[i];
 
-		while (!(e = bpf_map_get_next_key(r->fd, prev, r->next_key))) {
-			memcpy(r->key, r->next_key, l->key_size);
-			prev = r->key;
-			if (bpf_map_lookup_elem(r->fd, r->key, r->value))
-				continue; /* deleted since: its events are gone from the map */
-			add_key(r, r->key, r->value);
-		}
-		if (errno != ENOENT)
-			return -errno;
-	} else {
-		for (uint32_t i = 0; i < l->max_entries; i++) {
-			memset(r->key, 0, l->key_size);
-			memcpy(r->key, &i, l->key_size < 4 ? l->key_size : 4);
-			if (bpf_map_lookup_elem(r->fd, r->key, r->value))
-				return -errno;
-			add_key(r, r->key, r->value);
-		}
+		if (s->seen)
+			send_series(r, s, s->name, sink);
 	}
-	for (uint32_t i = 0; i < r->capacity; i++)
-		if (r->table[i].seen)
-			send_series(r, &r->table[i], r->table[i].name, sink);
 	if (r->other.seen)
 		send_series(r, &r->other, "other", sink);
 	if (sink->gauge && r->nseries == r->v->max_series)
@@ -281,23 +310,12 @@ int program_reader_read(struct program_reader *r, const struct metric_sink *sink
 	return 0;
 }
 
-struct program_reader *program_reader_new(struct program_view *v, const struct view_layout *l,
-					  struct bpf_object *obj, unsigned int precision, char *err, size_t errlen)
+struct program_reader *program_reader_new(struct program_view *v, const struct view_layout *l, int map_fd,
+					  unsigned int precision, char *err, size_t errlen)
 {
-	struct bpf_map *map = bpf_object__find_map_by_name(obj, v->map);
 	struct program_reader *r;
 	size_t stride = (l->value_size + 7) & ~(size_t)7;
 
-	if (v->kind == VIEW_KIND_HISTOGRAM && native_slot(v->buckets, 0, 0) < 0) {
-		snprintf(err, errlen, "<Histogram \"%s\">: Buckets \"%s\" cannot be read yet (native, exp2, exp2zero, "
-				      "log2 and bcc_log2 can)", v->map, slot_convention_name(v->buckets));
-		return NULL;
-	}
-	if (v->kind == VIEW_KIND_HISTOGRAM && v->multiplier != 1 && v->multiplier != 1e-9) {
-		snprintf(err, errlen, "<Histogram \"%s\">: Multiplier %g: only 0.000000001 (nanoseconds to seconds) "
-				      "and 1 (bytes, counts) are supported yet", v->map, v->multiplier);
-		return NULL;
-	}
 	r = calloc(1, sizeof(*r));
 	if (!r) {
 		snprintf(err, errlen, "out of memory");
@@ -305,17 +323,19 @@ struct program_reader *program_reader_new(struct program_view *v, const struct v
 	}
 	r->v = v;
 	r->l = l;
-	r->fd = map ? bpf_map__fd(map) : -1;
 	r->ncpus = libbpf_num_possible_cpus();
 	r->cpu_stride = l->percpu ? stride : l->value_size;
 	r->capacity = 16;
 	while (r->capacity < 2 * v->max_series)
 		r->capacity *= 2;
-	r->table = calloc(r->capacity, sizeof(*r->table));
-	r->key = calloc(1, l->key_size + 8);
-	r->next_key = calloc(1, l->key_size + 8);
-	r->value = calloc(l->percpu ? (size_t)r->ncpus : 1, stride);
-	if (r->fd < 0 || r->ncpus <= 0 || !r->table || !r->key || !r->next_key || !r->value) {
+	r->index = calloc(r->capacity, sizeof(*r->index));
+	r->series = calloc(v->max_series, sizeof(*r->series));
+	if (v->kind == VIEW_KIND_HISTOGRAM)
+		r->other.hist = calloc(1, sizeof(*r->other.hist));
+	r->keys = key_cache_new(l->key_size, l->max_entries);
+	if (map_fd < 0 || r->ncpus <= 0 || !r->index || !r->series || !r->keys || (v->kind == VIEW_KIND_HISTOGRAM && !r->other.hist) ||
+	    map_dump_init(&r->dump, map_fd, l->hash, l->key_size, (l->percpu ? (size_t)r->ncpus : 1) * r->cpu_stride,
+			  l->max_entries)) {
 		snprintf(err, errlen, "cannot set up the reader of map \"%s\": out of memory, or the map was not created", v->map);
 		program_reader_free(r);
 		return NULL;
@@ -323,19 +343,40 @@ struct program_reader *program_reader_new(struct program_view *v, const struct v
 	/* Counters and gauges carry their collectd type ("=derive"); histograms their type as
 	 * the metric (name_histogram: "latency" is its own type). */
 	snprintf(r->metric, sizeof(r->metric), "=%s", v->type);
-	r->unit = v->multiplier == 1 ? HIST_UNIT_BYTES : HIST_UNIT_NANOSECONDS;
-	r->precision = v->buckets == SLOTS_NATIVE ? precision : 0;
-	hist_tracker_init(&r->other.tracker, 1, r->precision);
+	slot_map_init(&r->map, v, precision);
+	r->unit = r->map.unit;
+	r->precision = r->map.precision;
+	if (v->kind == VIEW_KIND_HISTOGRAM && v->layout == HIST_LAYOUT_VALUE) {
+		r->slot_of = calloc(l->nslots ? l->nslots : 1, sizeof(*r->slot_of));
+		if (!r->slot_of) {
+			snprintf(err, errlen, "cannot set up the reader of map \"%s\": out of memory", v->map);
+			program_reader_free(r);
+			return NULL;
+		}
+		for (uint32_t k = 0; k < l->nslots; k++)
+			r->slot_of[k] = slot_map_slot(&r->map, k);
+	}
+	if (r->other.hist)
+		hist_tracker_init(&r->other.hist->tracker, 1, r->precision);
 	return r;
+}
+
+void program_reader_set_batch(struct program_reader *r, bool batch)
+{
+	r->dump.no_batch = !batch;
 }
 
 void program_reader_free(struct program_reader *r)
 {
 	if (!r)
 		return;
-	free(r->table);
-	free(r->key);
-	free(r->next_key);
-	free(r->value);
+	for (uint32_t i = 0; r->series && i < r->nseries; i++)
+		free(r->series[i].hist);
+	free(r->other.hist);
+	free(r->index);
+	free(r->series);
+	key_cache_free(r->keys);
+	free(r->slot_of);
+	map_dump_free(&r->dump);
 	free(r);
 }

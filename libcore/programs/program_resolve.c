@@ -167,6 +167,12 @@ static int resolve_hist_value(const struct program_view *v, const struct btf *bt
 			 HIST_SLOTS, v->slots_field, vl->nslots, vl->slot_width, vl->has_sum ? "" : " and no SumField");
 		return -1;
 	}
+	if (v->buckets == SLOTS_LINEAR && vl->nslots > v->linear_count + 2) {
+		snprintf(err, errlen, "Buckets \"linear\" with COUNT %u has %u slots (below MIN, %u of WIDTH, the rest), "
+			 "the map has %u: give the COUNT of the program's slots", v->linear_count, v->linear_count + 2,
+			 v->linear_count, vl->nslots);
+		return -1;
+	}
 	if (v->buckets == SLOTS_FIXED && vl->nslots > (uint32_t)v->nfixed_bounds + 1) {
 		snprintf(err, errlen, "Buckets \"fixed\" names %d bounds, the map has %u slots (at most %d used)",
 			 v->nfixed_bounds, vl->nslots, v->nfixed_bounds + 1);

@@ -43,7 +43,7 @@ static void test_parse_errors(void)
 	CHECK(parse_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Histogram \"h\">\n    Buckets \"log3\"\n  </Histogram>\n</Program>",
 			  "<Program \"p\">: <Histogram \"h\">: Buckets \"log3\" is not a slot convention"));
 	CHECK(parse_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Histogram \"h\">\n    Buckets \"linear\" 0 0\n  </Histogram>\n</Program>",
-			  "STEP above 0"));
+			  "a WIDTH above 0 and a COUNT"));
 	CHECK(parse_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Histogram \"h\">\n    Buckets \"fixed\" 10 5\n  </Histogram>\n</Program>",
 			  "bounds must increase (5 after 10)"));
 	CHECK(parse_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Histogram \"h\">\n    Buckets \"log2\"\n  </Histogram>\n</Program>",

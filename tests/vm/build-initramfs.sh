@@ -3,8 +3,9 @@
 # (unpacking gzip under TCG costs seconds; reading a bigger file costs nothing) holding:
 #   /bin/busybox, /init (init.sh), /etc/ebpf-tests.list (tests.list),
 #   /etc/ebpf-unavailable.list (unavailable.list)
-#   /build/...   every ELF executable under BUILDDIR/tests and BUILDDIR/.libs/ebpf.so, at
-#                their paths relative to the build tree (top_builddir=/build in the VM)
+#   /build/...   every ELF executable under BUILDDIR/tests, BUILDDIR/.libs/ebpf.so and the
+#                users' programs built into BUILDDIR/contrib/programs (*.bpf.o), at their
+#                paths relative to the build tree (top_builddir=/build in the VM)
 #   /src/tests, /src/contrib   their scripts and configurations (top_srcdir=/src)
 #   collectd, the stock plugins the integration tests use, types.db, rrdtool, at their
 #                host paths
@@ -62,6 +63,10 @@ fi
 copy_elf "$builddir/.libs/ebpf.so" /build/.libs/ebpf.so
 find "$builddir/tests" -type f -perm -u+x ! -path '*/.libs/*' | while read -r f; do
 	is_elf "$f" && copy_elf "$f" "/build${f#"$builddir"}"
+done
+for f in "$builddir"/contrib/programs/*.bpf.o; do
+	[ -f "$f" ] || die "$builddir/contrib/programs/*.bpf.o are not built (make check builds them)"
+	copy_file "$f" "/build${f#"$builddir"}"
 done
 # Scripts and the configurations they use; not the build outputs of an in-tree build.
 (cd "$srcdir" && find tests contrib -type f \( -name '*.sh' -o -name '*.conf' \)) | while read -r f; do
