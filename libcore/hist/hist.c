@@ -121,7 +121,7 @@ double hist_percentile(const struct hist_interval *h, double pct)
 
 double hist_mean(const struct hist_interval *h)
 {
-	return h->count ? (double)h->sum / (double)h->count : NAN;
+	return h->count && !h->no_sum ? (double)h->sum / (double)h->count : NAN;
 }
 
 double hist_count_between(const struct hist_interval *h, double lower, double upper)

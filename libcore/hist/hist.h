@@ -55,6 +55,8 @@ struct hist_interval {
 	uint64_t total_slots[HIST_SLOTS]; /* cumulative per slot (SNMP publishes these) */
 	bool reset;                 /* a slot count went backwards: maps were recreated (the
 				     * sum may wrap modulo 2^64 and decides nothing) */
+	bool no_sum;                /* the map keeps no sum (a user's histogram without SumField):
+				     * sum is 0 and there is no mean */
 };
 
 /* Computes the interval from the new cumulative values and remembers them. On a reset the
@@ -64,7 +66,7 @@ void hist_advance(struct hist_tracker *t, const uint64_t cur_slots[HIST_SLOTS], 
 
 /* pct in (0, 100]; NAN when the interval is empty. */
 double hist_percentile(const struct hist_interval *h, double pct);
-/* NAN when the interval is empty. */
+/* NAN when the interval is empty or the histogram keeps no sum (no_sum). */
 double hist_mean(const struct hist_interval *h);
 /* Events in (lower, upper]; upper <= 0 or INFINITY means no upper bound, as collectd's
  * `Bucket` does. */

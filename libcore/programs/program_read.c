@@ -213,6 +213,7 @@ static void send_series(struct program_reader *r, struct series *s, const char *
 		char total[LABEL_VALUE_MAX + 8];
 
 		hist_advance(&s->tracker, s->slots, s->sum, &h);
+		h.no_sum = !r->l->has_sum; /* no mean rather than a made-up 0 */
 		if (h.count)
 			sink->histogram(sink->ctx, r->metric + 1, name, r->unit, &h);
 		/* One histogram map gives the rate too: its event count (and sum) since start. */
