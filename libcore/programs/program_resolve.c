@@ -84,21 +84,22 @@ static int resolve_labels(struct program_view *v, const struct btf *btf, uint32_
 			}
 			l->size = (uint32_t)size;
 		} else {
-			l->offset = at + l->padding;
+			l->offset = at;
 		}
 		if (l->offset < at) {
 			snprintf(err, errlen, "<Label \"%s\"> starts at byte %u, inside the label before it: labels go in "
 					      "key order", l->name, l->offset);
 			return -1;
 		}
-		if (l->offset + l->size > key_size) {
-			snprintf(err, errlen, "<Label \"%s\"> covers bytes %u..%u, but the key has %u bytes", l->name,
-				 l->offset, l->offset + l->size - 1, key_size);
+		if (l->offset + l->size + l->padding > key_size) {
+			snprintf(err, errlen, "<Label \"%s\"> covers bytes %u..%u%s, but the key has %u bytes", l->name,
+				 l->offset, l->offset + l->size + l->padding - 1, l->padding ? " with its Padding" : "",
+				 key_size);
 			return -1;
 		}
 		if (decoder_chain_check(&l->decoders, l->size, err, errlen))
 			return -1;
-		at = l->offset + l->size;
+		at = l->offset + l->size + l->padding; /* Padding: bytes after the label, as ebpf_exporter */
 	}
 	*end = at;
 	return 0;

@@ -5,16 +5,12 @@
 # <Probe> fails on this kernel and the tracepoint takes over, as the attach self-metric shows;
 # an object that is group-writable is refused with one error while the other programs run.
 . "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/program_lib.sh"
 
 N=25
 SYNC_N="$top_builddir/tests/integration/sync_n"
 OBJ="$WORK/objects"
-mkdir -p "$OBJ"
-chmod 755 "$OBJ"
-for p in sync_count sync_latency; do
-	cp "$top_builddir/contrib/programs/$p.bpf.o" "$OBJ/" || fail "contrib/programs/$p.bpf.o not built"
-	chmod 644 "$OBJ/$p.bpf.o"
-done
+install_objects "$OBJ" contrib/programs/sync_count.bpf.o contrib/programs/sync_latency.bpf.o
 cp "$OBJ/sync_count.bpf.o" "$OBJ/unsafe.bpf.o"
 chmod 664 "$OBJ/unsafe.bpf.o"
 
