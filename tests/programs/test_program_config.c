@@ -183,7 +183,7 @@ static void test_resolve(void)
 	CHECK(resolve_fails("<Program \"p\">\n  Object \"/x.o\"\n  Param \"filter_tgid\" -1\n  <Counter \"sync_calls\">\n  </Counter>\n</Program>",
 			    SYNC_COUNT, "does not fit the global's unsigned 32-bit integer"));
 	CHECK(resolve_fails("<Program \"p\">\n  Object \"/x.o\"\n  Param \"filter_tgid\" \"me\"\n  <Counter \"sync_calls\">\n  </Counter>\n</Program>",
-			    SYNC_COUNT, "is a string, but the global is not a char array"));
+			    SYNC_COUNT, "is a string, but the global is a 4-byte integer, not a char array"));
 	CHECK(resolve_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Histogram \"sync_latency\">\n    SlotsField \"buckets\"\n  </Histogram>\n</Program>",
 			    SYNC_LATENCY, "SlotsField: the value hist_row has no member \"buckets\""));
 	CHECK(resolve_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Histogram \"hists\">\n    SlotsField \"slots\"\n"
