@@ -30,3 +30,57 @@ cleanup_loop() {
 	rm -f "$BACKING"
 	cleanup
 }
+
+# start_sync_workload N: tests/integration/sync_n, waiting on a fifo so that its pid (WORKLOAD)
+# can go into a config (Param "filter_tgid") before it calls sync() N times on sync_workload_go.
+start_sync_workload() {
+	mkfifo "$WORK/go"
+	"$top_builddir/tests/integration/sync_n" "$1" < "$WORK/go" > "$WORK/sync_n.out" &
+	WORKLOAD=$!
+	exec 7> "$WORK/go" # keeps the fifo open: the workload blocks in fgets until the line
+}
+sync_workload_go() {
+	echo go >&7
+	i=0
+	while ! grep -q done "$WORK/sync_n.out" && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	grep -q done "$WORK/sync_n.out" || fail "the workload did not finish its syncs"
+}
+
+# sync_programs_config: the <Program> blocks of the article's sync counter and sync latency
+# histogram (installed in $OBJ), filtered to the workload $WORKLOAD, each with its kprobe
+# alternative first.
+sync_programs_config() {
+	cat <<CONF
+  <Program "sync_count">
+    Object "$OBJ/sync_count.bpf.o"
+    Param "filter_tgid" $WORKLOAD
+    <Probe "sync">
+      Program "sync_kprobe" "sync_tp"
+    </Probe>
+    <Counter "sync_calls">
+      Type "derive"
+      TypeInstance "sync"
+    </Counter>
+  </Program>
+  <Program "sync_latency">
+    Object "$OBJ/sync_latency.bpf.o"
+    Param "filter_tgid" $WORKLOAD
+    <Probe "sync_enter">
+      Program "sync_enter_kprobe" "sync_enter_tp"
+    </Probe>
+    <Probe "sync_exit">
+      Program "sync_exit_kprobe" "sync_exit_tp"
+    </Probe>
+    <Histogram "sync_latency">
+      Layout "value"
+      SlotsField "slots"
+      SumField "sum"
+      Buckets "native"
+      Multiplier 0.000000001
+      Type "latency"
+      TypeInstance "sync"
+      Percentile 50 99
+    </Histogram>
+  </Program>
+CONF
+}

@@ -52,6 +52,38 @@ wait_until() {
 	done
 }
 
+v2() { snmpget -v2c -c public -On -Oe -t 2 -r 1 "$AGENT" "$@"; }
+v2walk() { snmpwalk -v2c -c public -On -Oe -t 2 -r 1 "$AGENT" "$@"; }
+# value OID: the bare value of one object over v2c ("" on error).
+value() { v2 -Ovq "$1" 2>/dev/null | tr -d '"'; }
+
+# OID of a string index component: length-prefixed unless "implied".
+str_oid() {
+	bytes=$(printf '%s' "$1" | od -An -tu1 | tr -s ' \n' '  ' | sed 's/^ *//; s/ *$//' | tr ' ' '.')
+	if [ "${2:-}" = implied ]; then echo "$bytes"; else echo "${#1}.$bytes"; fi
+}
+
+# snmpd as AgentX master with $WORK/snmpd.conf, on $AGENT.
+start_snmpd() {
+	"$SNMPD" -f -C -c "$WORK/snmpd.conf" -p "$WORK/snmpd.pid" -Lf "$WORK/snmpd.log" \
+		-I -smux,mteTrigger,mteTriggerConf "$AGENT" &
+	SNMPD_PID=$!
+	wait_for_snmpd public || sfail "snmpd did not answer on $AGENT"
+}
+
+stop_snmpd() {
+	kill "$SNMPD_PID" && wait "$SNMPD_PID" 2>/dev/null || true
+	SNMPD_PID=
+}
+
+# The subagent as nobody:nogroup, serving $SNAP through $SOCK, pinging every $PING s.
+start_subagent() {
+	setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
+		"$SUBAGENT" --snapshot="$SNAP" --agentx-socket="$SOCK" --ping-interval=$PING \
+		>> "$WORK/subagent.log" 2>&1 &
+	SUBAGENT_PID=$!
+}
+
 # wait_for_snmpd COMMUNITY: until snmpd answers sysUpTime.0 on $AGENT over v2c (10 s).
 wait_for_snmpd() {
 	wait_until 10 snmpget -v2c -c "$1" -t 1 -r 0 "$AGENT" .1.3.6.1.2.1.1.3.0
