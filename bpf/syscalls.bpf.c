@@ -31,8 +31,9 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1); /* resized by user space to the number of latency syscalls */
-	__type(key, __u32);
-	__type(value, struct hist_row);
+	__uint(key_size, sizeof(__u32));
+	/* Sized by user space for its precision (hist_row.h): no BTF types to disagree. */
+	__uint(value_size, sizeof(struct hist_row));
 } latency SEC(".maps");
 
 struct {
@@ -122,9 +123,9 @@ static __always_inline void on_exit(long id, long ret, bool with_latency, bool t
 	c = bpf_map_lookup_elem(&counts, &key);
 	if (!c)
 		return;
-	add(&c->calls, 1);
+	counter_add(&c->calls, 1);
 	if (ret < 0)
-		add(&c->errors, 1);
+		counter_add(&c->errors, 1);
 
 	if (!with_latency)
 		return;

@@ -40,8 +40,9 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1); /* resized like `counts` */
-	__type(key, __u32);
-	__type(value, struct hist_row);
+	__uint(key_size, sizeof(__u32));
+	/* Sized by user space for its precision (hist_row.h): no BTF types to disagree. */
+	__uint(value_size, sizeof(struct hist_row));
 } connect_latency SEC(".maps");
 
 struct {
@@ -120,10 +121,10 @@ static __always_inline void count_event(enum tcp_event ev, const struct sock *sk
 	if (!c)
 		return;
 	switch (ev) {
-	case EV_RETRANSMIT: add(&c->retransmits, 1); break;
-	case EV_RETRANSMIT_FAILED: add(&c->retransmit_failures, 1); break;
-	case EV_RESET_SENT: add(&c->resets_sent, 1); break;
-	case EV_RESET_RECEIVED: add(&c->resets_received, 1); break;
+	case EV_RETRANSMIT: counter_add(&c->retransmits, 1); break;
+	case EV_RETRANSMIT_FAILED: counter_add(&c->retransmit_failures, 1); break;
+	case EV_RESET_SENT: counter_add(&c->resets_sent, 1); break;
+	case EV_RESET_RECEIVED: counter_add(&c->resets_received, 1); break;
 	}
 }
 

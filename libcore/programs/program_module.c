@@ -146,7 +146,8 @@ static int start(struct module *m, char *err, size_t errlen)
 	struct program_state *s = m->priv;
 
 	for (int i = 0; i < s->cfg.nviews; i++) {
-		s->readers[i] = program_reader_new(&s->cfg.views[i], &s->layout.views[i], m->obj, err, errlen);
+		s->readers[i] = program_reader_new(&s->cfg.views[i], &s->layout.views[i], m->obj, m->precision, err,
+						   errlen);
 		if (!s->readers[i])
 			return -1;
 	}
