@@ -332,8 +332,10 @@ static void sink_histogram(void *ctx, const char *metric, const char *instance, 
 			name_percentile(base.type, base.type_instance, cfg->percentiles[i], &n);
 			submit(d, &n, (value_t){ .gauge = hist_percentile(h, cfg->percentiles[i]) * scale });
 		}
-		name_mean(base.type, base.type_instance, &n);
-		submit(d, &n, (value_t){ .gauge = hist_mean(h) * scale });
+		if (isfinite(hist_mean(h))) { /* histograms without a sum have no mean */
+			name_mean(base.type, base.type_instance, &n);
+			submit(d, &n, (value_t){ .gauge = hist_mean(h) * scale });
+		}
 	}
 	/* `Bucket` bounds are seconds: they apply to time histograms only, not to sizes. */
 	for (int i = 0; i < cfg->nbuckets && d->interval_s > 0 && unit == HIST_UNIT_NANOSECONDS; i++) {

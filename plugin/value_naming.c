@@ -42,13 +42,13 @@ void name_histogram(const char *metric, const char *instance, struct value_name 
 	snprintf(out->type_instance, sizeof(out->type_instance), "%s", instance);
 }
 
-/* "=<type>": a user's program named the collectd type itself (`Type "derive"`); the
- * instance is then the whole type instance. */
+/* "=<type>[:<map>]": a user's program named the collectd type itself (`Type "derive"`);
+ * the instance is then the whole type instance (the map's name is for the SNMP tables). */
 static int explicit_type(const char *metric, const char *instance, struct value_name *out)
 {
 	if (metric[0] != '=')
 		return 0;
-	snprintf(out->type, sizeof(out->type), "%s", metric + 1);
+	snprintf(out->type, sizeof(out->type), "%.*s", (int)strcspn(metric + 1, ":"), metric + 1);
 	snprintf(out->type_instance, sizeof(out->type_instance), "%s", instance);
 	return 1;
 }

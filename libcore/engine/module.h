@@ -31,7 +31,9 @@ enum module_state {
 const char *module_state_name(enum module_state s);
 
 /* Where a module's read goes. `metric` is the module's own vocabulary ("calls",
- * "errors", "latency"); the front-end maps it to its types. */
+ * "errors", "latency"); the front-end maps it to its types. A user's program names the
+ * collectd type itself, and the map: "=<type>:<map>" ("=derive:sync_calls": collectd's type
+ * derive with the instance as given; the SNMP tables' name sync_calls). */
 struct metric_sink {
 	void *ctx;
 	/* A cumulative count since the module started. */

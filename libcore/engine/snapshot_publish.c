@@ -120,10 +120,19 @@ struct sink_ctx {
 	bool reset; /* a histogram went backwards: the maps were recreated */
 };
 
+/* The name in the SNMP tables: a user's program's "=<type>:<map>" is its map's name. */
+static const char *table_name(const char *metric)
+{
+	const char *map = metric[0] == '=' ? strchr(metric, ':') : NULL;
+
+	return map ? map + 1 : metric[0] == '=' ? metric + 1 : metric;
+}
+
 static void sink_counter(void *ctx, const char *metric, const char *instance, uint64_t value)
 {
 	struct snapshot_module *sm = ctx;
 
+	metric = table_name(metric);
 	/* Out of memory drops this value from SNMP only; collectd still gets it. */
 	(void)snapshot_module_add_counter(sm, metric, instance, value);
 }
@@ -132,6 +141,7 @@ static void sink_gauge(void *ctx, const char *metric, const char *instance, doub
 {
 	struct snapshot_module *sm = ctx;
 
+	metric = table_name(metric);
 	if (isfinite(value)) /* a ratio of nothing (NaN) has no row, as collectd has no value */
 		(void)snapshot_module_add_gauge(sm, metric, instance, value);
 }

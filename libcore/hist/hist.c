@@ -51,6 +51,7 @@ void hist_advance(struct hist_tracker *t, const uint64_t *cur_slots, uint64_t cu
 	out->precision = p;
 	out->nslots = n;
 	out->reset = reset;
+	out->no_sum = false; /* the caller says when its map keeps none */
 	out->total_count = total;
 	out->total_sum = cur_sum;
 	out->total_slots = t->prev_slots;
@@ -159,7 +160,7 @@ double hist_percentile(const struct hist_interval *h, double pct)
 
 double hist_mean(const struct hist_interval *h)
 {
-	return h->count ? (double)h->sum / (double)h->count : NAN;
+	return h->count && !h->no_sum ? (double)h->sum / (double)h->count : NAN;
 }
 
 double hist_count_between(const struct hist_interval *h, double lower, double upper)

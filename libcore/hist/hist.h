@@ -72,6 +72,8 @@ struct hist_interval {
 	const uint64_t *total_slots;
 	bool reset;                 /* a slot count went backwards: maps were recreated (the
 				     * sum may wrap modulo 2^64 and decides nothing) */
+	bool no_sum;                /* the map keeps no sum (a user's histogram without SumField):
+				     * sum is 0 and there is no mean */
 };
 
 /* Computes the interval from the new cumulative values (the first HIST_NSLOTS(p) of
@@ -87,7 +89,7 @@ void hist_rows_unpack(const void *packed, void *full, size_t head, unsigned int 
 
 /* pct in (0, 100]; NAN when the interval is empty. */
 double hist_percentile(const struct hist_interval *h, double pct);
-/* NAN when the interval is empty. */
+/* NAN when the interval is empty or the histogram keeps no sum (no_sum). */
 double hist_mean(const struct hist_interval *h);
 /* Events in (lower, upper]; upper <= 0 or INFINITY means no upper bound, as collectd's
  * `Bucket` does. */

@@ -52,8 +52,9 @@ struct program_probe {
 	int nprograms;
 };
 
-/* One part of the map's key, in key order: a BTF member (field) or `size` bytes after
- * `padding` bytes of padding. Offsets are filled in by program_resolve(). */
+/* One part of the map's key, in key order: a BTF member (field), or `size` bytes followed by
+ * `padding` bytes that no label reads (ebpf_exporter's `size` and `padding`: the compiler's
+ * padding after a member). Offsets are filled in by program_resolve(). */
 struct program_label {
 	char name[PROGRAM_NAME_MAX];
 	char field[PROGRAM_NAME_MAX]; /* "" when given by Size */

@@ -184,12 +184,17 @@ static void destroy(struct module *m)
 	object_bytes_free(&s->bytes);
 }
 
-/* Reads, checks and opens the object once at config time: every error is a config error. */
-static int check_object(struct program_state *s, char *err, size_t errlen)
+/* Reads, checks and opens the object once at config time. Two kinds of errors: the loader
+ * refusing the object (unsafe file, a forbidden helper or program type: *refused, the program
+ * stays off and the others run), and the configuration not matching the object (a map, label,
+ * field or param that is not there: a configuration error, which stops collectd -T and
+ * collectd like any bad option). */
+static int check_object(struct program_state *s, bool *refused, char *err, size_t errlen)
 {
 	struct bpf_object *obj;
 	int r;
 
+	*refused = true;
 	if (object_file_read(s->cfg.object, geteuid(), &s->bytes, err, errlen) ||
 	    object_policy_check_calls(s->bytes.data, s->bytes.len, &s->cfg.policy, s->cfg.object, err, errlen))
 		return -1;
@@ -199,9 +204,11 @@ static int check_object(struct program_state *s, char *err, size_t errlen)
 			 s->cfg.object);
 		return -1;
 	}
-	r = program_resolve(&s->cfg, obj, &s->layout, err, errlen);
-	if (!r)
-		r = object_policy_check_types(obj, &s->cfg.policy, s->cfg.object, err, errlen);
+	r = object_policy_check_types(obj, &s->cfg.policy, s->cfg.object, err, errlen);
+	if (!r) {
+		*refused = false;
+		r = program_resolve(&s->cfg, obj, &s->layout, err, errlen);
+	}
 	if (!r)
 		r = build_points(s, obj, err, errlen);
 	bpf_object__close(obj);
@@ -222,6 +229,7 @@ struct module *program_module_new(const struct conf_node *block, char *err, size
 {
 	struct program_state *s = calloc(1, sizeof(*s));
 	struct module *m;
+	bool refused;
 	int npoints;
 
 	if (!s) {
@@ -236,10 +244,15 @@ struct module *program_module_new(const struct conf_node *block, char *err, size
 		goto fail;
 	}
 	npoints = 0;
-	if (check_object(s, s->start_error, sizeof(s->start_error)))
+	if (check_object(s, &refused, s->start_error, sizeof(s->start_error))) {
+		if (!refused) {
+			snprintf(err, errlen, "<Program \"%s\">: %s (in %.600s)", s->cfg.name, s->start_error,
+				 s->cfg.object);
+			goto fail;
+		}
 		s->ops = (struct module_ops){ .name = s->cfg.name, .description = "a user's BPF program",
 					      .prepare = refuse_start, .destroy = destroy };
-	else {
+	} else {
 		npoints = s->ops.npoints;
 		s->ops = (struct module_ops){
 			.name = s->cfg.name,

@@ -46,7 +46,9 @@ struct program_reader {
 	struct key_cache *keys;      /* raw key -> series + 1 (KEY_OTHER: `other`) */
 	struct series other;         /* label sets beyond MaxSeries */
 	uint32_t folded;             /* label sets in `other` this read */
-	char metric[PROGRAM_NAME_MAX + 1];
+	char metric[2 * PROGRAM_NAME_MAX + 2]; /* "=<type>:<map>" (module.h) */
+	char hist_type[PROGRAM_NAME_MAX];       /* histograms: the type is the metric */
+	char derive_metric[PROGRAM_NAME_MAX + 10]; /* "=derive:<map>": a histogram's count, sum */
 	enum hist_unit unit;
 	/* Histograms: the program's slots onto the engine's (slot_map.h), in whose layout
 	 * (precision) the series' slots are kept; Layout "value": each slot's engine slot. */
@@ -258,14 +260,17 @@ static void send_series(struct program_reader *r, struct series *s, const char *
 		char total[LABEL_VALUE_MAX + 8];
 
 		hist_advance(&s->hist->tracker, s->hist->slots, slot_map_sum(&r->map, s->sum), &h);
-		if (h.count)
-			sink->histogram(sink->ctx, r->metric + 1, name, r->unit, &h);
+		h.no_sum = !r->l->has_sum; /* no mean rather than a made-up 0 */
+		/* Every read once there were events, as the modules do: the SNMP tables keep the
+		 * row and its buckets, collectd gets bucket rates of 0 rather than gaps. */
+		if (h.total_count)
+			sink->histogram(sink->ctx, r->hist_type, name, r->unit, &h);
 		/* One histogram map gives the rate too: its event count (and sum) since start. */
 		snprintf(total, sizeof(total), "%s-count", name);
-		sink->counter(sink->ctx, "=derive", total, h.total_count);
+		sink->counter(sink->ctx, r->derive_metric, total, h.total_count);
 		if (r->l->has_sum) {
 			snprintf(total, sizeof(total), "%s-sum", name);
-			sink->counter(sink->ctx, "=derive", total, h.total_sum);
+			sink->counter(sink->ctx, r->derive_metric, total, h.total_sum);
 		}
 	}
 }
@@ -340,9 +345,12 @@ struct program_reader *program_reader_new(struct program_view *v, const struct v
 		program_reader_free(r);
 		return NULL;
 	}
-	/* Counters and gauges carry their collectd type ("=derive"); histograms their type as
-	 * the metric (name_histogram: "latency" is its own type). */
-	snprintf(r->metric, sizeof(r->metric), "=%s", v->type);
+	/* Counters and gauges carry their collectd type and map ("=derive:map", module.h);
+	 * histograms their type as the metric (name_histogram: "latency" is its own type), and
+	 * their counts since start are derive. */
+	snprintf(r->metric, sizeof(r->metric), "=%s:%s", v->type, v->map);
+	snprintf(r->derive_metric, sizeof(r->derive_metric), "=derive:%s", v->map);
+	snprintf(r->hist_type, sizeof(r->hist_type), "%s", v->type);
 	slot_map_init(&r->map, v, precision);
 	r->unit = r->map.unit;
 	r->precision = r->map.precision;

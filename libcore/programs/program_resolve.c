@@ -9,6 +9,39 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Appends ", name" (or the first name) to a list of what the object has, for messages that
+ * say what there is instead; "..." when it does not fit. */
+static void list_add(char *list, size_t len, const char *name)
+{
+	size_t used = strlen(list);
+
+	if (used + strlen(name) + 6 >= len) {
+		if (used + 5 < len && (used < 3 || strcmp(list + used - 3, "...")))
+			snprintf(list + used, len - used, ", ...");
+		return;
+	}
+	snprintf(list + used, len - used, "%s%s", used ? ", " : "", name);
+}
+
+static void list_maps(struct bpf_object *obj, char *list, size_t len)
+{
+	struct bpf_map *m;
+
+	list[0] = '\0';
+	bpf_object__for_each_map(m, obj)
+		if (!bpf_map__is_internal(m))
+			list_add(list, len, bpf_map__name(m));
+}
+
+static void list_programs(struct bpf_object *obj, char *list, size_t len)
+{
+	struct bpf_program *p;
+
+	list[0] = '\0';
+	bpf_object__for_each_program(p, obj)
+		list_add(list, len, bpf_program__name(p));
+}
+
 /* The type behind typedefs, const and volatile. */
 static const struct btf_type *resolved(const struct btf *btf, uint32_t id, uint32_t *out_id)
 {
@@ -45,8 +78,16 @@ static int find_member(const struct btf *btf, uint32_t type_id, const char *name
 		*member_type = m->type;
 		return 0;
 	}
-	snprintf(why, whylen, "%s has no member \"%s\"", btf__name_by_offset(btf, t->name_off)[0] ?
-		 btf__name_by_offset(btf, t->name_off) : "the struct", name);
+	{
+		char members[160] = "";
+
+		m = btf_members(t);
+		for (int i = 0; i < btf_vlen(t); i++, m++)
+			list_add(members, sizeof(members), btf__name_by_offset(btf, m->name_off));
+		snprintf(why, whylen, "%s has no member \"%s\" (its members: %s)",
+			 btf__name_by_offset(btf, t->name_off)[0] ? btf__name_by_offset(btf, t->name_off) : "the struct",
+			 name, members);
+	}
 	return -1;
 }
 
@@ -84,28 +125,45 @@ static int resolve_labels(struct program_view *v, const struct btf *btf, uint32_
 			}
 			l->size = (uint32_t)size;
 		} else {
-			l->offset = at + l->padding;
+			l->offset = at;
 		}
 		if (l->offset < at) {
 			snprintf(err, errlen, "<Label \"%s\"> starts at byte %u, inside the label before it: labels go in "
 					      "key order", l->name, l->offset);
 			return -1;
 		}
-		if (l->offset + l->size > key_size) {
-			snprintf(err, errlen, "<Label \"%s\"> covers bytes %u..%u, but the key has %u bytes", l->name,
-				 l->offset, l->offset + l->size - 1, key_size);
+		if (l->offset + l->size + l->padding > key_size) {
+			snprintf(err, errlen, "<Label \"%s\"> covers bytes %u..%u%s, but the key has %u bytes", l->name,
+				 l->offset, l->offset + l->size + l->padding - 1, l->padding ? " with its Padding" : "",
+				 key_size);
 			return -1;
 		}
 		if (decoder_chain_check(&l->decoders, l->size, err, errlen))
 			return -1;
-		at = l->offset + l->size;
+		at = l->offset + l->size + l->padding; /* Padding: bytes after the label, as ebpf_exporter */
 	}
 	*end = at;
 	return 0;
 }
 
+/* "struct hist_row of 328 bytes", "an array of 160 bytes", "a 2-byte integer". */
+static void describe_type(const struct btf *btf, uint32_t type_id, char *out, size_t len)
+{
+	const struct btf_type *t = resolved(btf, type_id, NULL);
+	long long size = (long long)btf__resolve_size(btf, type_id);
+
+	if (t && btf_is_int(t))
+		snprintf(out, len, "a %lld-byte integer", size);
+	else if (t && (btf_is_struct(t) || btf_is_union(t)))
+		snprintf(out, len, "%s %s of %lld bytes", btf_is_struct(t) ? "struct" : "union",
+			 btf__name_by_offset(btf, t->name_off)[0] ? btf__name_by_offset(btf, t->name_off) : "(anonymous)",
+			 size);
+	else
+		snprintf(out, len, "%s of %lld bytes", t && btf_is_array(t) ? "an array" : "a type", size);
+}
+
 static int resolve_value_number(const struct program_view *v, const struct btf *btf, uint32_t value_type,
-				uint32_t value_size, struct view_layout *vl, char *err, size_t errlen)
+				struct view_layout *vl, char *err, size_t errlen)
 {
 	uint32_t type = value_type;
 	char why[256];
@@ -118,9 +176,11 @@ static int resolve_value_number(const struct program_view *v, const struct btf *
 	}
 	vl->value_width = (uint32_t)integer_width(btf, type);
 	if (vl->value_width != 8 && vl->value_width != 4) {
-		snprintf(err, errlen, "the value%s%s is %s, not a 4- or 8-byte integer (%u bytes)%s",
-			 v->value_field[0] ? " member " : "", v->value_field, "another type", value_size,
-			 v->value_field[0] ? "" : "; name the member with ValueField \"count\"");
+		char what[128];
+
+		describe_type(btf, type, what, sizeof(what));
+		snprintf(err, errlen, "the value%s%s is %s, not a 4- or 8-byte integer%s", v->value_field[0] ? " member " : "",
+			 v->value_field, what, v->value_field[0] ? "" : "; name the member with ValueField \"count\"");
 		return -1;
 	}
 	return 0;
@@ -190,7 +250,10 @@ static int resolve_view(struct program_view *v, struct bpf_object *obj, struct v
 	enum bpf_map_type mt;
 
 	if (!map) {
-		snprintf(err, errlen, "the object has no map \"%s\"", v->map);
+		char maps[256];
+
+		list_maps(obj, maps, sizeof(maps));
+		snprintf(err, errlen, "the object has no map \"%s\" (its maps: %s)", v->map, maps[0] ? maps : "none");
 		return -1;
 	}
 	mt = bpf_map__type(map);
@@ -231,7 +294,7 @@ static int resolve_view(struct program_view *v, struct bpf_object *obj, struct v
 			return -1;
 		}
 		vl->nslots = vl->hash ? 0 : vl->max_entries;
-		return resolve_value_number(v, btf, value_type, vl->value_size, vl, err, errlen);
+		return resolve_value_number(v, btf, value_type, vl, err, errlen);
 	}
 	/* An array's index is its key: without labels it is one series only if it has one row. */
 	if (labels_end != vl->key_size && !(labels_end == 0 && !vl->hash && vl->max_entries == 1)) {
@@ -242,16 +305,18 @@ static int resolve_view(struct program_view *v, struct bpf_object *obj, struct v
 	}
 	if (v->kind == VIEW_KIND_HISTOGRAM)
 		return resolve_hist_value(v, btf, value_type, vl, err, errlen);
-	return resolve_value_number(v, btf, value_type, vl->value_size, vl, err, errlen);
+	return resolve_value_number(v, btf, value_type, vl, err, errlen);
 }
 
-/* The global `name` in one of the object's data sections: its map and offset and type. */
+/* The global `name` in one of the object's data sections: its map and offset and type. When
+ * it is not there, `names` lists the globals there are. */
 static int find_global(struct bpf_object *obj, const char *name, struct bpf_map **map, uint32_t *offset,
-		       uint32_t *type_id, uint32_t *size)
+		       uint32_t *type_id, uint32_t *size, char *names, size_t nameslen)
 {
 	const struct btf *btf = bpf_object__btf(obj);
 	struct bpf_map *m;
 
+	names[0] = '\0';
 	if (!btf)
 		return -1;
 	bpf_object__for_each_map(m, obj) {
@@ -270,8 +335,10 @@ static int find_global(struct bpf_object *obj, const char *name, struct bpf_map 
 		for (int i = 0; i < btf_vlen(ds); i++, vs++) {
 			const struct btf_type *var = btf__type_by_id(btf, vs->type);
 
-			if (strcmp(btf__name_by_offset(btf, var->name_off), name))
+			if (strcmp(btf__name_by_offset(btf, var->name_off), name)) {
+				list_add(names, nameslen, btf__name_by_offset(btf, var->name_off));
 				continue;
+			}
 			*map = m;
 			*offset = vs->offset;
 			*type_id = var->type;
@@ -289,11 +356,11 @@ static int set_param(const struct program_param *p, struct bpf_object *obj, char
 	uint32_t offset, type_id, size;
 	struct bpf_map *map;
 	size_t data_size;
-	char *data;
+	char *data, globals[256];
 
-	if (find_global(obj, p->name, &map, &offset, &type_id, &size)) {
-		snprintf(err, errlen, "Param \"%s\": the object has no global variable of that name (declare it as "
-				      "`const volatile` or a plain global)", p->name);
+	if (find_global(obj, p->name, &map, &offset, &type_id, &size, globals, sizeof(globals))) {
+		snprintf(err, errlen, "Param \"%s\": the object has no global variable of that name (its globals: %s; "
+				      "declare it as `const volatile` or a plain global)", p->name, globals[0] ? globals : "none");
 		return -1;
 	}
 	/* Writable until load (skeletons write their globals here too); libbpf 1.1 types it const. */
@@ -308,7 +375,12 @@ static int set_param(const struct program_param *p, struct bpf_object *obj, char
 		double v = p->number;
 
 		if (!t || !btf_is_int(t) || (t->size != 1 && t->size != 2 && t->size != 4 && t->size != 8)) {
-			snprintf(err, errlen, "Param \"%s\" is a number, but the global is not an integer", p->name);
+			char what[128];
+
+			describe_type(btf, type_id, what, sizeof(what));
+			snprintf(err, errlen, "Param \"%s\" is a number, but the global is %s, not an integer%s", p->name, what,
+				 t && btf_is_array(t) && integer_width(btf, btf_array(t)->type) == 1
+					 ? " (a string: put the value in double quotes)" : "");
 			return -1;
 		}
 		is_signed = btf_int_encoding(t) & BTF_INT_SIGNED;
@@ -328,7 +400,11 @@ static int set_param(const struct program_param *p, struct bpf_object *obj, char
 		return 0;
 	}
 	if (!t || !btf_is_array(t) || integer_width(btf, btf_array(t)->type) != 1) {
-		snprintf(err, errlen, "Param \"%s\" is a string, but the global is not a char array", p->name);
+		char what[128];
+
+		describe_type(btf, type_id, what, sizeof(what));
+		snprintf(err, errlen, "Param \"%s\" is a string, but the global is %s, not a char array%s", p->name, what,
+			 t && btf_is_int(t) ? " (a number: write it without quotes)" : "");
 		return -1;
 	}
 	if (strlen(p->text) + 1 > size) {
@@ -355,15 +431,18 @@ int program_resolve(struct program_config *c, struct bpf_object *obj, struct pro
 	for (int i = 0; i < c->nprobes; i++)
 		for (int j = 0; j < c->probes[i].nprograms; j++)
 			if (!bpf_object__find_program_by_name(obj, c->probes[i].programs[j])) {
-				snprintf(err, errlen, "<Probe \"%s\">: the object has no program \"%s\"", c->probes[i].name,
-					 c->probes[i].programs[j]);
+				list_programs(obj, why, sizeof(why));
+				snprintf(err, errlen, "<Probe \"%s\">: the object has no program \"%s\" (its programs: %s)",
+					 c->probes[i].name, c->probes[i].programs[j], why);
 				return -1;
 			}
 	for (int i = 0; i < c->nskip; i++) {
 		struct bpf_program *p = bpf_object__find_program_by_name(obj, c->skip[i]);
 
 		if (!p) {
-			snprintf(err, errlen, "Skip \"%s\": the object has no such program", c->skip[i]);
+			list_programs(obj, why, sizeof(why));
+			snprintf(err, errlen, "Skip \"%s\": the object has no such program (its programs: %s)", c->skip[i],
+				 why);
 			return -1;
 		}
 		bpf_program__set_autoload(p, false);

@@ -5,24 +5,13 @@
 # mean request size is exact, latency and queue-time percentiles in seconds); Disk
 # selects that device only; runqueue writes its latency percentiles, in total and per CPU.
 . "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/program_lib.sh"
 
-command -v losetup >/dev/null 2>&1 || skip "losetup is missing (apt-get install mount)"
 command -v dd >/dev/null 2>&1 || skip "dd is missing"
 
 NW=300   # writes of 64 KiB
 NR=200   # reads of 16 KiB
-BACKING=$(mktemp /var/tmp/ebpf-it-block.XXXXXX)
-LOOP=
-cleanup_block() {
-	[ -n "$LOOP" ] && losetup -d "$LOOP"
-	rm -f "$BACKING"
-	cleanup
-}
-trap cleanup_block EXIT INT TERM
-
-truncate -s 64M "$BACKING"
-LOOP=$(losetup -f --show --direct-io=on "$BACKING") || skip "cannot attach a loop device"
-DISK=${LOOP#/dev/}
+attach_loop 64
 # mq-deadline inserts every request before dispatching it, so each one has a queue time.
 echo mq-deadline > "/sys/block/$DISK/queue/scheduler" || fail "cannot set mq-deadline on $DISK"
 echo "loop device $DISK"

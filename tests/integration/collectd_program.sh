@@ -5,58 +5,19 @@
 # <Probe> fails on this kernel and the tracepoint takes over, as the attach self-metric shows;
 # an object that is group-writable is refused with one error while the other programs run.
 . "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/program_lib.sh"
 
 N=25
-SYNC_N="$top_builddir/tests/integration/sync_n"
 OBJ="$WORK/objects"
-mkdir -p "$OBJ"
-chmod 755 "$OBJ"
-for p in sync_count sync_latency; do
-	cp "$top_builddir/contrib/programs/$p.bpf.o" "$OBJ/" || fail "contrib/programs/$p.bpf.o not built"
-	chmod 644 "$OBJ/$p.bpf.o"
-done
+install_objects "$OBJ" contrib/programs/sync_count.bpf.o contrib/programs/sync_latency.bpf.o
 cp "$OBJ/sync_count.bpf.o" "$OBJ/unsafe.bpf.o"
 chmod 664 "$OBJ/unsafe.bpf.o"
 
-# The workload waits on a fifo, so its pid can go into the config before it syncs.
-mkfifo "$WORK/go"
-"$SYNC_N" $N < "$WORK/go" > "$WORK/sync_n.out" &
-WORKLOAD=$!
-exec 7> "$WORK/go" # keeps the fifo open: the workload blocks in fgets until the line
+start_sync_workload $N
 
 write_config "$WORK/collectd.conf" <<CONF
 <Plugin ebpf>
-  <Program "sync_count">
-    Object "$OBJ/sync_count.bpf.o"
-    Param "filter_tgid" $WORKLOAD
-    <Probe "sync">
-      Program "sync_kprobe" "sync_tp"
-    </Probe>
-    <Counter "sync_calls">
-      Type "derive"
-      TypeInstance "sync"
-    </Counter>
-  </Program>
-  <Program "sync_latency">
-    Object "$OBJ/sync_latency.bpf.o"
-    Param "filter_tgid" $WORKLOAD
-    <Probe "sync_enter">
-      Program "sync_enter_kprobe" "sync_enter_tp"
-    </Probe>
-    <Probe "sync_exit">
-      Program "sync_exit_kprobe" "sync_exit_tp"
-    </Probe>
-    <Histogram "sync_latency">
-      Layout "value"
-      SlotsField "slots"
-      SumField "sum"
-      Buckets "native"
-      Multiplier 0.000000001
-      Type "latency"
-      TypeInstance "sync"
-      Percentile 50 99
-    </Histogram>
-  </Program>
+$(sync_programs_config)
   <Program "unsafe">
     Object "$OBJ/unsafe.bpf.o"
     <Counter "sync_calls">
@@ -80,10 +41,7 @@ wait_for_csv sync_latency "gauge-attach-sync_exit-tracepoint" 10 || fail "no att
 	fail "attach self-metric: $(csv_last sync_latency gauge-attach-sync_exit-tracepoint), expected 1 (the kprobe failed first)"
 pass "the attach self-metric shows one failed alternative before the tracepoint"
 
-echo go >&7
-i=0
-while ! grep -q done "$WORK/sync_n.out" && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
-grep -q done "$WORK/sync_n.out" || fail "the workload did not finish its $N syncs"
+sync_workload_go
 i=0
 while [ "$(csv_last sync_count derive-sync)" != "$N" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 [ "$(csv_last sync_count derive-sync)" = "$N" ] || fail "sync_count: derive-sync is $(csv_last sync_count derive-sync), expected $N"

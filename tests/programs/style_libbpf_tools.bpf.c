@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* A program in libbpf-tools' style, for the <Program> tests: block IO sizes per disk in a
- * `struct hist { __u32 slots[N]; }` value with floor-log2 slots, a `const volatile` knob, and
- * tp_btf and raw_tp twins of one probe of which only one may attach. Written for this project. */
+/* A program in libbpf-tools' style, for the <Program> tests: block IO latency per disk in a
+ * `struct hist { __u32 slots[N]; }` value with floor-log2 slots (slot k holds [2^k, 2^(k+1))
+ * ns, 0 in slot 0), `const volatile` knobs set before load, and tp_btf and raw_tp twins of each
+ * probe of which only one may attach (both would time every request twice). Written for this
+ * project. */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
@@ -9,7 +11,7 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-#define MAX_SLOTS 27
+#define MAX_SLOTS 40
 
 struct hist {
 	__u32 slots[MAX_SLOTS];
@@ -27,7 +29,14 @@ struct {
 	__uint(max_entries, 64);
 	__type(key, struct hist_key);
 	__type(value, struct hist);
-} sizes SEC(".maps");
+} hists SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct request *);
+	__type(value, __u64);
+} start SEC(".maps");
 
 static __always_inline __u32 log2_floor(__u64 v)
 {
@@ -42,24 +51,44 @@ static __always_inline __u32 log2_floor(__u64 v)
 	return r;
 }
 
-static __always_inline int record(struct request *rq)
+static __always_inline __u32 disk_dev(struct request *rq)
+{
+	struct gendisk *disk = BPF_CORE_READ(rq, q, disk);
+
+	return BPF_CORE_READ(disk, major) << 20 | BPF_CORE_READ(disk, first_minor);
+}
+
+static __always_inline int trace_issue(struct request *rq)
+{
+	__u64 ts = bpf_ktime_get_ns();
+
+	if (filter_dev && disk_dev(rq) != targ_dev)
+		return 0;
+	bpf_map_update_elem(&start, &rq, &ts, BPF_ANY);
+	return 0;
+}
+
+static __always_inline int trace_complete(struct request *rq)
 {
 	static struct hist zero;
 	struct hist_key key = {};
 	struct hist *h;
+	__u64 *tsp;
 	__u32 slot;
 
-	key.dev = BPF_CORE_READ(rq, q, disk, major) << 20 | BPF_CORE_READ(rq, q, disk, first_minor);
-	if (filter_dev && key.dev != targ_dev)
+	tsp = bpf_map_lookup_elem(&start, &rq);
+	if (!tsp)
 		return 0;
-	h = bpf_map_lookup_elem(&sizes, &key);
+	slot = log2_floor(bpf_ktime_get_ns() - *tsp);
+	bpf_map_delete_elem(&start, &rq);
+	key.dev = disk_dev(rq);
+	h = bpf_map_lookup_elem(&hists, &key);
 	if (!h) {
-		bpf_map_update_elem(&sizes, &key, &zero, BPF_NOEXIST);
-		h = bpf_map_lookup_elem(&sizes, &key);
+		bpf_map_update_elem(&hists, &key, &zero, BPF_NOEXIST);
+		h = bpf_map_lookup_elem(&hists, &key);
 		if (!h)
 			return 0;
 	}
-	slot = log2_floor(BPF_CORE_READ(rq, __data_len));
 	if (slot >= MAX_SLOTS)
 		slot = MAX_SLOTS - 1;
 	__sync_fetch_and_add(&h->slots[slot], 1);
@@ -67,13 +96,25 @@ static __always_inline int record(struct request *rq)
 }
 
 SEC("tp_btf/block_rq_issue")
-int BPF_PROG(block_rq_issue_btf, struct request *rq)
+int BPF_PROG(issue_btf, struct request *rq)
 {
-	return record(rq);
+	return trace_issue(rq);
 }
 
 SEC("raw_tp/block_rq_issue")
-int BPF_PROG(block_rq_issue_raw, struct request *rq)
+int BPF_PROG(issue_raw, struct request *rq)
 {
-	return record(rq);
+	return trace_issue(rq);
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(done_btf, struct request *rq, int error, unsigned int nr_bytes)
+{
+	return trace_complete(rq);
+}
+
+SEC("raw_tp/block_rq_complete")
+int BPF_PROG(done_raw, struct request *rq, int error, unsigned int nr_bytes)
+{
+	return trace_complete(rq);
 }

@@ -149,22 +149,27 @@ static void test_resolve(void)
 	CHECK(resolve("<Program \"io\">\n  Object \"/x.o\"\n  <Histogram \"io_latency\">\n    Layout \"key\"\n"
 		      "    Buckets \"exp2\"\n    Multiplier 0.000001\n"
 		      "    <Label \"device\">\n      Size 4\n      Decode \"majorminor\"\n    </Label>\n"
-		      "    <Label \"op\">\n      Size 1\n      Decode \"static_map\" \"0=read\" \"1=write\"\n    </Label>\n"
-		      "    <Label \"pad\">\n      Size 3\n      Decode \"hex\"\n    </Label>\n"
+		      "    <Label \"op\">\n      Size 1\n      Padding 3\n      Decode \"static_map\" \"0=read\" \"1=write\"\n    </Label>\n"
 		      "  </Histogram>\n</Program>",
 		      EXPORTER, &l) == 0);
 	CHECK_EQ_U64(l.views[0].bucket_offset, 8);
 	CHECK_EQ_U64(l.views[0].bucket_width, 8);
 	CHECK(l.views[0].hash && l.views[0].value_width == 8);
 
-	/* libbpf-tools' style: struct hist { __u32 slots[27]; } in the value, a struct key. */
-	CHECK(resolve("<Program \"sizes\">\n  Object \"/x.o\"\n  Param \"filter_dev\" 1\n  Param \"targ_dev\" 7340032\n"
-		      "  <Probe \"issue\">\n    Program \"block_rq_issue_btf\" \"block_rq_issue_raw\"\n  </Probe>\n"
-		      "  <Histogram \"sizes\">\n    Layout \"value\"\n    SlotsField \"slots\"\n    Buckets \"log2\"\n"
+	/* Padding is the bytes after a label, as ebpf_exporter's: here past the key's end. */
+	CHECK(resolve_fails("<Program \"io\">\n  Object \"/x.o\"\n  <Histogram \"io_latency\">\n    Layout \"key\"\n"
+			    "    Buckets \"exp2\"\n    <Label \"device\">\n      Size 4\n      Padding 16\n    </Label>\n"
+			    "  </Histogram>\n</Program>",
+			    EXPORTER, "<Label \"device\"> covers bytes 0..19 with its Padding, but the key has 16 bytes"));
+
+	/* libbpf-tools' style: struct hist { __u32 slots[40]; } in the value, a struct key. */
+	CHECK(resolve("<Program \"lat\">\n  Object \"/x.o\"\n  Param \"filter_dev\" 1\n  Param \"targ_dev\" 7340032\n"
+		      "  <Probe \"issue\">\n    Program \"issue_btf\" \"issue_raw\"\n  </Probe>\n"
+		      "  <Histogram \"hists\">\n    Layout \"value\"\n    SlotsField \"slots\"\n    Buckets \"log2\"\n"
 		      "    <Label \"device\">\n      Field \"dev\"\n      Decode \"majorminor\"\n    </Label>\n"
 		      "  </Histogram>\n</Program>",
 		      LIBBPF_TOOLS, &l) == 0);
-	CHECK_EQ_U64(l.views[0].nslots, 27);
+	CHECK_EQ_U64(l.views[0].nslots, 40);
 	CHECK_EQ_U64(l.views[0].slot_width, 4);
 	CHECK(!l.views[0].has_sum);
 
@@ -181,15 +186,15 @@ static void test_resolve(void)
 	CHECK(resolve_fails("<Program \"p\">\n  Object \"/x.o\"\n  Param \"filter_tgid\" -1\n  <Counter \"sync_calls\">\n  </Counter>\n</Program>",
 			    SYNC_COUNT, "does not fit the global's unsigned 32-bit integer"));
 	CHECK(resolve_fails("<Program \"p\">\n  Object \"/x.o\"\n  Param \"filter_tgid\" \"me\"\n  <Counter \"sync_calls\">\n  </Counter>\n</Program>",
-			    SYNC_COUNT, "is a string, but the global is not a char array"));
+			    SYNC_COUNT, "is a string, but the global is a 4-byte integer, not a char array"));
 	CHECK(resolve_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Histogram \"sync_latency\">\n    SlotsField \"buckets\"\n  </Histogram>\n</Program>",
 			    SYNC_LATENCY, "SlotsField: the value hist_row has no member \"buckets\""));
-	CHECK(resolve_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Histogram \"sizes\">\n    SlotsField \"slots\"\n"
+	CHECK(resolve_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Histogram \"hists\">\n    SlotsField \"slots\"\n"
 			    "    <Label \"device\">\n      Size 2\n      Decode \"majorminor\"\n    </Label>\n  </Histogram>\n</Program>",
 			    LIBBPF_TOOLS, "majorminor needs 4 or 8 bytes"));
-	CHECK(resolve_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Histogram \"sizes\">\n    SlotsField \"slots\"\n  </Histogram>\n</Program>",
+	CHECK(resolve_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Histogram \"hists\">\n    SlotsField \"slots\"\n  </Histogram>\n</Program>",
 			    LIBBPF_TOOLS, "the labels cover 0 of the key's 4 bytes"));
-	CHECK(resolve_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Histogram \"sizes\">\n    SlotsField \"slots\"\n"
+	CHECK(resolve_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Histogram \"hists\">\n    SlotsField \"slots\"\n"
 			    "    <Label \"device\">\n      Field \"dev\"\n    </Label>\n  </Histogram>\n</Program>",
 			    LIBBPF_TOOLS, "Buckets \"native\" is the plugin's struct hist_row"));
 	CHECK(resolve_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Counter \"sync_latency\">\n  </Counter>\n</Program>",

@@ -190,6 +190,9 @@ static void test_percentiles(void)
 	}
 	hist_advance(&t, cur, sum, &h);
 	CHECK_NEAR(hist_mean(&h), 50.5, 1e-9);
+	h.no_sum = true; /* a histogram that keeps no sum has no mean, not 0 */
+	CHECK(isnan(hist_mean(&h)));
+	h.no_sum = false;
 	/* The estimate must lie in the same slot as the true value: error < one slot width. */
 	const double pcts[] = { 10, 50, 90, 99 };
 	for (int i = 0; i < 4; i++) {

@@ -9,6 +9,13 @@ int main(void)
 	name_counter("calls", "fsync", &n);
 	CHECK_STR(n.type, "operations");
 	CHECK_STR(n.type_instance, "fsync");
+	/* a user's program: its Type, the instance as given; the map is for SNMP (module.h) */
+	name_counter("=derive:sync_calls", "sync", &n);
+	CHECK_STR(n.type, "derive");
+	CHECK_STR(n.type_instance, "sync");
+	name_gauge("=gauge:queue_depth", "loop0", &n);
+	CHECK_STR(n.type, "gauge");
+	CHECK_STR(n.type_instance, "loop0");
 	name_counter("errors", "openat", &n);
 	CHECK_STR(n.type, "errors");
 	CHECK_STR(n.type_instance, "openat");
