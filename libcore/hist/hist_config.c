@@ -26,8 +26,10 @@ static int set_precision(struct hist_config *c, const struct option *o, char *er
 {
 	double p;
 
-	if (opt_expect_numbers(o, 1, 1, err, errlen) || (p = o->values[0].number) < 0 ||
-	    p > HIST_PRECISION_MAX || p != (double)(int)p) {
+	/* In range before the whole-number test: converting NaN or a huge value to int is
+	 * undefined (fuzz_config found NaN). */
+	if (opt_expect_numbers(o, 1, 1, err, errlen) || !((p = o->values[0].number) >= 0 && p <= HIST_PRECISION_MAX) ||
+	    p != (double)(int)p) {
 		snprintf(err, errlen, "Precision takes one whole number from 0 to %d: 2^Precision sub-buckets per "
 			 "power of two, percentiles within 2^-Precision (default %d: within 3.1%%; 0: log2, within a "
 			 "factor of 2), e.g. Precision %d", HIST_PRECISION_MAX, HIST_PRECISION_DEFAULT, HIST_PRECISION_DEFAULT);

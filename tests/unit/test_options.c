@@ -1,4 +1,5 @@
 /* Config parsing through the module table, as the plugin does it, without collectd. */
+#include <math.h>
 #include <sys/syscall.h>
 
 #include "libcore/engine/module.h"
@@ -102,6 +103,10 @@ int main(void)
 	struct opt_value pbad[] = { num(2.5) };
 	CHECK(set(m, "Precision", pbad, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "Precision takes one whole number from 0 to") != NULL);
+	struct opt_value pnan[] = { num(NAN) };
+	CHECK(set(m, "Precision", pnan, 1, err, sizeof(err)) == -1); /* fuzz_config's finding */
+	CHECK(strstr(err, "Precision takes one whole number from 0 to") != NULL);
+	CHECK(m->hist.precision == 3); /* the last good value stays */
 	struct opt_value badm[] = { str("kprobes") };
 	CHECK(set(m, "AttachOrder", badm, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "unknown method \"kprobes\"") != NULL);
