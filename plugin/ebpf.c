@@ -24,6 +24,7 @@
 #include "libcore/programs/program_module.h"
 #include "libcore/engine/self_metrics.h"
 #include "libcore/engine/snapshot_publish.h"
+#include "plugin/presentation.h"
 #include "plugin/value_naming.h"
 
 #include <math.h>
@@ -34,13 +35,19 @@
 
 struct plugin_module {
 	struct module *m;
+	struct presentation pres; /* its Percentile, Bucket, BucketType */
 	cdtime_t last_read; /* monotonic_now(): bucket rates are events per second of real interval */
 	struct snapshot_module record; /* this module's part of the snapshot file */
 	int64_t discontinuity_us;      /* wall clock of the module's start: counters began at 0 */
 };
 
-/* Modules configured but not yet handed to a read callback (which then owns them). */
-static struct module *configured[MAX_MODULES];
+/* A module or program configured but not yet handed to a read callback (which then owns
+ * it), with how the plugin presents its histograms. */
+struct configured_module {
+	struct module *m;
+	struct presentation pres;
+};
+static struct configured_module configured[MAX_MODULES];
 static int nconfigured;
 static bool config_seen;
 static bool collect_cost; /* CollectCost: each module's programs' run count and time */
@@ -88,7 +95,7 @@ static int to_option(const oconfig_item_t *ci, struct option *o, struct opt_valu
 static bool already_configured(const char *label)
 {
 	for (int i = 0; i < nconfigured; i++)
-		if (!strcasecmp(configured[i]->label, label))
+		if (!strcasecmp(configured[i].m->label, label))
 			return true;
 	return false;
 }
@@ -97,6 +104,7 @@ static int config_module(const oconfig_item_t *ci)
 {
 	const struct module_ops *ops;
 	const char *instance = NULL;
+	struct configured_module *c;
 	struct module *m;
 	char names[256];
 
@@ -136,7 +144,9 @@ static int config_module(const oconfig_item_t *ci)
 		module_free(m);
 		return -1;
 	}
-	configured[nconfigured++] = m;
+	c = &configured[nconfigured++];
+	c->m = m;
+	presentation_init(&c->pres);
 	for (int i = 0; i < ci->children_num; i++) {
 		const oconfig_item_t *child = &ci->children[i];
 		struct opt_value vals[64];
@@ -150,7 +160,7 @@ static int config_module(const oconfig_item_t *ci)
 		}
 		if (to_option(child, &o, vals, 64))
 			return -1;
-		if (module_set_option(m, &o, err, sizeof(err))) {
+		if (presentation_module_option(&c->pres, m, &o, err, sizeof(err))) {
 			ERROR(PLUGIN_NAME " plugin: module \"%s\": %s", m->label, err);
 			return -1;
 		}
@@ -160,7 +170,7 @@ static int config_module(const oconfig_item_t *ci)
 
 		/* Options that contradict each other are a configuration error like a bad value,
 		 * not a module that starts and then stays off. */
-		if (module_check_config(m, err, sizeof(err))) {
+		if (module_check_config(m, err, sizeof(err)) || presentation_check(&c->pres, err, sizeof(err))) {
 			ERROR(PLUGIN_NAME " plugin: module \"%s\": %s", m->label, err);
 			return -1;
 		}
@@ -196,10 +206,12 @@ static void free_conf_tree(struct conf_node *n)
 	free((void *)n->children);
 }
 
-/* <Program "name">: a user's BPF object, checked now so that collectd -T reports it. */
+/* <Program "name">: a user's BPF object, checked now so that collectd -T reports it. The
+ * core gets the block without the plugin's keys of its <Histogram> blocks. */
 static int config_program(const oconfig_item_t *ci)
 {
-	struct conf_node tree = { 0 };
+	struct conf_node tree = { 0 }, core_tree;
+	struct presentation pres;
 	struct module *m = NULL;
 	char err[1024];
 
@@ -207,10 +219,12 @@ static int config_program(const oconfig_item_t *ci)
 		ERROR(PLUGIN_NAME " plugin: at most %d <Module> and <Program> blocks", MAX_MODULES);
 		return -1;
 	}
-	if (to_conf_tree(ci, &tree))
-		m = program_module_new(&tree, err, sizeof(err));
-	else
+	if (!to_conf_tree(ci, &tree))
 		snprintf(err, sizeof(err), "<Program>: cannot read the block");
+	else if (!presentation_take_program(&tree, &core_tree, &pres, err, sizeof(err))) {
+		m = program_module_new(&core_tree, err, sizeof(err));
+		presentation_program_free(&core_tree);
+	}
 	free_conf_tree(&tree);
 	if (!m) {
 		ERROR(PLUGIN_NAME " plugin: %s", err);
@@ -221,7 +235,7 @@ static int config_program(const oconfig_item_t *ci)
 		module_free(m);
 		return -1;
 	}
-	configured[nconfigured++] = m;
+	configured[nconfigured++] = (struct configured_module){ .m = m, .pres = pres };
 	return 0;
 }
 
@@ -277,7 +291,8 @@ static void add_default_modules(void)
 
 		if (!module_table[i]->in_default_set || !(m = module_new(module_table[i], NULL)))
 			continue;
-		configured[nconfigured++] = m;
+		configured[nconfigured] = (struct configured_module){ .m = m };
+		presentation_init(&configured[nconfigured++].pres);
 	}
 	INFO(PLUGIN_NAME " plugin: no <Module> configured, enabling the default set");
 }
@@ -321,7 +336,7 @@ static void sink_histogram(void *ctx, const char *metric, const char *instance, 
 			   const struct hist_interval *h)
 {
 	struct dispatch_ctx *d = ctx;
-	const struct hist_config *cfg = &d->pm->m->hist;
+	const struct presentation *cfg = &d->pm->pres;
 	double scale = unit == HIST_UNIT_NANOSECONDS ? 1e-9 : 1.0; /* collectd wants seconds */
 	struct value_name base, n;
 
@@ -339,7 +354,7 @@ static void sink_histogram(void *ctx, const char *metric, const char *instance, 
 	}
 	/* `Bucket` bounds are seconds: they apply to time histograms only, not to sizes. */
 	for (int i = 0; i < cfg->nbuckets && d->interval_s > 0 && unit == HIST_UNIT_NANOSECONDS; i++) {
-		const struct hist_bucket *b = &cfg->buckets[i];
+		const struct presentation_bucket *b = &cfg->buckets[i];
 		double events = hist_count_between(h, b->lower / scale, b->upper > 0 ? b->upper / scale : INFINITY);
 
 		name_bucket(cfg->bucket_type, base.type_instance, b->lower, b->upper, &n);
@@ -454,13 +469,13 @@ static void publish_off_module(const struct module *m, const struct module_ops *
 	snapshot_module_release(&rec);
 }
 
-static void publish_disabled_modules(struct module *const *mods, int n, int64_t since)
+static void publish_disabled_modules(const struct configured_module *mods, int n, int64_t since)
 {
 	for (int i = 0; module_table[i]; i++) {
 		bool enabled = false;
 
 		for (int j = 0; j < n && !enabled; j++)
-			enabled = mods[j]->ops == module_table[i];
+			enabled = mods[j].m->ops == module_table[i];
 		if (!enabled)
 			publish_off_module(NULL, module_table[i], since);
 	}
@@ -497,18 +512,12 @@ static int ebpf_init(void)
 	/* types.db is read only after the configuration (unless TypesDB names it), so the
 	 * BucketType can be checked here, not while its option is parsed. */
 	for (int i = 0; i < nconfigured; i++) {
-		const struct hist_config *h = &configured[i]->hist;
+		const struct presentation *h = &configured[i].pres;
 
-		if (h->nbuckets == 0 && strcmp(h->bucket_type, "bucket")) {
-			ERROR(PLUGIN_NAME " plugin: module \"%s\": BucketType \"%s\" without any Bucket has no effect; "
-			      "add e.g. Bucket 0 0.001, or remove BucketType",
-			      configured[i]->label, h->bucket_type);
-			return -1;
-		}
 		if (h->nbuckets > 0 && !plugin_get_ds(h->bucket_type)) {
 			ERROR(PLUGIN_NAME " plugin: module \"%s\": BucketType \"%s\" is not a type in collectd's "
 			      "types.db; use \"bucket\" (the default) or add the type with a TypesDB file",
-			      configured[i]->label, h->bucket_type);
+			      configured[i].m->label, h->bucket_type);
 			return -1;
 		}
 	}
@@ -523,7 +532,7 @@ static int ebpf_init(void)
 	}
 	publish_disabled_modules(configured, nconfigured, now_us);
 	for (int i = 0; i < nconfigured; i++) {
-		struct module *m = configured[i];
+		struct module *m = configured[i].m;
 		struct plugin_module *pm;
 		char cb_name[128];
 
@@ -534,8 +543,9 @@ static int ebpf_init(void)
 		pm = calloc(1, sizeof(*pm));
 		if (!pm)
 			continue;
-		configured[i] = NULL;
+		configured[i].m = NULL;
 		pm->m = m;
+		pm->pres = configured[i].pres;
 		pm->last_read = monotonic_now();
 		pm->discontinuity_us = snapshot_now_us();
 		if (snapshot_store)
@@ -546,7 +556,7 @@ static int ebpf_init(void)
 		started++;
 	}
 	for (int i = 0; i < nconfigured; i++)
-		module_free(configured[i]); /* the ones that did not start */
+		module_free(configured[i].m); /* the ones that did not start */
 	nconfigured = 0;
 	if (started == 0) {
 		ERROR(PLUGIN_NAME " plugin: none of the %d configured module%s could start (see the errors above)",
@@ -562,7 +572,7 @@ static int ebpf_init(void)
 static int ebpf_shutdown(void)
 {
 	for (int i = 0; i < nconfigured; i++)
-		module_free(configured[i]);
+		module_free(configured[i].m);
 	nconfigured = 0;
 	snapshot_store_free(snapshot_store);
 	snapshot_store = NULL;

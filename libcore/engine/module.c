@@ -12,7 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
-static const char *const common_options[] = { "AttachOrder", "Percentile", "Bucket", "BucketType", "Precision", NULL };
+/* The keys every module takes, after its own: what to attach with, how finely to record. */
+static const char *const common_options[] = { "AttachOrder", HIST_PRECISION_KEY, NULL };
 
 const char *module_state_name(enum module_state s)
 {
@@ -109,17 +110,37 @@ static int set_attach_order(struct module *m, const struct option *o, char *err,
 	return 0;
 }
 
-static void list_keys(const struct module *m, char *buf, size_t len)
+/* The module's own keys, then the common ones, as the options table or option_names has
+ * them: in keys (room for `room` entries and the NULL). */
+static void option_keys(const struct module *m, const char **keys, int room)
 {
-	size_t used = 0;
+	int n = 0;
 
-	buf[0] = '\0';
-	for (int i = 0; m->ops->options && m->ops->options[i].key; i++)
-		text_appendf(buf, len, &used, "%s, ", m->ops->options[i].key);
-	for (int i = 0; !m->ops->options && m->ops->option_names && m->ops->option_names[i]; i++)
-		text_appendf(buf, len, &used, "%s, ", m->ops->option_names[i]);
-	for (int i = 0; common_options[i]; i++)
-		text_appendf(buf, len, &used, "%s%s", common_options[i], common_options[i + 1] ? ", " : "");
+	for (int i = 0; m->ops->options && m->ops->options[i].key && n < room; i++)
+		keys[n++] = m->ops->options[i].key;
+	for (int i = 0; !m->ops->options && m->ops->option_names && m->ops->option_names[i] && n < room; i++)
+		keys[n++] = m->ops->option_names[i];
+	for (int i = 0; common_options[i] && n < room; i++)
+		keys[n++] = common_options[i];
+	keys[n] = NULL;
+}
+
+#define MODULE_MAX_KEYS 64
+
+bool module_takes_option(const struct module *m, const char *key)
+{
+	const char *keys[MODULE_MAX_KEYS + 1];
+
+	option_keys(m, keys, MODULE_MAX_KEYS);
+	return opt_key_in(keys, key);
+}
+
+void module_option_keys(const struct module *m, const char *const *front_keys, char *buf, size_t len)
+{
+	const char *keys[MODULE_MAX_KEYS + 1];
+
+	option_keys(m, keys, MODULE_MAX_KEYS);
+	opt_list_keys(keys, front_keys, HIST_PRECISION_KEY, buf, len);
 }
 
 /* The module's own key: 1 taken, 0 not one of its keys, -1 a bad value. */
@@ -152,7 +173,7 @@ int module_set_option(struct module *m, const struct option *o, char *err, size_
 	r = module_option(m, o, err, errlen);
 	if (r)
 		return r < 0 ? -1 : 0;
-	list_keys(m, keys, sizeof(keys));
+	module_option_keys(m, NULL, keys, sizeof(keys));
 	snprintf(err, errlen, "unknown option \"%s\"; valid options: %s", o->key, keys);
 	return -1;
 }

@@ -138,7 +138,7 @@ struct module {
 	char last_error[1024];
 	uint32_t filter_tgid;       /* 0: whole system; tests count only their own process */
 	uint32_t features;          /* bits the prepare hook sets; views' `needs` test them */
-	struct hist_config hist;    /* Percentile, Bucket, BucketType, Precision */
+	struct hist_config hist;    /* Precision (how a front-end presents histograms is its own) */
 	/* Histogram rows the kernel keeps per CPU, against the memory budget that decides the
 	 * default precision (hist_config_precision): a prepare hook sets it where the views'
 	 * row counts do not say it (rows sized at start, hashes); 0 = counted from the views. */
@@ -166,9 +166,17 @@ void module_names(char *buf, size_t len);
 
 /* instance: NULL or "" for the module's only instance, else a name that sets it apart. */
 struct module *module_new(const struct module_ops *ops, const char *instance);
-/* Common keys (AttachOrder, Percentile, Bucket, BucketType) and then the module's own;
- * an unknown key is an error listing the valid ones. 0 or -1. */
+/* Common keys (AttachOrder, Precision) and then the module's own; an unknown key is an
+ * error listing the valid ones. 0 or -1. */
 int module_set_option(struct module *m, const struct option *o, char *err, size_t errlen);
+/* Whether module_set_option takes key (any case) for m: a front-end that parses keys of its
+ * own in the same block (the collectd plugin's Percentile, Bucket, BucketType) tells
+ * a key of neither from a bad value this way. */
+bool module_takes_option(const struct module *m, const char *key);
+/* "Latency, AttachOrder, Precision": the keys module_set_option takes, as an "unknown
+ * option" message lists them: the module's own, AttachOrder, then the histogram keys: the
+ * front-end's front_keys (NULL-terminated; NULL for none) and Precision. */
+void module_option_keys(const struct module *m, const char *const *front_keys, char *buf, size_t len);
 /* After the last option: the options' consistency (module_ops.check_config). 0 or -1 with
  * a message that names the options and the fix. module_start() checks it too. */
 int module_check_config(struct module *m, char *err, size_t errlen);

@@ -1,6 +1,8 @@
 #include "libcore/engine/options.h"
+#include "libcore/engine/text_append.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <strings.h>
 
 static const char *type_name(enum opt_type t)
@@ -67,4 +69,42 @@ int opt_get_boolean(const struct option *o, bool *out, char *err, size_t errlen)
 		return -1;
 	*out = o->values[0].boolean;
 	return 0;
+}
+
+bool opt_key_in(const char *const *keys, const char *key)
+{
+	for (int i = 0; keys[i]; i++) {
+		const char *k = keys[i];
+		size_t n = strlen(k);
+
+		if (k[0] == '<' && n > 2 && k[n - 1] == '>') /* "<Label>": the block Label */
+			k++, n -= 2;
+		if (strlen(key) == n && !strncasecmp(key, k, n))
+			return true;
+	}
+	return false;
+}
+
+static void append_keys(const char *const *keys, char *buf, size_t len, size_t *used)
+{
+	for (int i = 0; keys && keys[i]; i++)
+		text_appendf(buf, len, used, "%s%s", *used ? ", " : "", keys[i]);
+}
+
+void opt_list_keys(const char *const *keys, const char *const *front_keys, const char *before, char *buf,
+		   size_t len)
+{
+	size_t used = 0;
+	bool front_done = false;
+
+	buf[0] = '\0';
+	for (int i = 0; keys[i]; i++) {
+		if (!front_done && before && !strcasecmp(keys[i], before)) {
+			append_keys(front_keys, buf, len, &used);
+			front_done = true;
+		}
+		text_appendf(buf, len, &used, "%s%s", used ? ", " : "", keys[i]);
+	}
+	if (!front_done)
+		append_keys(front_keys, buf, len, &used);
 }

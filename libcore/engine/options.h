@@ -36,4 +36,13 @@ int opt_expect_strings(const struct option *o, int min_values, char *err, size_t
 int opt_expect_numbers(const struct option *o, int min_values, int max_values, char *err, size_t errlen);
 int opt_get_boolean(const struct option *o, bool *out, char *err, size_t errlen);
 
+/* A block's keys as users are told them, in a NULL-terminated table: "Key" for a line,
+ * "<Key>" for a block inside it. Whether key (any case) is one of them. */
+bool opt_key_in(const char *const *keys, const char *key);
+/* "Layout, SlotsField, ...": keys as text, with front_keys (a front-end's own keys for the
+ * same block, NULL-terminated; NULL for none) listed just before the key `before` (at the
+ * end when keys lacks it). Cut at len. */
+void opt_list_keys(const char *const *keys, const char *const *front_keys, const char *before, char *buf,
+		   size_t len);
+
 #endif

@@ -10,8 +10,10 @@
  *     Skip "debug_prog"
  *     AllowProgramType "xdp"            AllowHelper "bpf_send_signal"
  *     <Histogram "map"> Layout "value"|"key"  SlotsField  SumField  Buckets  Multiplier
- *                       Type  Percentile  Bucket  BucketType  <Label>...  PerCPU  MaxSeries
- *                       TypeInstance </Histogram>
+ *                       Type  Precision  <Label>...  PerCPU  MaxSeries  TypeInstance
+ *                       </Histogram>
+ *     (the collectd plugin also takes Percentile, Bucket, BucketType in <Histogram>: it takes
+ *     them out before the block gets here, plugin/presentation.h)
  *     <Counter "map"> / <Gauge "map">   Type  ValueField  <Label "name"> Field | Size [Padding]
  *                       Decode... </Label>  TypeInstance "%{label}"  MaxSeries  PerCPU
  *   </Program>
@@ -103,7 +105,7 @@ struct program_view {
 	uint32_t linear_count;
 	double fixed_bounds[PROGRAM_MAX_FIXED_BOUNDS];
 	int nfixed_bounds;
-	struct hist_config hist;            /* Percentile, Bucket, BucketType */
+	struct hist_config hist;            /* Precision */
 };
 
 struct program_config {
@@ -127,6 +129,13 @@ struct program_config {
  * with program_config_free() either way. */
 int program_config_parse(const struct conf_node *block, struct program_config *c, char *err, size_t errlen);
 void program_config_free(struct program_config *c);
+
+/* Whether a <Histogram> (kind VIEW_KIND_HISTOGRAM) or <Counter>/<Gauge> block takes key
+ * (any case; "Label" is the <Label> block), and its keys as an "unknown option" message
+ * lists them, with a front-end's own keys for the block (front_keys, NULL-terminated, or
+ * NULL) among the histogram keys, before Precision. */
+bool program_view_takes(enum program_view_kind kind, const char *key);
+void program_view_keys(enum program_view_kind kind, const char *const *front_keys, char *buf, size_t len);
 
 /* "native", "log2", ... */
 const char *slot_convention_name(enum slot_convention s);

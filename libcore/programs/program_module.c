@@ -273,7 +273,7 @@ struct module *program_module_new(const struct conf_node *block, char *err, size
 	m->priv = s;
 	m->elf = s->bytes.data;
 	m->elf_size = s->bytes.len;
-	/* Percentile/Bucket of the first histogram apply to the program's histograms. */
+	/* The first histogram's Precision is the program's (program_config_parse refuses another). */
 	for (int i = 0; i < s->cfg.nviews; i++)
 		if (s->cfg.views[i].kind == VIEW_KIND_HISTOGRAM) {
 			m->hist = s->cfg.views[i].hist;

@@ -1,17 +1,20 @@
-/* libFuzzer target for config option parsing (libcore: module_set_option, hence
- * AttachOrder, hist_config's Percentile/Bucket/BucketType and every module's own keys, then
- * module_check_config), built with ASan and UBSan. The input picks a module and an
+/* libFuzzer target for config option parsing of a <Module> block as the collectd plugin does
+ * it (presentation_module_option: the plugin's Percentile/Bucket/BucketType, then libcore's
+ * module_set_option, hence AttachOrder, Precision and every module's own keys; then
+ * module_check_config and presentation_check), built with ASan and UBSan. The input picks a module and an
  * instance name, then a list of options: a key (one of the real ones, most of the time)
  * and typed values, as collectd's oconfig would hand them over: strings of any bytes,
  * numbers of any double (NaN, infinities, huge, negative), booleans. Every refusal must
  * come with a message; nothing may crash or read out of bounds. No BPF is loaded. */
 #include "libcore/engine/log.h"
 #include "libcore/engine/module.h"
+#include "plugin/presentation.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const common_keys[] = { "AttachOrder", "Percentile", "Bucket", "BucketType", NULL };
+static const char *const common_keys[] = { "AttachOrder", "Percentile", "Bucket", "BucketType", "Precision", NULL };
+#define NCOMMON 5
 
 /* The input, consumed from the front. */
 struct input {
@@ -63,7 +66,7 @@ static const char *pick_key(const struct module_ops *ops, struct input *in, char
 
 	while (ops->option_names && ops->option_names[nown])
 		nown++;
-	if (b < 4)
+	if (b < NCOMMON)
 		return common_keys[b];
 	if (b < 200 && nown)
 		return ops->option_names[b % nown];
@@ -80,6 +83,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	struct input in = { data, size };
 	const struct module_ops *ops;
 	struct module *m;
+	struct presentation pres;
 	char instance[64], key[64], strings[8][64], err[1024];
 	size_t nmodules = 0;
 
@@ -90,6 +94,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	m = module_new(ops, take_string(&in, instance, sizeof(instance)));
 	if (!m)
 		return 0;
+	presentation_init(&pres);
 	while (in.n) {
 		struct opt_value values[8];
 		struct option o = { .key = pick_key(ops, &in, key, sizeof(key)), .values = values };
@@ -107,11 +112,14 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 				values[i].boolean = take_byte(&in) & 1;
 		}
 		err[0] = '\0';
-		if (module_set_option(m, &o, err, sizeof(err)) && !err[0])
+		if (presentation_module_option(&pres, m, &o, err, sizeof(err)) && !err[0])
 			abort(); /* a refusal without a message */
 	}
 	err[0] = '\0';
 	if (module_check_config(m, err, sizeof(err)) && !err[0])
+		abort();
+	err[0] = '\0';
+	if (presentation_check(&pres, err, sizeof(err)) && !err[0])
 		abort();
 	module_free(m);
 	return 0;
