@@ -7,7 +7,7 @@
 # others are system-wide, so at least the workload's (the excess, from the rest of the
 # machine, is printed); every module that started is still running; collectd's RSS and
 # open fds, sampled every period, are flat (after the first minute, RSS within
-# SOAK_RSS_SLACK_KB, default 2048; fds back to their count, see below). Run before each release; README, Tests.
+# SOAK_RSS_SLACK_KB, default 2048; fds back to their count, see below). Run before each release; doc/contributing.md, Soak.
 . "$top_srcdir/tests/integration/lib.sh"
 
 SECONDS_TOTAL=${SOAK_SECONDS:-1800}
@@ -102,7 +102,7 @@ atleast() {
 }
 # exact NAME BEFORE AFTER UNTRACED_BEFORE UNTRACED_AFTER PER_ROUND: the loop device's count,
 # exactly the workload's once the IO the kernel did not hand to the programs is added
-# (README, Known limits: derive-untraced, from /proc/diskstats, shows every such loss).
+# (doc/modules.md, Known limits: derive-untraced, from /proc/diskstats, shows every such loss).
 exact() {
 	d=$(delta "$2" "$3"); u=$(delta "$4" "$5"); want=$(($6 * rounds))
 	[ $((d + u)) = "$want" ] || fail "$1: counted $d and $u untraced, expected $want in all"
