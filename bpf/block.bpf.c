@@ -42,8 +42,9 @@ const volatile bool queue_time = false;    /* QueueTime: insert -> issue */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, BLOCK_MAX_ROWS);
-	__type(key, struct block_key);
-	__type(value, struct block_row);
+	__uint(key_size, sizeof(struct block_key));
+	/* Packed by user space for its precision (hist_row.h): no BTF types to disagree. */
+	__uint(value_size, sizeof(struct block_row));
 } disks SEC(".maps");
 
 struct {
@@ -65,6 +66,12 @@ struct {
 
 /* A new row of `disks` starts from this (zero) value. */
 static const struct block_row empty_row;
+
+/* Histogram k (enum block_hist) of a `disks` row, packed for hist_precision. */
+static __always_inline struct hist_row *block_hist(struct block_row *r, __u32 k)
+{
+	return (void *)r + HIST_PACKED_ROW_OFFSET(__builtin_offsetof(struct block_row, latency), k, hist_precision);
+}
 
 /* One completion as both tracepoint flavours see it. */
 struct completion {
@@ -172,7 +179,7 @@ static __always_inline void on_issue(struct block_rq_key *key, __u32 dev, __u32 
 		if (queued_at) {
 			r = row_of(dev, op);
 			if (r)
-				hist_record(&r->queue, st.ns - queued_at);
+				hist_record(block_hist(r, BLOCK_HIST_QUEUE), st.ns - queued_at);
 		}
 	}
 	if (kernel_stamps)
@@ -205,10 +212,10 @@ static __always_inline void account(const struct completion *c)
 	if (!c->final)
 		return;
 	add(&r->ios, 1);
-	hist_record(&r->size, c->size);
+	hist_record(block_hist(r, BLOCK_HIST_SIZE), c->size);
 	now = bpf_ktime_get_ns();
 	if (c->start && c->start <= now)
-		hist_record(&r->latency, now - c->start);
+		hist_record(block_hist(r, BLOCK_HIST_LATENCY), now - c->start);
 	else
 		count_stat(BLOCK_STAT_NO_START);
 }

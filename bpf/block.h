@@ -8,8 +8,8 @@
 #include "include/hist_row.h"
 
 /* Rows of map `disks` (disk x operation): an open key set, so a hash with a cap; a row
- * that does not fit is counted in BLOCK_STAT_DISK_TABLE_FULL. 1024 rows are 200 disks
- * with all five operations. */
+ * that does not fit is counted in BLOCK_STAT_ROWS_FULL. User space sizes it for the
+ * machine's disks at start, up to 1024 rows: 200 disks with all five operations. */
 #define BLOCK_MAX_ROWS 1024
 /* Requests in flight whose start time the kernel does not keep for us (map `inflight`),
  * and requests waiting in a scheduler queue (map `queued`, with QueueTime): sized for the
@@ -32,7 +32,9 @@ struct block_key {
 	__u32 op;
 };
 
-/* Value of map `disks`. */
+/* Value of map `disks`, at full size; the map holds it packed for the module's precision
+ * (HIST_PACKED_ROW_OFFSET in hist_row.h): rows BLOCK_HIST_* from `latency` on. */
+enum block_hist { BLOCK_HIST_LATENCY, BLOCK_HIST_SIZE, BLOCK_HIST_QUEUE, BLOCK_HISTS };
 struct block_row {
 	__u64 ios;                 /* completed requests */
 	__u64 bytes;               /* bytes completed */

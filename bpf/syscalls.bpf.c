@@ -31,8 +31,9 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1); /* resized by user space to the number of latency syscalls */
-	__type(key, __u32);
-	__type(value, struct hist_row);
+	__uint(key_size, sizeof(__u32));
+	/* Sized by user space for its precision (hist_row.h): no BTF types to disagree. */
+	__uint(value_size, sizeof(struct hist_row));
 } latency SEC(".maps");
 
 struct {

@@ -21,6 +21,40 @@ int64_t snapshot_now_us(void)
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
+/* ---- names --------------------------------------------------------------------------------- */
+
+/* The one table of state names, indexed by enum snapshot_state. */
+static const char *const state_names[] = {
+	[SNAPSHOT_STATE_RUNNING] = "running",         [SNAPSHOT_STATE_DEGRADED] = "degraded",
+	[SNAPSHOT_STATE_FAILED] = "failed",           [SNAPSHOT_STATE_UNSUPPORTED] = "unsupported",
+	[SNAPSHOT_STATE_DISABLED] = "disabled",       [SNAPSHOT_STATE_CONFIGURED] = "configured",
+};
+#define NSTATES (int)(sizeof(state_names) / sizeof(state_names[0]))
+
+static const char *const unit_names[] = {
+	[SNAPSHOT_UNIT_NANOSECONDS] = "nanoseconds", [SNAPSHOT_UNIT_BYTES] = "bytes",
+};
+#define NUNITS (int)(sizeof(unit_names) / sizeof(unit_names[0]))
+
+const char *snapshot_state_name(enum snapshot_state s)
+{
+	return (int)s > 0 && (int)s < NSTATES ? state_names[s] : "?";
+}
+
+const char *snapshot_unit_name(enum snapshot_unit u)
+{
+	return (int)u >= 0 && (int)u < NUNITS ? unit_names[u] : "?";
+}
+
+/* Index of name in names[0..n), from `from` on; -1 if absent. */
+static int name_index(const char *const *names, int from, int n, const char *name)
+{
+	for (int i = from; i < n; i++)
+		if (names[i] && !strcmp(names[i], name))
+			return i;
+	return -1;
+}
+
 /* ---- building a module's record ------------------------------------------------------------ */
 
 void snapshot_module_clear_values(struct snapshot_module *sm)
@@ -28,19 +62,23 @@ void snapshot_module_clear_values(struct snapshot_module *sm)
 	sm->ncounters = 0;
 	sm->nhistograms = 0;
 	sm->ngauges = 0;
+	sm->nbuckets = 0;
 }
 
 void snapshot_module_release(struct snapshot_module *sm)
 {
 	free(sm->counters);
 	free(sm->histograms);
+	free(sm->buckets);
 	sm->counters = NULL;
 	sm->histograms = NULL;
+	sm->buckets = NULL;
 	sm->ncounters = sm->counters_cap = 0;
 	sm->nhistograms = sm->histograms_cap = 0;
 	free(sm->gauges);
 	sm->gauges = NULL;
 	sm->ngauges = sm->gauges_cap = 0;
+	sm->nbuckets = sm->buckets_cap = 0;
 }
 
 /* Grows *array to hold one more element of size `size`. 0 or -ENOMEM. */
@@ -99,13 +137,29 @@ struct snapshot_histogram *snapshot_module_add_histogram(struct snapshot_module 
 	snprintf(h->metric, sizeof(h->metric), "%s", metric);
 	snprintf(h->instance, sizeof(h->instance), "%s", instance);
 	h->mean = h->p50 = h->p95 = h->p99 = NAN;
+	h->first_bucket = sm->nbuckets;
 	return h;
 }
 
-void snapshot_bucket_bounds(const struct snapshot_histogram *h, int i, double *lower, double *upper)
+int snapshot_module_add_bucket(struct snapshot_module *sm, unsigned int slot, uint64_t count)
 {
-	*lower = h->buckets[i].lower;
-	*upper = h->buckets[i].upper;
+	if (!sm->nhistograms || grow((void **)&sm->buckets, sm->nbuckets, &sm->buckets_cap, sizeof(*sm->buckets)))
+		return -ENOMEM;
+	sm->buckets[sm->nbuckets++] = (struct snapshot_bucket){ .slot = slot, .count = count };
+	sm->histograms[sm->nhistograms - 1].nbuckets++;
+	return 0;
+}
+
+const struct snapshot_bucket *snapshot_buckets(const struct snapshot_module *sm, const struct snapshot_histogram *h)
+{
+	return sm->buckets ? sm->buckets + h->first_bucket : NULL; /* no arithmetic on NULL */
+}
+
+void snapshot_bucket_bounds(const struct snapshot_histogram *h, const struct snapshot_bucket *b, double *lower,
+			    double *upper)
+{
+	*lower = (double)hist_slot_lower_bound(h->precision, b->slot);
+	*upper = b->slot >= HIST_LAST_SLOT(h->precision) ? INFINITY : (double)hist_slot_upper_bound(h->precision, b->slot);
 }
 
 /* ---- writing ----------------------------------------------------------------------------------- */
@@ -136,24 +190,22 @@ static void put_double(FILE *f, double v)
 		fprintf(f, "\t%.17g", v);
 }
 
-static void write_histogram(FILE *f, const struct snapshot_histogram *h)
+static void write_histogram(FILE *f, const struct snapshot_module *sm, const struct snapshot_histogram *h)
 {
+	const struct snapshot_bucket *b = snapshot_buckets(sm, h);
+
 	fputs("histogram", f);
 	put_string(f, h->metric);
 	put_string(f, h->instance);
-	put_string(f, h->unit);
-	fprintf(f, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64, h->count, h->sum, h->interval_count);
+	put_string(f, snapshot_unit_name(h->unit));
+	fprintf(f, "\t%u\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64, h->precision, h->count, h->sum, h->interval_count);
 	put_double(f, h->mean);
 	put_double(f, h->p50);
 	put_double(f, h->p95);
 	put_double(f, h->p99);
 	fputc('\n', f);
-	for (int i = 0; i < h->nbuckets; i++) {
-		fputs("bucket", f);
-		put_double(f, h->buckets[i].lower);
-		put_double(f, h->buckets[i].upper);
-		fprintf(f, "\t%" PRIu64 "\n", h->buckets[i].count);
-	}
+	for (int i = 0; i < h->nbuckets; i++)
+		fprintf(f, "bucket\t%u\t%" PRIu64 "\n", b[i].slot, b[i].count);
 }
 
 int snapshot_write_stream(FILE *f, const struct snapshot_module *const *modules, int nmodules,
@@ -165,7 +217,7 @@ int snapshot_write_stream(FILE *f, const struct snapshot_module *const *modules,
 
 		fputs("module", f);
 		put_string(f, sm->label);
-		put_string(f, sm->state);
+		put_string(f, snapshot_state_name(sm->state));
 		fprintf(f, "\t%" PRId64, sm->discontinuity_us);
 		put_string(f, sm->methods);
 		put_string(f, sm->error);
@@ -184,7 +236,7 @@ int snapshot_write_stream(FILE *f, const struct snapshot_module *const *modules,
 			fputc('\n', f);
 		}
 		for (int h = 0; h < sm->nhistograms; h++)
-			write_histogram(f, &sm->histograms[h]);
+			write_histogram(f, sm, &sm->histograms[h]);
 	}
 	fputs("end\n", f);
 	return ferror(f) ? -EIO : 0;
@@ -358,6 +410,7 @@ struct parser {
 static const char *parse_module(struct parser *p, char **f, int n)
 {
 	struct snapshot_module *sm;
+	int state;
 
 	if (n != 6)
 		return "a module line has 6 fields";
@@ -368,9 +421,13 @@ static const char *parse_module(struct parser *p, char **f, int n)
 	p->module = sm;
 	p->histogram = NULL;
 	if (copy_field(sm->label, sizeof(sm->label), f[1]) || !sm->label[0] ||
-	    copy_field(sm->state, sizeof(sm->state), f[2]) || copy_field(sm->methods, sizeof(sm->methods), f[4]) ||
-	    copy_field(sm->error, sizeof(sm->error), f[5]))
+	    copy_field(sm->methods, sizeof(sm->methods), f[4]) || copy_field(sm->error, sizeof(sm->error), f[5]))
 		return "a module field is empty or too long";
+	sm->methods_set = true;
+	state = name_index(state_names, 1, NSTATES, f[2]);
+	if (state < 0)
+		return "unknown module state";
+	sm->state = (enum snapshot_state)state;
 	if (parse_i64(f[3], &sm->discontinuity_us))
 		return "bad discontinuity time";
 	return NULL;
@@ -409,9 +466,11 @@ static const char *parse_gauge(struct parser *p, char **f, int n)
 static const char *parse_histogram(struct parser *p, char **f, int n)
 {
 	struct snapshot_histogram *h;
+	uint64_t precision;
+	int unit;
 
-	if (n != 11)
-		return "a histogram line has 11 fields";
+	if (n != 12)
+		return "a histogram line has 12 fields";
 	if (!p->module)
 		return "histogram before any module line";
 	if (strlen(f[1]) >= sizeof(h->metric) || strlen(f[2]) >= sizeof(h->instance))
@@ -420,31 +479,36 @@ static const char *parse_histogram(struct parser *p, char **f, int n)
 	if (!h)
 		return "out of memory";
 	p->histogram = h;
-	if (copy_field(h->unit, sizeof(h->unit), f[3]))
-		return "histogram unit too long";
-	if (parse_u64(f[4], &h->count) || parse_u64(f[5], &h->sum) || parse_u64(f[6], &h->interval_count))
+	unit = name_index(unit_names, 0, NUNITS, f[3]);
+	if (unit < 0)
+		return "unknown histogram unit";
+	h->unit = (enum snapshot_unit)unit;
+	if (parse_u64(f[4], &precision) || precision > HIST_PRECISION_MAX)
+		return "bad histogram precision";
+	h->precision = (unsigned int)precision;
+	if (parse_u64(f[5], &h->count) || parse_u64(f[6], &h->sum) || parse_u64(f[7], &h->interval_count))
 		return "bad histogram count or sum";
-	if (parse_double(f[7], &h->mean) || parse_double(f[8], &h->p50) || parse_double(f[9], &h->p95) ||
-	    parse_double(f[10], &h->p99))
+	if (parse_double(f[8], &h->mean) || parse_double(f[9], &h->p50) || parse_double(f[10], &h->p95) ||
+	    parse_double(f[11], &h->p99))
 		return "bad histogram mean or percentile";
 	return NULL;
 }
 
 static const char *parse_bucket(struct parser *p, char **f, int n)
 {
-	struct snapshot_bucket *b;
+	struct snapshot_histogram *h = p->histogram;
+	uint64_t slot, count;
 
-	if (n != 4)
-		return "a bucket line has 4 fields";
-	if (!p->histogram)
+	if (n != 3)
+		return "a bucket line has 3 fields";
+	if (!h || h != &p->module->histograms[p->module->nhistograms - 1])
 		return "bucket before any histogram line";
-	if (p->histogram->nbuckets == SNAPSHOT_MAX_BUCKETS)
-		return "too many buckets";
-	b = &p->histogram->buckets[p->histogram->nbuckets++];
-	if (parse_double(f[1], &b->lower) || parse_double(f[2], &b->upper) || isnan(b->lower) ||
-	    isnan(b->upper) || parse_u64(f[3], &b->count))
-		return "bad bucket bounds or count";
-	return NULL;
+	if (parse_u64(f[1], &slot) || slot >= HIST_NSLOTS(h->precision) || parse_u64(f[2], &count))
+		return "bad bucket slot or count";
+	/* Increasing slots: each is one row of the MIB's bucket table, indexed by slot. */
+	if (h->nbuckets && snapshot_buckets(p->module, h)[h->nbuckets - 1].slot >= slot)
+		return "bucket slots out of order";
+	return snapshot_module_add_bucket(p->module, (unsigned int)slot, count) ? "out of memory" : NULL;
 }
 
 static const char *parse_line(struct parser *p, int lineno, char *line, size_t len, int *ended)
@@ -465,7 +529,7 @@ static const char *parse_line(struct parser *p, int lineno, char *line, size_t l
 		if (n != 2 || strcmp(f[0], SNAPSHOT_MAGIC))
 			return "not a collectd-ebpf snapshot";
 		if (strcmp(f[1], version))
-			return "unsupported format version (this reader knows version 1)";
+			return "unsupported format version (this reader knows version 2)";
 		return NULL;
 	}
 	if (*ended)

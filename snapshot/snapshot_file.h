@@ -5,40 +5,62 @@
  * for collectd. The subagent only parses it. No collectd, libbpf or net-snmp header here:
  * both sides compile this file.
  *
- * Format, version 1: UTF-8 text, one record per line, fields separated by one TAB; a TAB,
+ * Format, version 2: UTF-8 text, one record per line, fields separated by one TAB; a TAB,
  * newline or backslash inside a string field is written \t, \n, \\. Records:
  *
- *   collectd-ebpf-snapshot	1
+ *   collectd-ebpf-snapshot	2
  *   written	<unix time, microseconds>
  *   module	<label>	<state>	<discontinuity, unix microseconds>	<attach methods>	<last error>
  *   counter	<metric>	<instance>	<cumulative u64>
  *   gauge	<metric>	<instance>	<value of the moment, a decimal number>
- *   histogram	<metric>	<instance>	<unit>	<count>	<sum>	<interval count>	<mean>	<p50>	<p95>	<p99>
- *   bucket	<lower>	<upper>	<cumulative count>
+ *   histogram	<metric>	<instance>	<unit>	<precision>	<count>	<sum>	<interval count>	<mean>	<p50>	<p95>	<p99>
+ *   bucket	<slot>	<cumulative count>
  *   end
  *
- * gauge lines came with the self-metrics (map fill, attach methods, hit ratios); the plugin
- * and the subagent ship together, so they joined version 1 rather than bump it.
  * counter, gauge and histogram lines belong to the module line above them, bucket lines to the
  * histogram line above them. <state> is running, degraded, failed, unsupported or
- * disabled. <attach methods> is "point=method,point=method" ("" when nothing is attached).
- * Histogram <count> and <sum> are lifetime totals in <unit> ("nanoseconds" or "bytes");
- * <mean> and the percentiles describe the last read interval in <unit>, "-" when that
- * interval had no event. Buckets are the kernel's log2 slots: values in (lower, upper],
- * cumulative since the module started, "inf" as the last upper bound; only buckets with a
+ * disabled (or configured: not started yet). <attach methods> is "point=method,point=method"
+ * ("" when nothing is attached). Histogram <count> and <sum> are lifetime totals in <unit>
+ * ("nanoseconds" or "bytes"); <mean> and the percentiles describe the last read interval in
+ * <unit>, "-" when that interval had no event. Buckets are the kernel's slots as the engine
+ * has them: <slot> is the slot's index in the layout of <precision> (bpf/include/hist_slot.h;
+ * hist_slot_lower_bound() and hist_slot_upper_bound() give its bounds (lower, upper]), in
+ * increasing order, with its count cumulative since the module started; only slots with a
  * non-zero count are written. "end" is the last line: a file without it is incomplete.
+ *
+ * Version 1 wrote each bucket as its double bounds, which a reader turned back into a slot
+ * with log2: with log-linear slots that no longer works, hence version 2.
  */
 #ifndef EBPF_CORE_SNAPSHOT_FILE_H
 #define EBPF_CORE_SNAPSHOT_FILE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
-#define SNAPSHOT_FORMAT_VERSION 1
+#include "bpf/include/hist_slot.h"
+
+#define SNAPSHOT_FORMAT_VERSION 2
 #define SNAPSHOT_MAGIC "collectd-ebpf-snapshot"
 #define SNAPSHOT_DEFAULT_PATH "/run/collectd-ebpf/snapshot"
-#define SNAPSHOT_MAX_BUCKETS 64
+
+/* A module's state: the values are the MIB's ebpfModuleState numbers, and the one table of
+ * names is snapshot_state_name(). */
+enum snapshot_state {
+	SNAPSHOT_STATE_RUNNING = 1,
+	SNAPSHOT_STATE_DEGRADED,
+	SNAPSHOT_STATE_FAILED,
+	SNAPSHOT_STATE_UNSUPPORTED,
+	SNAPSHOT_STATE_DISABLED,
+	SNAPSHOT_STATE_CONFIGURED, /* not started: the MIB's unknown(6) */
+};
+
+enum snapshot_unit { SNAPSHOT_UNIT_NANOSECONDS, SNAPSHOT_UNIT_BYTES };
+
+/* "running", ..., "configured"; "nanoseconds", "bytes". */
+const char *snapshot_state_name(enum snapshot_state s);
+const char *snapshot_unit_name(enum snapshot_unit u);
 
 struct snapshot_counter {
 	char metric[64];
@@ -53,26 +75,26 @@ struct snapshot_gauge {
 };
 
 struct snapshot_bucket {
-	double lower; /* exclusive */
-	double upper; /* inclusive; INFINITY for the last slot */
-	uint64_t count;
+	unsigned int slot; /* in the layout of its histogram's precision */
+	uint64_t count;    /* cumulative */
 };
 
 struct snapshot_histogram {
 	char metric[64];
 	char instance[128];
-	char unit[16];           /* "nanoseconds" or "bytes" */
+	enum snapshot_unit unit;
+	unsigned int precision;  /* the slot layout, hist_slot.h */
 	uint64_t count, sum;     /* lifetime */
 	uint64_t interval_count; /* events in the last read interval */
 	double mean, p50, p95, p99; /* last interval, in unit; NAN without events */
-	int nbuckets;
-	struct snapshot_bucket buckets[SNAPSHOT_MAX_BUCKETS];
+	int first_bucket, nbuckets; /* in the module's buckets, see snapshot_buckets() */
 };
 
 struct snapshot_module {
 	char label[96];
-	char state[16];
+	enum snapshot_state state;
 	char methods[256];
+	bool methods_set; /* methods were formatted (they do not change once a module started) */
 	char error[1024];
 	int64_t discontinuity_us; /* wall clock: when its counters last started from zero */
 	int ncounters, counters_cap;
@@ -81,6 +103,8 @@ struct snapshot_module {
 	struct snapshot_histogram *histograms;
 	int ngauges, gauges_cap;
 	struct snapshot_gauge *gauges;
+	int nbuckets, buckets_cap; /* of all its histograms, each histogram's in a run */
+	struct snapshot_bucket *buckets;
 };
 
 struct snapshot {
@@ -104,6 +128,10 @@ int snapshot_module_add_gauge(struct snapshot_module *sm, const char *metric, co
 /* A zeroed histogram with its names set, or NULL when out of memory. */
 struct snapshot_histogram *snapshot_module_add_histogram(struct snapshot_module *sm, const char *metric,
 							 const char *instance);
+/* A bucket of the last histogram added: slots in increasing order. 0 or -ENOMEM. */
+int snapshot_module_add_bucket(struct snapshot_module *sm, unsigned int slot, uint64_t count);
+/* The buckets of h, one of sm's histograms: h->nbuckets of them. */
+const struct snapshot_bucket *snapshot_buckets(const struct snapshot_module *sm, const struct snapshot_histogram *h);
 
 /* Writes the whole file to f. 0 or -errno. */
 int snapshot_write_stream(FILE *f, const struct snapshot_module *const *modules, int nmodules,
@@ -113,10 +141,11 @@ int snapshot_write_stream(FILE *f, const struct snapshot_module *const *modules,
 int snapshot_write_file(const char *path, gid_t gid, const struct snapshot_module *const *modules,
 			int nmodules, int64_t written_us, char *err, size_t errlen);
 
-/* Bounds of bucket i of h, in h's unit: it holds values in (lower, upper], upper INFINITY
- * for the open last slot. Readers take bounds from here, never from a bucket's position:
- * the slot layout is the writer's business. */
-void snapshot_bucket_bounds(const struct snapshot_histogram *h, int i, double *lower, double *upper);
+/* Bounds of bucket b of h (snapshot_buckets()), in h's unit: it holds values in
+ * (lower, upper], upper INFINITY for the open last slot. Readers take bounds from here,
+ * never from a bucket's position: the slot layout is the writer's business. */
+void snapshot_bucket_bounds(const struct snapshot_histogram *h, const struct snapshot_bucket *b, double *lower,
+			    double *upper);
 
 /* Parses a whole file. 0, or -1 with "line N: what is wrong" in err (out is then empty). */
 int snapshot_parse(FILE *f, struct snapshot *out, char *err, size_t errlen);

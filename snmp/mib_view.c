@@ -86,12 +86,6 @@ static int cmp_rows(const void *a, const void *b)
 	return cmp_oid(x->index, x->len, y->index, y->len);
 }
 
-static unsigned int bucket_slot(const struct snapshot_bucket *b)
-{
-	/* Slot 0 is [0, 1]; slot i is (2^(i-1), 2^i]. */
-	return b->lower <= 0 ? 0 : (unsigned int)lround(log2(b->lower)) + 1;
-}
-
 /* Adds a row to table t unless its names are too long for the index. */
 static struct mib_row *new_row(struct mib_view *v, int t, size_t *cap)
 {
@@ -161,7 +155,7 @@ static int add_module(struct mib_view *v, const struct snapshot_module *m, size_
 			r->bucket = b;
 			bad = put_names(r, m, h->metric, h->instance, false) || r->len == ROW_INDEX_MAX;
 			if (!bad)
-				r->index[r->len++] = bucket_slot(&h->buckets[b]) + 1;
+				r->index[r->len++] = snapshot_buckets(m, h)[b].slot + 1;
 			keep_row(v, T_BUCKETS, bad);
 		}
 	}
@@ -220,14 +214,11 @@ void mib_view_free(struct mib_view *v)
 
 /* ---- values ---------------------------------------------------------------------------------- */
 
-static int state_number(const char *s)
+/* ebpfModuleState: the snapshot's states are its numbers; configured (not started) is
+ * unknown(6). */
+static int state_number(enum snapshot_state s)
 {
-	static const char *const names[] = { "running", "degraded", "failed", "unsupported", "disabled" };
-
-	for (int i = 0; i < 5; i++)
-		if (!strcmp(s, names[i]))
-			return i + 1;
-	return 6; /* unknown(6) */
+	return s >= SNAPSHOT_STATE_RUNNING && s <= SNAPSHOT_STATE_DISABLED ? (int)s : 6;
 }
 
 /* Gauge32 from a double: 0 for "no value" (NaN), saturated at 2^32-1. */
@@ -244,13 +235,6 @@ static uint64_t gauge(double v)
 static uint64_t gauge_down(double v)
 {
 	return gauge(isnan(v) || v < 0 || v >= 4294967295.0 ? v : floor(v));
-}
-
-static uint64_t bound(double v)
-{
-	if (isinf(v) || v >= 18446744073709551615.0)
-		return UINT64_MAX;
-	return v <= 0 ? 0 : (uint64_t)v;
 }
 
 /* now - then in microseconds, 0 if then is in the future, INT64_MAX if the difference does
@@ -299,16 +283,17 @@ static void scalar_value(const struct mib_view *v, const struct mib_env *env, ui
 
 static void hist_value(const struct snapshot_histogram *h, uint32_t col, struct mib_value *out)
 {
-	bool ns = !strcmp(h->unit, "nanoseconds");
+	bool ns = h->unit == SNAPSHOT_UNIT_NANOSECONDS;
 	double scale = ns ? 1000.0 : 1.0; /* summaries in microseconds: Gauge32 holds 71 minutes */
+	const char *unit = snapshot_unit_name(h->unit);
 
 	switch (col) {
-	case 3: string_value(out, h->unit); break;
+	case 3: string_value(out, unit); break;
 	case 4: *out = (struct mib_value){ .type = MIB_COUNTER64, .num = h->count }; break;
 	case 5: *out = (struct mib_value){ .type = MIB_COUNTER32, .num = h->count & 0xffffffffu }; break;
 	case 6: *out = (struct mib_value){ .type = MIB_COUNTER64, .num = h->sum }; break;
 	case 7: *out = (struct mib_value){ .type = MIB_COUNTER32, .num = h->sum & 0xffffffffu }; break;
-	case 8: string_value(out, ns ? "microseconds" : h->unit); break;
+	case 8: string_value(out, ns ? "microseconds" : unit); break;
 	case 9: *out = (struct mib_value){ .type = MIB_GAUGE32, .num = gauge((double)h->interval_count) }; break;
 	case 10: *out = (struct mib_value){ .type = MIB_GAUGE32, .num = gauge(h->mean / scale) }; break;
 	case 11: *out = (struct mib_value){ .type = MIB_GAUGE32, .num = gauge(h->p50 / scale) }; break;
@@ -352,11 +337,14 @@ static void row_value(const struct mib_env *env, int table, uint32_t col, const 
 		}
 		break;
 	default:
-		b = &r->h->buckets[r->bucket];
+		b = &snapshot_buckets(r->m, r->h)[r->bucket];
+		/* Exact integer bounds of the slot; the open last slot's upper bound is 2^64-1. */
 		if (col == 2)
-			*out = (struct mib_value){ .type = MIB_COUNTER64, .num = bound(b->lower) };
+			*out = (struct mib_value){ .type = MIB_COUNTER64,
+						   .num = hist_slot_lower_bound(r->h->precision, b->slot) };
 		else if (col == 3)
-			*out = (struct mib_value){ .type = MIB_COUNTER64, .num = bound(b->upper) };
+			*out = (struct mib_value){ .type = MIB_COUNTER64,
+						   .num = hist_slot_upper_bound(r->h->precision, b->slot) };
 		else if (col == 4)
 			*out = (struct mib_value){ .type = MIB_COUNTER64, .num = b->count };
 		else

@@ -19,20 +19,22 @@ static int row_of(double upper)
 	return e > HIST_ROWS_FINITE ? HIST_ROWS_FINITE : e;
 }
 
-void hist_rows_fold(const struct snapshot_histogram *h, struct hist_rows *out)
+void hist_rows_fold(const struct snapshot_module *m, const struct snapshot_histogram *h, struct hist_rows *out)
 {
+	const struct snapshot_bucket *b = snapshot_buckets(m, h);
+
 	memset(out, 0, sizeof(*out));
 	out->sum = h->sum;
 	for (int i = 0; i < h->nbuckets; i++) {
 		double lower, upper;
 		int r;
 
-		snapshot_bucket_bounds(h, i, &lower, &upper);
+		snapshot_bucket_bounds(h, &b[i], &lower, &upper);
 		r = row_of(upper);
 		if (r == HIST_ROW_INF && (out->inf_lower == 0 || lower < out->inf_lower))
 			out->inf_lower = lower;
-		out->count[r] += h->buckets[i].count;
-		out->total += h->buckets[i].count;
+		out->count[r] += b[i].count;
+		out->total += b[i].count;
 	}
 }
 

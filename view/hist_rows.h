@@ -29,8 +29,9 @@ struct hist_rows {
 	uint64_t sum;     /* sum of the values (the snapshot's exact sum) */
 };
 
-/* Cumulative rows of h (everything since the module started). */
-void hist_rows_fold(const struct snapshot_histogram *h, struct hist_rows *out);
+/* Cumulative rows of h, one of m's histograms (everything since the module started):
+ * each slot of the kernel's layout folded into the log2 row holding its upper bound. */
+void hist_rows_fold(const struct snapshot_module *m, const struct snapshot_histogram *h, struct hist_rows *out);
 
 /* out = cur - prev, row by row. A row that went backwards means the module's maps were
  * recreated (collectd restarted it): out is then cur whole and the result is false. */

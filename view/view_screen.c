@@ -72,14 +72,16 @@ static void clock_text(char *buf, size_t len, int64_t us)
 /* ---- histograms ------------------------------------------------------------------------------ */
 
 /* prev_module NULL: since start. Returns false when the rows went backwards (restart). */
-static bool draw_histogram(FILE *out, const struct snapshot_histogram *h, const struct snapshot_module *prev_module)
+static bool draw_histogram(FILE *out, const struct snapshot_module *m, const struct snapshot_histogram *h,
+			   const struct snapshot_module *prev_module)
 {
+	const char *base_unit = snapshot_unit_name(h->unit);
 	struct hist_rows cur, prev, shown;
 	struct view_unit unit;
 	bool continuous = true;
 	char name[256];
 
-	hist_rows_fold(h, &cur);
+	hist_rows_fold(m, h, &cur);
 	shown = cur;
 	if (prev_module) {
 		const struct snapshot_histogram *ph = find_histogram(prev_module, h->metric, h->instance);
@@ -87,16 +89,16 @@ static bool draw_histogram(FILE *out, const struct snapshot_histogram *h, const 
 		/* Only series with data are published: one missing before had no events yet. */
 		memset(&prev, 0, sizeof(prev));
 		if (ph)
-			hist_rows_fold(ph, &prev);
+			hist_rows_fold(prev_module, ph, &prev);
 		continuous = hist_rows_delta(&cur, &prev, &shown);
 	}
-	unit = hist_draw_unit(h->unit, &shown);
+	unit = hist_draw_unit(base_unit, &shown);
 	series_name(name, sizeof(name), h->metric, h->instance);
 	fprintf(out, "\n  %s: %" PRIu64 " events", name, shown.total);
 	if (shown.total)
 		fprintf(out, ", mean %.4g %s", (double)shown.sum / (double)shown.total / unit.per, unit.name);
 	fprintf(out, "%s\n", continuous ? "" : " (counts restarted: since the restart)");
-	hist_draw(out, h->unit, &shown);
+	hist_draw(out, base_unit, &shown);
 	return continuous;
 }
 
@@ -221,10 +223,10 @@ int view_draw(FILE *out, const char *path, const struct snapshot *cur, const str
 			continue;
 		if (!has_values(m)) {
 			/* Off modules: one line each for the ones that failed, a list of the rest. */
-			if (!strcmp(m->state, "disabled")) {
+			if (m->state == SNAPSHOT_STATE_DISABLED) {
 				text_appendf(off, sizeof(off), &off_used, "%s%s", off_used ? ", " : "", m->label);
 			} else {
-				fprintf(out, "\n== %s: %s: %s\n", m->label, m->state, m->error);
+				fprintf(out, "\n== %s: %s: %s\n", m->label, snapshot_state_name(m->state), m->error);
 			}
 			continue;
 		}
@@ -243,7 +245,7 @@ int view_draw(FILE *out, const char *path, const struct snapshot *cur, const str
 			seconds = (double)(cur->written_us - m->discontinuity_us) / 1e6;
 		}
 		clock_text(since, sizeof(since), m->discontinuity_us);
-		fprintf(out, "\n== %s: %s, counting since %s%s\n", m->label, m->state, since,
+		fprintf(out, "\n== %s: %s, counting since %s%s\n", m->label, snapshot_state_name(m->state), since,
 			restarted ? " (restarted in this interval)" : "");
 		if (m->error[0])
 			fprintf(out, "   %s\n", m->error);
@@ -251,7 +253,7 @@ int view_draw(FILE *out, const char *path, const struct snapshot *cur, const str
 			if (!view_metric_selected(o, m->histograms[h].metric, m->histograms[h].instance))
 				continue;
 			matched++;
-			draw_histogram(out, &m->histograms[h], base_of(prev, pm));
+			draw_histogram(out, m, &m->histograms[h], base_of(prev, pm));
 		}
 		matched += draw_counters(out, m, base_of(prev, pm), seconds, o);
 	}

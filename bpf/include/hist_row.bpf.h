@@ -6,10 +6,16 @@
 
 #include "hist_row.h"
 
+/* Sub-buckets per power of two, as 2^hist_precision (hist_slot.h): one value for every
+ * histogram of the program, set by user space before load from the module's `Precision`.
+ * Read-only data is a known constant to the verifier, which checks every slot index
+ * against the map's value size for that precision. */
+const volatile __u32 hist_precision = HIST_PRECISION_DEFAULT;
+
 /* One value v: its slot and the sum, with atomic adds (see counting.bpf.h for why). */
 static __always_inline void hist_record(struct hist_row *h, __u64 v)
 {
-	add(&h->slots[hist_slot(v)], 1);
+	add(&h->slots[hist_slot_p(v, hist_precision)], 1);
 	add(&h->sum, v);
 }
 
@@ -18,7 +24,7 @@ static __always_inline void hist_record(struct hist_row *h, __u64 v)
  * hottest module saves the locked adds. */
 static __always_inline void hist_record_exclusive(struct hist_row *h, __u64 v)
 {
-	h->slots[hist_slot(v)] += 1;
+	h->slots[hist_slot_p(v, hist_precision)] += 1;
 	h->sum += v;
 }
 

@@ -43,6 +43,47 @@ static int count_hist_fields(const struct map_view *v)
 	return n;
 }
 
+/* A view whose whole value is one histogram row: its map can be sized for the precision. */
+static bool is_bare_row(const struct map_view *v)
+{
+	return v->nfields == 1 && v->fields[0].kind == VALUE_HISTOGRAM && v->fields[0].offset == 0 &&
+	       v->value_size == sizeof(struct hist_row);
+}
+
+uint32_t views_hist_rows(const struct module *m)
+{
+	uint32_t rows = 0;
+
+	for (int i = 0; i < m->ops->nviews; i++) {
+		const struct map_view *v = &m->ops->views[i];
+
+		if (needs_met(m, v->needs) && v->shape != VIEW_RINGBUF)
+			rows += v->nrows * (uint32_t)count_hist_fields(v);
+	}
+	return rows;
+}
+
+int views_size_rows(struct module *m, struct bpf_object *obj)
+{
+	for (int i = 0; i < m->ops->nviews; i++) {
+		const struct map_view *v = &m->ops->views[i];
+		struct bpf_map *map;
+		int e;
+
+		if (!is_bare_row(v))
+			continue;
+		map = bpf_object__find_map_by_name(obj, v->map);
+		/* A map declared with a BTF value type keeps its size: the kernel checks the
+		 * two agree. Its rows are read whole; the slots past the precision stay 0. */
+		if (!map || bpf_map__btf_value_type_id(map))
+			continue;
+		e = bpf_map__set_value_size(map, HIST_ROW_SIZE(m->precision));
+		if (e)
+			return e;
+	}
+	return 0;
+}
+
 static int start_ringbuf(struct module *m, const struct map_view *v, struct view_state *s)
 {
 	s->rb = ring_buffer__new(s->fd, v->record, m, NULL);
@@ -57,16 +98,21 @@ static int start_array(struct module *m, const struct map_view *v, struct view_s
 	s->values = calloc(s->nrows ? s->nrows : 1, v->value_size);
 	s->nhist = count_hist_fields(v);
 	s->trackers = calloc((size_t)s->nrows * s->nhist + 1, sizeof(*s->trackers));
+	if (s->trackers)
+		hist_tracker_init(s->trackers, (size_t)s->nrows * s->nhist, m->precision);
 	if (v->ratio)
 		s->prev = calloc(s->nrows ? s->nrows : 1, v->value_size);
 	if (!s->values || !s->trackers || (v->ratio && !s->prev))
 		return -ENOMEM;
+	/* A bare row sized for its precision is read into the prefix of a full struct. */
 	if (v->shape == VIEW_PERCPU_ARRAY)
-		e = percpu_reader_init(&s->reader, s->fd, s->nrows, v->value_size);
+		e = percpu_reader_init_prefix(&s->reader, s->fd, s->nrows, bpf_map__value_size(map), v->value_size);
 	if (!e && v->per_cpu_feature && needs_met(m, v->per_cpu_feature)) {
 		s->cpu_trackers = calloc((size_t)s->reader.ncpus * s->nhist + 1, sizeof(*s->cpu_trackers));
 		if (!s->cpu_trackers)
 			e = -ENOMEM;
+		else
+			hist_tracker_init(s->cpu_trackers, (size_t)s->reader.ncpus * s->nhist, m->precision);
 	}
 	return e;
 }
@@ -122,7 +168,8 @@ int views_start(struct module *m, char *err, size_t errlen)
 	return 0;
 }
 
-/* A plain array: one lookup per row (no module has one yet that is large). */
+/* A plain array: one lookup per row (no module has one yet that is large). A bare row
+ * sized for its precision fills the prefix of its full-size place. */
 static int read_array(const struct map_view *v, struct view_state *s)
 {
 	for (uint32_t k = 0; k < s->nrows; k++)

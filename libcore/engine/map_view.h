@@ -24,6 +24,7 @@
 
 struct module;
 struct metric_sink;
+struct bpf_object;
 
 enum view_shape {
 	VIEW_PERCPU_ARRAY, /* summed over the CPUs; batch lookup where the kernel has it */
@@ -112,6 +113,13 @@ struct map_view {
 /* Reading state of one view; module.c keeps one per descriptor view. */
 struct view_state;
 
+/* Histogram rows per CPU of the views the module reads (fixed-size arrays; a hook counts
+ * the rest into m->hist_rows): what the default precision is budgeted on. */
+uint32_t views_hist_rows(const struct module *m);
+/* Between open and load: every view map whose value is one bare struct hist_row declared
+ * by size (no BTF value type) gets the value size of a row at m->precision
+ * (HIST_ROW_SIZE, hist_row.h), so its kernel memory follows the precision. 0 or -errno. */
+int views_size_rows(struct module *m, struct bpf_object *obj);
 /* Creates the readers of every view once the object is loaded. 0, or -1 with the message. */
 int views_start(struct module *m, char *err, size_t errlen);
 /* Reads every view's map (no values sent). 0 or -errno. */

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-static const char *const common_options[] = { "AttachOrder", "Percentile", "Bucket", "BucketType", NULL };
+static const char *const common_options[] = { "AttachOrder", "Percentile", "Bucket", "BucketType", "Precision", NULL };
 
 const char *module_state_name(enum module_state s)
 {
@@ -163,7 +163,8 @@ int module_check_config(struct module *m, char *err, size_t errlen)
 }
 
 /* The probe set's view of the module's BPF object: opened from the skeleton's bytes,
- * filter_tgid and the module's own rodata set before load. Reopened by probe.c each time
+ * filter_tgid, the histogram precision, bare histogram rows' size and the module's own
+ * rodata set before load. Reopened by probe.c each time
  * a candidate fails. */
 static struct bpf_object *object_open(void *ctx)
 {
@@ -171,7 +172,7 @@ static struct bpf_object *object_open(void *ctx)
 	char name[64];
 	size_t size;
 	const void *bytes = m->elf ? m->elf : m->ops->elf_bytes(&size);
-	uint32_t *filter_tgid;
+	uint32_t *filter_tgid, *hist_precision;
 	int e;
 
 	if (m->elf)
@@ -185,7 +186,12 @@ static struct bpf_object *object_open(void *ctx)
 	filter_tgid = module_rodata(m->obj, "filter_tgid", sizeof(*filter_tgid));
 	if (filter_tgid)
 		*filter_tgid = m->filter_tgid;
-	e = m->ops->configure ? m->ops->configure(m, m->obj) : 0;
+	hist_precision = module_rodata(m->obj, "hist_precision", sizeof(*hist_precision));
+	if (hist_precision)
+		*hist_precision = m->precision;
+	e = views_size_rows(m, m->obj);
+	if (!e && m->ops->configure)
+		e = m->ops->configure(m, m->obj);
 	if (e) {
 		bpf_object__close(m->obj);
 		m->obj = NULL;
@@ -237,6 +243,7 @@ int module_start(struct module *m)
 
 	if (!r && ops->prepare)
 		r = ops->prepare(m, err, sizeof(err));
+	m->precision = hist_config_precision(&m->hist, m->hist_rows ? m->hist_rows : views_hist_rows(m));
 	if (!r && (ops->elf_bytes || m->elf)) /* a built-in's skeleton, or a user's checked bytes */
 		r = start_object(m, err, sizeof(err));
 	if (!r && ops->start)

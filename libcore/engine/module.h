@@ -84,9 +84,10 @@ struct module_point {
  * The engine does the lifecycle once for every module (module.c): allocates priv_size
  * bytes of private state, parses common options and the bools of the options table and
  * hands the other keys to set_option; at start opens the BPF object from elf_bytes (the
- * skeleton's X_bpf__elf_bytes), sets the `filter_tgid` rodata by name, lets configure set
- * the module's own rodata and map sizes, starts the probe points by candidates
- * (probe.c), sets up readers for the map views, and on every read reads and sends the
+ * skeleton's X_bpf__elf_bytes), sets the `filter_tgid` and `hist_precision` rodata by
+ * name, sizes every map whose value is one bare histogram row (declared by value_size, no
+ * BTF type) for that precision, lets configure set the module's own rodata and map sizes,
+ * starts the probe points by candidates (probe.c), sets up readers for the map views, and on every read reads and sends the
  * views before the read hook. Every hook may be NULL. */
 struct module_ops {
 	const char *name;
@@ -111,7 +112,7 @@ struct module_ops {
 	 * collectd like any bad value. 0, or -1 with the message. */
 	int (*check_config)(struct module *m, char *err, size_t errlen);
 	/* Before the object is opened: kernel facts, which points are enabled
-	 * (m->probes.points[i].enabled), m->features. 0, or -1 with the message. */
+	 * (m->probes.points[i].enabled), m->features, m->hist_rows. 0, or -1 with the message. */
 	int (*prepare)(struct module *m, char *err, size_t errlen);
 	/* After each open, before load: the module's own rodata (module_rodata()) and map
 	 * sizes. 0 or -errno. Called again when a candidate fails and the object reopens. */
@@ -135,7 +136,12 @@ struct module {
 	char last_error[1024];
 	uint32_t filter_tgid;       /* 0: whole system; tests count only their own process */
 	uint32_t features;          /* bits the prepare hook sets; views' `needs` test them */
-	struct hist_config hist;    /* Percentile, Bucket, BucketType */
+	struct hist_config hist;    /* Percentile, Bucket, BucketType, Precision */
+	/* Histogram rows the kernel keeps per CPU, against the memory budget that decides the
+	 * default precision (hist_config_precision): a prepare hook sets it where the views'
+	 * row counts do not say it (rows sized at start, hashes); 0 = counted from the views. */
+	uint32_t hist_rows;
+	unsigned int precision;     /* of every histogram row of the object, set at start */
 	struct probe_set probes;    /* points from the descriptor; AttachOrder lands in order */
 	struct bpf_object *obj;     /* opened from elf_bytes; NULL when closed */
 	/* A user's program carries its object's bytes (read once, checked): opened from these

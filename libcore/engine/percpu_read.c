@@ -12,12 +12,19 @@
 
 int percpu_reader_init(struct percpu_reader *r, int map_fd, uint32_t nrows, size_t value_size)
 {
+	return percpu_reader_init_prefix(r, map_fd, nrows, value_size, value_size);
+}
+
+int percpu_reader_init_prefix(struct percpu_reader *r, int map_fd, uint32_t nrows, size_t value_size,
+			      size_t out_size)
+{
 	memset(r, 0, sizeof(*r));
-	if (value_size % 8)
+	if (value_size % 8 || out_size % 8 || out_size < value_size)
 		return -EINVAL;
 	r->fd = map_fd;
 	r->nrows = nrows;
 	r->words = value_size / 8;
+	r->out_words = out_size / 8;
 	r->ncpus = libbpf_num_possible_cpus();
 	if (r->ncpus <= 0)
 		return r->ncpus ? r->ncpus : -EINVAL;
@@ -77,11 +84,12 @@ int percpu_reader_read(struct percpu_reader *r, uint64_t *out)
 	if (err)
 		return err;
 
-	memset(out, 0, (size_t)r->nrows * r->words * sizeof(uint64_t));
+	for (uint32_t i = 0; i < r->nrows; i++)
+		memset(out + (size_t)i * r->out_words, 0, r->words * sizeof(uint64_t));
 	for (uint32_t i = 0; i < r->nrows; i++) {
 		uint32_t row = r->keys[i]; /* batch results come with their keys */
 		const uint64_t *src = r->raw + (size_t)i * r->ncpus * r->words;
-		uint64_t *dst = out + (size_t)row * r->words;
+		uint64_t *dst = out + (size_t)row * r->out_words;
 
 		if (row >= r->nrows)
 			continue;

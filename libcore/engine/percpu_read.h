@@ -13,7 +13,8 @@
 struct percpu_reader {
 	int fd;
 	uint32_t nrows;
-	size_t words;    /* u64 words per row */
+	size_t words;    /* u64 words per row in the map */
+	size_t out_words; /* u64 words per row in the output: >= words (prefix reads) */
 	int ncpus;       /* possible CPUs: the kernel returns one value per possible CPU */
 	uint64_t *raw;   /* nrows * ncpus * words */
 	uint32_t *keys;
@@ -21,7 +22,12 @@ struct percpu_reader {
 };
 
 int percpu_reader_init(struct percpu_reader *r, int map_fd, uint32_t nrows, size_t value_size);
-/* Fills out[nrows * words] with the per-CPU sums. 0, or -errno. */
+/* For a map whose value is the first value_size bytes of a bigger struct of out_size bytes
+ * (a histogram row sized for its precision, hist_row.h): each row is summed into the prefix
+ * of its out_size output row; the rest of out is never written (zero it once). */
+int percpu_reader_init_prefix(struct percpu_reader *r, int map_fd, uint32_t nrows, size_t value_size,
+			      size_t out_size);
+/* Fills out[nrows * out_words] with the per-CPU sums. 0, or -errno. */
 int percpu_reader_read(struct percpu_reader *r, uint64_t *out);
 void percpu_reader_free(struct percpu_reader *r);
 

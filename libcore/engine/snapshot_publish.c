@@ -144,7 +144,8 @@ static void sink_histogram(void *ctx, const char *metric, const char *instance, 
 
 	if (!out)
 		return;
-	snprintf(out->unit, sizeof(out->unit), "%s", unit == HIST_UNIT_NANOSECONDS ? "nanoseconds" : "bytes");
+	out->unit = unit == HIST_UNIT_NANOSECONDS ? SNAPSHOT_UNIT_NANOSECONDS : SNAPSHOT_UNIT_BYTES;
+	out->precision = h->precision;
 	out->count = h->total_count;
 	out->sum = h->total_sum;
 	out->interval_count = h->count;
@@ -152,13 +153,10 @@ static void sink_histogram(void *ctx, const char *metric, const char *instance, 
 	out->p50 = hist_percentile(h, 50);
 	out->p95 = hist_percentile(h, 95);
 	out->p99 = hist_percentile(h, 99);
-	for (unsigned int i = 0; i < HIST_SLOTS && out->nbuckets < SNAPSHOT_MAX_BUCKETS; i++) {
-		if (!h->total_slots[i])
-			continue;
-		out->buckets[out->nbuckets++] = (struct snapshot_bucket){
-			.lower = hist_slot_lower(i), .upper = hist_slot_upper(i), .count = h->total_slots[i]
-		};
-	}
+	/* The slots as the engine has them: index and count; the reader knows the layout. */
+	for (unsigned int i = 0; i < h->nslots && h->total_count; i++)
+		if (h->total_slots[i] && snapshot_module_add_bucket(sm, i, h->total_slots[i]))
+			break; /* out of memory: fewer buckets in SNMP only */
 	if (h->reset)
 		sm->discontinuity_us = snapshot_now_us();
 }
@@ -186,22 +184,37 @@ static void describe_methods(const struct module *m, char *buf, size_t len)
 	}
 }
 
+static enum snapshot_state state_of(enum module_state s)
+{
+	switch (s) {
+	case MODULE_RUNNING: return SNAPSHOT_STATE_RUNNING;
+	case MODULE_DEGRADED: return SNAPSHOT_STATE_DEGRADED;
+	case MODULE_FAILED: return SNAPSHOT_STATE_FAILED;
+	case MODULE_UNSUPPORTED: return SNAPSHOT_STATE_UNSUPPORTED;
+	case MODULE_CONFIGURED: break;
+	}
+	return SNAPSHOT_STATE_CONFIGURED;
+}
+
 void snapshot_record_state(struct snapshot_module *sm, const struct module *m, bool read_failed)
 {
-	const char *state = module_state_name(m->state);
+	bool running = m->state == MODULE_RUNNING || m->state == MODULE_DEGRADED;
 
-	if (read_failed && (m->state == MODULE_RUNNING || m->state == MODULE_DEGRADED))
-		state = "degraded";
+	sm->state = read_failed && running ? SNAPSHOT_STATE_DEGRADED : state_of(m->state);
 	snprintf(sm->label, sizeof(sm->label), "%s", m->label);
-	snprintf(sm->state, sizeof(sm->state), "%s", state);
 	snprintf(sm->error, sizeof(sm->error), "%s", m->last_error);
-	describe_methods(m, sm->methods, sizeof(sm->methods));
+	/* The attach methods are fixed once a module started: formatted for the first records
+	 * (the plugin's and the store's, which trade places at every publish), not every read. */
+	if (!running || !sm->methods_set) {
+		describe_methods(m, sm->methods, sizeof(sm->methods));
+		sm->methods_set = running;
+	}
 }
 
 void snapshot_record_disabled(struct snapshot_module *sm, const struct module_ops *ops, int64_t since_us)
 {
 	snprintf(sm->label, sizeof(sm->label), "%s", ops->name);
-	snprintf(sm->state, sizeof(sm->state), "disabled");
+	sm->state = SNAPSHOT_STATE_DISABLED;
 	snprintf(sm->error, sizeof(sm->error), "not enabled: add <Module \"%s\"> to <Plugin ebpf>", ops->name);
 	sm->methods[0] = '\0';
 	sm->discontinuity_us = since_us;
@@ -210,10 +223,17 @@ void snapshot_record_disabled(struct snapshot_module *sm, const struct module_op
 
 /* ---- the store --------------------------------------------------------------------------------- */
 
+/* A module's last record, and whether the file has it yet. */
+struct stored {
+	struct snapshot_module rec;
+	unsigned long publishes; /* 1: published once (a module that is off); more: read periodically */
+	bool fresh;              /* published since the file was last written */
+};
+
 struct snapshot_store {
 	pthread_mutex_t lock;
 	struct snapshot_config cfg;
-	struct snapshot_module *records;
+	struct stored *records;
 	int nrecords, cap;
 	bool failing; /* the last write failed (logged once) */
 	int lock_fd;  /* <path>.lock, write-locked while this process owns the file; -1: not yet */
@@ -288,20 +308,22 @@ static int write_all(struct snapshot_store *st, char *err, size_t errlen)
 	const struct snapshot_module *mods[st->nrecords > 0 ? st->nrecords : 1];
 	int64_t now = snapshot_now_us();
 
-	for (int i = 0; i < st->nrecords; i++)
-		mods[i] = &st->records[i];
+	for (int i = 0; i < st->nrecords; i++) {
+		mods[i] = &st->records[i].rec;
+		st->records[i].fresh = false;
+	}
 	if (snapshot_write_file(st->cfg.path, st->cfg.gid, mods, st->nrecords, now, err, errlen) == 0)
 		return 0;
 	make_directory(&st->cfg);
 	return snapshot_write_file(st->cfg.path, st->cfg.gid, mods, st->nrecords, now, err, errlen);
 }
 
-static struct snapshot_module *find_or_add(struct snapshot_store *st, const char *label)
+static struct stored *find_or_add(struct snapshot_store *st, const char *label)
 {
-	struct snapshot_module *p;
+	struct stored *p;
 
 	for (int i = 0; i < st->nrecords; i++)
-		if (!strcmp(st->records[i].label, label))
+		if (!strcmp(st->records[i].rec.label, label))
 			return &st->records[i];
 	if (st->nrecords == st->cap) {
 		int ncap = st->cap ? st->cap * 2 : 8;
@@ -317,12 +339,30 @@ static struct snapshot_module *find_or_add(struct snapshot_store *st, const char
 	return p;
 }
 
+/* Once per interval: collectd reads every module's callback each interval, and each read
+ * publishes. The file is written when every module that is read periodically has published
+ * since the last write (the last read of the interval), at once for a module seen for the
+ * first time (start-up, and modules that are off: published once), and when a module
+ * publishes twice before the others caught up (one of them stopped reading: its old record
+ * stays in the file). */
+static bool time_to_write(const struct snapshot_store *st, const struct stored *just)
+{
+	if (just->publishes == 1 || just->fresh)
+		return true;
+	for (int i = 0; i < st->nrecords; i++)
+		if (st->records[i].publishes > 1 && !st->records[i].fresh && &st->records[i] != just)
+			return false;
+	return true;
+}
+
 int snapshot_store_publish(struct snapshot_store *st, struct snapshot_module *sm)
 {
-	struct snapshot_module *slot, tmp;
+	struct snapshot_module tmp;
+	struct stored *slot;
 	char err[4300];
 	pid_t owner;
-	int ret;
+	int ret = 0;
+	bool write;
 
 	pthread_mutex_lock(&st->lock);
 	owner = take_ownership(st);
@@ -343,18 +383,23 @@ int snapshot_store_publish(struct snapshot_store *st, struct snapshot_module *sm
 		pthread_mutex_unlock(&st->lock);
 		return -1;
 	}
-	tmp = *slot;
-	*slot = *sm;
+	tmp = slot->rec;
+	slot->rec = *sm;
 	*sm = tmp;
-	ret = write_all(st, err, sizeof(err));
-	if (ret && !st->failing)
-		ebpf_log(EBPF_LOG_WARNING, "SNMP snapshot not published: %s. %s, or set SnapshotFile \"\" in <Plugin ebpf> "
-			 "to turn publishing off (logged once; the previous snapshot stays until a write succeeds)", err,
-			 strstr(err, strerror(ENOSPC)) ? "Free space on that filesystem"
-						       : "Make the directory writable by collectd's user");
-	else if (!ret && st->failing)
-		ebpf_log(EBPF_LOG_NOTICE, "SNMP snapshot published again to %s", st->cfg.path);
-	st->failing = ret != 0;
+	slot->publishes++;
+	write = time_to_write(st, slot);
+	slot->fresh = true;
+	if (write) {
+		ret = write_all(st, err, sizeof(err));
+		if (ret && !st->failing)
+			ebpf_log(EBPF_LOG_WARNING, "SNMP snapshot not published: %s. %s, or set SnapshotFile \"\" in <Plugin ebpf> "
+				 "to turn publishing off (logged once; the previous snapshot stays until a write succeeds)", err,
+				 strstr(err, strerror(ENOSPC)) ? "Free space on that filesystem"
+							       : "Make the directory writable by collectd's user");
+		else if (!ret && st->failing)
+			ebpf_log(EBPF_LOG_NOTICE, "SNMP snapshot published again to %s", st->cfg.path);
+		st->failing = ret != 0;
+	}
 	pthread_mutex_unlock(&st->lock);
 	return ret;
 }
@@ -373,7 +418,7 @@ void snapshot_store_free(struct snapshot_store *st)
 		close(st->lock_fd);
 	}
 	for (int i = 0; i < st->nrecords; i++)
-		snapshot_module_release(&st->records[i]);
+		snapshot_module_release(&st->records[i].rec);
 	free(st->records);
 	pthread_mutex_destroy(&st->lock);
 	free(st);

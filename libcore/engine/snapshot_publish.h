@@ -2,8 +2,9 @@
  *
  * Each module is read by its own collectd read callback, possibly on different threads.
  * Each read fills its own record (snapshot_record_*), then snapshot_store_publish() swaps it
- * into the store under a mutex and rewrites the whole file from the last record of every
- * module: one small atomic file, always complete, never waited on by the reader.
+ * into the store under a mutex; once every module has published for the interval, the
+ * whole file is rewritten from the last record of every module: one atomic file per
+ * interval, always complete, never waited on by the reader.
  *
  * Options in <Plugin ebpf>:
  *   SnapshotFile "/run/collectd-ebpf/snapshot"   ("" turns publishing off)
@@ -45,8 +46,9 @@ struct snapshot_store;
 /* NULL when publishing is off (empty path) or out of memory. */
 struct snapshot_store *snapshot_store_new(const struct snapshot_config *c);
 /* Swaps *sm with the stored record of the same label (the caller gets the old record's
- * buffers back for its next read) and rewrites the file. A failure is logged once, and its
- * recovery once. 0 or -1. */
+ * buffers back for its next read) and rewrites the file once per interval: when every
+ * module read periodically has published since the last write (see time_to_write()). A
+ * failure is logged once, and its recovery once. 0 or -1. */
 int snapshot_store_publish(struct snapshot_store *st, struct snapshot_module *sm);
 /* Removes the file if this process owned it (stale numbers must not look current) and
  * frees everything. A store whose file belongs to another running process (the lock on

@@ -3,46 +3,82 @@
 #include <math.h>
 #include <string.h>
 
-double hist_slot_lower(unsigned int slot)
+double hist_slot_lower(unsigned int precision, unsigned int slot)
 {
-	return slot == 0 ? 0.0 : ldexp(1.0, (int)slot - 1);
+	return (double)hist_slot_lower_bound(precision, slot);
 }
 
-double hist_slot_upper(unsigned int slot)
+double hist_slot_upper(unsigned int precision, unsigned int slot)
 {
-	return slot >= HIST_SLOTS - 1 ? INFINITY : ldexp(1.0, (int)slot);
+	return slot >= HIST_LAST_SLOT(precision) ? INFINITY : (double)hist_slot_upper_bound(precision, slot);
 }
 
 /* For interpolation the open-ended last slot is treated as (lower, 2 * lower]. */
-static double interp_upper(unsigned int slot)
+static double interp_upper(unsigned int precision, unsigned int slot)
 {
-	return slot >= HIST_SLOTS - 1 ? 2.0 * hist_slot_lower(slot) : hist_slot_upper(slot);
+	return slot >= HIST_LAST_SLOT(precision) ? 2.0 * hist_slot_lower(precision, slot)
+						 : hist_slot_upper(precision, slot);
 }
 
-void hist_advance(struct hist_tracker *t, const uint64_t cur_slots[HIST_SLOTS], uint64_t cur_sum,
+void hist_tracker_init(struct hist_tracker *t, size_t n, unsigned int precision)
+{
+	for (size_t i = 0; i < n; i++) {
+		memset(&t[i], 0, sizeof(t[i]));
+		t[i].precision = precision <= HIST_PRECISION_MAX ? precision : HIST_PRECISION_DEFAULT;
+		t[i].precision_set = true;
+	}
+}
+
+void hist_advance(struct hist_tracker *t, const uint64_t *cur_slots, uint64_t cur_sum,
 		  struct hist_interval *out)
 {
+	unsigned int p = t->precision_set ? t->precision : HIST_PRECISION_DEFAULT;
+	unsigned int n = HIST_NSLOTS(p);
+	uint64_t total = 0;
+	bool reset = false;
+
 	/* Only a slot count going backwards means the maps were recreated. The sum of
 	 * nanoseconds wraps modulo 2^64 within months (thousands of threads parked in futex),
 	 * so it says nothing about a reset; its delta is taken modulo 2^64 below. */
-	bool reset = false;
+	for (unsigned int i = 0; i < n; i++) {
+		total += cur_slots[i];
+		reset |= cur_slots[i] < t->prev_slots[i];
+	}
 
-	for (unsigned int i = 0; i < HIST_SLOTS && !reset; i++)
-		reset = cur_slots[i] < t->prev_slots[i];
-
-	memset(out, 0, sizeof(*out));
+	/* The slot arrays are large (HIST_SLOTS): only their first n entries are written, and
+	 * a row that saw nothing since the last read (same count, no reset: most rows of
+	 * `Latency "all"`) gets its all-zero interval without a copy. */
+	out->precision = p;
+	out->nslots = n;
 	out->reset = reset;
-	for (unsigned int i = 0; i < HIST_SLOTS; i++) {
+	out->total_count = total;
+	out->total_sum = cur_sum;
+	out->total_slots = t->prev_slots;
+	if (!reset && total == t->prev_count) {
+		memset(out->slots, 0, n * sizeof(out->slots[0]));
+		out->count = 0;
+		out->sum = cur_sum - t->prev_sum; /* 0 unless slots and sum were read apart */
+		t->prev_sum = cur_sum;
+		return;
+	}
+	out->count = 0;
+	for (unsigned int i = 0; i < n; i++) {
 		out->slots[i] = reset ? cur_slots[i] : cur_slots[i] - t->prev_slots[i];
 		out->count += out->slots[i];
-		out->total_count += cur_slots[i];
-		out->total_slots[i] = cur_slots[i];
 	}
 	out->sum = reset ? cur_sum : cur_sum - t->prev_sum; /* unsigned: modulo 2^64 */
-	out->total_sum = cur_sum;
 
-	memcpy(t->prev_slots, cur_slots, sizeof(t->prev_slots));
+	memcpy(t->prev_slots, cur_slots, n * sizeof(t->prev_slots[0]));
+	t->prev_count = total;
 	t->prev_sum = cur_sum;
+}
+
+void hist_rows_unpack(const void *packed, void *full, size_t head, unsigned int nrows, unsigned int precision)
+{
+	memcpy(full, packed, head);
+	for (unsigned int k = 0; k < nrows; k++)
+		memcpy((char *)full + head + k * sizeof(struct hist_row),
+		       (const char *)packed + HIST_PACKED_ROW_OFFSET(head, k, precision), HIST_ROW_SIZE(precision));
 }
 
 /* Where the values of slot k can lie given the exact interval sum: the slot's own sum is
@@ -54,17 +90,19 @@ static void slot_sum_range(const struct hist_interval *h, unsigned int k, double
 {
 	double n = (double)h->slots[k], others_lo = 0, others_hi = 0;
 
-	for (unsigned int i = 0; i < HIST_SLOTS; i++) {
+	unsigned int p = h->precision;
+
+	for (unsigned int i = 0; i < h->nslots; i++) {
 		if (i == k || !h->slots[i])
 			continue;
-		others_lo += (double)h->slots[i] * hist_slot_lower(i);
-		others_hi += (double)h->slots[i] * hist_slot_upper(i); /* INFINITY for the last slot */
+		others_lo += (double)h->slots[i] * hist_slot_lower(p, i);
+		others_hi += (double)h->slots[i] * hist_slot_upper(p, i); /* INFINITY for the last slot */
 	}
-	*lo = fmax(n * hist_slot_lower(k), (double)h->sum - others_hi);
-	*hi = fmin(n * hist_slot_upper(k), (double)h->sum - others_lo);
+	*lo = fmax(n * hist_slot_lower(p, k), (double)h->sum - others_hi);
+	*hi = fmin(n * hist_slot_upper(p, k), (double)h->sum - others_lo);
 	if (*lo > *hi) {
-		*lo = n * hist_slot_lower(k);
-		*hi = n * hist_slot_upper(k);
+		*lo = n * hist_slot_lower(p, k);
+		*hi = n * hist_slot_upper(p, k);
 	}
 }
 
@@ -87,11 +125,11 @@ double hist_percentile(const struct hist_interval *h, double pct)
 	if (h->count == 0 || !(pct > 0.0) || pct > 100.0)
 		return NAN;
 	rank = pct / 100.0 * (double)h->count;
-	for (unsigned int i = 0; i < HIST_SLOTS; i++) {
+	for (unsigned int i = 0; i < h->nslots; i++) {
 		double n = (double)h->slots[i];
 
 		if (n > 0 && seen + n >= rank) {
-			double lo = hist_slot_lower(i), hi = hist_slot_upper(i);
+			double lo = hist_slot_lower(h->precision, i), hi = hist_slot_upper(h->precision, i);
 			double sum_lo, sum_hi, mean, spread, est, j, vmin, vmax;
 
 			slot_sum_range(h, i, &sum_lo, &sum_hi);
@@ -130,8 +168,8 @@ double hist_count_between(const struct hist_interval *h, double lower, double up
 
 	if (!(upper > 0) || isinf(upper))
 		upper = INFINITY;
-	for (unsigned int i = 0; i < HIST_SLOTS; i++) {
-		double lo = hist_slot_lower(i), hi = interp_upper(i);
+	for (unsigned int i = 0; i < h->nslots; i++) {
+		double lo = hist_slot_lower(h->precision, i), hi = interp_upper(h->precision, i);
 		double from = fmax(lo, lower), to = fmin(hi, upper);
 
 		if (h->slots[i] == 0 || to <= from)

@@ -140,6 +140,7 @@ static int syscalls_prepare(struct module *m, char *err, size_t errlen)
 	m->probes.points[POINT_COUNTERS].enabled = s->nrows == 0;
 	m->probes.points[POINT_LATENCY].enabled = s->nrows > 0;
 	m->features = s->nrows ? FEATURE_LATENCY : 0;
+	m->hist_rows = s->nrows; /* the latency map is sized to them in configure */
 	return 0;
 }
 

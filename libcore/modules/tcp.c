@@ -131,6 +131,11 @@ static int tcp_set_option(struct module *m, const struct option *o, char *err, s
 	return set_ports(m->priv, o, err, errlen);
 }
 
+static int nrows(const struct tcp *t)
+{
+	return t->mode == TCP_PORTS_NONE ? 1 : t->nports + 1;
+}
+
 /* What the running kernel's BTF says, from one read of it: recent kernels added `err` to
  * tcp_retransmit_skb; and tcp_send_reset fires for resets that answer a segment no socket
  * wanted (a connect to a closed port) only since it got a record type of its own (6.10),
@@ -143,12 +148,8 @@ static int tcp_prepare(struct module *m, char *err, size_t errlen)
 	t->retransmit_has_err = btf && btf_tracepoint_nargs(btf, "tcp_retransmit_skb") >= 3;
 	t->socketless_resets = !btf || btf_has_struct(btf, "trace_event_raw_tcp_send_reset");
 	btf_facts_close(btf);
+	m->hist_rows = (uint32_t)nrows(t); /* connect_latency is sized to them in configure */
 	return 0;
-}
-
-static int nrows(const struct tcp *t)
-{
-	return t->mode == TCP_PORTS_NONE ? 1 : t->nports + 1;
 }
 
 static int tcp_configure(struct module *m, struct bpf_object *obj)

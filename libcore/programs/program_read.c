@@ -36,6 +36,9 @@ struct program_reader {
 	uint32_t folded;             /* label sets in `other` this read */
 	char metric[PROGRAM_NAME_MAX + 1];
 	enum hist_unit unit;
+	/* The layout the series' slots are kept in: the program's own for "native" (its
+	 * hist_precision), 0 (power-of-two slots) for the foreign conventions. */
+	unsigned int precision;
 };
 
 static uint32_t name_hash(const char *s)
@@ -65,6 +68,7 @@ static struct series *series_for(struct program_reader *r, const char *name)
 		}
 		s->used = true;
 		snprintf(s->name, sizeof(s->name), "%s", name);
+		hist_tracker_init(&s->tracker, 1, r->precision);
 		r->nseries++;
 		return s;
 	}
@@ -141,8 +145,9 @@ static void series_name(struct program_reader *r, const uint8_t *key, int cpu, c
 	label_value_safe(raw, out);
 }
 
-/* Native slot of a foreign convention's slot k, or -1 to drop (out of range). */
-static int native_slot(enum slot_convention c, uint64_t k)
+/* Slot of a foreign convention's slot k in the reader's layout (power-of-two slots,
+ * precision 0, for all but "native"), or -1 for a convention that cannot be read. */
+static int native_slot(enum slot_convention c, unsigned int precision, uint64_t k)
 {
 	uint64_t n;
 
@@ -154,7 +159,7 @@ static int native_slot(enum slot_convention c, uint64_t k)
 	case SLOTS_BCC_LOG2: n = k; break;                /* [2^(k-1), 2^k) as (2^(k-1), 2^k] */
 	default: return -1;
 	}
-	return n < HIST_SLOTS ? (int)n : HIST_SLOTS - 1;
+	return n < HIST_NSLOTS(precision) ? (int)n : (int)HIST_LAST_SLOT(precision);
 }
 
 /* Adds one CPU's value of one entry into series s. */
@@ -168,7 +173,7 @@ static void add_entry(struct program_reader *r, struct series *s, const uint8_t 
 		return;
 	}
 	if (r->v->layout == HIST_LAYOUT_KEY) {
-		int n = native_slot(r->v->buckets, read_uint(key + l->bucket_offset, l->bucket_width));
+		int n = native_slot(r->v->buckets, r->precision, read_uint(key + l->bucket_offset, l->bucket_width));
 
 		if (n >= 0)
 			s->slots[n] += read_uint(val + l->value_offset, l->value_width);
@@ -176,7 +181,7 @@ static void add_entry(struct program_reader *r, struct series *s, const uint8_t 
 	}
 	for (uint32_t k = 0; k < l->nslots; k++) {
 		uint64_t c = read_uint(val + l->slots_offset + (size_t)k * l->slot_width, l->slot_width);
-		int n = c ? native_slot(r->v->buckets, k) : -1;
+		int n = c ? native_slot(r->v->buckets, r->precision, k) : -1;
 
 		if (n >= 0)
 			s->slots[n] += c;
@@ -225,12 +230,15 @@ static void send_series(struct program_reader *r, struct series *s, const char *
 	}
 }
 
-static void clear_read(struct series *s)
+/* Only the slots a series of this layout uses, and only where a series is: at 1,089 slots
+ * a row, clearing every free place of the table would cost more than the read. */
+static void clear_read(const struct program_reader *r, struct series *s)
 {
 	s->seen = false;
 	s->value = 0;
 	s->sum = 0;
-	memset(s->slots, 0, sizeof(s->slots));
+	if (r->v->kind == VIEW_KIND_HISTOGRAM && (s->used || s == &r->other))
+		memset(s->slots, 0, HIST_NSLOTS(r->precision) * sizeof(s->slots[0]));
 }
 
 int program_reader_read(struct program_reader *r, const struct metric_sink *sink)
@@ -239,8 +247,8 @@ int program_reader_read(struct program_reader *r, const struct metric_sink *sink
 	int e;
 
 	for (uint32_t i = 0; i < r->capacity; i++)
-		clear_read(&r->table[i]);
-	clear_read(&r->other);
+		clear_read(r, &r->table[i]);
+	clear_read(r, &r->other);
 	r->folded = 0;
 	if (l->hash) {
 		void *prev = NULL;
@@ -274,13 +282,13 @@ int program_reader_read(struct program_reader *r, const struct metric_sink *sink
 }
 
 struct program_reader *program_reader_new(struct program_view *v, const struct view_layout *l,
-					  struct bpf_object *obj, char *err, size_t errlen)
+					  struct bpf_object *obj, unsigned int precision, char *err, size_t errlen)
 {
 	struct bpf_map *map = bpf_object__find_map_by_name(obj, v->map);
 	struct program_reader *r;
 	size_t stride = (l->value_size + 7) & ~(size_t)7;
 
-	if (v->kind == VIEW_KIND_HISTOGRAM && native_slot(v->buckets, 0) < 0) {
+	if (v->kind == VIEW_KIND_HISTOGRAM && native_slot(v->buckets, 0, 0) < 0) {
 		snprintf(err, errlen, "<Histogram \"%s\">: Buckets \"%s\" cannot be read yet (native, exp2, exp2zero, "
 				      "log2 and bcc_log2 can)", v->map, slot_convention_name(v->buckets));
 		return NULL;
@@ -316,6 +324,8 @@ struct program_reader *program_reader_new(struct program_view *v, const struct v
 	 * the metric (name_histogram: "latency" is its own type). */
 	snprintf(r->metric, sizeof(r->metric), "=%s", v->type);
 	r->unit = v->multiplier == 1 ? HIST_UNIT_BYTES : HIST_UNIT_NANOSECONDS;
+	r->precision = v->buckets == SLOTS_NATIVE ? precision : 0;
+	hist_tracker_init(&r->other.tracker, 1, r->precision);
 	return r;
 }
 

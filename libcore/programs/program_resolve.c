@@ -161,7 +161,7 @@ static int resolve_hist_value(const struct program_view *v, const struct btf *bt
 	}
 	if (v->buckets == SLOTS_NATIVE && (vl->nslots != HIST_SLOTS || vl->slot_width != 8 || !vl->has_sum)) {
 		snprintf(err, errlen,
-			 "Buckets \"native\" is the plugin's struct hist_row (%d u64 slots and a u64 sum: record with "
+			 "Buckets \"native\" is the plugin's struct hist_row (%u u64 slots and a u64 sum: record with "
 			 "hist_record() from hist_row.bpf.h); \"%s\" has %u slots of %u bytes%s. Rebuild the program "
 			 "with this plugin's collectd-ebpf-cc, or name its convention",
 			 HIST_SLOTS, v->slots_field, vl->nslots, vl->slot_width, vl->has_sum ? "" : " and no SumField");

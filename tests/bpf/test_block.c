@@ -232,7 +232,7 @@ static void diskstats_settled(unsigned long long *r, unsigned long long *w, unsi
 /* Exact, or short by no more than what users are shown as lost: the nested runs the kernel
  * skipped and counted (dropped-recursion), plus the IO diskstats accounted that the programs
  * never saw (untraced-<disk>-<op>, itself checked to the IO against diskstats). Under heavy
- * IO on other disks the kernel also skips a completion program without counting it (README,
+ * IO on other disks the kernel also skips a completion program without counting it (doc/modules.md,
  * Known limits: the program's own invocation count stays short of the ftrace witness while
  * its recursion misses stay 0); untraced is how users see those. Never more than want: the
  * programs must not invent IO. */
@@ -244,7 +244,7 @@ static void check_count(const char *what, uint64_t got, uint64_t want, uint64_t 
 	CHECK(got <= want && got + visible >= want);
 }
 
-static void check_op(const char *what, const struct op_seen *o, uint64_t n, uint64_t size, unsigned int slot,
+static void check_op(const char *what, const struct op_seen *o, uint64_t n, uint64_t size,
 		     bool queue_time, uint64_t inserted, uint64_t visible)
 {
 	printf("  %s: %llu ios, %llu bytes, latency p50 %.1f us p99 %.1f us", what, (unsigned long long)o->ios,
@@ -258,7 +258,11 @@ static void check_op(const char *what, const struct op_seen *o, uint64_t n, uint
 	CHECK_EQ_U64(o->bytes, o->ios * size);
 	CHECK(o->got_size);
 	CHECK_EQ_U64(o->size.count, o->ios);
-	CHECK_EQ_U64(o->size.slots[slot], o->ios); /* every request of exactly `size` bytes */
+	/* Every request of exactly `size` bytes, in its slot of the layout the module records
+	 * (log-linear since issue 11: the slot number depends on the precision). */
+	CHECK_EQ_U64(o->size.slots[hist_slot_p(size, o->size.precision)], o->ios);
+	CHECK_NEAR(hist_percentile(&o->size, 50), (double)size, 1e-6);
+	CHECK_NEAR(hist_percentile(&o->size, 99), (double)size, 1e-6);
 	CHECK_EQ_U64(o->size.sum, o->ios * size);
 	CHECK(o->got_latency);
 	CHECK_EQ_U64(o->latency.count, o->ios); /* every IO counted was issued after attach */
@@ -436,9 +440,9 @@ static void run_method(const char *method, bool queue_time)
 	CHECK_EQ_U64(s.read.untraced, (r1 - r0) - s.read.ios);
 	CHECK_EQ_U64(s.write.untraced, (w1 - w0) - s.write.ios);
 	/* sizes 2^16 and 2^14: slots 16 and 14 */
-	check_op("write", &s.write, NWRITES, WRITE_SIZE, 16, queue_time, w.inserted_writes,
+	check_op("write", &s.write, NWRITES, WRITE_SIZE, queue_time, w.inserted_writes,
 		 s.recursion + s.write.untraced);
-	check_op("read", &s.read, NREADS, READ_SIZE, 14, queue_time, w.inserted_reads,
+	check_op("read", &s.read, NREADS, READ_SIZE, queue_time, w.inserted_reads,
 		 s.recursion + s.read.untraced);
 	printf("  diskstats: +%llu reads, +%llu writes; issue times: %llu from requests, %llu from the hash; "
 	       "%llu nested runs skipped\n",

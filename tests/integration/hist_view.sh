@@ -89,7 +89,8 @@ check_screen "$WORK/all.out" "" > /dev/null || fail "since-start screen: $(check
 # before collectd's next read can change it, from a copy taken with the screen).
 cp "$SNAP" "$WORK/snap.copy"
 "$HIST" --snapshot "$WORK/snap.copy" --once --since-start --metric latency-fsync > "$WORK/copy.out"
-want=$(awk -F'\t' '$1 == "histogram" && $2 == "latency" && $3 == "fsync" { print $5 }' "$WORK/snap.copy")
+# Fields: histogram, metric, instance, unit, precision, count, ... (snapshot_file.h).
+want=$(awk -F'\t' '$1 == "histogram" && $2 == "latency" && $3 == "fsync" { print $6 }' "$WORK/snap.copy")
 check_screen "$WORK/copy.out" "$want" || fail "the since-start rows are not the snapshot's $want events"
 grep -q 'calls-' "$WORK/copy.out" && fail "--metric latency-fsync drew counters since start"
 "$HIST" --snapshot "$WORK/snap.copy" --once --since-start --metric 'calls-*' > "$WORK/calls.out"
@@ -112,7 +113,7 @@ install -m 0640 -g root "$SNAP" "$WORK/rootonly"
 if as_nobody "$HIST" --snapshot "$WORK/rootonly" --once 2> "$WORK/denied.err"; then fail "an unreadable snapshot exited 0"; fi
 grep -q "cannot read $WORK/rootonly: permission denied.*member of group root" "$WORK/denied.err" ||
 	fail "unclear error for an unreadable snapshot: $(cat "$WORK/denied.err")"
-printf 'collectd-ebpf-snapshot\t1\nwritten\tsoon\n' > "$WORK/bad"
+printf 'collectd-ebpf-snapshot\t2\nwritten\tsoon\n' > "$WORK/bad"
 if "$HIST" --snapshot "$WORK/bad" --once 2> "$WORK/bad.err"; then fail "a malformed snapshot exited 0"; fi
 grep -q "$WORK/bad is not a collectd-ebpf snapshot this version can read: line 2: bad written line" "$WORK/bad.err" ||
 	fail "unclear error for a malformed snapshot: $(cat "$WORK/bad.err")"

@@ -193,9 +193,13 @@ bsum=$(echo "$buckets" | awk -F'|' '$1 ~ /^"syscalls"\."latency"\."fsync"\./ { s
 [ "$bsum" -gt 0 ] || sfail "no fsync buckets in: $buckets"
 # Buckets and count come from one snapshot unless a read fell between the two requests.
 [ $((histcount - bsum)) -ge 0 ] && [ $((histcount - bsum)) -lt 5000 ] || sfail "buckets add up to $bsum, count is $histcount"
-echo "$buckets" | awk -F'|' '$1 ~ /"fsync"\./ && $2 + 0 > 0 { n++; if ($3 + 0 != 2 * $2) bad = 1 } END { exit bad || !n }' ||
-	sfail "bucket bounds are not log2 (upper = 2 x lower)"
-pass "snmptable ebpfBucketTable: log2 buckets adding up to $bsum of $histcount fsync calls"
+# Log-linear slots at the default precision 5 (hist_slot.h): each (lower, upper] is 1 wide
+# below 32, else 1/32 of the power of two it sits in, and starts on a multiple of its width.
+echo "$buckets" | awk -F'|' '$1 ~ /"fsync"\./ && $2 + 0 > 0 { n++; lo = $2 + 0; w = $3 - lo;
+	p = 1; while (p * 2 <= lo) p *= 2;
+	if (w != (lo < 32 ? 1 : p / 32) || lo % w != 0) bad = 1 } END { exit bad || !n }' ||
+	sfail "bucket bounds are not the log-linear slots of precision 5"
+pass "snmptable ebpfBucketTable: log-linear buckets adding up to $bsum of $histcount fsync calls"
 
 walk=$(v2walk $BASE 2>&1)
 nwalk=$(echo "$walk" | grep -c "^$BASE")
@@ -238,11 +242,11 @@ stop_collectd
 wait_until 5 status_is 2 || sfail "status not missing(2) after collectd stopped"
 value $BASE.1.1.2.0 | grep -q "does not exist" || sfail "no error text for a missing snapshot"
 [ -z "$(v2walk $BASE.1.3 2>/dev/null | grep "Counter")" ] || sfail "counters still served without a snapshot"
-printf 'collectd-ebpf-snapshot\t1\nwritten\t1\n' > "$SNAP"
+printf 'collectd-ebpf-snapshot\t2\nwritten\t1\n' > "$SNAP"
 chmod 644 "$SNAP"
 wait_until 5 status_is 4 || sfail "a truncated snapshot is not malformed(4)"
 value $BASE.1.1.2.0 | grep -q "truncated" || sfail "no error text for a malformed snapshot"
-printf 'collectd-ebpf-snapshot\t1\nend\n' > "$SNAP.new"; chmod 600 "$SNAP.new"; mv "$SNAP.new" "$SNAP"
+printf 'collectd-ebpf-snapshot\t2\nend\n' > "$SNAP.new"; chmod 600 "$SNAP.new"; mv "$SNAP.new" "$SNAP"
 wait_until 5 status_is 3 || sfail "an unreadable snapshot is not unreadable(3)"
 value $BASE.1.1.2.0 | grep -q "Permission denied (run the subagent in the group of SnapshotGroup)" ||
 	sfail "no error text for an unreadable snapshot: $(value $BASE.1.1.2.0)"

@@ -12,46 +12,49 @@
 #include <string.h>
 
 /* The article's read.py screen: (512, 1024] 6, (1024, 2048] 1, (2048, 4096] 6,
- * (4096, 8192] 1, (8192, 16384] 2 ns. The second row comes as two finer slots, as a
- * log-linear layout writes them: the view must merge them by their bounds. */
+ * (4096, 8192] 1, (8192, 16384] 2 ns. The latency comes at precision 1 (two slots per
+ * power of two: slot 18 is (512, 768], 19 (768, 1024], 20 (1024, 1536], ...), as a
+ * log-linear layout writes them: the view must merge them by their bounds. Sizes come at
+ * precision 0 (slot 7 is (64, 128]). */
 static const char before_text[] =
-	"collectd-ebpf-snapshot\t1\n"
+	"collectd-ebpf-snapshot\t2\n"
 	"written\t1700000000000000\n"
 	"module\tsyscalls\trunning\t1699999990000000\tsys_exit=tp_btf\t\n"
 	"counter\tcalls\tfsync\t100\n"
 	"counter\tcalls\tread\t1000\n"
 	"counter\tdropped\tstart_lost\t0\n"
-	"histogram\tlatency\tfsync\tnanoseconds\t4\t4000\t4\t1000\t1000\t1000\t1000\n"
-	"bucket\t512\t1024\t4\n"
-	"histogram\tbytes\tread\tbytes\t1\t100\t1\t100\t100\t100\t100\n"
-	"bucket\t64\t128\t1\n"
+	"histogram\tlatency\tfsync\tnanoseconds\t1\t4\t4000\t4\t1000\t1000\t1000\t1000\n"
+	"bucket\t19\t4\n"
+	"histogram\tbytes\tread\tbytes\t0\t1\t100\t1\t100\t100\t100\t100\n"
+	"bucket\t7\t1\n"
 	"module\tblock\tdisabled\t1699999990000000\t\tnot enabled: add <Module \"block\"> to <Plugin ebpf>\n"
 	"end\n";
 
 static const char after_text[] =
-	"collectd-ebpf-snapshot\t1\n"
+	"collectd-ebpf-snapshot\t2\n"
 	"written\t1700000002000000\n"
 	"module\tsyscalls\trunning\t1699999990000000\tsys_exit=tp_btf\t\n"
 	"counter\tcalls\tfsync\t120\n"
 	"counter\tcalls\tread\t1010\n"
 	"counter\tcalls\twrite\t50\n"
 	"counter\tdropped\tstart_lost\t0\n"
-	"histogram\tlatency\tfsync\tnanoseconds\t20\t40000\t16\t2000\t2000\t2000\t2000\n"
-	"bucket\t512\t1024\t10\n"
-	"bucket\t1024\t1536\t1\n"
-	"bucket\t1536\t2048\t0\n"
-	"bucket\t2048\t4096\t6\n"
-	"bucket\t4096\t8192\t1\n"
-	"bucket\t8192\t16384\t2\n"
-	"histogram\tbytes\tread\tbytes\t3\t32868\t2\t16384\t16384\t16384\t16384\n"
-	"bucket\t64\t128\t1\n"
-	"bucket\t8192\t16384\t2\n"
+	"histogram\tlatency\tfsync\tnanoseconds\t1\t20\t40000\t16\t2000\t2000\t2000\t2000\n"
+	"bucket\t18\t3\n"
+	"bucket\t19\t7\n"
+	"bucket\t20\t1\n"
+	"bucket\t21\t0\n"
+	"bucket\t22\t6\n"
+	"bucket\t24\t1\n"
+	"bucket\t27\t2\n"
+	"histogram\tbytes\tread\tbytes\t0\t3\t32868\t2\t16384\t16384\t16384\t16384\n"
+	"bucket\t7\t1\n"
+	"bucket\t14\t2\n"
 	"module\tblock\tdisabled\t1699999990000000\t\tnot enabled: add <Module \"block\"> to <Plugin ebpf>\n"
 	"end\n";
 
 /* What the plugin publishes before the module's first read: its record, no values yet. */
 static const char first_text[] =
-	"collectd-ebpf-snapshot\t1\n"
+	"collectd-ebpf-snapshot\t2\n"
 	"written\t1699999990000000\n"
 	"module\tsyscalls\trunning\t0\t\t\n"
 	"end\n";
@@ -101,7 +104,7 @@ static void test_rows_and_delta(const struct snapshot *before, const struct snap
 	struct hist_rows b, a, d;
 	double lo, hi;
 
-	hist_rows_fold(&after->modules[0].histograms[0], &a);
+	hist_rows_fold(&after->modules[0], &after->modules[0].histograms[0], &a);
 	CHECK_EQ_U64(a.count[10], 10); /* (512, 1024] */
 	CHECK_EQ_U64(a.count[11], 1);  /* (1024, 1536] + (1536, 2048] */
 	CHECK_EQ_U64(a.count[12], 6);
@@ -115,7 +118,7 @@ static void test_rows_and_delta(const struct snapshot *before, const struct snap
 	CHECK_NEAR(lo, 0, 0);
 	CHECK_NEAR(hi, 1, 0);
 
-	hist_rows_fold(&before->modules[0].histograms[0], &b);
+	hist_rows_fold(&before->modules[0], &before->modules[0].histograms[0], &b);
 	CHECK(hist_rows_delta(&a, &b, &d));
 	CHECK_EQ_U64(d.count[10], 6);
 	CHECK_EQ_U64(d.total, 16);
@@ -128,19 +131,20 @@ static void test_rows_and_delta(const struct snapshot *before, const struct snap
 
 static void test_open_slot(void)
 {
-	struct snapshot_histogram h = { .unit = "nanoseconds", .nbuckets = 2 };
+	/* Precision 0: slot 0 is [0, 1], the last slot (2^38 ns, about 275 s) is open. */
+	struct snapshot_bucket b[2] = { { .slot = 0, .count = 3 }, { .slot = HIST_LAST_SLOT(0), .count = 1 } };
+	struct snapshot_histogram h = { .unit = SNAPSHOT_UNIT_NANOSECONDS, .precision = 0, .nbuckets = 2 };
+	struct snapshot_module sm = { .nhistograms = 1, .histograms = &h, .nbuckets = 2, .buckets = b };
 	struct hist_rows r;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f;
 
-	h.buckets[0] = (struct snapshot_bucket){ .lower = 0, .upper = 1, .count = 3 };
-	h.buckets[1] = (struct snapshot_bucket){ .lower = 274877906944.0, .upper = INFINITY, .count = 1 };
-	hist_rows_fold(&h, &r);
+	hist_rows_fold(&sm, &h, &r);
 	CHECK_EQ_U64(r.count[0], 3);
 	CHECK_EQ_U64(r.count[HIST_ROW_INF], 1);
 	f = open_memstream(&buf, &len);
-	hist_draw(f, h.unit, &r);
+	hist_draw(f, snapshot_unit_name(h.unit), &r);
 	fclose(f);
 	/* Rows up to the last finite one with counts, then the open row; unit from its bound. */
 	CHECK(strstr(buf, "     secs ") != NULL);

@@ -11,18 +11,18 @@
 #include <utime.h>
 
 static const char text[] =
-	"collectd-ebpf-snapshot\t1\n"
+	"collectd-ebpf-snapshot\t2\n"
 	"written\t1000000000000000\n"
 	"module\tsyscalls\trunning\t999999990000000\tsys_exit=tp_btf\t\n"
 	"counter\tcalls\tfsync\t4294967301\n"
 	"counter\tcalls\tread\t7\n"
 	"counter\tdropped\tout_of_range\t0\n"
-	"histogram\tlatency\tfsync\tnanoseconds\t100\t10090000\t100\t100900\t768.5\t900000\t1040000\n"
-	"bucket\t512\t1024\t90\n"
-	"bucket\t524288\t1048576\t10\n"
-	"histogram\tlatency\tidle\tnanoseconds\t5\t50\t0\t-\t-\t-\t-\n"
-	"bucket\t0\t1\t1\n"
-	"bucket\t274877906944\tinf\t4\n"
+	"histogram\tlatency\tfsync\tnanoseconds\t0\t100\t10090000\t100\t100900\t768.5\t900000\t1040000\n"
+	"bucket\t10\t90\n" /* precision 0: (512, 1024] */
+	"bucket\t20\t10\n"
+	"histogram\tlatency\tidle\tnanoseconds\t0\t5\t50\t0\t-\t-\t-\t-\n"
+	"bucket\t0\t1\n"
+	"bucket\t39\t4\n"
 	"module\tsyscalls-broken\tunsupported\t999999990000000\t\tno attach method works\n"
 	"module\tthis-label-is-far-too-long-for-the-index-of-the-mib\tdisabled\t0\t\t\n"
 	"end\n";
@@ -163,9 +163,10 @@ static void test_walk(void)
  * the walk stopped there). */
 static void test_base_room(void)
 {
-	struct snapshot_histogram h = { .count = 1, .nbuckets = 1, .buckets = { { 0, 1, 1 } } };
+	struct snapshot_bucket bucket = { .slot = 0, .count = 1 };
+	struct snapshot_histogram h = { .unit = SNAPSHOT_UNIT_BYTES, .count = 1, .nbuckets = 1 };
 	struct snapshot_counter c = { .value = 7 }, z = { .value = 9 };
-	struct snapshot_module m[2] = { { 0 } };
+	struct snapshot_module m[2] = { { .label = "" }, { .label = "" } };
 	struct snapshot s = { .modules = m, .nmodules = 2, .written_us = 1 };
 	struct mib_view v;
 	struct mib_walk w;
@@ -173,10 +174,10 @@ static void test_base_room(void)
 	memset(m[0].label, 'a', 32);
 	memset(h.metric, 'b', 32);
 	memset(h.instance, 'c', 48);
-	snprintf(h.unit, sizeof(h.unit), "bytes");
 	memcpy(c.metric, h.metric, 32);
 	memcpy(c.instance, h.instance, 48);
 	m[0].histograms = &h, m[0].nhistograms = 1, m[0].counters = &c, m[0].ncounters = 1;
+	m[0].buckets = &bucket, m[0].nbuckets = 1;
 	snprintf(m[1].label, sizeof(m[1].label), "zz");
 	snprintf(z.metric, sizeof(z.metric), "calls");
 	snprintf(z.instance, sizeof(z.instance), "fsync");
@@ -219,7 +220,7 @@ static void test_cache(void)
 	CHECK(mib_view_get(&c.view, &env, (uint32_t[]){ 1, 1, 2, 0 }, 4, &v) == MIB_FOUND && strstr(v.str, path));
 
 	f = fopen(path, "w");
-	fputs("collectd-ebpf-snapshot\t1\nwritten\t1\n", f); /* no end line */
+	fputs("collectd-ebpf-snapshot\t2\nwritten\t1\n", f); /* no end line */
 	fclose(f);
 	snapshot_cache_refresh(&c);
 	CHECK(c.status == MIB_SNAPSHOT_MALFORMED);
@@ -310,7 +311,7 @@ static void test_long_strings(void)
 	}
 	error[n] = '\0';
 	snprintf(sm.label, sizeof(sm.label), "m");
-	snprintf(sm.state, sizeof(sm.state), "failed");
+	sm.state = SNAPSHOT_STATE_FAILED;
 	snprintf(sm.error, sizeof(sm.error), "%s", error);
 	s.modules = &sm;
 	s.nmodules = 1;
@@ -336,7 +337,7 @@ static void test_long_strings(void)
  * down (a map 99.9 % full does not read 100) and its text; a walk reaches the table. */
 static void test_gauges(void)
 {
-	static const char gauges[] = "collectd-ebpf-snapshot\t1\n"
+	static const char gauges[] = "collectd-ebpf-snapshot\t2\n"
 				     "written\t1000000000000000\n"
 				     "module\tsyscalls\trunning\t999999990000000\tsys_exit=tp_btf\t\n"
 				     "gauge\tmap_fill\tstart_tid\t99.9\n"

@@ -29,30 +29,39 @@ static void test_round_trip(void)
 	FILE *f;
 
 	snprintf(a.label, sizeof(a.label), "syscalls");
-	snprintf(a.state, sizeof(a.state), "running");
+	a.state = SNAPSHOT_STATE_RUNNING;
 	snprintf(a.methods, sizeof(a.methods), "sys_exit=tp_btf");
 	a.discontinuity_us = 1700000000123456LL;
 	CHECK(snapshot_module_add_counter(&a, "calls", "fsync", 18446744073709551615ULL) == 0);
 	CHECK(snapshot_module_add_counter(&a, "dropped", "odd\tname\\with\nescapes", 0) == 0);
 	h = snapshot_module_add_histogram(&a, "latency", "fsync");
 	CHECK(h != NULL);
-	snprintf(h->unit, sizeof(h->unit), "nanoseconds");
+	h->unit = SNAPSHOT_UNIT_NANOSECONDS;
+	h->precision = 0;
 	h->count = 10;
 	h->sum = 12345;
 	h->interval_count = 0; /* an idle interval: no mean, no percentiles */
-	h->buckets[h->nbuckets++] = (struct snapshot_bucket){ 512, 1024, 7 };
-	h->buckets[h->nbuckets++] = (struct snapshot_bucket){ 274877906944.0, INFINITY, 3 };
+	CHECK(snapshot_module_add_bucket(&a, 10, 7) == 0);          /* (512, 1024] at precision 0 */
+	CHECK(snapshot_module_add_bucket(&a, HIST_NSLOTS(0) - 1, 3) == 0); /* above 2^38 */
+	h = snapshot_module_add_histogram(&a, "io_size", "sda-read");
+	CHECK(h != NULL);
+	h->unit = SNAPSHOT_UNIT_BYTES;
+	h->precision = 5;
+	h->count = 1;
+	h->sum = 16384;
+	CHECK(snapshot_module_add_bucket(&a, hist_slot_p(16384, 5), 1) == 0);
 	snprintf(b.label, sizeof(b.label), "syscalls-broken");
-	snprintf(b.state, sizeof(b.state), "unsupported");
+	b.state = SNAPSHOT_STATE_UNSUPPORTED;
 	snprintf(b.error, sizeof(b.error), "no attach method works: fentry: refused");
 
 	f = open_memstream(&buf, &len);
 	CHECK(snapshot_write_stream(f, mods, 2, 42) == 0);
 	fclose(f);
-	CHECK(strncmp(buf, "collectd-ebpf-snapshot\t1\nwritten\t42\n", 36) == 0);
+	CHECK(strncmp(buf, "collectd-ebpf-snapshot\t2\nwritten\t42\n", 36) == 0);
 	CHECK(strstr(buf, "counter\tdropped\todd\\tname\\\\with\\nescapes\t0\n") != NULL);
-	CHECK(strstr(buf, "histogram\tlatency\tfsync\tnanoseconds\t10\t12345\t0\t-\t-\t-\t-\n") != NULL);
-	CHECK(strstr(buf, "bucket\t274877906944\tinf\t3\n") != NULL);
+	CHECK(strstr(buf, "histogram\tlatency\tfsync\tnanoseconds\t0\t10\t12345\t0\t-\t-\t-\t-\n"
+			  "bucket\t10\t7\nbucket\t39\t3\n") != NULL);
+	CHECK(strstr(buf, "histogram\tio_size\tsda-read\tbytes\t5\t1\t16384\t0\t-\t-\t-\t-\nbucket\t319\t1\n") != NULL);
 
 	err[0] = '\0';
 	CHECK(parse_text(buf, &s, err, sizeof(err)) == 0);
@@ -67,13 +76,26 @@ static void test_round_trip(void)
 		CHECK(s.modules[0].ncounters == 2);
 		CHECK_EQ_U64(s.modules[0].counters[0].value, 18446744073709551615ULL);
 		CHECK_STR(s.modules[0].counters[1].instance, "odd\tname\\with\nescapes");
-		CHECK(s.modules[0].nhistograms == 1);
+		CHECK(s.modules[0].nhistograms == 2);
 		CHECK_EQ_U64(s.modules[0].histograms[0].sum, 12345);
+		CHECK(s.modules[0].histograms[0].unit == SNAPSHOT_UNIT_NANOSECONDS);
 		CHECK(isnan(s.modules[0].histograms[0].p99));
 		CHECK(s.modules[0].histograms[0].nbuckets == 2);
-		CHECK(isinf(s.modules[0].histograms[0].buckets[1].upper));
-		CHECK_EQ_U64(s.modules[0].histograms[0].buckets[0].count, 7);
-		CHECK_STR(s.modules[1].state, "unsupported");
+		CHECK(s.modules[0].histograms[1].nbuckets == 1);
+		if (s.modules[0].nhistograms == 2 && s.modules[0].histograms[0].nbuckets == 2 &&
+		    s.modules[0].histograms[1].nbuckets == 1) {
+			const struct snapshot_bucket *b0 = snapshot_buckets(&s.modules[0], &s.modules[0].histograms[0]);
+			const struct snapshot_histogram *sz = &s.modules[0].histograms[1];
+			const struct snapshot_bucket *b1 = snapshot_buckets(&s.modules[0], sz);
+
+			CHECK(b0[0].slot == 10 && b0[1].slot == 39);
+			CHECK_EQ_U64(b0[0].count, 7);
+			CHECK(sz->unit == SNAPSHOT_UNIT_BYTES && sz->precision == 5);
+			/* 16 KiB at precision 5: the slot (16128, 16384], exact at its edge. */
+			CHECK_EQ_U64(hist_slot_upper_bound(sz->precision, b1[0].slot), 16384);
+			CHECK_EQ_U64(hist_slot_lower_bound(sz->precision, b1[0].slot), 16384 - 256);
+		}
+		CHECK(s.modules[1].state == SNAPSHOT_STATE_UNSUPPORTED);
 		CHECK_STR(s.modules[1].error, "no attach method works: fentry: refused");
 		CHECK(s.modules[1].ncounters == 0);
 	}
@@ -107,16 +129,17 @@ static void test_parse_errors(void)
 {
 	expect_parse_error("", "empty file");
 	expect_parse_error("hello\n", "line 1: not a collectd-ebpf snapshot");
-	expect_parse_error("collectd-ebpf-snapshot\t2\nend\n", "line 1: unsupported format version");
-	expect_parse_error("collectd-ebpf-snapshot\t1\nwritten\t1\nmodule\tm\trunning\t0\t\t\n",
+	expect_parse_error("collectd-ebpf-snapshot\t1\nend\n", "line 1: unsupported format version");
+	expect_parse_error("collectd-ebpf-snapshot\t3\nend\n", "line 1: unsupported format version");
+	expect_parse_error("collectd-ebpf-snapshot\t2\nwritten\t1\nmodule\tm\trunning\t0\t\t\n",
 			   "no end line (file truncated)");
-	expect_parse_error("collectd-ebpf-snapshot\t1\ncounter\tcalls\tx\t1\nend\n", "line 2: counter before any module");
-	expect_parse_error("collectd-ebpf-snapshot\t1\nmodule\tm\trunning\t0\t\t\ncounter\tcalls\tx\t-1\nend\n",
+	expect_parse_error("collectd-ebpf-snapshot\t2\ncounter\tcalls\tx\t1\nend\n", "line 2: counter before any module");
+	expect_parse_error("collectd-ebpf-snapshot\t2\nmodule\tm\trunning\t0\t\t\ncounter\tcalls\tx\t-1\nend\n",
 			   "line 3: bad counter value");
-	expect_parse_error("collectd-ebpf-snapshot\t1\nmodule\tm\trunning\t0\t\t\nbucket\t0\t1\t1\nend\n",
+	expect_parse_error("collectd-ebpf-snapshot\t2\nmodule\tm\trunning\t0\t\t\nbucket\t0\t1\nend\n",
 			   "line 3: bucket before any histogram");
-	expect_parse_error("collectd-ebpf-snapshot\t1\nsurprise\nend\n", "line 2: unknown record type");
-	expect_parse_error("collectd-ebpf-snapshot\t1\nend\nmodule\tm\trunning\t0\t\t\n", "text after the end line");
+	expect_parse_error("collectd-ebpf-snapshot\t2\nsurprise\nend\n", "line 2: unknown record type");
+	expect_parse_error("collectd-ebpf-snapshot\t2\nend\nmodule\tm\trunning\t0\t\t\n", "text after the end line");
 
 	/* Numbers are plain decimal, as the writer writes them: no sign on unsigned values, no
 	 * blanks, no hex, nothing after the digits. */
@@ -125,7 +148,7 @@ static void test_parse_errors(void)
 	for (size_t i = 0; i < sizeof(bad_u64) / sizeof(bad_u64[0]); i++) {
 		char text[256];
 
-		snprintf(text, sizeof(text), "collectd-ebpf-snapshot\t1\nmodule\tm\trunning\t0\t\t\ncounter\tcalls\tx\t%s\nend\n",
+		snprintf(text, sizeof(text), "collectd-ebpf-snapshot\t2\nmodule\tm\trunning\t0\t\t\ncounter\tcalls\tx\t%s\nend\n",
 			 bad_u64[i]);
 		expect_parse_error(text, "line 3: bad counter value");
 	}
@@ -133,7 +156,7 @@ static void test_parse_errors(void)
 	for (size_t i = 0; i < sizeof(bad_i64) / sizeof(bad_i64[0]); i++) {
 		char text[256];
 
-		snprintf(text, sizeof(text), "collectd-ebpf-snapshot\t1\nwritten\t%s\nend\n", bad_i64[i]);
+		snprintf(text, sizeof(text), "collectd-ebpf-snapshot\t2\nwritten\t%s\nend\n", bad_i64[i]);
 		expect_parse_error(text, "line 2: bad written line");
 	}
 	static const char *const bad_double[] = { "0x1p9", " 512", "512 ", "nan", "infinity", "+512", "1e", "" };
@@ -141,15 +164,36 @@ static void test_parse_errors(void)
 		char text[256];
 
 		snprintf(text, sizeof(text),
-			 "collectd-ebpf-snapshot\t1\nmodule\tm\trunning\t0\t\t\n"
-			 "histogram\tlatency\tx\tnanoseconds\t1\t1\t1\t1\t1\t1\t1\nbucket\t%s\t1024\t1\nend\n",
+			 "collectd-ebpf-snapshot\t2\nmodule\tm\trunning\t0\t\t\n"
+			 "histogram\tlatency\tx\tnanoseconds\t0\t1\t1\t1\t1\t%s\t1\t1\nend\n",
 			 bad_double[i]);
-		expect_parse_error(text, "line 4: bad bucket bounds or count");
+		expect_parse_error(text, "line 3: bad histogram mean or percentile");
 	}
-	expect_parse_error("collectd-ebpf-snapshot\t1abc\nend\n", "line 1: unsupported format version");
-	expect_parse_error("collectd-ebpf-snapshot\t01\nend\n", "line 1: unsupported format version");
+	/* Slots: inside the histogram's layout, increasing (one MIB row each); known names. */
+	static const char hist0[] = "collectd-ebpf-snapshot\t2\nmodule\tm\trunning\t0\t\t\n"
+				    "histogram\tlatency\tx\tnanoseconds\t0\t1\t1\t1\t1\t1\t1\t1\n";
+	char text[512];
+
+	snprintf(text, sizeof(text), "%sbucket\t40\t1\nend\n", hist0); /* precision 0 has 40 slots */
+	expect_parse_error(text, "line 4: bad bucket slot or count");
+	snprintf(text, sizeof(text), "%sbucket\t-1\t1\nend\n", hist0);
+	expect_parse_error(text, "line 4: bad bucket slot or count");
+	snprintf(text, sizeof(text), "%sbucket\t5\t1\nbucket\t5\t2\nend\n", hist0);
+	expect_parse_error(text, "line 5: bucket slots out of order");
+	snprintf(text, sizeof(text), "%sbucket\t5\t1\t1\nend\n", hist0);
+	expect_parse_error(text, "line 4: a bucket line has 3 fields");
+	expect_parse_error("collectd-ebpf-snapshot\t2\nmodule\tm\trunning\t0\t\t\n"
+			   "histogram\tlatency\tx\tnanoseconds\t6\t1\t1\t1\t1\t1\t1\t1\nend\n",
+			   "line 3: bad histogram precision");
+	expect_parse_error("collectd-ebpf-snapshot\t2\nmodule\tm\trunning\t0\t\t\n"
+			   "histogram\tlatency\tx\tparsecs\t0\t1\t1\t1\t1\t1\t1\t1\nend\n",
+			   "line 3: unknown histogram unit");
+	expect_parse_error("collectd-ebpf-snapshot\t2\nmodule\tm\tsleeping\t0\t\t\nend\n",
+			   "line 2: unknown module state");
+	expect_parse_error("collectd-ebpf-snapshot\t2abc\nend\n", "line 1: unsupported format version");
+	expect_parse_error("collectd-ebpf-snapshot\t02\nend\n", "line 1: unsupported format version");
 	/* A NUL byte ends a C string, not a line: "end\0anything" is no end line. */
-	static const char with_nul[] = "collectd-ebpf-snapshot\t1\nend\0garbage\n";
+	static const char with_nul[] = "collectd-ebpf-snapshot\t2\nend\0garbage\n";
 	expect_parse_error_n(with_nul, sizeof(with_nul) - 1, "line 2: NUL byte");
 }
 
@@ -158,10 +202,11 @@ static void test_sink(void)
 {
 	struct snapshot_module sm = { 0 };
 	struct metric_sink sink;
-	struct hist_tracker t = { 0 };
-	struct hist_interval h;
-	uint64_t slots[HIST_SLOTS] = { 0 };
+	struct hist_tracker t;
+	static struct hist_interval h;
+	static uint64_t slots[HIST_SLOTS];
 
+	hist_tracker_init(&t, 1, 0); /* precision 0: log2 slots */
 	slots[10] = 90; /* (512, 1024] ns */
 	slots[20] = 10; /* (524288, 1048576] ns */
 	hist_advance(&t, slots, 90 * 1000 + 10 * 1000000, &h);
@@ -172,7 +217,7 @@ static void test_sink(void)
 	if (sm.nhistograms == 1) {
 		const struct snapshot_histogram *r = &sm.histograms[0];
 
-		CHECK_STR(r->unit, "nanoseconds");
+		CHECK(r->unit == SNAPSHOT_UNIT_NANOSECONDS && r->precision == 0);
 		CHECK_EQ_U64(r->count, 100);
 		CHECK_EQ_U64(r->sum, 10090000);
 		CHECK_EQ_U64(r->interval_count, 100);
@@ -180,8 +225,13 @@ static void test_sink(void)
 		CHECK(r->p50 > 512 && r->p50 <= 1024);
 		CHECK(r->p99 > 524288 && r->p99 <= 1048576);
 		CHECK(r->nbuckets == 2);
-		CHECK(r->buckets[0].lower == 512 && r->buckets[0].upper == 1024 && r->buckets[0].count == 90);
-		CHECK(r->buckets[1].lower == 524288 && r->buckets[1].count == 10);
+		if (r->nbuckets == 2) {
+			const struct snapshot_bucket *b = snapshot_buckets(&sm, r);
+
+			CHECK(b[0].slot == 10 && b[0].count == 90 && hist_slot_lower_bound(0, b[0].slot) == 512 &&
+			      hist_slot_upper_bound(0, b[0].slot) == 1024);
+			CHECK(b[1].slot == 20 && b[1].count == 10 && hist_slot_lower_bound(0, b[1].slot) == 524288);
+		}
 	}
 	/* Next interval without events: cumulative totals stay, the summaries are empty. */
 	hist_advance(&t, slots, 90 * 1000 + 10 * 1000000, &h);
@@ -231,7 +281,7 @@ static void test_file_and_store(void)
 	CHECK(mkdtemp(dir) != NULL);
 	snprintf(path, sizeof(path), "%s/snapshot", dir);
 	snprintf(a.label, sizeof(a.label), "syscalls");
-	snprintf(a.state, sizeof(a.state), "running");
+	a.state = SNAPSHOT_STATE_RUNNING;
 	CHECK(snapshot_write_file(path, getgid(), mods, 1, 7, err, sizeof(err)) == 0);
 	CHECK(stat(path, &sb) == 0 && (sb.st_mode & 0777) == 0640 && sb.st_gid == getgid());
 	CHECK(count_entries(dir) == 1); /* no temporary file left behind */
@@ -257,20 +307,20 @@ static void test_file_and_store(void)
 	snprintf(m->last_error, sizeof(m->last_error), "no attach method works");
 	snapshot_record_state(&b, m, false);
 	CHECK_STR(b.label, "syscalls-broken");
-	CHECK_STR(b.state, "unsupported");
+	CHECK(b.state == SNAPSHOT_STATE_UNSUPPORTED);
 	CHECK(snapshot_store_publish(st, &b) == 0);
 	CHECK(b.label[0] == '\0'); /* swapped with the (empty) previous record */
 	snapshot_module_add_counter(&a, "calls", "fsync", 5);
 	CHECK(snapshot_store_publish(st, &a) == 0);
 	snapshot_module_add_counter(&a, "calls", "fsync", 6); /* a's buffers are the old record's */
 	snprintf(a.label, sizeof(a.label), "syscalls");
-	snprintf(a.state, sizeof(a.state), "running");
+	a.state = SNAPSHOT_STATE_RUNNING;
 	CHECK(snapshot_store_publish(st, &a) == 0);
 	m->state = MODULE_RUNNING;
 	snapshot_record_state(&b, m, true); /* a failing read shows as degraded */
-	CHECK_STR(b.state, "degraded");
+	CHECK(b.state == SNAPSHOT_STATE_DEGRADED);
 	snapshot_record_disabled(&b, module_find("syscalls"), 5);
-	CHECK_STR(b.state, "disabled");
+	CHECK(b.state == SNAPSHOT_STATE_DISABLED);
 	CHECK_STR(b.label, "syscalls");
 	CHECK(strstr(b.error, "add <Module \"syscalls\">") != NULL);
 	CHECK(b.discontinuity_us == 5 && b.ncounters == 0 && b.methods[0] == '\0');
@@ -352,7 +402,7 @@ static void test_gauges(void)
 	FILE *f;
 
 	snprintf(a.label, sizeof(a.label), "syscalls");
-	snprintf(a.state, sizeof(a.state), "running");
+	a.state = SNAPSHOT_STATE_RUNNING;
 	CHECK(snapshot_module_add_gauge(&a, "map_fill", "start_tid", 37.5) == 0);
 	CHECK(snapshot_module_add_gauge(&a, "attach", "sys_exit-tp_btf", 0) == 0);
 	f = open_memstream(&buf, &len);
@@ -373,12 +423,12 @@ static void test_gauges(void)
 	CHECK(a.ngauges == 0);
 	snapshot_module_release(&a);
 
-	CHECK(parse_text("collectd-ebpf-snapshot\t1\nmodule\tm\trunning\t0\t\t\ngauge\tf\tx\t-\nend\n", &s, err,
+	CHECK(parse_text("collectd-ebpf-snapshot\t2\nmodule\tm\trunning\t0\t\t\ngauge\tf\tx\t-\nend\n", &s, err,
 			 sizeof(err)) == -1);
 	CHECK(strstr(err, "bad gauge value") != NULL);
-	CHECK(parse_text("collectd-ebpf-snapshot\t1\ngauge\tf\tx\t1\nend\n", &s, err, sizeof(err)) == -1);
+	CHECK(parse_text("collectd-ebpf-snapshot\t2\ngauge\tf\tx\t1\nend\n", &s, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "gauge before any module line") != NULL);
-	CHECK(parse_text("collectd-ebpf-snapshot\t1\nmodule\tm\trunning\t0\t\t\ngauge\tf\t1\nend\n", &s, err,
+	CHECK(parse_text("collectd-ebpf-snapshot\t2\nmodule\tm\trunning\t0\t\t\ngauge\tf\t1\nend\n", &s, err,
 			 sizeof(err)) == -1);
 	CHECK(strstr(err, "a gauge line has 4 fields") != NULL);
 }

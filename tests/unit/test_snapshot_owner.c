@@ -14,7 +14,7 @@ static int publish_one(struct snapshot_store *st, const char *label)
 	int r;
 
 	snprintf(rec.label, sizeof(rec.label), "%s", label);
-	snprintf(rec.state, sizeof(rec.state), "running");
+	rec.state = SNAPSHOT_STATE_RUNNING;
 	r = snapshot_store_publish(st, &rec);
 	snapshot_module_release(&rec);
 	return r;
