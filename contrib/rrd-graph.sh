@@ -133,7 +133,7 @@ heatmap() {
 		rows="$rows$n $(range "$suffix")
 "
 	done
-	set -- "$@" "CDEF:all=$all" "VDEF:peak=all,MAXIMUM" PRINT:peak:%lf
+	set -- "$@" "CDEF:all=$all" "VDEF:peak=all,MAXIMUM" PRINT:peak:%.10lg
 	i=0
 	while [ $i -lt $n ]; do
 		i=$((i + 1))

@@ -74,7 +74,7 @@ peak=$(sed -n 's/^heatmap peak: \([0-9.e+-]*\) events\/s$/\1/p' "$WORK/graph.err
 # rates FROM TO: every known bucket rate stored between the two times, one a line.
 rates() {
 	for f in "$DIR"/bucket-fsync-*.rrd; do
-		"$RRDTOOL" fetch "$f" AVERAGE -s "$1" -e "$2" | awk -F': ' 'NR > 2 && $2 !~ /nan/ { print $2 + 0 }'
+		"$RRDTOOL" fetch "$f" AVERAGE -s "$1" -e "$2" | awk -F': ' 'NR > 2 && $2 !~ /nan/ { printf "%.10g\n", $2 }'
 	done
 }
 inside=$(rates $((t0 - 50)) "$t0" | sort -g | tail -n 1)
