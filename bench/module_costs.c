@@ -15,16 +15,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-struct module *new_syscalls(bool latency_all)
+struct module *new_syscalls(bool latency_all, int precision)
 {
 	struct module *m = module_new(module_find("syscalls"), NULL);
 	struct opt_value all = { .type = OPT_STRING, .string = "all" };
+	struct opt_value p = { .type = OPT_NUMBER, .number = precision };
 	struct option o = { .key = "Latency", .values = &all, .nvalues = 1 };
+	struct option po = { .key = "Precision", .values = &p, .nvalues = 1 };
 	char err[256];
 
 	if (!m)
 		return NULL;
-	if (latency_all && module_set_option(m, &o, err, sizeof(err))) {
+	if ((latency_all && module_set_option(m, &o, err, sizeof(err))) ||
+	    (precision >= 0 && module_set_option(m, &po, err, sizeof(err)))) {
 		fprintf(stderr, "Latency all: %s\n", err);
 		module_free(m);
 		return NULL;
@@ -112,7 +115,7 @@ static int read_loop(struct module *m, int reads, double *cpu_us, struct rusage 
 int read_cost(int reads, int workload_cpu)
 {
 	double *cpu_us = calloc((size_t)reads, sizeof(double));
-	struct module *m = new_syscalls(true);
+	struct module *m = new_syscalls(true, -1);
 	struct series_count sc = { 0 };
 	struct rusage r0, r1;
 	pid_t w;
@@ -164,7 +167,7 @@ struct rss rss_of_start(bool latency_all)
 
 		close(p[0]);
 		r.before = vmrss_kib();
-		m = new_syscalls(latency_all);
+		m = new_syscalls(latency_all, -1);
 		r.started = m && module_start(m) == 0;
 		r.after = vmrss_kib();
 		if (write(p[1], &r, sizeof(r)) != sizeof(r))

@@ -8,7 +8,9 @@
 struct module;
 
 /* The module as production runs it: filter_tgid 0, every process counted. NULL on error. */
-struct module *new_syscalls(bool latency_all);
+/* The syscalls module, counters only or with Latency "all", at `precision` (-1: the default
+ * the module chooses). Not started. */
+struct module *new_syscalls(bool latency_all, int precision);
 
 /* Starts a latency-all module, reads it `reads` times while a child process does
  * syscalls on workload_cpu, and prints section 2. 0, or -1 (with a message on stderr). */

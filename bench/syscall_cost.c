@@ -39,7 +39,7 @@ static const char bpftrace_script[] =
 	" tracepoint:raw_syscalls:sys_exit /@s[tid]/ { @h[args->id] = hist(nsecs - @s[tid]); delete(@s[tid]); }";
 
 /* In print order. Letters are the issue's. */
-enum cfg { NO_PROBE, EMPTY_EXIT, COUNTERS, EMPTY_PAIR, LATENCY_ALL, BPFTRACE, NCFG };
+enum cfg { NO_PROBE, EMPTY_EXIT, COUNTERS, EMPTY_PAIR, LATENCY_ALL, LATENCY_ALL_LOG2, BPFTRACE, NCFG };
 
 static const struct {
 	char letter;
@@ -52,6 +52,8 @@ static const struct {
 	[COUNTERS] = { 'c', "syscalls: counters only", EMPTY_EXIT, "<= 1.2" },
 	[EMPTY_PAIR] = { 'e', "empty tp_btf sys_enter+sys_exit", -1, "" },
 	[LATENCY_ALL] = { 'd', "syscalls: counters + latency all", EMPTY_PAIR, "<= 3" },
+	/* The log2 slots before issue 11, side by side with the default log-linear ones. */
+	[LATENCY_ALL_LOG2] = { 'g', "  same, Precision 0 (log2)", EMPTY_PAIR, "" },
 	[BPFTRACE] = { 'f', "bpftrace enter/exit hist", EMPTY_PAIR, "" },
 };
 
@@ -70,17 +72,19 @@ struct bench {
 	struct bpftrace_child bt;
 	const char *bpftrace; /* NULL: left out */
 	char bpftrace_why[300];
-	char method[2][64];   /* attach method the module chose: counters, latency all */
-	double start_ms[2][SBS_MAX_ROUNDS];
+	char method[3][64];   /* attach method the module chose: counters, latency all, log2 */
+	double start_ms[3][SBS_MAX_ROUNDS];
 	struct side_by_side sbs; /* section 1's rounds and results */
 };
 
-/* Starts b->mod; its module_start() wall time goes to *ms. */
-static int start_module(struct bench *b, bool latency_all, double *ms)
+/* Starts b->mod (which: 0 counters, 1 latency all, 2 latency all at precision 0); its
+ * module_start() wall time goes to *ms. */
+static int start_module(struct bench *b, int which, double *ms)
 {
+	bool latency_all = which > 0;
 	uint64_t t0;
 
-	b->mod = new_syscalls(latency_all);
+	b->mod = new_syscalls(latency_all, which == 2 ? 0 : -1);
 	if (!b->mod)
 		return -1;
 	t0 = now_ns();
@@ -90,7 +94,7 @@ static int start_module(struct bench *b, bool latency_all, double *ms)
 		return -1;
 	}
 	*ms = (double)(now_ns() - t0) / 1e6;
-	module_methods(b->mod, b->method[latency_all], sizeof(b->method[0]));
+	module_methods(b->mod, b->method[which], sizeof(b->method[0]));
 	return 0;
 }
 
@@ -116,9 +120,11 @@ static int attach(void *ctx, int cfg, int round)
 		return attach_prog(b, 0, b->empty->progs.empty_enter) ||
 		       attach_prog(b, 1, b->empty->progs.empty_exit) ? SBS_FAILED : SBS_ATTACHED;
 	case COUNTERS:
-		return start_module(b, false, &b->start_ms[0][round]) ? SBS_FAILED : SBS_ATTACHED;
+		return start_module(b, 0, &b->start_ms[0][round]) ? SBS_FAILED : SBS_ATTACHED;
 	case LATENCY_ALL:
-		return start_module(b, true, &b->start_ms[1][round]) ? SBS_FAILED : SBS_ATTACHED;
+		return start_module(b, 1, &b->start_ms[1][round]) ? SBS_FAILED : SBS_ATTACHED;
+	case LATENCY_ALL_LOG2:
+		return start_module(b, 2, &b->start_ms[2][round]) ? SBS_FAILED : SBS_ATTACHED;
 	case BPFTRACE:
 		/* On failure leave bpftrace out rather than fail the bench. */
 		if (!b->bpftrace)

@@ -208,10 +208,10 @@ static __always_inline void account(const struct completion *c)
 
 	if (!r)
 		return;
-	add(&r->bytes, c->bytes);
+	counter_add(&r->bytes, c->bytes);
 	if (!c->final)
 		return;
-	add(&r->ios, 1);
+	counter_add(&r->ios, 1);
 	hist_record(block_hist(r, BLOCK_HIST_SIZE), c->size);
 	now = bpf_ktime_get_ns();
 	if (c->start && c->start <= now)

@@ -123,9 +123,9 @@ static __always_inline void on_exit(long id, long ret, bool with_latency, bool t
 	c = bpf_map_lookup_elem(&counts, &key);
 	if (!c)
 		return;
-	add(&c->calls, 1);
+	counter_add(&c->calls, 1);
 	if (ret < 0)
-		add(&c->errors, 1);
+		counter_add(&c->errors, 1);
 
 	if (!with_latency)
 		return;

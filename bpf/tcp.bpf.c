@@ -121,10 +121,10 @@ static __always_inline void count_event(enum tcp_event ev, const struct sock *sk
 	if (!c)
 		return;
 	switch (ev) {
-	case EV_RETRANSMIT: add(&c->retransmits, 1); break;
-	case EV_RETRANSMIT_FAILED: add(&c->retransmit_failures, 1); break;
-	case EV_RESET_SENT: add(&c->resets_sent, 1); break;
-	case EV_RESET_RECEIVED: add(&c->resets_received, 1); break;
+	case EV_RETRANSMIT: counter_add(&c->retransmits, 1); break;
+	case EV_RETRANSMIT_FAILED: counter_add(&c->retransmit_failures, 1); break;
+	case EV_RESET_SENT: counter_add(&c->resets_sent, 1); break;
+	case EV_RESET_RECEIVED: counter_add(&c->resets_received, 1); break;
 	}
 }
 

@@ -71,9 +71,9 @@ static __always_inline void on_exit(__u32 op, long ret)
 	s = bpf_map_lookup_elem(&ops, &op);
 	if (!s)
 		return;
-	add(&s->calls, 1);
+	counter_add(&s->calls, 1);
 	if (ret < 0)
-		add(&s->errors, 1);
+		counter_add(&s->errors, 1);
 	else if (op == VFS_OP_READ || op == VFS_OP_WRITE) {
 		hist_record(&s->bytes, ret);
 	}

@@ -8,7 +8,9 @@
 #ifndef EBPF_COUNTING_BPF_H
 #define EBPF_COUNTING_BPF_H
 
-static __always_inline void add(__u64 *p, __u64 v)
+/* Named for what it does: the header is installed for users' programs (collectd-ebpf-cc),
+ * where a plain `add` would clash with their own names. */
+static __always_inline void counter_add(__u64 *p, __u64 v)
 {
 	__sync_fetch_and_add(p, v);
 }
@@ -19,7 +21,7 @@ static __always_inline void add_to_row(void *map, __u32 row, __u64 v)
 	__u64 *p = bpf_map_lookup_elem(map, &row);
 
 	if (p)
-		add(p, v);
+		counter_add(p, v);
 }
 
 /* The tests' process filter: true for every task when `filter` (a module's rodata

@@ -15,8 +15,8 @@ const volatile __u32 hist_precision = HIST_PRECISION_DEFAULT;
 /* One value v: its slot and the sum, with atomic adds (see counting.bpf.h for why). */
 static __always_inline void hist_record(struct hist_row *h, __u64 v)
 {
-	add(&h->slots[hist_slot_p(v, hist_precision)], 1);
-	add(&h->sum, v);
+	counter_add(&h->slots[hist_slot_p(v, hist_precision)], 1);
+	counter_add(&h->sum, v);
 }
 
 /* The same without atomics, only for a row that one CPU writes with interrupts off

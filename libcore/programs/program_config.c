@@ -411,6 +411,34 @@ static int parse_line(const struct conf_node *n, struct program_config *c, char 
 	return -1;
 }
 
+/* The program records every native row at one precision (hist_record's hist_precision, one
+ * global of the object): the first <Histogram>'s Precision is the program's, and a later one
+ * cannot ask for another. 0, or -1 with the message. */
+static int check_precision(const struct program_config *c, char *err, size_t errlen)
+{
+	const struct program_view *first = NULL;
+
+	for (int i = 0; i < c->nviews; i++) {
+		const struct program_view *v = &c->views[i];
+
+		if (v->kind != VIEW_KIND_HISTOGRAM)
+			continue;
+		if (!first) {
+			first = v;
+			continue;
+		}
+		if (v->hist.precision_from_user && v->hist.precision != first->hist.precision) {
+			snprintf(err, errlen,
+				 "<Program \"%s\"> <Histogram \"%s\">: Precision %u, but the program's first "
+				 "<Histogram \"%s\"> has %u: a program records all its native histograms at one "
+				 "precision (hist_record's hist_precision); set Precision once, in the first <Histogram>",
+				 c->name, v->map, v->hist.precision, first->map, first->hist.precision);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int program_config_parse(const struct conf_node *block, struct program_config *c, char *err, size_t errlen)
 {
 	char why[900];
@@ -437,7 +465,7 @@ int program_config_parse(const struct conf_node *block, struct program_config *c
 				      "<Histogram \"map\">", c->name);
 		return -1;
 	}
-	return 0;
+	return check_precision(c, err, errlen);
 }
 
 void program_config_free(struct program_config *c)

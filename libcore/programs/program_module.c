@@ -213,26 +213,6 @@ static int refuse_start(struct module *m, char *err, size_t errlen)
 	return -1;
 }
 
-/* The program records every native row at one precision (its hist_precision): a second
- * <Histogram> cannot ask for another. 0, or -1 with the message. */
-static int check_precision(const struct program_config *cfg, const struct hist_config *first, char *err,
-			   size_t errlen)
-{
-	for (int i = 0; i < cfg->nviews; i++) {
-		const struct program_view *v = &cfg->views[i];
-
-		if (v->kind == VIEW_KIND_HISTOGRAM && v->hist.precision_from_user && v->hist.precision != first->precision) {
-			snprintf(err, errlen,
-				 "<Program \"%s\"> <Histogram \"%s\">: Precision %u, but the program's first histogram "
-				 "has %u: a program records all its native histograms at one precision (its "
-				 "hist_precision); set Precision once, in the first <Histogram>",
-				 cfg->name, v->map, v->hist.precision, first->precision);
-			return -1;
-		}
-	}
-	return 0;
-}
-
 struct module *program_module_new(const struct conf_node *block, char *err, size_t errlen)
 {
 	struct program_state *s = calloc(1, sizeof(*s));
@@ -281,10 +261,6 @@ struct module *program_module_new(const struct conf_node *block, char *err, size
 			m->hist = s->cfg.views[i].hist;
 			break;
 		}
-	if (check_precision(&s->cfg, &m->hist, err, errlen)) {
-		module_free(m);
-		return NULL;
-	}
 	return m;
 fail:
 	program_config_free(&s->cfg);

@@ -63,6 +63,9 @@ static void test_parse_errors(void)
 	CHECK(parse_fails("<Program \"p\">\n  Object \"/x.o\"\n  Param \"x\" true\n</Program>", "Param takes"));
 	CHECK(parse_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Histogram \"h\">\n    Layout \"value\"\n    SlotsField \"slots\"\n    Percentile 101\n  </Histogram>\n</Program>",
 			  "Percentile"));
+	CHECK(parse_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Histogram \"a\">\n    Layout \"value\"\n    SlotsField \"slots\"\n  </Histogram>\n"
+			  "  <Histogram \"b\">\n    Layout \"value\"\n    SlotsField \"slots\"\n    Precision 3\n  </Histogram>\n</Program>",
+			  "<Histogram \"b\">: Precision 3, but the program's first <Histogram \"a\"> has 5"));
 }
 
 static struct bpf_object *open_object(const char *path)
