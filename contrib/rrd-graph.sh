@@ -57,9 +57,24 @@ if [ -z "$latency" ] && [ -z "$buckets" ]; then
 	die "no latency-$series-*.rrd or $btype-$series-*.rrd in $dir (series with a latency there: ${there:-none}; a series needs Percentile or Bucket options and one interval with events)"
 fi
 
+# rrd ARGS...: rrdtool ARGS, tried again (for up to 2 s) while a running collectd's rrdtool
+# plugin holds the lock of a file it is writing: rrdtool does not wait for it.
+rrd() {
+	tries=1
+	until rrdtool "$@" 2> "$errors"; do
+		if ! grep -q 'could not lock RRD' "$errors" || [ $tries -ge 10 ]; then
+			cat "$errors" >&2
+			return 1
+		fi
+		tries=$((tries + 1))
+		sleep 0.2
+	done
+}
+
 # Each file's data source: collectd writes one, "value", for these types.
 ds_of() {
-	rrdtool info "$1" | grep -q '^ds\[value\]\.type' || die "$1 has no data source \"value\" (not written by collectd's rrdtool plugin?)"
+	info=$(rrd info "$1") || die "rrdtool info $1 failed"
+	printf '%s\n' "$info" | grep -q '^ds\[value\]\.type' || die "$1 has no data source \"value\" (not written by collectd's rrdtool plugin?)"
 	echo value
 }
 
@@ -79,7 +94,7 @@ def() {
 render() {
 	out=$1 title=$2 label=$3
 	shift 3
-	rrdtool graph "$out" --start "$start" --end "$end" --width "$width" --height "$height" --full-size-mode \
+	rrd graph "$out" --start "$start" --end "$end" --width "$width" --height "$height" --full-size-mode \
 		--title "$title" --vertical-label "$label" "$@" > "$printed" ||
 		die "rrdtool graph $out failed"
 	echo "$out" >> "$made"
@@ -98,7 +113,8 @@ graph() {
 		      draw="LINE2:v$i#$(color $i):$legend" ;;
 		area) draw="AREA:v$i#$(color $i):$(range "$suffix")$([ $i -gt 1 ] && echo :STACK || true)" ;;
 		esac
-		set -- "$@" "$(def $i "$f")" "$draw"
+		d=$(def $i "$f")
+		set -- "$@" "$d" "$draw"
 	done
 	render "$out" "$title" "$label" --lower-limit 0 "$@"
 }
@@ -128,7 +144,8 @@ heatmap() {
 	n=0 all= rows=
 	while read -r suffix f; do
 		n=$((n + 1))
-		set -- "$@" "$(def $n "$f")"
+		d=$(def $n "$f")
+		set -- "$@" "$d"
 		all=${all:+$all,}v$n$([ $n -gt 1 ] && echo ,MAXNAN || true)
 		rows="$rows$n $(range "$suffix")
 "
@@ -169,8 +186,8 @@ heatmap() {
 	sed -n 2p "$printed"
 }
 
-list=$(mktemp) made=$(mktemp) printed=$(mktemp)
-trap 'rm -f "$list" "$made" "$printed"' EXIT
+list=$(mktemp) made=$(mktemp) printed=$(mktemp) errors=$(mktemp)
+trap 'rm -f "$list" "$made" "$printed" "$errors"' EXIT
 # One end for all graphs, so that they show the same time range.
 end=$(date +%s)
 [ -z "$latency" ] || printf '%s\n' "$latency" | graph "$prefix-latency.png" "$series latency" seconds line
