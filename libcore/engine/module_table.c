@@ -1,7 +1,7 @@
 /* Every built-in module, in the order they are listed to users: one line each. Adding a
  * module: write bpf/<name>.bpf.c (+ bpf/<name>.h), its descriptor
  * libcore/modules/<name>.c (defining <name>_module) and its test tests/bpf/test_<name>.c,
- * add X(<name>) here and <name> to the module lists of Makefile.am (README, "Adding a
+ * add X(<name>) here and <name> to the module lists of Makefile.am (doc/contributing.md, "Adding a
  * module"). */
 #include "libcore/engine/module.h"
 

@@ -232,7 +232,7 @@ static void diskstats_settled(unsigned long long *r, unsigned long long *w, unsi
 /* Exact, or short by no more than what users are shown as lost: the nested runs the kernel
  * skipped and counted (dropped-recursion), plus the IO diskstats accounted that the programs
  * never saw (untraced-<disk>-<op>, itself checked to the IO against diskstats). Under heavy
- * IO on other disks the kernel also skips a completion program without counting it (README,
+ * IO on other disks the kernel also skips a completion program without counting it (doc/modules.md,
  * Known limits: the program's own invocation count stays short of the ftrace witness while
  * its recursion misses stay 0); untraced is how users see those. Never more than want: the
  * programs must not invent IO. */

@@ -60,7 +60,7 @@ echo "writes: $w0 -> $w1, bytes: $b0 -> $b1"
 # Exact unless the kernel skipped runs of our programs, which are counted: nested runs as
 # dropped-recursion, and any completion the programs did not see as untraced-<disk>-<op> (from
 # /proc/diskstats; under heavy IO elsewhere the kernel has been seen to skip a tp_btf completion
-# run without counting a recursion miss, see README "Known limits").
+# run without counting a recursion miss, see doc/modules.md, "Known limits").
 untraced() { v=$(csv_last block "derive-untraced-$DISK-$1"); echo "${v:-0}"; }
 skipped=$(csv_last block derive-dropped-recursion)
 uw=$(untraced write)

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Self-metrics end to end with the real daemons (README, Self-metrics): collectd with
+# Self-metrics end to end with the real daemons (doc/modules.md, Self-metrics): collectd with
 # CollectCost true and the syscalls module on its tid-hash candidate writes the map fill,
 # the programs' run counts and run times, the module's CPU time, the attach methods and
 # the recursion misses; snmpd + ebpf-subagent serve the same values (gauge table, counter

@@ -5,7 +5,7 @@
 . "$top_srcdir/tests/integration/lib.sh"
 
 # Every setting uncommented; the snapshot goes to the work directory, and its group is one
-# this host has (the README's walk creates ebpf-snmp).
+# this host has (doc/snmp.md's walk creates ebpf-snmp).
 sed -E 's/^([[:space:]]*)#([^[:space:]#]|  )/\1\2/' "$top_srcdir/contrib/ebpf.conf" |
 	sed "s|\"/run/collectd-ebpf/snapshot\"|\"$WORK/snapshot\"|; s|SnapshotGroup \"ebpf-snmp\"|SnapshotGroup \"root\"|" \
 	> "$WORK/ebpf.conf"

@@ -71,7 +71,7 @@ atleast() {
 }
 # exact NAME BEFORE AFTER UNTRACED_BEFORE UNTRACED_AFTER WANT: the loop device's count,
 # exactly the workload's once the IO the kernel did not hand to the programs is added
-# (README, Known limits: derive-untraced, from /proc/diskstats, shows every such loss).
+# (doc/modules.md, Known limits: derive-untraced, from /proc/diskstats, shows every such loss).
 exact() {
 	d=$(delta "$2" "$3"); u=$(delta "$4" "$5")
 	[ $((d + u)) = "$6" ] || fail "$1: counted $d and $u untraced, expected $6 in all"

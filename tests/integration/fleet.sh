@@ -1,5 +1,5 @@
 #!/bin/sh
-# A fleet on one machine, as README's "Many hosts" section sets it up: a client collectd
+# A fleet on one machine, as doc/viewing.md's "Many hosts" section sets it up: a client collectd
 # with the plugin sends through collectd's network plugin, signed (SecurityLevel Sign,
 # Username/Password), to a server collectd that checks signatures against its AuthFile
 # and writes csv. N fsync() calls on the client arrive at the server under the client's

@@ -2,7 +2,7 @@
 # Graphite end to end: the real collectd with the plugin and write_graphite sends to Debian's
 # carbon-cache (whisper files), and graphite-web's render API (format=json) gives back exactly
 # N fsync calls, the fsync latency percentiles and mean, and the bucket rates, under the
-# paths README.md shows (host itest).
+# paths doc/viewing.md shows (host itest).
 . "$top_srcdir/tests/integration/lib.sh"
 . "$top_srcdir/tests/integration/graphite_lib.sh"
 
@@ -30,7 +30,7 @@ start_collectd "$WORK/collectd.conf"
 g_wait_newer "$OPS" 20 0 || gfail "no $OPS in graphite-web after 20 s"
 pass "collectd -> write_graphite -> carbon-cache -> graphite-web: $OPS exists"
 
-# The paths as carbon stores them: README's table, "Graphite path".
+# The paths as carbon stores them: doc/modules.md's table, "Graphite path".
 for leaf in operations-fsync latency-fsync-50 latency-fsync-99 latency-fsync-average \
 	bucket-fsync-0_0_001 bucket-fsync-0_001_inf derive-dropped-start_lost derive-dropped-out_of_range \
 	derive-dropped-recursion; do
@@ -41,7 +41,7 @@ done
 attach=$(g_find 'itest.ebpf-syscalls.gauge-attach-sys_enter+sys_exit-*' | sed -n 's/^leaf //p')
 [ -n "$attach" ] || gfail "/metrics/find has no itest.ebpf-syscalls.gauge-attach-sys_enter+sys_exit-* series"
 echo "attach method series: $attach"
-pass "metric paths as in README (host.ebpf-syscalls.<type>-<instance>, dots in bucket bounds escaped)"
+pass "metric paths as in doc/modules.md (host.ebpf-syscalls.<type>-<instance>, dots in bucket bounds escaped)"
 
 # Exact count. StoreRates false sends the cumulative count, so the difference of the point
 # read before the workload and the one read after it is the number of fsync calls in between.

@@ -1,7 +1,7 @@
 #!/bin/sh
 # `make install` puts every file the shipped units and configs point at where they point:
-# the subagent unit's Documentation= (README.md) and ExecStart=, into a scratch DESTDIR with
-# README's --prefix=/usr.
+# the subagent unit's Documentation= (doc/snmp.md) and ExecStart=, the README and every page
+# of doc/ it links to, into a scratch DESTDIR with README's --prefix=/usr.
 set -eu
 : "${top_builddir:?run through make check}"
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -14,8 +14,17 @@ unit="$top_srcdir/contrib/ebpf-subagent.service"
 doc=$(sed -n 's|^Documentation=file://||p' "$unit")
 [ -n "$doc" ] || fail "no Documentation= in $unit"
 [ -f "$dest$doc" ] || fail "Documentation=file://$doc: make install does not install $doc"
-cmp -s "$dest$doc" "$top_srcdir/README.md" || fail "$doc is not README.md"
+docdir=/usr/share/doc/collectd-ebpf
+case $doc in "$docdir"/*) ;; *) fail "Documentation=file://$doc is not in $docdir" ;; esac
+cmp -s "$dest$doc" "$top_srcdir/${doc#"$docdir"/}" || fail "$doc is not ${doc#"$docdir"/} of the source tree"
 echo "ok: Documentation=file://$doc is installed"
+# The README and its pages, at the same places relative to each other as in the source tree,
+# so that the README's links work where it is installed.
+pages=$(cd "$top_srcdir" && ls README.md doc/*.md) || fail "no README.md or doc/*.md in $top_srcdir"
+for page in $pages; do
+	cmp -s "$dest$docdir/$page" "$top_srcdir/$page" || fail "make install does not install $page as $docdir/$page"
+done
+echo "ok: $(echo $pages) installed in $docdir"
 for f in ebpf.conf collectd.conf snmpd.conf.snippet; do
 	[ -f "$dest/usr/share/doc/collectd-ebpf/examples/$f" ] || fail "contrib/$f not installed with the documentation"
 done

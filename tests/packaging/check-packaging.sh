@@ -85,7 +85,7 @@ pass "dpkg-buildpackage -us -uc -b: $(basename "$DEB_MAIN"), $(basename "$DEB_SN
 dpkg-deb -c "$DEB_MAIN" | awk '{ print $6 }' | sed 's|^\./|/|' > "$WORK/main.files"
 dpkg-deb -c "$DEB_SNMP" | awk '{ print $6 }' | sed 's|^\./|/|' > "$WORK/snmp.files"
 for f in /usr/lib/collectd/ebpf.so /usr/bin/collectd-ebpf-cc /usr/bin/collectd-ebpf-hist /usr/include/collectd-ebpf/hist_row.bpf.h \
-	/etc/collectd/collectd.conf.d/ebpf.conf /usr/share/doc/collectd-ebpf/README.md \
+	/etc/collectd/collectd.conf.d/ebpf.conf /usr/share/doc/collectd-ebpf/README.md /usr/share/doc/collectd-ebpf/doc/snmp.md \
 	/usr/share/doc/collectd-ebpf/examples/collectd-ebpf.service.d.conf /usr/share/doc/collectd-ebpf/examples/collectd-ebpf.json; do
 	grep -qxF "$f" "$WORK/main.files" || fail "collectd-ebpf does not ship $f"
 done

@@ -7,7 +7,7 @@
 # others are system-wide, so at least the workload's (the excess, from the rest of the
 # machine, is printed); every module that started is still running; collectd's RSS and
 # open fds, sampled every period, are flat (after the first minute, RSS within
-# SOAK_RSS_SLACK_KB, default 2048; fds back to their count, see below). Run before each release; README, Tests.
+# SOAK_RSS_SLACK_KB, default 2048; fds back to their count, see below). Run before each release; doc/contributing.md, Soak.
 . "$top_srcdir/tests/integration/lib.sh"
 . "$top_srcdir/tests/integration/every_module.sh"
 

@@ -1,4 +1,4 @@
-/* The collectd identifiers README.md's naming table promises. */
+/* The collectd identifiers doc/modules.md's naming table promises. */
 #include "plugin/value_naming.h"
 #include "tests/testing.h"
 
@@ -25,7 +25,7 @@ int main(void)
 	name_gauge("hit_ratio", "", &n);
 	CHECK_STR(n.type, "percent");
 	CHECK_STR(n.type_instance, "hit_ratio");
-	/* self-metrics (README, Self-metrics) */
+	/* self-metrics (doc/modules.md, Self-metrics) */
 	name_gauge("map_fill", "start_tid", &n);
 	CHECK_STR(n.type, "percent");
 	CHECK_STR(n.type_instance, "map_fill-start_tid");

@@ -1,19 +1,19 @@
 #!/bin/sh
-# README's SNMP walk, as printed: section "From package install to first poll (Debian)",
+# doc/snmp.md's SNMP walk, as printed: section "From package install to first poll (Debian)",
 # steps 3-7, with steps 4 and 5 done by hand as its "Without systemd" paragraph says. The
-# commands are taken from README.md and run as they are, except for what must change to run
+# commands are taken from doc/snmp.md and run as they are, except for what must change to run
 # on a test machine without touching its state:
 #   - system paths move into the test's directory: /etc/snmp/snmpd.conf.d, /run/agentx,
 #     /run/collectd-ebpf, /var/log, /var/lib/snmp (snmpd's persistent store);
-#   - the subagent's user and group ebpf-snmp (README step 2) are nobody and nogroup, and
+#   - the subagent's user and group ebpf-snmp (doc/snmp.md step 2) are nobody and nogroup, and
 #     SnapshotGroup and agentXPerms say nogroup to match;
 #   - snmpd runs in the foreground (-f) on a private loopback UDP port with a config that
 #     stands for Debian's /etc/snmp/snmpd.conf (-C -c: it only includes snmpd.conf.d), and
-#     the clients poll that port where README says localhost;
-#   - ebpf-subagent is the build's, told the moved socket with --agentx-socket (README relies
+#     the clients poll that port where doc/snmp.md says localhost;
+#   - ebpf-subagent is the build's, told the moved socket with --agentx-socket (doc/snmp.md relies
 #     on its default /run/agentx/master, which the test checks --help names);
 #   - step 7's -M finds COLLECTD-EBPF-MIB in the source tree instead of where make install
-#     puts it, and ends with tests/mibs (README: add your NMS's MIB directory to -M).
+#     puts it, and ends with tests/mibs (doc/snmp.md: add your NMS's MIB directory to -M).
 # Steps 1-2 (packages, make install, adduser) are the machine's setup and are not run.
 . "$top_srcdir/tests/integration/lib.sh"
 . "$top_srcdir/tests/integration/snmp_lib.sh"
@@ -22,10 +22,10 @@ SNMP_LOGS="$WORK/log/ebpf-subagent.log $WORK/log/snmpd.log $WORK/collectd.log"
 SOCK="$WORK/run/agentx/master"
 N=200
 
-# --- README's commands ---------------------------------------------------------------------------
-section=$(awk '/^### From package install to first poll \(Debian\)$/ { on = 1; next }
-	on && /^##/ { exit } on' "$top_srcdir/README.md")
-[ -n "$section" ] || fail "README.md has no section \"### From package install to first poll (Debian)\""
+# --- doc/snmp.md's commands ------------------------------------------------------------------------
+section=$(awk '/^## From package install to first poll \(Debian\)$/ { on = 1; next }
+	on && /^##/ { exit } on' "$top_srcdir/doc/snmp.md")
+[ -n "$section" ] || fail "doc/snmp.md has no section \"## From package install to first poll (Debian)\""
 # The sh blocks as "STEP<TAB>command", continuation lines joined, comments left out.
 steps=$(echo "$section" | awk '
 	/^```sh$/ { code = 1; next } code && /^```$/ { code = 0; next } !code { next }
@@ -35,10 +35,10 @@ step() { echo "$steps" | awk -F'\t' -v n="$1" '$1 == n { print $2 }'; }
 # Step 3's block is the first fenced block without a language.
 conf_block=$(echo "$section" | awk '/^```/ && !fence { fence = 1; plain = ($0 == "```"); next }
 	fence && /^```$/ { fence = 0; if (plain) exit; next } fence && plain')
-[ -n "$conf_block" ] || fail "README step 3 has no config block"
+[ -n "$conf_block" ] || fail "doc/snmp.md step 3 has no config block"
 byhand=$(echo "$section" | awk '/^Without systemd, steps 4 and 5 by hand/ { on = 1 } on && /^$/ { exit } on' | tr '\n' ' ' |
 	awk -F'`' '{ for (i = 2; i <= NF; i += 2) print $i }')
-[ -n "$byhand" ] || fail "README has no paragraph \"Without systemd, steps 4 and 5 by hand\""
+[ -n "$byhand" ] || fail "doc/snmp.md has no paragraph \"Without systemd, steps 4 and 5 by hand\""
 step4=$(step 4 | grep -v '^systemctl ')
 mkdir_cmd=$(echo "$byhand" | grep '^mkdir ')
 snmpd_cmd=$(echo "$byhand" | grep '^snmpd ')
@@ -48,7 +48,7 @@ step6=$(step 6)
 step7=$(step 7)
 [ -n "$step4" ] && [ -n "$mkdir_cmd" ] && [ -n "$snmpd_cmd" ] && [ -n "$subagent_cmd" ] && [ -n "$connected_msg" ] &&
 	[ "$(echo "$step6" | grep -c '^snmpget ')" = 2 ] && [ "$(echo "$step7" | grep -c '^snmptable ')" = 1 ] ||
-	fail "README's SNMP walk changed shape: step 4 \"$step4\", by hand \"$byhand\", step 6 \"$step6\", step 7 \"$step7\""
+	fail "doc/snmp.md's SNMP walk changed shape: step 4 \"$step4\", by hand \"$byhand\", step 6 \"$step6\", step 7 \"$step7\""
 
 # The system paths and the user, moved (the same rewrite for commands and config files).
 relocate() {
@@ -56,7 +56,7 @@ relocate() {
 		-e "s|/run/collectd-ebpf/|$WORK/run/collectd-ebpf/|g" -e "s|/run/agentx|$WORK/run/agentx|g" \
 		-e "s|/var/log/|$WORK/log/|g" -e "s|--reuid=ebpf-snmp|--reuid=nobody|g" -e "s|ebpf-snmp|nogroup|g"
 }
-# The clients: the private port where README says localhost.
+# The clients: the private port where doc/snmp.md says localhost.
 poll() {
 	sed -e "s| localhost | $AGENT |" -e "s|-M +/usr/share/snmp/mibs:|-M +$top_srcdir/snmp:|" \
 		-e "s|\(-M +[^ ]*\)|\1:$top_srcdir/tests/mibs|"
@@ -68,7 +68,7 @@ mkdir -p "$WORK/run" "$WORK/log" "$WORK/etc/snmp/snmpd.conf.d" "$WORK/var/lib/sn
 chown Debian-snmp:Debian-snmp "$WORK/var/lib/snmp" || skip "no user Debian-snmp (apt-get install snmpd)"
 echo "includeDir $WORK/etc/snmp/snmpd.conf.d" > "$WORK/etc/snmp/snmpd.conf"
 "$SUBAGENT" --help | grep -q -- '(default /run/agentx/master' ||
-	fail "ebpf-subagent --help does not name /run/agentx/master as the default AgentX socket, as README says"
+	fail "ebpf-subagent --help does not name /run/agentx/master as the default AgentX socket, as doc/snmp.md says"
 
 # --- step 3: edit the existing <Plugin ebpf> of contrib/ebpf.conf, restart collectd ------------
 # "uncomment SnapshotFile and SnapshotGroup, so that it begins as below"
@@ -77,16 +77,16 @@ sed -e 's/^\([[:space:]]*\)#\(SnapshotFile \)/\1\2/' -e 's/^\([[:space:]]*\)#\(S
 begins=$(awk '/^<Plugin ebpf>/ { on = 1 } on && !/^[[:space:]]*(#|$)/ { sub(/^[[:space:]]+/, ""); print }' "$WORK/ebpf.conf" |
 	head -n "$(echo "$conf_block" | wc -l)")
 [ "$begins" = "$(echo "$conf_block" | sed 's/^[[:space:]]*//')" ] ||
-	fail "contrib/ebpf.conf with SnapshotFile and SnapshotGroup uncommented does not begin as README step 3 shows:
+	fail "contrib/ebpf.conf with SnapshotFile and SnapshotGroup uncommented does not begin as doc/snmp.md step 3 shows:
 $begins
-README:
+doc/snmp.md:
 $conf_block"
 # lib.sh's common part already loads the plugin.
 grep -v '^LoadPlugin ebpf$' "$WORK/ebpf.conf" | relocate | write_config "$WORK/collectd.conf"
 start_collectd "$WORK/collectd.conf"
-pass "step 3: contrib/ebpf.conf with SnapshotFile and SnapshotGroup uncommented begins as README shows; collectd runs it"
+pass "step 3: contrib/ebpf.conf with SnapshotFile and SnapshotGroup uncommented begins as doc/snmp.md shows; collectd runs it"
 
-# --- step 4: the snippet and README's echo line; snmpd by hand ---------------------------------
+# --- step 4: the snippet and doc/snmp.md's echo line; snmpd by hand ---------------------------------
 ( cd "$top_srcdir" && echo "$step4" | relocate | sh -e ) > "$WORK/step4.out" 2>&1 ||
 	sfail "step 4 failed: $(cat "$WORK/step4.out")"
 # The copy's system paths and the subagent's group, moved as for the commands.
@@ -98,7 +98,7 @@ snmpd_run=$(echo "$snmpd_cmd" | relocate |
 SNMP_PERSISTENT_DIR="$WORK/var/lib/snmp" sh -c "$snmpd_run" &
 SNMPD_PID=$!
 wait_for_snmpd ebpf-ro-CHANGE-ME ||
-	sfail "snmpd did not answer v2c community ebpf-ro-CHANGE-ME from 127.0.0.1 on $AGENT (step 4's copy of the snippet and README's echo line: $(grep -v '^#' "$WORK/etc/snmp/snmpd.conf.d/collectd-ebpf.conf" | grep community))"
+	sfail "snmpd did not answer v2c community ebpf-ro-CHANGE-ME from 127.0.0.1 on $AGENT (step 4's copy of the snippet and doc/snmp.md's echo line: $(grep -v '^#' "$WORK/etc/snmp/snmpd.conf.d/collectd-ebpf.conf" | grep community))"
 pass "step 4 by hand: snmpd answers v2c community ebpf-ro-CHANGE-ME from 127.0.0.1 ($snmpd_cmd)"
 
 # --- step 5: the subagent by hand, as its own user ----------------------------------------------
@@ -108,7 +108,7 @@ echo "$subagent_run" | grep -q -- "--agentx-socket=" || sfail "could not find eb
 sh -c "$subagent_run" &
 SUBAGENT_PID=$!
 wait_until 10 grep -q "$connected_msg" "$WORK/log/ebpf-subagent.log" ||
-	sfail "the subagent did not log \"$connected_msg ...\" as README says"
+	sfail "the subagent did not log \"$connected_msg ...\" as doc/snmp.md says"
 pass "step 5 by hand: $(grep -m1 "$connected_msg" "$WORK/log/ebpf-subagent.log")"
 
 # --- step 6: the first poll ----------------------------------------------------------------------
