@@ -192,10 +192,12 @@ pass "systemd-analyze verify: the packaged ebpf-subagent.service and the shipped
 # ---- 4. remove, purge ----------------------------------------------------------------------
 $APT remove $PKGS > "$WORK/remove.log" 2>&1 || { cat "$WORK/remove.log" >&2; fail "apt-get remove failed"; }
 snapshot_files > "$WORK/removed.list"
-# What remove keeps by design until purge: the conffile (and its directory, if it was new)
-# and the unit's enable state (dh_installsystemd drops the symlink and deb-systemd-helper's
-# records on purge, so that a reinstall keeps the admin's choice).
-new_paths "$WORK/before.list" "$WORK/removed.list" | grep -v -x -e /etc/collectd/collectd.conf.d \
+# What remove keeps by design until purge: the conffile (and its directories, if they were
+# new: on a machine with collectd-core alone, which ships nothing in /etc/collectd, both
+# /etc/collectd and collectd.conf.d are) and the unit's enable state (dh_installsystemd drops
+# the symlink and deb-systemd-helper's records on purge, so that a reinstall keeps the
+# admin's choice).
+new_paths "$WORK/before.list" "$WORK/removed.list" | grep -v -x -e /etc/collectd -e /etc/collectd/collectd.conf.d \
 	-e /etc/systemd/system/multi-user.target.wants \
 	-e /etc/systemd/system/multi-user.target.wants/ebpf-subagent.service \
 	-e '/var/lib/systemd/deb-systemd-helper-enabled/.*ebpf-subagent.service.*' \
