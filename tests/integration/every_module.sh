@@ -14,13 +14,15 @@ truncate -s 64M "$BACKING"
 LOOP=$(losetup -f --show --direct-io=on "$BACKING") || fail "cannot attach a loop device"
 DISK=${LOOP#/dev/}
 
-# every_module_config FILE: collectd's configuration, stdin (global options) before the
-# ebpf block, which enables every module and publishes the snapshot.
+# every_module_config FILE [LINES]: collectd's configuration, stdin (global options) before
+# the ebpf block, which enables every module, publishes the snapshot and ends with LINES
+# (more options or <Program> blocks).
 every_module_config() {
 	write_config "$1" <<CONF
 $(cat)
 <Plugin ebpf>
   SnapshotFile "$WORK/snap/snapshot"
+${2:-}
   <Module "syscalls">
     Latency "fsync"
   </Module>
@@ -46,11 +48,14 @@ CONF
 }
 
 # workload F E C W R: F fsync() calls, E execs of /bin/true, C connects to a closed port on
-# 127.0.0.1, W O_DIRECT writes of 64 KiB and R reads of 16 KiB on the loop device.
+# 127.0.0.1 (by bash, one connect() each; run under the command $CONNECT_IN when set, e.g. in
+# a network namespace of their own), W O_DIRECT writes of 64 KiB and R reads of 16 KiB on the
+# loop device.
 workload() {
 	"$FSYNC_N" "$1" || fail "fsync_n failed"
 	i=0; while [ $i -lt "$2" ]; do /bin/true; i=$((i + 1)); done
-	bash -c "for i in \$(seq $3); do (: </dev/tcp/127.0.0.1/9) 2>/dev/null; done; true" # refused, as meant
+	${CONNECT_IN:-} bash -c "for i in \$(seq $3); do (: </dev/tcp/127.0.0.1/9) 2>/dev/null; done; true" ||
+		fail "the connects' shell failed" # each connect is refused, as meant
 	dd if=/dev/zero of="$LOOP" bs=64k count="$4" oflag=direct status=none || fail "dd write failed"
 	dd if="$LOOP" of=/dev/null bs=16k count="$5" iflag=direct status=none || fail "dd read failed"
 }

@@ -27,9 +27,14 @@ SNMP_PERSISTENT_DIR="$WORK/client-persist"
 MIBS=
 export SNMPCONFPATH SNMP_PERSISTENT_DIR MIBS
 
-snmp_cleanup() {
+# snmp_stop_daemons: the subagent and snmpd, for a test whose own exit trap needs more.
+snmp_stop_daemons() {
 	[ -n "$SUBAGENT_PID" ] && kill "$SUBAGENT_PID" 2>/dev/null && wait "$SUBAGENT_PID" 2>/dev/null
 	[ -n "$SNMPD_PID" ] && kill "$SNMPD_PID" 2>/dev/null && wait "$SNMPD_PID" 2>/dev/null
+	SUBAGENT_PID= SNMPD_PID=
+}
+snmp_cleanup() {
+	snmp_stop_daemons || true
 	cleanup
 }
 trap snmp_cleanup EXIT INT TERM
