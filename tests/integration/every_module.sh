@@ -6,7 +6,7 @@ BACKING="$WORK/loop.img"
 every_module_cleanup() {
 	[ -n "$COLLECTD_PID" ] && kill "$COLLECTD_PID" 2>/dev/null && wait "$COLLECTD_PID" 2>/dev/null
 	COLLECTD_PID=
-	[ -n "${LOOP:-}" ] && losetup -d "$LOOP"
+	[ -n "${LOOP:-}" ] && losetup -d "$LOOP" && LOOP= # the trap may run twice: TERM, then EXIT
 	cleanup
 }
 trap every_module_cleanup EXIT INT TERM

@@ -9,8 +9,8 @@
 #     (tests/soak/soak_witness.bpf.c) fsyncs, execs and connects of the soak's cgroup;
 #   - at least the workload's: the modules' system-wide fsync, exec and connect-failure
 #     counts (the excess, from the rest of the machine, is printed);
-#   - SNMP serves what collectd dispatched (loop device and witness counters), and the
-#     snapshot was ok(1) at every round;
+#   - SNMP serves what collectd dispatched (loop device and witness counters), the snapshot
+#     was ok(1) at every round, and whole-MIB bulk walks ran back to back all the while;
 #   - every module that started is still running;
 #   - collectd's and the subagent's RSS and open fds, sampled every period, are flat (after
 #     the first minute, RSS within SOAK_RSS_SLACK_KB, default 2048; fds back to their count).
@@ -107,6 +107,19 @@ set -- $wbase
 # sample FILE PID: seconds since the start, RSS in kB, open fds.
 sample() { echo "$(($(date +%s) - start)) $(awk '/^VmRSS/ { print $2 }' /proc/$2/status) $(ls /proc/$2/fd | wc -l)" >> "$1"; }
 rounds=0 start=$(date +%s)
+# An NMS polling all the while: whole-MIB bulk walks back to back, one line each (rows, or
+# FAILED and the error), in the background so the workload keeps its period.
+(
+	while :; do
+		if out=$(snmpbulkwalk -v2c -c public -On -t 5 -r 1 -Cr50 "$AGENT" "$BASE" 2>&1); then
+			echo "$out" | wc -l
+		else
+			echo "FAILED $(echo "$out" | tail -n 1)"
+		fi
+		sleep 1
+	done
+) > "$WORK/walks" 2>&1 &
+walker=$!
 : > "$WORK/samples.collectd"
 : > "$WORK/samples.subagent"
 while [ $(($(date +%s) - start)) -lt "$SECONDS_TOTAL" ]; do
@@ -115,15 +128,22 @@ while [ $(($(date +%s) - start)) -lt "$SECONDS_TOTAL" ]; do
 	kill -0 "$COLLECTD_PID" || fail "collectd died during the soak"
 	kill -0 "$SUBAGENT_PID" || sfail "the subagent died during the soak"
 	status_is 1 || sfail "round $rounds: snapshot status $(value $BASE.1.1.1.0) over SNMP, not ok(1): $(value $BASE.1.1.2.0)"
-	walked=$(v2walk "$BASE" | wc -l)
-	[ "$walked" -gt 100 ] || sfail "round $rounds: a walk of the MIB returned $walked rows"
 	sample "$WORK/samples.collectd" "$COLLECTD_PID"
 	sample "$WORK/samples.subagent" "$SUBAGENT_PID"
 	sleep $PERIOD
 done
 sleep 3 # two more reads
+kill "$walker" 2>/dev/null && wait "$walker" 2>/dev/null || true
 end=$(counters) wend=$(witness)
-echo "soak: $rounds rounds, the whole MIB walked each round ($walked rows at the last); end: $end; witness: $wend"
+walks=$(grep -c '^[0-9]' "$WORK/walks" || true)
+echo "soak: $rounds rounds; end: $end; witness: $wend"
+if grep -q FAILED "$WORK/walks"; then
+	grep FAILED "$WORK/walks" | head -n 3
+	sfail "$(grep -c FAILED "$WORK/walks") of the MIB walks failed (above)"
+fi
+awk '$1 < 100 { bad++ } END { exit bad > 0 }' "$WORK/walks" || sfail "a MIB walk returned under 100 rows: $(sort -n "$WORK/walks" | head -n 1)"
+[ "$walks" -ge $((rounds / 2)) ] || sfail "only $walks whole MIB walks in $rounds rounds"
+echo "soak: $walks whole MIB walks meanwhile, $(sort -n "$WORK/walks" | head -n 1) to $(sort -n "$WORK/walks" | tail -n 1) rows"
 
 REPORT_PREFIX="soak: " check_totals "$base" "$end" $rounds $F $E $C $W $R
 # witness_exact SERIES BEFORE AFTER WANT
