@@ -9,6 +9,7 @@
 #include "libcore/kernel/privileges.h"
 #include "tests/oom_cgroup.h"
 #include "tests/bpf/attach_methods.h"
+#include "tests/bpf/start_on_method.h"
 #include "tests/testing.h"
 
 #include <pthread.h>
@@ -124,19 +125,7 @@ static struct module *start_process(const char *method, bool filtered)
 	if (filtered)
 		m->filter_tgid = getpid();
 	CHECK(module_set_option(m, &o, err, sizeof(err)) == 0);
-	if (module_start(m)) {
-		fprintf(stderr, "%s: start failed: %s\n", method, m->last_error);
-		CHECK(!"module started");
-		module_free(m);
-		return NULL;
-	}
-	for (int i = 0; i < m->probes.npoints; i++) {
-		char used[64];
-
-		probe_point_method(&m->probes.points[i], used, sizeof(used));
-		CHECK_STR(used, method);
-	}
-	return m;
+	return start_on_method(m, method);
 }
 
 /* Exact counts for our own process tree. */

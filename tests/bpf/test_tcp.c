@@ -14,6 +14,7 @@
 #include "libcore/engine/module.h"
 #include "libcore/kernel/privileges.h"
 #include "tests/bpf/attach_methods.h"
+#include "tests/bpf/start_on_method.h"
 #include "tests/testing.h"
 
 #include <arpa/inet.h>
@@ -337,19 +338,7 @@ static struct module *start_tcp(const char *method, const char *breakdown)
 	m->filter_tgid = getpid();
 	for (int i = 0; i < 3; i++)
 		CHECK(module_set_option(m, &o[i], err, sizeof(err)) == 0);
-	if (module_start(m)) {
-		fprintf(stderr, "%s: start failed: %s\n", method, m->last_error);
-		CHECK(!"module started");
-		module_free(m);
-		return NULL;
-	}
-	for (int i = 0; i < m->probes.npoints; i++) {
-		char used[64];
-
-		probe_point_method(&m->probes.points[i], used, sizeof(used));
-		CHECK_STR(used, method);
-	}
-	return m;
+	return start_on_method(m, method);
 }
 
 static void run_method(const char *method, int lfd)

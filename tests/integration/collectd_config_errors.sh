@@ -146,11 +146,16 @@ caps=$(sed -n 's/^AmbientCapabilities=//p' "$dropin" | tr 'A-Z ' 'a-z\n' | sed -
 for c in +bpf +perfmon; do
 	case ",$caps," in *,$c,*) ;; *) fail "$dropin: AmbientCapabilities lacks $c ($caps)" ;; esac
 done
-: > "$WORK/collectd.log"
-start_collectd "$WORK/unprivileged.conf" setpriv --reuid=65534 --regid=65534 --clear-groups \
-	--inh-caps=-all,$caps --ambient-caps=$caps
-wait_for_log '1 of 1 module running' 5 || fail "collectd as nobody with $caps could not start the module"
-wait_for_csv syscalls operations-close 10 || fail "no values from the capability-only collectd"
+# run_with_caps CONF DOES WHERE: collectd as nobody with only those capabilities runs CONF's
+# one module and writes its values; the failure messages say it could not DOES, no values WHERE.
+run_with_caps() {
+	: > "$WORK/collectd.log"
+	start_collectd "$1" setpriv --reuid=65534 --regid=65534 --clear-groups \
+		--inh-caps=-all,$caps --ambient-caps=$caps
+	wait_for_log '1 of 1 module running' 5 || fail "collectd as nobody with $caps could not $2"
+	wait_for_csv syscalls operations-close 10 || fail "no values from the capability-only collectd$3"
+}
+run_with_caps "$WORK/unprivileged.conf" "start the module" ""
 pass "nobody with the drop-in's ambient capabilities ($caps) runs the module"
 stop_collectd
 
@@ -166,10 +171,6 @@ write_config "$WORK/unprivileged-tracepoint.conf" <<'CONF'
 </Plugin>
 CONF
 rm -rf "$WORK/csv" "$WORK/rrd"
-: > "$WORK/collectd.log"
-start_collectd "$WORK/unprivileged-tracepoint.conf" setpriv --reuid=65534 --regid=65534 --clear-groups \
-	--inh-caps=-all,$caps --ambient-caps=$caps
-wait_for_log '1 of 1 module running' 5 || fail "collectd as nobody with $caps could not attach a classic tracepoint"
-wait_for_csv syscalls operations-close 10 || fail "no values from the capability-only collectd on tracepoints"
+run_with_caps "$WORK/unprivileged-tracepoint.conf" "attach a classic tracepoint" " on tracepoints"
 pass "nobody with the drop-in's ambient capabilities attaches classic tracepoints too"
 stop_collectd

@@ -26,8 +26,7 @@ write_config "$WORK/collectd.conf" <<CONF
 </Plugin>
 CONF
 start_collectd "$WORK/collectd.conf"
-i=0; while [ ! -f "$SNAP" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-[ -f "$SNAP" ] || fail "no snapshot published"
+wait_until 5 test -f "$SNAP" || fail "no snapshot published"
 
 # written_us of the snapshot now (fails the test if it is not whole)
 written() { out=$("$CHECK" "$SNAP") || fail "the snapshot is not whole: $out"; echo "${out#* }"; }

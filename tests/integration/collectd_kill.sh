@@ -9,15 +9,9 @@
 command -v bpftool >/dev/null || skip "bpftool not installed (apt-get install bpftool)"
 CHECK="$top_builddir/tests/integration/snapshot_check"
 SNAP="$WORK/snap/snapshot"
-write_config "$WORK/collectd.conf" <<CONF
-<Plugin ebpf>
-  SnapshotFile "$SNAP"
-  <Module "syscalls">
-    Latency "fsync"
-  </Module>
+write_fsync_config "$WORK/collectd.conf" "$SNAP" "" <<CONF
   <Module "runqueue">
   </Module>
-</Plugin>
 CONF
 
 ids() { bpftool "$1" show 2>/dev/null | sed -n 's/^\([0-9][0-9]*\): .*/\1/p' | sort; }
@@ -31,8 +25,7 @@ start_and_wait() {
 	ids prog > "$WORK/prog.before"; ids link > "$WORK/link.before"
 	start_collectd "$WORK/collectd.conf"
 	wait_for_log '2 of 2 modules running' 10 || fail "the modules did not start"
-	i=0; while [ ! -f "$SNAP" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-	[ -f "$SNAP" ] || fail "no snapshot published"
+	wait_until 5 test -f "$SNAP" || fail "no snapshot published"
 	ours prog > "$WORK/prog.ours"; ours link > "$WORK/link.ours"
 	[ -s "$WORK/prog.ours" ] && [ -s "$WORK/link.ours" ] || fail "bpftool shows no program or link of collectd"
 }
@@ -50,7 +43,7 @@ for delay in 0.2 0.5 0.9; do
 		fail "after a SIGKILL the next collectd found the snapshot owned"
 	sleep 1.3
 	sleep $delay
-	kill -9 "$COLLECTD_PID"; wait "$COLLECTD_PID" 2>/dev/null || true; COLLECTD_PID=
+	kill_collectd
 	out=$("$CHECK" "$SNAP") || fail "after SIGKILL (at +$delay s) the snapshot is not whole: $out"
 	gone_within 5 ||
 		fail "programs $(still_there prog | paste -sd,) / links $(still_there link | paste -sd,) outlived the killed collectd"

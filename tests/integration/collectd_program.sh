@@ -42,13 +42,9 @@ wait_for_csv sync_latency "gauge-attach-sync_exit-tracepoint" 10 || fail "no att
 pass "the attach self-metric shows one failed alternative before the tracepoint"
 
 sync_workload_go
-i=0
-while [ "$(csv_last sync_count derive-sync)" != "$N" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-[ "$(csv_last sync_count derive-sync)" = "$N" ] || fail "sync_count: derive-sync is $(csv_last sync_count derive-sync), expected $N"
+wait_until 5 csv_is sync_count derive-sync "$N" || fail "sync_count: derive-sync is $(csv_last sync_count derive-sync), expected $N"
 pass "sync_count counted exactly $N sync() calls of the workload"
-i=0
-while [ "$(csv_last sync_latency derive-sync-count)" != "$N" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-[ "$(csv_last sync_latency derive-sync-count)" = "$N" ] ||
+wait_until 5 csv_is sync_latency derive-sync-count "$N" ||
 	fail "sync_latency: derive-sync-count is $(csv_last sync_latency derive-sync-count), expected $N"
 [ -n "$(csv_file sync_latency latency-sync-50)" ] && [ -n "$(csv_file sync_latency latency-sync-99)" ] &&
 	[ -n "$(csv_file sync_latency latency-sync-average)" ] || fail "sync_latency: no percentile or mean series"

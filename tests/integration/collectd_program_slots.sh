@@ -55,9 +55,7 @@ pass "linear and fixed slots with Multiplier 0.000001 pass collectd's config and
 echo go >&7
 wait "$WORKLOAD" || fail "the workload failed"
 for ti in lin fixed; do
-	i=0
-	while [ "$(csv_last slots "derive-$ti-count")" != 30 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-	[ "$(csv_last slots "derive-$ti-count")" = 30 ] || fail "$ti: derive-$ti-count is $(csv_last slots "derive-$ti-count"), expected 30"
+	wait_until 5 csv_is slots "derive-$ti-count" 30 || fail "$ti: derive-$ti-count is $(csv_last slots "derive-$ti-count"), expected 30"
 done
 pass "30 samples in the linear and in the fixed histogram"
 

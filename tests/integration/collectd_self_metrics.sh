@@ -48,9 +48,7 @@ awk -v a="$runs1" -v b="$runs2" -v c="$ns1" -v d="$ns2" 'BEGIN { exit !(b > a &&
 pass "CollectCost: $PROG runs $runs1 -> $runs2, run time $ns1 -> $ns2 ns; total_time_in_ms $(csv_last syscalls total_time_in_ms)"
 
 # --- the same through SNMP ------------------------------------------------------------------------
-write_snmpd_conf < /dev/null
-start_snmpd
-start_subagent
+start_snmp
 m=$(str_oid syscalls)
 fill_oid=$BASE.1.6.1.3.$m.$(str_oid map_fill).$(str_oid start_tid implied)
 text_oid=$BASE.1.6.1.4.$m.$(str_oid map_fill).$(str_oid start_tid implied)

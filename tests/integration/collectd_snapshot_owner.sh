@@ -12,9 +12,7 @@ write_config "$WORK/daemon.conf" <<CONF
 </Plugin>
 CONF
 start_collectd "$WORK/daemon.conf"
-i=0
-until [ -f "$SNAP" ] || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
-[ -f "$SNAP" ] || fail "the daemon published no snapshot at $SNAP"
+wait_until 5 test -f "$SNAP" || fail "the daemon published no snapshot at $SNAP"
 
 # The same configuration under collectd -T, with a log of its own.
 sed "s|$WORK/collectd.log|$WORK/check.log|; s|$WORK/collectd.pid|$WORK/check.pid|" "$WORK/daemon.conf" > "$WORK/check.conf"
@@ -29,8 +27,7 @@ sed "s|$WORK/collectd.log|$WORK/second.log|; s|$WORK/collectd.pid|$WORK/second.p
 	"$WORK/daemon.conf" > "$WORK/second.conf"
 "$COLLECTD" -f -C "$WORK/second.conf" > "$WORK/second.out" 2>&1 &
 second=$!
-i=0
-until grep -q 'SNMP snapshot not published' "$WORK/second.log" 2>/dev/null || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
+wait_for_log 'SNMP snapshot not published' 5 "$WORK/second.log" || true # judged below, with the owner
 kill "$second"; wait "$second" 2>/dev/null || true
 grep -q "SNMP snapshot not published: $SNAP belongs to another running collectd (pid $COLLECTD_PID holds" "$WORK/second.log" ||
 	{ cat "$WORK/second.log" >&2; fail "the second collectd did not name the owner"; }

@@ -7,14 +7,7 @@
 
 N=300
 FSYNC_N="$top_builddir/tests/integration/fsync_n"
-write_config "$WORK/collectd.conf" <<CONF
-<Plugin ebpf>
-  SnapshotFile "$WORK/snap1/snapshot"
-  <Module "syscalls">
-    Latency "fsync"
-  </Module>
-</Plugin>
-CONF
+write_fsync_config "$WORK/collectd.conf" "$WORK/snap1/snapshot" "" < /dev/null
 sed "s|$WORK/collectd.log|$WORK/second.log|; s|$WORK/collectd.pid|$WORK/second.pid|; s|$WORK/collectd.sock|$WORK/second.sock|;
      s|$WORK/csv|$WORK/csv2|; s|$WORK/rrd|$WORK/rrd2|; s|$WORK/snap1/|$WORK/snap2/|" "$WORK/collectd.conf" > "$WORK/second.conf"
 
@@ -23,8 +16,7 @@ start_collectd "$WORK/collectd.conf"
 SECOND=$!
 stop_second() { [ -z "$SECOND" ] || { kill "$SECOND" 2>/dev/null; wait "$SECOND" 2>/dev/null; SECOND=; }; }
 trap 'stop_second; cleanup' EXIT INT TERM
-i=0; until grep -q '1 of 1 module running' "$WORK/second.log" 2>/dev/null || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
-grep -q '1 of 1 module running' "$WORK/second.log" || { cat "$WORK/second.log" >&2; fail "the second collectd did not start the module"; }
+wait_for_log '1 of 1 module running' 10 "$WORK/second.log" || { cat "$WORK/second.log" >&2; fail "the second collectd did not start the module"; }
 wait_for_log '1 of 1 module running' 5 || fail "the first collectd did not start the module"
 
 # count CSVDIR: the newest fsync count one daemon wrote.

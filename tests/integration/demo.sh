@@ -11,8 +11,7 @@ COLLECTD="$COLLECTD" PLUGINDIR="$WORK/plugins" HIST="$top_builddir/collectd-ebpf
 demo_pid=$!
 # While it runs: its snapshot is a file of its own, in its work directory, never a running
 # collectd's /run/collectd-ebpf/snapshot (which the demo would overwrite, then remove on exit).
-i=0
-until grep -q '^collectd-ebpf-hist: .*, last ' "$out" || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+wait_until 10 grep -q '^collectd-ebpf-hist: .*, last ' "$out" || true # judged below, by what it printed
 snap=$(sed -n 's/^demo: collectd-ebpf-hist --snapshot \([^ ]*\) .*/\1/p' "$out" | head -n 1)
 case "$snap" in /tmp/collectd-ebpf-demo.*/snapshot) ;; *) fail "demo names no snapshot of its own: $(head -n 5 "$out")" ;; esac
 grep -q 'syscalls' "$snap" 2>/dev/null || fail "the demo did not publish its own snapshot in $snap"

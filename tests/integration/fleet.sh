@@ -55,9 +55,7 @@ CONF
 "$COLLECTD" -f -C "$SRV/collectd.conf" > "$SRV/stdout" 2>&1 &
 server_pid=$!
 trap 'kill $server_pid ${intruder_pid:-} 2>/dev/null; wait $server_pid 2>/dev/null; cleanup' EXIT INT TERM
-i=0
-until grep -q "Initialization complete" "$SRV/collectd.log" 2>/dev/null || [ $i -ge 200 ]; do sleep 0.1; i=$((i + 1)); done
-grep -q "Initialization complete" "$SRV/collectd.log" || { cat "$SRV/collectd.log" "$SRV/stdout" >&2; fail "the server collectd did not start"; }
+wait_for_log "Initialization complete" 20 "$SRV/collectd.log" || { cat "$SRV/collectd.log" "$SRV/stdout" >&2; fail "the server collectd did not start"; }
 
 # The client: lib.sh's collectd (Hostname "itest", csv of its own) plus the network plugin.
 write_config "$WORK/collectd.conf" <<CONF

@@ -12,23 +12,13 @@ FSYNC_N="$top_builddir/tests/integration/fsync_n"
 SNAP="$WORK/snapshot"
 
 # The snapshot's group is nogroup, the group of the user that reads it (nobody).
-write_config "$WORK/collectd.conf" <<CONF
-<Plugin ebpf>
-  SnapshotFile "$SNAP"
-  SnapshotGroup "nogroup"
-  <Module "syscalls">
-    Latency "fsync"
-  </Module>
-</Plugin>
-CONF
+write_fsync_config "$WORK/collectd.conf" "$SNAP" nogroup < /dev/null
 start_collectd "$WORK/collectd.conf"
 # Binaries where nobody can run them, whatever the mode of the build tree.
 cp "$HIST" "$FSYNC_N" "$WORK/" && HIST="$WORK/collectd-ebpf-hist" && FSYNC_N="$WORK/fsync_n"
 as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
 "$FSYNC_N" 1
-i=0
-until grep -q 'latency	fsync' "$SNAP" 2>/dev/null || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
-grep -q 'latency	fsync' "$SNAP" || fail "collectd published no fsync histogram in $SNAP"
+wait_until 10 grep -q 'latency	fsync' "$SNAP" || fail "collectd published no fsync histogram in $SNAP"
 
 # check_screen FILE EXPECTED: the latency-fsync histogram of a screen: its rows add up to its
 # event count, which is EXPECTED ("" skips that), every bar is floor(40 x count / max) stars.

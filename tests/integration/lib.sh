@@ -97,14 +97,44 @@ stop_collectd() {
 	COLLECTD_PID=
 }
 
-# wait_for_log PATTERN SECONDS
-wait_for_log() {
-	i=0
-	while [ $i -lt $(($2 * 10)) ]; do
-		grep -q -- "$1" "$WORK/collectd.log" 2>/dev/null && return 0
-		sleep 0.1; i=$((i + 1))
+# kill_collectd: SIGKILL, as a crash would end it (no cleanup of its own); it must still be
+# running to be killed.
+kill_collectd() {
+	kill -9 "$COLLECTD_PID" || fail "collectd (pid $COLLECTD_PID) was gone before the SIGKILL"
+	wait "$COLLECTD_PID" 2>/dev/null || true
+	COLLECTD_PID=
+}
+
+# write_fsync_config FILE SNAPSHOT GROUP [LINE...]: write_config with the syscalls module
+# recording fsync latency and publishing SNAPSHOT (owned by GROUP; "" leaves collectd's own),
+# the LINEs added inside that module; stdin (more <Module> blocks) appended inside the plugin.
+write_fsync_config() {
+	_conf=$1 _snap=$2 _group=$3; shift 3
+	{
+		echo "<Plugin ebpf>"
+		echo "  SnapshotFile \"$_snap\""
+		[ -z "$_group" ] || echo "  SnapshotGroup \"$_group\""
+		echo '  <Module "syscalls">'
+		echo '    Latency "fsync"'
+		for _line in "$@"; do echo "    $_line"; done
+		echo '  </Module>'
+		cat
+		echo "</Plugin>"
+	} | write_config "$_conf"
+}
+
+# wait_until SECONDS COMMAND...: polls every 0.1 s until COMMAND succeeds (its output dropped).
+wait_until() {
+	_tries=$(($1 * 10)); shift
+	while ! "$@" >/dev/null 2>&1; do
+		_tries=$((_tries - 1)); [ $_tries -gt 0 ] || return 1
+		sleep 0.1
 	done
-	return 1
+}
+
+# wait_for_log PATTERN SECONDS [LOG]: until LOG (collectd's own by default) has PATTERN.
+wait_for_log() {
+	wait_until "$2" grep -q -- "$1" "${3:-$WORK/collectd.log}"
 }
 
 # csv_file PLUGIN_INSTANCE TYPE-INSTANCE: today's csv file of one value.
@@ -119,15 +149,20 @@ csv_last() {
 	tail -n 1 "$f" | cut -d, -f2
 }
 
+# csv_has_value PLUGIN_INSTANCE TYPE-INSTANCE: the file has at least one value (not only
+# its header line).
+csv_has_value() {
+	case "$(csv_last "$1" "$2")" in ""|value) return 1 ;; esac
+}
+
+# csv_is PLUGIN_INSTANCE TYPE-INSTANCE VALUE: the newest value written is VALUE.
+csv_is() {
+	[ "$(csv_last "$1" "$2")" = "$3" ]
+}
+
 # wait_for_csv PLUGIN_INSTANCE TYPE-INSTANCE SECONDS: until the file has at least one value.
 wait_for_csv() {
-	i=0
-	while [ $i -lt $(($3 * 10)) ]; do
-		v=$(csv_last "$1" "$2")
-		case "$v" in ""|value) ;; *) return 0 ;; esac
-		sleep 0.1; i=$((i + 1))
-	done
-	return 1
+	wait_until "$3" csv_has_value "$1" "$2"
 }
 
 # wait_for_new_line PLUGIN_INSTANCE TYPE-INSTANCE: waits for one more read than now.

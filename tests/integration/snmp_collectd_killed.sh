@@ -9,20 +9,11 @@
 
 STALE=4
 CHECK="$top_builddir/tests/integration/snapshot_check"
-write_config "$WORK/collectd.conf" <<CONF
-<Plugin ebpf>
-  SnapshotFile "$SNAP"
-  SnapshotGroup "nogroup"
-  <Module "syscalls">
-    Latency "fsync"
-  </Module>
+write_fsync_config "$WORK/collectd.conf" "$SNAP" nogroup <<CONF
   <Module "runqueue">
   </Module>
-</Plugin>
 CONF
-write_snmpd_conf < /dev/null
-start_snmpd
-start_subagent --stale-after=$STALE
+start_snmp --stale-after=$STALE
 start_collectd "$WORK/collectd.conf"
 wait_for_log '2 of 2 modules running' 10 || fail "the modules did not start"
 wait_until 10 status_is 1 || sfail "snapshot status not ok(1) with collectd running: $(value $BASE.1.1.2.0)"
@@ -36,7 +27,7 @@ pass "collectd running: status ok(1), age $age s"
 
 # In the middle of the 1 s interval, where a read is likely under way.
 sleep 1.5
-kill -9 "$COLLECTD_PID"; wait "$COLLECTD_PID" 2>/dev/null || true; COLLECTD_PID=
+kill_collectd
 killed=$(date +%s)
 out=$("$CHECK" "$SNAP") || sfail "after SIGKILL the snapshot is not whole: $out"
 pass "SIGKILL: the snapshot stays whole ($out)"

@@ -48,15 +48,6 @@ show_logs() {
 }
 sfail() { show_logs; KEEP_WORK=${KEEP_WORK:-}; echo "FAIL: $*" >&2; exit 1; }
 
-# wait_until SECONDS COMMAND...: polls every 0.2 s.
-wait_until() {
-	n=$(($1 * 5)); shift
-	while ! "$@" >/dev/null 2>&1; do
-		n=$((n - 1)); [ $n -gt 0 ] || return 1
-		sleep 0.2
-	done
-}
-
 # wait_for_snmpd COMMUNITY: until snmpd answers sysUpTime.0 on $AGENT over v2c (10 s).
 wait_for_snmpd() {
 	wait_until 10 snmpget -v2c -c "$1" -t 1 -r 0 "$AGENT" .1.3.6.1.2.1.1.3.0
@@ -117,4 +108,12 @@ start_subagent() {
 		"$SUBAGENT" --snapshot="$SNAP" --agentx-socket="$SOCK" --ping-interval=$PING "$@" \
 		>> "$WORK/subagent.log" 2>&1 &
 	SUBAGENT_PID=$!
+}
+
+# start_snmp [OPTION...]: the usual pair, snmpd as write_snmpd_conf writes it with nothing
+# added (answering), then the subagent with the OPTIONs.
+start_snmp() {
+	write_snmpd_conf < /dev/null
+	start_snmpd
+	start_subagent "$@"
 }

@@ -10,18 +10,11 @@
 . "$top_srcdir/tests/integration/program_lib.sh"
 
 N=40
-PING=2
-SNAP="$WORK/snap/snapshot"
-SOCK="$WORK/agentx/master"
-BASE=.1.3.6.1.3.3273
-mkdir -p "$WORK/snmpd-persist" "$WORK/agentx"
 OBJ="$WORK/objects"
 install_objects "$OBJ" contrib/programs/sync_count.bpf.o contrib/programs/sync_latency.bpf.o
 start_sync_workload $N
 
-write_snmpd_conf < /dev/null
-start_snmpd
-start_subagent
+start_snmp
 
 write_config "$WORK/collectd.conf" <<CONF
 <Plugin ebpf>

@@ -44,18 +44,10 @@ pass "snmpd started after the subagent: ebpfSnapshotStatus.0 = missing(2) before
 grep -q "connected to snmpd's AgentX master at $SOCK" "$WORK/subagent.log" || sfail "the subagent did not log its connection"
 
 # --- collectd with the plugin -----------------------------------------------------------------
-write_config "$WORK/collectd.conf" <<CONF
-<Plugin ebpf>
-  SnapshotFile "$SNAP"
-  SnapshotGroup "nogroup"
-  <Module "syscalls">
-    Latency "fsync"
-    Percentile 50
-  </Module>
+write_fsync_config "$WORK/collectd.conf" "$SNAP" nogroup "Percentile 50" <<CONF
   <Module "syscalls" "broken">
     AttachOrder "fentry"
   </Module>
-</Plugin>
 CONF
 start_collectd "$WORK/collectd.conf"
 "$FSYNC_N" 1

@@ -3,25 +3,13 @@
 #include "libcore/decode/disk_names.h"
 #include "libcore/engine/module.h"
 #include "libcore/decode/name_filter.h"
+#include "tests/unit/option_values.h"
 #include "tests/testing.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static struct opt_value str(const char *s)
-{
-	return (struct opt_value){ .type = OPT_STRING, .string = s };
-}
-
-static int set(struct module *m, const char *key, const struct opt_value *v, int n, char *err, size_t len)
-{
-	struct option o = { .key = key, .values = v, .nvalues = n };
-
-	err[0] = '\0';
-	return module_set_option(m, &o, err, len);
-}
 
 static void test_block_options(void)
 {
@@ -30,28 +18,28 @@ static void test_block_options(void)
 
 	CHECK(m != NULL);
 	struct opt_value disks[] = { str("sda"), str("/^nvme/") };
-	CHECK(set(m, "Disk", disks, 2, err, sizeof(err)) == 0);
+	CHECK(set_option(m, "Disk", disks, 2, err, sizeof(err)) == 0);
 	struct opt_value yes[] = { { .type = OPT_BOOLEAN, .boolean = true } };
-	CHECK(set(m, "IgnoreSelected", yes, 1, err, sizeof(err)) == 0);
-	CHECK(set(m, "QueueTime", yes, 1, err, sizeof(err)) == 0);
+	CHECK(set_option(m, "IgnoreSelected", yes, 1, err, sizeof(err)) == 0);
+	CHECK(set_option(m, "QueueTime", yes, 1, err, sizeof(err)) == 0);
 	struct opt_value quoted[] = { str("false") };
-	CHECK(set(m, "QueueTime", quoted, 1, err, sizeof(err)) == 0);
+	CHECK(set_option(m, "QueueTime", quoted, 1, err, sizeof(err)) == 0);
 
 	struct opt_value badre[] = { str("/sd[/") };
-	CHECK(set(m, "Disk", badre, 1, err, sizeof(err)) == -1);
+	CHECK(set_option(m, "Disk", badre, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "Disk") && strstr(err, "not a valid regular expression"));
 	struct opt_value empty[] = { str("") };
-	CHECK(set(m, "Disk", empty, 1, err, sizeof(err)) == -1);
+	CHECK(set_option(m, "Disk", empty, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "/proc/diskstats") != NULL);
 	struct opt_value n1[] = { { .type = OPT_NUMBER, .number = 1 } };
-	CHECK(set(m, "Disk", n1, 1, err, sizeof(err)) == -1);
+	CHECK(set_option(m, "Disk", n1, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "double quotes") != NULL);
-	CHECK(set(m, "IgnoreSelected", n1, 1, err, sizeof(err)) == -1);
+	CHECK(set_option(m, "IgnoreSelected", n1, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "IgnoreSelected") && strstr(err, "boolean"));
 	struct opt_value maybe[] = { str("maybe") };
-	CHECK(set(m, "QueueTime", maybe, 1, err, sizeof(err)) == -1);
+	CHECK(set_option(m, "QueueTime", maybe, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "QueueTime") != NULL);
-	CHECK(set(m, "Disks", disks, 1, err, sizeof(err)) == -1);
+	CHECK(set_option(m, "Disks", disks, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "unknown option \"Disks\"") && strstr(err, "Disk, IgnoreSelected, QueueTime"));
 	module_free(m);
 }
@@ -63,11 +51,11 @@ static void test_runqueue_options(void)
 
 	CHECK(m != NULL);
 	struct opt_value yes[] = { { .type = OPT_BOOLEAN, .boolean = true } };
-	CHECK(set(m, "PerCPU", yes, 1, err, sizeof(err)) == 0);
+	CHECK(set_option(m, "PerCPU", yes, 1, err, sizeof(err)) == 0);
 	struct opt_value cpu0[] = { str("cpu0") };
-	CHECK(set(m, "PerCPU", cpu0, 1, err, sizeof(err)) == -1);
+	CHECK(set_option(m, "PerCPU", cpu0, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "PerCPU") != NULL);
-	CHECK(set(m, "Disk", cpu0, 1, err, sizeof(err)) == -1);
+	CHECK(set_option(m, "Disk", cpu0, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "valid options: PerCPU") != NULL);
 	module_free(m);
 }

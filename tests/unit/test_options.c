@@ -3,25 +3,8 @@
 #include <sys/syscall.h>
 
 #include "libcore/engine/module.h"
+#include "tests/unit/option_values.h"
 #include "tests/testing.h"
-
-static struct opt_value str(const char *s)
-{
-	return (struct opt_value){ .type = OPT_STRING, .string = s };
-}
-
-static struct opt_value num(double n)
-{
-	return (struct opt_value){ .type = OPT_NUMBER, .number = n };
-}
-
-static int set(struct module *m, const char *key, const struct opt_value *v, int n, char *err, size_t len)
-{
-	struct option o = { .key = key, .values = v, .nvalues = n };
-
-	err[0] = '\0';
-	return module_set_option(m, &o, err, len);
-}
 
 int main(void)
 {
@@ -39,45 +22,45 @@ int main(void)
 
 	/* good input */
 	struct opt_value lat[] = { str("fsync"), str("read") };
-	CHECK(set(m, "Latency", lat, 2, err, sizeof(err)) == 0);
+	CHECK(set_option(m, "Latency", lat, 2, err, sizeof(err)) == 0);
 	struct opt_value all[] = { str("all") };
-	CHECK(set(m, "latency", all, 1, err, sizeof(err)) == 0);
+	CHECK(set_option(m, "latency", all, 1, err, sizeof(err)) == 0);
 	/* Percentile, Bucket and BucketType are the collectd plugin's (tests/unit/test_presentation.c):
 	 * the core refuses them as keys of neither, and says which keys it takes. */
 	struct opt_value p[] = { num(99.9) };
-	CHECK(set(m, "Percentile", p, 1, err, sizeof(err)) == -1);
+	CHECK(set_option(m, "Percentile", p, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "unknown option \"Percentile\"; valid options: Latency, AttachOrder, Precision") != NULL);
 	CHECK(!module_takes_option(m, "Percentile") && !module_takes_option(m, "Bucket") &&
 	      !module_takes_option(m, "BucketType"));
 	CHECK(module_takes_option(m, "latency") && module_takes_option(m, "AttachOrder") &&
 	      module_takes_option(m, "PRECISION") && !module_takes_option(m, "Latencyy"));
 	struct opt_value prec[] = { num(3) };
-	CHECK(set(m, "Precision", prec, 1, err, sizeof(err)) == 0);
+	CHECK(set_option(m, "Precision", prec, 1, err, sizeof(err)) == 0);
 	CHECK(m->hist.precision == 3 && m->hist.precision_from_user);
 	struct opt_value order[] = { str("raw_tp"), str("tracepoint") };
-	CHECK(set(m, "AttachOrder", order, 2, err, sizeof(err)) == 0);
+	CHECK(set_option(m, "AttachOrder", order, 2, err, sizeof(err)) == 0);
 	CHECK(m->probes.norder == 2 && m->probes.order[0] == ATTACH_RAW_TP);
 
 	/* fs: Filesystem takes known names, at most FS_SLOTS (4) of them */
 	struct module *fsm = module_new(module_find("fs"), NULL);
 	struct opt_value fss[] = { str("ext4"), str("XFS"), str("ext4") };
-	CHECK(set(fsm, "Filesystem", fss, 3, err, sizeof(err)) == 0);
+	CHECK(set_option(fsm, "Filesystem", fss, 3, err, sizeof(err)) == 0);
 	struct opt_value fsbad[] = { str("ext5") };
-	CHECK(set(fsm, "Filesystem", fsbad, 1, err, sizeof(err)) == -1);
+	CHECK(set_option(fsm, "Filesystem", fsbad, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "Filesystem: \"ext5\" is not a filesystem") && strstr(err, "known: ext4, xfs"));
 	struct opt_value fsmany[] = { str("btrfs"), str("nfs"), str("f2fs") };
-	CHECK(set(fsm, "Filesystem", fsmany, 3, err, sizeof(err)) == -1);
+	CHECK(set_option(fsm, "Filesystem", fsmany, 3, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "at most 4 filesystems") != NULL);
-	CHECK(set(fsm, "Latency", fss, 1, err, sizeof(err)) == -1);
+	CHECK(set_option(fsm, "Latency", fss, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "valid options: Filesystem, AttachOrder") != NULL);
 	module_free(fsm);
 
 	/* bad input: each error names the problem and the fix */
 	struct opt_value typo[] = { str("fsyncc") };
-	CHECK(set(m, "Latency", typo, 1, err, sizeof(err)) == -1);
+	CHECK(set_option(m, "Latency", typo, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "\"fsyncc\" is not a syscall") != NULL);
 	struct opt_value ex[] = { str("exit_group") };
-	CHECK(set(m, "Latency", ex, 1, err, sizeof(err)) == -1);
+	CHECK(set_option(m, "Latency", ex, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "never returns") != NULL);
 	/* The same syscalls by number ("sys_60", "sys_231" on x86_64) are refused just the same:
 	 * their latency start entries would never be deleted. */
@@ -87,30 +70,30 @@ int main(void)
 		struct opt_value nr[] = { str(byno) };
 
 		snprintf(byno, sizeof(byno), "sys_%ld", never[i]);
-		CHECK(set(m, "Latency", nr, 1, err, sizeof(err)) == -1);
+		CHECK(set_option(m, "Latency", nr, 1, err, sizeof(err)) == -1);
 		CHECK(strstr(err, "never returns") != NULL);
 	}
 	struct opt_value n1[] = { num(1) };
-	CHECK(set(m, "Latency", n1, 1, err, sizeof(err)) == -1);
+	CHECK(set_option(m, "Latency", n1, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "double quotes") != NULL);
-	CHECK(set(m, "Latencyy", lat, 1, err, sizeof(err)) == -1);
+	CHECK(set_option(m, "Latencyy", lat, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "unknown option \"Latencyy\"") != NULL);
 	CHECK(strstr(err, "valid options: Latency, AttachOrder") != NULL);
 	/* A quoted number is a string to collectd: the error names the argument and its text
 	 * (Percentile's and Bucket's cases are in test_presentation.c, with their parser). */
-	CHECK(set(m, "Latency", n1, 1, err, sizeof(err)) == -1);
+	CHECK(set_option(m, "Latency", n1, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "argument 1 (1) is a number, expected a string (put it in double quotes)") != NULL);
 	struct opt_value pbad[] = { num(2.5) };
-	CHECK(set(m, "Precision", pbad, 1, err, sizeof(err)) == -1);
+	CHECK(set_option(m, "Precision", pbad, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "Precision takes one whole number from 0 to") != NULL);
 	struct opt_value pnan[] = { num(NAN) };
-	CHECK(set(m, "Precision", pnan, 1, err, sizeof(err)) == -1); /* fuzz_config's finding */
+	CHECK(set_option(m, "Precision", pnan, 1, err, sizeof(err)) == -1); /* fuzz_config's finding */
 	CHECK(strstr(err, "Precision takes one whole number from 0 to") != NULL);
 	CHECK(m->hist.precision == 3); /* the last good value stays */
 	struct opt_value badm[] = { str("kprobes") };
-	CHECK(set(m, "AttachOrder", badm, 1, err, sizeof(err)) == -1);
+	CHECK(set_option(m, "AttachOrder", badm, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "unknown method \"kprobes\"") != NULL);
-	CHECK(set(m, "AttachOrder", badm, 0, err, sizeof(err)) == -1);
+	CHECK(set_option(m, "AttachOrder", badm, 0, err, sizeof(err)) == -1);
 
 	module_free(m);
 	return testing_done();

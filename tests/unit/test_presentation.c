@@ -7,18 +7,9 @@
 #include "plugin/presentation.h"
 #include "tests/programs/conf_text.h"
 #include "tests/testing.h"
+#include "tests/unit/option_values.h"
 
 #include <strings.h>
-
-static struct opt_value str(const char *s)
-{
-	return (struct opt_value){ .type = OPT_STRING, .string = s };
-}
-
-static struct opt_value num(double n)
-{
-	return (struct opt_value){ .type = OPT_NUMBER, .number = n };
-}
 
 static int set(struct presentation *p, const char *key, const struct opt_value *v, int n, char *err, size_t len)
 {

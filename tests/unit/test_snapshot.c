@@ -4,6 +4,7 @@
 #include "snapshot/snapshot_file.h"
 #include "libcore/engine/snapshot_publish.h"
 #include "tests/testing.h"
+#include "tests/unit/option_values.h"
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -356,11 +357,6 @@ static int opt(struct snapshot_config *c, const char *key, struct opt_value v, c
 
 	err[0] = '\0';
 	return snapshot_config_option(c, &o, err, len);
-}
-
-static struct opt_value str(const char *s)
-{
-	return (struct opt_value){ .type = OPT_STRING, .string = s };
 }
 
 static void test_options(void)

@@ -1,25 +1,8 @@
 /* The tcp module's own options, parsed as the plugin does it, without collectd or root:
  * PortBreakdown and Ports, their limits, and the errors that name the fix. */
 #include "libcore/engine/module.h"
+#include "tests/unit/option_values.h"
 #include "tests/testing.h"
-
-static struct opt_value str(const char *s)
-{
-	return (struct opt_value){ .type = OPT_STRING, .string = s };
-}
-
-static struct opt_value num(double n)
-{
-	return (struct opt_value){ .type = OPT_NUMBER, .number = n };
-}
-
-static int set(struct module *m, const char *key, const struct opt_value *v, int n, char *err, size_t len)
-{
-	struct option o = { .key = key, .values = v, .nvalues = n };
-
-	err[0] = '\0';
-	return module_set_option(m, &o, err, len);
-}
 
 int main(void)
 {
@@ -34,34 +17,34 @@ int main(void)
 
 	/* good input */
 	struct opt_value remote[] = { str("remote") };
-	CHECK(set(m, "PortBreakdown", remote, 1, err, sizeof(err)) == 0);
+	CHECK(set_option(m, "PortBreakdown", remote, 1, err, sizeof(err)) == 0);
 	struct opt_value local[] = { str("Local") };
-	CHECK(set(m, "portbreakdown", local, 1, err, sizeof(err)) == 0);
+	CHECK(set_option(m, "portbreakdown", local, 1, err, sizeof(err)) == 0);
 	struct opt_value web[] = { num(80), num(443) };
-	CHECK(set(m, "Ports", web, 2, err, sizeof(err)) == 0);
+	CHECK(set_option(m, "Ports", web, 2, err, sizeof(err)) == 0);
 	struct opt_value more[] = { num(22) };
-	CHECK(set(m, "Ports", more, 1, err, sizeof(err)) == 0); /* Ports adds up across lines */
+	CHECK(set_option(m, "Ports", more, 1, err, sizeof(err)) == 0); /* Ports adds up across lines */
 
 	/* bad input: each error names the option and what to do */
 	struct opt_value both[] = { str("both") };
-	CHECK(set(m, "PortBreakdown", both, 1, err, sizeof(err)) == -1);
+	CHECK(set_option(m, "PortBreakdown", both, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "PortBreakdown takes one value, \"local\" or \"remote\"") != NULL);
 	struct opt_value two[] = { str("local"), str("remote") };
-	CHECK(set(m, "PortBreakdown", two, 2, err, sizeof(err)) == -1);
+	CHECK(set_option(m, "PortBreakdown", two, 2, err, sizeof(err)) == -1);
 	struct opt_value quoted[] = { str("443") };
-	CHECK(set(m, "Ports", quoted, 1, err, sizeof(err)) == -1);
+	CHECK(set_option(m, "Ports", quoted, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "Ports") != NULL && strstr(err, "expected a number") != NULL);
 	struct opt_value zero[] = { num(0) };
-	CHECK(set(m, "Ports", zero, 1, err, sizeof(err)) == -1);
+	CHECK(set_option(m, "Ports", zero, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "0 is not a TCP port") != NULL);
 	struct opt_value big[] = { num(65536) };
-	CHECK(set(m, "Ports", big, 1, err, sizeof(err)) == -1);
+	CHECK(set_option(m, "Ports", big, 1, err, sizeof(err)) == -1);
 	struct opt_value frac[] = { num(80.5) };
-	CHECK(set(m, "Ports", frac, 1, err, sizeof(err)) == -1);
+	CHECK(set_option(m, "Ports", frac, 1, err, sizeof(err)) == -1);
 	struct opt_value dup[] = { num(443) };
-	CHECK(set(m, "Ports", dup, 1, err, sizeof(err)) == -1);
+	CHECK(set_option(m, "Ports", dup, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "443 is listed twice") != NULL);
-	CHECK(set(m, "Portz", dup, 1, err, sizeof(err)) == -1);
+	CHECK(set_option(m, "Portz", dup, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "valid options: PortBreakdown, Ports, AttachOrder") != NULL);
 	module_free(m);
 
@@ -69,29 +52,29 @@ int main(void)
 	m = module_new(module_find("tcp"), NULL);
 	for (int i = 0; i < 40; i++)
 		many[i] = num(1000 + i);
-	CHECK(set(m, "Ports", many, 32, err, sizeof(err)) == 0);
-	CHECK(set(m, "Ports", many + 32, 1, err, sizeof(err)) == -1);
+	CHECK(set_option(m, "Ports", many, 32, err, sizeof(err)) == 0);
+	CHECK(set_option(m, "Ports", many + 32, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "at most 32 ports") != NULL && strstr(err, "\"other\"") != NULL);
 	module_free(m);
 
 	/* Options valid one by one but not together: a configuration error, found when the
 	 * block has been read (before anything is loaded), naming both options. */
 	m = module_new(module_find("tcp"), NULL);
-	CHECK(set(m, "Ports", web, 2, err, sizeof(err)) == 0);
+	CHECK(set_option(m, "Ports", web, 2, err, sizeof(err)) == 0);
 	CHECK(module_check_config(m, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "Ports needs PortBreakdown") != NULL);
-	CHECK(set(m, "PortBreakdown", remote, 1, err, sizeof(err)) == 0);
+	CHECK(set_option(m, "PortBreakdown", remote, 1, err, sizeof(err)) == 0);
 	CHECK(module_check_config(m, err, sizeof(err)) == 0);
 	module_free(m);
 	m = module_new(module_find("tcp"), NULL);
-	CHECK(set(m, "PortBreakdown", remote, 1, err, sizeof(err)) == 0);
+	CHECK(set_option(m, "PortBreakdown", remote, 1, err, sizeof(err)) == 0);
 	CHECK(module_check_config(m, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "PortBreakdown needs the ports") != NULL);
 	module_free(m);
 
 	/* process has no options of its own: the error lists the common ones. */
 	m = module_new(module_find("process"), NULL);
-	CHECK(set(m, "Ports", more, 1, err, sizeof(err)) == -1);
+	CHECK(set_option(m, "Ports", more, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "unknown option \"Ports\"; valid options: AttachOrder") != NULL);
 	module_free(m);
 	return testing_done();
