@@ -53,6 +53,11 @@ while :; do
 	now=$(date +%s)
 	g_wait_newer "$OPS" 10 "$now" || gfail "no new $OPS point within 10 s"
 	set -- $(g_last "$OPS"); t0=$1 before=$2
+	# Graphite keeps one point per second, and collectd can read twice within one second (a
+	# late read, then the next on schedule): a read holding the workload could then share
+	# t0's second and its latency point fall outside the window (seen once). Starting the
+	# workload two seconds after t0 puts every read that holds it after t0.
+	while [ "$(date +%s)" -le $((t0 + 1)) ]; do sleep 0.1; done
 	"$FSYNC_N" $N
 	now=$(date +%s)
 	g_wait_newer "$OPS" 10 $((now + 1)) || gfail "no $OPS point after the workload within 10 s"
