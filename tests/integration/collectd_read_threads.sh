@@ -23,11 +23,7 @@ SNAP="$WORK/snap/snapshot"
 every_module_config "$WORK/collectd.conf" <<CONF
 ReadThreads 5
 CONF
-start_collectd "$WORK/collectd.conf"
-wait_for_log 'modules running' 10 || fail "collectd did not report its modules"
-running=$(grep -o '[0-9]* of [0-9]* modules running' "$WORK/collectd.log" | tail -n 1)
-readers=$(cat /proc/$COLLECTD_PID/task/*/comm | grep -c '^reader#' || true)
-[ "$readers" = 5 ] || fail "collectd runs $readers reader threads, expected 5 (ReadThreads 5)"
+start_read_threads_collectd
 pass "$running, read by $readers threads every second"
 
 workload 1 1 1 1 1

@@ -47,6 +47,17 @@ ${2:-}
 CONF
 }
 
+# start_read_threads_collectd: collectd on $WORK/collectd.conf (written with ReadThreads 5),
+# until it reports its modules; sets $running ("N of M modules running") and fails unless
+# collectd runs 5 reader threads.
+start_read_threads_collectd() {
+	start_collectd "$WORK/collectd.conf"
+	wait_for_log 'modules running' 10 || fail "collectd did not report its modules"
+	running=$(grep -o '[0-9]* of [0-9]* modules running' "$WORK/collectd.log" | tail -n 1)
+	readers=$(cat /proc/$COLLECTD_PID/task/*/comm | grep -c '^reader#' || true)
+	[ "$readers" = 5 ] || fail "collectd runs $readers reader threads, expected 5 (ReadThreads 5)"
+}
+
 # workload F E C W R: F fsync() calls, E execs of /bin/true, C connects to a closed port on
 # 127.0.0.1 (by bash, one connect() each; run under the command $CONNECT_IN when set, e.g. in
 # a network namespace of their own), W O_DIRECT writes of 64 KiB and R reads of 16 KiB on the

@@ -72,14 +72,10 @@ every_module_config "$WORK/collectd.conf" "  SnapshotGroup \"nogroup\"
   </Program>" <<CONF
 ReadThreads 5
 CONF
-start_collectd "$WORK/collectd.conf"
-wait_for_log 'modules running' 10 || fail "collectd did not report its modules"
-running=$(grep -o '[0-9]* of [0-9]* modules running' "$WORK/collectd.log" | tail -n 1)
-readers=$(cat /proc/$COLLECTD_PID/task/*/comm | grep -c '^reader#' || true)
-[ "$readers" = 5 ] || fail "collectd runs $readers reader threads, expected 5 (ReadThreads 5)"
+start_read_threads_collectd
 start_snmp
 wait_until 10 status_is 1 || sfail "snapshot status not ok(1) over SNMP: $(value $BASE.1.1.2.0)"
-echo "soak: $running (and the witness program), read by $readers threads, for $SECONDS_TOTAL s; loop device $DISK"
+echo "soak: $running (the witness program is one of them), read by $readers threads, for $SECONDS_TOTAL s; loop device $DISK"
 
 # From here every process the soak starts is in its cgroup (collectd, snmpd and the subagent
 # are not).
