@@ -48,7 +48,17 @@ CONF
 collectd_pid=$!
 ( while :; do dd if=/dev/zero of="$work/fsync.dat" bs=4k count=1 conv=fsync 2>/dev/null; sleep 0.2; done ) &
 workload_pid=$!
-trap 'kill $collectd_pid $workload_pid 2>/dev/null; wait $collectd_pid 2>/dev/null; rm -rf "$work"; exit 0' INT TERM HUP PIPE EXIT
+# Ctrl-C (the way to stop it) is a normal end: exit 0. Any other end keeps its own status.
+# The cleanup never fails: under set -e a failing kill or wait (collectd already gone, or its
+# status 143 from the SIGTERM) would end the trap with status 1 before the rest ran.
+cleanup() {
+	trap - INT TERM HUP PIPE EXIT
+	kill $collectd_pid $workload_pid 2>/dev/null || :
+	wait $collectd_pid 2>/dev/null || :
+	rm -rf "$work"
+}
+trap 'cleanup; exit 0' INT TERM HUP PIPE
+trap 'rc=$?; cleanup; exit $rc' EXIT
 
 i=0
 # Until the plugin has started its modules (the snapshot can exist before: modules are

@@ -27,3 +27,22 @@ grep -Eq '^ +[0-9.]+ +[0-9]+  calls-[a-z_0-9]+$' "$out" || fail "demo showed no 
 # A rate's first value is "nan" in collectd's csv; the view computes its own and never shows one.
 ! grep -Eiq '(^| )-?nan( |$)' "$out" || fail "demo printed nan: $(grep -Ei '(^| )-?nan( |$)' "$out" | head -n 3)"
 pass "demo shows the terminal view: the fsync histogram and syscall rates"
+
+# Ctrl-C, the way README says to stop it: the terminal sends SIGINT to the foreground process
+# group (the demo's shell, collectd-ebpf-hist, collectd). A session of its own gives it that
+# group; env resets SIGINT, which a shell ignores for the commands it starts in the background.
+out="$WORK/demo-int.out"
+COLLECTD="$COLLECTD" PLUGINDIR="$WORK/plugins" HIST="$top_builddir/collectd-ebpf-hist" \
+	setsid env --default-signal=INT sh "$top_srcdir/contrib/demo.sh" > "$out" 2>&1 &
+demo_pid=$!
+wait_until 20 grep -q '^collectd-ebpf-hist: .*, last ' "$out" || fail "the demo showed no screen: $(tail -n 5 "$out")"
+snap=$(sed -n 's/^demo: collectd-ebpf-hist --snapshot \([^ ]*\) .*/\1/p' "$out" | head -n 1)
+kill -INT -"$demo_pid"
+rc=0
+wait "$demo_pid" || rc=$?
+[ "$rc" = 0 ] || fail "the demo exited $rc on Ctrl-C (SIGINT to its process group), not 0: $(tail -n 5 "$out")"
+[ ! -e "$(dirname "$snap")" ] || fail "the demo left its work directory $(dirname "$snap") after Ctrl-C"
+# The workload's last `sleep 0.2` (or dd) may outlive the demo by that long; nothing else may.
+session_empty() { ! pgrep -s "$demo_pid"; }
+wait_until 5 session_empty || fail "the demo left processes running after Ctrl-C: $(pgrep -a -s "$demo_pid")"
+pass "Ctrl-C stops the demo with exit status 0 and leaves nothing behind"
