@@ -5,7 +5,6 @@
 # into the test's directory and collectd's plugins come from the build tree. A fresh machine's state: no collectd.conf, no collectd.conf.d.
 . "$top_srcdir/tests/integration/lib.sh"
 
-FSYNC_N="$top_builddir/tests/integration/fsync_n"
 walk=$(awk '/^<!-- collectd-walk/ { on = 1; next } /^<!-- \/collectd-walk/ { on = 0 }
 	on && /^```sh$/ { code = 1; next } code && /^```$/ { code = 0; next } code' "$top_srcdir/README.md")
 [ -n "$walk" ] || fail "README has no collectd walk"
@@ -14,7 +13,7 @@ walk=$(awk '/^<!-- collectd-walk/ { on = 1; next } /^<!-- \/collectd-walk/ { on 
 relocate() {
 	sed -e "s|/etc/collectd|$WORK/etc/collectd|g" -e "s|/var/log/collectd.log|$WORK/collectd.log|g" \
 		-e "s|/var/lib/collectd|$WORK/var/lib/collectd|g" -e "s|/run/collectd.pid|$WORK/collectd.pid|g" \
-		-e "s|/tmp/fsync.png|$WORK/fsync.png|g"
+		-e "s|/tmp/fsync.png|$WORK/fsync.png|g" -e "s|/tmp/fsync-walk.dat|$WORK/fsync-walk.dat|g"
 }
 mkdir -p "$WORK/src/contrib" "$WORK/var/lib" # /var/lib exists on any machine
 # A fresh machine's state: the directories Debian creates (/var/lib, /run) exist.
@@ -31,8 +30,23 @@ before=$(sed -n '1,/^"[^"]*" -C /p' "$WORK/walk.sh")
 after=$(sed '1,/^"[^"]*" -C /d' "$WORK/walk.sh")
 [ -n "$before" ] && [ -n "$after" ] || fail "could not split the walk at the daemon's start: $(cat "$WORK/walk.sh")"
 
+# Step 2 when the check fails: a typo in ebpf.conf. collectd -T alone prints only "Parsing the
+# config file failed"; the step as printed must show the plugin's own error and the status.
+steps12=$(echo "$before" | sed '$d')
+mkdir -p "$WORK/bad/contrib"
+cp "$WORK/src/contrib/collectd.conf" "$WORK/bad/contrib/"
+sed 's/^    Percentile 50$/    Percentil 50/' "$top_srcdir/contrib/ebpf.conf" > "$WORK/bad/contrib/ebpf.conf"
+grep -q 'Percentil 50' "$WORK/bad/contrib/ebpf.conf" || fail "contrib/ebpf.conf has no 'Percentile 50' line to break"
+( cd "$WORK/bad" && sh -c "$steps12" ) > "$WORK/walk-bad.out" 2>&1 || true
+grep -q 'ebpf plugin: .*Percentil' "$WORK/walk-bad.out" || { cat "$WORK/walk-bad.out" >&2; fail "step 2 with a typo did not show the plugin's error"; }
+grep -q '^collectd -T: exit status [1-9]' "$WORK/walk-bad.out" || { cat "$WORK/walk-bad.out" >&2; fail "step 2 with a typo did not show a failing exit status"; }
+pass "step 2 with a typo shows: $(grep -m1 'ebpf plugin: .*Percentil' "$WORK/walk-bad.out" | sed 's/^\[[^]]*\] //')"
+# The walk itself on a fresh state again: no config installed, no log.
+rm -rf "$WORK/etc" "$WORK/collectd.log"
+
 ( cd "$WORK/src" && sh -e -c "$before" ) > "$WORK/walk1.out" 2>&1 || { cat "$WORK/walk1.out" >&2; fail "README's steps 1-3 failed"; }
 grep -q 'ebpf plugin: 1 of 1 module running' "$WORK/walk1.out" || { cat "$WORK/walk1.out" >&2; fail "step 2 did not show the plugin running"; }
+grep -q '^collectd -T: exit status 0$' "$WORK/walk1.out" || { cat "$WORK/walk1.out" >&2; fail "step 2 did not show exit status 0"; }
 pass "steps 1-2: config installed on a fresh tree, collectd -T passes: $(grep -m1 'module running' "$WORK/walk1.out")"
 wait_for_log "Initialization complete" 20 || fail "collectd did not start"
 i=0
@@ -40,14 +54,17 @@ while [ ! -s "$WORK/collectd.pid" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1))
 COLLECTD_PID=$(cat "$WORK/collectd.pid") || fail "collectd wrote no $WORK/collectd.pid"
 host=$(hostname)
 rrd="$WORK/var/lib/collectd/rrd/$host/ebpf-syscalls/operations-fsync.rrd"
-i=0
-while [ ! -f "$rrd" ] && [ $i -lt 100 ]; do "$FSYNC_N" 5; sleep 0.1; i=$((i + 1)); done
-[ -f "$rrd" ] || fail "no $rrd"
-"$FSYNC_N" 20; sleep 2.5
+# Step 4 makes its own fsync calls: this test makes none, so the walk must produce what it reads.
 ( cd "$WORK/src" && sh -e -c "$after" ) > "$WORK/walk2.out" 2>&1 || { cat "$WORK/walk2.out" >&2; fail "step 4 failed"; }
 grep -Eq '^[0-9]+: [0-9]+' "$WORK/walk2.out" || { cat "$WORK/walk2.out" >&2; fail "rrdtool lastupdate printed no value"; }
 [ -s "$WORK/fsync.png" ] || fail "rrdtool graph wrote no image"
-pass "step 4: $(grep -E '^[0-9]+: ' "$WORK/walk2.out" | head -n 1) and a graph"
+# A size people can read: rrdtool graph prints the image's WIDTHxHEIGHT.
+size=$(grep -Em1 '^[0-9]+x[0-9]+$' "$WORK/walk2.out") || { cat "$WORK/walk2.out" >&2; fail "rrdtool graph printed no size"; }
+[ "${size%x*}" -ge 800 ] && [ "${size#*x}" -ge 300 ] || fail "the graph is $size, smaller than 800x300"
+# Something to see in the graph's ten minutes: a rate above 0 (not only NaN, not only 0).
+rates=$("${RRDTOOL:-rrdtool}" fetch "$rrd" AVERAGE --start -10min | awk -F': ' 'NF == 2 && $2 !~ /nan/ && $2 + 0 > 0 { n++ } END { print n + 0 }')
+[ "$rates" -gt 0 ] || { "${RRDTOOL:-rrdtool}" fetch "$rrd" AVERAGE --start -10min | tail -n 40 >&2; fail "the graph's ten minutes hold no fsync rate above 0"; }
+pass "step 4: $(grep -E '^[0-9]+: ' "$WORK/walk2.out" | head -n 1), a $size graph with $rates rates above 0"
 
 # README's stop command; the daemon is no child of this shell, so wait for it by its pid.
 kill "$(cat "$WORK/collectd.pid")" || fail "no collectd at the pid in $WORK/collectd.pid"
