@@ -13,14 +13,16 @@ walk=$(awk '/^<!-- collectd-walk/ { on = 1; next } /^<!-- \/collectd-walk/ { on 
 relocate() {
 	sed -e "s|/etc/collectd|$WORK/etc/collectd|g" -e "s|/var/log/collectd.log|$WORK/collectd.log|g" \
 		-e "s|/var/lib/collectd|$WORK/var/lib/collectd|g" -e "s|/run/collectd.pid|$WORK/collectd.pid|g" \
-		-e "s|/tmp/fsync.png|$WORK/fsync.png|g" -e "s|/tmp/fsync-walk.dat|$WORK/fsync-walk.dat|g"
+		-e "s|/run/collectd-ebpf|$WORK/run/collectd-ebpf|g" -e "s|/tmp/fsync.png|$WORK/fsync.png|g" -e "s|/tmp/fsync-walk.dat|$WORK/fsync-walk.dat|g"
 }
-mkdir -p "$WORK/src/contrib" "$WORK/var/lib" # /var/lib exists on any machine
+mkdir -p "$WORK/src/contrib" "$WORK/var/lib" "$WORK/run" # /var/lib and /run exist on any machine
 # A fresh machine's state: the directories Debian creates (/var/lib, /run) exist.
 # collectd.conf as shipped, relocated; plugins from the build tree; 1 s intervals.
 relocate < "$top_srcdir/contrib/collectd.conf" | sed 's/^Interval 10$/Interval 1/' |
 	sed "1i PluginDir \"$WORK/plugins\"" > "$WORK/src/contrib/collectd.conf"
-cp "$top_srcdir/contrib/ebpf.conf" "$WORK/src/contrib/"
+# The plugin's default SnapshotFile, /run/collectd-ebpf/snapshot, moved as the paths above.
+sed "s|^<Plugin ebpf>\$|&\\n  SnapshotFile \"$WORK/run/collectd-ebpf/snapshot\"|" "$top_srcdir/contrib/ebpf.conf" > "$WORK/src/contrib/ebpf.conf"
+grep -q "SnapshotFile \"$WORK/" "$WORK/src/contrib/ebpf.conf" || fail "contrib/ebpf.conf has no <Plugin ebpf> line"
 grep -q '^Interval 1$' "$WORK/src/contrib/collectd.conf" || fail "contrib/collectd.conf has no Interval 10 line"
 
 echo "$walk" | relocate | sed "s|^collectd |\"$COLLECTD\" |; s|&& collectd |\\&\\& \"$COLLECTD\" |" > "$WORK/walk.sh"
@@ -73,3 +75,41 @@ while kill -0 "$COLLECTD_PID" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((
 kill -0 "$COLLECTD_PID" 2>/dev/null && fail "collectd did not stop"
 COLLECTD_PID=
 pass "stopped with kill \$(cat /run/collectd.pid)"
+
+# --- README's non-root collectd, as printed: the user made by its own command -------------------
+nonroot=$(awk '/^<!-- nonroot-collectd/ { on = 1; next } on && /^```sh$/ { code = 1; next }
+	code && /^```$/ { exit } code' "$top_srcdir/README.md")
+[ -n "$nonroot" ] || fail "README has no non-root collectd block"
+echo "$nonroot" | relocate | sed "s| collectd -f | \"$COLLECTD\" -f |" > "$WORK/nonroot.sh"
+grep -q "\"$COLLECTD\" -f " "$WORK/nonroot.sh" || fail "the non-root block starts no collectd -f: $(cat "$WORK/nonroot.sh")"
+# A fresh machine has no collectd user: the block's adduser makes it; this test removes what it made.
+made_user=
+id collectd >/dev/null 2>&1 || made_user=1
+nonroot_cleanup() {
+	if [ -n "${NONROOT_PID:-}" ]; then kill "$NONROOT_PID" 2>/dev/null || :; fi
+	if [ -n "$made_user" ]; then
+		deluser --quiet --system collectd >/dev/null 2>&1 || :
+		! getent group collectd >/dev/null || delgroup --quiet --system collectd >/dev/null 2>&1 || :
+	fi
+	cleanup
+}
+trap nonroot_cleanup EXIT INT TERM
+running_before=$(grep -c 'ebpf plugin: 1 of 1 module running' "$WORK/collectd.log")
+touch "$WORK/nonroot.start"
+( cd "$WORK/src" && exec sh -e "$WORK/nonroot.sh" ) > "$WORK/nonroot.out" 2>&1 &
+sh_pid=$!
+wait_until 20 pgrep -P "$sh_pid" -x collectd || { cat "$WORK/nonroot.out" >&2; fail "the non-root block started no collectd"; }
+NONROOT_PID=$(pgrep -P "$sh_pid" -x collectd)
+more_running() { [ "$(grep -c 'ebpf plugin: 1 of 1 module running' "$WORK/collectd.log")" -gt "$running_before" ]; }
+wait_until 20 more_running || { cat "$WORK/nonroot.out" >&2; fail "collectd as collectd did not start the module"; }
+[ "$(ps -o user= -p "$NONROOT_PID")" = collectd ] || fail "collectd runs as $(ps -o user= -p "$NONROOT_PID"), not collectd"
+snap="$WORK/run/collectd-ebpf/snapshot"
+wait_until 10 test -f "$snap" || fail "collectd as collectd wrote no snapshot in $snap"
+[ "$(stat -c %U "$snap")" = collectd ] || fail "the snapshot is $(stat -c %U "$snap")'s, not collectd's"
+newer_rrd() { [ -n "$(find "$WORK/var/lib/collectd/rrd/$host/ebpf-syscalls" -name '*.rrd' -newer "$WORK/nonroot.start")" ]; }
+wait_until 10 newer_rrd || fail "collectd as collectd updated no RRD file"
+! grep -Ei 'permission denied|error' "$WORK/nonroot.out" || fail "the non-root block printed errors: $(cat "$WORK/nonroot.out")"
+kill "$NONROOT_PID"
+wait "$sh_pid" 2>/dev/null || :
+NONROOT_PID=
+pass "non-root: $(grep -c . "$WORK/nonroot.sh") commands as printed; collectd runs as collectd, the module runs, its snapshot and RRD files are written"
