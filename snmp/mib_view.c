@@ -1,5 +1,7 @@
 #include "mib_view.h"
 
+#include "libcore/engine/text_append.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -105,12 +107,40 @@ static struct mib_row *new_row(struct mib_view *v, int t, size_t *cap)
 	return r;
 }
 
+/* s cut at 64 bytes, marked "..." when cut: names too long for the index are what is named. */
+static void put_cut(char *buf, size_t len, size_t *used, const char *sep, const char *s)
+{
+	text_appendf(buf, len, used, "%s%.64s%s", sep, s, strlen(s) > 64 ? "..." : "");
+}
+
+/* Counts a row left out and names its series (the first MIB_SKIPPED_NAMED of them). */
+static void note_skipped(struct mib_view *v, const struct mib_row *r)
+{
+	const char *metric = r->c ? r->c->metric : r->g ? r->g->metric : r->h ? r->h->metric : NULL;
+	const char *instance = r->c ? r->c->instance : r->g ? r->g->instance : r->h ? r->h->instance : "";
+	char name[sizeof(v->skipped_last)] = "";
+	size_t used = 0, names_used = strlen(v->skipped_names);
+
+	v->skipped++;
+	put_cut(name, sizeof(name), &used, "", r->m->label);
+	if (metric) {
+		put_cut(name, sizeof(name), &used, "/", metric);
+		put_cut(name, sizeof(name), &used, "/", instance);
+	}
+	if (!strcmp(name, v->skipped_last)) /* a histogram's bucket rows after its own row */
+		return;
+	memcpy(v->skipped_last, name, sizeof(name));
+	if (++v->skipped_series <= MIB_SKIPPED_NAMED)
+		text_appendf(v->skipped_names, sizeof(v->skipped_names), &names_used, "%s%s", names_used ? ", " : "",
+			     name);
+}
+
 /* The row new_row() prepared joins table t, unless its names did not fit the index or its
  * OIDs (a 4-arc column prefix, then the index) the room below the base. */
 static void keep_row(struct mib_view *v, int t, int bad)
 {
 	if (bad || 4 + v->rows[t][v->nrows[t]].len > v->room)
-		v->skipped++;
+		note_skipped(v, &v->rows[t][v->nrows[t]]);
 	else
 		v->nrows[t]++;
 }
@@ -169,7 +199,7 @@ static void drop_duplicates(struct mib_view *v, int t)
 
 	for (size_t i = 0; i < v->nrows[t]; i++) {
 		if (w && !cmp_rows(&v->rows[t][w - 1], &v->rows[t][i])) {
-			v->skipped++;
+			note_skipped(v, &v->rows[t][i]);
 			continue;
 		}
 		if (w != i)

@@ -52,6 +52,8 @@ struct mib_env {
 
 struct mib_row;
 
+#define MIB_SKIPPED_NAMED 5 /* series named in mib_view.skipped_names, at most */
+
 struct mib_view {
 	const struct snapshot *snap; /* NULL unless status is OK, or STALE (then for the age only) */
 	enum mib_snapshot_status status;
@@ -61,6 +63,12 @@ struct mib_view {
 	size_t room;             /* arcs below the base (mib_view_build) */
 	size_t skipped;          /* rows whose names are too long for the MIB's index SIZEs, or
 				    whose OIDs would not fit in the room under the base */
+	/* The series of those rows, named for the subagent's log: the first MIB_SKIPPED_NAMED
+	 * as "module/metric/instance" (each name cut at 64 bytes), ", "-separated; a
+	 * histogram's bucket rows count as its series, not again. */
+	size_t skipped_series;
+	char skipped_names[MIB_SKIPPED_NAMED * (3 * 64 + 12)];
+	char skipped_last[3 * 64 + 12];
 };
 
 enum mib_lookup { MIB_FOUND, MIB_NO_SUCH_OBJECT, MIB_NO_SUCH_INSTANCE, MIB_END };

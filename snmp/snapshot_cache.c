@@ -27,7 +27,7 @@ static bool same_file(const struct stat *a, const struct stat *b)
 static void settle(struct snapshot_cache *c, enum mib_snapshot_status status, const char *error)
 {
 	bool changed = status != c->status || strcmp(error, c->error);
-	char msg[sizeof(c->error) + 64];
+	char msg[sizeof(c->error) + sizeof(c->view.skipped_names) + 256];
 
 	mib_view_free(&c->view);
 	c->status = status;
@@ -43,10 +43,20 @@ static void settle(struct snapshot_cache *c, enum mib_snapshot_status status, co
 	}
 	if (!changed || !c->report)
 		return;
-	if (c->status == MIB_SNAPSHOT_OK)
-		snprintf(msg, sizeof(msg), "serving %s: %d module%s%s", c->path, c->snap.nmodules,
-			 c->snap.nmodules == 1 ? "" : "s",
-			 c->view.skipped ? " (some rows left out: names longer than the MIB's index sizes, or OIDs longer than 128 arcs under --base-oid)" : "");
+	if (c->status == MIB_SNAPSHOT_OK && c->view.skipped) {
+		size_t more = c->view.skipped_series > MIB_SKIPPED_NAMED ? c->view.skipped_series - MIB_SKIPPED_NAMED : 0;
+		char tail[32] = "";
+
+		if (more)
+			snprintf(tail, sizeof(tail), " and %zu more", more);
+		snprintf(msg, sizeof(msg),
+			 "serving %s: %d module%s; %zu series left out (names longer than the MIB's index sizes: "
+			 "module and metric 32 bytes, instance 48; or OIDs longer than 128 arcs under --base-oid): %s%s",
+			 c->path, c->snap.nmodules, c->snap.nmodules == 1 ? "" : "s", c->view.skipped_series,
+			 c->view.skipped_names, tail);
+	} else if (c->status == MIB_SNAPSHOT_OK)
+		snprintf(msg, sizeof(msg), "serving %s: %d module%s", c->path, c->snap.nmodules,
+			 c->snap.nmodules == 1 ? "" : "s");
 	else
 		snprintf(msg, sizeof(msg), "%s", c->error);
 	c->report(c->status == MIB_SNAPSHOT_OK, msg);

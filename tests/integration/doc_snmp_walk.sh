@@ -12,8 +12,9 @@
 #     the clients poll that port where doc/snmp.md says localhost;
 #   - ebpf-subagent is the build's, told the moved socket with --agentx-socket (doc/snmp.md relies
 #     on its default /run/agentx/master, which the test checks --help names);
-#   - step 7's -M finds COLLECTD-EBPF-MIB in the source tree instead of where make install
-#     puts it, and ends with tests/mibs (doc/snmp.md: add your NMS's MIB directory to -M).
+#   - step 7's -M names tests/mibs, which make install puts in /usr/share/collectd-ebpf/mibs, and
+#     snmp/ for COLLECTD-EBPF-MIB, which it puts in /usr/share/snmp/mibs (net-snmp's default
+#     path, which -M +DIR keeps). Not the machine's MIBs: nothing else is installed here.
 # Steps 1-2 (packages, make install, adduser) are the machine's setup and are not run.
 . "$top_srcdir/tests/integration/lib.sh"
 . "$top_srcdir/tests/integration/snmp_lib.sh"
@@ -58,8 +59,7 @@ relocate() {
 }
 # The clients: the private port where doc/snmp.md says localhost.
 poll() {
-	sed -e "s| localhost | $AGENT |" -e "s|-M +/usr/share/snmp/mibs:|-M +$top_srcdir/snmp:|" \
-		-e "s|\(-M +[^ ]*\)|\1:$top_srcdir/tests/mibs|"
+	sed -e "s| localhost | $AGENT |" -e "s|-M +/usr/share/collectd-ebpf/mibs |-M +$top_srcdir/tests/mibs:$top_srcdir/snmp |"
 }
 # What a machine with the snmpd package and no collectd-ebpf has: /run, /var/log, the
 # package's /etc/snmp/snmpd.conf.d, and its snmpd.conf (which ends by including that
@@ -129,7 +129,7 @@ pass "step 6: the fsync count grew from $before to $after for $N fsync() calls"
 
 # --- step 7: the histogram table -------------------------------------------------------------------
 table_cmd=$(echo "$step7" | poll)
-echo "$table_cmd" | grep -q -- "-M +$top_srcdir/snmp:.*:$top_srcdir/tests/mibs " || sfail "step 7 has no -M +/usr/share/snmp/mibs:...: $step7"
+echo "$table_cmd" | grep -q -- "-M +$top_srcdir/tests/mibs:$top_srcdir/snmp " || sfail "step 7 has no -M +/usr/share/collectd-ebpf/mibs: $step7"
 sh -c "$table_cmd" > "$WORK/step7.out" 2> "$WORK/step7.err" || sfail "step 7 failed: $(cat "$WORK/step7.out" "$WORK/step7.err")"
 grep -q '^SNMP table: COLLECTD-EBPF-MIB::ebpfHistTable' "$WORK/step7.out" &&
 	grep -Eq '^ *index +ebpfHistUnit +ebpfHistCount ' "$WORK/step7.out" &&

@@ -35,3 +35,15 @@ echo "ok: contrib examples installed in /usr/share/doc/collectd-ebpf/examples"
 "$dest/usr/bin/collectd-ebpf-hist" --help | grep -q -- '--since-start' || fail "the installed collectd-ebpf-hist does not run"
 [ -f "$dest/usr/share/doc/collectd-ebpf/examples/rrd-graph.sh" ] || fail "contrib/rrd-graph.sh not installed with the examples"
 echo "ok: collectd-ebpf-hist installed in /usr/bin, rrd-graph.sh with the examples"
+# doc/snmp.md step 7's -M +/usr/share/collectd-ebpf/mibs: the base MIBs' stand-ins are there, and
+# with them net-snmp loads the installed COLLECTD-EBPF-MIB (Debian ships no SNMPv2-SMI).
+if [ -f "$dest/usr/share/snmp/mibs/COLLECTD-EBPF-MIB.txt" ]; then
+	for m in SNMPv2-SMI SNMPv2-TC SNMPv2-CONF HCNUM-TC; do
+		[ -f "$dest/usr/share/collectd-ebpf/mibs/$m.txt" ] || fail "make install does not install $m.txt in /usr/share/collectd-ebpf/mibs"
+	done
+	oid=$(MIBS= SNMPCONFPATH="$dest" SNMP_PERSISTENT_DIR="$dest/snmp-persist" snmptranslate \
+		-M "+$dest/usr/share/collectd-ebpf/mibs:$dest/usr/share/snmp/mibs" -m COLLECTD-EBPF-MIB -On \
+		COLLECTD-EBPF-MIB::ebpfHistTable 2>"$dest/snmptranslate.err") || fail "the installed MIB does not load with the installed stand-ins: $(cat "$dest/snmptranslate.err")"
+	[ "$oid" = .1.3.6.1.3.3273.1.4 ] || fail "COLLECTD-EBPF-MIB::ebpfHistTable is $oid, not .1.3.6.1.3.3273.1.4"
+	echo "ok: the base MIBs' stand-ins in /usr/share/collectd-ebpf/mibs load the installed MIB (ebpfHistTable $oid)"
+fi

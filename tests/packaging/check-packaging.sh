@@ -89,7 +89,8 @@ for f in /usr/lib/collectd/ebpf.so /usr/bin/collectd-ebpf-cc /usr/bin/collectd-e
 	/usr/share/doc/collectd-ebpf/examples/collectd-ebpf.service.d.conf /usr/share/doc/collectd-ebpf/examples/collectd-ebpf.json; do
 	grep -qxF "$f" "$WORK/main.files" || fail "collectd-ebpf does not ship $f"
 done
-for f in /usr/sbin/ebpf-subagent /usr/share/snmp/mibs/COLLECTD-EBPF-MIB.txt /lib/systemd/system/ebpf-subagent.service \
+for f in /usr/sbin/ebpf-subagent /usr/share/snmp/mibs/COLLECTD-EBPF-MIB.txt /usr/share/collectd-ebpf/mibs/SNMPv2-SMI.txt \
+	/lib/systemd/system/ebpf-subagent.service \
 	/usr/share/doc/collectd-ebpf-snmp/examples/snmpd.conf.snippet; do
 	grep -qxF "$f" "$WORK/snmp.files" || fail "collectd-ebpf-snmp does not ship $f"
 done
@@ -107,7 +108,7 @@ pass "lintian: no errors ($(grep -c '^W:' "$WORK/lintian.log" || true) warnings)
 exec 9> "$LOCK"
 flock 9
 # The places the packages write, listed before and after: a purge must leave them as they were.
-WATCH="/etc/collectd /etc/systemd/system /usr/lib/collectd /usr/bin /usr/sbin /usr/include /usr/share/doc /usr/share/snmp/mibs \
+WATCH="/etc/collectd /etc/systemd/system /usr/lib/collectd /usr/bin /usr/sbin /usr/include /usr/share/doc /usr/share/snmp/mibs /usr/share/collectd-ebpf \
 	/lib/systemd/system /var/lib/systemd/deb-systemd-helper-enabled /var/lib/systemd/deb-systemd-helper-masked /run/collectd-ebpf"
 snapshot_files() { find $WATCH 2> /dev/null | sort; }
 # new_paths BEFORE AFTER: paths in AFTER that BEFORE lacks, less those another package owns

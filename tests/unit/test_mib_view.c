@@ -144,6 +144,9 @@ static void test_walk(void)
 	CHECK_EQ_U64(w.per_table[3], 6);
 	CHECK_EQ_U64(w.per_table[5], 16);
 	CHECK(view.skipped == 1);
+	/* The subagent's log names the series left out, not only that some were. */
+	CHECK_EQ_U64(view.skipped_series, 1);
+	CHECK_STR(view.skipped_names, "this-label-is-far-too-long-for-the-index-of-the-mib");
 
 	/* Inclusive: the OID itself; exclusive: the one after. */
 	CHECK(mib_view_next(&view, &env, (uint32_t[]){ 1, 1, 1, 0 }, 4, true, next, &next_len, &v) == MIB_FOUND);
@@ -186,6 +189,8 @@ static void test_base_room(void)
 	CHECK(mib_view_build(&v, &s, MIB_SNAPSHOT_OK, "", MIB_MAX_OID - 10) == 0);
 	CHECK(mib_walk_all(&v, &env, 1000, &w) == NULL);
 	CHECK_EQ_U64(v.skipped, 1);
+	CHECK_EQ_U64(v.skipped_series, 1);
+	CHECK(!strncmp(v.skipped_names, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb/cccc", 70));
 	CHECK_EQ_U64(w.per_table[5], 0);
 	CHECK_EQ_U64(w.per_table[3], 4); /* both counters, both columns: zz's after the long one */
 	CHECK_EQ_U64(w.per_table[4], 11);
@@ -343,6 +348,44 @@ static void check_display_string(const struct mib_value *v, const char *full)
 	CHECK(((unsigned char)full[kept] & 0xc0) != 0x80);
 }
 
+/* Many series too long for the index: each is counted, the first MIB_SKIPPED_NAMED are named
+ * (a histogram's bucket rows do not name it again), each name cut at 64 bytes. */
+static void test_skipped_named(void)
+{
+	struct snapshot_bucket buckets[3] = { { .slot = 0, .count = 1 }, { .slot = 1, .count = 1 }, { .slot = 2, .count = 1 } };
+	struct snapshot_histogram h = { .unit = SNAPSHOT_UNIT_BYTES, .count = 3, .nbuckets = 3 };
+	struct snapshot_counter c[7];
+	struct snapshot_module m = { .label = "prog" };
+	struct snapshot s = { .modules = &m, .nmodules = 1, .written_us = 1 };
+	struct mib_view v;
+	const char *p;
+	int commas = 0;
+
+	memset(c, 0, sizeof(c));
+	snprintf(h.metric, sizeof(h.metric), "latency");
+	memset(h.instance, 'h', 100);
+	for (int i = 0; i < 7; i++) {
+		snprintf(c[i].metric, sizeof(c[i].metric), "calls");
+		memset(c[i].instance, 'a' + i, 49); /* the index allows 48 */
+	}
+	m.histograms = &h, m.nhistograms = 1, m.buckets = buckets, m.nbuckets = 3;
+	m.counters = c, m.ncounters = 7;
+	CHECK(mib_view_build(&v, &s, MIB_SNAPSHOT_OK, "", MIB_MAX_SUFFIX) == 0);
+	CHECK_EQ_U64(v.skipped, 7 + 1 + 3);
+	CHECK_EQ_U64(v.skipped_series, 8);
+	for (p = v.skipped_names; (p = strstr(p, ", ")); p++)
+		commas++;
+	CHECK(commas == MIB_SKIPPED_NAMED - 1);
+	CHECK(!strncmp(v.skipped_names, "prog/calls/aaaa", 15));
+	mib_view_free(&v);
+	m.ncounters = 0;
+	CHECK(mib_view_build(&v, &s, MIB_SNAPSHOT_OK, "", MIB_MAX_SUFFIX) == 0);
+	CHECK_EQ_U64(v.skipped, 1 + 3);
+	CHECK_EQ_U64(v.skipped_series, 1);
+	CHECK_STR(v.skipped_names, "prog/latency/hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh...");
+	mib_view_free(&v);
+}
+
 static void test_long_strings(void)
 {
 	static char error[1024];
@@ -433,6 +476,7 @@ int main(void)
 	test_walk();
 	test_base_room();
 	test_age_extremes();
+	test_skipped_named();
 	test_long_strings();
 	test_gauges();
 	mib_view_free(&view);
