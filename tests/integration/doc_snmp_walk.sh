@@ -137,3 +137,13 @@ grep -q '^SNMP table: COLLECTD-EBPF-MIB::ebpfHistTable' "$WORK/step7.out" &&
 	sfail "step 7 did not print the histogram table with its index and the syscalls/latency/fsync row:
 $(cat "$WORK/step7.out" "$WORK/step7.err")"
 pass "step 7: $(grep -m1 'ebpfHistTable' "$WORK/step7.out"), row $(grep -m1 "'fsync'" "$WORK/step7.out" | tr -s ' ' | cut -c1-80)"
+
+# --- README's uninstall: the SNMPv3 user snmpd saved in its store, removed as printed ----------
+store="$WORK/var/lib/snmp/snmpd.conf"
+snmp_stop_daemons || true
+grep -q '^usmUser .*"ebpfpoll"' "$store" || sfail "snmpd saved no usmUser line for ebpfpoll in its store: $(grep usmUser "$store")"
+forget=$(sed -n 's/.*`\(sed -i [^`]*usmUser[^`]*\)`.*/\1/p' "$top_srcdir/README.md")
+[ -n "$forget" ] || fail "README's Uninstall has no sed command for the usmUser line"
+sh -c "$(echo "$forget" | sed "s|/var/lib/snmp/|$WORK/var/lib/snmp/|")" || fail "README's $forget failed"
+! grep -q 'ebpfpoll' "$store" || fail "README's $forget left: $(grep ebpfpoll "$store")"
+pass "README's uninstall removes ebpfpoll from snmpd's store: $forget"

@@ -6,7 +6,8 @@ set -eu
 : "${top_builddir:?run through make check}"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 dest=$(mktemp -d /tmp/ebpf-install.XXXXXX)
-trap 'rm -rf "$dest"' EXIT
+scratch=$(mktemp -d /tmp/ebpf-install-scratch.XXXXXX) # the tools' files, not in $dest
+trap 'rm -rf "$dest" "$scratch"' EXIT
 make -s -C "$top_builddir" install DESTDIR="$dest" prefix=/usr exec_prefix=/usr > "$dest.log" 2>&1 ||
 	{ cat "$dest.log" >&2; rm -f "$dest.log"; fail "make install failed"; }
 rm -f "$dest.log"
@@ -41,9 +42,21 @@ if [ -f "$dest/usr/share/snmp/mibs/COLLECTD-EBPF-MIB.txt" ]; then
 	for m in SNMPv2-SMI SNMPv2-TC SNMPv2-CONF HCNUM-TC; do
 		[ -f "$dest/usr/share/collectd-ebpf/mibs/$m.txt" ] || fail "make install does not install $m.txt in /usr/share/collectd-ebpf/mibs"
 	done
-	oid=$(MIBS= SNMPCONFPATH="$dest" SNMP_PERSISTENT_DIR="$dest/snmp-persist" snmptranslate \
+	oid=$(MIBS= SNMPCONFPATH="$scratch" SNMP_PERSISTENT_DIR="$scratch/snmp-persist" snmptranslate \
 		-M "+$dest/usr/share/collectd-ebpf/mibs:$dest/usr/share/snmp/mibs" -m COLLECTD-EBPF-MIB -On \
-		COLLECTD-EBPF-MIB::ebpfHistTable 2>"$dest/snmptranslate.err") || fail "the installed MIB does not load with the installed stand-ins: $(cat "$dest/snmptranslate.err")"
+		COLLECTD-EBPF-MIB::ebpfHistTable 2>"$scratch/snmptranslate.err") || fail "the installed MIB does not load with the installed stand-ins: $(cat "$scratch/snmptranslate.err")"
 	[ "$oid" = .1.3.6.1.3.3273.1.4 ] || fail "COLLECTD-EBPF-MIB::ebpfHistTable is $oid, not .1.3.6.1.3.3273.1.4"
 	echo "ok: the base MIBs' stand-ins in /usr/share/collectd-ebpf/mibs load the installed MIB (ebpfHistTable $oid)"
 fi
+
+# make uninstall leaves nothing: no file, and no directory but those a Debian machine with
+# collectd and snmpd has anyway (shared by other packages: not the package's to remove).
+make -s -C "$top_builddir" uninstall DESTDIR="$dest" prefix=/usr exec_prefix=/usr > "$scratch/uninstall.log" 2>&1 ||
+	{ cat "$scratch/uninstall.log" >&2; fail "make uninstall failed"; }
+left=$(cd "$dest" && find . -mindepth 1 ! -type d | sed 's|^\.||')
+[ -z "$left" ] || fail "make uninstall left files: $left"
+shared=$(printf '%s\n' /usr /usr/bin /usr/sbin /usr/include /usr/lib /usr/lib/collectd /usr/share /usr/share/doc \
+	/usr/share/snmp /usr/share/snmp/mibs /usr/share/man /usr/share/man/man1 /usr/share/man/man5 /usr/share/man/man8)
+left=$(cd "$dest" && find . -mindepth 1 -type d | sed 's|^\.||' | grep -vxF "$shared" || true)
+[ -z "$left" ] || fail "make uninstall left directories: $(echo $left)"
+echo "ok: make uninstall leaves no file and no directory of its own ($(cd "$dest" && find . -mindepth 1 -type d | wc -l) shared ones)"
