@@ -3,40 +3,42 @@
 #include <math.h>
 #include <string.h>
 
-/* The upper bound of the highest row with counts (the open row: its lower bound). */
-static double top_value(const struct hist_rows *rows)
+/* The lower bound of the first row with counts above row 0 (row 0, [0, 1], has no lower
+ * bound to scale by; the open row counts by its lower bound); 0 when there is none. */
+static double first_lower(const struct hist_rows *rows)
 {
-	for (int r = HIST_ROWS - 1; r >= 0; r--) {
+	for (int r = 1; r < HIST_ROWS; r++) {
 		double lower, upper;
 
 		if (!rows->count[r])
 			continue;
 		hist_row_bounds(rows, r, &lower, &upper);
-		return isinf(upper) ? lower : upper;
+		return lower;
 	}
 	return 0;
 }
 
 struct view_unit hist_draw_unit(const char *base_unit, const struct hist_rows *rows)
 {
-	double top = top_value(rows);
+	double first = first_lower(rows);
 
-	/* Switch at 10 of the next unit, so a row label never needs more than 5 digits. */
+	/* The first row sets the scale: the largest unit in which its lower bound is at least 1,
+	 * so no label is a long fraction ("0.000977") and larger rows grow as integers. */
 	if (!strcmp(base_unit, "nanoseconds")) {
-		if (top < 1e4)
-			return (struct view_unit){ "nsecs", 1 };
-		if (top < 1e7)
-			return (struct view_unit){ "usecs", 1e3 };
-		if (top < 1e10)
+		if (first >= 1e9)
+			return (struct view_unit){ "secs", 1e9 };
+		if (first >= 1e6)
 			return (struct view_unit){ "msecs", 1e6 };
-		return (struct view_unit){ "secs", 1e9 };
+		if (first >= 1e3)
+			return (struct view_unit){ "usecs", 1e3 };
+		return (struct view_unit){ "nsecs", 1 };
 	}
 	if (!strcmp(base_unit, "bytes")) {
-		if (top < 10 * 1024.0)
-			return (struct view_unit){ "bytes", 1 };
-		if (top < 10 * 1048576.0)
+		if (first >= 1048576.0)
+			return (struct view_unit){ "MiB", 1048576 };
+		if (first >= 1024.0)
 			return (struct view_unit){ "KiB", 1024 };
-		return (struct view_unit){ "MiB", 1048576 };
+		return (struct view_unit){ "bytes", 1 };
 	}
 	return (struct view_unit){ base_unit, 1 };
 }
@@ -63,12 +65,33 @@ void hist_draw_number(char *buf, size_t len, double v)
 		snprintf(buf, len, "%.3g", v);
 }
 
+/* A bound as a row label; one below 1 display unit (only 1 of the kernel's unit: row 0's
+ * upper bound, the lower one of an empty run from row 1) in the kernel's unit, named. */
+static void bound_text(char *buf, size_t len, double v, const char *base_unit, struct view_unit unit)
+{
+	if (v > 0 && v < unit.per)
+		snprintf(buf, len, "%.0f %s%s", v,
+			 !strcmp(base_unit, "nanoseconds") ? "nsec" : !strcmp(base_unit, "bytes") ? "byte" : base_unit,
+			 v == 1 ? "" : "s");
+	else
+		hist_draw_number(buf, len, v / unit.per);
+}
+
+static void draw_row(FILE *out, const char *lo, const char *hi, uint64_t count, uint64_t max)
+{
+	char bar[HIST_DRAW_STARS + 1];
+	int stars = hist_draw_stars(count, max, HIST_DRAW_STARS);
+
+	memset(bar, '*', (size_t)stars);
+	bar[stars] = '\0';
+	fprintf(out, "%10s -> %-10s : %-8llu |%-*s|\n", lo, hi, (unsigned long long)count, HIST_DRAW_STARS, bar);
+}
+
 void hist_draw(FILE *out, const char *base_unit, const struct hist_rows *rows)
 {
 	struct view_unit unit = hist_draw_unit(base_unit, rows);
 	int first = -1, last = -1, last_finite = -1;
 	uint64_t max = 0;
-	char bar[HIST_DRAW_STARS + 1];
 
 	for (int r = 0; r < HIST_ROWS; r++) {
 		if (!rows->count[r])
@@ -89,18 +112,26 @@ void hist_draw(FILE *out, const char *base_unit, const struct hist_rows *rows)
 	for (int r = first; r <= last; r++) {
 		double lower, upper;
 		char lo[32], hi[32];
-		int stars;
+		int empty_to = r;
 
 		/* Between the last finite row and the open one there is nothing to draw. */
 		if (r > last_finite && r < HIST_ROW_INF)
 			continue;
+		/* A run of HIST_DRAW_EMPTY_RUN or more empty rows is one row of 0 over their range. */
+		while (!rows->count[empty_to] && empty_to + 1 <= last_finite && !rows->count[empty_to + 1])
+			empty_to++;
+		if (!rows->count[r] && empty_to - r + 1 >= HIST_DRAW_EMPTY_RUN) {
+			hist_row_bounds(rows, r, &lower, &upper);
+			bound_text(lo, sizeof(lo), lower, base_unit, unit);
+			hist_row_bounds(rows, empty_to, &lower, &upper);
+			bound_text(hi, sizeof(hi), upper, base_unit, unit);
+			draw_row(out, lo, hi, 0, max);
+			r = empty_to;
+			continue;
+		}
 		hist_row_bounds(rows, r, &lower, &upper);
-		hist_draw_number(lo, sizeof(lo), lower / unit.per);
-		hist_draw_number(hi, sizeof(hi), upper / unit.per);
-		stars = hist_draw_stars(rows->count[r], max, HIST_DRAW_STARS);
-		memset(bar, '*', (size_t)stars);
-		bar[stars] = '\0';
-		fprintf(out, "%10s -> %-10s : %-8llu |%-*s|\n", lo, hi, (unsigned long long)rows->count[r],
-			HIST_DRAW_STARS, bar);
+		bound_text(lo, sizeof(lo), lower, base_unit, unit);
+		bound_text(hi, sizeof(hi), upper, base_unit, unit);
+		draw_row(out, lo, hi, rows->count[r], max);
 	}
 }

@@ -10,23 +10,38 @@
 #include <string.h>
 #include <time.h>
 
-/* As collectd names the value: "latency-fsync", or the metric alone without an instance. */
-static void series_name(char *buf, size_t len, const char *metric, const char *instance)
+/* As collectd names the series (plugin/value_naming.c, the plugin's own naming): a counter
+ * "operations-fsync", "total_bytes-vda-write"; a histogram by the name its percentiles and
+ * mean extend ("latency-fsync" for latency-fsync-50, "bytes-vda-write" for bytes-vda-write-50). */
+void view_series_name(enum view_series kind, const char *metric, const char *instance, struct value_name *n)
 {
-	if (instance[0])
-		snprintf(buf, len, "%s-%s", metric, instance);
+	if (kind == VIEW_HISTOGRAM)
+		name_histogram(metric, instance, n);
 	else
-		snprintf(buf, len, "%s", metric);
+		name_counter(metric, instance, n);
 }
 
-bool view_metric_selected(const struct view_options *o, const char *metric, const char *instance)
+static void series_text(char *buf, size_t len, enum view_series kind, const char *metric, const char *instance)
 {
-	char name[256];
+	struct value_name n;
+
+	view_series_name(kind, metric, instance, &n);
+	if (n.type_instance[0])
+		snprintf(buf, len, "%s-%s", n.type, n.type_instance);
+	else
+		snprintf(buf, len, "%s", n.type);
+}
+
+bool view_metric_selected(const struct view_options *o, enum view_series kind, const char *metric, const char *instance)
+{
+	struct value_name n;
+	char name[2 * VALUE_NAME_LEN + 2];
 
 	if (!o->metric_glob)
 		return true;
-	series_name(name, sizeof(name), metric, instance);
-	return !fnmatch(o->metric_glob, metric, 0) || !fnmatch(o->metric_glob, name, 0);
+	view_series_name(kind, metric, instance, &n);
+	series_text(name, sizeof(name), kind, metric, instance);
+	return !fnmatch(o->metric_glob, n.type, 0) || !fnmatch(o->metric_glob, name, 0);
 }
 
 static bool module_selected(const struct view_options *o, const char *label)
@@ -79,7 +94,7 @@ static bool draw_histogram(FILE *out, const struct snapshot_module *m, const str
 	struct hist_rows cur, prev, shown;
 	struct view_unit unit;
 	bool continuous = true;
-	char name[256];
+	char name[2 * VALUE_NAME_LEN + 2];
 
 	hist_rows_fold(m, h, &cur);
 	shown = cur;
@@ -93,7 +108,7 @@ static bool draw_histogram(FILE *out, const struct snapshot_module *m, const str
 		continuous = hist_rows_delta(&cur, &prev, &shown);
 	}
 	unit = hist_draw_unit(base_unit, &shown);
-	series_name(name, sizeof(name), h->metric, h->instance);
+	series_text(name, sizeof(name), VIEW_HISTOGRAM, h->metric, h->instance);
 	fprintf(out, "\n  %s: %" PRIu64 " events", name, shown.total);
 	if (shown.total)
 		fprintf(out, ", mean %.4g %s", (double)shown.sum / (double)shown.total / unit.per, unit.name);
@@ -135,7 +150,7 @@ static int draw_counters(FILE *out, const struct snapshot_module *m, const struc
 	for (int i = 0; i < m->ncounters; i++) {
 		const struct snapshot_counter *c = &m->counters[i], *pc;
 
-		if (!view_metric_selected(o, c->metric, c->instance))
+		if (!view_metric_selected(o, VIEW_COUNTER, c->metric, c->instance))
 			continue;
 		pc = prev_module ? find_counter(prev_module, c->metric, c->instance) : NULL;
 		/* Backwards: the maps were recreated; the count is what the new ones hold. */
@@ -148,9 +163,9 @@ static int draw_counters(FILE *out, const struct snapshot_module *m, const struc
 	if (n)
 		fprintf(out, "\n  %12s %14s  counter\n", "per second", prev_module ? "count" : "since start");
 	for (int i = 0; i < shown; i++) {
-		char name[256];
+		char name[2 * VALUE_NAME_LEN + 2];
 
-		series_name(name, sizeof(name), rows[i].c->metric, rows[i].c->instance);
+		series_text(name, sizeof(name), VIEW_COUNTER, rows[i].c->metric, rows[i].c->instance);
 		if (seconds > 0)
 			fprintf(out, "  %12.1f %14" PRIu64 "  %s\n", (double)rows[i].count / seconds, rows[i].count, name);
 		else
@@ -187,11 +202,18 @@ static void draw_choices(FILE *out, const struct snapshot *cur)
 
 		if (!has_values(m))
 			continue;
+		struct value_name n = { .type = "operations" };
+
 		fprintf(out, "  --module %s: histograms", m->label);
-		for (int h = 0; h < m->nhistograms; h++)
-			fprintf(out, " %s-%s", m->histograms[h].metric, m->histograms[h].instance);
-		fprintf(out, "; %d counters (e.g. --metric '%s-*')\n", m->ncounters,
-			m->ncounters ? m->counters[0].metric : "calls");
+		for (int h = 0; h < m->nhistograms; h++) {
+			char name[2 * VALUE_NAME_LEN + 2];
+
+			series_text(name, sizeof(name), VIEW_HISTOGRAM, m->histograms[h].metric, m->histograms[h].instance);
+			fprintf(out, " %s", name);
+		}
+		if (m->ncounters)
+			view_series_name(VIEW_COUNTER, m->counters[0].metric, m->counters[0].instance, &n);
+		fprintf(out, "; %d counters (e.g. --metric '%s-*')\n", m->ncounters, n.type);
 	}
 }
 
@@ -250,7 +272,7 @@ int view_draw(FILE *out, const char *path, const struct snapshot *cur, const str
 		if (m->error[0])
 			fprintf(out, "   %s\n", m->error);
 		for (int h = 0; h < m->nhistograms; h++) {
-			if (!view_metric_selected(o, m->histograms[h].metric, m->histograms[h].instance))
+			if (!view_metric_selected(o, VIEW_HISTOGRAM, m->histograms[h].metric, m->histograms[h].instance))
 				continue;
 			matched++;
 			draw_histogram(out, m, &m->histograms[h], base_of(prev, pm));

@@ -14,16 +14,22 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "plugin/value_naming.h"
 #include "snapshot/snapshot_file.h"
 
 struct view_options {
 	const char *module_glob; /* fnmatch on the module label; NULL: every module */
-	const char *metric_glob; /* fnmatch on "metric" or "metric-instance"; NULL: all */
+	const char *metric_glob; /* fnmatch on collectd's type or "type-type_instance"; NULL: all */
 	int top;                 /* counters shown per module; 0: all */
 };
 
+enum view_series { VIEW_COUNTER, VIEW_HISTOGRAM };
+
+/* The series as collectd names it (type, type instance), by the plugin's own naming. */
+void view_series_name(enum view_series kind, const char *metric, const char *instance, struct value_name *n);
+
 /* Does the series pass the metric filter? */
-bool view_metric_selected(const struct view_options *o, const char *metric, const char *instance);
+bool view_metric_selected(const struct view_options *o, enum view_series kind, const char *metric, const char *instance);
 
 /* Draws the screen for cur; prev NULL draws since start. Returns how many series (histograms
  * and counters) passed the filters; when none did, the screen says what the snapshot has. */

@@ -23,7 +23,7 @@ grep -q "^collectd-ebpf-hist: $snap, last [0-9.]* s" "$out" || fail "demo showed
 grep -Eq '^  latency-fsync: [1-9][0-9]* events' "$out" || fail "demo showed no fsync latency histogram"
 grep -Eq '^     (nsecs|usecs|msecs|secs) +: count     distribution$' "$out" || fail "no histogram header"
 grep -Eq '^ +[0-9.]+ -> [0-9.]+ +: [1-9][0-9]* +\|\*+ *\|$' "$out" || fail "no histogram row with a star bar"
-grep -Eq '^ +[0-9.]+ +[0-9]+  calls-[a-z_0-9]+$' "$out" || fail "demo showed no syscall rates"
+grep -Eq '^ +[0-9.]+ +[0-9]+  operations-[a-z_0-9]+$' "$out" || fail "demo showed no syscall rates"
 # A rate's first value is "nan" in collectd's csv; the view computes its own and never shows one.
 ! grep -Eiq '(^| )-?nan( |$)' "$out" || fail "demo printed nan: $(grep -Ei '(^| )-?nan( |$)' "$out" | head -n 3)"
 pass "demo shows the terminal view: the fsync histogram and syscall rates"

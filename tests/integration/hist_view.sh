@@ -71,9 +71,21 @@ done
 pass "an unprivileged --once screen draws exactly the $N fsync calls, bars scaled to the fullest row"
 
 # --- the filters -----------------------------------------------------------------------------
-grep -q 'calls-' "$WORK/once.out" && fail "--metric latency-fsync drew counters"
+grep -q 'operations-' "$WORK/once.out" && fail "--metric latency-fsync drew counters"
 as_nobody "$HIST" --snapshot "$SNAP" --once --since-start --top 0 > "$WORK/all.out" || fail "--since-start --once failed"
-grep -Eq '^ +[0-9.]+ +[0-9]+  calls-fsync$' "$WORK/all.out" || fail "no calls-fsync rate without filters: $(cat "$WORK/all.out")"
+# Series under collectd's names (operations-fsync, as the RRD file is called), never the kernel
+# map's (calls-fsync).
+grep -Eq '^ +[0-9.]+ +[0-9]+  operations-fsync$' "$WORK/all.out" || fail "no operations-fsync rate without filters: $(cat "$WORK/all.out")"
+! grep -q 'calls-' "$WORK/all.out" || fail "a series under a name collectd does not use: $(grep 'calls-' "$WORK/all.out")"
+# Every counter the view names is a series collectd wrote under that name (its csv file), and
+# the histogram's name is the one collectd's mean and percentiles extend (-average).
+names=$(sed -n '/^== syscalls/,/^== /s/^ *[0-9.-][0-9.]* *[0-9][0-9]*  \([^ ]*\)$/\1/p' "$WORK/all.out")
+[ -n "$names" ] || fail "no counters in the since-start screen: $(cat "$WORK/all.out")"
+for n in $names; do
+	[ -n "$(csv_file syscalls "$n")" ] || fail "the view names $n, a series collectd did not write (csv: $(ls "$WORK/csv/itest/ebpf-syscalls" | head -n 5))"
+done
+[ -n "$(csv_file syscalls latency-fsync-average)" ] || fail "collectd wrote no latency-fsync-average: the view's latency-fsync is not collectd's name"
+pass "the view's $(echo "$names" | wc -l) counter names are collectd's series (csv files), latency-fsync its histogram's"
 check_screen "$WORK/all.out" "" > /dev/null || fail "since-start screen: $(check_screen "$WORK/all.out" "")"
 # Since start, the rows hold what the snapshot's histogram line counts (read back at once,
 # before collectd's next read can change it, from a copy taken with the screen).
@@ -82,11 +94,11 @@ cp "$SNAP" "$WORK/snap.copy"
 # Fields: histogram, metric, instance, unit, precision, count, ... (snapshot_file.h).
 want=$(awk -F'\t' '$1 == "histogram" && $2 == "latency" && $3 == "fsync" { print $6 }' "$WORK/snap.copy")
 check_screen "$WORK/copy.out" "$want" || fail "the since-start rows are not the snapshot's $want events"
-grep -q 'calls-' "$WORK/copy.out" && fail "--metric latency-fsync drew counters since start"
-"$HIST" --snapshot "$WORK/snap.copy" --once --since-start --metric 'calls-*' > "$WORK/calls.out"
-grep -q 'latency-fsync' "$WORK/calls.out" && fail "--metric 'calls-*' drew the fsync histogram"
+grep -q 'operations-' "$WORK/copy.out" && fail "--metric latency-fsync drew counters since start"
+"$HIST" --snapshot "$WORK/snap.copy" --once --since-start --metric 'operations-*' > "$WORK/calls.out"
+grep -q 'latency-fsync' "$WORK/calls.out" && fail "--metric 'operations-*' drew the fsync histogram"
 # Busiest first: the rate column never grows down the table.
-awk '/  calls-/ { if (seen && $1 > last) exit 1; last = $1; seen = 1 }' "$WORK/calls.out" ||
+awk '/  operations-/ { if (seen && $1 > last) exit 1; last = $1; seen = 1 }' "$WORK/calls.out" ||
 	fail "counters are not sorted busiest first: $(cat "$WORK/calls.out")"
 if "$HIST" --snapshot "$WORK/snap.copy" --once --since-start --module nosuch > "$WORK/none.out"; then
 	fail "a module filter that matches nothing exited 0"

@@ -164,21 +164,35 @@ static void test_units_and_stars(void)
 	CHECK(hist_draw_stars(1, 947, 40) == 0);
 	CHECK(hist_draw_stars(0, 0, 40) == 0);
 
-	r.count[13] = 1; /* (4096, 8192] ns */
+	/* The first row with counts sets the unit: the largest in which its lower bound is >= 1. */
+	r.count[10] = 1; /* (512, 1024] ns */
 	CHECK_STR(hist_draw_unit("nanoseconds", &r).name, "nsecs");
-	r.count[14] = 1; /* up to 16384 ns */
+	r.count[30] = 1; /* a slow one does not change the scale the first row set */
+	CHECK_STR(hist_draw_unit("nanoseconds", &r).name, "nsecs");
+	memset(&r, 0, sizeof(r));
+	r.count[11] = 1; /* (1024, 2048] ns */
 	CHECK_STR(hist_draw_unit("nanoseconds", &r).name, "usecs");
-	r.count[27] = 1; /* 134 ms */
+	memset(&r, 0, sizeof(r));
+	r.count[21] = 1; /* (1.05, 2.1] ms */
 	CHECK_STR(hist_draw_unit("nanoseconds", &r).name, "msecs");
-	r.count[35] = 1; /* 34 s */
+	memset(&r, 0, sizeof(r));
+	r.count[31] = 1; /* (1.07, 2.15] s */
+	CHECK_STR(hist_draw_unit("nanoseconds", &r).name, "secs");
+	r.count[0] = 5; /* row 0, [0, 1] ns, has no lower bound to scale by */
 	CHECK_STR(hist_draw_unit("nanoseconds", &r).name, "secs");
 	memset(&r, 0, sizeof(r));
-	r.count[13] = 1;
+	r.count[10] = 1;
 	CHECK_STR(hist_draw_unit("bytes", &r).name, "bytes");
-	r.count[14] = 1;
+	memset(&r, 0, sizeof(r));
+	r.count[0] = 1;
+	r.count[17] = 1; /* (64, 128] KiB */
 	CHECK_STR(hist_draw_unit("bytes", &r).name, "KiB");
-	r.count[30] = 1;
+	memset(&r, 0, sizeof(r));
+	r.count[21] = 1;
 	CHECK_STR(hist_draw_unit("bytes", &r).name, "MiB");
+	memset(&r, 0, sizeof(r));
+	r.count[0] = 1; /* only row 0: the kernel's unit */
+	CHECK_STR(hist_draw_unit("bytes", &r).name, "bytes");
 
 	hist_draw_number(num, sizeof(num), 1.024);
 	CHECK_STR(num, "1.02");
@@ -202,13 +216,14 @@ static void test_interval_screen(const struct snapshot *before, const struct sna
 	CHECK(matched == 2 + 4);
 	CHECK(strstr(s, "last 2.0 s") != NULL);
 	/* The article's read.py screen, in usecs: 6 | 1 | 6 | 1 | 2 with 40, 6, 40, 6, 13 stars. */
-	CHECK(strstr(s, "latency-fsync: 16 events, mean 2.25 usecs") != NULL);
-	CHECK(strstr(s, "     usecs               : count     distribution\n") != NULL);
-	l = line_with(s, "     0.512 -> 1.02       : 6        |");
+	/* The first row, (512, 1024] ns, sets the scale: nsecs, integer labels. */
+	CHECK(strstr(s, "latency-fsync: 16 events, mean 2250 nsecs") != NULL);
+	CHECK(strstr(s, "     nsecs               : count     distribution\n") != NULL);
+	l = line_with(s, "       512 -> 1024       : 6        |");
 	CHECK(l && stars_on_line(l) == 40);
-	l = line_with(s, "      1.02 -> 2.05       : 1        |");
+	l = line_with(s, "      1024 -> 2048       : 1        |");
 	CHECK(l && stars_on_line(l) == 6);
-	l = line_with(s, "      8.19 -> 16.4       : 2        |");
+	l = line_with(s, "      8192 -> 16384      : 2        |");
 	CHECK(l && stars_on_line(l) == 13);
 	CHECK(strstr(s, "|****************************************|\n") != NULL);
 	/* Bytes: one new 16 KiB read, none below it in this interval. */
@@ -217,17 +232,21 @@ static void test_interval_screen(const struct snapshot *before, const struct sna
 	CHECK(strstr(s, "0.0625 -> 0.125") == NULL);
 	/* Counters busiest first, as rates over the 2 s between the snapshots; a counter new in
 	 * this interval counts from zero. */
-	l = strstr(s, "calls-write");
-	CHECK(l && strstr(s, "          25.0             50  calls-write") != NULL);
-	CHECK(strstr(s, "          10.0             20  calls-fsync") != NULL);
-	CHECK(strstr(s, "calls-write") < strstr(s, "calls-fsync") && strstr(s, "calls-fsync") < strstr(s, "calls-read"));
-	CHECK(strstr(s, "dropped-start_lost") != NULL);
+	/* Under collectd's names (plugin/value_naming.c): calls are operations-*, other counters
+	 * derive-<metric>-<instance>. */
+	l = strstr(s, "operations-write");
+	CHECK(l && strstr(s, "          25.0             50  operations-write") != NULL);
+	CHECK(strstr(s, "          10.0             20  operations-fsync") != NULL);
+	CHECK(strstr(s, "operations-write") < strstr(s, "operations-fsync") &&
+	      strstr(s, "operations-fsync") < strstr(s, "operations-read"));
+	CHECK(strstr(s, "  derive-dropped-start_lost\n") != NULL);
+	CHECK(strstr(s, "calls-") == NULL);
 	CHECK(strstr(s, "not enabled: block") != NULL);
 	free(s);
 
 	o.top = 1;
 	s = draw(after, before, &o, &matched);
-	CHECK(strstr(s, "calls-fsync") == NULL);
+	CHECK(strstr(s, "operations-fsync") == NULL);
 	CHECK(strstr(s, "... 3 more (--top 0 shows all)") != NULL);
 	free(s);
 }
@@ -242,10 +261,10 @@ static void test_filters(const struct snapshot *before, const struct snapshot *a
 	CHECK(matched == 1);
 	CHECK(strstr(s, "latency-fsync") != NULL);
 	CHECK(strstr(s, "bytes-read") == NULL);
-	CHECK(strstr(s, "calls-") == NULL);
+	CHECK(strstr(s, "operations-") == NULL);
 	free(s);
 
-	o.metric_glob = "calls"; /* the metric alone selects every instance */
+	o.metric_glob = "operations"; /* collectd's type alone selects every instance */
 	s = draw(after, before, &o, &matched);
 	CHECK(matched == 3);
 	CHECK(strstr(s, "latency-fsync") == NULL);
@@ -267,9 +286,9 @@ static void test_since_start_and_restart(const struct snapshot *before, struct s
 
 	s = draw(after, NULL, &o, &matched);
 	CHECK(strstr(s, "since each module started") != NULL);
-	CHECK(strstr(s, "latency-fsync: 20 events, mean 2 usecs") != NULL);
+	CHECK(strstr(s, "latency-fsync: 20 events, mean 2000 nsecs") != NULL);
 	/* 120 fsync calls over the 12 s since the module started. */
-	CHECK(strstr(s, "          10.0            120  calls-fsync") != NULL);
+	CHECK(strstr(s, "          10.0            120  operations-fsync") != NULL);
 	free(s);
 
 	/* From the record published before the first read: counting starts, no restart. */
@@ -289,8 +308,83 @@ static void test_since_start_and_restart(const struct snapshot *before, struct s
 	s = draw(after, before, &o, &matched);
 	CHECK(strstr(s, "(restarted in this interval)") != NULL);
 	CHECK(strstr(s, "latency-fsync: 20 events") != NULL);
-	CHECK(strstr(s, "         120.0            120  calls-fsync") != NULL);
+	CHECK(strstr(s, "         120.0            120  operations-fsync") != NULL);
 	free(s);
+}
+
+/* What issue 21 saw: a write size histogram with a 0 slot (500 flushes) beside 64 KiB writes
+ * was drawn in KiB from "0 -> 0.000977" through 15 empty rows; a run queue with a 0 slot and
+ * slots of milliseconds as "msecs 0.000128 -> 0.000256"; and the series under names collectd
+ * does not use (ios-, bytes-, io_size-). */
+static const char block_text[] =
+	"collectd-ebpf-snapshot\t2\n"
+	"written\t1700000000000000\n"
+	"module\tblock\trunning\t1699999990000000\tblock_rq_complete=tp_btf\t\n"
+	"counter\tios\tvda-write\t2451\n"
+	"counter\tbytes\tvda-write\t127926272\n"
+	"histogram\tio_size\tvda-write\tbytes\t0\t2451\t127926272\t1\t0\t0\t0\t0\n"
+	"bucket\t0\t500\n"
+	"bucket\t16\t1951\n"
+	"histogram\tqueue_latency\tvda-write\tnanoseconds\t0\t4\t4000\t1\t0\t0\t0\t0\n"
+	"bucket\t10\t4\n"
+	"module\trunqueue\trunning\t1699999990000000\tsched_switch=tp_btf\t\n"
+	"histogram\tlatency\tall\tnanoseconds\t0\t13\t40000000\t1\t0\t0\t0\t0\n"
+	"bucket\t0\t3\n"
+	"bucket\t21\t8\n"
+	"bucket\t23\t2\n"
+	"end\n";
+
+static void test_block_and_zero_slot(void)
+{
+	struct view_options o = { .top = 10 };
+	struct snapshot snap;
+	const char *l;
+	char *s;
+	int matched, rows = 0;
+
+	parse(block_text, &snap);
+	s = draw(&snap, NULL, &o, &matched);
+	printf("%s", s);
+	/* collectd's names: total_bytes-vda-write, operations-vda-write; the size histogram by
+	 * the name of its percentiles (bytes-vda-write-50), the queue time latency-vda-write-queue. */
+	CHECK(strstr(s, "  total_bytes-vda-write\n") != NULL);
+	CHECK(strstr(s, "  operations-vda-write\n") != NULL);
+	CHECK(strstr(s, "\n  bytes-vda-write: 2451 events, mean 50.97 KiB\n") != NULL);
+	CHECK(strstr(s, "\n  latency-vda-write-queue: 4 events") != NULL);
+	CHECK(strstr(s, "ios-") == NULL && strstr(s, "io_size") == NULL && strstr(s, "  bytes-vda-write\n") == NULL);
+	/* The first row above row 0, (32, 64] KiB, sets KiB; row 0 says "1 byte"; the 15 empty
+	 * rows between are one row of 0. */
+	CHECK(strstr(s, "     KiB                 : count     distribution\n") != NULL);
+	l = line_with(s, "         0 -> 1 byte     : 500      |");
+	CHECK(l && stars_on_line(l) == 10);
+	CHECK(line_with(s, "    1 byte -> 32         : 0        |                                        |\n") != NULL);
+	l = line_with(s, "        32 -> 64         : 1951     |");
+	CHECK(l && stars_on_line(l) == 40);
+	CHECK(strstr(s, "0.000977") == NULL);
+	/* The run queue: row 0, then (1.05, 2.1] ms and (4.19, 8.39] ms, with one empty row. */
+	l = strstr(s, "== runqueue");
+	CHECK(l && strstr(l, "     msecs               : count     distribution\n") != NULL);
+	CHECK(l && strstr(l, "         0 -> 1 nsec     : 3        |") != NULL);
+	CHECK(l && strstr(l, "  1 nsec -> 1.05       : 0        |") != NULL);
+	CHECK(l && strstr(l, "      1.05 -> 2.1        : 8        |") != NULL);
+	CHECK(l && strstr(l, "       2.1 -> 4.19       : 0        |") != NULL);
+	CHECK(l && strstr(l, "      4.19 -> 8.39       : 2        |") != NULL);
+	CHECK(strstr(s, "0.000128") == NULL);
+	for (l = l ? strstr(l, "distribution\n") : NULL; l && (l = strstr(l, " -> ")); l++)
+		rows++;
+	CHECK(rows == 5);
+	free(s);
+
+	/* --metric matches collectd's names. */
+	o.metric_glob = "total_bytes-*";
+	s = draw(&snap, NULL, &o, &matched);
+	CHECK(matched == 1);
+	free(s);
+	o.metric_glob = "bytes-*";
+	s = draw(&snap, NULL, &o, &matched);
+	CHECK(matched == 1 && strstr(s, "bytes-vda-write: 2451 events") != NULL);
+	free(s);
+	snapshot_free(&snap);
 }
 
 int main(void)
@@ -306,6 +400,7 @@ int main(void)
 	test_interval_screen(&before, &after);
 	test_filters(&before, &after);
 	test_since_start_and_restart(&before, &after);
+	test_block_and_zero_slot();
 	snapshot_free(&before);
 	snapshot_free(&after);
 	return testing_done();
