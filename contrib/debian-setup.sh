@@ -12,4 +12,4 @@ apt-get install -y -q -o DPkg::Lock::Timeout=600 --no-install-recommends \
 	iproute2 nftables \
 	snmpd snmp libsnmp-dev smitools \
 	graphite-carbon graphite-web \
-	debhelper lintian
+	debhelper lintian man-db

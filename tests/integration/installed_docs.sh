@@ -49,6 +49,13 @@ if [ -f "$dest/usr/share/snmp/mibs/COLLECTD-EBPF-MIB.txt" ]; then
 	echo "ok: the base MIBs' stand-ins in /usr/share/collectd-ebpf/mibs load the installed MIB (ebpfHistTable $oid)"
 fi
 
+# The manual pages, where man finds them.
+for page in man1/collectd-ebpf-cc.1 man1/collectd-ebpf-hist.1 man5/collectd-ebpf.5; do
+	[ -f "$dest/usr/share/man/$page" ] || fail "make install does not install the manual page /usr/share/man/$page"
+done
+MANPATH="$dest/usr/share/man" man -w collectd-ebpf-hist > /dev/null 2>&1 || fail "man does not find the installed collectd-ebpf-hist(1)"
+echo "ok: manual pages installed in /usr/share/man (man finds collectd-ebpf-hist(1))"
+
 # make uninstall leaves nothing: no file, and no directory but those a Debian machine with
 # collectd and snmpd has anyway (shared by other packages: not the package's to remove).
 make -s -C "$top_builddir" uninstall DESTDIR="$dest" prefix=/usr exec_prefix=/usr > "$scratch/uninstall.log" 2>&1 ||
