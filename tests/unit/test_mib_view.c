@@ -203,9 +203,12 @@ static void test_base_room(void)
 	mib_view_free(&v);
 }
 
+static char last_report[2048];
+
 static void report(bool ok, const char *msg)
 {
 	printf("report(%s): %s\n", ok ? "ok" : "problem", msg);
+	snprintf(last_report, sizeof(last_report), "%s", msg);
 }
 
 static void test_cache(void)
@@ -237,6 +240,10 @@ static void test_cache(void)
 	snapshot_cache_refresh(&c);
 	CHECK(c.status == MIB_SNAPSHOT_OK && c.snap.nmodules == 3);
 	CHECK(c.view.nrows[1] == 3);
+	/* The log line names what it left out, not only that it left something out. */
+	CHECK(strstr(last_report, "serving ") == last_report);
+	CHECK(strstr(last_report, ": 3 modules; 1 series left out (names longer than the MIB's index sizes") != NULL);
+	CHECK(strstr(last_report, "): this-label-is-far-too-long-for-the-index-of-the-mib") != NULL);
 
 	if (geteuid() != 0) { /* root reads anything: only an unprivileged run can check this */
 		chmod(path, 0);
