@@ -16,6 +16,8 @@
  * libcore/; this file only translates. After each read the module's values and state also
  * go to the snapshot file the SNMP subagent serves (libcore/engine/snapshot_publish.h); modules
  * that could not start, and those not enabled, are published with their state too.
+ * Events (an OOM kill, a module going off, drops beginning) become collectd notifications
+ * (plugin/notifications.c).
  */
 #include "plugin/collectd_api.h"
 
@@ -24,6 +26,7 @@
 #include "libcore/programs/program_module.h"
 #include "libcore/engine/self_metrics.h"
 #include "libcore/engine/snapshot_publish.h"
+#include "plugin/notifications.h"
 #include "plugin/presentation.h"
 #include "plugin/value_naming.h"
 
@@ -498,6 +501,7 @@ static int ebpf_init(void)
 	int64_t now_us = snapshot_now_us();
 
 	ebpf_log_set_handler(log_to_collectd);
+	ebpf_event_set_handler(notify_collectd);
 	if (!config_seen || nconfigured == 0)
 		add_default_modules();
 	total = nconfigured;
