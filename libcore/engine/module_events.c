@@ -1,5 +1,6 @@
 #include "libcore/engine/module_events.h"
 
+#include "libcore/engine/log.h"
 #include "libcore/engine/module.h"
 
 #include <stdio.h>
@@ -59,7 +60,9 @@ static struct loss_series *find_series(struct loss_watch *w, const char *name)
 		if (!strcmp(w->s[i].name, name))
 			return &w->s[i];
 	if (w->n == LOSS_WATCH_MAX) {
-		w->unwatched++;
+		if (!w->unwatched++) /* the values still go out; only their events do not */
+			ebpf_log(EBPF_LOG_WARNING, "more than %d dropped-* and untraced-* series in one module: %s and "
+				 "later ones send no drop events", LOSS_WATCH_MAX, name);
 		return NULL;
 	}
 	snprintf(w->s[w->n].name, sizeof(w->s[w->n].name), "%s", name);

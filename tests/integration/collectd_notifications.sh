@@ -4,6 +4,8 @@
 # to a file of its own. With the process module running and a second instance forced off
 # (AttachOrder "kprobe": its points are tracepoints, no kernel gives it that method):
 # - the instance forced off gives exactly one FAILURE module_state notification;
+# - vfs gives one WARNING module_state "fallback" notification per probe point that the
+#   core logs as attached on a fallback (here, without fentry and kprobes, all of them);
 # - one OOM kill in a memory-limited cgroup gives exactly one oom_kill notification with
 #   the victim's pid, name and cgroup v2 path in its meta data;
 # - a storm of STORM OOM kills gives a bounded number of notifications (at most
@@ -32,6 +34,8 @@ write_config "$WORK/collectd.conf" <<CONF
   </Module>
   <Module "process" "off">
     AttachOrder "kprobe"
+  </Module>
+  <Module "vfs">
   </Module>
 </Plugin>
 LoadPlugin exec
@@ -68,6 +72,19 @@ case "$(meta "$f" state)" in failed|unsupported) ;; *) fail "state meta \"$(meta
 pass "instance forced off: one FAILURE module_state notification, state $(meta "$f" state): $(meta "$f" error | cut -c1-100)"
 [ "$(count_notes "PluginInstance: process" "Type: module_state")" = 0 ] ||
 	fail "the running instance sent a module_state notification"
+
+# Fallbacks: as many notifications as the core's log lines saying so, each with the method.
+fallbacks=$(grep -c "ebpf plugin: vfs: .* attached via .*, a fallback" "$WORK/collectd.log" || true)
+[ "${EBPF_EXPECT_KFUNCS:-0}" = 1 ] || [ "$fallbacks" -ge 1 ] ||
+	fail "vfs logged no fallback here, where it has neither fentry nor kprobes"
+n=$(count_notes "PluginInstance: vfs" "Type: module_state" "TypeInstance: fallback" "Severity: WARNING")
+[ "$n" = "$fallbacks" ] || { show_notes "PluginInstance: vfs"; fail "$n fallback notifications for $fallbacks fallbacks in the log"; }
+f=$(notes_with "PluginInstance: vfs" "TypeInstance: fallback" | head -n 1)
+if [ "$fallbacks" != 0 ]; then
+	[ -n "$(meta "$f" point)" ] && [ -n "$(meta "$f" method)" ] && [ -n "$(meta "$f" error)" ] ||
+		fail "a fallback notification without point, method or error"
+fi
+pass "vfs: $n fallback notifications for $fallbacks points on a fallback, e.g. $(meta "$f" point) via $(meta "$f" method)"
 
 wait_for_csv process derive-execs 10 || fail "no derive-execs value"
 set +e
