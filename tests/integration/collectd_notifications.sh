@@ -117,18 +117,23 @@ out=$("$OOM_HOG" ebpf_oom_storm "$STORM") || fail "oom_hog storm failed: $(echo 
 seconds=$(($(date +%s) - start + 1))
 made=$(echo "$out" | grep -c '^victim ')
 [ "$made" = "$STORM" ] || fail "the storm made $made OOM kills, expected $STORM"
-# The summaries come at the end of a read; two more reads and every kill is accounted for.
-wait_for_new_line process derive-oom_kills
-wait_for_new_line process derive-oom_kills
-wait_for_new_line process derive-oom_kills
-sleep 1
-one_by_one=$(count_notes "Type: oom_kill" "name: ebpf_oom_storm")
-summaries=$(count_notes "Type: oom_kill" "TypeInstance: summary")
-not_sent=0
-for f in $(notes_with "Type: oom_kill" "TypeInstance: summary"); do
-	not_sent=$((not_sent + $(meta "$f" not_sent)))
-done
+# storm_counts: "<notifications one by one> <summaries> <their not_sent>" of the storm.
+storm_counts() {
+	_one=$(count_notes "Type: oom_kill" "name: ebpf_oom_storm")
+	_not_sent=0 _summaries=0
+	for _f in $(notes_with "Type: oom_kill" "TypeInstance: summary"); do
+		_not_sent=$((_not_sent + $(meta "$_f" not_sent))) _summaries=$((_summaries + 1))
+	done
+	echo "$_one $_summaries $_not_sent"
+}
+storm_complete() { set -- $(storm_counts); [ $(($1 + $3)) -ge "$STORM" ]; }
+# The summaries come at the end of a read, the exec handlers a moment later.
+wait_until 30 storm_complete || true
+sleep 1 # one more, if any, would come with the last
+set -- $(storm_counts)
+one_by_one=$1 summaries=$2 not_sent=$3
 all=$(count_notes "Type: oom_kill")
+wait_for_new_line process derive-oom_kills
 kills_after=$(csv_last process derive-oom_kills)
 echo "storm of $STORM OOM kills in about $seconds s: $one_by_one notifications one by one, $summaries summaries with not_sent adding up to $not_sent; derive-oom_kills $kills_before -> $kills_after"
 [ $((one_by_one + not_sent)) = "$STORM" ] ||

@@ -119,18 +119,24 @@ pass "one OOM kill: one ebpfOomKill via v2c and one via v3: pid $(varbind "$t" e
 out=$("$OOM_HOG" ebpf_trapstorm "$STORM") || sfail "oom_hog storm failed: $(echo "$out" | tail -n 3)"
 made=$(echo "$out" | grep -c '^victim ')
 [ "$made" = "$STORM" ] || sfail "the storm made $made OOM kills, expected $STORM"
-# The last summary comes with the read after the storm, its trap within a second of the file.
-sleep 4
-for who in public ebpftrap; do
-	one=$(count_traps $who "COLLECTD-EBPF-MIB::ebpfOomKill" 'ebpfEventProcessName.0 = STRING: ebpf_trapstorm	')
-	not_sent=0 summaries=0
-	for c in $(traps $who "COLLECTD-EBPF-MIB::ebpfEventsNotSent" "ebpfEventKind.0 = INTEGER: oomKill(1)" |
+# storm_counts SENDER: "<ebpfOomKill of the storm> <ebpfEventsNotSent traps> <their counts>".
+storm_counts() {
+	_one=$(count_traps $1 "COLLECTD-EBPF-MIB::ebpfOomKill" 'ebpfEventProcessName.0 = STRING: ebpf_trapstorm	')
+	_not_sent=0 _summaries=0
+	for _c in $(traps $1 "COLLECTD-EBPF-MIB::ebpfEventsNotSent" "ebpfEventKind.0 = INTEGER: oomKill(1)" |
 			sed -n 's/.*ebpfEventCount\.0 = Gauge32: \([0-9]*\).*/\1/p'); do
-		not_sent=$((not_sent + c)) summaries=$((summaries + 1))
+		_not_sent=$((_not_sent + _c)) _summaries=$((_summaries + 1))
 	done
-	echo "storm of $STORM via $who: $one ebpfOomKill, $summaries ebpfEventsNotSent counting $not_sent"
-	[ $((one + not_sent)) = "$STORM" ] || sfail "via $who: $one ebpfOomKill + $not_sent not sent = $((one + not_sent)), not $STORM"
-	[ "$one" -le 20 ] || sfail "via $who: $one ebpfOomKill traps one by one: the rate limit did not hold"
+	echo "$_one $_summaries $_not_sent"
+}
+storm_complete() { set -- $(storm_counts $1); [ $(($1 + $3)) -ge "$STORM" ]; }
+for who in public ebpftrap; do
+	# The last summary comes with the read after the storm, its trap within a second of the file.
+	wait_until 30 storm_complete $who || true
+	set -- $(storm_counts $who)
+	echo "storm of $STORM via $who: $1 ebpfOomKill, $2 ebpfEventsNotSent counting $3"
+	[ $(($1 + $3)) = "$STORM" ] || sfail "via $who: $1 ebpfOomKill + $3 not sent = $(($1 + $3)), not $STORM"
+	[ "$1" -le 20 ] || sfail "via $who: $1 ebpfOomKill traps one by one: the rate limit did not hold"
 done
 pass "storm: ebpfOomKill one by one plus ebpfEventsNotSent's counts are exactly $STORM, via v2c and v3"
 stop_collectd
