@@ -1,8 +1,9 @@
 #!/bin/sh
 # SNMP notifications end to end, with the real daemons: collectd with the process module
 # records its events in the snapshot, ebpf-subagent (as nobody, no BPF) sends them over
-# AgentX with send_v2trap(), snmpd forwards them to a v2c trap2sink and a v3 authPriv
-# trapsess, and the real snmptrapd receives both and decodes them with COLLECTD-EBPF-MIB.
+# AgentX with send_v2trap(), snmpd forwards them to a v2c trap2sink, a v2c informsink (an
+# acknowledged inform, community ebpfinform) and a v3 authPriv trapsess, and the real
+# snmptrapd receives all three and decodes them with COLLECTD-EBPF-MIB.
 # - a process instance forced off (AttachOrder "kprobe", a method its tracepoints do not
 #   have) gives one ebpfModuleStateChange per sink, with the state and the error;
 # - one OOM kill in a memory-limited cgroup gives exactly one ebpfOomKill per sink, with
@@ -32,6 +33,7 @@ mkdir -p "$WORK/trapd-persist"
 cat > "$WORK/snmptrapd.conf" <<CONF
 [snmp] persistentDir $WORK/trapd-persist
 authCommunity log public
+authCommunity log ebpfinform
 createUser -e $ENGINE_ID ebpftrap SHA "ebpf-trap-auth" AES "ebpf-trap-priv"
 authUser log ebpftrap priv
 doNotRetainNotificationLogs yes
@@ -46,6 +48,7 @@ write_snmpd_conf <<CONF
 engineID $ENGINE_TEXT
 createUser ebpftrap SHA "ebpf-trap-auth" AES "ebpf-trap-priv"
 trap2sink udp:127.0.0.1:$TRAP_PORT public
+informsink udp:127.0.0.1:$TRAP_PORT ebpfinform
 trapsess -v3 -u ebpftrap -l authPriv -a SHA -A ebpf-trap-auth -x AES -X ebpf-trap-priv udp:127.0.0.1:$TRAP_PORT
 CONF
 start_snmpd
@@ -65,7 +68,8 @@ write_config "$WORK/collectd.conf" <<CONF
 CONF
 start_collectd "$WORK/collectd.conf"
 
-# traps SENDER PATTERN...: the trap lines from SENDER (public: v2c, ebpftrap: v3) that
+# traps SENDER PATTERN...: the trap lines from SENDER (public: v2c, ebpfinform: v2c inform,
+# ebpftrap: v3) that
 # have every PATTERN (fixed strings).
 traps() {
 	_who=$1; shift
@@ -81,12 +85,12 @@ has_traps() { [ "$(count_traps "$@")" -ge 1 ]; }
 varbind() { printf '%s\n' "$1" | tr '\t' '\n' | sed -n "s/^COLLECTD-EBPF-MIB::$2\.0 = //p"; }
 
 OFF='COLLECTD-EBPF-MIB::ebpfEventModule.0 = STRING: process-off	'
-for who in public ebpftrap; do
+for who in public ebpfinform ebpftrap; do
 	wait_until 15 has_traps $who "COLLECTD-EBPF-MIB::ebpfModuleStateChange" "$OFF" ||
 		sfail "no ebpfModuleStateChange for process-off from $who"
 done
 sleep 2
-for who in public ebpftrap; do
+for who in public ebpfinform ebpftrap; do
 	n=$(count_traps $who "COLLECTD-EBPF-MIB::ebpfModuleStateChange")
 	[ "$n" = 1 ] || sfail "$n ebpfModuleStateChange traps via $who, expected 1"
 	t=$(traps $who "COLLECTD-EBPF-MIB::ebpfModuleStateChange")
@@ -95,17 +99,17 @@ for who in public ebpftrap; do
 	[ "$(varbind "$t" ebpfEventSeverity)" = "INTEGER: failure(3)" ] || sfail "ebpfEventSeverity: $(varbind "$t" ebpfEventSeverity)"
 	varbind "$t" ebpfEventError | grep -q "no attach method works" || sfail "ebpfEventError: $(varbind "$t" ebpfEventError)"
 done
-pass "module forced off: one ebpfModuleStateChange via v2c and one via v3, decoded: $(varbind "$t" ebpfEventModuleState), $(varbind "$t" ebpfEventError | cut -c1-80)"
+pass "module forced off: one ebpfModuleStateChange via v2c trap, v2c inform and v3, decoded: $(varbind "$t" ebpfEventModuleState), $(varbind "$t" ebpfEventError | cut -c1-80)"
 
 out=$("$OOM_HOG" ebpf_oom_snmp 1 4) || sfail "oom_hog failed: $out"
 victim=$(echo "$out" | sed -n 's/^victim //p')
 cgroup=$(echo "$out" | sed -n 's/^cgroup2 //p')
-for who in public ebpftrap; do
+for who in public ebpfinform ebpftrap; do
 	wait_until 15 has_traps $who "COLLECTD-EBPF-MIB::ebpfOomKill" "ebpfEventPid.0 = Gauge32: $victim" ||
 		sfail "no ebpfOomKill for pid $victim from $who"
 done
 sleep 2
-for who in public ebpftrap; do
+for who in public ebpfinform ebpftrap; do
 	n=$(count_traps $who "COLLECTD-EBPF-MIB::ebpfOomKill")
 	[ "$n" = 1 ] || sfail "$n ebpfOomKill traps via $who for one OOM kill"
 	t=$(traps $who "COLLECTD-EBPF-MIB::ebpfOomKill")
@@ -114,7 +118,7 @@ for who in public ebpftrap; do
 	[ "$(varbind "$t" ebpfEventCgroup)" = "STRING: $cgroup" ] || sfail "ebpfEventCgroup: $(varbind "$t" ebpfEventCgroup), the victim was in $cgroup"
 	varbind "$t" ebpfEventMessage | grep -qF "OOM kill: victim pid $victim (ebpf_oom_snmp)" || sfail "ebpfEventMessage: $(varbind "$t" ebpfEventMessage)"
 done
-pass "one OOM kill: one ebpfOomKill via v2c and one via v3: pid $(varbind "$t" ebpfEventPid), name $(varbind "$t" ebpfEventProcessName), cgroup $(varbind "$t" ebpfEventCgroup)"
+pass "one OOM kill: one ebpfOomKill each via v2c trap, v2c inform and v3: pid $(varbind "$t" ebpfEventPid), name $(varbind "$t" ebpfEventProcessName), cgroup $(varbind "$t" ebpfEventCgroup)"
 
 out=$("$OOM_HOG" ebpf_trapstorm "$STORM") || sfail "oom_hog storm failed: $(echo "$out" | tail -n 3)"
 made=$(echo "$out" | grep -c '^victim ')
@@ -130,7 +134,7 @@ storm_counts() {
 	echo "$_one $_summaries $_not_sent"
 }
 storm_complete() { set -- $(storm_counts $1); [ $(($1 + $3)) -ge "$STORM" ]; }
-for who in public ebpftrap; do
+for who in public ebpfinform ebpftrap; do
 	# The last summary comes with the read after the storm, its trap within a second of the file.
 	wait_until 30 storm_complete $who || true
 	set -- $(storm_counts $who)
@@ -138,5 +142,5 @@ for who in public ebpftrap; do
 	[ $(($1 + $3)) = "$STORM" ] || sfail "via $who: $1 ebpfOomKill + $3 not sent = $(($1 + $3)), not $STORM"
 	[ "$1" -le 20 ] || sfail "via $who: $1 ebpfOomKill traps one by one: the rate limit did not hold"
 done
-pass "storm: ebpfOomKill one by one plus ebpfEventsNotSent's counts are exactly $STORM, via v2c and v3"
+pass "storm: ebpfOomKill one by one plus ebpfEventsNotSent's counts are exactly $STORM, via v2c trap, v2c inform and v3"
 stop_collectd
