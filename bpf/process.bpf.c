@@ -78,6 +78,8 @@ static __always_inline void on_victim(__u32 pid, const struct task_struct___proc
 	}
 	e->pid = pid;
 	e->has_comm = 1;
+	e->trigger_cgroup = bpf_get_current_cgroup_id();
+	e->victim_cgroup = task ? BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, id) : 0;
 	if (task)
 		BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
 	else if (comm_in_record)

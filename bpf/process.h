@@ -18,11 +18,18 @@ enum process_count {
 
 #define PROC_COMM_LEN 16
 
-/* One record per OOM victim in ring buffer `oom_events`; user space logs it. */
+/* One record per OOM victim in ring buffer `oom_events`; user space logs it and sends it
+ * as an event (libcore/engine/events.h). */
 struct oom_victim_event {
 	__u32 pid;                 /* the victim's pid, as the kernel's "Killed process" line */
 	__u32 has_comm;            /* 0 on kernels whose tracepoint gives only the pid */
 	char comm[PROC_COMM_LEN];
+	/* cgroup v2 ids (kernfs ids), 0 where unknown: the victim's own cgroup (only where the
+	 * tracepoint passes the task), and the cgroup of the task whose allocation ran into the
+	 * limit (mark_victim runs in that task): the memory cgroup that hit its limit is that
+	 * one or an ancestor of it. */
+	__u64 victim_cgroup;
+	__u64 trigger_cgroup;
 };
 
 #define PROC_OOM_RINGBUF_BYTES (64 * 1024)

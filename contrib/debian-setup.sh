@@ -10,6 +10,6 @@ apt-get install -y -q -o DPkg::Lock::Timeout=600 --no-install-recommends \
 	clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev linux-libc-dev \
 	collectd-core collectd-dev rrdtool util-linux procps \
 	iproute2 nftables \
-	snmpd snmp libsnmp-dev smitools \
+	snmpd snmp snmptrapd libsnmp-dev smitools \
 	graphite-carbon graphite-web \
 	debhelper lintian man-db

@@ -16,6 +16,9 @@
  * libcore/; this file only translates. After each read the module's values and state also
  * go to the snapshot file the SNMP subagent serves (libcore/engine/snapshot_publish.h); modules
  * that could not start, and those not enabled, are published with their state too.
+ * Events (an OOM kill, a module going off, drops beginning) become collectd notifications
+ * (plugin/notifications.c) and event lines of the snapshot, which the subagent sends as
+ * SNMP notifications.
  */
 #include "plugin/collectd_api.h"
 
@@ -24,6 +27,7 @@
 #include "libcore/programs/program_module.h"
 #include "libcore/engine/self_metrics.h"
 #include "libcore/engine/snapshot_publish.h"
+#include "plugin/notifications.h"
 #include "plugin/presentation.h"
 #include "plugin/value_naming.h"
 
@@ -62,6 +66,14 @@ static void log_to_collectd(enum ebpf_log_level level, const char *msg)
 				   [EBPF_LOG_DEBUG] = LOG_DEBUG };
 
 	plugin_log(map[level], PLUGIN_NAME " plugin: %s", msg);
+}
+
+/* An event: a notification for collectd's consumers, and a line of the snapshot for the
+ * subagent's SNMP notifications. */
+static void on_event(const struct ebpf_event *e)
+{
+	notify_collectd(e);
+	snapshot_store_add_event(snapshot_store, e);
 }
 
 /* ---- configuration -------------------------------------------------------------------- */
@@ -498,6 +510,7 @@ static int ebpf_init(void)
 	int64_t now_us = snapshot_now_us();
 
 	ebpf_log_set_handler(log_to_collectd);
+	ebpf_event_set_handler(on_event);
 	if (!config_seen || nconfigured == 0)
 		add_default_modules();
 	total = nconfigured;

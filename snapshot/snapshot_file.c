@@ -208,8 +208,40 @@ static void write_histogram(FILE *f, const struct snapshot_module *sm, const str
 		fprintf(f, "bucket\t%u\t%" PRIu64 "\n", b[i].slot, b[i].count);
 }
 
+const char *snapshot_event_field(const struct snapshot_event *e, const char *name)
+{
+	for (int i = 0; i < e->nfields; i++)
+		if (!strcmp(e->fields[i].name, name))
+			return e->fields[i].value;
+	return NULL;
+}
+
+static void write_event(FILE *f, const struct snapshot_event *e)
+{
+	fprintf(f, "event\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64, e->run, e->seq, e->time_us);
+	put_string(f, e->kind);
+	put_string(f, e->severity);
+	put_string(f, e->module);
+	put_string(f, e->subject);
+	put_string(f, e->message);
+	for (int i = 0; i < e->nfields && i < SNAPSHOT_EVENT_MAX_FIELDS; i++) {
+		char nv[sizeof(e->fields[i].name) + 1 + sizeof(e->fields[i].value)];
+
+		/* The plugin's own names have no '=': a reader splits at the first one. */
+		snprintf(nv, sizeof(nv), "%s=%s", e->fields[i].name, e->fields[i].value);
+		put_string(f, nv);
+	}
+	fputc('\n', f);
+}
+
 int snapshot_write_stream(FILE *f, const struct snapshot_module *const *modules, int nmodules,
 			  int64_t written_us)
+{
+	return snapshot_write_stream_events(f, modules, nmodules, NULL, 0, written_us);
+}
+
+int snapshot_write_stream_events(FILE *f, const struct snapshot_module *const *modules, int nmodules,
+				 const struct snapshot_event *events, int nevents, int64_t written_us)
 {
 	fprintf(f, SNAPSHOT_MAGIC "\t%d\nwritten\t%" PRId64 "\n", SNAPSHOT_FORMAT_VERSION, written_us);
 	for (int i = 0; i < nmodules; i++) {
@@ -238,12 +270,21 @@ int snapshot_write_stream(FILE *f, const struct snapshot_module *const *modules,
 		for (int h = 0; h < sm->nhistograms; h++)
 			write_histogram(f, sm, &sm->histograms[h]);
 	}
+	for (int i = nevents > SNAPSHOT_MAX_EVENTS ? nevents - SNAPSHOT_MAX_EVENTS : 0; i < nevents; i++)
+		write_event(f, &events[i]);
 	fputs("end\n", f);
 	return ferror(f) ? -EIO : 0;
 }
 
 int snapshot_write_file(const char *path, gid_t gid, const struct snapshot_module *const *modules,
 			int nmodules, int64_t written_us, char *err, size_t errlen)
+{
+	return snapshot_write_file_events(path, gid, modules, nmodules, NULL, 0, written_us, err, errlen);
+}
+
+int snapshot_write_file_events(const char *path, gid_t gid, const struct snapshot_module *const *modules,
+			       int nmodules, const struct snapshot_event *events, int nevents, int64_t written_us,
+			       char *err, size_t errlen)
 {
 	char tmp[4096];
 	const char *slash = strrchr(path, '/');
@@ -272,7 +313,7 @@ int snapshot_write_file(const char *path, gid_t gid, const struct snapshot_modul
 		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
 		goto fail_fd;
 	}
-	e = snapshot_write_stream(f, modules, nmodules, written_us);
+	e = snapshot_write_stream_events(f, modules, nmodules, events, nevents, written_us);
 	if (fclose(f) || e) {
 		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(e ? -e : errno));
 		unlink(tmp);
@@ -293,7 +334,8 @@ fail_fd:
 
 /* ---- parsing ----------------------------------------------------------------------------------- */
 
-#define MAX_FIELDS 12
+/* The longest record: an event line with all its fields. */
+#define MAX_FIELDS (9 + SNAPSHOT_EVENT_MAX_FIELDS)
 
 /* Splits line (modified in place) at TABs and undoes the escapes. Returns the field count. */
 static int split_fields(char *line, char **fields)
@@ -511,6 +553,43 @@ static const char *parse_bucket(struct parser *p, char **f, int n)
 	return snapshot_module_add_bucket(p->module, (unsigned int)slot, count) ? "out of memory" : NULL;
 }
 
+static const char *parse_event(struct parser *p, char **f, int n)
+{
+	struct snapshot_event *e;
+
+	if (n < 9)
+		return "an event line has at least 9 fields";
+	if (p->s->nevents == SNAPSHOT_MAX_EVENTS)
+		return "more event lines than the bound (SNAPSHOT_MAX_EVENTS)";
+	if (!p->s->events && !(p->s->events = calloc(SNAPSHOT_MAX_EVENTS, sizeof(*p->s->events))))
+		return "out of memory";
+	e = &p->s->events[p->s->nevents++];
+	memset(e, 0, sizeof(*e));
+	if (parse_u64(f[1], &e->run) || parse_u64(f[2], &e->seq) || parse_i64(f[3], &e->time_us))
+		return "bad event run, sequence or time";
+	if (p->s->nevents > 1) {
+		const struct snapshot_event *prev = &e[-1];
+
+		if (e->run < prev->run || (e->run == prev->run && e->seq <= prev->seq))
+			return "event lines out of order";
+	}
+	if (copy_field(e->kind, sizeof(e->kind), f[4]) || !e->kind[0] ||
+	    copy_field(e->severity, sizeof(e->severity), f[5]) || copy_field(e->module, sizeof(e->module), f[6]) ||
+	    copy_field(e->subject, sizeof(e->subject), f[7]) || copy_field(e->message, sizeof(e->message), f[8]))
+		return "an event field is empty or too long";
+	for (int i = 9; i < n; i++) {
+		struct snapshot_event_field *ef = &e->fields[e->nfields++];
+		const char *eq = strchr(f[i], '=');
+
+		if (!eq || eq == f[i] || (size_t)(eq - f[i]) >= sizeof(ef->name) ||
+		    copy_field(ef->value, sizeof(ef->value), eq + 1))
+			return "an event field is not name=value or too long";
+		memcpy(ef->name, f[i], (size_t)(eq - f[i]));
+		ef->name[eq - f[i]] = '\0';
+	}
+	return NULL;
+}
+
 static const char *parse_line(struct parser *p, int lineno, char *line, size_t len, int *ended)
 {
 	char *f[MAX_FIELDS];
@@ -546,6 +625,8 @@ static const char *parse_line(struct parser *p, int lineno, char *line, size_t l
 		return parse_histogram(p, f, n);
 	if (!strcmp(f[0], "bucket"))
 		return parse_bucket(p, f, n);
+	if (!strcmp(f[0], "event"))
+		return parse_event(p, f, n);
 	if (!strcmp(f[0], "end") && n == 1) {
 		*ended = 1;
 		return NULL;
@@ -584,5 +665,6 @@ void snapshot_free(struct snapshot *s)
 	for (int i = 0; i < s->nmodules; i++)
 		snapshot_module_release(&s->modules[i]);
 	free(s->modules);
+	free(s->events);
 	memset(s, 0, sizeof(*s));
 }

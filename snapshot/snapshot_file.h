@@ -15,6 +15,7 @@
  *   gauge	<metric>	<instance>	<value of the moment, a decimal number>
  *   histogram	<metric>	<instance>	<unit>	<precision>	<count>	<sum>	<interval count>	<mean>	<p50>	<p95>	<p99>
  *   bucket	<slot>	<cumulative count>
+ *   event	<run>	<seq>	<time, unix microseconds>	<kind>	<severity>	<module>	<subject>	<message>	[<name>=<value>]...
  *   end
  *
  * counter, gauge and histogram lines belong to the module line above them, bucket lines to the
@@ -27,6 +28,14 @@
  * hist_slot_lower_bound() and hist_slot_upper_bound() give its bounds (lower, upper]), in
  * increasing order, with its count cumulative since the module started; only slots with a
  * non-zero count are written. "end" is the last line: a file without it is incomplete.
+ *
+ * Event lines (after the modules) are the plugin's last SNAPSHOT_MAX_EVENTS events
+ * (libcore/engine/events.h), oldest first, so that the subagent, which needs no BPF, sends
+ * each as an SNMP notification once: <run> is the writer's start (unix microseconds; a new
+ * collectd is a new run), <seq> counts the run's events from 1. <kind> is oom_kill,
+ * module_state, drops or untraced, <severity> okay, warning or failure, <subject> what in
+ * the module ("summary": how many the rate limit held back), then up to
+ * SNAPSHOT_EVENT_MAX_FIELDS fields. A reader rejects more event lines than that bound.
  *
  * Version 1 wrote each bucket as its double bounds, which a reader turned back into a slot
  * with log2: with log-linear slots that no longer works, hence version 2.
@@ -107,10 +116,32 @@ struct snapshot_module {
 	struct snapshot_bucket *buckets;
 };
 
+#define SNAPSHOT_MAX_EVENTS 64
+#define SNAPSHOT_EVENT_MAX_FIELDS 8
+
+struct snapshot_event_field {
+	char name[32];
+	char value[256];
+};
+
+struct snapshot_event {
+	uint64_t run, seq;
+	int64_t time_us;
+	char kind[16], severity[16];
+	char module[96], subject[64], message[256];
+	int nfields;
+	struct snapshot_event_field fields[SNAPSHOT_EVENT_MAX_FIELDS];
+};
+
+/* The value of field `name` of e, NULL without it. */
+const char *snapshot_event_field(const struct snapshot_event *e, const char *name);
+
 struct snapshot {
 	int64_t written_us;
 	int nmodules;
 	struct snapshot_module *modules;
+	int nevents; /* at most SNAPSHOT_MAX_EVENTS, oldest first */
+	struct snapshot_event *events;
 };
 
 /* Wall clock in microseconds, the unit of the file's times. */
@@ -140,6 +171,13 @@ int snapshot_write_stream(FILE *f, const struct snapshot_module *const *modules,
  * (unless gid is (gid_t)-1), renamed over path. 0, or -1 with the reason in err. */
 int snapshot_write_file(const char *path, gid_t gid, const struct snapshot_module *const *modules,
 			int nmodules, int64_t written_us, char *err, size_t errlen);
+/* The same with the event lines after the modules: nevents of them, oldest first, of which
+ * at most SNAPSHOT_MAX_EVENTS (the newest) are written. */
+int snapshot_write_stream_events(FILE *f, const struct snapshot_module *const *modules, int nmodules,
+				 const struct snapshot_event *events, int nevents, int64_t written_us);
+int snapshot_write_file_events(const char *path, gid_t gid, const struct snapshot_module *const *modules,
+			       int nmodules, const struct snapshot_event *events, int nevents, int64_t written_us,
+			       char *err, size_t errlen);
 
 /* Bounds of bucket b of h (snapshot_buckets()), in h's unit: it holds values in
  * (lower, upper], upper INFINITY for the open last slot. Readers take bounds from here,

@@ -5,6 +5,10 @@
  * its own snmp plugins, so nothing of net-snmp runs inside collectd. It runs unprivileged
  * (it only reads a 0640 file), blocks in net-snmp's event loop, and reconnects to snmpd
  * by itself after snmpd restarts. It loads no MIB files and no configuration files.
+ *
+ * Once a second it also rereads the snapshot if it changed and sends the events the plugin
+ * recorded there since the subagent started as SNMP notifications, each once (event_traps.c);
+ * while snmpd is not connected they wait (the file keeps the last SNAPSHOT_MAX_EVENTS).
  */
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
@@ -12,6 +16,7 @@
 
 #include "agentx_handler.h"
 #include "agentx_probe.h"
+#include "event_traps.h"
 #include "snapshot_cache.h"
 #include "subagent_args.h"
 #include "libcore/engine/text_append.h"
@@ -84,6 +89,25 @@ static void report_connection(unsigned int reg, void *arg)
 	snmp_log(LOG_WARNING, APP_NAME ": not connected to snmpd: %s. Retrying every %d s\n", why, a->ping_interval);
 }
 
+struct event_sender {
+	struct snapshot_cache *cache;
+	struct event_cursor cursor;
+	oid base[MAX_OID_LEN];
+	size_t base_len;
+};
+
+static void send_events(unsigned int reg, void *arg)
+{
+	struct event_sender *es = arg;
+
+	(void)reg;
+	if (!main_session)
+		return;
+	snapshot_cache_refresh(es->cache);
+	if (es->cache->status == MIB_SNAPSHOT_OK || es->cache->status == MIB_SNAPSHOT_STALE)
+		event_traps_send(&es->cursor, &es->cache->snap, es->base, es->base_len);
+}
+
 static void format_oid(const struct subagent_args *a, char *buf, size_t len)
 {
 	size_t used = 0;
@@ -97,6 +121,7 @@ int main(int argc, char **argv)
 {
 	struct subagent_args args;
 	struct snapshot_cache cache;
+	struct event_sender events = { .cache = &cache };
 	struct sigaction sa = { .sa_handler = on_signal }; /* no SA_RESTART: select() returns */
 	char err[512], oidbuf[256];
 
@@ -118,6 +143,7 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
+	event_cursor_init(&events.cursor, snapshot_now_us());
 	snapshot_cache_init(&cache, args.snapshot, MIB_MAX_OID - args.base_len, report);
 	cache.stale_after = args.stale_after;
 	snapshot_cache_refresh(&cache); /* says at once whether the snapshot can be read */
@@ -136,6 +162,9 @@ int main(int argc, char **argv)
 		 oidbuf, args.agentx_socket, args.ping_interval);
 	report_connection(0, &args);
 	snmp_alarm_register(1, SA_REPEAT, report_connection, &args);
+	for (size_t i = 0; i < args.base_len && i < MAX_OID_LEN; i++)
+		events.base[events.base_len++] = args.base[i];
+	snmp_alarm_register(1, SA_REPEAT, send_events, &events);
 
 	/* Blocks until a request, a timer (ping, reconnect) or a signal. */
 	while (!stop)

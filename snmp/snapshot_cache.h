@@ -1,6 +1,6 @@
 /* The subagent's copy of the plugin's snapshot file: reread on a request when the file was
- * replaced (another inode, size or mtime), never on a timer; its age is checked on every
- * request. A missing, unreadable or
+ * replaced (another inode, size or mtime), and by the once-a-second check for new events
+ * (ebpf-subagent.c) while snmpd is connected; its age is checked on every request. A missing, unreadable or
  * malformed file is a state the MIB reports (ebpfSnapshotStatus), not a crash. */
 #ifndef EBPF_SNMP_SNAPSHOT_CACHE_H
 #define EBPF_SNMP_SNAPSHOT_CACHE_H

@@ -92,12 +92,26 @@ struct tcphdr {
 };
 
 /* The process module reads the parent (its test filter follows the test's children) and
- * the OOM victim's name. */
+ * the OOM victim's name and cgroup v2 id (task->cgroups->dfl_cgrp->kn->id, the kernfs id
+ * user space resolves to a path). */
+struct kernfs_node___proc {
+	__u64 id;
+};
+
+struct cgroup___proc {
+	struct kernfs_node___proc *kn;
+};
+
+struct css_set___proc {
+	struct cgroup___proc *dfl_cgrp;
+};
+
 struct task_struct___proc {
 	int pid;
 	int tgid;
 	struct task_struct___proc *real_parent;
 	char comm[16];
+	struct css_set___proc *cgroups;
 };
 
 /* Classic tracepoint records (include/trace/events/tcp.h, sock.h, oom.h). */

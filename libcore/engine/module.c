@@ -6,6 +6,7 @@
 
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -256,6 +257,45 @@ static int start_object(struct module *m, char *err, size_t errlen)
 	return views_start(m, err, errlen);
 }
 
+/* A module_state event: the module's state and error as fields. */
+static void __attribute__((format(printf, 3, 4)))
+state_event(struct module *m, enum ebpf_event_severity severity, const char *fmt, ...)
+{
+	struct ebpf_event e;
+	char msg[EBPF_EVENT_TEXT_LEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ebpf_event_init(&e, EBPF_EVENT_MODULE_STATE, severity, "state", "%s", msg);
+	ebpf_event_add_text(&e, "state", module_state_name(m->state));
+	if (m->last_error[0])
+		ebpf_event_add_text(&e, "error", m->last_error);
+	module_event(m, &e);
+}
+
+/* At start: each point that runs on a fallback, with why the better methods failed. */
+static void fallback_events(struct module *m)
+{
+	for (int i = 0; i < m->probes.npoints; i++) {
+		const struct probe_point *p = &m->probes.points[i];
+		struct ebpf_event e;
+		char method[96];
+
+		if (!p->enabled || !p->failed)
+			continue;
+		probe_point_method(p, method, sizeof(method));
+		ebpf_event_init(&e, EBPF_EVENT_MODULE_STATE, EBPF_EVENT_WARNING, "fallback",
+				"%s: %s attached via %s, a fallback (%s)", m->label, p->name, method, p->failures);
+		ebpf_event_add_text(&e, "state", module_state_name(m->state));
+		ebpf_event_add_text(&e, "point", p->name);
+		ebpf_event_add_text(&e, "method", method);
+		ebpf_event_add_text(&e, "error", p->failures);
+		module_event(m, &e);
+	}
+}
+
 int module_start(struct module *m)
 {
 	const struct module_ops *ops = m->ops;
@@ -276,19 +316,25 @@ int module_start(struct module *m)
 		m->state = m->probes.no_method ? MODULE_UNSUPPORTED : MODULE_FAILED;
 		snprintf(m->last_error, sizeof(m->last_error), "%s", err);
 		ebpf_log(EBPF_LOG_ERROR, "module \"%s\" is off: %s", m->label, err);
+		state_event(m, EBPF_EVENT_FAILURE, "module \"%s\" is off: %s", m->label, err);
 		return -1;
 	}
 	m->state = probe_set_fell_back(&m->probes) ? MODULE_DEGRADED : MODULE_RUNNING;
 	m->last_error[0] = '\0';
+	fallback_events(m);
 	return 0;
 }
 
-int module_read(struct module *m, const struct metric_sink *sink)
+int module_read(struct module *m, const struct metric_sink *out)
 {
+	struct loss_watch_sink watch;
+	struct metric_sink sink_watched, *sink = &sink_watched;
+	bool failing = m->last_error[0] != '\0';
 	int err;
 
 	if (m->state != MODULE_RUNNING && m->state != MODULE_DEGRADED)
 		return -1;
+	loss_watch_sink_init(&watch, &sink_watched, m, out);
 	err = views_read(m);
 	if (!err) {
 		views_emit(m, sink);
@@ -297,15 +343,20 @@ int module_read(struct module *m, const struct metric_sink *sink)
 	if (err) {
 		snprintf(m->last_error, sizeof(m->last_error), "reading the BPF maps failed: %s", strerror(-err));
 		ebpf_log(EBPF_LOG_ERROR, "module \"%s\": %s", m->label, m->last_error);
+		if (!failing)
+			state_event(m, EBPF_EVENT_FAILURE, "module \"%s\": %s", m->label, m->last_error);
+		module_events_flush(m);
 		return err;
 	}
 	/* A good read ends a read failure: an NMS must not see "running" beside an old error.
 	 * Errors from start never get here (the module is not running then). */
-	if (m->last_error[0]) {
+	if (failing) {
 		ebpf_log(EBPF_LOG_NOTICE, "module \"%s\": reading the BPF maps works again", m->label);
 		m->last_error[0] = '\0';
+		state_event(m, EBPF_EVENT_OKAY, "module \"%s\": reading the BPF maps works again", m->label);
 	}
 	self_metrics_read(m, sink);
+	module_events_flush(m);
 	return 0;
 }
 

@@ -17,6 +17,7 @@
 #include "libcore/hist/hist.h"
 #include "libcore/hist/hist_config.h"
 #include "libcore/engine/map_view.h"
+#include "libcore/engine/module_events.h"
 #include "libcore/engine/options.h"
 #include "libcore/engine/probe.h"
 
@@ -151,6 +152,9 @@ struct module {
 	const void *elf;
 	size_t elf_size;
 	struct view_state *views;   /* one per descriptor view, while running */
+	/* Events (module_events.h): the rate limit per kind, the loss counters watched. */
+	struct event_limiter event_limits[EBPF_EVENT_KINDS];
+	struct loss_watch losses;
 };
 
 /* Inside the open object's .rodata: the global variable `name` (through BTF), which must
@@ -180,8 +184,13 @@ void module_option_keys(const struct module *m, const char *const *front_keys, c
 /* After the last option: the options' consistency (module_ops.check_config). 0 or -1 with
  * a message that names the options and the fix. module_start() checks it too. */
 int module_check_config(struct module *m, char *err, size_t errlen);
-/* Starts the module and sets state and last_error; logs the outcome once. 0 or -1. */
+/* Starts the module and sets state and last_error; logs the outcome once and sends it as
+ * an event when it is news: off (FAILURE), or a point on a fallback method (WARNING, one
+ * per point). 0 or -1. */
 int module_start(struct module *m);
+/* Reads and sends the views and the read hook's values. A read that fails after good ones
+ * is a FAILURE event, the first good one after it an OKAY; the loss counters' events and
+ * the rate limit's summaries go out at the end of the read. */
 int module_read(struct module *m, const struct metric_sink *sink);
 void module_free(struct module *m);
 

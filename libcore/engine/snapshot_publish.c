@@ -248,6 +248,10 @@ struct snapshot_store {
 	bool failing; /* the last write failed (logged once) */
 	int lock_fd;  /* <path>.lock, write-locked while this process owns the file; -1: not yet */
 	pid_t busy_by; /* another process owns the file (logged once); 0: nobody */
+	/* The last SNAPSHOT_MAX_EVENTS events, oldest first, written with every file. */
+	struct snapshot_event events[SNAPSHOT_MAX_EVENTS];
+	int nevents;
+	uint64_t run, seq; /* this store's start (unix us), its last event's number */
 };
 
 struct snapshot_store *snapshot_store_new(const struct snapshot_config *c)
@@ -262,6 +266,7 @@ struct snapshot_store *snapshot_store_new(const struct snapshot_config *c)
 	pthread_mutex_init(&st->lock, NULL);
 	st->cfg = *c;
 	st->lock_fd = -1;
+	st->run = (uint64_t)snapshot_now_us();
 	return st;
 }
 
@@ -322,10 +327,41 @@ static int write_all(struct snapshot_store *st, char *err, size_t errlen)
 		mods[i] = &st->records[i].rec;
 		st->records[i].fresh = false;
 	}
-	if (snapshot_write_file(st->cfg.path, st->cfg.gid, mods, st->nrecords, now, err, errlen) == 0)
+	if (snapshot_write_file_events(st->cfg.path, st->cfg.gid, mods, st->nrecords, st->events, st->nevents, now,
+				       err, errlen) == 0)
 		return 0;
 	make_directory(&st->cfg);
-	return snapshot_write_file(st->cfg.path, st->cfg.gid, mods, st->nrecords, now, err, errlen);
+	return snapshot_write_file_events(st->cfg.path, st->cfg.gid, mods, st->nrecords, st->events, st->nevents,
+					  now, err, errlen);
+}
+
+void snapshot_store_add_event(struct snapshot_store *st, const struct ebpf_event *e)
+{
+	struct snapshot_event *se;
+
+	if (!st)
+		return;
+	pthread_mutex_lock(&st->lock);
+	if (st->nevents == SNAPSHOT_MAX_EVENTS) /* the oldest goes: the bound is the file's */
+		memmove(&st->events[0], &st->events[1], (SNAPSHOT_MAX_EVENTS - 1) * sizeof(st->events[0]));
+	else
+		st->nevents++;
+	se = &st->events[st->nevents - 1];
+	memset(se, 0, sizeof(*se));
+	se->run = st->run;
+	se->seq = ++st->seq;
+	se->time_us = snapshot_now_us();
+	snprintf(se->kind, sizeof(se->kind), "%s", ebpf_event_kind_name(e->kind));
+	snprintf(se->severity, sizeof(se->severity), "%s", ebpf_event_severity_name(e->severity));
+	snprintf(se->module, sizeof(se->module), "%s", e->module ? e->module : "");
+	snprintf(se->subject, sizeof(se->subject), "%s", e->subject);
+	snprintf(se->message, sizeof(se->message), "%s", e->message);
+	for (int i = 0; i < e->nfields && i < SNAPSHOT_EVENT_MAX_FIELDS; i++) {
+		snprintf(se->fields[i].name, sizeof(se->fields[i].name), "%s", e->fields[i].name);
+		snprintf(se->fields[i].value, sizeof(se->fields[i].value), "%s", e->fields[i].text);
+		se->nfields++;
+	}
+	pthread_mutex_unlock(&st->lock);
 }
 
 static struct stored *find_or_add(struct snapshot_store *st, const char *label)

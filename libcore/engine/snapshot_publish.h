@@ -50,6 +50,9 @@ struct snapshot_store *snapshot_store_new(const struct snapshot_config *c);
  * module read periodically has published since the last write (see time_to_write()). A
  * failure is logged once, and its recovery once. 0 or -1. */
 int snapshot_store_publish(struct snapshot_store *st, struct snapshot_module *sm);
+/* Records an event for the subagent's SNMP notifications: written with the next file, kept
+ * until SNAPSHOT_MAX_EVENTS newer ones replace it (snapshot_file.h). Any thread. */
+void snapshot_store_add_event(struct snapshot_store *st, const struct ebpf_event *e);
 /* Removes the file if this process owned it (stale numbers must not look current) and
  * frees everything. A store whose file belongs to another running process (the lock on
  * <path>.lock) publishes nothing and removes nothing. */

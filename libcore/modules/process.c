@@ -1,15 +1,19 @@
 /* The `process` module: fork/clone, exec and exit counts, and OOM kills. Each OOM victim
- * (pid and name) is logged at the next read: the BPF program reports it through a ring
- * buffer, which the read callback drains. Victims are log lines, not metric labels, so
- * a burst of kills cannot multiply the series. */
+ * (pid, name, cgroups) is logged and sent as an oom_kill event (events.h) at the next
+ * read: the BPF program reports it through a ring buffer, which the read callback drains.
+ * Victims are log lines and events, not metric labels, so a burst of kills cannot multiply
+ * the series; the events' rate limit keeps a storm to a bounded number of events with an
+ * exact count. */
 #include "libcore/engine/module.h"
 
+#include "libcore/decode/cgroup_paths.h"
 #include "libcore/engine/log.h"
 #include "libcore/kernel/tracepoint_btf.h"
 #include "process.h"
 #include "process.skel.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const struct probe_candidate fork_candidates[] = TRACEPOINT_CANDIDATES("fork");
@@ -29,13 +33,28 @@ static const struct module_point points[] = {
 
 struct process {
 	bool victim_arg_is_task;
+	struct cgroup_paths *cgroups; /* NULL without a cgroup2 mount: the events carry ids only */
 };
 
-static int log_victim(void *ctx, void *data, size_t size)
+/* A cgroup id and, where it still exists, its path. */
+static void add_cgroup(struct module *m, struct ebpf_event *ev, const char *name, const char *id_name, uint64_t id)
 {
-	const struct module *m = ctx;
+	struct process *p = m->priv;
+	const char *path = p->cgroups && id ? cgroup_path(p->cgroups, id) : NULL;
+
+	if (!id)
+		return;
+	ebpf_event_add_number(ev, id_name, id);
+	if (path)
+		ebpf_event_add_text(ev, name, path);
+}
+
+static int report_victim(void *ctx, void *data, size_t size)
+{
+	struct module *m = ctx;
 	const struct oom_victim_event *e = data;
 	char comm[PROC_COMM_LEN + 1];
+	struct ebpf_event ev;
 
 	if (size < sizeof(*e))
 		return 0;
@@ -46,6 +65,14 @@ static int log_victim(void *ctx, void *data, size_t size)
 	else
 		ebpf_log(EBPF_LOG_WARNING, "%s: OOM kill: victim pid %u (this kernel's mark_victim gives no name)",
 			 m->label, e->pid);
+	ebpf_event_init(&ev, EBPF_EVENT_OOM_KILL, EBPF_EVENT_FAILURE, "",
+			"OOM kill: victim pid %u (%s)", e->pid, e->has_comm ? comm : "name unknown");
+	ebpf_event_add_number(&ev, "pid", e->pid);
+	if (e->has_comm)
+		ebpf_event_add_text(&ev, "name", comm);
+	add_cgroup(m, &ev, "cgroup", "cgroup_id", e->victim_cgroup);
+	add_cgroup(m, &ev, "trigger_cgroup", "trigger_cgroup_id", e->trigger_cgroup);
+	module_event(m, &ev);
 	return 0;
 }
 
@@ -61,7 +88,7 @@ static const struct view_row count_rows[] = {
 
 /* Victims first, so that the log line precedes the count that includes it. */
 static const struct map_view views[] = {
-	{ .map = "oom_events", .shape = VIEW_RINGBUF, .record = log_victim, .ring_name = "OOM event" },
+	{ .map = "oom_events", .shape = VIEW_RINGBUF, .record = report_victim, .ring_name = "OOM event" },
 	{ .map = "counts", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(uint64_t), .nrows = PROC_COUNT,
 	  .rows = count_rows, .nrows_view = COUNT_OF(count_rows) },
 };
@@ -89,17 +116,38 @@ static int process_configure(struct module *m, struct bpf_object *obj)
 
 static int process_start(struct module *m, char *err, size_t errlen)
 {
+	struct process *p = m->priv;
+	char why[512];
+
+	p->cgroups = calloc(1, sizeof(*p->cgroups));
+	if (p->cgroups && cgroup_paths_init(p->cgroups, NULL, why, sizeof(why))) {
+		ebpf_log(EBPF_LOG_INFO, "%s: OOM kill events carry cgroup ids, not paths: %s", m->label, why);
+		free(p->cgroups);
+		p->cgroups = NULL;
+	}
 	ebpf_log(EBPF_LOG_INFO, "%s: counting forks, execs, exits and OOM kills%s", m->label,
 		 m->filter_tgid ? " of one process and its children" : "");
 	return 0;
 }
 
+static void process_destroy(struct module *m)
+{
+	struct process *p = m->priv;
+
+	if (p && p->cgroups) {
+		cgroup_paths_free(p->cgroups);
+		free(p->cgroups);
+		p->cgroups = NULL;
+	}
+}
+
 const struct module_ops process_module = {
 	.name = "process",
-	.description = "fork, exec and exit counts; OOM kills with the victim in the log",
+	.description = "fork, exec and exit counts; OOM kills with the victim in the log and as an event",
 	.priv_size = sizeof(struct process),
 	MODULE_OBJECT(process),
 	.prepare = process_prepare,
 	.configure = process_configure,
 	.start = process_start,
+	.destroy = process_destroy,
 };

@@ -8,6 +8,9 @@
  *   while they block: map_fill start_tid = 100 %, dropped start_lost = THREADS - 4;
  *   once they are done: map_fill 0 % (each take deleted its entry), start_lost unchanged,
  *   and exactly 4 ppoll latency samples (the ones whose start was stored).
+ * The drops are events too (libcore/engine/module_events.h): the read that sees them sends
+ * one WARNING "dropped-start_lost" with the interval's THREADS - 4, the next quiet read one
+ * OKAY, and the reads before sent none.
  * Nothing else of this process calls ppoll: the main thread waits by reading /proc.
  *
  * Then the cost of counting a full 10,000-entry hash (u32 -> u64, as the start stores),
@@ -62,6 +65,27 @@ static void on_gauge(void *ctx, const char *metric, const char *instance, double
 	if (!strcmp(metric, "map_fill") && !strcmp(instance, "start_tid")) {
 		s->fill = v;
 		s->fill_sent++;
+	}
+}
+
+static struct drop_events {
+	int warnings, okays, others;
+	char interval[32];
+} drops;
+
+static void on_event(const struct ebpf_event *e)
+{
+	if (e->kind != EBPF_EVENT_DROPS || strcmp(e->subject, "dropped-start_lost")) {
+		drops.others++;
+		return;
+	}
+	if (e->severity == EBPF_EVENT_WARNING) {
+		drops.warnings++;
+		for (int i = 0; i < e->nfields; i++)
+			if (!strcmp(e->fields[i].name, "interval"))
+				snprintf(drops.interval, sizeof(drops.interval), "%s", e->fields[i].text);
+	} else if (e->severity == EBPF_EVENT_OKAY) {
+		drops.okays++;
 	}
 }
 
@@ -131,7 +155,9 @@ static void fill_on_purpose(void)
 		module_free(m);
 		return;
 	}
+	ebpf_event_set_handler(on_event);
 	before = read_module(m);
+	CHECK(drops.warnings == 0 && drops.okays == 0);
 	CHECK(before.fill_sent == 1);
 	CHECK(before.fill == 0);
 	CHECK(before.start_lost == 0);
@@ -147,6 +173,8 @@ static void fill_on_purpose(void)
 	CHECK_NEAR(blocked.fill, 100.0, 1e-9);
 	CHECK(blocked.start_lost_sent == 1);
 	CHECK_EQ_U64(blocked.start_lost, THREADS - CAP);
+	CHECK(drops.warnings == 1 && drops.okays == 0);
+	CHECK_EQ_U64(strtoull(drops.interval, NULL, 10), THREADS - CAP);
 
 	CHECK(write(wake_pipe[1], "x", 1) == 1);
 	for (int i = 0; i < THREADS; i++)
@@ -155,6 +183,10 @@ static void fill_on_purpose(void)
 	CHECK(after.fill == 0);
 	CHECK_EQ_U64(after.start_lost, THREADS - CAP);
 	CHECK_EQ_U64(blocked.ppoll_samples + after.ppoll_samples, CAP);
+	CHECK(drops.warnings == 1 && drops.okays == 1);
+	printf("  drop events: %d WARNING (interval %s), %d OKAY, %d others\n", drops.warnings, drops.interval,
+	       drops.okays, drops.others);
+	ebpf_event_set_handler(NULL);
 	close(wake_pipe[0]);
 	close(wake_pipe[1]);
 	module_free(m);

@@ -19,7 +19,7 @@ static char *write_text(const struct snapshot *s, size_t *len)
 		abort();
 	for (int i = 0; i < s->nmodules; i++)
 		mods[i] = &s->modules[i];
-	if (snapshot_write_stream(f, mods, s->nmodules, s->written_us))
+	if (snapshot_write_stream_events(f, mods, s->nmodules, s->events, s->nevents, s->written_us))
 		abort();
 	fclose(f);
 	free(mods);

@@ -20,10 +20,13 @@ echo "ok: smilint -l 6 is silent on COLLECTD-EBPF-MIB"
 tree=$(smidump -f identifiers "$MIB" 2>&1)
 for expect in "collectdEbpfMIB node 1.3.6.1.3.3273" "ebpfSnapshotStatus scalar 1.3.6.1.3.3273.1.1.1" \
 	"ebpfModuleState column 1.3.6.1.3.3273.1.2.1.2" "ebpfCounterValue32 column 1.3.6.1.3.3273.1.3.1.4" \
-	"ebpfHistP99 column 1.3.6.1.3.3273.1.4.1.13" "ebpfBucketCount32 column 1.3.6.1.3.3273.1.5.1.5"; do
+	"ebpfHistP99 column 1.3.6.1.3.3273.1.4.1.13" "ebpfBucketCount32 column 1.3.6.1.3.3273.1.5.1.5" \
+	"ebpfOomKill notification 1.3.6.1.3.3273.0.1" "ebpfModuleStateChange notification 1.3.6.1.3.3273.0.2" \
+	"ebpfEventsNotSent notification 1.3.6.1.3.3273.0.5" "ebpfEventPid scalar 1.3.6.1.3.3273.1.7.7" \
+	"ebpfEventTotal scalar 1.3.6.1.3.3273.1.7.14"; do
 	echo "$tree" | awk '{ print $2, $3, $4 }' | grep -qx "$expect" || { echo "$tree" >&2; fail "MIB lacks: $expect"; }
 done
-echo "ok: the MIB's OIDs are the ones snmp/mib_view.c serves"
+echo "ok: the MIB's OIDs are the ones snmp/mib_view.c serves and snmp/event_notify.h sends"
 
 broken=$(mktemp -d /tmp/ebpf-miblint.XXXXXX)
 trap 'rm -rf "$broken"' EXIT

@@ -1,0 +1,151 @@
+#include "libcore/engine/module_events.h"
+
+#include "libcore/engine/log.h"
+#include "libcore/engine/module.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static int64_t monotonic_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+void module_event(struct module *m, struct ebpf_event *e)
+{
+	e->module = m->label;
+	if (e->kind >= EBPF_EVENT_KINDS || !event_limiter_take(&m->event_limits[e->kind], monotonic_us()))
+		return;
+	ebpf_event_send(e);
+}
+
+static const char *kind_words(enum ebpf_event_kind k)
+{
+	switch (k) {
+	case EBPF_EVENT_OOM_KILL: return "OOM kills";
+	case EBPF_EVENT_MODULE_STATE: return "state changes";
+	case EBPF_EVENT_DROPS: return "drop events";
+	case EBPF_EVENT_UNTRACED: return "untraced-IO events";
+	case EBPF_EVENT_KINDS: break;
+	}
+	return "events";
+}
+
+void module_events_flush(struct module *m)
+{
+	for (int k = 0; k < EBPF_EVENT_KINDS; k++) {
+		struct event_limiter *l = &m->event_limits[k];
+		struct ebpf_event e;
+
+		if (!l->not_sent)
+			continue;
+		ebpf_event_init(&e, k, EBPF_EVENT_WARNING, "summary",
+				"%s: %llu more %s were not sent one by one (at most %d at once, then one per %d s)",
+				m->label, (unsigned long long)l->not_sent, kind_words(k), EVENT_BURST,
+				EVENT_REFILL_SECONDS);
+		ebpf_event_add_number(&e, "not_sent", l->not_sent);
+		e.module = m->label;
+		l->not_sent = 0;
+		ebpf_event_send(&e); /* the summary is never limited: it is the count */
+	}
+}
+
+static struct loss_series *find_series(struct loss_watch *w, const char *name)
+{
+	for (int i = 0; i < w->n; i++)
+		if (!strcmp(w->s[i].name, name))
+			return &w->s[i];
+	if (w->n == LOSS_WATCH_MAX) {
+		if (!w->unwatched++) /* the values still go out; only their events do not */
+			ebpf_log(EBPF_LOG_WARNING, "more than %d dropped-* and untraced-* series in one module: %s and "
+				 "later ones send no drop events", LOSS_WATCH_MAX, name);
+		return NULL;
+	}
+	snprintf(w->s[w->n].name, sizeof(w->s[w->n].name), "%s", name);
+	w->s[w->n].last = 0;
+	w->s[w->n].losing = false;
+	return &w->s[w->n++];
+}
+
+void loss_watch_counter(struct module *m, const char *metric, const char *instance, uint64_t value)
+{
+	bool untraced = !strcmp(metric, "untraced");
+	struct loss_series *s;
+	struct ebpf_event e;
+	char name[64];
+	uint64_t delta;
+
+	if (!untraced && strcmp(metric, "dropped"))
+		return;
+	snprintf(name, sizeof(name), "%s-%s", metric, instance);
+	s = find_series(&m->losses, name);
+	if (!s)
+		return;
+	/* A counter that went back started over (a declared discontinuity): its value is the
+	 * interval's. */
+	delta = value >= s->last ? value - s->last : value;
+	s->last = value;
+	if (delta && !s->losing) {
+		s->losing = true;
+		if (untraced)
+			ebpf_event_init(&e, EBPF_EVENT_UNTRACED, EBPF_EVENT_WARNING, name,
+					"%s: block IO on %s is going untraced: %llu IOs the kernel completed in the "
+					"last interval were not seen by the programs",
+					m->label, instance, (unsigned long long)delta);
+		else
+			ebpf_event_init(&e, EBPF_EVENT_DROPS, EBPF_EVENT_WARNING, name,
+					"%s: %s began: %llu lost in the last interval", m->label, name,
+					(unsigned long long)delta);
+	} else if (!delta && s->losing) {
+		s->losing = false;
+		if (untraced)
+			ebpf_event_init(&e, EBPF_EVENT_UNTRACED, EBPF_EVENT_OKAY, name,
+					"%s: block IO on %s is traced again: none untraced in the last interval",
+					m->label, instance);
+		else
+			ebpf_event_init(&e, EBPF_EVENT_DROPS, EBPF_EVENT_OKAY, name,
+					"%s: %s stopped: none lost in the last interval", m->label, name);
+	} else {
+		return;
+	}
+	ebpf_event_add_text(&e, "counter", name);
+	ebpf_event_add_number(&e, "interval", delta);
+	ebpf_event_add_number(&e, "total", value);
+	module_event(m, &e);
+}
+
+static void watch_counter(void *ctx, const char *metric, const char *instance, uint64_t value)
+{
+	struct loss_watch_sink *w = ctx;
+
+	w->inner->counter(w->inner->ctx, metric, instance, value);
+	loss_watch_counter(w->m, metric, instance, value);
+}
+
+static void watch_histogram(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
+			    const struct hist_interval *h)
+{
+	struct loss_watch_sink *w = ctx;
+
+	w->inner->histogram(w->inner->ctx, metric, instance, unit, h);
+}
+
+static void watch_gauge(void *ctx, const char *metric, const char *instance, double value)
+{
+	struct loss_watch_sink *w = ctx;
+
+	w->inner->gauge(w->inner->ctx, metric, instance, value);
+}
+
+void loss_watch_sink_init(struct loss_watch_sink *w, struct metric_sink *out, struct module *m,
+			  const struct metric_sink *inner)
+{
+	w->m = m;
+	w->inner = inner;
+	*out = (struct metric_sink){ .ctx = w, .counter = watch_counter, .histogram = watch_histogram,
+				     .gauge = inner->gauge ? watch_gauge : NULL };
+}

@@ -1,0 +1,150 @@
+#!/bin/sh
+# Events as collectd notifications, received by a real consumer: collectd's exec plugin
+# (NotificationExec, Debian's collectd-core) runs a handler per notification that saves it
+# to a file of its own. With the process module running and a second instance forced off
+# (AttachOrder "kprobe": its points are tracepoints, no kernel gives it that method):
+# - the instance forced off gives exactly one FAILURE module_state notification;
+# - vfs gives one WARNING module_state "fallback" notification per probe point that the
+#   core logs as attached on a fallback (here, without fentry and kprobes, all of them);
+# - one OOM kill in a memory-limited cgroup gives exactly one oom_kill notification with
+#   the victim's pid, name and cgroup v2 path in its meta data;
+# - a storm of STORM OOM kills gives a bounded number of notifications (at most
+#   EVENT_BURST one by one, the rest in summaries) whose counts add up to exactly STORM,
+#   while the values go on: derive-oom_kills grows by exactly the kills made.
+. "$top_srcdir/tests/integration/lib.sh"
+
+OOM_HOG="$top_builddir/tests/integration/oom_hog"
+STORM=${STORM:-1000}
+BURST=10 # EVENT_BURST, libcore/engine/events.h
+
+cp "$STOCK_PLUGINDIR/exec.so" "$WORK/plugins/" || skip "collectd plugin exec.so missing from $STOCK_PLUGINDIR"
+# exec refuses to run handlers as root: nobody saves each notification in a file of its own.
+mkdir "$WORK/notes"
+chown nobody "$WORK/notes"
+cat > "$WORK/save-notification" <<HANDLER
+#!/bin/sh
+cat > "\$(mktemp "$WORK/notes/n.XXXXXX")"
+HANDLER
+chmod 755 "$WORK/save-notification"
+
+write_config "$WORK/collectd.conf" <<CONF
+<Plugin ebpf>
+  SnapshotFile "$WORK/snapshot"
+  <Module "process">
+  </Module>
+  <Module "process" "off">
+    AttachOrder "kprobe"
+  </Module>
+  <Module "vfs">
+  </Module>
+</Plugin>
+LoadPlugin exec
+<Plugin exec>
+  NotificationExec "nobody" "$WORK/save-notification"
+</Plugin>
+CONF
+
+# notes_with LINE...: the saved notifications that have every LINE (whole lines).
+notes_with() {
+	for f in "$WORK"/notes/n.*; do
+		[ -f "$f" ] || continue
+		ok=1
+		for l in "$@"; do grep -qxF -- "$l" "$f" || { ok=0; break; }; done
+		[ $ok = 0 ] || echo "$f"
+	done
+}
+count_notes() { notes_with "$@" | wc -l; }
+has_notes() { [ "$(count_notes "$@")" -ge "$NEED" ]; }
+# meta FILE NAME: a header line's value.
+meta() { sed -n "s/^$2: //p" "$1" | head -n 1; }
+show_notes() { for f in $(notes_with "$@"); do echo "--- $f"; cat "$f"; done >&2; }
+
+start_collectd "$WORK/collectd.conf"
+NEED=1 wait_until 10 has_notes "PluginInstance: process-off" "Type: module_state" ||
+	fail "no module_state notification for the instance forced off"
+sleep 1 # a second one, if any, would have come with the first
+off=$(count_notes "PluginInstance: process-off" "Type: module_state")
+[ "$off" = 1 ] || { show_notes "PluginInstance: process-off"; fail "$off module_state notifications for process-off, expected 1"; }
+f=$(notes_with "PluginInstance: process-off" "Type: module_state")
+[ "$(meta "$f" Severity)" = FAILURE ] || fail "severity $(meta "$f" Severity), expected FAILURE"
+case "$(meta "$f" state)" in failed|unsupported) ;; *) fail "state meta \"$(meta "$f" state)\"" ;; esac
+[ -n "$(meta "$f" error)" ] || fail "no error meta in the state notification"
+pass "instance forced off: one FAILURE module_state notification, state $(meta "$f" state): $(meta "$f" error | cut -c1-100)"
+[ "$(count_notes "PluginInstance: process" "Type: module_state")" = 0 ] ||
+	fail "the running instance sent a module_state notification"
+
+# Fallbacks: as many notifications as the core's log lines saying so, each with the method.
+fallbacks=$(grep -c "ebpf plugin: vfs: .* attached via .*, a fallback" "$WORK/collectd.log" || true)
+[ "${EBPF_EXPECT_KFUNCS:-0}" = 1 ] || [ "$fallbacks" -ge 1 ] ||
+	fail "vfs logged no fallback here, where it has neither fentry nor kprobes"
+n=$(count_notes "PluginInstance: vfs" "Type: module_state" "TypeInstance: fallback" "Severity: WARNING")
+[ "$n" = "$fallbacks" ] || { show_notes "PluginInstance: vfs"; fail "$n fallback notifications for $fallbacks fallbacks in the log"; }
+f=$(notes_with "PluginInstance: vfs" "TypeInstance: fallback" | head -n 1)
+if [ "$fallbacks" != 0 ]; then
+	[ -n "$(meta "$f" point)" ] && [ -n "$(meta "$f" method)" ] && [ -n "$(meta "$f" error)" ] ||
+		fail "a fallback notification without point, method or error"
+fi
+pass "vfs: $n fallback notifications for $fallbacks points on a fallback, e.g. $(meta "$f" point) via $(meta "$f" method)"
+
+wait_for_csv process derive-execs 10 || fail "no derive-execs value"
+set +e
+out=$("$OOM_HOG" ebpf_oom_one 1 3)
+rc=$?
+set -e
+[ $rc = 77 ] && skip "the kernel gives this test no cgroup memory controller to make an OOM kill in"
+[ $rc = 0 ] || fail "oom_hog failed (exit $rc): $out"
+victim=$(echo "$out" | sed -n 's/^victim //p')
+cgroup=$(echo "$out" | sed -n 's/^cgroup2 //p')
+NEED=1 wait_until 10 has_notes "Type: oom_kill" "pid: $victim" || fail "no oom_kill notification for pid $victim"
+sleep 1
+n=$(count_notes "Type: oom_kill")
+[ "$n" = 1 ] || { show_notes "Type: oom_kill"; fail "$n oom_kill notifications for one OOM kill"; }
+f=$(notes_with "Type: oom_kill" "pid: $victim")
+[ "$(meta "$f" name)" = ebpf_oom_one ] || fail "name meta \"$(meta "$f" name)\", expected ebpf_oom_one"
+[ "$(meta "$f" Severity)" = FAILURE ] || fail "severity $(meta "$f" Severity)"
+[ "$(meta "$f" PluginInstance)" = process ] || fail "plugin instance $(meta "$f" PluginInstance)"
+grep -qF "OOM kill: victim pid $victim (ebpf_oom_one)" "$f" || fail "the message does not name the victim"
+# The victim's cgroup is known where the tracepoint passes the task (tp_btf, raw_tp: attached here).
+[ "$(meta "$f" cgroup)" = "$cgroup" ] || fail "cgroup meta \"$(meta "$f" cgroup)\", the victim was in $cgroup"
+[ -n "$(meta "$f" cgroup_id)" ] || fail "no cgroup_id meta"
+pass "one OOM kill, one notification: pid $victim, name $(meta "$f" name), cgroup $(meta "$f" cgroup) (id $(meta "$f" cgroup_id)), trigger_cgroup $(meta "$f" trigger_cgroup)"
+
+wait_for_new_line process derive-oom_kills
+kills_before=$(csv_last process derive-oom_kills)
+rm -f "$WORK"/notes/n.*
+start=$(date +%s)
+out=$("$OOM_HOG" ebpf_oom_storm "$STORM") || fail "oom_hog storm failed: $(echo "$out" | tail -n 3)"
+seconds=$(($(date +%s) - start + 1))
+made=$(echo "$out" | grep -c '^victim ')
+[ "$made" = "$STORM" ] || fail "the storm made $made OOM kills, expected $STORM"
+# storm_counts: "<notifications one by one> <summaries> <their not_sent>" of the storm.
+storm_counts() {
+	_one=$(count_notes "Type: oom_kill" "name: ebpf_oom_storm")
+	_not_sent=0 _summaries=0
+	for _f in $(notes_with "Type: oom_kill" "TypeInstance: summary"); do
+		_not_sent=$((_not_sent + $(meta "$_f" not_sent))) _summaries=$((_summaries + 1))
+	done
+	echo "$_one $_summaries $_not_sent"
+}
+storm_complete() { set -- $(storm_counts); [ $(($1 + $3)) -ge "$STORM" ]; }
+# The summaries come at the end of a read, the exec handlers a moment later.
+wait_until 30 storm_complete || true
+sleep 1 # one more, if any, would come with the last
+set -- $(storm_counts)
+one_by_one=$1 summaries=$2 not_sent=$3
+all=$(count_notes "Type: oom_kill")
+wait_for_new_line process derive-oom_kills
+kills_after=$(csv_last process derive-oom_kills)
+echo "storm of $STORM OOM kills in about $seconds s: $one_by_one notifications one by one, $summaries summaries with not_sent adding up to $not_sent; derive-oom_kills $kills_before -> $kills_after"
+[ $((one_by_one + not_sent)) = "$STORM" ] ||
+	fail "notifications one by one ($one_by_one) and not_sent ($not_sent) add up to $((one_by_one + not_sent)), not $STORM"
+[ "$all" = $((one_by_one + summaries)) ] || fail "$all oom_kill notifications, neither one by one nor summaries: $((all - one_by_one - summaries))"
+# At most the burst plus one per EVENT_REFILL_SECONDS (6) one by one; a summary per read.
+limit=$((BURST + seconds / 6 + 1))
+[ "$one_by_one" -le "$limit" ] || fail "$one_by_one OOM notifications one by one, the limit allows $limit in $seconds s"
+[ "$summaries" -ge 1 ] && [ "$summaries" -le $((seconds + 4)) ] || fail "$summaries summaries for a storm of $seconds s at one read a second"
+pass "storm: $((one_by_one + summaries)) notifications for $STORM OOM kills, the exact count in them"
+[ $((kills_after - kills_before)) = "$STORM" ] || fail "derive-oom_kills grew by $((kills_after - kills_before)), expected $STORM"
+[ "$(csv_last process derive-dropped-oom_events)" = 0 ] || fail "OOM events were dropped"
+pass "values went on: derive-oom_kills +$STORM, no OOM event dropped"
+stop_collectd
