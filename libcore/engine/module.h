@@ -151,6 +151,9 @@ struct module {
 	const void *elf;
 	size_t elf_size;
 	struct view_state *views;   /* one per descriptor view, while running */
+	/* What the kernel charges for the maps that are charged once (self_metrics_start). */
+	uint64_t kernel_memory_fixed;
+	bool kernel_memory_fixed_ok;
 };
 
 /* Inside the open object's .rodata: the global variable `name` (through BTF), which must
@@ -182,6 +185,28 @@ void module_option_keys(const struct module *m, const char *const *front_keys, c
 int module_check_config(struct module *m, char *err, size_t errlen);
 /* Starts the module and sets state and last_error; logs the outcome once. 0 or -1. */
 int module_start(struct module *m);
+/* The kernel memory a module's maps will take once started, planned before anything
+ * loads (memory_plan.h): its object opened and sized as module_start() would, never
+ * loaded. */
+#define MODULE_MEMORY_MAX_MAPS 32
+struct map_memory {
+	char name[32];
+	uint64_t bytes;     /* map_planned_bytes() at the plan's possible CPUs */
+	bool percpu;        /* one copy per possible CPU */
+};
+struct module_memory {
+	int nmaps;
+	struct map_memory maps[MODULE_MEMORY_MAX_MAPS];
+	uint64_t bytes;     /* all its maps */
+	unsigned int precision;
+};
+/* Plans m at its configured precision (m->hist: lower m->hist.precision first to plan it
+ * finer or coarser). 0, or -1 with the message (a module that cannot start: its start
+ * gives the same error). */
+int module_plan_memory(struct module *m, int possible_cpus, struct module_memory *plan, char *err, size_t errlen);
+/* Keeps m off without starting it (the memory plan refused it): state and last_error as a
+ * failed start sets them, logged once. */
+void module_refuse(struct module *m, const char *why);
 int module_read(struct module *m, const struct metric_sink *sink);
 void module_free(struct module *m);
 
