@@ -32,10 +32,14 @@ static bool stays_percpu(const struct map_view *v, const struct bpf_map *map, in
 	       MAP_LAYOUT_PERCPU_MAX_BYTES;
 }
 
+bool map_layout_percpu_only;
+
 int map_layout_plan(struct module *m, struct bpf_object *obj)
 {
 	int ncpus = libbpf_num_possible_cpus();
 
+	if (map_layout_percpu_only)
+		return 0;
 	if (ncpus <= 0)
 		return ncpus ? ncpus : -EINVAL;
 	for (int i = 0; i < m->ops->nviews; i++) {

@@ -31,6 +31,10 @@ struct bpf_map;
  * type of every per-CPU array view map to shared where the rule says so. 0 or -errno. */
 int map_layout_plan(struct module *m, struct bpf_object *obj);
 
+/* For bench/scale_cost only: true keeps every map per-CPU (the layout before this rule),
+ * so that both layouts are measured side by side in one run. Set before starting. */
+extern bool map_layout_percpu_only;
+
 /* Value copies per row of the map behind fd: the possible CPUs for a per-CPU map, 1 for
  * any other. 1.. or -errno. */
 int map_value_copies(int fd);

@@ -186,8 +186,8 @@ int module_check_config(struct module *m, char *err, size_t errlen);
 /* Starts the module and sets state and last_error; logs the outcome once. 0 or -1. */
 int module_start(struct module *m);
 /* The kernel memory a module's maps will take once started, planned before anything
- * loads (memory_plan.h): its object opened and sized as module_start() would, never
- * loaded. */
+ * loads (memory_plan.h): its object opened and sized as module_start() would, with the
+ * maps of each probe point's first-choice method, never loaded. */
 #define MODULE_MEMORY_MAX_MAPS 32
 struct map_memory {
 	char name[32];
