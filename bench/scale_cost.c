@@ -248,15 +248,17 @@ int main(int argc, char **argv)
 	uname(&u);
 	printf("collectd-ebpf scale_cost: kernel %s, %ld CPUs online, %d possible; %d reads per configuration\n",
 	       u.release, sysconf(_SC_NPROCESSORS_ONLN), libbpf_num_possible_cpus(), reads);
-	if (want_disks) {
-		nadded = add_loops(want_disks, added);
-		printf("disks: %d loop devices added (%d asked), /sys/block sizes block's table from them\n", nadded,
-		       want_disks);
+	if (want_disks)
 		nconfigs = 4;
-	}
 	printf("\n   %-12s %-22s %7s %5s %13s %13s %12s\n", "config", "layout", "modules", "maps", "kernel memory",
 	       "planned", "CPU per read");
 	for (int c = 0; c < nconfigs; c++) {
+		/* Only for the last configuration: the others see this machine's own disks. */
+		if (!strcmp(configs[c].name, "disks")) {
+			nadded = add_loops(want_disks, added);
+			printf("   (disks: %d loop devices added of %d asked; block sizes its table from /sys/block)\n",
+			       nadded, want_disks);
+		}
 		for (int before = 1; before >= 0; before--) {
 			struct result r;
 			char charged[32], planned[32];

@@ -139,7 +139,7 @@ struct module {
 	uint32_t filter_tgid;       /* 0: whole system; tests count only their own process */
 	uint32_t features;          /* bits the prepare hook sets; views' `needs` test them */
 	struct hist_config hist;    /* Precision (how a front-end presents histograms is its own) */
-	/* Histogram rows the kernel keeps per CPU, against the memory budget that decides the
+	/* Histogram rows the kernel keeps, against the memory budget that decides the
 	 * default precision (hist_config_precision): a prepare hook sets it where the views'
 	 * row counts do not say it (rows sized at start, hashes); 0 = counted from the views. */
 	uint32_t hist_rows;
