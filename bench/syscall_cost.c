@@ -19,6 +19,7 @@
 #include "bench/module_costs.h"
 #include "bench/side_by_side.h"
 #include "libcore/engine/log.h"
+#include "libcore/engine/map_layout.h"
 #include "libcore/engine/module.h"
 #include "libcore/kernel/privileges.h"
 
@@ -39,7 +40,7 @@ static const char bpftrace_script[] =
 	" tracepoint:raw_syscalls:sys_exit /@s[tid]/ { @h[args->id] = hist(nsecs - @s[tid]); delete(@s[tid]); }";
 
 /* In print order. Letters are the issue's. */
-enum cfg { NO_PROBE, EMPTY_EXIT, COUNTERS, EMPTY_PAIR, LATENCY_ALL, LATENCY_ALL_LOG2, BPFTRACE, NCFG };
+enum cfg { NO_PROBE, EMPTY_EXIT, COUNTERS, EMPTY_PAIR, LATENCY_ALL, LATENCY_ALL_PERCPU, LATENCY_ALL_LOG2, BPFTRACE, NCFG };
 
 static const struct {
 	char letter;
@@ -52,6 +53,8 @@ static const struct {
 	[COUNTERS] = { 'c', "syscalls: counters only", EMPTY_EXIT, "<= 1.2" },
 	[EMPTY_PAIR] = { 'e', "empty tp_btf sys_enter+sys_exit", -1, "" },
 	[LATENCY_ALL] = { 'd', "syscalls: counters + latency all", EMPTY_PAIR, "<= 3" },
+	/* The layout before map_layout.h: the latency rows per-CPU instead of shared. */
+	[LATENCY_ALL_PERCPU] = { 'h', "  same, rows per-CPU (before)", EMPTY_PAIR, "" },
 	/* The log2 slots before issue 11, side by side with the default log-linear ones. */
 	[LATENCY_ALL_LOG2] = { 'g', "  same, Precision 0 (log2)", EMPTY_PAIR, "" },
 	[BPFTRACE] = { 'f', "bpftrace enter/exit hist", EMPTY_PAIR, "" },
@@ -73,7 +76,7 @@ struct bench {
 	const char *bpftrace; /* NULL: left out */
 	char bpftrace_why[300];
 	char method[3][64];   /* attach method the module chose: counters, latency all, log2 */
-	double start_ms[3][SBS_MAX_ROUNDS];
+	double start_ms[4][SBS_MAX_ROUNDS];
 	struct side_by_side sbs; /* section 1's rounds and results */
 };
 
@@ -123,6 +126,14 @@ static int attach(void *ctx, int cfg, int round)
 		return start_module(b, 0, &b->start_ms[0][round]) ? SBS_FAILED : SBS_ATTACHED;
 	case LATENCY_ALL:
 		return start_module(b, 1, &b->start_ms[1][round]) ? SBS_FAILED : SBS_ATTACHED;
+	case LATENCY_ALL_PERCPU: {
+		int r;
+
+		map_layout_percpu_only = true; /* read when the object opens, before load */
+		r = start_module(b, 1, &b->start_ms[3][round]);
+		map_layout_percpu_only = false;
+		return r ? SBS_FAILED : SBS_ATTACHED;
+	}
 	case LATENCY_ALL_LOG2:
 		return start_module(b, 2, &b->start_ms[2][round]) ? SBS_FAILED : SBS_ATTACHED;
 	case BPFTRACE:

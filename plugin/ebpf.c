@@ -23,6 +23,7 @@
 #include "plugin/collectd_api.h"
 
 #include "libcore/engine/log.h"
+#include "libcore/engine/memory_plan.h"
 #include "libcore/engine/module.h"
 #include "libcore/programs/program_module.h"
 #include "libcore/engine/self_metrics.h"
@@ -55,6 +56,7 @@ static struct configured_module configured[MAX_MODULES];
 static int nconfigured;
 static bool config_seen;
 static bool collect_cost; /* CollectCost: each module's programs' run count and time */
+static uint64_t kernel_memory_limit = KERNEL_MEMORY_LIMIT_DEFAULT; /* KernelMemoryLimit */
 
 static struct snapshot_config snapshot_cfg;
 static struct snapshot_store *snapshot_store; /* NULL: SnapshotFile "" */
@@ -280,12 +282,19 @@ static int ebpf_config(oconfig_item_t *ci)
 			}
 			continue;
 		}
+		switch (kernel_memory_limit_option(&kernel_memory_limit, &o, err, sizeof(err))) {
+		case 1:
+			continue;
+		case -1:
+			ERROR(PLUGIN_NAME " plugin: %s", err);
+			return -1;
+		}
 		switch (snapshot_config_option(&snapshot_cfg, &o, err, sizeof(err))) {
 		case 1:
 			break;
 		case 0:
 			ERROR(PLUGIN_NAME " plugin: unknown option \"%s\" in <Plugin ebpf>; valid: <Module \"name\">, <Program \"name\">, "
-			      "SnapshotFile, SnapshotGroup, CollectCost", child->key);
+			      "SnapshotFile, SnapshotGroup, CollectCost, KernelMemoryLimit", child->key);
 			return -1;
 		default:
 			ERROR(PLUGIN_NAME " plugin: %s", err);
@@ -504,8 +513,32 @@ static bool collectd_test_run(void)
 	return threads && atoi(threads) == -1;
 }
 
+/* KernelMemoryLimit: every module's maps planned before any loads, precisions lowered or
+ * modules refused to fit (memory_plan.h); the plan is logged, so `collectd -T` prints it. */
+static int plan_kernel_memory(struct memory_plan *plan)
+{
+	struct module *mods[MAX_MODULES];
+	char lim[32], tot[32], line[1024];
+
+	for (int i = 0; i < nconfigured; i++)
+		mods[i] = configured[i].m;
+	if (memory_plan_make(plan, mods, nconfigured, kernel_memory_limit)) {
+		ERROR(PLUGIN_NAME " plugin: cannot plan the modules' kernel memory: %s", strerror(ENOMEM));
+		return -1;
+	}
+	NOTICE(PLUGIN_NAME " plugin: kernel memory plan at %d possible CPUs: %s of KernelMemoryLimit %s",
+	       plan->possible_cpus, memory_bytes_text(plan->total, tot, sizeof(tot)),
+	       memory_bytes_text(plan->limit, lim, sizeof(lim)));
+	for (int i = 0; i < nconfigured; i++) {
+		memory_plan_describe(plan, i, line, sizeof(line));
+		NOTICE(PLUGIN_NAME " plugin: kernel memory plan: %s", line);
+	}
+	return 0;
+}
+
 static int ebpf_init(void)
 {
+	struct memory_plan plan;
 	int started = 0, total;
 	int64_t now_us = snapshot_now_us();
 
@@ -544,12 +577,16 @@ static int ebpf_init(void)
 			INFO(PLUGIN_NAME " plugin: CollectCost: each module sends its programs' run count and time");
 	}
 	publish_disabled_modules(configured, nconfigured, now_us);
+	if (plan_kernel_memory(&plan))
+		return -1;
 	for (int i = 0; i < nconfigured; i++) {
 		struct module *m = configured[i].m;
 		struct plugin_module *pm;
 		char cb_name[128];
 
-		if (module_start(m)) { /* logged once by the core, with the fix */
+		if (plan.refused[i])
+			module_refuse(m, plan.errors[i]);
+		if (plan.refused[i] || module_start(m)) { /* logged once by the core, with the fix */
 			publish_off_module(m, NULL, now_us);
 			continue;
 		}
@@ -568,6 +605,7 @@ static int ebpf_init(void)
 					     &(user_data_t){ .data = pm, .free_func = free_plugin_module });
 		started++;
 	}
+	memory_plan_free(&plan);
 	for (int i = 0; i < nconfigured; i++)
 		module_free(configured[i].m); /* the ones that did not start */
 	nconfigured = 0;

@@ -71,10 +71,11 @@ void name_counter(const char *metric, const char *instance, struct value_name *o
 void name_gauge(const char *metric, const char *instance, struct value_name *out)
 {
 	bool percent = !strcmp(metric, "hit_ratio") || !strcmp(metric, "map_fill");
+	bool bytes = !strcmp(metric, "kernel_memory");
 
 	if (explicit_type(metric, instance, out))
 		return;
-	snprintf(out->type, sizeof(out->type), "%s", percent ? "percent" : "gauge");
+	snprintf(out->type, sizeof(out->type), "%s", percent ? "percent" : bytes ? "bytes" : "gauge");
 	snprintf(out->type_instance, sizeof(out->type_instance), "%s%s%s", metric, instance[0] ? "-" : "", instance);
 }
 

@@ -8,6 +8,7 @@
  *   other counters    -> derive-<metric>-<instance>       (DERIVE)
  *   gauge "hit_ratio" -> percent-hit_ratio[-<instance>]   (GAUGE, 0-100)
  *   gauge "map_fill"  -> percent-map_fill-<map>           (GAUGE, 0-100)
+ *   gauge "kernel_memory" -> bytes-kernel_memory          (GAUGE, bytes)
  *   other gauges      -> gauge-<metric>[-<instance>]      (GAUGE)
  *   histogram "latency", per Percentile p -> latency-<instance>-<p>      (GAUGE, seconds)
  *                        mean            -> latency-<instance>-average (GAUGE, seconds)
@@ -38,7 +39,8 @@ void name_counter(const char *metric, const char *instance, struct value_name *o
  * type ("latency"); the others are mapped here. */
 void name_histogram(const char *metric, const char *instance, struct value_name *out);
 void name_percentile(const char *metric, const char *instance, double pct, struct value_name *out);
-/* gauges "hit_ratio", "map_fill" -> percent-<metric>[-<instance>]; others -> gauge-<metric>[-<instance>] */
+/* gauges "hit_ratio", "map_fill" -> percent-<metric>[-<instance>]; "kernel_memory" -> bytes-kernel_memory;
+ * others -> gauge-<metric>[-<instance>] */
 void name_gauge(const char *metric, const char *instance, struct value_name *out);
 void name_mean(const char *metric, const char *instance, struct value_name *out);
 /* upper 0 (no bound) is written "inf". */

@@ -113,7 +113,7 @@ struct map_view {
 /* Reading state of one view; module.c keeps one per descriptor view. */
 struct view_state;
 
-/* Histogram rows per CPU of the views the module reads (fixed-size arrays; a hook counts
+/* Histogram rows of the views the module reads (fixed-size arrays; a hook counts
  * the rest into m->hist_rows): what the default precision is budgeted on. */
 uint32_t views_hist_rows(const struct module *m);
 /* Between open and load: every view map whose value is one bare struct hist_row declared

@@ -1,6 +1,7 @@
 #include "libcore/engine/module.h"
 
 #include "libcore/engine/log.h"
+#include "libcore/engine/map_layout.h"
 #include "libcore/engine/self_metrics.h"
 #include "libcore/engine/text_append.h"
 
@@ -214,6 +215,8 @@ static struct bpf_object *object_open(void *ctx)
 	e = views_size_rows(m, m->obj);
 	if (!e && m->ops->configure)
 		e = m->ops->configure(m, m->obj);
+	if (!e) /* once the maps have their sizes */
+		e = map_layout_plan(m, m->obj);
 	if (e) {
 		bpf_object__close(m->obj);
 		m->obj = NULL;
@@ -319,10 +322,64 @@ int module_start(struct module *m)
 		state_event(m, EBPF_EVENT_FAILURE, "module \"%s\" is off: %s", m->label, err);
 		return -1;
 	}
+	self_metrics_start(m);
 	m->state = probe_set_fell_back(&m->probes) ? MODULE_DEGRADED : MODULE_RUNNING;
 	m->last_error[0] = '\0';
 	fallback_events(m);
 	return 0;
+}
+
+int module_plan_memory(struct module *m, int possible_cpus, struct module_memory *plan, char *err, size_t errlen)
+{
+	const struct module_ops *ops = m->ops;
+	struct bpf_map *map;
+	int r = module_check_config(m, err, errlen);
+
+	memset(plan, 0, sizeof(*plan));
+	if (!r && ops->prepare)
+		r = ops->prepare(m, err, errlen);
+	if (r)
+		return -1; /* module_start() says the same, with the module's state */
+	m->precision = hist_config_precision(&m->hist, m->hist_rows ? m->hist_rows : views_hist_rows(m));
+	plan->precision = m->precision;
+	if (!ops->elf_bytes && !m->elf)
+		return 0;
+	/* Opened and sized exactly as module_start() will (rodata, row sizes, the module's
+	 * configure, the layout), with the maps of each point's first-choice method (a
+	 * fallback may own a map of its own: a start-time hash), never loaded. */
+	if (!object_open(m) || (errno = -probe_set_select_first(&m->probes, m->obj))) {
+		snprintf(err, errlen, "cannot open its BPF object to plan its kernel memory: %s", strerror(errno));
+		if (m->obj)
+			object_close(m);
+		return -1;
+	}
+	bpf_object__for_each_map(map, m->obj) {
+		struct map_memory *mm;
+
+		if (!bpf_map__autocreate(map))
+			continue;
+		if (plan->nmaps == MODULE_MEMORY_MAX_MAPS) {
+			plan->bytes += map_planned_bytes(map, possible_cpus);
+			continue;
+		}
+		mm = &plan->maps[plan->nmaps++];
+		snprintf(mm->name, sizeof(mm->name), "%s", bpf_map__name(map));
+		mm->bytes = map_planned_bytes(map, possible_cpus);
+		mm->percpu = bpf_map__type(map) == BPF_MAP_TYPE_PERCPU_ARRAY ||
+			     bpf_map__type(map) == BPF_MAP_TYPE_PERCPU_HASH ||
+			     bpf_map__type(map) == BPF_MAP_TYPE_LRU_PERCPU_HASH;
+		plan->bytes += mm->bytes;
+	}
+	object_close(m);
+	return 0;
+}
+
+void module_refuse(struct module *m, const char *why)
+{
+	m->state = MODULE_FAILED;
+	snprintf(m->last_error, sizeof(m->last_error), "%s", why);
+	ebpf_log(EBPF_LOG_ERROR, "module \"%s\" is off: %s", m->label, why);
+	state_event(m, EBPF_EVENT_FAILURE, "module \"%s\" is off: %s", m->label, why);
 }
 
 int module_read(struct module *m, const struct metric_sink *out)

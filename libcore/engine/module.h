@@ -140,7 +140,7 @@ struct module {
 	uint32_t filter_tgid;       /* 0: whole system; tests count only their own process */
 	uint32_t features;          /* bits the prepare hook sets; views' `needs` test them */
 	struct hist_config hist;    /* Precision (how a front-end presents histograms is its own) */
-	/* Histogram rows the kernel keeps per CPU, against the memory budget that decides the
+	/* Histogram rows the kernel keeps, against the memory budget that decides the
 	 * default precision (hist_config_precision): a prepare hook sets it where the views'
 	 * row counts do not say it (rows sized at start, hashes); 0 = counted from the views. */
 	uint32_t hist_rows;
@@ -155,6 +155,9 @@ struct module {
 	/* Events (module_events.h): the rate limit per kind, the loss counters watched. */
 	struct event_limiter event_limits[EBPF_EVENT_KINDS];
 	struct loss_watch losses;
+	/* What the kernel charges for the maps that are charged once (self_metrics_start). */
+	uint64_t kernel_memory_fixed;
+	bool kernel_memory_fixed_ok;
 };
 
 /* Inside the open object's .rodata: the global variable `name` (through BTF), which must
@@ -188,6 +191,28 @@ int module_check_config(struct module *m, char *err, size_t errlen);
  * an event when it is news: off (FAILURE), or a point on a fallback method (WARNING, one
  * per point). 0 or -1. */
 int module_start(struct module *m);
+/* The kernel memory a module's maps will take once started, planned before anything
+ * loads (memory_plan.h): its object opened and sized as module_start() would, with the
+ * maps of each probe point's first-choice method, never loaded. */
+#define MODULE_MEMORY_MAX_MAPS 32
+struct map_memory {
+	char name[32];
+	uint64_t bytes;     /* map_planned_bytes() at the plan's possible CPUs */
+	bool percpu;        /* one copy per possible CPU */
+};
+struct module_memory {
+	int nmaps;
+	struct map_memory maps[MODULE_MEMORY_MAX_MAPS];
+	uint64_t bytes;     /* all its maps */
+	unsigned int precision;
+};
+/* Plans m at its configured precision (m->hist: lower m->hist.precision first to plan it
+ * finer or coarser). 0, or -1 with the message (a module that cannot start: its start
+ * gives the same error). */
+int module_plan_memory(struct module *m, int possible_cpus, struct module_memory *plan, char *err, size_t errlen);
+/* Keeps m off without starting it (the memory plan refused it): state and last_error as a
+ * failed start sets them, logged once. */
+void module_refuse(struct module *m, const char *why);
 /* Reads and sends the views and the read hook's values. A read that fails after good ones
  * is a FAILURE event, the first good one after it an OKAY; the loss counters' events and
  * the rate limit's summaries go out at the end of the read. */

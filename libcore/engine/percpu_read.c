@@ -1,5 +1,7 @@
 #include "libcore/engine/percpu_read.h"
 
+#include "libcore/engine/map_layout.h"
+
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <string.h>
@@ -20,7 +22,8 @@ int percpu_reader_init_prefix(struct percpu_reader *r, int map_fd, uint32_t nrow
 	r->nrows = nrows;
 	r->words = value_size / 8;
 	r->out_words = out_size / 8;
-	r->ncpus = libbpf_num_possible_cpus();
+	/* A per-CPU map gives one value per possible CPU, a shared one (map_layout.h) one. */
+	r->ncpus = map_value_copies(map_fd);
 	if (r->ncpus <= 0)
 		return r->ncpus ? r->ncpus : -EINVAL;
 	e = map_dump_init(&r->dump, map_fd, false, sizeof(uint32_t), (size_t)r->ncpus * value_size, nrows);

@@ -1,4 +1,5 @@
-/* One pass over a per-CPU array map per read: every row, summed over the CPUs.
+/* One pass over a per-CPU array map per read: every row, summed over the CPUs. A map that
+ * map_layout.h made shared (one copy for all CPUs) is read the same way, with one copy.
  *
  * Values must be made of u64 words (all our map values are). The rows are read by
  * map_dump.h: the kernel's batch lookup (5.6+) copies all rows in one syscall; older kernels
@@ -18,7 +19,7 @@ struct percpu_reader {
 	uint32_t nrows;
 	size_t words;     /* u64 words per row in the map */
 	size_t out_words; /* u64 words per row in the output: >= words (prefix reads) */
-	int ncpus;        /* possible CPUs: the kernel returns one value per possible CPU */
+	int ncpus;        /* copies per row: the possible CPUs for a per-CPU map, 1 for a shared one */
 	uint64_t *raw;    /* the last read: nrows * ncpus * words, in the order of dump.keys */
 };
 

@@ -112,6 +112,8 @@ static int shrink_for_test(const struct probe_set *ps, struct bpf_object *obj)
 	return 0;
 }
 
+static void select_maps(const struct probe_set *ps, struct bpf_object *obj, const int *sel);
+
 /* Enables the programs and own maps of the selected candidates (sel[i] for point i, -1 to
  * load nothing for it), disables every other candidate's. */
 static int select_candidates(const struct probe_set *ps, struct bpf_object *obj, const int *sel)
@@ -140,7 +142,13 @@ static int select_candidates(const struct probe_set *ps, struct bpf_object *obj,
 			}
 		}
 	}
-	/* A map shared by several candidates is created if any selected candidate owns it. */
+	select_maps(ps, obj, sel);
+	return shrink_for_test(ps, obj);
+}
+
+/* A map shared by several candidates is created if any selected candidate owns it. */
+static void select_maps(const struct probe_set *ps, struct bpf_object *obj, const int *sel)
+{
 	for (int i = 0; i < ps->npoints; i++) {
 		const struct probe_point *p = &ps->points[i];
 
@@ -158,6 +166,16 @@ static int select_candidates(const struct probe_set *ps, struct bpf_object *obj,
 			}
 		}
 	}
+}
+
+int probe_set_select_first(const struct probe_set *ps, struct bpf_object *obj)
+{
+	int sel[ps->npoints > 0 ? ps->npoints : 1];
+
+	for (int i = 0; i < ps->npoints; i++)
+		sel[i] = ps->points[i].enabled ? next_candidate(ps, &ps->points[i]) : -1;
+	/* The maps only: a kernel-function target is looked up at start, not for a plan. */
+	select_maps(ps, obj, sel);
 	return shrink_for_test(ps, obj);
 }
 

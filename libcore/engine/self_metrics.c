@@ -1,6 +1,7 @@
 #include "libcore/engine/self_metrics.h"
 
 #include "libcore/engine/log.h"
+#include "libcore/engine/map_layout.h"
 #include "libcore/kernel/kretprobe_events.h"
 #include "libcore/kernel/map_entries.h"
 #include "libcore/kernel/prog_stats.h"
@@ -110,6 +111,55 @@ static void emit_map_fill(const struct module *m, const struct metric_sink *sink
 	}
 }
 
+/* Whether the kernel's charge for the map changes after creation: hashes that allocate
+ * their elements as they are made (users' programs may have them). Every other map is
+ * charged once, when it is created. */
+static bool charge_varies(const struct bpf_map *map)
+{
+	enum bpf_map_type t = bpf_map__type(map);
+
+	return (t == BPF_MAP_TYPE_HASH || t == BPF_MAP_TYPE_PERCPU_HASH) && (bpf_map__map_flags(map) & BPF_F_NO_PREALLOC);
+}
+
+/* Sums the charge of the object's created maps: the fixed ones (varying false) or the
+ * varying ones. 0, or -errno if a map could not be asked. */
+static int sum_charges(const struct module *m, bool varying, uint64_t *total)
+{
+	struct bpf_map *map;
+
+	*total = 0;
+	bpf_object__for_each_map(map, m->probes.obj) {
+		uint64_t bytes;
+		int fd = bpf_map__fd(map), e;
+
+		if (fd < 0 || charge_varies(map) != varying)
+			continue; /* not created: a map only another candidate uses */
+		e = map_charged_bytes(fd, &bytes);
+		if (e)
+			return e;
+		*total += bytes;
+	}
+	return 0;
+}
+
+void self_metrics_start(struct module *m)
+{
+	m->kernel_memory_fixed_ok = m->probes.obj && !sum_charges(m, false, &m->kernel_memory_fixed);
+}
+
+/* What the kernel charges for all the maps of the object (fdinfo memlock, as bpftool
+ * shows it): the module's kernel memory, which no process's RSS shows. The fixed charges
+ * were read once at start (reading /proc at every read would be file IO of the module's
+ * own, which the vfs module would count); only charges that vary are read again. */
+static void emit_kernel_memory(const struct module *m, const struct metric_sink *sink)
+{
+	uint64_t varying;
+
+	if (!sink->gauge || !m->kernel_memory_fixed_ok || sum_charges(m, true, &varying))
+		return;
+	sink->gauge(sink->ctx, "kernel_memory", "", (double)(m->kernel_memory_fixed + varying));
+}
+
 struct prog_totals {
 	const struct metric_sink *sink;
 	bool cost;
@@ -163,6 +213,8 @@ void self_metrics_read(const struct module *m, const struct metric_sink *sink)
 		emit_kretprobe_missed(m, sink);
 	}
 	emit_attach_methods(m, sink);
-	if (m->probes.obj)
+	if (m->probes.obj) {
 		emit_map_fill(m, sink);
+		emit_kernel_memory(m, sink);
+	}
 }

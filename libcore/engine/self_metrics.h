@@ -34,6 +34,8 @@ int self_metrics_cost_start(char *err, size_t errlen);
 void self_metrics_cost_stop(void);
 bool self_metrics_cost_on(void);
 
+/* Once the module's maps are created: what the kernel charges for them (kernel_memory). */
+void self_metrics_start(struct module *m);
 /* Sends m's self-metrics into sink; those read from the object only while it is loaded. */
 void self_metrics_read(const struct module *m, const struct metric_sink *sink);
 

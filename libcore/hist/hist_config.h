@@ -17,8 +17,9 @@ struct hist_config {
 	bool precision_from_user;
 };
 
-/* Kernel memory a module's histogram rows may take per CPU before a precision the user did
- * not ask for is lowered (hist_config_precision). */
+/* Kernel memory a module's histogram rows may take before a precision the user did not ask
+ * for is lowered (hist_config_precision). The rows are shared by all CPUs (map_layout.h), so
+ * this is their whole size; KernelMemoryLimit (memory_plan.h) may lower it further. */
 #define HIST_ROWS_BUDGET_BYTES (1024u * 1024u)
 
 /* Default: precision HIST_PRECISION_DEFAULT, not from the user. */
@@ -28,7 +29,7 @@ void hist_config_init(struct hist_config *c);
  * with err set if it is ours and invalid. */
 int hist_config_option(struct hist_config *c, const struct option *o, char *err, size_t errlen);
 
-/* The precision of a module with nrows histogram rows per CPU: the user's `Precision`, else
+/* The precision of a module with nrows histogram rows: the user's `Precision`, else
  * the highest up to the default whose rows fit in HIST_ROWS_BUDGET_BYTES (`Latency "all"`
  * of syscalls: 360 rows on x86_64 get precision 3). */
 unsigned int hist_config_precision(const struct hist_config *c, unsigned int nrows);

@@ -161,6 +161,13 @@ static uint32_t disk_table_rows(void)
 	return rows < 64 ? 64 : rows > BLOCK_MAX_ROWS ? BLOCK_MAX_ROWS : rows;
 }
 
+static uint32_t possible_cpus(void)
+{
+	int n = libbpf_num_possible_cpus();
+
+	return n > 0 ? (uint32_t)n : 1;
+}
+
 static int block_prepare(struct module *m, char *err, size_t errlen)
 {
 	struct block *b = m->priv;
@@ -170,9 +177,10 @@ static int block_prepare(struct module *m, char *err, size_t errlen)
 	m->probes.points[POINT_IO_QUEUE].enabled = b->queue_time;
 	m->features = b->queue_time ? FEATURE_QUEUE_TIME : 0;
 	/* `disks` is one hash for all CPUs, preallocated: counted as an eighth of its
-	 * histograms against the per-CPU budget. */
+	 * histograms against the budget, with the spare element per possible CPU that the
+	 * kernel adds to a preallocated hash (256 rows' worth at 256 CPUs: precision 4 there). */
 	b->max_rows = disk_table_rows();
-	m->hist_rows = b->max_rows * BLOCK_HISTS / 8;
+	m->hist_rows = (b->max_rows + possible_cpus()) * BLOCK_HISTS / 8;
 	return 0;
 }
 

@@ -36,6 +36,22 @@ done
 fill=$(csv_last syscalls percent-map_fill-start_tid)
 awk -v f="$fill" 'BEGIN { exit !(f >= 0 && f <= 100) }' || fail "map fill $fill is no percentage"
 pass "collectd writes the map fill of start_tid ($fill %), the attach method and dropped-recursion"
+# bytes-kernel_memory: what the kernel charges for the module's maps. collectd runs only
+# this module, so its maps are the map fds collectd holds; bpftool asks the kernel for each
+# by id. Map sizes never change once created, so any read's value must equal the sum.
+wait_for_csv syscalls bytes-kernel_memory 10 || fail "collectd wrote no bytes-kernel_memory"
+ids=$(grep -h '^map_id:' /proc/$COLLECTD_PID/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -un)
+[ -n "$ids" ] || fail "collectd (pid $COLLECTD_PID) holds no BPF map"
+bpftool_bytes=0 nmaps=0
+for id in $ids; do
+	b=$(bpftool map show id "$id" | sed -n 's/.*memlock \([0-9]*\)B.*/\1/p')
+	[ -n "$b" ] || fail "bpftool map show id $id printed no memlock: $(bpftool map show id "$id" 2>&1)"
+	bpftool_bytes=$((bpftool_bytes + b)); nmaps=$((nmaps + 1))
+done
+km=$(csv_last syscalls bytes-kernel_memory)
+awk -v a="$km" -v b="$bpftool_bytes" 'BEGIN { exit !(a == b) }' ||
+	fail "bytes-kernel_memory $km, but bpftool's memlock of collectd's $nmaps maps adds up to $bpftool_bytes"
+pass "bytes-kernel_memory $km = bpftool's memlock of the module's $nmaps maps"
 # The csv plugin stores DERIVE values as they are (cumulative): a probe that fires between
 # two reads has more runs and more run time in the second.
 runs1=$(csv_last syscalls invocations-$PROG); ns1=$(csv_last syscalls derive-run_time-$PROG)
@@ -67,6 +83,9 @@ $(cat "$WORK/gauges.walk")"
 grep -q "^$BASE\.1\.6\.1\.3\.$m\.$(str_oid attach)\." "$WORK/gauges.walk" || sfail "the walk has no attach rows"
 r1=$(value "$runs_oid"); sleep 2.5; r2=$(value "$runs_oid")
 [ "$r2" -gt "$r1" ] || sfail "runs of $PROG over SNMP did not grow: $r1 -> $r2"
+km_oid=$BASE.1.6.1.3.$m.$(str_oid kernel_memory) # the empty instance adds no arc
+[ "$(value "$km_oid")" = "$bpftool_bytes" ] || sfail "ebpfGaugeValue of kernel_memory is $(value "$km_oid"), bpftool says $bpftool_bytes"
+pass "SNMP: kernel_memory $(value "$km_oid") bytes, as bpftool says"
 pass "SNMP: map fill $(value "$fill_oid") % ($(value "$text_oid")), runs of $PROG $r1 -> $r2, cpu_time_ms $(value "$cpu_oid"), dropped recursion $(value "$miss_oid")"
 
 # --- CollectCost false: no cost value at all ---------------------------------------------------

@@ -29,6 +29,9 @@ int main(void)
 	name_gauge("map_fill", "start_tid", &n);
 	CHECK_STR(n.type, "percent");
 	CHECK_STR(n.type_instance, "map_fill-start_tid");
+	name_gauge("kernel_memory", "", &n);
+	CHECK_STR(n.type, "bytes");
+	CHECK_STR(n.type_instance, "kernel_memory");
 	name_gauge("attach", "sys_exit-tp_btf", &n);
 	CHECK_STR(n.type, "gauge");
 	CHECK_STR(n.type_instance, "attach-sys_exit-tp_btf");

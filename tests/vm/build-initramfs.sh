@@ -51,7 +51,8 @@ copy_elf "$(command -v busybox)" /bin/busybox
 copy_elf "$(command -v dash || echo /bin/dash)" /bin/sh
 cp "$here/init.sh" "$root/init"
 chmod 755 "$root/init"
-cp "$here/tests.list" "$root/etc/ebpf-tests.list"
+# EBPF_VM_TESTS: another list (bench-scale.sh runs the scale bench instead of the matrix).
+cp "${EBPF_VM_TESTS:-$here/tests.list}" "$root/etc/ebpf-tests.list"
 cp "$here/unavailable.list" "$root/etc/ebpf-unavailable.list"
 if [ "$(id -u)" = 0 ]; then
 	mknod -m 600 "$root/dev/console" c 5 1
@@ -64,6 +65,8 @@ copy_elf "$builddir/.libs/ebpf.so" /build/.libs/ebpf.so
 find "$builddir/tests" -type f -perm -u+x ! -path '*/.libs/*' | while read -r f; do
 	is_elf "$f" && copy_elf "$f" "/build${f#"$builddir"}"
 done
+# The scale bench (make bench-scale builds it; the matrix does not need it).
+[ -x "$builddir/bench/scale_cost" ] && copy_elf "$builddir/bench/scale_cost" /build/bench/scale_cost
 for f in "$builddir"/contrib/programs/*.bpf.o; do
 	[ -f "$f" ] || die "$builddir/contrib/programs/*.bpf.o are not built (make check builds them)"
 	copy_file "$f" "/build${f#"$builddir"}"

@@ -12,9 +12,12 @@ kernel=$1 initramfs=$2 log=$3
 timeout=${EBPF_VM_TIMEOUT:-600}
 rm -f "$log"
 status=0
-timeout "$timeout" qemu-system-x86_64 -accel tcg -smp 1 -m 1024 -display none -monitor none \
+# EBPF_VM_SMP, EBPF_VM_MEM, EBPF_VM_APPEND (kernel arguments): bench-scale.sh boots 2 vCPUs
+# with possible_cpus=256 and the memory the per-CPU maps of the layout before take there.
+timeout "$timeout" qemu-system-x86_64 -accel tcg -smp "${EBPF_VM_SMP:-1}" -m "${EBPF_VM_MEM:-1024}" \
+	-display none -monitor none \
 	-serial "file:$log" -no-reboot -kernel "$kernel/vmlinux" -initrd "$initramfs" \
-	-append "console=ttyS0 panic=-1 quiet" < /dev/null > "$log.qemu" 2>&1 || status=$?
+	-append "console=ttyS0 panic=-1 quiet ${EBPF_VM_APPEND:-}" < /dev/null > "$log.qemu" 2>&1 || status=$?
 if ! grep -q '^EBPF-VM-DONE' "$log" 2> /dev/null; then
 	[ "$status" = 124 ] && echo "run-kernel: $kernel: no end marker after ${timeout}s (hung?)" >&2 ||
 		echo "run-kernel: $kernel: no end marker (qemu status $status; panic?)" >&2

@@ -1,0 +1,282 @@
+/* bench/scale_cost: what the modules' maps cost the kernel and what a read costs, for
+ * configurations users run, in the layout before map_layout.h (every map per-CPU) and after
+ * it, side by side in one run. Meant for a machine with many possible CPUs: `make
+ * bench-scale` boots a Debian kernel under qemu with 256 possible CPUs (2 online) and runs
+ * it there (tests/vm/bench-scale.sh); here it runs at this machine's CPUs.
+ *
+ * Configurations:
+ *   default      what a bare `LoadPlugin ebpf` starts (the syscalls counters)
+ *   latency-all  syscalls with `Latency "all"`
+ *   contrib      contrib/ebpf.conf with every block uncommented (the modules' options of it;
+ *                Percentile and Bucket are collectd's presentation and change no map)
+ *   disks        latency-all plus block with -d loop devices added (`-d 200`: 200 disks'
+ *                worth of block rows), only with -d
+ * Per configuration and layout: the maps the modules created, the bytes the kernel charges
+ * for them (fdinfo memlock, the self-metric kernel_memory), the bytes planned before load
+ * (memory_plan.h), and the CPU time of a whole read of every module (median of -R reads,
+ * thread CPU clock, a few thousand syscalls made between reads so that rows change).
+ *
+ * Numbers only, never judged: exit 0 when it ran, 1 when it could not.
+ */
+#define _GNU_SOURCE
+#include "bench/measure.h"
+#include "bench/side_by_side.h"
+#include "libcore/engine/map_layout.h"
+#include "libcore/engine/memory_plan.h"
+#include "libcore/engine/module.h"
+#include "libcore/kernel/privileges.h"
+
+#include <bpf/libbpf.h>
+#include <fcntl.h>
+#include <linux/loop.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#define MAX_MODS 12
+#define MAX_READS 200
+
+struct setting {
+	const char *module, *key;
+	const char *values[6];
+};
+
+/* contrib/ebpf.conf's options, every block uncommented. */
+static const struct setting contrib[] = {
+	{ "syscalls", "Latency", { "fsync", "fdatasync", "sync", "syncfs" } },
+	{ "tcp", "PortBreakdown", { "remote" } },
+	{ "tcp", "Ports", { "80", "443", "5432" } },
+	{ "process", NULL, { NULL } },
+	{ "block", "QueueTime", { "false" } },
+	{ "runqueue", "PerCPU", { "false" } },
+	{ "vfs", "AttachOrder", { "fentry", "kprobe", "tp_btf", "raw_tp", "tracepoint" } },
+	{ "fs", "Filesystem", { "ext4", "xfs" } },
+	{ "dcache", NULL, { NULL } },
+	{ "pagecache", NULL, { NULL } },
+	{ "signals", NULL, { NULL } },
+};
+static const struct setting latency_all[] = { { "syscalls", "Latency", { "all" } } };
+static const struct setting disks[] = { { "syscalls", "Latency", { "all" } }, { "block", NULL, { NULL } } };
+static const struct setting def[] = { { "syscalls", NULL, { NULL } } };
+
+struct config {
+	const char *name;
+	const struct setting *settings;
+	int n;
+};
+
+struct result {
+	int modules, maps;
+	uint64_t charged, planned;
+	double read_us;
+};
+
+static double kernel_memory_sum;
+static void no_counter(void *ctx, const char *metric, const char *instance, uint64_t v) {}
+static void no_histogram(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
+			 const struct hist_interval *h) {}
+static void on_gauge(void *ctx, const char *metric, const char *instance, double v)
+{
+	if (!strcmp(metric, "kernel_memory"))
+		kernel_memory_sum += v;
+}
+
+static int set(struct module *m, const struct setting *s)
+{
+	struct opt_value v[6];
+	struct option o = { .key = s->key, .values = v };
+	char err[512];
+
+	if (!s->key)
+		return 0;
+	for (int i = 0; i < 6 && s->values[i]; i++) {
+		char *end;
+		double d = strtod(s->values[i], &end);
+
+		v[i] = *end || end == s->values[i] ? (struct opt_value){ .type = OPT_STRING, .string = s->values[i] }
+						   : (struct opt_value){ .type = OPT_NUMBER, .number = d };
+		if (!strcmp(s->values[i], "false"))
+			v[i] = (struct opt_value){ .type = OPT_BOOLEAN, .boolean = false };
+		o.nvalues++;
+	}
+	if (module_set_option(m, &o, err, sizeof(err))) {
+		fprintf(stderr, "scale_cost: %s %s: %s\n", m->ops->name, s->key, err);
+		return -1;
+	}
+	return 0;
+}
+
+/* Some syscalls between reads, so that rows change as on a live host. */
+static void workload(void)
+{
+	int fd = open("/dev/null", O_WRONLY);
+
+	for (int i = 0; i < 2000; i++) {
+		getppid();
+		if (fd >= 0 && write(fd, "x", 1) < 0)
+			break;
+	}
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+}
+
+static int run(const struct config *c, bool before, int reads, struct result *r)
+{
+	struct module *mods[MAX_MODS];
+	struct metric_sink sink = { .counter = no_counter, .histogram = no_histogram, .gauge = on_gauge };
+	double us[MAX_READS];
+	int n = 0, ncpus = libbpf_num_possible_cpus();
+
+	memset(r, 0, sizeof(*r));
+	map_layout_percpu_only = before;
+	for (int i = 0; i < c->n; i++) {
+		struct module *m = NULL;
+
+		for (int k = 0; k < n; k++)
+			if (!strcmp(mods[k]->ops->name, c->settings[i].module))
+				m = mods[k];
+		if (!m) {
+			m = module_new(module_find(c->settings[i].module), NULL);
+			if (!m)
+				return -1;
+			mods[n++] = m;
+		}
+		if (set(m, &c->settings[i]))
+			return -1;
+	}
+	for (int k = 0; k < n; k++) {
+		struct module_memory plan;
+		char err[512];
+
+		if (module_plan_memory(mods[k], ncpus, &plan, err, sizeof(err)) == 0)
+			r->planned += plan.bytes;
+		if (module_start(mods[k])) {
+			fprintf(stderr, "   (%s is off here: %.160s)\n", mods[k]->label, mods[k]->last_error);
+			continue;
+		}
+		r->modules++;
+		r->maps += plan.nmaps;
+	}
+	kernel_memory_sum = 0;
+	for (int k = 0; k < n; k++)
+		module_read(mods[k], &sink); /* the first read takes everything since attach */
+	r->charged = (uint64_t)kernel_memory_sum;
+	for (int i = 0; i < reads; i++) {
+		uint64_t t0;
+
+		workload();
+		t0 = thread_cpu_ns();
+		for (int k = 0; k < n; k++)
+			module_read(mods[k], &sink);
+		us[i] = (double)(thread_cpu_ns() - t0) / 1e3;
+	}
+	r->read_us = median(us, reads);
+	for (int k = 0; k < n; k++)
+		module_free(mods[k]);
+	map_layout_percpu_only = false;
+	return 0;
+}
+
+/* Adds loop devices through /dev/loop-control (each shows in /sys/block, where block sizes
+ * its table); returns how many, and their numbers in added[]. */
+static int add_loops(int want, int *added)
+{
+	int ctl = open("/dev/loop-control", O_RDWR), n = 0;
+
+	for (int i = 0; ctl >= 0 && n < want && i < 4096; i++) {
+		int nr = ioctl(ctl, LOOP_CTL_ADD, 1000 + i);
+
+		if (nr >= 0)
+			added[n++] = nr;
+	}
+	if (ctl >= 0)
+		close(ctl);
+	return n;
+}
+
+static void remove_loops(const int *added, int n)
+{
+	int ctl = open("/dev/loop-control", O_RDWR);
+
+	for (int i = 0; ctl >= 0 && i < n; i++)
+		ioctl(ctl, LOOP_CTL_REMOVE, added[i]);
+	if (ctl >= 0)
+		close(ctl);
+}
+
+static void mb(uint64_t b, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.2f MB", b / 1e6);
+}
+
+int main(int argc, char **argv)
+{
+	struct config configs[] = {
+		{ "default", def, COUNT_OF(def) },
+		{ "latency-all", latency_all, COUNT_OF(latency_all) },
+		{ "contrib", contrib, COUNT_OF(contrib) },
+		{ "disks", disks, COUNT_OF(disks) },
+	};
+	int reads = 50, want_disks = 0, opt, nconfigs = 3, added[4096], nadded = 0;
+	struct utsname u;
+
+	while ((opt = getopt(argc, argv, "R:d:")) != -1) {
+		switch (opt) {
+		case 'R': reads = atoi(optarg); break;
+		case 'd': want_disks = atoi(optarg); break;
+		default:
+			fprintf(stderr, "usage: %s [-R reads] [-d loop devices to add for the disks configuration]\n", argv[0]);
+			return 2;
+		}
+	}
+	if (reads < 1 || reads > MAX_READS || want_disks < 0 || want_disks > 4096) {
+		fprintf(stderr, "scale_cost: -R 1..%d, -d 0..4096\n", MAX_READS);
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!privileges_sufficient() || access("/sys/kernel/btf/vmlinux", R_OK)) {
+		fprintf(stderr, "scale_cost: needs root (or CAP_BPF + CAP_PERFMON) and a kernel with BTF\n");
+		return 1;
+	}
+	ebpf_log_set_handler(bench_quiet_log);
+	ebpf_log_capture_libbpf();
+	uname(&u);
+	printf("collectd-ebpf scale_cost: kernel %s, %ld CPUs online, %d possible; %d reads per configuration\n",
+	       u.release, sysconf(_SC_NPROCESSORS_ONLN), libbpf_num_possible_cpus(), reads);
+	if (want_disks)
+		nconfigs = 4;
+	printf("\n   %-12s %-22s %7s %5s %13s %13s %12s\n", "config", "layout", "modules", "maps", "kernel memory",
+	       "planned", "CPU per read");
+	for (int c = 0; c < nconfigs; c++) {
+		/* Only for the last configuration: the others see this machine's own disks. */
+		if (!strcmp(configs[c].name, "disks")) {
+			nadded = add_loops(want_disks, added);
+			printf("   (disks: %d loop devices added of %d asked; block sizes its table from /sys/block)\n",
+			       nadded, want_disks);
+		}
+		for (int before = 1; before >= 0; before--) {
+			struct result r;
+			char charged[32], planned[32];
+
+			if (run(&configs[c], before, reads, &r)) {
+				remove_loops(added, nadded);
+				return 1;
+			}
+			mb(r.charged, charged, sizeof(charged));
+			mb(r.planned, planned, sizeof(planned));
+			printf("   %-12s %-22s %7d %5d %13s %13s %9.0f us\n", configs[c].name,
+			       before ? "before: all per-CPU" : "after: map_layout.h", r.modules, r.maps, charged, planned,
+			       r.read_us);
+		}
+	}
+	remove_loops(added, nadded);
+	printf("\n   kernel memory: fdinfo memlock of every map of the started modules (as bpftool prints it);\n"
+	       "   planned: memory_plan.h's figure before load, for the same maps. CPU per read: every\n"
+	       "   module's module_read(), median over the reads.\n");
+	return 0;
+}

@@ -1,0 +1,51 @@
+/* Where a module's array maps keep their rows: one copy per possible CPU or one copy shared
+ * by all CPUs, and what that costs the kernel. Decided in user space between open and load
+ * (bpf_map__set_type): a lookup returns a pointer to the value in either, and every module
+ * records with atomic adds (counting.bpf.h), so the BPF instructions are the same for both.
+ *
+ * The rule (figures: doc/contributing.md, "Kernel memory"; bench/contention_cost):
+ *  - histogram rows are shared: they are the big values (2.3 to 8.7 KB a row), and a
+ *    per-CPU copy of each would multiply them by every possible CPU (217 MB for
+ *    `Latency "all"` at 256 CPUs); a view whose histograms are per CPU by meaning (its
+ *    per_cpu_feature: runqueue's "cpu<N>" series) keeps its per-CPU copies;
+ *  - counter maps stay per-CPU while all their copies take at most
+ *    MAP_LAYOUT_PERCPU_MAX_BYTES (the hot few: every `stats` map, small count tables),
+ *    and are shared above (syscalls' 512-row table from 9 possible CPUs on).
+ * Kernel memory then follows the rows kept, not the CPU count. */
+#ifndef EBPF_CORE_MAP_LAYOUT_H
+#define EBPF_CORE_MAP_LAYOUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct module;
+struct bpf_object;
+struct bpf_map;
+
+/* Per-CPU copies of one counter map, in bytes over all possible CPUs, up to which the map
+ * stays per-CPU. */
+#define MAP_LAYOUT_PERCPU_MAX_BYTES (64u * 1024u)
+
+/* Between open and load, after the module's configure hook has sized its maps: sets the
+ * type of every per-CPU array view map to shared where the rule says so. 0 or -errno. */
+int map_layout_plan(struct module *m, struct bpf_object *obj);
+
+/* For bench/scale_cost only: true keeps every map per-CPU (the layout before this rule),
+ * so that both layouts are measured side by side in one run. Set before starting. */
+extern bool map_layout_percpu_only;
+
+/* Value copies per row of the map behind fd: the possible CPUs for a per-CPU map, 1 for
+ * any other. 1.. or -errno. */
+int map_value_copies(int fd);
+
+/* What the kernel will charge for the map once created, from its type, sizes and this
+ * machine's possible CPUs (the arithmetic of the kernel's map_mem_usage for arrays and
+ * preallocated hashes; a close estimate for the rest). For the plan, before load. */
+uint64_t map_planned_bytes(const struct bpf_map *map, int possible_cpus);
+
+/* What the kernel charges for the created map behind fd: `memlock` of /proc/self/fdinfo
+ * (what bpftool prints). 0, or -errno. */
+int map_charged_bytes(int fd, uint64_t *bytes);
+
+#endif

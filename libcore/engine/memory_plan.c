@@ -1,0 +1,180 @@
+#include "libcore/engine/memory_plan.h"
+
+#include "libcore/engine/text_append.h"
+
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+int kernel_memory_limit_option(uint64_t *limit, const struct option *o, char *err, size_t errlen)
+{
+	static const char usage[] = "KernelMemoryLimit takes one size in bytes, with K, M or G for KiB, MiB "
+				    "or GiB: the most kernel memory all modules' BPF maps may take, e.g. "
+				    "KernelMemoryLimit \"64M\" (the default)";
+	double n = -1, scale = 1;
+	char *end = NULL;
+
+	if (strcasecmp(o->key, KERNEL_MEMORY_LIMIT_KEY))
+		return 0;
+	if (o->nvalues == 1 && o->values[0].type == OPT_NUMBER) {
+		n = o->values[0].number;
+	} else if (o->nvalues == 1 && o->values[0].type == OPT_STRING && o->values[0].string[0]) {
+		n = strtod(o->values[0].string, &end);
+		if (end == o->values[0].string)
+			n = -1;
+		else if (*end && !end[1] && strchr("kKmMgG", *end))
+			scale = *end == 'k' || *end == 'K' ? 1024.0 : *end == 'm' || *end == 'M' ? 1048576.0 : 1073741824.0;
+		else if (*end)
+			n = -1;
+	}
+	n *= scale;
+	/* In range before the conversion: NaN or a huge double to an integer is undefined. */
+	if (!(n >= 4096 && n <= 1099511627776.0) || n != floor(n)) {
+		snprintf(err, errlen, "%s; the value must be a whole number of bytes from 4096 to 1T", usage);
+		return -1;
+	}
+	*limit = (uint64_t)n;
+	return 1;
+}
+
+const char *memory_bytes_text(uint64_t bytes, char *buf, size_t len)
+{
+	if (bytes >= 1048576)
+		snprintf(buf, len, "%.1f MiB", bytes / 1048576.0);
+	else if (bytes >= 1024)
+		snprintf(buf, len, "%.1f KiB", bytes / 1024.0);
+	else
+		snprintf(buf, len, "%llu B", (unsigned long long)bytes);
+	return buf;
+}
+
+static const struct map_memory *largest_map(const struct module_memory *mm)
+{
+	const struct map_memory *best = NULL;
+
+	for (int i = 0; i < mm->nmaps; i++)
+		if (!best || mm->maps[i].bytes > best->bytes)
+			best = &mm->maps[i];
+	return best;
+}
+
+/* Plans module i again; a module that cannot be planned counts 0 (its start reports it). */
+static void plan_one(struct memory_plan *p, int i)
+{
+	char err[512];
+
+	if (module_plan_memory(p->modules[i], p->possible_cpus, &p->plans[i], err, sizeof(err)))
+		memset(&p->plans[i], 0, sizeof(p->plans[i]));
+}
+
+static uint64_t total_of(const struct memory_plan *p)
+{
+	uint64_t t = 0;
+
+	for (int i = 0; i < p->nmodules; i++)
+		if (!p->refused[i])
+			t += p->plans[i].bytes;
+	return t;
+}
+
+/* The module with the most bytes that can record one step coarser and gets smaller for
+ * it, lowered and planned again; false when there is none. */
+static bool coarsen_one(struct memory_plan *p)
+{
+	int order[p->nmodules > 0 ? p->nmodules : 1];
+	int n = 0;
+
+	for (int i = 0; i < p->nmodules; i++)
+		if (!p->refused[i] && !p->modules[i]->hist.precision_from_user && p->plans[i].precision > 0)
+			order[n++] = i;
+	while (n > 0) {
+		int best = 0;
+		uint64_t before;
+		struct module *m;
+
+		for (int k = 1; k < n; k++)
+			if (p->plans[order[k]].bytes > p->plans[order[best]].bytes)
+				best = k;
+		m = p->modules[order[best]];
+		before = p->plans[order[best]].bytes;
+		m->hist.precision = p->plans[order[best]].precision - 1;
+		plan_one(p, order[best]);
+		if (p->plans[order[best]].bytes < before)
+			return true;
+		order[best] = order[--n]; /* no histograms to coarsen: try the next */
+	}
+	return false;
+}
+
+int memory_plan_make(struct memory_plan *p, struct module **mods, int n, uint64_t limit)
+{
+	uint64_t used = 0;
+
+	memset(p, 0, sizeof(*p));
+	p->possible_cpus = libbpf_num_possible_cpus();
+	if (p->possible_cpus <= 0)
+		p->possible_cpus = 1;
+	p->limit = limit;
+	p->nmodules = n;
+	p->modules = mods;
+	p->plans = calloc(n ? n : 1, sizeof(*p->plans));
+	p->refused = calloc(n ? n : 1, sizeof(*p->refused));
+	p->errors = calloc(n ? n : 1, sizeof(*p->errors));
+	if (!p->plans || !p->refused || !p->errors) {
+		memory_plan_free(p);
+		return -1;
+	}
+	for (int i = 0; i < n; i++)
+		plan_one(p, i);
+	while (total_of(p) > limit && coarsen_one(p))
+		;
+	for (int i = 0; i < n; i++) {
+		const struct map_memory *big = largest_map(&p->plans[i]);
+		char need[32], left[32], lim[32], mb[32];
+
+		if (used + p->plans[i].bytes <= limit) {
+			used += p->plans[i].bytes;
+			continue;
+		}
+		p->refused[i] = true;
+		snprintf(p->errors[i], sizeof(p->errors[i]),
+			 "its BPF maps need %s of kernel memory at %d possible CPUs (the largest, map \"%s\": %s), "
+			 "but KernelMemoryLimit %s leaves %s for it; raise KernelMemoryLimit, or give it fewer "
+			 "histogram rows (Latency, Ports) or a lower Precision",
+			 memory_bytes_text(p->plans[i].bytes, need, sizeof(need)), p->possible_cpus,
+			 big ? big->name : "?", memory_bytes_text(big ? big->bytes : 0, mb, sizeof(mb)),
+			 memory_bytes_text(limit, lim, sizeof(lim)), memory_bytes_text(limit - used, left, sizeof(left)));
+	}
+	p->total = used;
+	return 0;
+}
+
+void memory_plan_describe(const struct memory_plan *p, int i, char *buf, size_t len)
+{
+	const struct module_memory *mm = &p->plans[i];
+	size_t used = 0;
+	char t[32];
+
+	buf[0] = '\0';
+	text_appendf(buf, len, &used, "%s: %d map%s, %s", p->modules[i]->label, mm->nmaps, mm->nmaps == 1 ? "" : "s",
+		     memory_bytes_text(mm->bytes, t, sizeof(t)));
+	for (int k = 0; k < mm->nmaps; k++)
+		text_appendf(buf, len, &used, "%s%s %s%s", k ? ", " : " (", mm->maps[k].name,
+			     memory_bytes_text(mm->maps[k].bytes, t, sizeof(t)), mm->maps[k].percpu ? " per-CPU" : "");
+	text_appendf(buf, len, &used, "%s, precision %u%s", mm->nmaps ? ")" : "", mm->precision,
+		     p->refused[i] ? ": refused, over KernelMemoryLimit" : "");
+}
+
+void memory_plan_free(struct memory_plan *p)
+{
+	free(p->plans);
+	free(p->refused);
+	free(p->errors);
+	p->plans = NULL;
+	p->refused = NULL;
+	p->errors = NULL;
+}
