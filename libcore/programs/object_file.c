@@ -29,7 +29,7 @@ static void explain_mode(const char *what, const char *path, const struct stat *
 	snprintf(err, errlen,
 		 "%s \"%s\" is writable by %s (mode %04o): others could change the BPF code collectd "
 		 "loads (chmod go-w \"%s\")",
-		 what, path, (st->st_mode & S_IWGRP) ? "its group" : "everyone", (unsigned)(st->st_mode & 07777), path);
+		 what, path, (st->st_mode & S_IWOTH) ? "everyone" : "its group", (unsigned)(st->st_mode & 07777), path);
 }
 
 /* Every directory from the file's up to "/": each must be safe, except that a directory
