@@ -242,23 +242,44 @@ int snapshot_write_stream(FILE *f, const struct snapshot_module *const *modules,
 	return ferror(f) ? -EIO : 0;
 }
 
-int snapshot_write_file(const char *path, gid_t gid, const struct snapshot_module *const *modules,
-			int nmodules, int64_t written_us, char *err, size_t errlen)
+/* A temporary name next to `name`, created with O_EXCL and O_NOFOLLOW in dirfd: nothing
+ * that was there (a link someone planted) is opened. */
+static int create_temp_at(int dirfd, const char *name, char *tmp, size_t len)
+{
+	static const char digits[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+
+	for (int attempt = 0; attempt < 100; attempt++) {
+		struct timespec ts;
+		unsigned long r;
+		char suffix[7];
+		int fd;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		r = (unsigned long)ts.tv_nsec * 2654435761u ^ (unsigned long)getpid() << 16 ^ (unsigned long)attempt;
+		for (int i = 0; i < 6; i++, r /= 36)
+			suffix[i] = digits[r % 36];
+		suffix[6] = '\0';
+		snprintf(tmp, len, ".%s.%s", name, suffix);
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	errno = EEXIST;
+	return -1;
+}
+
+int snapshot_write_file_at(int dirfd, const char *name, gid_t gid, const struct snapshot_module *const *modules,
+			   int nmodules, int64_t written_us, char *err, size_t errlen)
 {
 	char tmp[4096];
-	const char *slash = strrchr(path, '/');
 	int fd, e;
 	FILE *f;
 
-	/* Same directory as the target: rename() is atomic only within one filesystem. */
-	if (slash)
-		snprintf(tmp, sizeof(tmp), "%.*s/.%s.XXXXXX", (int)(slash - path), path, slash + 1);
-	else
-		snprintf(tmp, sizeof(tmp), ".%s.XXXXXX", path);
-	/* O_CLOEXEC: collectd's exec plugin forks while our read threads write. */
-	fd = mkostemp(tmp, O_CLOEXEC);
+	/* Same directory as the target: rename() is atomic only within one filesystem. O_CLOEXEC:
+	 * collectd's exec plugin forks while our read threads write. */
+	fd = create_temp_at(dirfd, name, tmp, sizeof(tmp));
 	if (fd < 0) {
-		snprintf(err, errlen, "cannot create a temporary file next to %s: %s", path, strerror(errno));
+		snprintf(err, errlen, "cannot create a temporary file next to %s: %s", name, strerror(errno));
 		return -1;
 	}
 	/* Readable by the subagent's group only: the values can reveal what processes do. */
@@ -275,20 +296,41 @@ int snapshot_write_file(const char *path, gid_t gid, const struct snapshot_modul
 	e = snapshot_write_stream(f, modules, nmodules, written_us);
 	if (fclose(f) || e) {
 		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(e ? -e : errno));
-		unlink(tmp);
+		unlinkat(dirfd, tmp, 0);
 		return -1;
 	}
-	if (rename(tmp, path)) {
-		snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-		unlink(tmp);
+	if (renameat(dirfd, tmp, dirfd, name)) {
+		snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, name, strerror(errno));
+		unlinkat(dirfd, tmp, 0);
 		return -1;
 	}
 	return 0;
 
 fail_fd:
 	close(fd);
-	unlink(tmp);
+	unlinkat(dirfd, tmp, 0);
 	return -1;
+}
+
+int snapshot_write_file(const char *path, gid_t gid, const struct snapshot_module *const *modules,
+			int nmodules, int64_t written_us, char *err, size_t errlen)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+	int dirfd, r;
+
+	if (slash)
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	else
+		snprintf(dir, sizeof(dir), ".");
+	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0) {
+		snprintf(err, errlen, "cannot create a temporary file next to %s: %s", path, strerror(errno));
+		return -1;
+	}
+	r = snapshot_write_file_at(dirfd, slash ? slash + 1 : path, gid, modules, nmodules, written_us, err, errlen);
+	close(dirfd);
+	return r;
 }
 
 /* ---- parsing ----------------------------------------------------------------------------------- */

@@ -136,8 +136,12 @@ const struct snapshot_bucket *snapshot_buckets(const struct snapshot_module *sm,
 /* Writes the whole file to f. 0 or -errno. */
 int snapshot_write_stream(FILE *f, const struct snapshot_module *const *modules, int nmodules,
 			  int64_t written_us);
-/* Atomically replaces path: a temporary file in the same directory, mode 0640, group gid
- * (unless gid is (gid_t)-1), renamed over path. 0, or -1 with the reason in err. */
+/* Atomically replaces name in the directory dirfd: a temporary file there (O_EXCL,
+ * O_NOFOLLOW), mode 0640, group gid (unless gid is (gid_t)-1), renamed over name. 0, or -1
+ * with the reason in err. */
+int snapshot_write_file_at(int dirfd, const char *name, gid_t gid, const struct snapshot_module *const *modules,
+			   int nmodules, int64_t written_us, char *err, size_t errlen);
+/* The same for a path (its directory opened by name). */
 int snapshot_write_file(const char *path, gid_t gid, const struct snapshot_module *const *modules,
 			int nmodules, int64_t written_us, char *err, size_t errlen);
 
