@@ -333,9 +333,42 @@ int snapshot_write_file(const char *path, gid_t gid, const struct snapshot_modul
 	return r;
 }
 
+FILE *snapshot_open_file(const char *path, struct stat *st, char *why, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), e;
+	FILE *f;
+
+	if (fd < 0) {
+		e = errno;
+		snprintf(why, len, "cannot open %s: %s", path, strerror(e));
+		errno = e;
+		return NULL;
+	}
+	e = EINVAL;
+	if (fstat(fd, st)) {
+		e = errno;
+		snprintf(why, len, "cannot stat %s: %s", path, strerror(e));
+	} else if (!S_ISREG(st->st_mode))
+		snprintf(why, len, "%s is not a regular file: SnapshotFile names the file the plugin writes", path);
+	else if (st->st_size > (off_t)SNAPSHOT_MAX_BYTES) {
+		e = EFBIG;
+		snprintf(why, len, "%s is larger than 16 MiB: not a snapshot of the plugin", path);
+	} else if ((f = fdopen(fd, "r")))
+		return f;
+	else {
+		e = errno;
+		snprintf(why, len, "cannot read %s: %s", path, strerror(e));
+	}
+	close(fd);
+	errno = e;
+	return NULL;
+}
+
 /* ---- parsing ----------------------------------------------------------------------------------- */
 
 #define MAX_FIELDS 12
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 /* Splits line (modified in place) at TABs and undoes the escapes. Returns the field count. */
 static int split_fields(char *line, char **fields)
@@ -445,6 +478,7 @@ static int copy_field(char *dst, size_t len, const char *src)
 struct parser {
 	struct snapshot *s;
 	int modules_cap;
+	int rows;                             /* lines after the module lines */
 	struct snapshot_module *module;       /* the last module line */
 	struct snapshot_histogram *histogram; /* the last histogram line */
 };
@@ -456,6 +490,8 @@ static const char *parse_module(struct parser *p, char **f, int n)
 
 	if (n != 6)
 		return "a module line has 6 fields";
+	if (p->s->nmodules == SNAPSHOT_MAX_MODULES)
+		return "more than " STR(SNAPSHOT_MAX_MODULES) " modules: not a snapshot of the plugin";
 	if (grow((void **)&p->s->modules, p->s->nmodules, &p->modules_cap, sizeof(*sm)))
 		return "out of memory";
 	sm = &p->s->modules[p->s->nmodules++];
@@ -580,6 +616,8 @@ static const char *parse_line(struct parser *p, int lineno, char *line, size_t l
 		return n == 2 && !parse_i64(f[1], &p->s->written_us) ? NULL : "bad written line";
 	if (!strcmp(f[0], "module"))
 		return parse_module(p, f, n);
+	if (strcmp(f[0], "end") && ++p->rows > SNAPSHOT_MAX_ROWS)
+		return "more than " STR(SNAPSHOT_MAX_ROWS) " rows: not a snapshot of the plugin";
 	if (!strcmp(f[0], "counter"))
 		return parse_counter(p, f, n);
 	if (!strcmp(f[0], "gauge"))
@@ -605,9 +643,14 @@ int snapshot_parse(FILE *f, struct snapshot *out, char *err, size_t errlen)
 	const char *why = NULL;
 	ssize_t len;
 
+	size_t bytes = 0;
+
 	memset(out, 0, sizeof(*out));
-	while (!why && (len = getline(&line, &cap, f)) > 0)
-		why = parse_line(&p, ++lineno, line, (size_t)len, &ended);
+	while (!why && (len = getline(&line, &cap, f)) > 0) {
+		bytes += (size_t)len;
+		why = bytes > SNAPSHOT_MAX_BYTES ? "more than 16 MiB: not a snapshot of the plugin"
+						 : parse_line(&p, ++lineno, line, (size_t)len, &ended);
+	}
 	free(line);
 	if (!why && lineno == 0)
 		why = "empty file";

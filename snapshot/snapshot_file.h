@@ -37,6 +37,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "bpf/include/hist_slot.h"
@@ -151,7 +152,26 @@ int snapshot_write_file(const char *path, gid_t gid, const struct snapshot_modul
 void snapshot_bucket_bounds(const struct snapshot_histogram *h, const struct snapshot_bucket *b, double *lower,
 			    double *upper);
 
-/* Parses a whole file. 0, or -1 with "line N: what is wrong" in err (out is then empty). */
+/* What a reader takes from a file, whatever it holds: the plugin's files are a few KiB
+ * (the soak's whole MIB, every module and a users' program: 13,590 rows at most).
+ * Counts bound the memory as bytes bound the time: a parsed snapshot holds at most
+ * SNAPSHOT_MAX_MODULES modules and SNAPSHOT_MAX_ROWS rows (lines after the module lines:
+ * counters, gauges, histograms, buckets, and any record a later version adds), about
+ * 64 MiB at most, where 16 MiB of one-counter module lines once took 2.7 GB. */
+#define SNAPSHOT_MAX_BYTES (16u << 20)
+#define SNAPSHOT_MAX_MODULES 256
+#define SNAPSHOT_MAX_ROWS 100000
+
+/* Opens a snapshot file to parse, as every reader must: O_NONBLOCK (a FIFO at the path
+ * does not hang the reader), then on the opened descriptor a regular file (not /dev/zero,
+ * not a FIFO) of at most SNAPSHOT_MAX_BYTES. Links are followed (the plugin never makes
+ * one; an administrator may). The stream (st: its fstat), or NULL with why and errno (the
+ * open's, or EINVAL/EFBIG for a file that is not one). */
+FILE *snapshot_open_file(const char *path, struct stat *st, char *why, size_t len);
+
+/* Parses a whole file, at most SNAPSHOT_MAX_BYTES, SNAPSHOT_MAX_MODULES modules and
+ * SNAPSHOT_MAX_ROWS rows. 0, or -1 with "line N: what is wrong" in err (out is then
+ * empty). */
 int snapshot_parse(FILE *f, struct snapshot *out, char *err, size_t errlen);
 void snapshot_free(struct snapshot *s);
 
