@@ -1,4 +1,5 @@
 #include "libcore/programs/program_config.h"
+#include "libcore/programs/program_read.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -488,6 +489,19 @@ int program_config_parse(const struct conf_node *block, struct program_config *c
 		snprintf(err, errlen, "<Program \"%s\"> reads no map: add <Counter \"map\">, <Gauge \"map\"> or "
 				      "<Histogram \"map\">", c->name);
 		return -1;
+	}
+	for (int v = 0; v < c->nviews; v++) {
+		size_t each = program_reader_series_bytes(c->views[v].kind);
+		double bytes = (double)c->views[v].max_series * (double)each;
+
+		if (bytes > PROGRAM_VIEW_MAX_BYTES) {
+			snprintf(err, errlen,
+				 "<Program \"%s\">: <%s \"%s\">: MaxSeries %u would keep up to %.0f bytes for its series "
+				 "(%zu bytes each), more than the %u MiB collectd keeps for one map: MaxSeries %zu at most",
+				 c->name, kind_name(c->views[v].kind), c->views[v].map, c->views[v].max_series, bytes,
+				 each, PROGRAM_VIEW_MAX_BYTES >> 20, (size_t)PROGRAM_VIEW_MAX_BYTES / each);
+			return -1;
+		}
 	}
 	return check_precision(c, err, errlen);
 }

@@ -22,6 +22,11 @@ struct series_hist {
 	struct hist_tracker tracker;
 };
 
+/* A slot of the index of series by name: (name hash, series + 1; 0 free). */
+struct name_slot {
+	uint32_t hash, series;
+};
+
 /* One series: its name and what this read added up. */
 struct series {
 	char name[LABEL_VALUE_MAX];
@@ -41,7 +46,7 @@ struct program_reader {
 	 * an open-addressing index of them by name: slot = (name hash, series + 1; 0 free). */
 	struct series *series;
 	uint32_t nseries;
-	struct name_slot { uint32_t hash, series; } *index;
+	struct name_slot *index;
 	uint32_t capacity;           /* of the index: a power of two, at least 2 x MaxSeries */
 	struct key_cache *keys;      /* raw key -> series + 1 (KEY_OTHER: `other`) */
 	struct series other;         /* label sets beyond MaxSeries */
@@ -56,6 +61,13 @@ struct program_reader {
 	unsigned int precision;
 	unsigned int *slot_of;
 };
+
+size_t program_reader_series_bytes(enum program_view_kind kind)
+{
+	/* The index has at most 4 slots per series (a power of two, at least twice MaxSeries). */
+	return sizeof(struct series) + 4 * sizeof(struct name_slot) +
+	       (kind == VIEW_KIND_HISTOGRAM ? sizeof(struct series_hist) : 0);
+}
 
 static uint32_t name_hash(const char *s)
 {

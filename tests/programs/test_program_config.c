@@ -56,6 +56,13 @@ static void test_parse_errors(void)
 			  "rot13"));
 	CHECK(parse_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Counter \"c\">\n    MaxSeries 0\n  </Counter>\n</Program>",
 			  "MaxSeries\" takes a whole number from 1"));
+	/* Bounded by memory: a million histogram series would be 17 GB. */
+	CHECK(parse_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Histogram \"h\">\n    SlotsField \"slots\"\n"
+			  "    MaxSeries 1000000\n  </Histogram>\n</Program>",
+			  "<Program \"p\">: <Histogram \"h\">: MaxSeries 1000000 would keep up to 17"));
+	CHECK(strstr(err, "more than the 256 MiB collectd keeps for one map: MaxSeries ") != NULL);
+	CHECK(strstr(err, " at most") != NULL);
+	fprintf(stderr, "  %s\n", err);
 	CHECK(parse_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Counter \"c\">\n    SlotsField \"s\"\n  </Counter>\n</Program>",
 			  "valid: Type, ValueField"));
 	CHECK(parse_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Probe \"sync\">\n  </Probe>\n  <Counter \"c\">\n  </Counter>\n</Program>",
