@@ -165,9 +165,9 @@ static int parse_buckets(const struct option *o, struct program_view *v, char *e
 
 /* Each map block's keys, in the order an "unknown option" message lists them. */
 static const char *const histogram_keys[] = { "Layout", "SlotsField", "SumField", "Buckets", "Multiplier", "Type",
-					      HIST_PRECISION_KEY, "<Label>", "TypeInstance", "MaxSeries", "PerCPU",
+					      HIST_PRECISION_KEY, "<Label>", "TypeInstance", "MaxSeries", "ReclaimAfter", "PerCPU",
 					      NULL };
-static const char *const value_keys[] = { "Type", "ValueField", "<Label>", "TypeInstance", "MaxSeries", "PerCPU",
+static const char *const value_keys[] = { "Type", "ValueField", "<Label>", "TypeInstance", "MaxSeries", "ReclaimAfter", "PerCPU",
 					  NULL };
 
 bool program_view_takes(enum program_view_kind kind, const char *key)
@@ -211,6 +211,8 @@ static int parse_view_option(const struct conf_node *n, struct program_view *v, 
 		return get_name(o, v->type_instance, sizeof(v->type_instance), err, errlen);
 	if (!strcasecmp(o->key, "MaxSeries"))
 		return get_count(o, 1, 1000000, &v->max_series, err, errlen);
+	if (!strcasecmp(o->key, "ReclaimAfter"))
+		return get_count(o, 0, 1000000, &v->reclaim_after, err, errlen);
 	if (!strcasecmp(o->key, "PerCPU")) {
 		if (opt_expect_strings(o, 1, err, errlen))
 			return -1;
@@ -280,6 +282,7 @@ static int parse_view(const struct conf_node *n, enum program_view_kind kind, st
 
 	v->kind = kind;
 	v->max_series = PROGRAM_DEFAULT_MAX_SERIES;
+	v->reclaim_after = PROGRAM_DEFAULT_RECLAIM_AFTER;
 	v->multiplier = 1;
 	v->layout = HIST_LAYOUT_VALUE;
 	v->buckets = SLOTS_NATIVE;
