@@ -290,15 +290,19 @@ static int check_section(Elf *elf, const struct rel_index *ri, Elf_Scn *scn, con
 	}
 	snprintf(where, sizeof(where), "section \"%s\"", secname);
 	for (size_t i = 0; i < n && !r; i++) {
-		if (!is_call(&insn[i]))
+		struct bpf_insn in;
+
+		/* Copied out: a section of a file need not start 4-byte aligned in memory. */
+		memcpy(&in, (const char *)insn + i * sizeof(in), sizeof(in));
+		if (!is_call(&in))
 			continue;
 		if (kfunc[i])
 			r = refuse_kfunc(kfunc[i], pol, file, where, err, errlen);
-		else if (insn[i].code != (BPF_JMP | BPF_CALL | BPF_K) || insn[i].src_reg > BPF_PSEUDO_CALL) {
+		else if (in.code != (BPF_JMP | BPF_CALL | BPF_K) || in.src_reg > BPF_PSEUDO_CALL) {
 			snprintf(where, sizeof(where), "instruction %zu of section \"%s\"", i, secname);
-			r = refuse_unnamed_call(&insn[i], file, where, err, errlen);
-		} else if (insn[i].src_reg == 0)
-			r = refuse_helper(insn[i].imm, pol, file, where, err, errlen);
+			r = refuse_unnamed_call(&in, file, where, err, errlen);
+		} else if (in.src_reg == 0)
+			r = refuse_helper(in.imm, pol, file, where, err, errlen);
 		/* src_reg 1: a call of a function of this object, whose code is checked too. */
 	}
 	free(kfunc);

@@ -19,6 +19,12 @@ int object_check_contained(int (*check)(void *ctx), void *ctx, const char *file,
 	sigaction(SIGCHLD, &dfl, &old);
 	pid = fork();
 	if (pid == 0) {
+		/* A crash must kill the child, whatever handlers the daemon (or a sanitizer, whose
+		 * handler would exit 1 as if the check had returned) installed. */
+		static const int crashes[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
+
+		for (size_t i = 0; i < sizeof(crashes) / sizeof(crashes[0]); i++)
+			signal(crashes[i], SIG_DFL);
 		libbpf_set_print(NULL); /* the parent logs what the check says, once */
 		alarm(OBJECT_CHECK_SECONDS);
 		_exit(check(ctx) ? 1 : 0);
