@@ -1,14 +1,14 @@
 #!/bin/sh
 # Every refusal of the loader (tests/integration/program_refusals.table, the list in
 # doc/programs.md), in the real collectd -T, on an object the test makes hostile: a
-# symlink, a FIFO, another user's file, a group-writable file or directory, a huge file,
+# symlink, a FIFO, another user's file or directory, a group-writable file or directory, a huge file,
 # bytes that are not ELF or not BPF, bytes libbpf 1.1 crashes on (one byte of .BTF), an
 # object past the bound on instructions, a program type that does not observe (also behind
 # a "?"), a forbidden helper in a subprogram, a kfunc, a raw kfunc call by BTF id. Each
 # leaves its program off with one error, the table's whole line naming the object and the
-# reason, collectd never crashes, and a good program beside it starts. Then Skip leaves a
-# refused program out, and AllowProgramType/AllowHelper let a refused one through to the
-# kernel, so it is the named check that refused each.
+# reason, collectd never crashes, and a good program beside it starts. Then Skip leaves the
+# refused programs out, and AllowProgramType lets them past the loader (to whatever the
+# kernel says), so it is the named check that refused them.
 . "$top_srcdir/tests/integration/lib.sh"
 . "$top_srcdir/tests/integration/program_lib.sh"
 
@@ -29,6 +29,7 @@ make_object() {
 	owner) cp "$top_builddir/$3" "$OBJ"; chown "$2" "$OBJ" ;;
 	mode) cp "$top_builddir/$3" "$OBJ"; chmod "$2" "$OBJ" ;;
 	open-dir) DIR="$WORK/open"; mkdir -p "$DIR"; chmod 777 "$DIR"; OBJ="$DIR/$name.bpf.o"; cp "$top_builddir/$2" "$OBJ" ;;
+	other-dir) DIR="$WORK/other"; mkdir -p "$DIR"; OBJ="$DIR/$name.bpf.o"; cp "$top_builddir/$3" "$OBJ"; chown "$2" "$DIR" ;;
 	huge) truncate -s 65M "$OBJ" ;;
 	junk) echo "not an object" > "$OBJ" ;;
 	raw-kfunc) INSN=$("$HOSTILE" raw-kfunc "$top_builddir/$2" "$OBJ" | sed -n 's/^instruction \([0-9]*\):.*/\1/p') ;;
@@ -104,3 +105,13 @@ grep -q 'ebpf plugin: module "p" is off' "$WORK/skipped.out" &&
 grep -q 'ebpf plugin: p: count_sync attached via tracepoint' "$WORK/skipped.out" ||
 	{ cat "$WORK/skipped.out" >&2; fail "the object's observing program did not start with the others skipped"; }
 pass "Skip \"hidden_getsid\" and \"fail_sync\": the refused programs are left out and the object starts"
+
+# AllowProgramType "fmod_ret": the loader no longer refuses them (the kernel may: this one
+# refuses fentry), so the refusal above was the type check's.
+make_object allowed copy tests/programs/hidden_fmod_ret.bpf.o
+run_t allowed 'AllowProgramType "fmod_ret"'
+grep -q 'is fmod_ret, which changes what a kernel function returns' "$WORK/allowed.out" &&
+	{ cat "$WORK/allowed.out" >&2; fail "AllowProgramType \"fmod_ret\" did not let the fmod_ret programs past the loader"; }
+grep -q 'ebpf plugin: good: sync attached via tracepoint' "$WORK/allowed.out" ||
+	{ cat "$WORK/allowed.out" >&2; fail "the good program did not start beside the allowed one"; }
+pass "AllowProgramType \"fmod_ret\": past the loader ($(grep -o 'module "p" is off: .\{0,80\}' "$WORK/allowed.out" || echo "p started"))"
