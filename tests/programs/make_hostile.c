@@ -19,6 +19,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <linux/bpf.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,6 +91,8 @@ static int raw_kfunc(const char *in, const char *out)
 	}
 	spill(out, b, len);
 	printf("instruction %zu: a raw kfunc call of bpf_send_signal_task (BTF id %d)\n", at, id);
+	free(b);
+	btf__free(vmlinux);
 	return 0;
 }
 
@@ -147,7 +150,12 @@ static int crash_btf(const char *in, const char *out)
 			first = off + i;
 		pid = fork();
 		if (pid == 0) {
-			struct bpf_object *obj = bpf_object__open_mem(m, len, NULL);
+			struct bpf_object *obj;
+
+			/* A sanitizer's SEGV handler would exit 1: the crash must be seen as one. */
+			signal(SIGSEGV, SIG_DFL);
+			signal(SIGBUS, SIG_DFL);
+			obj = bpf_object__open_mem(m, len, NULL);
 
 			bpf_object__close(obj);
 			_exit(0);
@@ -157,6 +165,8 @@ static int crash_btf(const char *in, const char *out)
 		if (WIFSIGNALED(status)) {
 			spill(out, m, len);
 			printf("byte %zu (.BTF + %zu) 00 -> ff crashes libbpf: signal %d\n", off + i, i, WTERMSIG(status));
+			free(b);
+			free(m);
 			return 0;
 		}
 	}
@@ -164,6 +174,8 @@ static int crash_btf(const char *in, const char *out)
 	m[first] = (char)0xff;
 	spill(out, m, len);
 	printf("libbpf survives every zero byte of .BTF set to ff; wrote byte %zu changed\n", first);
+	free(b);
+	free(m);
 	return 3;
 }
 
@@ -246,6 +258,8 @@ static int many_calls(size_t n, const char *out)
 	}
 	elf_end(elf);
 	close(fd);
+	free(insn);
+	free(rel);
 	return 0;
 }
 
