@@ -3,7 +3,9 @@
  *   make_hostile raw-kfunc IN OUT     IN's call of helper 0x1234567 (raw_kfunc.bpf.c) becomes
  *                                     a raw kfunc call (src_reg 2) of bpf_send_signal_task by
  *                                     this kernel's BTF id, with no relocation naming it;
- *                                     prints "instruction K: ..." (K in its section)
+ *                                     prints "instruction K: ..." (K in its section); exits 4
+ *                                     where the kernel has no such kfunc (before 6.13: the call
+ *                                     is then of BTF id 1, for the loader's check only)
  *   make_hostile crash-btf IN OUT     one zero byte of IN's .BTF set to 0xff, the first that
  *                                     makes libbpf's bpf_object__open_mem() die (tried in a
  *                                     child); prints "crashes libbpf: signal N" or, where this
@@ -72,12 +74,11 @@ static int raw_kfunc(const char *in, const char *out)
 		return 1;
 	}
 
-	if (libbpf_get_error(vmlinux) || (id = btf__find_by_name_kind(vmlinux, "bpf_send_signal_task", BTF_KIND_FUNC)) < 0) {
-		fprintf(stderr, "this kernel's BTF has no bpf_send_signal_task\n");
-		return 1;
-	}
+	/* Before 6.13 there is no bpf_send_signal_task: any BTF id makes the same raw call for
+	 * the loader's check (exit 4: the kernel would not load it). */
+	id = libbpf_get_error(vmlinux) ? -1 : btf__find_by_name_kind(vmlinux, "bpf_send_signal_task", BTF_KIND_FUNC);
 	for (size_t i = 0; i + 8 <= len; i += 8) {
-		struct bpf_insn insn = { .code = BPF_JMP | BPF_CALL, .src_reg = BPF_PSEUDO_KFUNC_CALL, .imm = id };
+		struct bpf_insn insn = { .code = BPF_JMP | BPF_CALL, .src_reg = BPF_PSEUDO_KFUNC_CALL, .imm = id > 0 ? id : 1 };
 
 		if (memcmp(b + i, marker, 8))
 			continue;
@@ -90,10 +91,14 @@ static int raw_kfunc(const char *in, const char *out)
 		return 1;
 	}
 	spill(out, b, len);
-	printf("instruction %zu: a raw kfunc call of bpf_send_signal_task (BTF id %d)\n", at, id);
+	if (id > 0)
+		printf("instruction %zu: a raw kfunc call of bpf_send_signal_task (BTF id %d)\n", at, id);
+	else
+		printf("instruction %zu: a raw kfunc call of BTF id 1 (this kernel has no bpf_send_signal_task)\n", at);
 	free(b);
-	btf__free(vmlinux);
-	return 0;
+	if (!libbpf_get_error(vmlinux))
+		btf__free(vmlinux);
+	return id > 0 ? 0 : 4;
 }
 
 static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
