@@ -276,30 +276,45 @@ int snapshot_write_stream_events(FILE *f, const struct snapshot_module *const *m
 	return ferror(f) ? -EIO : 0;
 }
 
-int snapshot_write_file(const char *path, gid_t gid, const struct snapshot_module *const *modules,
-			int nmodules, int64_t written_us, char *err, size_t errlen)
+/* A temporary name next to `name`, created with O_EXCL and O_NOFOLLOW in dirfd: nothing
+ * that was there (a link someone planted) is opened. */
+static int create_temp_at(int dirfd, const char *name, char *tmp, size_t len)
 {
-	return snapshot_write_file_events(path, gid, modules, nmodules, NULL, 0, written_us, err, errlen);
+	static const char digits[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+
+	for (int attempt = 0; attempt < 100; attempt++) {
+		struct timespec ts;
+		unsigned long r;
+		char suffix[7];
+		int fd;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		r = (unsigned long)ts.tv_nsec * 2654435761u ^ (unsigned long)getpid() << 16 ^ (unsigned long)attempt;
+		for (int i = 0; i < 6; i++, r /= 36)
+			suffix[i] = digits[r % 36];
+		suffix[6] = '\0';
+		snprintf(tmp, len, ".%s.%s", name, suffix);
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	errno = EEXIST;
+	return -1;
 }
 
-int snapshot_write_file_events(const char *path, gid_t gid, const struct snapshot_module *const *modules,
-			       int nmodules, const struct snapshot_event *events, int nevents, int64_t written_us,
-			       char *err, size_t errlen)
+int snapshot_write_file_at(int dirfd, const char *name, gid_t gid, const struct snapshot_module *const *modules,
+			   int nmodules, const struct snapshot_event *events, int nevents, int64_t written_us,
+			   char *err, size_t errlen)
 {
 	char tmp[4096];
-	const char *slash = strrchr(path, '/');
 	int fd, e;
 	FILE *f;
 
-	/* Same directory as the target: rename() is atomic only within one filesystem. */
-	if (slash)
-		snprintf(tmp, sizeof(tmp), "%.*s/.%s.XXXXXX", (int)(slash - path), path, slash + 1);
-	else
-		snprintf(tmp, sizeof(tmp), ".%s.XXXXXX", path);
-	/* O_CLOEXEC: collectd's exec plugin forks while our read threads write. */
-	fd = mkostemp(tmp, O_CLOEXEC);
+	/* Same directory as the target: rename() is atomic only within one filesystem. O_CLOEXEC:
+	 * collectd's exec plugin forks while our read threads write. */
+	fd = create_temp_at(dirfd, name, tmp, sizeof(tmp));
 	if (fd < 0) {
-		snprintf(err, errlen, "cannot create a temporary file next to %s: %s", path, strerror(errno));
+		snprintf(err, errlen, "cannot create a temporary file next to %s: %s", name, strerror(errno));
 		return -1;
 	}
 	/* Readable by the subagent's group only: the values can reveal what processes do. */
@@ -316,26 +331,81 @@ int snapshot_write_file_events(const char *path, gid_t gid, const struct snapsho
 	e = snapshot_write_stream_events(f, modules, nmodules, events, nevents, written_us);
 	if (fclose(f) || e) {
 		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(e ? -e : errno));
-		unlink(tmp);
+		unlinkat(dirfd, tmp, 0);
 		return -1;
 	}
-	if (rename(tmp, path)) {
-		snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-		unlink(tmp);
+	if (renameat(dirfd, tmp, dirfd, name)) {
+		snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, name, strerror(errno));
+		unlinkat(dirfd, tmp, 0);
 		return -1;
 	}
 	return 0;
 
 fail_fd:
 	close(fd);
-	unlink(tmp);
+	unlinkat(dirfd, tmp, 0);
 	return -1;
+}
+
+int snapshot_write_file(const char *path, gid_t gid, const struct snapshot_module *const *modules,
+			int nmodules, int64_t written_us, char *err, size_t errlen)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+	int dirfd, r;
+
+	if (slash)
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	else
+		snprintf(dir, sizeof(dir), ".");
+	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0) {
+		snprintf(err, errlen, "cannot create a temporary file next to %s: %s", path, strerror(errno));
+		return -1;
+	}
+	r = snapshot_write_file_at(dirfd, slash ? slash + 1 : path, gid, modules, nmodules, NULL, 0, written_us, err,
+				   errlen);
+	close(dirfd);
+	return r;
+}
+
+FILE *snapshot_open_file(const char *path, struct stat *st, char *why, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), e;
+	FILE *f;
+
+	if (fd < 0) {
+		e = errno;
+		snprintf(why, len, "cannot open %s: %s", path, strerror(e));
+		errno = e;
+		return NULL;
+	}
+	e = EINVAL;
+	if (fstat(fd, st)) {
+		e = errno;
+		snprintf(why, len, "cannot stat %s: %s", path, strerror(e));
+	} else if (!S_ISREG(st->st_mode))
+		snprintf(why, len, "%s is not a regular file: SnapshotFile names the file the plugin writes", path);
+	else if (st->st_size > (off_t)SNAPSHOT_MAX_BYTES) {
+		e = EFBIG;
+		snprintf(why, len, "%s is larger than 16 MiB: not a snapshot of the plugin", path);
+	} else if ((f = fdopen(fd, "r")))
+		return f;
+	else {
+		e = errno;
+		snprintf(why, len, "cannot read %s: %s", path, strerror(e));
+	}
+	close(fd);
+	errno = e;
+	return NULL;
 }
 
 /* ---- parsing ----------------------------------------------------------------------------------- */
 
 /* The longest record: an event line with all its fields. */
 #define MAX_FIELDS (9 + SNAPSHOT_EVENT_MAX_FIELDS)
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 /* Splits line (modified in place) at TABs and undoes the escapes. Returns the field count. */
 static int split_fields(char *line, char **fields)
@@ -445,6 +515,7 @@ static int copy_field(char *dst, size_t len, const char *src)
 struct parser {
 	struct snapshot *s;
 	int modules_cap;
+	int rows;                             /* lines after the module lines */
 	struct snapshot_module *module;       /* the last module line */
 	struct snapshot_histogram *histogram; /* the last histogram line */
 };
@@ -456,6 +527,8 @@ static const char *parse_module(struct parser *p, char **f, int n)
 
 	if (n != 6)
 		return "a module line has 6 fields";
+	if (p->s->nmodules == SNAPSHOT_MAX_MODULES)
+		return "more than " STR(SNAPSHOT_MAX_MODULES) " modules: not a snapshot of the plugin";
 	if (grow((void **)&p->s->modules, p->s->nmodules, &p->modules_cap, sizeof(*sm)))
 		return "out of memory";
 	sm = &p->s->modules[p->s->nmodules++];
@@ -617,6 +690,8 @@ static const char *parse_line(struct parser *p, int lineno, char *line, size_t l
 		return n == 2 && !parse_i64(f[1], &p->s->written_us) ? NULL : "bad written line";
 	if (!strcmp(f[0], "module"))
 		return parse_module(p, f, n);
+	if (strcmp(f[0], "end") && ++p->rows > SNAPSHOT_MAX_ROWS)
+		return "more than " STR(SNAPSHOT_MAX_ROWS) " rows: not a snapshot of the plugin";
 	if (!strcmp(f[0], "counter"))
 		return parse_counter(p, f, n);
 	if (!strcmp(f[0], "gauge"))
@@ -644,9 +719,14 @@ int snapshot_parse(FILE *f, struct snapshot *out, char *err, size_t errlen)
 	const char *why = NULL;
 	ssize_t len;
 
+	size_t bytes = 0;
+
 	memset(out, 0, sizeof(*out));
-	while (!why && (len = getline(&line, &cap, f)) > 0)
-		why = parse_line(&p, ++lineno, line, (size_t)len, &ended);
+	while (!why && (len = getline(&line, &cap, f)) > 0) {
+		bytes += (size_t)len;
+		why = bytes > SNAPSHOT_MAX_BYTES ? "more than 16 MiB: not a snapshot of the plugin"
+						 : parse_line(&p, ++lineno, line, (size_t)len, &ended);
+	}
 	free(line);
 	if (!why && lineno == 0)
 		why = "empty file";

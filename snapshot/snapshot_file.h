@@ -46,6 +46,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "bpf/include/hist_slot.h"
@@ -167,17 +168,19 @@ const struct snapshot_bucket *snapshot_buckets(const struct snapshot_module *sm,
 /* Writes the whole file to f. 0 or -errno. */
 int snapshot_write_stream(FILE *f, const struct snapshot_module *const *modules, int nmodules,
 			  int64_t written_us);
-/* Atomically replaces path: a temporary file in the same directory, mode 0640, group gid
- * (unless gid is (gid_t)-1), renamed over path. 0, or -1 with the reason in err. */
-int snapshot_write_file(const char *path, gid_t gid, const struct snapshot_module *const *modules,
-			int nmodules, int64_t written_us, char *err, size_t errlen);
 /* The same with the event lines after the modules: nevents of them, oldest first, of which
  * at most SNAPSHOT_MAX_EVENTS (the newest) are written. */
 int snapshot_write_stream_events(FILE *f, const struct snapshot_module *const *modules, int nmodules,
 				 const struct snapshot_event *events, int nevents, int64_t written_us);
-int snapshot_write_file_events(const char *path, gid_t gid, const struct snapshot_module *const *modules,
-			       int nmodules, const struct snapshot_event *events, int nevents, int64_t written_us,
-			       char *err, size_t errlen);
+/* Atomically replaces name in the directory dirfd: a temporary file there (O_EXCL,
+ * O_NOFOLLOW), mode 0640, group gid (unless gid is (gid_t)-1), renamed over name; the
+ * modules, then the events (NULL, 0: none). 0, or -1 with the reason in err. */
+int snapshot_write_file_at(int dirfd, const char *name, gid_t gid, const struct snapshot_module *const *modules,
+			   int nmodules, const struct snapshot_event *events, int nevents, int64_t written_us,
+			   char *err, size_t errlen);
+/* The same for a path (its directory opened by name), without events. */
+int snapshot_write_file(const char *path, gid_t gid, const struct snapshot_module *const *modules,
+			int nmodules, int64_t written_us, char *err, size_t errlen);
 
 /* Bounds of bucket b of h (snapshot_buckets()), in h's unit: it holds values in
  * (lower, upper], upper INFINITY for the open last slot. Readers take bounds from here,
@@ -185,7 +188,26 @@ int snapshot_write_file_events(const char *path, gid_t gid, const struct snapsho
 void snapshot_bucket_bounds(const struct snapshot_histogram *h, const struct snapshot_bucket *b, double *lower,
 			    double *upper);
 
-/* Parses a whole file. 0, or -1 with "line N: what is wrong" in err (out is then empty). */
+/* What a reader takes from a file, whatever it holds: the plugin's files are a few KiB
+ * (the soak's whole MIB, every module and a users' program: 13,590 rows at most).
+ * Counts bound the memory as bytes bound the time: a parsed snapshot holds at most
+ * SNAPSHOT_MAX_MODULES modules and SNAPSHOT_MAX_ROWS rows (lines after the module lines:
+ * counters, gauges, histograms, buckets, and any record a later version adds), about
+ * 64 MiB at most, where 16 MiB of one-counter module lines once took 2.7 GB. */
+#define SNAPSHOT_MAX_BYTES (16u << 20)
+#define SNAPSHOT_MAX_MODULES 256
+#define SNAPSHOT_MAX_ROWS 100000
+
+/* Opens a snapshot file to parse, as every reader must: O_NONBLOCK (a FIFO at the path
+ * does not hang the reader), then on the opened descriptor a regular file (not /dev/zero,
+ * not a FIFO) of at most SNAPSHOT_MAX_BYTES. Links are followed (the plugin never makes
+ * one; an administrator may). The stream (st: its fstat), or NULL with why and errno (the
+ * open's, or EINVAL/EFBIG for a file that is not one). */
+FILE *snapshot_open_file(const char *path, struct stat *st, char *why, size_t len);
+
+/* Parses a whole file, at most SNAPSHOT_MAX_BYTES, SNAPSHOT_MAX_MODULES modules and
+ * SNAPSHOT_MAX_ROWS rows. 0, or -1 with "line N: what is wrong" in err (out is then
+ * empty). */
 int snapshot_parse(FILE *f, struct snapshot *out, char *err, size_t errlen);
 void snapshot_free(struct snapshot *s);
 

@@ -62,35 +62,16 @@ static void settle(struct snapshot_cache *c, enum mib_snapshot_status status, co
 	c->report(c->status == MIB_SNAPSHOT_OK, msg);
 }
 
-/* The plugin's files are a few KiB; anything near this is not one of them. */
-#define SNAPSHOT_MAX_BYTES (16 << 20)
-
-/* Opens the snapshot for parsing, or says why not. O_NONBLOCK: a FIFO put at the path must
- * not stop the agent answering; the checks are on the opened file (fstat, *st), not on the
- * name, which may point elsewhere by now. Symlinks are followed: the plugin never makes
- * one, an administrator may, and whatever one points to must still be a regular file. */
+/* Opens the snapshot for parsing (snapshot_open_file(): a FIFO at the path does not stop
+ * the agent answering, the checks are on the opened file), or says why not. */
 static FILE *open_snapshot(const char *path, struct stat *st, char *why, size_t len)
 {
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	FILE *f;
+	FILE *f = snapshot_open_file(path, st, why, len);
 
-	if (fd < 0) {
-		snprintf(why, len, "cannot open %s: %s%s", path, strerror(errno),
-			 errno == EACCES ? " (run the subagent in the group of SnapshotGroup)" : "");
-		return NULL;
-	}
-	if (fstat(fd, st))
-		snprintf(why, len, "cannot stat %s: %s", path, strerror(errno));
-	else if (!S_ISREG(st->st_mode))
-		snprintf(why, len, "%s is not a regular file: SnapshotFile names the file the plugin writes", path);
-	else if (st->st_size > SNAPSHOT_MAX_BYTES)
-		snprintf(why, len, "%s is larger than 16 MiB: not a snapshot of the plugin", path);
-	else if ((f = fdopen(fd, "r")))
-		return f;
-	else
-		snprintf(why, len, "cannot read %s: %s", path, strerror(errno));
-	close(fd);
-	return NULL;
+	if (!f && errno == EACCES)
+		snprintf(why, len, "cannot open %s: %s (run the subagent in the group of SnapshotGroup)", path,
+			 strerror(EACCES));
+	return f;
 }
 
 /* OK, or STALE when the whole snapshot in c->snap was written more than stale_after

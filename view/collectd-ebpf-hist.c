@@ -113,11 +113,14 @@ static void parse_args(int argc, char **argv, struct args *a)
 		bad_usage("unexpected argument \"%s\" (the snapshot file is given with --snapshot PATH)", argv[optind]);
 }
 
-/* Reads and parses path. 0, or -1 with a message saying what is wrong and what to do. */
+/* Reads and parses path, opened as the subagent opens it (snapshot_open_file(): a regular
+ * file of at most 16 MiB, O_NONBLOCK so a FIFO does not hang the view), parsed within the
+ * parser's counts. 0, or -1 with a message saying what is wrong and what to do. */
 static int read_snapshot(const char *path, struct snapshot *s, char *err, size_t errlen)
 {
-	char why[256];
-	FILE *f = fopen(path, "r");
+	char why[512];
+	struct stat st;
+	FILE *f = snapshot_open_file(path, &st, why, sizeof(why));
 	int e = errno;
 
 	if (!f && e == ENOENT) {
@@ -127,7 +130,6 @@ static int read_snapshot(const char *path, struct snapshot *s, char *err, size_t
 		return -1;
 	}
 	if (!f && e == EACCES) {
-		struct stat st;
 		struct group *g = stat(path, &st) == 0 ? getgrgid(st.st_gid) : NULL;
 
 		snprintf(err, errlen, "cannot read %s: permission denied. The file is readable by its group "
@@ -136,7 +138,7 @@ static int read_snapshot(const char *path, struct snapshot *s, char *err, size_t
 		return -1;
 	}
 	if (!f) {
-		snprintf(err, errlen, "cannot read %s: %s", path, strerror(e));
+		snprintf(err, errlen, "%s", why);
 		return -1;
 	}
 	if (snapshot_parse(f, s, why, sizeof(why))) {

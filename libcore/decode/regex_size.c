@@ -7,6 +7,7 @@
 struct scan {
 	const char *p;
 	int stacked; /* an adjacent duplication symbol was seen */
+	int backref; /* \1 .. \9 outside a bracket expression */
 };
 
 static int is_quantifier(const char *p)
@@ -72,6 +73,8 @@ static double sequence(struct scan *s, int depth)
 			if (*s->p)
 				s->p++;
 		} else if (*s->p == '\\' && s->p[1]) {
+			if (s->p[1] >= '1' && s->p[1] <= '9')
+				s->backref = 1;
 			s->p += 2;
 		} else {
 			s->p++;
@@ -85,13 +88,21 @@ static double sequence(struct scan *s, int depth)
 
 int regex_size_check(const char *pattern, char *err, size_t errlen)
 {
-	struct scan s = { pattern, 0 };
+	struct scan s = { pattern, 0, 0 };
 	double size = 0;
 
 	while (*s.p) {
 		size += sequence(&s, 0);
 		if (*s.p == ')')
 			s.p++; /* unmatched: regcomp says so, or takes it as a literal */
+	}
+	if (s.backref) {
+		snprintf(err, errlen,
+			 "\"%s\" has a backreference (\\1 .. \\9), which POSIX extended expressions do not have and "
+			 "which can take glibc seconds on a short text a process controls (its comm): match the part "
+			 "again instead, or use the groups in the replacement (\"\\1\")",
+			 pattern);
+		return -1;
 	}
 	if (s.stacked) {
 		snprintf(err, errlen,

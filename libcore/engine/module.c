@@ -229,8 +229,11 @@ static struct bpf_object *object_open(void *ctx)
 static int object_load(void *ctx)
 {
 	struct module *m = ctx;
+	int e = bpf_object__load(m->obj);
 
-	return bpf_object__load(m->obj);
+	if (!e && m->ops->loaded && m->ops->loaded(m, m->obj, m->refusal, sizeof(m->refusal)))
+		return -EPERM;
+	return e;
 }
 
 static void object_close(void *ctx)
@@ -308,8 +311,12 @@ int module_start(struct module *m)
 	if (!r && ops->prepare)
 		r = ops->prepare(m, err, sizeof(err));
 	m->precision = hist_config_precision(&m->hist, m->hist_rows ? m->hist_rows : views_hist_rows(m));
-	if (!r && (ops->elf_bytes || m->elf)) /* a built-in's skeleton, or a user's checked bytes */
+	if (!r && (ops->elf_bytes || m->elf)) { /* a built-in's skeleton, or a user's checked bytes */
+		m->refusal[0] = '\0';
 		r = start_object(m, err, sizeof(err));
+		if (r && m->refusal[0])
+			snprintf(err, sizeof(err), "%s", m->refusal);
+	}
 	if (!r && ops->start)
 		r = ops->start(m, err, sizeof(err));
 	if (r) {

@@ -120,6 +120,10 @@ struct module_ops {
 	/* After each open, before load: the module's own rodata (module_rodata()) and map
 	 * sizes. 0 or -errno. Called again when a candidate fails and the object reopens. */
 	int (*configure)(struct module *m, struct bpf_object *obj);
+	/* After each load, before anything attaches: what the kernel got (a user's program
+	 * checked again after libbpf's relocations). 0, or -1 with the message: the load counts
+	 * as failed and the module's error is that message. */
+	int (*loaded)(struct module *m, struct bpf_object *obj, char *err, size_t errlen);
 	/* After the points are attached and the views set up: readers of its own, log lines. */
 	int (*start)(struct module *m, char *err, size_t errlen);
 	/* After the views are read and sent: what they cannot say. 0 or -errno. */
@@ -137,6 +141,7 @@ struct module {
 	char label[96];
 	enum module_state state;
 	char last_error[1024];
+	char refusal[1024];        /* the loaded hook refused what the kernel got */
 	uint32_t filter_tgid;       /* 0: whole system; tests count only their own process */
 	uint32_t features;          /* bits the prepare hook sets; views' `needs` test them */
 	struct hist_config hist;    /* Precision (how a front-end presents histograms is its own) */

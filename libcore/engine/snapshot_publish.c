@@ -1,12 +1,15 @@
 #include "libcore/engine/snapshot_publish.h"
 
 #include "libcore/engine/log.h"
+#include "libcore/engine/safe_dirs.h"
 #include "libcore/engine/text_append.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -286,27 +289,86 @@ static void make_directory(const struct snapshot_config *c)
 		(void)chown(dir, (uid_t)-1, c->gid);
 }
 
+/* What a user who could write the snapshot's directory could do. */
+#define SNAPSHOT_RISK "replace the snapshot the SNMP subagent serves, or point its .lock file elsewhere"
+
+/* The snapshot's directory, opened (O_NOFOLLOW: not a link) and checked: owned by root or
+ * collectd's user, not writable by group or others, and so every directory above it (as
+ * for BPF objects; a root-owned sticky one such as /tmp is accepted above it). Everything
+ * in it is then opened relative to this descriptor, so a directory swapped after the check
+ * is never written. *base: the file's name in it. The descriptor, or -1 with err. */
+static int open_snapshot_dir(const struct snapshot_config *c, const char **base, char *err, size_t errlen)
+{
+	char dir[sizeof(c->path)], real[PATH_MAX];
+	const char *slash = strrchr(c->path, '/');
+	struct stat sb;
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%.*s", slash == c->path ? 1 : (int)(slash - c->path), c->path);
+	*base = slash + 1;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		make_directory(c);
+		fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot open the snapshot's directory \"%s\": %s%s", dir, strerror(errno),
+			 errno == ELOOP || errno == ENOTDIR ? " (it is a symbolic link or not a directory: name the "
+							      "directory itself)" : "");
+		return -1;
+	}
+	if (fstat(fd, &sb)) {
+		snprintf(err, errlen, "cannot check the snapshot's directory \"%s\": %s", dir, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (!safe_owner(&sb, geteuid()))
+		safe_explain_owner("the snapshot's directory", dir, &sb, SNAPSHOT_RISK, err, errlen);
+	else if (sb.st_mode & (S_IWGRP | S_IWOTH))
+		safe_explain_mode("the snapshot's directory", dir, &sb, SNAPSHOT_RISK, err, errlen);
+	else if (!realpath(dir, real))
+		snprintf(err, errlen, "cannot resolve the snapshot's directory \"%s\": %s", dir, strerror(errno));
+	else if (safe_dirs_check(real, geteuid(), SNAPSHOT_RISK, err, errlen) == 0)
+		return fd;
+	close(fd);
+	return -1;
+}
+
 /* One writer per file: a second collectd (a demo, a test instance) publishing to the same
  * path would overwrite the first's values and remove its file when it stops. The owner
  * holds a write lock on <path>.lock for as long as it runs (the kernel drops it when the
- * process dies, so a crash leaves no stale owner). 0: this process owns the file; else the
- * pid of the one that does. */
-static pid_t take_ownership(struct snapshot_store *st)
+ * process dies, so a crash leaves no stale owner). The lock is opened in the checked
+ * directory with O_NOFOLLOW and must be a regular file of this user's: root never creates
+ * or locks a file a link points to. 0 with *owner 0: this process owns the file; *owner the
+ * pid of the one that does (-1: unknown); -1 with err: the directory or the lock is unsafe. */
+static int take_ownership(struct snapshot_store *st, pid_t *owner, char *err, size_t errlen)
 {
-	char path[sizeof(st->cfg.path) + 8];
+	char name[sizeof(st->cfg.path) + 8];
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
-	int fd;
+	const char *base;
+	struct stat sb;
+	int dirfd, fd;
 
+	*owner = 0;
 	if (st->lock_fd >= 0)
 		return 0;
-	snprintf(path, sizeof(path), "%s.lock", st->cfg.path);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0 && errno == ENOENT) {
-		make_directory(&st->cfg);
-		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	dirfd = open_snapshot_dir(&st->cfg, &base, err, errlen);
+	if (dirfd < 0)
+		return -1;
+	snprintf(name, sizeof(name), "%s.lock", base);
+	fd = openat(dirfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+	close(dirfd);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot open the snapshot's lock %s.lock: %s%s", st->cfg.path, strerror(errno),
+			 errno == ELOOP ? " (it is a symbolic link, which collectd does not follow: remove it)" : "");
+		return -1;
 	}
-	if (fd < 0)
-		return 0; /* no lock possible: the write itself reports why */
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || sb.st_uid != geteuid()) {
+		snprintf(err, errlen, "the snapshot's lock %s.lock is not a regular file of collectd's user: remove it",
+			 st->cfg.path);
+		close(fd);
+		return -1;
+	}
 	if (fcntl(fd, F_SETLK, &fl) == 0) {
 		st->lock_fd = fd;
 		return 0;
@@ -315,24 +377,27 @@ static pid_t take_ownership(struct snapshot_store *st)
 	if (fcntl(fd, F_GETLK, &fl) != 0 || fl.l_type == F_UNLCK)
 		fl.l_pid = -1;
 	close(fd);
-	return fl.l_pid ? fl.l_pid : -1;
+	*owner = fl.l_pid ? fl.l_pid : -1;
+	return 0;
 }
 
 static int write_all(struct snapshot_store *st, char *err, size_t errlen)
 {
 	const struct snapshot_module *mods[st->nrecords > 0 ? st->nrecords : 1];
 	int64_t now = snapshot_now_us();
+	const char *base;
+	int dirfd = open_snapshot_dir(&st->cfg, &base, err, errlen), r;
 
+	if (dirfd < 0)
+		return -1;
 	for (int i = 0; i < st->nrecords; i++) {
 		mods[i] = &st->records[i].rec;
 		st->records[i].fresh = false;
 	}
-	if (snapshot_write_file_events(st->cfg.path, st->cfg.gid, mods, st->nrecords, st->events, st->nevents, now,
-				       err, errlen) == 0)
-		return 0;
-	make_directory(&st->cfg);
-	return snapshot_write_file_events(st->cfg.path, st->cfg.gid, mods, st->nrecords, st->events, st->nevents,
-					  now, err, errlen);
+	r = snapshot_write_file_at(dirfd, base, st->cfg.gid, mods, st->nrecords, st->events, st->nevents, now, err,
+				   errlen);
+	close(dirfd);
+	return r;
 }
 
 void snapshot_store_add_event(struct snapshot_store *st, const struct ebpf_event *e)
@@ -362,6 +427,17 @@ void snapshot_store_add_event(struct snapshot_store *st, const struct ebpf_event
 		se->nfields++;
 	}
 	pthread_mutex_unlock(&st->lock);
+}
+
+/* Logs a failure to publish once (until a write succeeds again). */
+static void note_failure(struct snapshot_store *st, const char *err)
+{
+	if (!st->failing)
+		ebpf_log(EBPF_LOG_WARNING, "SNMP snapshot not published: %s. %s, or set SnapshotFile \"\" in <Plugin ebpf> "
+			 "to turn publishing off (logged once; the previous snapshot stays until a write succeeds)", err,
+			 strstr(err, strerror(ENOSPC)) ? "Free space on that filesystem"
+						       : "Make the directory writable by collectd's user");
+	st->failing = true;
 }
 
 static struct stored *find_or_add(struct snapshot_store *st, const char *label)
@@ -411,7 +487,11 @@ int snapshot_store_publish(struct snapshot_store *st, struct snapshot_module *sm
 	bool write;
 
 	pthread_mutex_lock(&st->lock);
-	owner = take_ownership(st);
+	if (take_ownership(st, &owner, err, sizeof(err))) {
+		note_failure(st, err);
+		pthread_mutex_unlock(&st->lock);
+		return -1;
+	}
 	if (owner) {
 		if (st->busy_by != owner)
 			ebpf_log(EBPF_LOG_WARNING, "SNMP snapshot not published: %s belongs to another running collectd "
@@ -437,14 +517,12 @@ int snapshot_store_publish(struct snapshot_store *st, struct snapshot_module *sm
 	slot->fresh = true;
 	if (write) {
 		ret = write_all(st, err, sizeof(err));
-		if (ret && !st->failing)
-			ebpf_log(EBPF_LOG_WARNING, "SNMP snapshot not published: %s. %s, or set SnapshotFile \"\" in <Plugin ebpf> "
-				 "to turn publishing off (logged once; the previous snapshot stays until a write succeeds)", err,
-				 strstr(err, strerror(ENOSPC)) ? "Free space on that filesystem"
-							       : "Make the directory writable by collectd's user");
-		else if (!ret && st->failing)
+		if (ret)
+			note_failure(st, err);
+		else if (st->failing)
 			ebpf_log(EBPF_LOG_NOTICE, "SNMP snapshot published again to %s", st->cfg.path);
-		st->failing = ret != 0;
+		if (!ret)
+			st->failing = false;
 	}
 	pthread_mutex_unlock(&st->lock);
 	return ret;
@@ -456,11 +534,16 @@ void snapshot_store_free(struct snapshot_store *st)
 		return;
 	/* Only the owner removes the file: never another collectd's. */
 	if (st->lock_fd >= 0) {
-		char lock_path[sizeof(st->cfg.path) + 8];
+		char lock_name[sizeof(st->cfg.path) + 8], err[512];
+		const char *base;
+		int dirfd = open_snapshot_dir(&st->cfg, &base, err, sizeof(err));
 
-		snprintf(lock_path, sizeof(lock_path), "%s.lock", st->cfg.path);
-		unlink(st->cfg.path);
-		unlink(lock_path); /* a writer that opened it just before retries at its next read */
+		if (dirfd >= 0) {
+			snprintf(lock_name, sizeof(lock_name), "%s.lock", base);
+			unlinkat(dirfd, base, 0);
+			unlinkat(dirfd, lock_name, 0); /* a writer that opened it just before retries at its next read */
+			close(dirfd);
+		}
 		close(st->lock_fd);
 	}
 	for (int i = 0; i < st->nrecords; i++)

@@ -48,13 +48,17 @@ struct key_cache *key_cache_new(uint32_t key_size, uint32_t max_keys)
 	return c;
 }
 
+void key_cache_clear(struct key_cache *c)
+{
+	memset(c->slots, 0, (size_t)c->capacity * sizeof(*c->slots));
+	c->count = 0;
+}
+
 void key_cache_next_read(struct key_cache *c)
 {
 	c->reads++;
-	if (c->count >= c->capacity / 2) { /* keys churned: start over, stay bounded */
-		memset(c->slots, 0, (size_t)c->capacity * sizeof(*c->slots));
-		c->count = 0;
-	}
+	if (c->count >= c->capacity / 2) /* keys churned: start over, stay bounded */
+		key_cache_clear(c);
 }
 
 uint32_t key_cache_get(struct key_cache *c, const void *key)

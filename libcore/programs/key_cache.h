@@ -21,6 +21,8 @@ struct key_cache *key_cache_new(uint32_t key_size, uint32_t max_keys);
 uint32_t key_cache_get(struct key_cache *c, const void *key);
 /* Remembers value (non-zero) for the key of the last key_cache_get(). */
 void key_cache_put(struct key_cache *c, uint32_t value);
+/* Forgets every key (the values they were put with mean something else now). */
+void key_cache_clear(struct key_cache *c);
 /* Called once per read, before its first get. */
 void key_cache_next_read(struct key_cache *c);
 void key_cache_free(struct key_cache *c);

@@ -1,5 +1,7 @@
 #include "libcore/programs/object_file.h"
 
+#include "libcore/engine/safe_dirs.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -10,62 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static bool owner_ok(const struct stat *st, uid_t allowed_uid)
-{
-	return st->st_uid == 0 || (allowed_uid != (uid_t)-1 && st->st_uid == allowed_uid);
-}
-
-/* The fix a user needs, in words they can paste. */
-static void explain_owner(const char *what, const char *path, const struct stat *st, char *err, size_t errlen)
-{
-	snprintf(err, errlen,
-		 "%s \"%s\" is owned by uid %u, not by root or collectd's user: anyone who owns it can "
-		 "change the BPF code collectd loads (chown root: \"%s\")",
-		 what, path, (unsigned)st->st_uid, path);
-}
-
-static void explain_mode(const char *what, const char *path, const struct stat *st, char *err, size_t errlen)
-{
-	snprintf(err, errlen,
-		 "%s \"%s\" is writable by %s (mode %04o): others could change the BPF code collectd "
-		 "loads (chmod go-w \"%s\")",
-		 what, path, (st->st_mode & S_IWGRP) ? "its group" : "everyone", (unsigned)(st->st_mode & 07777), path);
-}
-
-/* Every directory from the file's up to "/": each must be safe, except that a directory
- * with the sticky bit owned by root (/tmp) only lets others remove their own entries, so
- * what lies below it cannot be swapped by them. */
-static int check_directories(const char *real, uid_t allowed_uid, char *err, size_t errlen)
-{
-	char dir[PATH_MAX];
-
-	snprintf(dir, sizeof(dir), "%s", real);
-	for (;;) {
-		char *slash = strrchr(dir, '/');
-		struct stat st;
-
-		if (!slash)
-			return 0;
-		if (slash == dir)
-			slash[1] = '\0';
-		else
-			*slash = '\0';
-		if (stat(dir, &st)) {
-			snprintf(err, errlen, "cannot check directory \"%s\": %s", dir, strerror(errno));
-			return -1;
-		}
-		if (!owner_ok(&st, allowed_uid)) {
-			explain_owner("directory", dir, &st, err, errlen);
-			return -1;
-		}
-		if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !((st.st_mode & S_ISVTX) && st.st_uid == 0)) {
-			explain_mode("directory", dir, &st, err, errlen);
-			return -1;
-		}
-		if (!strcmp(dir, "/"))
-			return 0;
-	}
-}
+/* What a user who could write the object could do. */
+#define OBJECT_RISK "change the BPF code collectd loads"
 
 static int read_all(int fd, size_t len, struct object_bytes *out, const char *path, char *err, size_t errlen)
 {
@@ -114,7 +62,7 @@ int object_file_read(const char *path, uid_t allowed_uid, struct object_bytes *o
 		snprintf(err, errlen, "cannot resolve \"%s\": %s", path, strerror(errno));
 		return -1;
 	}
-	if (check_directories(real, allowed_uid, err, errlen))
+	if (safe_dirs_check(real, allowed_uid, OBJECT_RISK, err, errlen))
 		return -1;
 	/* O_NONBLOCK: a FIFO put there must not hang collectd's start; O_NOFOLLOW: a link
 	 * swapped in after lstat() is refused too. */
@@ -133,13 +81,13 @@ int object_file_read(const char *path, uid_t allowed_uid, struct object_bytes *o
 		close(fd);
 		return -1;
 	}
-	if (!owner_ok(&st, allowed_uid)) {
-		explain_owner("BPF object", path, &st, err, errlen);
+	if (!safe_owner(&st, allowed_uid)) {
+		safe_explain_owner("BPF object", path, &st, OBJECT_RISK, err, errlen);
 		close(fd);
 		return -1;
 	}
 	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-		explain_mode("BPF object", path, &st, err, errlen);
+		safe_explain_mode("BPF object", path, &st, OBJECT_RISK, err, errlen);
 		close(fd);
 		return -1;
 	}

@@ -1,4 +1,5 @@
 #include "libcore/programs/program_config.h"
+#include "libcore/programs/program_read.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -164,9 +165,9 @@ static int parse_buckets(const struct option *o, struct program_view *v, char *e
 
 /* Each map block's keys, in the order an "unknown option" message lists them. */
 static const char *const histogram_keys[] = { "Layout", "SlotsField", "SumField", "Buckets", "Multiplier", "Type",
-					      HIST_PRECISION_KEY, "<Label>", "TypeInstance", "MaxSeries", "PerCPU",
+					      HIST_PRECISION_KEY, "<Label>", "TypeInstance", "MaxSeries", "ReclaimAfter", "PerCPU",
 					      NULL };
-static const char *const value_keys[] = { "Type", "ValueField", "<Label>", "TypeInstance", "MaxSeries", "PerCPU",
+static const char *const value_keys[] = { "Type", "ValueField", "<Label>", "TypeInstance", "MaxSeries", "ReclaimAfter", "PerCPU",
 					  NULL };
 
 bool program_view_takes(enum program_view_kind kind, const char *key)
@@ -210,6 +211,8 @@ static int parse_view_option(const struct conf_node *n, struct program_view *v, 
 		return get_name(o, v->type_instance, sizeof(v->type_instance), err, errlen);
 	if (!strcasecmp(o->key, "MaxSeries"))
 		return get_count(o, 1, 1000000, &v->max_series, err, errlen);
+	if (!strcasecmp(o->key, "ReclaimAfter"))
+		return get_count(o, 0, 1000000, &v->reclaim_after, err, errlen);
 	if (!strcasecmp(o->key, "PerCPU")) {
 		if (opt_expect_strings(o, 1, err, errlen))
 			return -1;
@@ -279,6 +282,7 @@ static int parse_view(const struct conf_node *n, enum program_view_kind kind, st
 
 	v->kind = kind;
 	v->max_series = PROGRAM_DEFAULT_MAX_SERIES;
+	v->reclaim_after = PROGRAM_DEFAULT_RECLAIM_AFTER;
 	v->multiplier = 1;
 	v->layout = HIST_LAYOUT_VALUE;
 	v->buckets = SLOTS_NATIVE;
@@ -488,6 +492,19 @@ int program_config_parse(const struct conf_node *block, struct program_config *c
 		snprintf(err, errlen, "<Program \"%s\"> reads no map: add <Counter \"map\">, <Gauge \"map\"> or "
 				      "<Histogram \"map\">", c->name);
 		return -1;
+	}
+	for (int v = 0; v < c->nviews; v++) {
+		size_t each = program_reader_series_bytes(c->views[v].kind);
+		double bytes = (double)c->views[v].max_series * (double)each;
+
+		if (bytes > PROGRAM_VIEW_MAX_BYTES) {
+			snprintf(err, errlen,
+				 "<Program \"%s\">: <%s \"%s\">: MaxSeries %u would keep up to %.0f bytes for its series "
+				 "(%zu bytes each), more than the %u MiB collectd keeps for one map: MaxSeries %zu at most",
+				 c->name, kind_name(c->views[v].kind), c->views[v].map, c->views[v].max_series, bytes,
+				 each, PROGRAM_VIEW_MAX_BYTES >> 20, (size_t)PROGRAM_VIEW_MAX_BYTES / each);
+			return -1;
+		}
 	}
 	return check_precision(c, err, errlen);
 }

@@ -39,6 +39,7 @@
 #define PROGRAM_MAX_LABELS 8
 #define PROGRAM_MAX_FIXED_BOUNDS 64
 #define PROGRAM_DEFAULT_MAX_SERIES 1000
+#define PROGRAM_DEFAULT_RECLAIM_AFTER 60
 
 struct program_param {
 	char name[PROGRAM_NAME_MAX];
@@ -93,6 +94,8 @@ struct program_view {
 	int nlabels;
 	char type_instance[128];            /* "%{label}" template; default: labels joined by "-" */
 	uint32_t max_series;
+	uint32_t reclaim_after;             /* reads without a change before a full view gives the
+	                                     * series' place to a newcomer; 0: never */
 	enum percpu_mode percpu;
 	bool percpu_given;
 	/* histograms */

@@ -3,6 +3,7 @@
 #include "libcore/engine/module.h"
 #include "libcore/programs/object_file.h"
 #include "libcore/programs/object_policy.h"
+#include "libcore/programs/object_sandbox.h"
 #include "libcore/programs/program_config.h"
 #include "libcore/programs/program_read.h"
 #include "libcore/programs/program_resolve.h"
@@ -184,19 +185,21 @@ static void destroy(struct module *m)
 	object_bytes_free(&s->bytes);
 }
 
-/* Reads, checks and opens the object once at config time. Two kinds of errors: the loader
- * refusing the object (unsafe file, a forbidden helper or program type: *refused, the program
- * stays off and the others run), and the configuration not matching the object (a map, label,
- * field or param that is not there: a configuration error, which stops collectd -T and
- * collectd like any bad option). */
-static int check_object(struct program_state *s, bool *refused, char *err, size_t errlen)
+static bool left_out(const char *program, void *ctx)
+{
+	return skipped(ctx, program);
+}
+
+/* Everything libbpf reads of the object, on bytes already read: the calls in the ELF, then
+ * libbpf's open, the program types (Skip first: a program left out is not checked) and the
+ * configuration against the object's BTF. */
+static int check_bytes(struct program_state *s, bool *refused, char *err, size_t errlen)
 {
 	struct bpf_object *obj;
 	int r;
 
 	*refused = true;
-	if (object_file_read(s->cfg.object, geteuid(), &s->bytes, err, errlen) ||
-	    object_policy_check_calls(s->bytes.data, s->bytes.len, &s->cfg.policy, s->cfg.object, err, errlen))
+	if (object_policy_check_calls(s->bytes.data, s->bytes.len, &s->cfg.policy, s->cfg.object, err, errlen))
 		return -1;
 	obj = bpf_object__open_mem(s->bytes.data, s->bytes.len, NULL);
 	if (!obj) {
@@ -204,7 +207,7 @@ static int check_object(struct program_state *s, bool *refused, char *err, size_
 			 s->cfg.object);
 		return -1;
 	}
-	r = object_policy_check_types(obj, &s->cfg.policy, s->cfg.object, err, errlen);
+	r = object_policy_check_types(obj, &s->cfg.policy, left_out, &s->cfg, s->cfg.object, err, errlen);
 	if (!r) {
 		*refused = false;
 		r = program_resolve(&s->cfg, obj, &s->layout, err, errlen);
@@ -213,6 +216,39 @@ static int check_object(struct program_state *s, bool *refused, char *err, size_
 		r = build_points(s, obj, err, errlen);
 	bpf_object__close(obj);
 	return r;
+}
+
+/* The child's half of object_check_contained(): the same check; the parent only learns
+ * whether it crashed. */
+static int check_bytes_contained(void *ctx)
+{
+	char err[1024];
+	bool refused;
+
+	return check_bytes(ctx, &refused, err, sizeof(err));
+}
+
+/* Reads, checks and opens the object once at config time. Two kinds of errors: the loader
+ * refusing the object (unsafe file, a forbidden helper or program type, an object libbpf
+ * crashes on: *refused, the program stays off and the others run), and the configuration
+ * not matching the object (a map, label, field or param that is not there: a configuration
+ * error, which stops collectd -T and collectd like any bad option). */
+static int check_object(struct program_state *s, bool *refused, char *err, size_t errlen)
+{
+	*refused = true;
+	if (object_file_read(s->cfg.object, geteuid(), &s->bytes, err, errlen) ||
+	    object_check_contained(check_bytes_contained, s, s->cfg.object, err, errlen))
+		return -1;
+	return check_bytes(s, refused, err, errlen);
+}
+
+/* After libbpf's relocations, before anything attaches: what the kernel got passes the
+ * same policy (the ELF check sees every call libbpf can make of it; this is the proof). */
+static int loaded(struct module *m, struct bpf_object *obj, char *err, size_t errlen)
+{
+	struct program_state *s = m->priv;
+
+	return object_policy_check_loaded(obj, &s->cfg.policy, s->cfg.object, err, errlen);
 }
 
 /* A program whose object was refused is configured but never starts: one error, and the
@@ -260,6 +296,7 @@ struct module *program_module_new(const struct conf_node *block, char *err, size
 			.points = s->points,
 			.npoints = npoints,
 			.configure = configure,
+			.loaded = loaded,
 			.start = start,
 			.read = read_views,
 			.destroy = destroy,

@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,11 @@ struct series_hist {
 	struct hist_tracker tracker;
 };
 
+/* A slot of the index of series by name: (name hash, series + 1; 0 free). */
+struct name_slot {
+	uint32_t hash, series;
+};
+
 /* One series: its name and what this read added up. */
 struct series {
 	char name[LABEL_VALUE_MAX];
@@ -29,6 +35,8 @@ struct series {
 	uint64_t value; /* counters and gauges */
 	uint64_t sum;
 	struct series_hist *hist;
+	uint64_t last_value; /* counters and gauges: the value sent at the last read */
+	uint32_t idle;       /* reads in a row without a change (ReclaimAfter) */
 };
 
 struct program_reader {
@@ -41,11 +49,19 @@ struct program_reader {
 	 * an open-addressing index of them by name: slot = (name hash, series + 1; 0 free). */
 	struct series *series;
 	uint32_t nseries;
-	struct name_slot { uint32_t hash, series; } *index;
+	struct name_slot *index;
 	uint32_t capacity;           /* of the index: a power of two, at least 2 x MaxSeries */
 	struct key_cache *keys;      /* raw key -> series + 1 (KEY_OTHER: `other`) */
 	struct series other;         /* label sets beyond MaxSeries */
 	uint32_t folded;             /* label sets in `other` this read */
+	uint32_t waiting;            /* of them, new ones that found no room (not reclaimed ones) */
+	/* ReclaimAfter: the series given up for newcomers are added into `other`, less what they
+	 * had when they were given up, so that `other` goes on from where it was; their names
+	 * (64-bit hashes) stay out of the series until MaxSeries of them were given up. */
+	uint64_t *reclaimed;
+	uint32_t nreclaimed;
+	uint64_t carry_value, carry_sum;
+	uint64_t *carry_slots;       /* histograms */
 	char metric[2 * PROGRAM_NAME_MAX + 2]; /* "=<type>:<map>" (module.h) */
 	char hist_type[PROGRAM_NAME_MAX];       /* histograms: the type is the metric */
 	char derive_metric[PROGRAM_NAME_MAX + 10]; /* "=derive:<map>": a histogram's count, sum */
@@ -57,6 +73,13 @@ struct program_reader {
 	unsigned int *slot_of;
 };
 
+size_t program_reader_series_bytes(enum program_view_kind kind)
+{
+	/* The index has at most 4 slots per series (a power of two, at least twice MaxSeries). */
+	return sizeof(struct series) + 4 * sizeof(struct name_slot) + sizeof(uint64_t) /* reclaimed name */ +
+	       (kind == VIEW_KIND_HISTOGRAM ? sizeof(struct series_hist) : 0);
+}
+
 static uint32_t name_hash(const char *s)
 {
 	uint32_t h = 2166136261u; /* FNV-1a */
@@ -64,6 +87,28 @@ static uint32_t name_hash(const char *s)
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 16777619u;
 	return h;
+}
+
+static uint64_t name_hash64(const char *s)
+{
+	uint64_t h = 14695981039346656037ull; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static bool was_reclaimed(const struct program_reader *r, const char *name)
+{
+	uint64_t h;
+
+	if (!r->nreclaimed)
+		return false;
+	h = name_hash64(name);
+	for (uint32_t i = 0; i < r->nreclaimed; i++)
+		if (r->reclaimed[i] == h)
+			return true;
+	return false;
 }
 
 /* The series named `name`: an existing one, a new one while there is room, else `other`. */
@@ -82,11 +127,19 @@ static struct series *series_for(struct program_reader *r, const char *name)
 			continue;
 		}
 		s = &r->series[r->nseries];
+		if (was_reclaimed(r, name)) {
+			r->folded++; /* given up for a newcomer: stays in other */
+			return &r->other;
+		}
 		if (r->nseries == r->v->max_series ||
 		    (r->v->kind == VIEW_KIND_HISTOGRAM && !(s->hist = calloc(1, sizeof(*s->hist))))) {
 			r->folded++; /* beyond MaxSeries (or out of memory): counted, never lost */
+			r->waiting++;
 			return &r->other;
 		}
+		memset(s, 0, offsetof(struct series, hist));
+		s->last_value = 0;
+		s->idle = 0;
 		snprintf(s->name, sizeof(s->name), "%s", name);
 		if (s->hist)
 			hist_tracker_init(&s->hist->tracker, 1, r->precision);
@@ -206,7 +259,8 @@ static void add_entry(struct program_reader *r, struct series *s, const uint8_t 
 		s->sum += read_uint(val + l->sum_offset, 8);
 }
 
-#define KEY_OTHER UINT32_MAX
+#define KEY_OTHER UINT32_MAX       /* in other: reclaimed */
+#define KEY_WAITING (UINT32_MAX - 1) /* in other: found no room */
 
 /* The series of a key (not per CPU): decoded and named when the key is new (or due for a
  * refresh, key_cache.h), else as the last time. */
@@ -216,15 +270,19 @@ static struct series *series_of_key(struct program_reader *r, const uint8_t *key
 	uint32_t known = key_cache_get(r->keys, key);
 	struct series *s;
 
-	if (known == KEY_OTHER) {
+	uint32_t waiting = r->waiting;
+
+	if (known == KEY_OTHER || known == KEY_WAITING) {
 		r->folded++;
+		r->waiting += known == KEY_WAITING;
 		return &r->other;
 	}
 	if (known)
 		return &r->series[known - 1];
 	series_name(r, key, -1, name);
 	s = series_for(r, name);
-	key_cache_put(r->keys, s == &r->other ? KEY_OTHER : (uint32_t)(s - r->series) + 1);
+	key_cache_put(r->keys, s != &r->other ? (uint32_t)(s - r->series) + 1
+		      : r->waiting != waiting ? KEY_WAITING : KEY_OTHER);
 	return s;
 }
 
@@ -249,6 +307,10 @@ static void add_key(struct program_reader *r, const uint8_t *key, const uint8_t 
 
 static void send_series(struct program_reader *r, struct series *s, const char *name, const struct metric_sink *sink)
 {
+	if (r->v->kind != VIEW_KIND_HISTOGRAM) {
+		s->idle = s->value == s->last_value ? s->idle + 1 : 0;
+		s->last_value = s->value;
+	}
 	if (r->v->kind == VIEW_KIND_COUNTER)
 		sink->counter(sink->ctx, r->metric, name, s->value);
 	else if (r->v->kind == VIEW_KIND_GAUGE) {
@@ -260,6 +322,7 @@ static void send_series(struct program_reader *r, struct series *s, const char *
 		char total[LABEL_VALUE_MAX + 8];
 
 		hist_advance(&s->hist->tracker, s->hist->slots, slot_map_sum(&r->map, s->sum), &h);
+		s->idle = h.count || h.reset ? 0 : s->idle + 1;
 		h.no_sum = !r->l->has_sum; /* no mean rather than a made-up 0 */
 		/* Every read once there were events, as the modules do: the SNMP tables keep the
 		 * row and its buckets, collectd gets bucket rates of 0 rather than gaps. */
@@ -287,30 +350,101 @@ static void clear_read(const struct program_reader *r, struct series *s)
 		memset(s->hist->slots, 0, HIST_NSLOTS(r->precision) * sizeof(s->hist->slots[0]));
 }
 
-int program_reader_read(struct program_reader *r, const struct metric_sink *sink)
+/* Walks the whole last dump into the series (and `other`). */
+static void add_dump(struct program_reader *r)
 {
 	const struct view_layout *l = r->l;
-	int e;
 
 	for (uint32_t i = 0; i < r->nseries; i++)
 		clear_read(r, &r->series[i]);
 	clear_read(r, &r->other);
 	r->folded = 0;
+	r->waiting = 0;
+	for (uint32_t i = 0; i < r->dump.count; i++)
+		add_key(r, r->dump.keys + (size_t)i * l->key_size, r->dump.values + (size_t)i * r->dump.value_size);
+}
+
+/* Gives up to r->waiting series idle for ReclaimAfter reads to the label sets waiting for
+ * room: each goes into `other` with what it has now carried, so `other` only grows by what
+ * it adds from now on, and its name is kept out of the series. The index and the key cache
+ * are rebuilt (series move). The number given up. */
+static uint32_t reclaim_idle(struct program_reader *r)
+{
+	uint32_t given = 0, kept = 0;
+
+	for (uint32_t i = 0; i < r->nseries; i++) {
+		struct series *s = &r->series[i];
+
+		if (given < r->waiting && s->idle >= r->v->reclaim_after) {
+			if (r->nreclaimed == r->v->max_series)
+				r->nreclaimed = 0; /* forgotten: they may take a place again */
+			r->reclaimed[r->nreclaimed++] = name_hash64(s->name);
+			if (r->v->kind == VIEW_KIND_COUNTER) /* a gauge is no total: nothing to carry */
+				r->carry_value += s->value;
+			r->carry_sum += s->sum;
+			if (s->hist)
+				for (unsigned int k = 0; k < HIST_NSLOTS(r->precision); k++)
+					r->carry_slots[k] += s->hist->slots[k];
+			free(s->hist);
+			given++;
+			continue;
+		}
+		if (kept != i)
+			r->series[kept] = *s;
+		kept++;
+	}
+	if (!given)
+		return 0;
+	r->nseries = kept;
+	memset(r->index, 0, r->capacity * sizeof(*r->index));
+	for (uint32_t i = 0; i < r->nseries; i++) {
+		uint32_t hash = name_hash(r->series[i].name), j = hash & (r->capacity - 1);
+
+		while (r->index[j].series)
+			j = (j + 1) & (r->capacity - 1);
+		r->index[j] = (struct name_slot){ .hash = hash, .series = i + 1 };
+	}
+	key_cache_clear(r->keys);
+	return given;
+}
+
+/* `other` less what the reclaimed series had when they were given up (a key that left the
+ * map since takes its share with it: `other` then goes back, a discontinuity as any). */
+static void uncarry(uint64_t *v, uint64_t carry)
+{
+	*v = *v > carry ? *v - carry : 0;
+}
+
+int program_reader_read(struct program_reader *r, const struct metric_sink *sink)
+{
+	int e;
+
 	key_cache_next_read(r->keys);
 	e = map_dump_read(&r->dump);
 	if (e)
 		return e;
-	for (uint32_t i = 0; i < r->dump.count; i++)
-		add_key(r, r->dump.keys + (size_t)i * l->key_size, r->dump.values + (size_t)i * r->dump.value_size);
+	add_dump(r);
+	/* Newcomers found no room and some series did not change for ReclaimAfter reads: the
+	 * newcomers take their places in this same read (the dump walked again). */
+	if (r->v->reclaim_after && r->waiting && reclaim_idle(r))
+		add_dump(r);
 	for (uint32_t i = 0; i < r->nseries; i++) {
 		struct series *s = &r->series[i];
 
 		if (s->seen)
 			send_series(r, s, s->name, sink);
+		else
+			s->idle++;
 	}
-	if (r->other.seen)
+	if (r->other.seen) {
+		uncarry(&r->other.value, r->carry_value);
+		uncarry(&r->other.sum, r->carry_sum);
+		if (r->other.hist)
+			for (unsigned int k = 0; k < HIST_NSLOTS(r->precision); k++)
+				uncarry(&r->other.hist->slots[k], r->carry_slots[k]);
 		send_series(r, &r->other, "other", sink);
-	if (sink->gauge && r->nseries == r->v->max_series)
+	}
+	if (sink->gauge && (r->nseries == r->v->max_series || r->nreclaimed))
 		sink->gauge(sink->ctx, "folded", r->v->map, r->folded);
 	return 0;
 }
@@ -335,10 +469,14 @@ struct program_reader *program_reader_new(struct program_view *v, const struct v
 		r->capacity *= 2;
 	r->index = calloc(r->capacity, sizeof(*r->index));
 	r->series = calloc(v->max_series, sizeof(*r->series));
-	if (v->kind == VIEW_KIND_HISTOGRAM)
+	r->reclaimed = calloc(v->max_series, sizeof(*r->reclaimed));
+	if (v->kind == VIEW_KIND_HISTOGRAM) {
 		r->other.hist = calloc(1, sizeof(*r->other.hist));
+		r->carry_slots = calloc(HIST_SLOTS, sizeof(*r->carry_slots));
+	}
 	r->keys = key_cache_new(l->key_size, l->max_entries);
-	if (map_fd < 0 || r->ncpus <= 0 || !r->index || !r->series || !r->keys || (v->kind == VIEW_KIND_HISTOGRAM && !r->other.hist) ||
+	if (map_fd < 0 || r->ncpus <= 0 || !r->index || !r->series || !r->reclaimed || !r->keys ||
+	    (v->kind == VIEW_KIND_HISTOGRAM && (!r->other.hist || !r->carry_slots)) ||
 	    map_dump_init(&r->dump, map_fd, l->hash, l->key_size, (l->percpu ? (size_t)r->ncpus : 1) * r->cpu_stride,
 			  l->max_entries)) {
 		snprintf(err, errlen, "cannot set up the reader of map \"%s\": out of memory, or the map was not created", v->map);
@@ -381,6 +519,8 @@ void program_reader_free(struct program_reader *r)
 	for (uint32_t i = 0; r->series && i < r->nseries; i++)
 		free(r->series[i].hist);
 	free(r->other.hist);
+	free(r->carry_slots);
+	free(r->reclaimed);
 	free(r->index);
 	free(r->series);
 	key_cache_free(r->keys);

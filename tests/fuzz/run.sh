@@ -9,12 +9,19 @@ seconds=${FUZZ_SECONDS:-20}
 work=$(mktemp -d /tmp/ebpf-fuzz.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-for name in snapshot mib_view config decoders; do
+for name in snapshot mib_view config decoders object; do
 	bin="$top_builddir/tests/fuzz/fuzz_$name"
 	[ -x "$bin" ] || { echo "SKIP: $bin not built: configure found no clang with libFuzzer" >&2; exit 77; }
 	mkdir "$work/$name"
-	cp "$top_srcdir/tests/fuzz/corpus/$name/"* "$work/$name/"
-	"$bin" -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 \
+	max_len=4096
+	if [ "$name" = object ]; then
+		# Real objects, as the build made them (the loader's test objects and users' programs).
+		cp "$top_builddir"/tests/programs/*.bpf.o "$top_builddir"/contrib/programs/*.bpf.o "$work/$name/"
+		max_len=65536
+	else
+		cp "$top_srcdir/tests/fuzz/corpus/$name/"* "$work/$name/"
+	fi
+	"$bin" -max_total_time="$seconds" -max_len=$max_len -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 \
 		-artifact_prefix="$top_builddir/tests/fuzz/crash-" "$work/$name" 2>"$work/$name.log" ||
 		{ tail -n 60 "$work/$name.log" >&2; echo "FAIL: fuzz_$name found a problem" >&2; exit 1; }
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/$name.log")

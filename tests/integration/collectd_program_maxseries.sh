@@ -3,7 +3,11 @@
 # (tests/programs/write_sizes.bpf.c, the command name set by a string Param); the test makes
 # 8 sizes, size s written s + 1 times, under MaxSeries 3. Three sizes get their own series with
 # their exact counts, the other five are added into "other" exactly, and gauge-folded-writes
-# says how many label sets were folded into it.
+# says how many label sets were folded into it. Then ReclaimAfter: three sizes written once
+# (the "junk" first comers) take the three places; when they have not changed for 2 reads, a
+# new size written later takes the place of one of them, counted exactly in its own series,
+# and the one given up goes on in "other", which starts from 0 there and grows by exactly
+# what that size writes afterwards.
 . "$top_srcdir/tests/integration/lib.sh"
 . "$top_srcdir/tests/integration/program_lib.sh"
 
@@ -62,4 +66,43 @@ folded=$(csv_last write_sizes gauge-folded-writes)
 pass "gauge-folded-writes: $folded label sets folded into other"
 [ -z "$(ls "$WORK/csv/itest/ebpf-write_sizes/" | grep -e '^derive-bytes_' | grep -v -E '^derive-bytes_[1-8]-')" ] ||
 	fail "a size the workload did not write was counted: $(ls "$WORK/csv/itest/ebpf-write_sizes/")"
+stop_collectd
+
+# ReclaimAfter 2: the first comers' places go to a later label set once they idle.
+: > "$WORK/collectd.log"
+rm -rf "$WORK/csv"
+sed -i "s|      MaxSeries $CAP|      MaxSeries $CAP\n      ReclaimAfter 2|" "$WORK/collectd.conf"
+start_collectd "$WORK/collectd.conf"
+wait_for_log 'write_sizes: on_write attached via tracepoint' 5 || fail "write_sizes did not attach"
+for s in 1 2 3; do
+	"$WORK/maxseries_dd" if=/dev/zero of=/dev/null bs=$s count=$((s + 1)) status=none || fail "dd bs=$s failed"
+done
+wait_for_csv write_sizes derive-bytes_3 10 || fail "no series for the first three sizes"
+# Three more reads: all three have idled for 2 reads.
+wait_for_new_line write_sizes derive-bytes_3
+wait_for_new_line write_sizes derive-bytes_3
+wait_for_new_line write_sizes derive-bytes_3
+"$WORK/maxseries_dd" if=/dev/zero of=/dev/null bs=9 count=10 status=none || fail "dd bs=9 failed"
+wait_for_csv write_sizes derive-bytes_9 10 || fail "the later size found no place: ReclaimAfter gave none up"
+wait_for_new_line write_sizes derive-bytes_9
+[ "$(csv_last write_sizes derive-bytes_9)" = 10 ] || fail "size 9: $(csv_last write_sizes derive-bytes_9), expected 10"
+given=
+for s in 1 2 3; do
+	series_csv=$(csv_file write_sizes "derive-bytes_$s")
+	before=$(wc -l < "$series_csv")
+	wait_for_new_line write_sizes derive-bytes_9 # (it sets f: lib.sh)
+	wait_for_new_line write_sizes derive-bytes_9
+	[ "$(wc -l < "$series_csv")" = "$before" ] && given=$s
+done
+[ -n "$given" ] || fail "no first comer was given up"
+[ "$(csv_last write_sizes derive-other)" = 0 ] ||
+	fail "other is $(csv_last write_sizes derive-other) after size $given was given up, expected 0: it must go on from where it was"
+"$WORK/maxseries_dd" if=/dev/zero of=/dev/null bs=$given count=5 status=none || fail "dd bs=$given failed"
+wait_for_new_line write_sizes derive-other
+wait_for_new_line write_sizes derive-other
+[ "$(csv_last write_sizes derive-other)" = 5 ] ||
+	fail "other is $(csv_last write_sizes derive-other), expected 5: the 5 later writes of size $given"
+folded=$(csv_last write_sizes gauge-folded-writes)
+[ "$(awk -v f="$folded" 'BEGIN { print f + 0 }')" = 1 ] || fail "gauge-folded-writes is '$folded', expected 1"
+pass "ReclaimAfter 2: size 9 took the place of idle size $given (10 writes exact), which goes on in other: 5 of 5 later writes"
 stop_collectd

@@ -4,10 +4,13 @@
  * build into tests/programs/. */
 #include "libcore/programs/object_file.h"
 #include "libcore/programs/object_policy.h"
+#include "libcore/programs/object_sandbox.h"
 #include "tests/testing.h"
 
 #include <bpf/libbpf.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <stdbool.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -114,34 +117,78 @@ static struct bpf_object *open_bytes(const char *name, struct object_bytes *b)
 	return obj;
 }
 
+static bool skip_named(const char *program, void *ctx)
+{
+	return !strcmp(program, ctx);
+}
+
+/* tests/programs/make_hostile MODE ARG OUT, from the build directory: its exit status (0,
+ * 3 for crash-btf where this libbpf survives every byte it tries, 4 for raw-kfunc where the
+ * kernel has no bpf_send_signal_task). */
+static int make_hostile(const char *mode, const char *arg, const char *out)
+{
+	char cmd[512];
+	int status;
+
+	snprintf(cmd, sizeof(cmd), "tests/programs/make_hostile %s '%s' '%s' >&2", mode, arg, out);
+	status = system(cmd);
+	if (!WIFEXITED(status) || (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 3 && WEXITSTATUS(status) != 4)) {
+		fprintf(stderr, "%s failed\n", cmd);
+		exit(1);
+	}
+	return WEXITSTATUS(status);
+}
+
 static void test_types(void)
 {
 	struct object_policy none = { 0 };
 	struct object_policy allow_xdp = { .program_types = { "xdp" }, .nprogram_types = 1 };
 	struct object_policy allow_fmod = { .program_types = { "fmod_ret" }, .nprogram_types = 1 };
+	struct object_policy allow_iter = { .program_types = { "iter" }, .nprogram_types = 1 };
 	struct object_bytes b;
 	struct bpf_object *obj;
 
 	obj = open_bytes("observe", &b);
-	CHECK(object_policy_check_types(obj, &none, "observe.bpf.o", err, sizeof(err)) == 0);
+	CHECK(object_policy_check_types(obj, &none, NULL, NULL, "observe.bpf.o", err, sizeof(err)) == 0);
 	bpf_object__close(obj);
 	object_bytes_free(&b);
 
 	obj = open_bytes("xdp", &b);
-	CHECK(object_policy_check_types(obj, &none, "xdp.bpf.o", err, sizeof(err)) == -1);
+	CHECK(object_policy_check_types(obj, &none, NULL, NULL, "xdp.bpf.o", err, sizeof(err)) == -1);
 	CHECK(strstr(err, "program \"pass_packets\" has type xdp") != NULL);
 	CHECK(strstr(err, "AllowProgramType \"xdp\"") != NULL);
-	CHECK(object_policy_check_types(obj, &allow_xdp, "xdp.bpf.o", err, sizeof(err)) == 0);
-	/* A program left out with Skip is not checked. */
+	CHECK(object_policy_check_types(obj, &allow_xdp, NULL, NULL, "xdp.bpf.o", err, sizeof(err)) == 0);
+	/* Autoload off is no way around the check (the loader may turn it on again); Skip is. */
 	bpf_program__set_autoload(bpf_object__find_program_by_name(obj, "pass_packets"), false);
-	CHECK(object_policy_check_types(obj, &none, "xdp.bpf.o", err, sizeof(err)) == 0);
+	CHECK(object_policy_check_types(obj, &none, NULL, NULL, "xdp.bpf.o", err, sizeof(err)) == -1);
+	CHECK(object_policy_check_types(obj, &none, skip_named, "pass_packets", "xdp.bpf.o", err, sizeof(err)) == 0);
 	bpf_object__close(obj);
 	object_bytes_free(&b);
 
 	obj = open_bytes("fmod_ret", &b);
-	CHECK(object_policy_check_types(obj, &none, "fmod_ret.bpf.o", err, sizeof(err)) == -1);
+	CHECK(object_policy_check_types(obj, &none, NULL, NULL, "fmod_ret.bpf.o", err, sizeof(err)) == -1);
 	CHECK(strstr(err, "fail_sync\" is fmod_ret") != NULL);
-	CHECK(object_policy_check_types(obj, &allow_fmod, "fmod_ret.bpf.o", err, sizeof(err)) == 0);
+	CHECK(object_policy_check_types(obj, &allow_fmod, NULL, NULL, "fmod_ret.bpf.o", err, sizeof(err)) == 0);
+	bpf_object__close(obj);
+	object_bytes_free(&b);
+
+	/* SEC("?fmod_ret/..."): autoload off hides nothing. */
+	obj = open_bytes("hidden_fmod_ret", &b);
+	CHECK(!bpf_program__autoload(bpf_object__find_program_by_name(obj, "hidden_getsid")));
+	CHECK(object_policy_check_types(obj, &none, NULL, NULL, "hidden_fmod_ret.bpf.o", err, sizeof(err)) == -1);
+	CHECK(strstr(err, "program \"hidden_getsid\" is fmod_ret") != NULL);
+	/* Skipped, it is not checked; the plain fmod_ret beside it still is. */
+	CHECK(object_policy_check_types(obj, &none, skip_named, "hidden_getsid", "hidden_fmod_ret.bpf.o", err,
+					sizeof(err)) == -1);
+	CHECK(strstr(err, "program \"fail_sync\" is fmod_ret") != NULL);
+	bpf_object__close(obj);
+	object_bytes_free(&b);
+
+	obj = open_bytes("iter", &b);
+	CHECK(object_policy_check_types(obj, &none, NULL, NULL, "iter.bpf.o", err, sizeof(err)) == -1);
+	CHECK(strstr(err, "program \"walk_tasks\" is a BPF iterator (SEC \"iter/task\")") != NULL);
+	CHECK(strstr(err, "AllowProgramType \"iter\"") != NULL);
+	CHECK(object_policy_check_types(obj, &allow_iter, NULL, NULL, "iter.bpf.o", err, sizeof(err)) == 0);
 	bpf_object__close(obj);
 	object_bytes_free(&b);
 }
@@ -178,6 +225,147 @@ static void test_calls(void)
 	CHECK(strstr(err, "junk.bpf.o is not an ELF file") != NULL);
 }
 
+static struct object_bytes read_file(const char *path)
+{
+	struct object_bytes b;
+
+	if (object_file_read(path, (uid_t)-1, &b, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		exit(1);
+	}
+	return b;
+}
+
+/* A kfunc called by its BTF id (src_reg 2), with no relocation naming it: refused in the ELF,
+ * and, loaded anyway, in what the kernel got. */
+static void test_raw_kfunc(void)
+{
+	struct object_policy none = { 0 };
+	struct object_policy allow_rcu = { .helpers = { "bpf_rcu_read_lock", "bpf_rcu_read_unlock" }, .nhelpers = 2 };
+	struct object_policy allow_signal = { .helpers = { "bpf_send_signal_task" }, .nhelpers = 1 };
+	char raw[128], plain[128];
+	struct object_bytes b;
+	struct bpf_object *obj;
+	bool loadable;
+
+	snprintf(plain, sizeof(plain), "%s/raw_kfunc_plain.bpf.o", dir);
+	snprintf(raw, sizeof(raw), "%s/raw_kfunc.bpf.o", dir);
+	copy_object("raw_kfunc", plain, 0644);
+	loadable = make_hostile("raw-kfunc", plain, raw) == 0;
+	b = read_file(raw);
+	CHECK(object_policy_check_calls(b.data, b.len, &none, "raw_kfunc.bpf.o", err, sizeof(err)) == -1);
+	CHECK(strstr(err, "raw_kfunc.bpf.o: instruction ") != NULL);
+	CHECK(strstr(err, "is a call instruction collectd cannot check (opcode 0x85, src_reg 2: a kfunc called by its "
+			  "BTF id)") != NULL);
+	/* No name to allow: AllowHelper cannot let it through either. */
+	CHECK(object_policy_check_calls(b.data, b.len, &allow_signal, "raw_kfunc.bpf.o", err, sizeof(err)) == -1);
+
+	/* What the kernel gets, after libbpf's relocations: the raw call is there as it was. */
+	if (loadable) {
+		obj = bpf_object__open_mem(b.data, b.len, NULL);
+		CHECK(obj != NULL);
+		CHECK(bpf_object__load(obj) == 0);
+		CHECK(object_policy_check_loaded(obj, &none, "raw_kfunc.bpf.o", err, sizeof(err)) == -1);
+		CHECK(strstr(err, "program \"on_enter\" as loaded (instruction ") != NULL);
+		CHECK(strstr(err, "calls the kernel function bpf_send_signal_task (a kfunc)") != NULL);
+		CHECK(object_policy_check_loaded(obj, &allow_signal, "raw_kfunc.bpf.o", err, sizeof(err)) == 0);
+		bpf_object__close(obj);
+	} else
+		fprintf(stderr, "  this kernel has no bpf_send_signal_task (6.13+): the loaded-code check runs on "
+				"observe.bpf.o only\n");
+	object_bytes_free(&b);
+
+	/* A kfunc called as clang emits it: src_reg 2 only after relocation, named by the kernel's
+	 * BTF; the forbidden-helper check holds on the loaded code too. */
+	obj = open_bytes("kfunc", &b);
+	if (loadable) { /* 6.13+: bpf_rcu_read_lock (6.2+) is there too */
+		CHECK(bpf_object__load(obj) == 0);
+		CHECK(object_policy_check_loaded(obj, &none, "kfunc.bpf.o", err, sizeof(err)) == -1);
+		CHECK(strstr(err, "calls the kernel function bpf_rcu_read_lock (a kfunc)") != NULL);
+		CHECK(object_policy_check_loaded(obj, &allow_rcu, "kfunc.bpf.o", err, sizeof(err)) == 0);
+	}
+	bpf_object__close(obj);
+	object_bytes_free(&b);
+	obj = open_bytes("observe", &b);
+	CHECK(bpf_object__load(obj) == 0);
+	CHECK(object_policy_check_loaded(obj, &none, "observe.bpf.o", err, sizeof(err)) == 0);
+	bpf_object__close(obj);
+	object_bytes_free(&b);
+}
+
+/* The check is linear: 500,000 kfunc calls, each with its relocation, are refused (it once
+ * rescanned every relocation for every call: hours); allowed, accepted; past the bound on
+ * instructions, refused by the bound. */
+static void test_big_object(void)
+{
+	struct object_policy none = { 0 };
+	struct object_policy allow_rcu = { .helpers = { "bpf_rcu_read_lock" }, .nhelpers = 1 };
+	char path[128];
+	struct object_bytes b;
+
+	snprintf(path, sizeof(path), "%s/many_calls.bpf.o", dir);
+	make_hostile("many-calls", "500000", path);
+	b = read_file(path);
+	CHECK(b.len > 12 * 1000 * 1000);
+	CHECK(object_policy_check_calls(b.data, b.len, &none, "many_calls.bpf.o", err, sizeof(err)) == -1);
+	CHECK(strstr(err, "many_calls.bpf.o: section \".text\" calls the kernel function bpf_rcu_read_lock") != NULL);
+	CHECK(object_policy_check_calls(b.data, b.len, &allow_rcu, "many_calls.bpf.o", err, sizeof(err)) == 0);
+	object_bytes_free(&b);
+
+	make_hostile("many-calls", "1000001", path);
+	b = read_file(path);
+	CHECK(object_policy_check_calls(b.data, b.len, &allow_rcu, "many_calls.bpf.o", err, sizeof(err)) == -1);
+	CHECK(strstr(err, "many_calls.bpf.o has more than 1000000 instructions") != NULL);
+	object_bytes_free(&b);
+}
+
+static int crash(void *ctx)
+{
+	(void)ctx;
+	raise(SIGSEGV);
+	return 0;
+}
+
+static int open_with_libbpf(void *ctx)
+{
+	const struct object_bytes *b = ctx;
+	struct bpf_object *obj = bpf_object__open_mem(b->data, b->len, NULL);
+
+	bpf_object__close(obj);
+	return obj ? 0 : -1;
+}
+
+/* One byte of .BTF that kills libbpf 1.1's open: in the child, so this process lives on and
+ * says which object; the good object passes, and what the child's check answered does not
+ * matter (the caller runs it again). */
+static void test_contained(void)
+{
+	char plain[128], corrupt[128];
+	struct object_bytes b;
+
+	snprintf(plain, sizeof(plain), "%s/crash_plain.bpf.o", dir);
+	snprintf(corrupt, sizeof(corrupt), "%s/crash.bpf.o", dir);
+	CHECK(object_check_contained(crash, NULL, "any.bpf.o", err, sizeof(err)) == -1);
+	CHECK(strstr(err, "any.bpf.o\" is corrupt: libbpf crashed opening it (signal 11, Segmentation fault)") != NULL);
+	copy_object("hidden_fmod_ret", plain, 0644);
+	if (make_hostile("crash-btf", plain, corrupt) == 0) {
+		b = read_file(corrupt);
+		CHECK(object_check_contained(open_with_libbpf, &b, corrupt, err, sizeof(err)) == -1);
+		CHECK(strstr(err, "crash.bpf.o\" is corrupt: libbpf crashed opening it (signal 11, Segmentation fault)") !=
+		      NULL);
+		object_bytes_free(&b);
+	} else
+		fprintf(stderr, "  this libbpf (%s) survives the corrupt .BTF: the real crash is not checked\n",
+			libbpf_version_string());
+
+	b = read_file(plain);
+	CHECK(object_check_contained(open_with_libbpf, &b, plain, err, sizeof(err)) == 0);
+	object_bytes_free(&b);
+	b.data = "junk";
+	b.len = 4;
+	CHECK(object_check_contained(open_with_libbpf, &b, "junk", err, sizeof(err)) == 0);
+}
+
 int main(void)
 {
 	char cmd[96];
@@ -190,6 +378,9 @@ int main(void)
 	test_file_checks();
 	test_types();
 	test_calls();
+	test_raw_kfunc();
+	test_big_object();
+	test_contained();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd))
 		fprintf(stderr, "could not remove %s\n", dir);

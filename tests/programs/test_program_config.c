@@ -56,6 +56,13 @@ static void test_parse_errors(void)
 			  "rot13"));
 	CHECK(parse_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Counter \"c\">\n    MaxSeries 0\n  </Counter>\n</Program>",
 			  "MaxSeries\" takes a whole number from 1"));
+	/* Bounded by memory: a million histogram series would be 17 GB. */
+	CHECK(parse_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Histogram \"h\">\n    SlotsField \"slots\"\n"
+			  "    MaxSeries 1000000\n  </Histogram>\n</Program>",
+			  "<Program \"p\">: <Histogram \"h\">: MaxSeries 1000000 would keep up to 17"));
+	CHECK(strstr(err, "more than the 256 MiB collectd keeps for one map: MaxSeries ") != NULL);
+	CHECK(strstr(err, " at most") != NULL);
+	fprintf(stderr, "  %s\n", err);
 	CHECK(parse_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Counter \"c\">\n    SlotsField \"s\"\n  </Counter>\n</Program>",
 			  "valid: Type, ValueField"));
 	CHECK(parse_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Probe \"sync\">\n  </Probe>\n  <Counter \"c\">\n  </Counter>\n</Program>",
@@ -66,7 +73,7 @@ static void test_parse_errors(void)
 	 * it as none of its keys, and lists its own, Precision among them. */
 	CHECK(parse_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Histogram \"h\">\n    Layout \"value\"\n    SlotsField \"slots\"\n    Percentile 101\n  </Histogram>\n</Program>",
 			  "<Histogram \"h\">: unknown option \"Percentile\"; valid: Layout, SlotsField, SumField, Buckets, "
-			  "Multiplier, Type, Precision, <Label>, TypeInstance, MaxSeries, PerCPU"));
+			  "Multiplier, Type, Precision, <Label>, TypeInstance, MaxSeries, ReclaimAfter, PerCPU"));
 	CHECK(parse_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Histogram \"a\">\n    Layout \"value\"\n    SlotsField \"slots\"\n  </Histogram>\n"
 			  "  <Histogram \"b\">\n    Layout \"value\"\n    SlotsField \"slots\"\n    Precision 3\n  </Histogram>\n</Program>",
 			  "<Histogram \"b\">: Precision 3, but the program's first <Histogram \"a\"> has 5"));

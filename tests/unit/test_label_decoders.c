@@ -170,7 +170,8 @@ static void test_config_errors(void)
 		   *dup[] = { "0=read", "0x0=zero" }, *bad_re[] = { "(" }, *groups[] = { "(a)(b)" },
 		   *high_ref[] = { "(a)", "\\2" }, *bad_backslash[] = { "a", "x\\y" },
 		   *three[] = { "a", "b", "c" }, *enc[] = { "little" }, *stacked[] = { "a++" },
-		   *huge[] = { "((a{100}){100})x" }, *fine[] = { "^[]a[:alpha:]]{2,8}(x|y+)*[^]]\\.a{99}$" };
+		   *huge[] = { "((a{100}){100})x" }, *fine[] = { "^[]a[:alpha:]]{2,8}(x|y+)*[^]]\\.a{99}$" },
+		   *backref[] = { "^(.*)(.*)(.*)(.*)\\1\\2\\3\\4c$" }, *bracket_digit[] = { "^[\\1]x$" };
 	struct decoder_chain c;
 	char err[512];
 
@@ -214,6 +215,13 @@ static void test_config_errors(void)
 		  "label \"device\": decoder regexp: \"((a{100}){100})x\" repeats too much (10202 parts once "
 		  "repetitions are unrolled, at most 2000): use smaller counts in {m,n}, or fewer nested repetitions");
 	CHECK_STR(config_error("string", "regexp", fine, 1, 0), "<accepted>");
+	/* The pattern that took 13 s on 101 characters of a process's comm. */
+	CHECK_STR(config_error("string", "regexp", backref, 1, 0),
+		  "label \"device\": decoder regexp: \"^(.*)(.*)(.*)(.*)\\1\\2\\3\\4c$\" has a backreference (\\1 .. \\9), "
+		  "which POSIX extended expressions do not have and which can take glibc seconds on a short text a "
+		  "process controls (its comm): match the part again instead, or use the groups in the replacement "
+		  "(\"\\1\")");
+	CHECK_STR(config_error("string", "regexp", bracket_digit, 1, 0), "<accepted>"); /* in brackets: literal */
 	CHECK_STR(config_error("uint", "majorminor", NULL, 0, 0),
 		  "label \"device\": decoder majorminor reads the key's bytes, so it must be the first Decode of the "
 		  "label (here it follows uint, which makes text)");

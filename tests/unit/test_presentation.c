@@ -179,7 +179,7 @@ static void test_program(void)
 		   &p, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "<Program \"p\">: <Histogram \"h\">: unknown option \"Percentil\"; valid: Layout, SlotsField, "
 			  "SumField, Buckets, Multiplier, Type, Percentile, Bucket, BucketType, Precision, <Label>, "
-			  "TypeInstance, MaxSeries, PerCPU") != NULL);
+			  "TypeInstance, MaxSeries, ReclaimAfter, PerCPU") != NULL);
 	conf_text_free(tree);
 	/* In a <Counter> they are no keys at all: left for the core, which refuses them. */
 	CHECK(take("<Program \"p\">\n  Object \"/x.o\"\n  <Counter \"c\">\n    Percentile 99\n  </Counter>\n</Program>",

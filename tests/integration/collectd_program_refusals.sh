@@ -1,0 +1,118 @@
+#!/bin/sh
+# Every refusal of the loader (tests/integration/program_refusals.table, the list in
+# doc/programs.md), in the real collectd -T, on an object the test makes hostile: a
+# symlink, a FIFO, another user's file or directory, a group-writable file or directory, a huge file,
+# bytes that are not ELF or not BPF, bytes libbpf 1.1 crashes on (one byte of .BTF), an
+# object past the bound on instructions, a program type that does not observe (also behind
+# a "?"), a forbidden helper in a subprogram, a kfunc, a raw kfunc call by BTF id. Each
+# leaves its program off with one error, the table's whole line naming the object and the
+# reason, collectd never crashes, and a good program beside it starts. Then Skip leaves the
+# refused programs out, and AllowProgramType lets them past the loader (to whatever the
+# kernel says), so it is the named check that refused them.
+. "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/program_lib.sh"
+
+TABLE="$top_srcdir/tests/integration/program_refusals.table"
+HOSTILE="$top_builddir/tests/programs/make_hostile"
+OBJ_DIR="$WORK/objects"
+install_objects "$OBJ_DIR" contrib/programs/sync_count.bpf.o
+
+# make_object NAME HOW...: the object of case NAME, as OBJ (and DIR, its directory).
+make_object() {
+	name=$1; shift
+	DIR="$OBJ_DIR"
+	OBJ="$DIR/$name.bpf.o"
+	case "$1" in
+	copy) cp "$top_builddir/$2" "$OBJ" 2>/dev/null || cp "$2" "$OBJ" ;;
+	symlink) cp "$top_builddir/$2" "$DIR/$name.target.bpf.o"; ln -s "$DIR/$name.target.bpf.o" "$OBJ" ;;
+	fifo) mkfifo "$OBJ" ;;
+	owner) cp "$top_builddir/$3" "$OBJ"; chown "$2" "$OBJ" ;;
+	mode) cp "$top_builddir/$3" "$OBJ"; chmod "$2" "$OBJ" ;;
+	open-dir) DIR="$WORK/open"; mkdir -p "$DIR"; chmod 777 "$DIR"; OBJ="$DIR/$name.bpf.o"; cp "$top_builddir/$2" "$OBJ" ;;
+	other-dir) DIR="$WORK/other"; mkdir -p "$DIR"; OBJ="$DIR/$name.bpf.o"; cp "$top_builddir/$3" "$OBJ"; chown "$2" "$DIR" ;;
+	huge) truncate -s 65M "$OBJ" ;;
+	junk) echo "not an object" > "$OBJ" ;;
+	raw-kfunc) # (exit 4: a kernel without bpf_send_signal_task; the call is as raw)
+		INSN=$("$HOSTILE" raw-kfunc "$top_builddir/$2" "$OBJ" | sed -n 's/^instruction \([0-9]*\):.*/\1/p') ;;
+	crash-btf) CRASH=0; "$HOSTILE" crash-btf "$top_builddir/$2" "$OBJ" > "$WORK/$name.hostile" || CRASH=$? ;;
+	many-calls) "$HOSTILE" many-calls "$2" "$OBJ" ;;
+	*) fail "$name: unknown way to make an object: $*" ;;
+	esac
+	[ -L "$OBJ" ] || [ -p "$OBJ" ] || [ "$1" = owner ] || [ "$1" = mode ] || chmod 644 "$OBJ"
+}
+
+# run_t NAME LINES: collectd -T on <Program "p"> (OBJ, with LINES) and a good <Program "good">.
+run_t() {
+	conf="$WORK/$1.conf"
+	write_config "$conf" <<CONF
+<Plugin ebpf>
+  SnapshotFile ""
+  <Program "p">
+    Object "$OBJ"
+$(printf '%b\n' "$2" | sed 's/^/    /')
+    <Counter "sync_calls">
+    </Counter>
+  </Program>
+  <Program "good">
+    Object "$OBJ_DIR/sync_count.bpf.o"
+    Param "filter_tgid" 1
+    <Probe "sync">
+      Program "sync_kprobe" "sync_tp"
+    </Probe>
+    <Counter "sync_calls">
+    </Counter>
+  </Program>
+</Plugin>
+CONF
+	: > "$WORK/collectd.log"
+	rc=0
+	"$COLLECTD" -T -C "$conf" > "$WORK/$1.stdout" 2>&1 || rc=$?
+	[ "$rc" -lt 128 ] || fail "$1: collectd -T died with signal $((rc - 128))"
+	cp "$WORK/collectd.log" "$WORK/$1.out"
+}
+
+n=0
+while IFS='|' read -r name how lines expected; do
+	case "$name" in '' | '#'*) continue ;; esac
+	n=$((n + 1))
+	INSN=
+	make_object "$name" $how
+	case "$how" in crash-btf*) sed 's/^/  /' "$WORK/$name.hostile" ;; esac
+	run_t "$name" "$lines"
+	# A libbpf that no byte of .BTF crashes (newer than Debian 12's 1.1.2) refuses the
+	# object or opens it: then only "collectd -T did not crash" is this case's to check.
+	if [ "$name" = libbpf_crash ] && [ "$CRASH" = 3 ]; then
+		echo "$name: this libbpf survives every one-byte .BTF corruption; collectd -T ran on"
+		continue
+	fi
+	whole=$(OBJ="$OBJ" DIR="$DIR" INSN="$INSN" sh -c "printf '%s' \"module \\\"p\\\" is off: $(printf '%s' "$expected" | sed 's/["\\`]/\\&/g; s/\\\$\(OBJ\|DIR\|INSN\)/$\1/g')\"")
+	grep -qF -- "$whole" "$WORK/$name.out" ||
+		{ cat "$WORK/$name.out" >&2; fail "$name: the refusal is not: $whole"; }
+	[ "$(grep -c 'ebpf plugin: module "[^"]*" is off\|ebpf plugin: <Program' "$WORK/$name.out")" = 1 ] ||
+		{ cat "$WORK/$name.out" >&2; fail "$name: not exactly one error"; }
+	grep -q 'ebpf plugin: good: sync attached via tracepoint' "$WORK/$name.out" ||
+		{ cat "$WORK/$name.out" >&2; fail "$name: the good program beside it did not start"; }
+	echo "$name: $whole"
+done < "$TABLE"
+[ "$n" -ge 18 ] || fail "only $n cases in $TABLE"
+pass "$n refusals: each one error naming the object and the reason, collectd -T never crashed"
+
+# Skip comes before the type check: both fmod_ret programs of the object (one behind a "?")
+# left out, the rest of it starts.
+make_object skipped copy tests/programs/hidden_fmod_ret.bpf.o
+run_t skipped 'Skip "hidden_getsid"\nSkip "fail_sync"'
+grep -q 'ebpf plugin: module "p" is off' "$WORK/skipped.out" &&
+	{ cat "$WORK/skipped.out" >&2; fail "Skip did not leave the fmod_ret programs out"; }
+grep -q 'ebpf plugin: p: count_sync attached via tracepoint' "$WORK/skipped.out" ||
+	{ cat "$WORK/skipped.out" >&2; fail "the object's observing program did not start with the others skipped"; }
+pass "Skip \"hidden_getsid\" and \"fail_sync\": the refused programs are left out and the object starts"
+
+# AllowProgramType "fmod_ret": the loader no longer refuses them (the kernel may: this one
+# refuses fentry), so the refusal above was the type check's.
+make_object allowed copy tests/programs/hidden_fmod_ret.bpf.o
+run_t allowed 'AllowProgramType "fmod_ret"'
+grep -q 'is fmod_ret, which changes what a kernel function returns' "$WORK/allowed.out" &&
+	{ cat "$WORK/allowed.out" >&2; fail "AllowProgramType \"fmod_ret\" did not let the fmod_ret programs past the loader"; }
+grep -q 'ebpf plugin: good: sync attached via tracepoint' "$WORK/allowed.out" ||
+	{ cat "$WORK/allowed.out" >&2; fail "the good program did not start beside the allowed one"; }
+pass "AllowProgramType \"fmod_ret\": past the loader ($(grep -o 'module "p" is off: .\{0,80\}' "$WORK/allowed.out" || echo "p started"))"
