@@ -206,6 +206,8 @@ static void free_conf_tree(struct conf_node *n)
 	free((void *)n->children);
 }
 
+static bool collectd_test_run(void);
+
 /* <Program "name">: a user's BPF object, checked now so that collectd -T reports it. The
  * core gets the block without the plugin's keys of its <Histogram> blocks. */
 static int config_program(const oconfig_item_t *ci)
@@ -232,6 +234,14 @@ static int config_program(const oconfig_item_t *ci)
 	}
 	if (already_configured(m->label)) {
 		ERROR(PLUGIN_NAME " plugin: <Program \"%s\"> is configured twice", m->label);
+		module_free(m);
+		return -1;
+	}
+	/* An object the loader refuses (missing, unsafe, a forbidden call) leaves the daemon's
+	 * program off while the others run; the pre-flight check says so as the error it is. */
+	if (collectd_test_run() && program_module_refusal(m)) {
+		ERROR(PLUGIN_NAME " plugin: <Program \"%s\">: %s (collectd would start without this program)", m->label,
+		      program_module_refusal(m));
 		module_free(m);
 		return -1;
 	}
