@@ -52,6 +52,7 @@ static int nconfigured;
 static bool config_seen;
 static bool collect_cost; /* CollectCost: each module's programs' run count and time */
 
+static bool test_run; /* collectd -T: modules are read, nothing is dispatched */
 static struct snapshot_config snapshot_cfg;
 static struct snapshot_store *snapshot_store; /* NULL: SnapshotFile "" */
 
@@ -319,6 +320,8 @@ static void submit(struct dispatch_ctx *d, const struct value_name *n, value_t v
 {
 	value_list_t vl = d->vl;
 
+	if (test_run)
+		return;
 	vl.values = &v;
 	vl.values_len = 1;
 	sstrncpy(vl.type, n->type, sizeof(vl.type));
@@ -516,6 +519,12 @@ static int ebpf_init(void)
 		     snapshot_cfg.path);
 		snapshot_cfg.path[0] = '\0';
 	}
+	/* collectd -T runs every read callback once and hands what they dispatch to the writers:
+	 * a check would write RRD and CSV files, and a daemon started within the same second
+	 * then has its first update refused by rrdtool ("minimum one second step"). */
+	test_run = collectd_test_run();
+	if (test_run)
+		INFO(PLUGIN_NAME " plugin: collectd -T: every module is read once, its values go to no writer");
 	snapshot_store = snapshot_store_new(&snapshot_cfg);
 	if (snapshot_store)
 		INFO(PLUGIN_NAME " plugin: publishing module values and states for SNMP in %s", snapshot_cfg.path);
