@@ -25,6 +25,7 @@
 #include "libcore/engine/self_metrics.h"
 #include "libcore/engine/snapshot_publish.h"
 #include "plugin/presentation.h"
+#include "plugin/series_seen.h"
 #include "plugin/value_naming.h"
 
 #include <math.h>
@@ -39,6 +40,8 @@ struct plugin_module {
 	cdtime_t last_read; /* monotonic_now(): bucket rates are events per second of real interval */
 	struct snapshot_module record; /* this module's part of the snapshot file */
 	int64_t discontinuity_us;      /* wall clock of the module's start: counters began at 0 */
+	cdtime_t prev_time;            /* cdtime() of the previous read; 0 before the first */
+	struct series_seen seen;       /* the counter series sent so far */
 };
 
 /* A module or program configured but not yet handed to a read callback (which then owns
@@ -314,6 +317,7 @@ struct dispatch_ctx {
 	struct plugin_module *pm;
 	value_list_t vl;
 	double interval_s; /* since the previous read */
+	cdtime_t zero_time; /* where a counter series seen for the first time gets its 0; 0: none */
 };
 
 static void submit(struct dispatch_ctx *d, const struct value_name *n, value_t v)
@@ -329,12 +333,28 @@ static void submit(struct dispatch_ctx *d, const struct value_name *n, value_t v
 	plugin_dispatch_values(&vl);
 }
 
+/* Counters are cumulative since the module started. A series first seen after the module's
+ * first read was 0 at the previous read (it had no event then), and a DERIVE's first value
+ * yields no rate: so this read sends that 0, at the previous read's time, and the series'
+ * values follow from the next read on, whose rate then covers both intervals (rrdtool, csv
+ * and write_graphite with StoreRates, the network plugin's receivers). Never two values of
+ * one series in one read: collectd's write threads take queued values in any order, and
+ * rrdtool drops a value older than one it already has. */
 static void sink_counter(void *ctx, const char *metric, const char *instance, uint64_t value)
 {
+	struct dispatch_ctx *d = ctx;
 	struct value_name n;
 
 	name_counter(metric, instance, &n);
-	submit(ctx, &n, (value_t){ .derive = (derive_t)value });
+	if (series_seen_add(&d->pm->seen, n.type, n.type_instance) && d->zero_time) {
+		cdtime_t now = d->vl.time;
+
+		d->vl.time = d->zero_time;
+		submit(d, &n, (value_t){ .derive = 0 });
+		d->vl.time = now;
+		return;
+	}
+	submit(d, &n, (value_t){ .derive = (derive_t)value });
 }
 
 static void sink_gauge(void *ctx, const char *metric, const char *instance, double value)
@@ -437,6 +457,10 @@ static int ebpf_read(user_data_t *ud)
 	int err;
 
 	d.interval_s = CDTIME_T_TO_DOUBLE(mono - pm->last_read);
+	/* Series present at the first read (right after the start) are where counting began; a
+	 * zero less than a second back would share rrdtool's whole second with the value. */
+	if (pm->prev_time && now - pm->prev_time >= DOUBLE_TO_CDTIME_T(1.0))
+		d.zero_time = pm->prev_time;
 	sstrncpy(d.vl.plugin, PLUGIN_NAME, sizeof(d.vl.plugin));
 	sstrncpy(d.vl.plugin_instance, pm->m->label, sizeof(d.vl.plugin_instance));
 	d.vl.time = now;
@@ -448,6 +472,7 @@ static int ebpf_read(user_data_t *ud)
 	}
 	err = module_read(pm->m, &sink);
 	pm->last_read = mono;
+	pm->prev_time = now;
 	if (snapshot_store) {
 		pm->discontinuity_us = pm->record.discontinuity_us; /* a histogram reset moves it */
 		publish(pm, err != 0);
@@ -461,6 +486,7 @@ static void free_plugin_module(void *p)
 
 	module_free(pm->m);
 	snapshot_module_release(&pm->record);
+	series_seen_free(&pm->seen);
 	free(pm);
 }
 
