@@ -253,6 +253,28 @@ static int config_program(const oconfig_item_t *ci)
 	return 0;
 }
 
+/* collectd hands every <Plugin ebpf> block to the plugin, one call each: their <Module> and
+ * <Program> blocks add up (a program's own .conf in collectd.conf.d is a block of its own),
+ * and an option of the whole plugin is given once, in whichever block, not overridden by a
+ * later one without a word. */
+static bool plugin_option_repeated(const char *key)
+{
+	static const char *const once[] = { "SnapshotFile", "SnapshotGroup", "CollectCost" };
+	static bool given[sizeof(once) / sizeof(once[0])];
+
+	for (size_t i = 0; i < sizeof(once) / sizeof(once[0]); i++) {
+		if (strcasecmp(key, once[i]))
+			continue;
+		if (given[i]) {
+			ERROR(PLUGIN_NAME " plugin: option \"%s\" is given twice; the <Plugin ebpf> blocks are one "
+			      "configuration (their modules and programs add up): give it once", once[i]);
+			return true;
+		}
+		given[i] = true;
+	}
+	return false;
+}
+
 static int ebpf_config(oconfig_item_t *ci)
 {
 	config_seen = true;
@@ -273,7 +295,7 @@ static int ebpf_config(oconfig_item_t *ci)
 				return -1;
 			continue;
 		}
-		if (to_option(child, &o, vals, 4))
+		if (to_option(child, &o, vals, 4) || plugin_option_repeated(child->key))
 			return -1;
 		if (!strcasecmp(child->key, "CollectCost")) {
 			if (opt_get_boolean(&o, &collect_cost, err, sizeof(err))) {
