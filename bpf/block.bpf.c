@@ -212,7 +212,10 @@ static __always_inline void account(const struct completion *c)
 	if (!c->final)
 		return;
 	counter_add(&r->ios, 1);
-	hist_record(block_hist(r, BLOCK_HIST_SIZE), c->size);
+	/* Sizes are of data moved: a flush, and the empty write that asks for one (REQ_PREFLUSH
+	 * without data, which /proc/diskstats counts as a write), move none. */
+	if (c->size)
+		hist_record(block_hist(r, BLOCK_HIST_SIZE), c->size);
 	now = bpf_ktime_get_ns();
 	if (c->start && c->start <= now)
 		hist_record(block_hist(r, BLOCK_HIST_LATENCY), now - c->start);

@@ -30,6 +30,7 @@
 #include "libcore/engine/snapshot_publish.h"
 #include "plugin/notifications.h"
 #include "plugin/presentation.h"
+#include "plugin/series_seen.h"
 #include "plugin/value_naming.h"
 
 #include <math.h>
@@ -44,6 +45,8 @@ struct plugin_module {
 	cdtime_t last_read; /* monotonic_now(): bucket rates are events per second of real interval */
 	struct snapshot_module record; /* this module's part of the snapshot file */
 	int64_t discontinuity_us;      /* wall clock of the module's start: counters began at 0 */
+	cdtime_t prev_time;            /* cdtime() of the previous read; 0 before the first */
+	struct series_seen seen;       /* the counter series sent so far */
 };
 
 /* A module or program configured but not yet handed to a read callback (which then owns
@@ -58,6 +61,7 @@ static bool config_seen;
 static bool collect_cost; /* CollectCost: each module's programs' run count and time */
 static uint64_t kernel_memory_limit = KERNEL_MEMORY_LIMIT_DEFAULT; /* KernelMemoryLimit */
 
+static bool test_run; /* collectd -T: modules are read, nothing is dispatched */
 static struct snapshot_config snapshot_cfg;
 static struct snapshot_store *snapshot_store; /* NULL: SnapshotFile "" */
 
@@ -220,6 +224,8 @@ static void free_conf_tree(struct conf_node *n)
 	free((void *)n->children);
 }
 
+static bool collectd_test_run(void);
+
 /* <Program "name">: a user's BPF object, checked now so that collectd -T reports it. The
  * core gets the block without the plugin's keys of its <Histogram> blocks. */
 static int config_program(const oconfig_item_t *ci)
@@ -249,8 +255,38 @@ static int config_program(const oconfig_item_t *ci)
 		module_free(m);
 		return -1;
 	}
+	/* An object the loader refuses (missing, unsafe, a forbidden call) leaves the daemon's
+	 * program off while the others run; the pre-flight check says so as the error it is. */
+	if (collectd_test_run() && program_module_refusal(m)) {
+		ERROR(PLUGIN_NAME " plugin: <Program \"%s\">: %s (collectd would start without this program)", m->label,
+		      program_module_refusal(m));
+		module_free(m);
+		return -1;
+	}
 	configured[nconfigured++] = (struct configured_module){ .m = m, .pres = pres };
 	return 0;
+}
+
+/* collectd hands every <Plugin ebpf> block to the plugin, one call each: their <Module> and
+ * <Program> blocks add up (a program's own .conf in collectd.conf.d is a block of its own),
+ * and an option of the whole plugin is given once, in whichever block, not overridden by a
+ * later one without a word. */
+static bool plugin_option_repeated(const char *key)
+{
+	static const char *const once[] = { "SnapshotFile", "SnapshotGroup", "CollectCost" };
+	static bool given[sizeof(once) / sizeof(once[0])];
+
+	for (size_t i = 0; i < sizeof(once) / sizeof(once[0]); i++) {
+		if (strcasecmp(key, once[i]))
+			continue;
+		if (given[i]) {
+			ERROR(PLUGIN_NAME " plugin: option \"%s\" is given twice; the <Plugin ebpf> blocks are one "
+			      "configuration (their modules and programs add up): give it once", once[i]);
+			return true;
+		}
+		given[i] = true;
+	}
+	return false;
 }
 
 static int ebpf_config(oconfig_item_t *ci)
@@ -273,7 +309,7 @@ static int ebpf_config(oconfig_item_t *ci)
 				return -1;
 			continue;
 		}
-		if (to_option(child, &o, vals, 4))
+		if (to_option(child, &o, vals, 4) || plugin_option_repeated(child->key))
 			return -1;
 		if (!strcasecmp(child->key, "CollectCost")) {
 			if (opt_get_boolean(&o, &collect_cost, err, sizeof(err))) {
@@ -324,12 +360,15 @@ struct dispatch_ctx {
 	struct plugin_module *pm;
 	value_list_t vl;
 	double interval_s; /* since the previous read */
+	cdtime_t zero_time; /* where a counter series seen for the first time gets its 0; 0: none */
 };
 
 static void submit(struct dispatch_ctx *d, const struct value_name *n, value_t v)
 {
 	value_list_t vl = d->vl;
 
+	if (test_run)
+		return;
 	vl.values = &v;
 	vl.values_len = 1;
 	sstrncpy(vl.type, n->type, sizeof(vl.type));
@@ -337,12 +376,28 @@ static void submit(struct dispatch_ctx *d, const struct value_name *n, value_t v
 	plugin_dispatch_values(&vl);
 }
 
+/* Counters are cumulative since the module started. A series first seen after the module's
+ * first read was 0 at the previous read (it had no event then), and a DERIVE's first value
+ * yields no rate: so this read sends that 0, at the previous read's time, and the series'
+ * values follow from the next read on, whose rate then covers both intervals (rrdtool, csv
+ * and write_graphite with StoreRates, the network plugin's receivers). Never two values of
+ * one series in one read: collectd's write threads take queued values in any order, and
+ * rrdtool drops a value older than one it already has. */
 static void sink_counter(void *ctx, const char *metric, const char *instance, uint64_t value)
 {
+	struct dispatch_ctx *d = ctx;
 	struct value_name n;
 
 	name_counter(metric, instance, &n);
-	submit(ctx, &n, (value_t){ .derive = (derive_t)value });
+	if (series_seen_add(&d->pm->seen, n.type, n.type_instance) && d->zero_time) {
+		cdtime_t now = d->vl.time;
+
+		d->vl.time = d->zero_time;
+		submit(d, &n, (value_t){ .derive = 0 });
+		d->vl.time = now;
+		return;
+	}
+	submit(d, &n, (value_t){ .derive = (derive_t)value });
 }
 
 static void sink_gauge(void *ctx, const char *metric, const char *instance, double value)
@@ -445,6 +500,10 @@ static int ebpf_read(user_data_t *ud)
 	int err;
 
 	d.interval_s = CDTIME_T_TO_DOUBLE(mono - pm->last_read);
+	/* Series present at the first read (right after the start) are where counting began; a
+	 * zero less than a second back would share rrdtool's whole second with the value. */
+	if (pm->prev_time && now - pm->prev_time >= DOUBLE_TO_CDTIME_T(1.0))
+		d.zero_time = pm->prev_time;
 	sstrncpy(d.vl.plugin, PLUGIN_NAME, sizeof(d.vl.plugin));
 	sstrncpy(d.vl.plugin_instance, pm->m->label, sizeof(d.vl.plugin_instance));
 	d.vl.time = now;
@@ -456,6 +515,7 @@ static int ebpf_read(user_data_t *ud)
 	}
 	err = module_read(pm->m, &sink);
 	pm->last_read = mono;
+	pm->prev_time = now;
 	if (snapshot_store) {
 		pm->discontinuity_us = pm->record.discontinuity_us; /* a histogram reset moves it */
 		publish(pm, err != 0);
@@ -469,6 +529,7 @@ static void free_plugin_module(void *p)
 
 	module_free(pm->m);
 	snapshot_module_release(&pm->record);
+	series_seen_free(&pm->seen);
 	free(pm);
 }
 
@@ -552,6 +613,12 @@ static int ebpf_init(void)
 		     snapshot_cfg.path);
 		snapshot_cfg.path[0] = '\0';
 	}
+	/* collectd -T runs every read callback once and hands what they dispatch to the writers:
+	 * a check would write RRD and CSV files, and a daemon started within the same second
+	 * then has its first update refused by rrdtool ("minimum one second step"). */
+	test_run = collectd_test_run();
+	if (test_run)
+		INFO(PLUGIN_NAME " plugin: collectd -T: every module is read once, its values go to no writer");
 	snapshot_store = snapshot_store_new(&snapshot_cfg);
 	if (snapshot_store)
 		INFO(PLUGIN_NAME " plugin: publishing module values and states for SNMP in %s", snapshot_cfg.path);

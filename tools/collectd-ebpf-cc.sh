@@ -77,5 +77,18 @@ fi
 multiarch=$(gcc -print-multiarch 2>/dev/null || true)
 [ -n "$multiarch" ] && [ -d "/usr/include/$multiarch" ] && incs="$incs -I/usr/include/$multiarch"
 
+# BPF_UPROBE and BPF_URETPROBE, as the kernel's and libbpf's docs write uprobes, came with
+# libbpf 1.2: against an older bpf_tracing.h (Debian 12's libbpf 1.1) the plugin's
+# uprobe_compat.bpf.h supplies them, included first; where bpf_tracing.h has them (libbpf 1.5
+# on Debian 13) it is left out. Asked of the same include path the program compiles with.
+compat=
 # shellcheck disable=SC2086 # $incs is a list of -I options
-exec "$CLANG" -g -O2 -target bpf -D__TARGET_ARCH_$arch -I"$vmdir" -I"$HEADERS" $incs "$@" -c "$src" -o "$out"
+if ! printf '#include <bpf/bpf_tracing.h>\n' |
+	"$CLANG" -E -dM -target bpf -D__TARGET_ARCH_$arch -I"$vmdir" -I"$HEADERS" $incs "$@" -x c - 2>/dev/null |
+	grep -q '^#define BPF_UPROBE('; then
+	[ -f "$HEADERS/uprobe_compat.bpf.h" ] || die "the plugin's BPF headers in $HEADERS lack uprobe_compat.bpf.h (set COLLECTD_EBPF_HEADERS)"
+	compat=$HEADERS/uprobe_compat.bpf.h
+fi
+
+# shellcheck disable=SC2086 # $incs is a list of -I options
+exec "$CLANG" -g -O2 -target bpf -D__TARGET_ARCH_$arch -I"$vmdir" -I"$HEADERS" $incs ${compat:+-include "$compat"} "$@" -c "$src" -o "$out"

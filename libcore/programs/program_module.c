@@ -261,6 +261,13 @@ static int refuse_start(struct module *m, char *err, size_t errlen)
 	return -1;
 }
 
+const char *program_module_refusal(const struct module *m)
+{
+	const struct program_state *s = m->priv;
+
+	return m->ops->prepare == refuse_start ? s->start_error : NULL;
+}
+
 struct module *program_module_new(const struct conf_node *block, char *err, size_t errlen)
 {
 	struct program_state *s = calloc(1, sizeof(*s));

@@ -16,4 +16,9 @@ struct module;
  * policy checked, configuration checked against the object's BTF. NULL with err. */
 struct module *program_module_new(const struct conf_node *block, char *err, size_t errlen);
 
+/* Why the loader refused the program's object (it cannot be read, is unsafe, or calls what
+ * the policy refuses): the module then stays off when started, and the others run. NULL
+ * when the object was accepted. */
+const char *program_module_refusal(const struct module *m);
+
 #endif

@@ -182,16 +182,21 @@ static void append(char *buf, size_t cap, size_t *used, const char *text)
 }
 
 /* The series name of a key: TypeInstance with %{label} replaced, or the labels joined by
- * "-" (and "cpu<N>" last with PerCPU "label"); then made safe for collectd. */
+ * "-" (and "cpu<N>" last with PerCPU "label"). Each label's value is made safe for collectd
+ * on its own (the cgroup "/" is "root" wherever the label stands, a leading '/' is dropped
+ * from each label, not only from the name's start); the whole name then only keeps to
+ * collectd's length and to what the TypeInstance text itself holds. */
 static void series_name(struct program_reader *r, const uint8_t *key, int cpu, char *out)
 {
 	struct program_view *v = r->v;
-	char texts[PROGRAM_MAX_LABELS + 1][DECODE_TEXT_MAX], raw[1024], cpu_text[16];
+	char texts[PROGRAM_MAX_LABELS + 1][LABEL_VALUE_MAX], raw[1024], cpu_text[16], decoded[DECODE_TEXT_MAX];
 	size_t used = 0;
 
-	for (int i = 0; i < v->nlabels; i++)
-		decoder_chain_decode(&v->labels[i].decoders, key + v->labels[i].offset, v->labels[i].size, texts[i],
-				     sizeof(texts[i]));
+	for (int i = 0; i < v->nlabels; i++) {
+		decoder_chain_decode(&v->labels[i].decoders, key + v->labels[i].offset, v->labels[i].size, decoded,
+				     sizeof(decoded));
+		label_value_safe(decoded, texts[i]);
+	}
 	if (cpu >= 0)
 		snprintf(cpu_text, sizeof(cpu_text), "cpu%d", cpu);
 	raw[0] = '\0';

@@ -13,7 +13,8 @@ TABLE="$top_srcdir/tests/integration/program_errors.table"
 OBJ="$WORK/objects"
 install_objects "$OBJ" $(sed -n 's/^[a-z_]*|\([^|]*\)|.*/\1/p' "$TABLE" | sort -u)
 
-# run_t NAME OBJECT BODY: collectd -T on <Program "p"> with that body; its exit status.
+# run_t NAME OBJECT BODY [BESIDE]: collectd -T on <Program "p"> with that body (and the blocks
+# BESIDE it in <Plugin ebpf>); its exit status.
 run_t() {
 	conf="$WORK/$1.conf"
 	write_config /dev/stdout < /dev/null | sed '/^LoadPlugin logfile/,/^<\/Plugin>/d' > "$conf"
@@ -24,6 +25,7 @@ run_t() {
 		echo "    Object \"$OBJ/${2##*/}\""
 		printf '%b\n' "$3" | sed 's/^/    /'
 		echo '  </Program>'
+		[ -z "${4:-}" ] || printf '%b\n' "$4" | sed 's/^/  /'
 		echo "</Plugin>"
 	} >> "$conf"
 	rc=0
@@ -61,3 +63,27 @@ run_t good_key tests/programs/style_exporter.bpf.o \
 	'<Histogram "io_latency">\n Layout "key"\n Buckets "exp2"\n <Label "device">\n  Size 4\n  Decode "majorminor"\n </Label>\n <Label "op">\n  Size 1\n  Padding 3\n </Label>\n</Histogram>' ||
 	{ cat "$WORK/good_key.out" >&2; fail "collectd -T refused a good key-layout program"; }
 pass "the same programs configured right pass collectd -T"
+
+# An object the loader cannot read or refuses: the daemon leaves that program off and runs the
+# others (collectd_program.sh), but collectd -T stops on it like any other mistake in the block,
+# with the loader's reason, even with a module beside it that starts.
+install_objects "$OBJ" tests/programs/write_user.bpf.o contrib/programs/sync_count.bpf.o
+cp "$OBJ/sync_count.bpf.o" "$OBJ/group_writable.bpf.o"
+chmod 664 "$OBJ/group_writable.bpf.o"
+while IFS='|' read -r name object expected; do
+	if run_t "$name" "$object" '<Counter "sync_calls">\n</Counter>' '<Module "signals">\n</Module>'; then
+		cat "$WORK/$name.conf" "$WORK/$name.out" >&2
+		fail "$name: collectd -T accepted it"
+	fi
+	whole="ebpf plugin: <Program \"p\">: $expected (collectd would start without this program)"
+	grep -qxF -- "$whole" "$WORK/$name.out" ||
+		{ cat "$WORK/$name.out" >&2; fail "$name: the error is not: $whole"; }
+	[ "$(grep -c 'ebpf plugin:' "$WORK/$name.out")" = 1 ] ||
+		{ cat "$WORK/$name.out" >&2; fail "$name: more than one error"; }
+	echo "$name: $expected"
+done <<TABLE
+missing_object|missing.bpf.o|cannot use BPF object "$OBJ/missing.bpf.o": No such file or directory
+group_writable_object|group_writable.bpf.o|BPF object "$OBJ/group_writable.bpf.o" is writable by its group (mode 0664): others could change the BPF code collectd loads (chmod go-w "$OBJ/group_writable.bpf.o")
+forbidden_helper|write_user.bpf.o|$OBJ/write_user.bpf.o: section ".text" calls bpf_probe_write_user, which changes the system it should observe; allow it with AllowHelper "bpf_probe_write_user" if that is really meant
+TABLE
+pass "an object that is missing, unsafe or calls a refused helper stops collectd -T with the loader's reason"

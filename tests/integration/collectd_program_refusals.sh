@@ -4,9 +4,11 @@
 # symlink, a FIFO, another user's file or directory, a group-writable file or directory, a huge file,
 # bytes that are not ELF or not BPF, bytes libbpf 1.1 crashes on (one byte of .BTF), an
 # object past the bound on instructions, a program type that does not observe (also behind
-# a "?"), a forbidden helper in a subprogram, a kfunc, a raw kfunc call by BTF id. Each
-# leaves its program off with one error, the table's whole line naming the object and the
-# reason, collectd never crashes, and a good program beside it starts. Then Skip leaves the
+# a "?"), a forbidden helper in a subprogram, a kfunc, a raw kfunc call by BTF id. For each,
+# collectd -T fails with one error, the table's whole line naming the object and the reason
+# (a refused object is a configuration error, as every other mistake in the block), and the
+# daemon with the same configuration leaves that program off with the same reason while a
+# good program beside it starts; collectd never crashes. Then Skip leaves the
 # refused programs out, and AllowProgramType lets them past the loader (to whatever the
 # kernel says), so it is the named check that refused them.
 . "$top_srcdir/tests/integration/lib.sh"
@@ -71,6 +73,19 @@ CONF
 	cp "$WORK/collectd.log" "$WORK/$1.out"
 }
 
+# run_daemon NAME: the daemon on NAME's configuration until the good program attached or
+# a program is off, then stopped; its log in $WORK/NAME.daemon.
+run_daemon() {
+	: > "$WORK/collectd.log"
+	"$COLLECTD" -f -C "$WORK/$1.conf" >> "$WORK/collectd.stdout" 2>&1 &
+	COLLECTD_PID=$!
+	wait_for_log 'ebpf plugin: good: sync attached via' 20 ||
+		{ cat "$WORK/collectd.log" >&2; fail "$1: the daemon's good program beside it did not start"; }
+	kill -0 "$COLLECTD_PID" 2>/dev/null || fail "$1: the daemon died"
+	stop_collectd
+	cp "$WORK/collectd.log" "$WORK/$1.daemon"
+}
+
 n=0
 while IFS='|' read -r name how lines expected; do
 	case "$name" in '' | '#'*) continue ;; esac
@@ -85,17 +100,22 @@ while IFS='|' read -r name how lines expected; do
 		echo "$name: this libbpf survives every one-byte .BTF corruption; collectd -T ran on"
 		continue
 	fi
-	whole=$(OBJ="$OBJ" DIR="$DIR" INSN="$INSN" sh -c "printf '%s' \"module \\\"p\\\" is off: $(printf '%s' "$expected" | sed 's/["\\`]/\\&/g; s/\\\$\(OBJ\|DIR\|INSN\)/$\1/g')\"")
+	reason=$(OBJ="$OBJ" DIR="$DIR" INSN="$INSN" sh -c "printf '%s' \"$(printf '%s' "$expected" | sed 's/["\\`]/\\&/g; s/\\\$\(OBJ\|DIR\|INSN\)/$\1/g')\"")
+	[ "$rc" != 0 ] || { cat "$WORK/$name.out" >&2; fail "$name: collectd -T accepted it"; }
+	whole="ebpf plugin: <Program \"p\">: $reason (collectd would start without this program)"
 	grep -qF -- "$whole" "$WORK/$name.out" ||
-		{ cat "$WORK/$name.out" >&2; fail "$name: the refusal is not: $whole"; }
+		{ cat "$WORK/$name.out" >&2; fail "$name: the refusal under -T is not: $whole"; }
 	[ "$(grep -c 'ebpf plugin: module "[^"]*" is off\|ebpf plugin: <Program' "$WORK/$name.out")" = 1 ] ||
 		{ cat "$WORK/$name.out" >&2; fail "$name: not exactly one error"; }
-	grep -q 'ebpf plugin: good: sync attached via tracepoint' "$WORK/$name.out" ||
-		{ cat "$WORK/$name.out" >&2; fail "$name: the good program beside it did not start"; }
+	run_daemon "$name"
+	grep -qF -- "module \"p\" is off: $reason" "$WORK/$name.daemon" ||
+		{ cat "$WORK/$name.daemon" >&2; fail "$name: the daemon's refusal is not: module \"p\" is off: $reason"; }
+	[ "$(grep -c 'ebpf plugin: module "[^"]*" is off' "$WORK/$name.daemon")" = 1 ] ||
+		{ cat "$WORK/$name.daemon" >&2; fail "$name: the daemon logged not exactly one module off"; }
 	echo "$name: $whole"
 done < "$TABLE"
 [ "$n" -ge 18 ] || fail "only $n cases in $TABLE"
-pass "$n refusals: each one error naming the object and the reason, collectd -T never crashed"
+pass "$n refusals: each one error naming the object and the reason in collectd -T (which fails) and in the daemon (the good program beside it runs), never a crash"
 
 # Skip comes before the type check: both fmod_ret programs of the object (one behind a "?")
 # left out, the rest of it starts.

@@ -33,17 +33,22 @@ cleanup_loop() {
 
 # start_sync_workload N: tests/integration/sync_n, waiting on a fifo so that its pid (WORKLOAD)
 # can go into a config (Param "filter_tgid") before it calls sync() N times on sync_workload_go.
-start_sync_workload() {
+start_sync_workload() { start_waiting_workload sync_n "$1"; }
+sync_workload_go() { waiting_workload_go; }
+
+# start_waiting_workload PROGRAM N: tests/integration/PROGRAM N (sync_n, gai_n), which waits for
+# a line on stdin, says "done" when it is; its pid in WORKLOAD; waiting_workload_go starts it.
+start_waiting_workload() {
 	mkfifo "$WORK/go"
-	"$top_builddir/tests/integration/sync_n" "$1" < "$WORK/go" > "$WORK/sync_n.out" &
+	"$top_builddir/tests/integration/$1" "$2" < "$WORK/go" > "$WORK/workload.out" &
 	WORKLOAD=$!
 	exec 7> "$WORK/go" # keeps the fifo open: the workload blocks in fgets until the line
 }
-sync_workload_go() {
+waiting_workload_go() {
 	echo go >&7
 	i=0
-	while ! grep -q done "$WORK/sync_n.out" && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
-	grep -q done "$WORK/sync_n.out" || fail "the workload did not finish its syncs"
+	while ! grep -q done "$WORK/workload.out" && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	grep -q done "$WORK/workload.out" || fail "the workload did not finish"
 }
 
 # sync_programs_config: the <Program> blocks of the article's sync counter and sync latency

@@ -41,3 +41,42 @@ if out=$(COLLECTD_EBPF_BTF="$WORK/nobtf" sh "$CC_TOOL" "$srcdir/contrib/programs
 fi
 echo "$out" | grep -q "this kernel has no BTF" || fail "no BTF: $out"
 pass "missing source and missing BTF explained"
+
+# BPF_UPROBE and BPF_URETPROBE (contrib/programs/gai_latency.bpf.c uses both): libbpf before
+# 1.2 lacks them and the tool includes bpf/include/uprobe_compat.bpf.h first; a bpf_tracing.h
+# that has them (libbpf 1.2+: here a copy of this machine's with libbpf's two lines added, first
+# on the include path) gets no such include. CLANG is wrapped to record what the tool runs.
+BPF_TRACING=$(printf '#include <bpf/bpf_tracing.h>\n' | clang -M -target bpf -D__TARGET_ARCH_x86 -x c - 2>/dev/null |
+	tr ' \\' '\n\n' | grep '/bpf/bpf_tracing\.h$' | head -n 1)
+[ -f "$BPF_TRACING" ] || fail "cannot find libbpf's bpf_tracing.h"
+cat > "$WORK/clang" <<WRAP
+#!/bin/sh
+case " \$* " in *" -E "*) ;; *) echo "\$*" >> "$WORK/clang.args" ;; esac
+exec ${CLANG:-clang} "\$@"
+WRAP
+chmod +x "$WORK/clang"
+gai="$srcdir/contrib/programs/gai_latency.bpf.c"
+: > "$WORK/clang.args"
+CLANG="$WORK/clang" sh "$CC_TOOL" -o "$WORK/gai_old.o" "$gai" || fail "gai_latency did not compile"
+if grep -q '#define BPF_UPROBE(' "$BPF_TRACING"; then
+	grep -q 'uprobe_compat.bpf.h' "$WORK/clang.args" && fail "uprobe_compat.bpf.h included, but $BPF_TRACING has BPF_UPROBE"
+	echo "this libbpf's bpf_tracing.h has BPF_UPROBE: no compat header"
+else
+	grep -q -- "-include .*/uprobe_compat.bpf.h" "$WORK/clang.args" ||
+		fail "$BPF_TRACING has no BPF_UPROBE, but uprobe_compat.bpf.h was not included: $(cat "$WORK/clang.args")"
+	echo "this libbpf's bpf_tracing.h lacks BPF_UPROBE: uprobe_compat.bpf.h included first"
+fi
+mkdir -p "$WORK/newlibbpf/bpf"
+cp "$(dirname "$BPF_TRACING")"/*.h "$WORK/newlibbpf/bpf/"
+grep -q '#define BPF_UPROBE(' "$WORK/newlibbpf/bpf/bpf_tracing.h" || cat >> "$WORK/newlibbpf/bpf/bpf_tracing.h" <<'H'
+#define BPF_UPROBE(name, args...)  BPF_KPROBE(name, ##args)
+#define BPF_URETPROBE(name, args...)  BPF_KRETPROBE(name, ##args)
+H
+: > "$WORK/clang.args"
+CLANG="$WORK/clang" sh "$CC_TOOL" -I "$WORK/newlibbpf" -o "$WORK/gai_new.o" "$gai" -- -Werror || fail "gai_latency did not compile against a bpf_tracing.h with BPF_UPROBE"
+grep -q 'uprobe_compat.bpf.h' "$WORK/clang.args" && fail "uprobe_compat.bpf.h included beside a bpf_tracing.h that has BPF_UPROBE"
+for o in gai_old gai_new; do
+	bpftool btf dump file "$WORK/$o.o" | grep -q "FUNC 'gai_enter'" && bpftool btf dump file "$WORK/$o.o" | grep -q "FUNC 'gai_exit'" ||
+		fail "$o.o has no programs gai_enter and gai_exit"
+done
+pass "BPF_UPROBE/BPF_URETPROBE: supplied where libbpf lacks them, left to a libbpf that has them"

@@ -1,0 +1,37 @@
+/* Workload for the uprobe test: waits for a line on stdin, then calls the C library's
+ * getaddrinfo() exactly N times for "localhost" (answered from /etc/hosts, no network) and says
+ * "done". Started before collectd so that its pid can be the program's filter_tgid Param.
+ * Usage: gai_n N */
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int main(int argc, char **argv)
+{
+	struct addrinfo hints, *res;
+	char line[16];
+	int n;
+
+	if (argc != 2 || (n = atoi(argv[1])) <= 0) {
+		fprintf(stderr, "usage: %s N\n", argv[0]);
+		return 2;
+	}
+	if (!fgets(line, sizeof(line), stdin))
+		return 1;
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	for (int i = 0; i < n; i++) {
+		int err = getaddrinfo("localhost", "80", &hints, &res);
+
+		if (err) {
+			fprintf(stderr, "getaddrinfo: %s\n", gai_strerror(err));
+			return 1;
+		}
+		freeaddrinfo(res);
+	}
+	printf("done\n");
+	fflush(stdout);
+	return 0;
+}
