@@ -229,13 +229,6 @@ static void diskstats_settled(unsigned long long *r, unsigned long long *w, unsi
 	}
 }
 
-/* Exact, or short by no more than what users are shown as lost: the nested runs the kernel
- * skipped and counted (dropped-recursion), plus the IO diskstats accounted that the programs
- * never saw (untraced-<disk>-<op>, itself checked to the IO against diskstats). Under heavy
- * IO on other disks the kernel also skips a completion program without counting it (doc/modules.md,
- * Known limits: the program's own invocation count stays short of the ftrace witness while
- * its recursion misses stay 0); untraced is how users see those. Never more than want: the
- * programs must not invent IO. */
 /* The loss the kernel can cause (doc/modules.md, Known limits), at most 1/8 of the IO: the
  * worst measured here was 19 of 200 reads in a run with a disk writer and qemu on both
  * cores; a program that loses more than that is broken, not unlucky. */
@@ -247,6 +240,13 @@ static void check_loss_bound(const char *what, uint64_t lost, uint64_t n)
 	CHECK(lost * 8 <= n);
 }
 
+/* Exact, or short by no more than what users are shown as lost: the nested runs the kernel
+ * skipped and counted (dropped-recursion), plus the IO diskstats accounted that the programs
+ * never saw (untraced-<disk>-<op>, itself checked to the IO against diskstats). Under heavy
+ * IO on other disks the kernel also skips a completion program without counting it (doc/modules.md,
+ * Known limits: the program's own invocation count stays short of the ftrace witness while
+ * its recursion misses stay 0); untraced is how users see those. Never more than want: the
+ * programs must not invent IO. */
 static void check_count(const char *what, uint64_t got, uint64_t want, uint64_t visible)
 {
 	if (got != want)
