@@ -229,6 +229,17 @@ static void diskstats_settled(unsigned long long *r, unsigned long long *w, unsi
 	}
 }
 
+/* The loss the kernel can cause (doc/modules.md, Known limits), at most 1/8 of the IO: the
+ * worst measured here was 19 of 200 reads in a run with a disk writer and qemu on both
+ * cores; a program that loses more than that is broken, not unlucky. */
+static void check_loss_bound(const char *what, uint64_t lost, uint64_t n)
+{
+	if (lost)
+		printf("%s: %llu of %llu not handed to the programs (untraced)\n", what, (unsigned long long)lost,
+		       (unsigned long long)n);
+	CHECK(lost * 8 <= n);
+}
+
 /* Exact, or short by no more than what users are shown as lost: the nested runs the kernel
  * skipped and counted (dropped-recursion), plus the IO diskstats accounted that the programs
  * never saw (untraced-<disk>-<op>, itself checked to the IO against diskstats). Under heavy
@@ -242,6 +253,8 @@ static void check_count(const char *what, uint64_t got, uint64_t want, uint64_t 
 		fprintf(stderr, "%s: %llu, expected %llu; %llu shown to users as lost (nested runs + untraced)\n", what,
 			(unsigned long long)got, (unsigned long long)want, (unsigned long long)visible);
 	CHECK(got <= want && got + visible >= want);
+	if (got <= want)
+		check_loss_bound(what, want - got, want);
 }
 
 static void check_op(const char *what, const struct op_seen *o, uint64_t n, uint64_t size,
@@ -518,28 +531,40 @@ static void test_ignore_selected(void)
 }
 
 /* Programs detached, the kernel's accounting goes on: every IO after that is untraced, and
- * untraced-<disk>-<op> says exactly how many. */
+ * untraced-<disk>-<op> says exactly how many. While attached, what the kernel did not hand
+ * to the programs (doc/modules.md, Known limits) is untraced too: traced + untraced is the
+ * kernel's count exactly, in both phases, and the loss stays under the measured bound. */
 static void test_untraced(void)
 {
 	struct module *m = module_new(module_find("block"), NULL);
-	struct seen s;
+	unsigned long long r0 = 0, w0 = 0, r1 = 0, w1 = 0;
+	struct seen s, attached;
 
 	set_string(m, "Disk", disk);
 	set_scheduler("none");
 	CHECK(module_start(m) == 0);
+	CHECK(diskstats_ios(disk, &r0, &w0) == 0);
 	workload();
-	s = read_module(m);
-	CHECK_EQ_U64(s.read.untraced, 0);
-	CHECK_EQ_U64(s.write.untraced, 0);
+	diskstats_settled(&r1, &w1, r0 + NREADS, w0 + NWRITES);
+	attached = read_module(m);
+	printf("programs attached: %llu reads, %llu writes traced; untraced: %llu reads, %llu writes\n",
+	       (unsigned long long)attached.read.ios, (unsigned long long)attached.write.ios,
+	       (unsigned long long)attached.read.untraced, (unsigned long long)attached.write.untraced);
+	CHECK_EQ_U64(attached.read.ios + attached.read.untraced, NREADS);
+	CHECK_EQ_U64(attached.write.ios + attached.write.untraced, NWRITES);
+	check_loss_bound("reads while attached", attached.read.untraced, NREADS);
+	check_loss_bound("writes while attached", attached.write.untraced, NWRITES);
 	probe_set_stop(&m->probes);
 	workload();
+	diskstats_settled(&r1, &w1, r0 + 2 * NREADS, w0 + 2 * NWRITES);
 	s = read_module(m);
 	printf("programs detached: %llu reads, %llu writes traced; untraced: %llu reads, %llu writes\n",
 	       (unsigned long long)s.read.ios, (unsigned long long)s.write.ios, (unsigned long long)s.read.untraced,
 	       (unsigned long long)s.write.untraced);
-	CHECK_EQ_U64(s.read.ios, NREADS);
-	CHECK_EQ_U64(s.read.untraced, NREADS);
-	CHECK_EQ_U64(s.write.untraced, NWRITES);
+	CHECK_EQ_U64(s.read.ios, attached.read.ios);
+	CHECK_EQ_U64(s.write.ios, attached.write.ios);
+	CHECK_EQ_U64(s.read.untraced, attached.read.untraced + NREADS);
+	CHECK_EQ_U64(s.write.untraced, attached.write.untraced + NWRITES);
 	module_free(m);
 }
 
