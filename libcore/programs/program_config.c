@@ -444,8 +444,8 @@ static int parse_line(const struct conf_node *n, struct program_config *c, char 
 		}
 		return parse_view(n, k, &c->views[c->nviews++], err, errlen);
 	}
-	snprintf(err, errlen, "unknown option \"%s\"; valid: Object, ExporterConfig, Param, <Probe>, Skip, AllowProgramType, "
-			      "AllowHelper, <Histogram>, <Counter>, <Gauge>", o->key);
+	snprintf(err, errlen, "unknown option \"%s\"; valid: Object, Param, <Probe>, Skip, AllowProgramType, "
+			      "AllowHelper, <Histogram>, <Counter>, <Gauge>, ExporterConfig", o->key);
 	return -1;
 }
 
