@@ -7,7 +7,7 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -q -o DPkg::Lock::Timeout=600
 apt-get install -y -q -o DPkg::Lock::Timeout=600 --no-install-recommends \
 	build-essential autoconf automake libtool pkg-config \
-	clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev linux-libc-dev \
+	clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libyaml-dev linux-libc-dev \
 	collectd-core collectd-dev rrdtool util-linux procps \
 	iproute2 nftables \
 	snmpd snmp snmptrapd libsnmp-dev smitools \

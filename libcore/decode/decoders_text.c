@@ -50,6 +50,7 @@ struct map_entry {
 struct static_map {
 	struct map_entry *v;
 	int n;
+	const char *unknown_prefix; /* "*=TEXT": a value without an entry reads as TEXT then the value */
 };
 
 /* A whole-text integer (as strtoll/strtoull base 0 read it) into *v: 0, else -1. */
@@ -107,6 +108,14 @@ static int static_map_create(struct label_decoder *d, const char *const *args, i
 		e->key[eq - args[i]] = '\0';
 		e->text = e->key + (eq - args[i]) + 1;
 		e->numeric = !parse_number(e->key, &e->num);
+		if (!strcmp(e->key, "*")) {
+			if (m->unknown_prefix) {
+				snprintf(err, errlen, "\"*\" (the prefix of values without an entry) is given twice");
+				goto fail;
+			}
+			m->unknown_prefix = e->text;
+			continue;
+		}
 		for (int j = 0; j < m->n - 1; j++)
 			if (!strcmp(m->v[j].key, e->key) || (e->numeric && m->v[j].numeric && m->v[j].num == e->num)) {
 				snprintf(err, errlen, "value \"%s\" is mapped twice (\"%s=%s\" and \"%s\")", e->key,
@@ -133,7 +142,7 @@ static void static_map_decode(struct label_decoder *d, const struct decode_input
 		u = decode_uint(in), s = decode_int(in);
 	for (int i = 0; i < m->n; i++) {
 		const struct map_entry *e = &m->v[i];
-		int hit = in->is_text ? (!strcmp(e->key, (const char *)in->bytes) ||
+		int hit = e->text == m->unknown_prefix ? 0 : in->is_text ? (!strcmp(e->key, (const char *)in->bytes) ||
 					 (e->numeric && text_is_number && e->num == t))
 				      : (e->numeric && ((uint64_t)e->num == u || e->num == s));
 
@@ -143,9 +152,9 @@ static void static_map_decode(struct label_decoder *d, const struct decode_input
 		}
 	}
 	if (in->is_text)
-		snprintf(out, outlen, "%s", (const char *)in->bytes);
+		snprintf(out, outlen, "%s%s", m->unknown_prefix ? m->unknown_prefix : "", (const char *)in->bytes);
 	else
-		snprintf(out, outlen, "%" PRIu64, u);
+		snprintf(out, outlen, "%s%" PRIu64, m->unknown_prefix ? m->unknown_prefix : "", u);
 }
 
 const struct decoder_kind decoder_static_map = {

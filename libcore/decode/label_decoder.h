@@ -24,6 +24,7 @@
  *               as stat's st_dev)          -> the disk's name in /proc/diskstats, "loop0"
  *   ksym        8 bytes                             -> the kernel symbol holding the address
  *   static_map  1, 2, 4, 8 bytes or text; "value=text" arguments -> the text, else the value
+ *               (after the TEXT of a "*=TEXT" argument: ebpf_exporter's "unknown:" prefix)
  *   regexp      text; "pattern" [replacement]       -> group 1 (or the match), or the
  *                                                      replacement with \0..\9; else unchanged
  *   cgroup      8 bytes (cgroup id)                 -> the path under the cgroup2 mount

@@ -1,6 +1,8 @@
 #include "libcore/programs/program_config.h"
 #include "libcore/programs/program_read.h"
 
+#include "libcore/programs/exporter_config.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -395,6 +397,18 @@ static int parse_line(const struct conf_node *n, struct program_config *c, char 
 		snprintf(c->object, sizeof(c->object), "%s", o->values[0].string);
 		return 0;
 	}
+	if (!strcasecmp(o->key, "ExporterConfig")) {
+		size_t len = o->nvalues == 1 && o->values[0].type == OPT_STRING ? strlen(o->values[0].string) : 0;
+
+		if (len <= 5 || o->values[0].string[0] != '/' || strcmp(o->values[0].string + len - 5, ".yaml") ||
+		    len >= sizeof(c->exporter_config) || c->exporter_config[0]) {
+			snprintf(err, errlen, "ExporterConfig takes the absolute path of one ebpf_exporter config, "
+					      "once: ExporterConfig \"/etc/collectd/ebpf.d/biolatency.yaml\"");
+			return -1;
+		}
+		snprintf(c->exporter_config, sizeof(c->exporter_config), "%s", o->values[0].string);
+		return 0;
+	}
 	if (!strcasecmp(o->key, "Param")) {
 		if (c->nparams == PROGRAM_MAX_PARAMS) {
 			snprintf(err, errlen, "at most %d Param lines", PROGRAM_MAX_PARAMS);
@@ -435,7 +449,7 @@ static int parse_line(const struct conf_node *n, struct program_config *c, char 
 		return parse_view(n, k, &c->views[c->nviews++], err, errlen);
 	}
 	snprintf(err, errlen, "unknown option \"%s\"; valid: Object, Param, <Probe>, Skip, AllowProgramType, "
-			      "AllowHelper, <Histogram>, <Counter>, <Gauge>", o->key);
+			      "AllowHelper, <Histogram>, <Counter>, <Gauge>, ExporterConfig", o->key);
 	return -1;
 }
 
@@ -484,6 +498,16 @@ int program_config_parse(const struct conf_node *block, struct program_config *c
 			snprintf(err, errlen, "<Program \"%s\">: %s", c->name, why);
 			return -1;
 		}
+	if (c->exporter_config[0]) {
+		if (!c->object[0] && exporter_object_path(c->exporter_config, c->object, sizeof(c->object))) {
+			snprintf(err, errlen, "<Program \"%s\">: ExporterConfig: path too long", c->name);
+			return -1;
+		}
+		if (exporter_config_read(c->exporter_config, c, why, sizeof(why))) {
+			snprintf(err, errlen, "<Program \"%s\">: %s", c->name, why);
+			return -1;
+		}
+	}
 	if (!c->object[0]) {
 		snprintf(err, errlen, "<Program \"%s\"> has no Object \"/path/to/prog.bpf.o\"", c->name);
 		return -1;

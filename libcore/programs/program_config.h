@@ -5,6 +5,8 @@
  *
  *   <Program "sync_latency">
  *     Object "/etc/collectd/ebpf.d/sync_latency.bpf.o"
+ *     ExporterConfig "/etc/collectd/ebpf.d/biolatency.yaml"   (its views; Object defaults to
+ *                       the .bpf.o beside it, exporter_config.h)
  *     Param "min_us" 10
  *     <Probe "sync"> Program "sync_fentry" "sync_kprobe" "sync_tp" </Probe>
  *     Skip "debug_prog"
@@ -109,11 +111,16 @@ struct program_view {
 	double fixed_bounds[PROGRAM_MAX_FIXED_BOUNDS];
 	int nfixed_bounds;
 	struct hist_config hist;            /* Precision */
+	/* Layout "key" of ebpf_exporter's histograms (exporter_config.h): only buckets key_min to
+	 * key_max are events; bucket key_max + 1 holds the sum, others are not read. */
+	bool key_range;
+	uint64_t key_min, key_max;
 };
 
 struct program_config {
 	char name[PROGRAM_NAME_MAX];        /* plugin_instance */
 	char object[4096];
+	char exporter_config[4096];         /* ExporterConfig: ebpf_exporter's YAML (exporter_config.h) */
 	struct program_param params[PROGRAM_MAX_PARAMS];
 	int nparams;
 	struct program_probe probes[PROGRAM_MAX_PROBES];

@@ -250,9 +250,15 @@ static void add_entry(struct program_reader *r, struct series *s, const uint8_t 
 		return;
 	}
 	if (r->v->layout == HIST_LAYOUT_KEY) {
-		unsigned int n = slot_map_slot(&r->map, read_uint(key + l->bucket_offset, l->bucket_width));
+		uint64_t bucket = read_uint(key + l->bucket_offset, l->bucket_width);
+		uint64_t count = read_uint(val + l->value_offset, l->value_width);
 
-		s->hist->slots[n] += read_uint(val + l->value_offset, l->value_width);
+		if (r->v->key_range && (bucket < r->v->key_min || bucket > r->v->key_max)) {
+			if (bucket == r->v->key_max + 1) /* ebpf_exporter's sum key: not events */
+				s->sum += count;
+			return;
+		}
+		s->hist->slots[slot_map_slot(&r->map, bucket)] += count;
 		return;
 	}
 	for (uint32_t k = 0; k < l->nslots; k++) {

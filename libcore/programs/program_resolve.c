@@ -294,6 +294,7 @@ static int resolve_view(struct program_view *v, struct bpf_object *obj, struct v
 			return -1;
 		}
 		vl->nslots = vl->hash ? 0 : vl->max_entries;
+		vl->has_sum = v->key_range; /* ebpf_exporter's sum is the bucket after key_max */
 		return resolve_value_number(v, btf, value_type, vl, err, errlen);
 	}
 	/* An array's index is its key: without labels it is one series only if it has one row. */

@@ -9,7 +9,7 @@ seconds=${FUZZ_SECONDS:-20}
 work=$(mktemp -d /tmp/ebpf-fuzz.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-for name in snapshot mib_view config decoders object; do
+for name in snapshot mib_view config decoders object exporter_config; do
 	bin="$top_builddir/tests/fuzz/fuzz_$name"
 	[ -x "$bin" ] || { echo "SKIP: $bin not built: configure found no clang with libFuzzer" >&2; exit 77; }
 	mkdir "$work/$name"

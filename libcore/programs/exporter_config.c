@@ -1,0 +1,640 @@
+#define _GNU_SOURCE /* asprintf */
+#include "libcore/programs/exporter_config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <yaml.h>
+
+#define EXPORTER_CONFIG_MAX_BYTES (1 << 20) /* ebpf_exporter's largest example is 3 KB */
+
+struct walk {
+	const char *file;
+	yaml_document_t *doc;
+	struct program_config *c;
+	char *err;
+	size_t errlen;
+};
+
+static yaml_node_t *node_at(const struct walk *w, int index)
+{
+	return yaml_document_get_node(w->doc, index);
+}
+
+/* "FILE line N: ..." into err; -1. */
+static int fail(const struct walk *w, const yaml_node_t *n, const char *fmt, ...)
+{
+	char why[768];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	snprintf(w->err, w->errlen, "ExporterConfig \"%s\" line %lu: %s", w->file, n ? (unsigned long)n->start_mark.line + 1 : 0UL,
+		 why);
+	return -1;
+}
+
+static const char *scalar(const yaml_node_t *n)
+{
+	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+static int expect(const struct walk *w, const yaml_node_t *n, yaml_node_type_t type, const char *field)
+{
+	static const char *const what[] = { [YAML_SCALAR_NODE] = "a value", [YAML_SEQUENCE_NODE] = "a list",
+					    [YAML_MAPPING_NODE] = "a mapping (field: value lines)" };
+
+	if (n && n->type == type)
+		return 0;
+	return fail(w, n, "%s must be %s", field, what[type]);
+}
+
+static int get_text(const struct walk *w, const yaml_node_t *n, const char *field, char *out, size_t outlen)
+{
+	const char *s = scalar(n);
+
+	if (!s || !s[0] || strlen(s) >= outlen)
+		return fail(w, n, "%s takes a non-empty text of at most %zu characters", field, outlen - 1);
+	snprintf(out, outlen, "%s", s);
+	return 0;
+}
+
+static int get_number(const struct walk *w, const yaml_node_t *n, const char *field, double min, double max,
+		      bool whole, double *out)
+{
+	const char *s = scalar(n);
+	char *end;
+	double v;
+
+	errno = 0;
+	v = s ? strtod(s, &end) : 0;
+	if (!s || !s[0] || *end || errno || !isfinite(v) || v < min || v > max || (whole && v != floor(v)))
+		return fail(w, n, "%s takes a%s number from %g to %g, got \"%s\"", field, whole ? " whole" : "", min, max,
+			    s ? s : "(not a value)");
+	*out = v;
+	return 0;
+}
+
+static int get_bool(const struct walk *w, const yaml_node_t *n, const char *field, bool *out)
+{
+	static const char *const yes[] = { "true", "yes", "on" }, *const no[] = { "false", "no", "off" };
+	const char *s = scalar(n);
+
+	for (int i = 0; s && i < 3; i++) {
+		if (!strcasecmp(s, yes[i]))
+			return *out = true, 0;
+		if (!strcasecmp(s, no[i]))
+			return *out = false, 0;
+	}
+	return fail(w, n, "%s takes true or false", field);
+}
+
+/* Fields ebpf_exporter reads that are not honoured here yet: the error says so, with why. */
+static int not_yet(const struct walk *w, const yaml_node_t *n, const char *field, const char *why)
+{
+	return fail(w, n, "field \"%s\" is not supported yet (%s); remove it or use ebpf_exporter for this config",
+		    field, why);
+}
+
+static int unknown(const struct walk *w, const yaml_node_t *n, const char *field, const char *where,
+		   const char *valid)
+{
+	return fail(w, n, "unknown field \"%s\" in %s; ebpf_exporter's fields there: %s", field, where, valid);
+}
+
+/* ---- decoders ---- */
+
+enum decoder_input { TAKES_BYTES, TAKES_NUMBER_TEXT, TAKES_TEXT };
+
+struct exporter_decoder {
+	const char *name;
+	enum decoder_input input;
+};
+
+/* The ebpf_exporter decoders honoured here, with what each reads in its chain. */
+static const struct exporter_decoder decoders[] = {
+	{ "uint", TAKES_BYTES },          { "string", TAKES_BYTES }, { "hex", TAKES_BYTES },
+	{ "inet_ip", TAKES_BYTES },       { "syscall", TAKES_NUMBER_TEXT }, { "errno", TAKES_NUMBER_TEXT },
+	{ "cgroup", TAKES_NUMBER_TEXT }, { "static_map", TAKES_TEXT },
+};
+/* ebpf_exporter's other decoders: known, not here yet. */
+static const char *const decoders_not_yet[] = { "kstack", "ksym", "ifname", "dname", "majorminor", "regexp",
+						"pci_vendor", "pci_device", "pci_class", "pci_subclass", NULL };
+
+struct decoder_spec {
+	const yaml_node_t *at;
+	char name[PROGRAM_NAME_MAX];
+	const yaml_node_t *static_map;
+	bool allow_unknown, allow_unknown_given;
+};
+
+static int read_decoder(const struct walk *w, const yaml_node_t *n, struct decoder_spec *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->at = n;
+	if (expect(w, n, YAML_MAPPING_NODE, "a decoder"))
+		return -1;
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		const yaml_node_t *k = node_at(w, p->key), *v = node_at(w, p->value);
+		const char *key = scalar(k);
+
+		if (!key)
+			return fail(w, k, "a decoder's field names are plain words");
+		if (!strcmp(key, "name")) {
+			if (get_text(w, v, "name", d->name, sizeof(d->name)))
+				return -1;
+		} else if (!strcmp(key, "static_map")) {
+			if (expect(w, v, YAML_MAPPING_NODE, "static_map"))
+				return -1;
+			d->static_map = v;
+		} else if (!strcmp(key, "allow_unknown")) {
+			if (get_bool(w, v, "allow_unknown", &d->allow_unknown))
+				return -1;
+			d->allow_unknown_given = true;
+		} else if (!strcmp(key, "regexps")) {
+			return not_yet(w, k, "regexps", "the regexp decoder drops a label set on no match");
+		} else {
+			return unknown(w, k, key, "a decoder", "name, static_map, regexps, allow_unknown");
+		}
+	}
+	if (!d->name[0])
+		return fail(w, n, "a decoder needs a name: `- name: uint`");
+	return 0;
+}
+
+static const struct exporter_decoder *decoder_named(const char *name)
+{
+	for (size_t i = 0; i < sizeof(decoders) / sizeof(decoders[0]); i++)
+		if (!strcmp(decoders[i].name, name))
+			return &decoders[i];
+	return NULL;
+}
+
+/* static_map's entries as the chain's "value=text" arguments, and "*=unknown:" (what
+ * ebpf_exporter prints for a value it has no entry for) unless allow_unknown. */
+static int add_static_map(const struct walk *w, const struct decoder_spec *d, struct decoder_chain *chain)
+{
+	const yaml_node_t *m = d->static_map;
+	int n = m ? (int)(m->data.mapping.pairs.top - m->data.mapping.pairs.start) : 0;
+	char **args = calloc((size_t)n + 1, sizeof(*args));
+	char why[512];
+	int nargs = 0, r = -1;
+
+	if (!m) {
+		free(args);
+		return fail(w, d->at, "decoder static_map needs its static_map: entries (`1: read`)");
+	}
+	if (!args)
+		return fail(w, d->at, "out of memory");
+	for (int i = 0; i < n; i++) {
+		const yaml_node_pair_t *p = &m->data.mapping.pairs.start[i];
+		const char *key = scalar(node_at(w, p->key)), *text = scalar(node_at(w, p->value));
+
+		if (!key || !text || !key[0] || !text[0] || strchr(key, '=') || !strcmp(key, "*")) {
+			fail(w, node_at(w, p->key), "static_map entries are `value: text`, both non-empty, the value "
+						     "without '=' and not \"*\"");
+			goto out;
+		}
+		if (asprintf(&args[nargs], "%s=%s", key, text) < 0) {
+			args[nargs] = NULL;
+			fail(w, d->at, "out of memory");
+			goto out;
+		}
+		nargs++;
+	}
+	if (!d->allow_unknown && !(args[nargs++] = strdup("*=unknown:"))) {
+		fail(w, d->at, "out of memory");
+		goto out;
+	}
+	if (decoder_chain_add(chain, "static_map", (const char *const *)args, nargs, why, sizeof(why))) {
+		fail(w, d->at, "%s", why);
+		goto out;
+	}
+	r = 0;
+out:
+	for (int i = 0; i < n + 1; i++)
+		free(args[i]);
+	free(args);
+	return r;
+}
+
+/* An ebpf_exporter chain, where each decoder reads the one before's output, as this
+ * project's chain: `uint` makes a number's text, which syscall, errno and cgroup read;
+ * here they read the key's number themselves, which gives the same text, so `uint`
+ * followed by one of them is that one on the key's bytes. */
+static int build_chain(const struct walk *w, const yaml_node_t *seq, struct program_label *l)
+{
+	int n = (int)(seq->data.sequence.items.top - seq->data.sequence.items.start);
+	bool uint_pending = false; /* the previous decoder was a first `uint`, not added yet */
+	char why[512];
+
+	if (n == 0)
+		return fail(w, seq, "label \"%s\" has no decoders: give it at least `- name: uint`", l->name);
+	if (n > DECODER_CHAIN_MAX)
+		return fail(w, seq, "label \"%s\" has %d decoders, at most %d", l->name, n, DECODER_CHAIN_MAX);
+	for (int i = 0; i < n; i++) {
+		const yaml_node_t *dn = node_at(w, seq->data.sequence.items.start[i]);
+		const struct exporter_decoder *k;
+		struct decoder_spec d;
+
+		if (read_decoder(w, dn, &d))
+			return -1;
+		k = decoder_named(d.name);
+		if (!k) {
+			for (int j = 0; decoders_not_yet[j]; j++)
+				if (!strcmp(decoders_not_yet[j], d.name))
+					return fail(w, dn, "label \"%s\": decoder \"%s\" is not supported yet; the decoders "
+							   "here: uint, string, hex, inet_ip, syscall, errno, cgroup, "
+							   "static_map", l->name, d.name);
+			return fail(w, dn, "label \"%s\": unknown decoder \"%s\"; the decoders here: uint, string, hex, "
+					   "inet_ip, syscall, errno, cgroup, static_map", l->name, d.name);
+		}
+		if (d.static_map && strcmp(d.name, "static_map"))
+			return fail(w, dn, "label \"%s\": static_map goes with decoder static_map, not %s", l->name, d.name);
+		if (d.allow_unknown_given && strcmp(d.name, "static_map"))
+			return fail(w, dn, "label \"%s\": allow_unknown goes with decoder static_map, not %s", l->name,
+				    d.name);
+		if (k->input == TAKES_BYTES && i > 0)
+			return fail(w, dn, "label \"%s\": decoder %s reads the key's bytes, so it must be the label's "
+					   "first decoder", l->name, d.name);
+		if (k->input == TAKES_NUMBER_TEXT && !uint_pending)
+			return fail(w, dn, "label \"%s\": decoder %s reads a number's text: put `- name: uint` right "
+					   "before it", l->name, d.name);
+		if (k->input == TAKES_TEXT && i == 0)
+			return fail(w, dn, "label \"%s\": decoder %s reads text: put a decoder that makes it (uint, "
+					   "string, ...) before it", l->name, d.name);
+		if (uint_pending && k->input != TAKES_NUMBER_TEXT &&
+		    decoder_chain_add(&l->decoders, "uint", NULL, 0, why, sizeof(why)))
+			return fail(w, dn, "%s", why);
+		uint_pending = !strcmp(d.name, "uint");
+		if (uint_pending)
+			continue;
+		if (k->input == TAKES_TEXT) {
+			if (add_static_map(w, &d, &l->decoders))
+				return -1;
+		} else if (decoder_chain_add(&l->decoders, d.name, NULL, 0, why, sizeof(why))) {
+			return fail(w, dn, "%s", why);
+		}
+	}
+	if (uint_pending && decoder_chain_add(&l->decoders, "uint", NULL, 0, why, sizeof(why)))
+		return fail(w, seq, "%s", why);
+	return 0;
+}
+
+/* ---- labels ---- */
+
+/* One label into l, or (is_bucket) the histogram's bucket label, checked only: the bucket
+ * index is the rest of the key (Layout "key"). */
+static int read_label(const struct walk *w, const yaml_node_t *n, struct program_label *l, bool is_bucket)
+{
+	const yaml_node_t *decoders_node = NULL;
+	bool sized = false;
+	double v;
+
+	memset(l, 0, sizeof(*l));
+	if (expect(w, n, YAML_MAPPING_NODE, "a label"))
+		return -1;
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		const yaml_node_t *k = node_at(w, p->key), *val = node_at(w, p->value);
+		const char *key = scalar(k);
+
+		if (!key)
+			return fail(w, k, "a label's field names are plain words");
+		if (!strcmp(key, "name")) {
+			if (get_text(w, val, "name", l->name, sizeof(l->name)))
+				return -1;
+			if (strchr(l->name, '}'))
+				return fail(w, val, "label name \"%s\" has a '}'", l->name);
+		} else if (!strcmp(key, "size")) {
+			if (get_number(w, val, "size", 1, DECODE_BYTES_MAX, true, &v))
+				return -1;
+			l->size = (uint32_t)v;
+			sized = true;
+		} else if (!strcmp(key, "padding")) {
+			if (get_number(w, val, "padding", 0, 4096, true, &v))
+				return -1;
+			l->padding = (uint32_t)v;
+		} else if (!strcmp(key, "decoders")) {
+			if (expect(w, val, YAML_SEQUENCE_NODE, "decoders"))
+				return -1;
+			decoders_node = val;
+		} else {
+			return unknown(w, k, key, "a label", "name, size, padding, decoders");
+		}
+	}
+	if (!l->name[0])
+		return fail(w, n, "a label needs a name");
+	if (!sized)
+		return fail(w, n, "label \"%s\" needs its size: the bytes of the key it reads", l->name);
+	if (!decoders_node)
+		return fail(w, n, "label \"%s\" needs decoders (`- name: uint` for a number)", l->name);
+	decoder_chain_init(&l->decoders, l->name);
+	if (is_bucket) {
+		const yaml_node_t *only = decoders_node->data.sequence.items.top - decoders_node->data.sequence.items.start == 1
+						  ? node_at(w, decoders_node->data.sequence.items.start[0])
+						  : NULL;
+		struct decoder_spec d;
+
+		if (!only || read_decoder(w, only, &d) || strcmp(d.name, "uint"))
+			return only && w->err[0] ? -1
+						 : fail(w, decoders_node, "the histogram's last label \"%s\" is its bucket "
+									  "index: its decoders are `- name: uint` only", l->name);
+		if (l->size != 1 && l->size != 2 && l->size != 4 && l->size != 8)
+			return fail(w, n, "the bucket label \"%s\" has size %u: a bucket index is 1, 2, 4 or 8 bytes",
+				    l->name, l->size);
+		if (l->padding)
+			return not_yet(w, n, "padding", "after the bucket label: the bucket is the key's last part");
+		return 0;
+	}
+	return build_chain(w, decoders_node, l);
+}
+
+static int read_labels(const struct walk *w, const yaml_node_t *seq, struct program_view *v, bool histogram)
+{
+	int n = (int)(seq->data.sequence.items.top - seq->data.sequence.items.start);
+	int nlabels = histogram ? n - 1 : n;
+
+	if (histogram && n == 0)
+		return fail(w, seq, "a histogram's labels end with its bucket index: `- name: bucket` `size: 8` "
+				    "`decoders: [{name: uint}]`");
+	if (nlabels > PROGRAM_MAX_LABELS)
+		return fail(w, seq, "%d labels, at most %d", nlabels, PROGRAM_MAX_LABELS);
+	for (int i = 0; i < n; i++) {
+		const yaml_node_t *ln = node_at(w, seq->data.sequence.items.start[i]);
+		struct program_label bucket;
+
+		if (histogram && i == n - 1) {
+			if (read_label(w, ln, &bucket, true))
+				return -1;
+			continue;
+		}
+		if (read_label(w, ln, &v->labels[i], false)) {
+			decoder_chain_free(&v->labels[i].decoders);
+			return -1;
+		}
+		v->nlabels = i + 1;
+		for (int j = 0; j < i; j++)
+			if (!strcmp(v->labels[j].name, v->labels[i].name))
+				return fail(w, ln, "label \"%s\" appears twice", v->labels[i].name);
+	}
+	return 0;
+}
+
+/* ---- metrics ---- */
+
+/* The collectd names (doc/programs.md): type instance = the metric's name without its unit
+ * suffix, then each label's value. */
+static void name_series(struct program_view *v, const char *metric, const char *suffix)
+{
+	size_t len = strlen(metric), slen = strlen(suffix), used;
+
+	if (len > slen && !strcmp(metric + len - slen, suffix))
+		len -= slen;
+	used = (size_t)snprintf(v->type_instance, sizeof(v->type_instance), "%.*s", (int)len, metric);
+	for (int i = 0; i < v->nlabels && used < sizeof(v->type_instance); i++)
+		used += (size_t)snprintf(v->type_instance + used, sizeof(v->type_instance) - used, "-%%{%s}",
+					 v->labels[i].name);
+}
+
+static struct program_view *new_view(const struct walk *w, const yaml_node_t *n, enum program_view_kind kind)
+{
+	struct program_view *v;
+
+	if (w->c->nviews == PROGRAM_MAX_VIEWS) {
+		fail(w, n, "at most %d metrics in one program", PROGRAM_MAX_VIEWS);
+		return NULL;
+	}
+	v = &w->c->views[w->c->nviews++];
+	memset(v, 0, sizeof(*v));
+	v->kind = kind;
+	v->max_series = PROGRAM_DEFAULT_MAX_SERIES;
+	v->multiplier = 1;
+	v->layout = HIST_LAYOUT_VALUE;
+	v->buckets = SLOTS_NATIVE;
+	hist_config_init(&v->hist);
+	return v;
+}
+
+static int read_metric(const struct walk *w, const yaml_node_t *n, enum program_view_kind kind)
+{
+	const bool hist = kind == VIEW_KIND_HISTOGRAM;
+	const char *where = hist ? "a histogram" : "a counter";
+	const char *valid = hist ? "name, help, bucket_type, bucket_min, bucket_max, bucket_multiplier, bucket_keys, labels"
+				 : "name, help, perf_event_array, flush_interval, labels";
+	const yaml_node_t *labels = NULL;
+	char bucket_type[16] = "";
+	bool help = false, max_given = false;
+	double min = 0, max = 0, mult = 1;
+	struct program_view *v;
+
+	if (expect(w, n, YAML_MAPPING_NODE, where) || !(v = new_view(w, n, kind)))
+		return -1;
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		const yaml_node_t *k = node_at(w, p->key), *val = node_at(w, p->value);
+		const char *key = scalar(k);
+		bool flag;
+
+		if (!key)
+			return fail(w, k, "%s's field names are plain words", where);
+		if (!strcmp(key, "name")) {
+			if (get_text(w, val, "name (the map's name)", v->map, sizeof(v->map)))
+				return -1;
+		} else if (!strcmp(key, "help")) {
+			help = true; /* collectd has no help text: checked, not sent */
+		} else if (!strcmp(key, "labels")) {
+			if (expect(w, val, YAML_SEQUENCE_NODE, "labels"))
+				return -1;
+			labels = val;
+		} else if (!hist && !strcmp(key, "perf_event_array")) {
+			if (get_bool(w, val, "perf_event_array", &flag))
+				return -1;
+			if (flag)
+				return not_yet(w, k, "perf_event_array", "counters sent through a perf event array");
+		} else if (!hist && !strcmp(key, "flush_interval")) {
+			return not_yet(w, k, "flush_interval", "it goes with perf_event_array");
+		} else if (hist && !strcmp(key, "bucket_type")) {
+			if (get_text(w, val, "bucket_type", bucket_type, sizeof(bucket_type)))
+				return -1;
+		} else if (hist && !strcmp(key, "bucket_min")) {
+			if (get_number(w, val, "bucket_min", 0, 1000000, true, &min))
+				return -1;
+		} else if (hist && !strcmp(key, "bucket_max")) {
+			if (get_number(w, val, "bucket_max", 0, 1000000, true, &max))
+				return -1;
+			max_given = true;
+		} else if (hist && !strcmp(key, "bucket_multiplier")) {
+			if (get_number(w, val, "bucket_multiplier", 0, 1e12, false, &mult))
+				return -1;
+			if (mult == 0)
+				mult = 1; /* ebpf_exporter's default */
+		} else if (hist && !strcmp(key, "bucket_keys")) {
+			return not_yet(w, k, "bucket_keys", "fixed buckets");
+		} else {
+			return unknown(w, k, key, where, valid);
+		}
+	}
+	if (!v->map[0])
+		return fail(w, n, "%s needs a name (the map's name too)", where);
+	if (!help)
+		return fail(w, n, "metric \"%s\" needs help (ebpf_exporter requires it)", v->map);
+	if (labels && read_labels(w, labels, v, hist))
+		return -1;
+	if (!hist) {
+		snprintf(v->type, sizeof(v->type), "derive");
+		name_series(v, v->map, "_total");
+		return 0;
+	}
+	if (!labels)
+		return fail(w, n, "histogram \"%s\" has no labels: they end with its bucket index (`- name: bucket`, "
+			    "`size: 8`, `decoders: [{name: uint}]`)", v->map);
+	v->layout = HIST_LAYOUT_KEY;
+	v->multiplier = mult;
+	if (!strcmp(bucket_type, "exp2") || !strcmp(bucket_type, "exp2zero")) {
+		v->buckets = bucket_type[4] ? SLOTS_EXP2ZERO : SLOTS_EXP2;
+		if (max > 64)
+			return fail(w, n, "histogram \"%s\": bucket_max %g is beyond 2^64 for %s", v->map, max, bucket_type);
+	} else if (!strcmp(bucket_type, "linear")) {
+		/* bucket k holds values k (the program's k = value / step): [k, k + 1) */
+		v->buckets = SLOTS_LINEAR;
+		v->linear_min = 1;
+		v->linear_width = 1;
+		v->linear_count = max >= 1 ? (uint32_t)max : 1;
+	} else if (!strcmp(bucket_type, "fixed")) {
+		return not_yet(w, n, "bucket_type: fixed", "fixed buckets (bucket_keys)");
+	} else {
+		return fail(w, n, "histogram \"%s\": bucket_type \"%s\"; ebpf_exporter's are exp2, exp2zero, linear, fixed",
+			    v->map, bucket_type);
+	}
+	if (!max_given || max <= min)
+		return fail(w, n, "histogram \"%s\": bucket_max must be above bucket_min (%g .. %g)", v->map, min, max);
+	v->key_range = true;
+	v->key_min = (uint64_t)min;
+	v->key_max = (uint64_t)max;
+	snprintf(v->type, sizeof(v->type), "%s",
+		 strlen(v->map) > 8 && !strcmp(v->map + strlen(v->map) - 8, "_seconds") ? "latency" : "gauge");
+	name_series(v, v->map, "_seconds");
+	return 0;
+}
+
+static int read_metrics(const struct walk *w, const yaml_node_t *n)
+{
+	if (expect(w, n, YAML_MAPPING_NODE, "metrics"))
+		return -1;
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		const yaml_node_t *k = node_at(w, p->key), *val = node_at(w, p->value);
+		const char *key = scalar(k);
+		enum program_view_kind kind;
+
+		if (key && !strcmp(key, "counters"))
+			kind = VIEW_KIND_COUNTER;
+		else if (key && !strcmp(key, "histograms"))
+			kind = VIEW_KIND_HISTOGRAM;
+		else
+			return unknown(w, k, key ? key : "?", "metrics", "counters, histograms");
+		if (expect(w, val, YAML_SEQUENCE_NODE, key))
+			return -1;
+		for (yaml_node_item_t *i = val->data.sequence.items.start; i < val->data.sequence.items.top; i++)
+			if (read_metric(w, node_at(w, *i), kind))
+				return -1;
+	}
+	return 0;
+}
+
+static int read_root(const struct walk *w, const yaml_node_t *root)
+{
+	int before = w->c->nviews;
+
+	if (!root)
+		return fail(w, NULL, "the file is empty; an ebpf_exporter config has metrics: counters/histograms");
+	if (expect(w, root, YAML_MAPPING_NODE, "the config"))
+		return -1;
+	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
+		const yaml_node_t *k = node_at(w, p->key), *val = node_at(w, p->value);
+		const char *key = scalar(k);
+
+		if (!key)
+			return fail(w, k, "the config's field names are plain words");
+		if (!strcmp(key, "metrics")) {
+			if (read_metrics(w, val))
+				return -1;
+		} else if (!strcmp(key, "kaddrs")) {
+			return not_yet(w, k, "kaddrs", "kernel symbol addresses written into kaddr_ globals");
+		} else if (!strcmp(key, "cgroup_id_map")) {
+			return not_yet(w, k, "cgroup_id_map", "a map of cgroup ids for in-kernel filtering");
+		} else if (!strcmp(key, "tracing")) {
+			return not_yet(w, k, "tracing", "spans over a ring buffer");
+		} else {
+			return unknown(w, k, key, "the config", "metrics, kaddrs, cgroup_id_map, tracing");
+		}
+	}
+	if (w->c->nviews == before)
+		return fail(w, root, "no metrics: an ebpf_exporter config has metrics: counters/histograms");
+	return 0;
+}
+
+int exporter_config_parse(const char *name, const unsigned char *text, size_t len, struct program_config *c,
+			  char *err, size_t errlen)
+{
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	struct walk w = { name, &doc, c, err, errlen };
+	int r;
+
+	err[0] = '\0';
+	if (!yaml_parser_initialize(&parser)) {
+		snprintf(err, errlen, "ExporterConfig \"%s\": out of memory", name);
+		return -1;
+	}
+	yaml_parser_set_input_string(&parser, text, len);
+	if (!yaml_parser_load(&parser, &doc)) {
+		snprintf(err, errlen, "ExporterConfig \"%s\" line %lu: not YAML: %s", name,
+			 (unsigned long)parser.problem_mark.line + 1, parser.problem ? parser.problem : "unreadable");
+		yaml_parser_delete(&parser);
+		return -1;
+	}
+	r = read_root(&w, yaml_document_get_root_node(&doc));
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	return r;
+}
+
+int exporter_config_read(const char *path, struct program_config *c, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *text;
+	size_t len;
+	int r;
+
+	if (!f) {
+		snprintf(err, errlen, "ExporterConfig \"%s\": cannot open it: %s", path, strerror(errno));
+		return -1;
+	}
+	text = malloc(EXPORTER_CONFIG_MAX_BYTES + 1);
+	len = text ? fread(text, 1, EXPORTER_CONFIG_MAX_BYTES + 1, f) : 0;
+	fclose(f);
+	if (!text || len > EXPORTER_CONFIG_MAX_BYTES) {
+		snprintf(err, errlen, "ExporterConfig \"%s\": %s", path,
+			 text ? "larger than 1 MB; an ebpf_exporter config is a few KB" : "out of memory");
+		free(text);
+		return -1;
+	}
+	r = exporter_config_parse(path, text, len, c, err, errlen);
+	free(text);
+	return r;
+}
+
+int exporter_object_path(const char *path, char *out, size_t outlen)
+{
+	size_t len = strlen(path);
+
+	if (len <= 5 || strcmp(path + len - 5, ".yaml") || len - 5 + 7 > outlen)
+		return -1;
+	snprintf(out, outlen, "%.*s.bpf.o", (int)(len - 5), path);
+	return 0;
+}
