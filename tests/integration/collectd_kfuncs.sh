@@ -77,7 +77,7 @@ pass "$(grep -o '[0-9] of 5 modules running' "$WORK/collectd.log")"
 
 running_mods=
 for mod in dcache pagecache fs; do
-	errors=$(grep -c "module \"$mod\" is off" "$WORK/collectd.log" || true)
+	errors=$(grep -c "ebpf plugin: module \"$mod\" is off" "$WORK/collectd.log" || true)
 	if [ "$errors" -gt 0 ]; then
 		[ $kfuncs = no ] || fail "$mod is off although this kernel has kernel-function methods"
 		[ "$errors" = 1 ] || fail "$mod reported off $errors times, not once"

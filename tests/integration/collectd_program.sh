@@ -29,7 +29,7 @@ CONF
 start_collectd "$WORK/collectd.conf"
 wait_for_log 'module "unsafe" is off: BPF object ".*unsafe.bpf.o" is writable by its group (mode 0664)' 5 ||
 	fail "the group-writable object was not refused with its reason"
-[ "$(grep -c 'module "unsafe" is off' "$WORK/collectd.log")" = 1 ] || fail "the refusal was not logged exactly once"
+[ "$(grep -c 'ebpf plugin: module "unsafe" is off' "$WORK/collectd.log")" = 1 ] || fail "the refusal was not logged exactly once"
 pass "a group-writable object is refused, once, with the fix"
 wait_for_log 'sync_count: sync attached via tracepoint' 5 || fail "sync_count did not attach via the tracepoint"
 wait_for_log 'sync_latency: sync_enter attached via tracepoint' 5 || fail "sync_latency did not attach"
