@@ -23,29 +23,7 @@ mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/sources.list.d
 
 log() { echo "fetch-kernels: $*" >&2; }
 
-# uri_for SUITE: the first enabled deb source of the system that serves SUITE.
-uri_for() {
-	{
-		# one-line format: deb [options] URI SUITE COMPONENTS...
-		cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2> /dev/null |
-			sed 's/\[[^]]*\]//' | awk -v s="$1" '$1 == "deb" && $3 == s { print $2 }'
-		# deb822 format: one paragraph per source
-		cat /etc/apt/sources.list.d/*.sources 2> /dev/null | awk -v s="$1" '
-			BEGIN { RS = ""; FS = "\n" }
-			{
-				types = suites = uris = enabled = ""
-				for (i = 1; i <= NF; i++) {
-					if ($i ~ /^Types:/) types = " " substr($i, 7) " "
-					if ($i ~ /^Suites:/) suites = " " substr($i, 8) " "
-					if ($i ~ /^URIs:/) uris = substr($i, 6)
-					if ($i ~ /^Enabled:/) enabled = substr($i, 9)
-				}
-				if (types ~ / deb / && suites ~ (" " s " ") && enabled !~ /no/) {
-					split(uris, u, " "); print u[1]
-				}
-			}'
-	} | head -n 1
-}
+. "$here/debian_mirror.sh"
 
 archive=$(uri_for bookworm)
 security=$(uri_for bookworm-security)
