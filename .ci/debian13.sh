@@ -4,7 +4,8 @@
 #   create  makes ROOT anew: debootstrap --variant=minbase trixie from the Debian mirror the
 #           system's apt uses, then what a fresh installed machine has and a root made by
 #           debootstrap lacks (trixie-updates and -security sources, /etc/hosts, no daemons
-#           started by package scripts), and a copy of this checkout's tracked files in /src.
+#           started by package scripts), and a copy of this checkout's tracked files in /src
+#           (a git repository with them in its index).
 #   run     runs COMMAND (sh -c) in /src of ROOT, as root, in a mount namespace of its own
 #           (the mounts vanish with it): ROOT bind-mounted onto itself (`ip netns add` makes /
 #           a slave mount: / must be a mount point), /proc, /sys with the host's cgroups and
@@ -21,8 +22,9 @@ cache=${DEBIAN13_CACHE:-/var/cache/collectd-ebpf-ci/debian13}
 
 usage() { echo "usage: $0 create ROOT | run ROOT COMMAND" >&2; exit 2; }
 [ $# -ge 2 ] || usage
-action=$1 root=$2
+action=$1 root=$(realpath -m "$2")
 shift 2
+[ "$root" != / ] || { echo "debian13: the root cannot be /" >&2; exit 2; }
 
 # mirror SUITE DEFAULT: the system's own mirror for SUITE (its proxies and caches), else DEFAULT.
 mirror() {
@@ -62,9 +64,11 @@ create() {
 	# them, and the tests start their own.
 	printf '#!/bin/sh\nexit 101\n' > "$root/usr/sbin/policy-rc.d"
 	chmod 755 "$root/usr/sbin/policy-rc.d"
-	# The checkout's tracked files as they are in the work tree (not a build's leftovers).
+	# The checkout's tracked files as they are in the work tree (not a build's leftovers), in a
+	# git checkout of their own: make check-packaging copies the files git lists.
 	mkdir -p "$root/src"
 	git ls-files -z | tar --null -T - -cf - | tar -xf - -C "$root/src"
+	git -C "$root/src" init -q && git -C "$root/src" add -A
 }
 
 run() {
