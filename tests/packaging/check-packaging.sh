@@ -89,7 +89,10 @@ for f in /usr/lib/collectd/ebpf.so /usr/bin/collectd-ebpf-cc /usr/bin/collectd-e
 	/usr/share/doc/collectd-ebpf/examples/collectd-ebpf.service.d.conf /usr/share/doc/collectd-ebpf/examples/collectd-ebpf.json; do
 	grep -qxF "$f" "$WORK/main.files" || fail "collectd-ebpf does not ship $f"
 done
-for f in /usr/sbin/ebpf-subagent /usr/share/snmp/mibs/COLLECTD-EBPF-MIB.txt /lib/systemd/system/ebpf-subagent.service \
+# The unit goes where this release keeps units, as collectd's own does (12: /lib, 13: /usr/lib).
+unitdir=$(dpkg -L collectd-core | sed -n 's|/collectd\.service$||p' | grep '/systemd/system$' | head -n 1)
+[ -n "$unitdir" ] || fail "collectd-core ships no collectd.service to say where units go"
+for f in /usr/sbin/ebpf-subagent /usr/share/snmp/mibs/COLLECTD-EBPF-MIB.txt "$unitdir/ebpf-subagent.service" \
 	/usr/share/doc/collectd-ebpf-snmp/examples/snmpd.conf.snippet; do
 	grep -qxF "$f" "$WORK/snmp.files" || fail "collectd-ebpf-snmp does not ship $f"
 done
