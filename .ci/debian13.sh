@@ -12,12 +12,15 @@
 #           tracefs/bpffs mount points, /dev (loop devices appear there), a fresh /run whose
 #           /run/lock is the host's, so the tests' BPF lock (tests/lock_run.sh) is the host's
 #           lock and kernel tests never run beside another's programs.
+# DEBIAN_SUITE=bookworm makes a Debian 12 root the same way (to check what a minimal 12
+# lacks; CI's second root is trixie).
 # The packages debootstrap and apt download are kept in CACHE (DEBIAN13_CACHE, default
 # /var/cache/collectd-ebpf-ci/debian13): a second CI run downloads nothing; without it
 # everything is downloaded. Nothing else outlives a run: ROOT is made anew every time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 here=$(pwd)
+suite=${DEBIAN_SUITE:-trixie}
 cache=${DEBIAN13_CACHE:-/var/cache/collectd-ebpf-ci/debian13}
 
 usage() { echo "usage: $0 create ROOT | run ROOT COMMAND" >&2; exit 2; }
@@ -33,27 +36,31 @@ mirror() {
 	echo "${uri:-$2}"
 }
 
+# cache_for SUITE: each suite's packages in a cache of their own.
+cache_for() { if [ "$1" = trixie ]; then echo "$cache"; else echo "$cache-$1"; fi; }
+
 create() {
 	local archive security
+	cache=$(cache_for "$suite")
 	archive=$(mirror bookworm http://deb.debian.org/debian)
 	security=$(mirror bookworm-security http://deb.debian.org/debian-security)
 	command -v debootstrap > /dev/null || apt-get install -y -q --no-install-recommends debootstrap
 	mkdir -p "$cache"
 	rm -rf "$root"
 	mkdir -p "$root"
-	debootstrap --variant=minbase --cache-dir="$cache" trixie "$root" "$archive" > "$root.debootstrap.log" 2>&1 ||
-		{ tail -n 30 "$root.debootstrap.log" >&2; echo "debian13: debootstrap trixie from $archive failed" >&2; exit 1; }
+	debootstrap --variant=minbase --cache-dir="$cache" "$suite" "$root" "$archive" > "$root.debootstrap.log" 2>&1 ||
+		{ tail -n 30 "$root.debootstrap.log" >&2; echo "debian13: debootstrap $suite from $archive failed" >&2; exit 1; }
 	rm -f "$root/etc/apt/sources.list"
 	cat > "$root/etc/apt/sources.list.d/debian.sources" <<-SOURCES
 		Types: deb
 		URIs: $archive
-		Suites: trixie trixie-updates
+		Suites: $suite $suite-updates
 		Components: main
 		Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 
 		Types: deb
 		URIs: $security
-		Suites: trixie-security
+		Suites: $suite-security
 		Components: main
 		Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 	SOURCES
@@ -73,6 +80,7 @@ create() {
 
 run() {
 	[ -d "$root/src" ] || { echo "debian13: $root has no /src: run $0 create $root first" >&2; exit 1; }
+	cache=$(cache_for "$(. "$root/etc/os-release" && echo "$VERSION_CODENAME")")
 	mkdir -p "$cache/archives/partial"
 	# shellcheck disable=SC2016 # expanded by the inner shell
 	unshare --mount --propagation private /bin/sh -euc '
