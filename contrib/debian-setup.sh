@@ -1,5 +1,10 @@
 #!/bin/sh
-# Installs what building, running and testing collectd-ebpf needs on Debian 12 (run as root).
+# Installs what building, running and testing collectd-ebpf needs on Debian 12 (bookworm) or
+# 13 (trixie), run as root. The names are the same on both; what a minimal install (debootstrap
+# --variant=minbase, container images) lacks is named too: e2fsprogs (mkfs.ext4), kmod
+# (modprobe), procps, iproute2, git and systemd (make check-packaging: git ls-files,
+# systemd-analyze verify). libclang-rt-dev is clang's libFuzzer runtime, which clang 14 pulls
+# in on Debian 12 and clang 19 only recommends on 13.
 set -eu
 export DEBIAN_FRONTEND=noninteractive
 # A freshly booted Debian runs apt-daily/unattended-upgrades, which hold dpkg's lock for
@@ -7,9 +12,9 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -q -o DPkg::Lock::Timeout=600
 apt-get install -y -q -o DPkg::Lock::Timeout=600 --no-install-recommends \
 	build-essential autoconf automake libtool pkg-config \
-	clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libyaml-dev linux-libc-dev \
-	collectd-core collectd-dev rrdtool util-linux procps \
-	iproute2 nftables \
+	clang llvm libclang-rt-dev libbpf-dev bpftool libelf-dev zlib1g-dev libyaml-dev linux-libc-dev \
+	collectd-core collectd-dev rrdtool util-linux mount procps kmod e2fsprogs \
+	iproute2 nftables git systemd \
 	snmpd snmp snmptrapd libsnmp-dev smitools \
 	graphite-carbon graphite-web \
 	debhelper lintian man-db

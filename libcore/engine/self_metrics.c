@@ -103,7 +103,7 @@ static void emit_map_fill(const struct module *m, const struct metric_sink *sink
 		uint32_t entries, max = bpf_map__max_entries(map);
 		int fd = bpf_map__fd(map);
 
-		if (fd < 0 || !max || !map_type_can_fill(bpf_map__type(map)))
+		if (!map_created(map) || !max || !map_type_can_fill(bpf_map__type(map)))
 			continue;
 		if (map_entries_count(fd, &entries))
 			continue;

@@ -16,6 +16,11 @@ bool map_type_can_fill(uint32_t type)
 	       type == BPF_MAP_TYPE_LRU_PERCPU_HASH;
 }
 
+bool map_created(const struct bpf_map *map)
+{
+	return bpf_map__autocreate(map) && bpf_map__fd(map) >= 0;
+}
+
 static bool is_percpu(uint32_t type)
 {
 	return type == BPF_MAP_TYPE_PERCPU_HASH || type == BPF_MAP_TYPE_LRU_PERCPU_HASH;

@@ -20,6 +20,12 @@
  * cannot fill; task storage, ring buffers and others have no entry cap of that kind. */
 bool map_type_can_fill(uint32_t type);
 
+struct bpf_map;
+/* Whether the object's load created the map. Its fd alone does not say: from libbpf 1.3 on
+ * (Debian 13's 1.5) a map left out with bpf_map__set_autocreate(false) keeps the placeholder
+ * fd it got at open; libbpf 1.1 (Debian 12) gives it -1. */
+bool map_created(const struct bpf_map *map);
+
 /* Entries of hash map fd, by batch lookup, else by walking keys. 0 or -errno. */
 int map_entries_count(int fd, uint32_t *entries);
 /* The walk alone (one get_next_key per entry): the fallback, and the baseline the cost

@@ -309,8 +309,37 @@ static int resolve_view(struct program_view *v, struct bpf_object *obj, struct v
 	return resolve_value_number(v, btf, value_type, vl, err, errlen);
 }
 
+/* Whether `name` is one of libbpf's own externs (`__kconfig` in .kconfig, `__ksym` in .ksyms):
+ * libbpf fills them in from the running kernel at load, and which ones an object carries
+ * depends on the libbpf headers it was built with (1.5's BPF_KSYSCALL adds
+ * LINUX_HAS_SYSCALL_WRAPPER), so they are neither listed nor settable as a Param. */
+static bool is_libbpf_section(const char *sec)
+{
+	return !strcmp(sec, ".kconfig") || !strcmp(sec, ".ksyms");
+}
+
+static const char *libbpf_extern_section(const struct btf *btf, const char *name)
+{
+	static const char *const secs[] = { ".kconfig", ".ksyms" };
+
+	for (size_t s = 0; s < sizeof(secs) / sizeof(secs[0]); s++) {
+		int id = btf__find_by_name_kind(btf, secs[s], BTF_KIND_DATASEC);
+		const struct btf_var_secinfo *vs;
+		const struct btf_type *ds;
+
+		if (id < 0)
+			continue;
+		ds = btf__type_by_id(btf, (uint32_t)id);
+		vs = btf_var_secinfos(ds);
+		for (int i = 0; i < btf_vlen(ds); i++, vs++)
+			if (!strcmp(btf__name_by_offset(btf, btf__type_by_id(btf, vs->type)->name_off), name))
+				return secs[s];
+	}
+	return NULL;
+}
+
 /* The global `name` in one of the object's data sections: its map and offset and type. When
- * it is not there, `names` lists the globals there are. */
+ * it is not there, `names` lists the globals there are (libbpf's externs are not globals). */
 static int find_global(struct bpf_object *obj, const char *name, struct bpf_map **map, uint32_t *offset,
 		       uint32_t *type_id, uint32_t *size, char *names, size_t nameslen)
 {
@@ -326,7 +355,7 @@ static int find_global(struct bpf_object *obj, const char *name, struct bpf_map 
 		const struct btf_type *ds;
 		int id;
 
-		if (!bpf_map__is_internal(m) || !sec)
+		if (!bpf_map__is_internal(m) || !sec || is_libbpf_section(sec))
 			continue;
 		id = btf__find_by_name_kind(btf, sec, BTF_KIND_DATASEC);
 		if (id < 0)
@@ -358,7 +387,16 @@ static int set_param(const struct program_param *p, struct bpf_object *obj, char
 	struct bpf_map *map;
 	size_t data_size;
 	char *data, globals[256];
+	const char *extern_sec = btf ? libbpf_extern_section(btf, p->name) : NULL;
 
+	if (extern_sec) {
+		/* no global is named "": this only lists them */
+		find_global(obj, "", &map, &offset, &type_id, &size, globals, sizeof(globals));
+		snprintf(err, errlen, "Param \"%s\": that is an extern in %s, which libbpf sets from the running kernel "
+				      "at load, not a global of the object (its globals: %s)", p->name, extern_sec,
+			 globals[0] ? globals : "none");
+		return -1;
+	}
 	if (find_global(obj, p->name, &map, &offset, &type_id, &size, globals, sizeof(globals))) {
 		snprintf(err, errlen, "Param \"%s\": the object has no global variable of that name (its globals: %s; "
 				      "declare it as `const volatile` or a plain global)", p->name, globals[0] ? globals : "none");

@@ -55,7 +55,7 @@ static int fillable_maps(const struct module *m)
 	int n = 0;
 
 	bpf_object__for_each_map(map, m->probes.obj)
-		n += bpf_map__fd(map) >= 0 && map_type_can_fill(bpf_map__type(map));
+		n += map_created(map) && map_type_can_fill(bpf_map__type(map));
 	return n;
 }
 

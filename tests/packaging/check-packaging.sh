@@ -90,8 +90,11 @@ for f in /usr/lib/collectd/ebpf.so /usr/bin/collectd-ebpf-cc /usr/bin/collectd-e
 	/usr/share/man/man1/collectd-ebpf-cc.1.gz /usr/share/man/man1/collectd-ebpf-hist.1.gz /usr/share/man/man5/collectd-ebpf.5.gz; do
 	grep -qxF "$f" "$WORK/main.files" || fail "collectd-ebpf does not ship $f"
 done
-for f in /usr/sbin/ebpf-subagent /usr/share/snmp/mibs/COLLECTD-EBPF-MIB.txt /usr/share/collectd-ebpf/mibs/SNMPv2-SMI.txt \
-	/lib/systemd/system/ebpf-subagent.service /usr/share/man/man8/ebpf-subagent.8.gz \
+# The unit goes where this release keeps units, as collectd's own does (12: /lib, 13: /usr/lib).
+unitdir=$(dpkg -L collectd-core | sed -n 's|/collectd\.service$||p' | grep '/systemd/system$' | head -n 1)
+[ -n "$unitdir" ] || fail "collectd-core ships no collectd.service to say where units go"
+for f in /usr/sbin/ebpf-subagent /usr/share/snmp/mibs/COLLECTD-EBPF-MIB.txt "$unitdir/ebpf-subagent.service" \
+	/usr/share/collectd-ebpf/mibs/SNMPv2-SMI.txt /usr/share/man/man8/ebpf-subagent.8.gz \
 	/usr/share/doc/collectd-ebpf-snmp/examples/snmpd.conf.snippet; do
 	grep -qxF "$f" "$WORK/snmp.files" || fail "collectd-ebpf-snmp does not ship $f"
 done

@@ -9,8 +9,9 @@
 
 int main(void)
 {
-	char dir[] = "/tmp/ebpf-agentx-probe-XXXXXX", path[256], msg[512];
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	/* path no longer than sun_path: gcc 14 warns of the copy into it otherwise */
+	char dir[] = "/tmp/ebpf-agentx-probe-XXXXXX", path[sizeof(sun.sun_path)], msg[512];
 	int fd;
 
 	CHECK(mkdtemp(dir) != NULL);

@@ -8,10 +8,11 @@
 # again, so reruns take seconds; older releases of the same series are removed.
 #
 # apt runs with its own sources list, package lists and cache under CACHE/apt: the system's
-# apt configuration is read (the mirror, proxies) but never changed. The 6.12 kernels are in
-# bookworm-backports (and bookworm-security), which the system may not list, so the private
-# sources list names bookworm, -updates, -backports and -security on the system's own mirrors,
-# and bullseye with -security for Debian 11's 5.10 kernels.
+# apt configuration is read (the mirror, proxies) but never changed. Debian 12's 6.12 kernels
+# are in bookworm-backports (and bookworm-security), Debian 13's in trixie (and -security),
+# which the system may not list, so the private sources list names bookworm, -updates,
+# -backports and -security on the system's own mirrors, bullseye with -security for Debian
+# 11's 5.10 kernels, and trixie with -updates and -security.
 # shellcheck disable=SC2046 # $(aptopts) is a list of words by design
 set -eu
 list=$1 cache=$2
@@ -23,29 +24,8 @@ mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/sources.list.d
 
 log() { echo "fetch-kernels: $*" >&2; }
 
-# uri_for SUITE: the first enabled deb source of the system that serves SUITE.
-uri_for() {
-	{
-		# one-line format: deb [options] URI SUITE COMPONENTS...
-		cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2> /dev/null |
-			sed 's/\[[^]]*\]//' | awk -v s="$1" '$1 == "deb" && $3 == s { print $2 }'
-		# deb822 format: one paragraph per source
-		cat /etc/apt/sources.list.d/*.sources 2> /dev/null | awk -v s="$1" '
-			BEGIN { RS = ""; FS = "\n" }
-			{
-				types = suites = uris = enabled = ""
-				for (i = 1; i <= NF; i++) {
-					if ($i ~ /^Types:/) types = " " substr($i, 7) " "
-					if ($i ~ /^Suites:/) suites = " " substr($i, 8) " "
-					if ($i ~ /^URIs:/) uris = substr($i, 6)
-					if ($i ~ /^Enabled:/) enabled = substr($i, 9)
-				}
-				if (types ~ / deb / && suites ~ (" " s " ") && enabled !~ /no/) {
-					split(uris, u, " "); print u[1]
-				}
-			}'
-	} | head -n 1
-}
+# shellcheck source=tests/vm/debian_mirror.sh
+. "$here/debian_mirror.sh"
 
 archive=$(uri_for bookworm)
 security=$(uri_for bookworm-security)
@@ -61,6 +41,9 @@ deb $opt$archive bookworm-backports main
 deb $opt$security bookworm-security main
 deb $opt$archive bullseye main
 deb $opt$security bullseye-security main
+deb $opt$archive trixie main
+deb $opt$archive trixie-updates main
+deb $opt$security trixie-security main
 LIST
 
 aptopts() {
@@ -93,7 +76,10 @@ grep -v '^#' "$list" | grep -v '^[[:space:]]*$' | while read -r regex; do
 		dpkg-deb -x "$dir.tmp/deb/"*.deb "$dir.tmp/root"
 		sh "$here/extract-vmlinux.sh" "$dir.tmp/root/boot/vmlinuz-$release" "$dir.tmp/vmlinux"
 		cp "$dir.tmp/root/boot/config-$release" "$dir.tmp/config"
-		mv "$dir.tmp/root/lib/modules/$release" "$dir.tmp/modules"
+		# Debian 13's kernel packages keep their modules in /usr/lib (merged /usr), 12's in /lib.
+		modules="$dir.tmp/root/lib/modules/$release"
+		[ -d "$modules" ] || modules="$dir.tmp/root/usr/lib/modules/$release"
+		mv "$modules" "$dir.tmp/modules"
 		rm -rf "$dir.tmp/root" "$dir.tmp/deb"
 		echo "$pkg" > "$dir.tmp/package"
 		rm -rf "$dir"
