@@ -130,11 +130,13 @@ static int sum_charges(const struct module *m, bool varying, uint64_t *total)
 	*total = 0;
 	bpf_object__for_each_map(map, m->probes.obj) {
 		uint64_t bytes;
-		int fd = bpf_map__fd(map), e;
+		int e;
 
-		if (fd < 0 || charge_varies(map) != varying)
-			continue; /* not created: a map only another candidate uses */
-		e = map_charged_bytes(fd, &bytes);
+		/* Not created: a map only another candidate uses (map_created: libbpf 1.3+ keeps
+		 * a placeholder fd for it). */
+		if (!map_created(map) || charge_varies(map) != varying)
+			continue;
+		e = map_charged_bytes(bpf_map__fd(map), &bytes);
 		if (e)
 			return e;
 		*total += bytes;
