@@ -600,6 +600,7 @@ static int plan_kernel_memory(struct memory_plan *plan)
 static int ebpf_init(void)
 {
 	struct memory_plan plan;
+	struct plugin_module *running[MAX_MODULES];
 	int started = 0, total;
 	int64_t now_us = snapshot_now_us();
 
@@ -649,7 +650,6 @@ static int ebpf_init(void)
 	for (int i = 0; i < nconfigured; i++) {
 		struct module *m = configured[i].m;
 		struct plugin_module *pm;
-		char cb_name[128];
 
 		if (plan.refused[i])
 			module_refuse(m, plan.errors[i]);
@@ -667,10 +667,20 @@ static int ebpf_init(void)
 		pm->discontinuity_us = snapshot_now_us();
 		if (snapshot_store)
 			publish(pm, false);
-		snprintf(cb_name, sizeof(cb_name), PLUGIN_NAME "-%s", m->label);
+		running[started++] = pm;
+	}
+	/* collectd schedules a read callback's first read at its registration and the next one
+	 * an interval after that, however late the first ran. Registered as each module started,
+	 * the first modules' first reads waited for the later modules' loads (a second under
+	 * load), and their second reads followed within the same second: rrdtool refused those
+	 * ("minimum one second step") and a series born then lost its first interval. So every
+	 * module's read is registered once all have started. */
+	for (int i = 0; i < started; i++) {
+		char cb_name[128];
+
+		snprintf(cb_name, sizeof(cb_name), PLUGIN_NAME "-%s", running[i]->m->label);
 		plugin_register_complex_read(NULL, cb_name, ebpf_read, 0,
-					     &(user_data_t){ .data = pm, .free_func = free_plugin_module });
-		started++;
+					     &(user_data_t){ .data = running[i], .free_func = free_plugin_module });
 	}
 	memory_plan_free(&plan);
 	for (int i = 0; i < nconfigured; i++)

@@ -19,6 +19,11 @@ PLUGIN_SO="$top_builddir/.libs/ebpf.so"
 STOCK_PLUGINDIR=$("$COLLECTD" -h | sed -n 's/^ *Plugin directory *//p')
 TYPESDB=/usr/share/collectd/types.db
 [ -f "$TYPESDB" ] || skip "collectd's types.db is missing ($TYPESDB)"
+# A classic tracepoint program (the tests' own, users') attaches by the id tracefs gives, and
+# tracefs is mounted at boot by systemd only: mounted here as the plugin's error tells users,
+# so that no test depends on an earlier one having mounted it (module_test.h does the same).
+[ -d /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing ||
+	skip "tracefs is not mounted and cannot be: mount -t tracefs nodev /sys/kernel/tracing"
 
 WORK=$(mktemp -d /tmp/ebpf-it.XXXXXX)
 chmod 755 "$WORK"
