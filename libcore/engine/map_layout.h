@@ -31,9 +31,20 @@ struct bpf_map;
  * type of every per-CPU array view map to shared where the rule says so. 0 or -errno. */
 int map_layout_plan(struct module *m, struct bpf_object *obj);
 
-/* For bench/scale_cost only: true keeps every map per-CPU (the layout before this rule),
- * so that both layouts are measured side by side in one run. Set before starting. */
+/* For the benches only: true keeps every map per-CPU (the layout before this rule), so
+ * that both layouts are measured side by side in one run. Set before starting. */
 extern bool map_layout_percpu_only;
+
+/* For the benches only: > 0 lays the maps out as a machine with this many possible CPUs
+ * would (the rule's choice), while the kernel still makes a copy per possible CPU here.
+ * On a 2-CPU machine the counter tables stay per-CPU; the per-event cost of the layout a
+ * 256-CPU server gets (syscalls' count table shared) can only be measured this way. 0: the
+ * machine's own count. Set before starting. */
+extern int map_layout_as_cpus;
+
+/* The possible CPUs the layout and the modules' precision budgets plan for: this machine's
+ * (libbpf_num_possible_cpus), or map_layout_as_cpus when a bench set it. 1.., or -errno. */
+int map_layout_possible_cpus(void);
 
 /* Value copies per row of the map behind fd: the possible CPUs for a per-CPU map, 1 for
  * any other. 1.. or -errno. */
