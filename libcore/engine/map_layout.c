@@ -29,7 +29,7 @@ static bool stays_percpu(const struct map_view *v, const struct bpf_map *map, in
 	if (has_histograms(v))
 		return false;
 	return round8(bpf_map__value_size(map)) * bpf_map__max_entries(map) * (uint64_t)ncpus <=
-	       MAP_LAYOUT_PERCPU_MAX_BYTES;
+	       (v->hot ? MAP_LAYOUT_HOT_PERCPU_MAX_BYTES : MAP_LAYOUT_PERCPU_MAX_BYTES);
 }
 
 bool map_layout_percpu_only;
