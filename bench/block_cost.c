@@ -38,18 +38,21 @@ static const char bpftrace_script[] =
 	" @ns[args->dev] = hist(nsecs - @start[args->dev, args->sector]);"
 	" delete(@start[args->dev, args->sector]); }";
 
-enum cfg { NO_PROBE, DEFAULT, HASH, QUEUE_TIME, BPFTRACE, NCFG };
+enum cfg { NO_PROBE, DEFAULT, BEFORE, HASH, QUEUE_TIME, BPFTRACE, NCFG };
 
 static const char *const labels[NCFG] = {
 	[NO_PROBE] = "no probe",
 	[DEFAULT] = "block (default)",
+	/* The layout before libcore/engine/map_layout.h, side by side with today's. */
+	[BEFORE] = "block, every map per-CPU (before)",
 	[HASH] = "block, issue time in hash (forced)",
 	[QUEUE_TIME] = "block + QueueTime",
 	[BPFTRACE] = "bpftrace biolatency-style",
 };
-/* "added vs": the variants against the default path; bpftrace against the hash, which
- * does what its script does (a start time per request in a hash). */
-static const int refs[NCFG] = { -1, -1, DEFAULT, DEFAULT, HASH };
+/* "added vs": the default against the layout before; the variants against the default
+ * path; bpftrace against the hash, which does what its script does (a start time per
+ * request in a hash). */
+static const int refs[NCFG] = { -1, BEFORE, -1, DEFAULT, DEFAULT, HASH };
 
 struct bench {
 	int rounds, batches, ios, cpu, other_cpu;
@@ -63,6 +66,7 @@ struct bench {
 	const char *bpftrace;
 	char bpftrace_why[300];
 	char method[NCFG][64];
+	char layout[NCFG][96]; /* how each configuration's array maps were laid out */
 	/* issue times the module took from the request and from its hash, last round: shows
 	 * that the forced variant really runs the hash and the default does not */
 	unsigned long long from_request[NCFG], from_hash[NCFG];
@@ -99,11 +103,12 @@ static int start_block(struct bench *b, int c)
 		return SBS_FAILED;
 	}
 	block_bench_force_issue_hash = c == HASH;
-	if (module_start(b->mod)) {
+	if (bench_start_in_layout(b->mod, c == BEFORE ? LAYOUT_BEFORE : LAYOUT_HERE)) {
 		fprintf(stderr, "block module (%s) did not start: %s\n", labels[c], b->mod->last_error);
 		return SBS_FAILED;
 	}
 	module_methods(b->mod, b->method[c], sizeof(b->method[c]));
+	module_layout(b->mod, b->layout[c], sizeof(b->layout[c]));
 	return SBS_ATTACHED;
 }
 
@@ -178,6 +183,8 @@ static void print_results(const struct bench *b)
 	       b->dev.backing, sched, b->rounds, b->batches, b->ios);
 	sbs_print_table(&b->sbs, labels, refs, "ns/IO");
 	printf("\n   The module attached via %s; with QueueTime via %s.\n", b->method[DEFAULT], b->method[QUEUE_TIME]);
+	printf("   Array maps: default %s; before %s (the disk table and start times are hashes in both).\n",
+	       b->layout[DEFAULT], b->layout[BEFORE]);
 	for (int c = DEFAULT; c <= QUEUE_TIME; c++)
 		printf("   %-36s issue times from the request: %llu, from the hash: %llu (last round)\n", labels[c],
 		       b->from_request[c], b->from_hash[c]);

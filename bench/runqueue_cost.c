@@ -39,15 +39,18 @@ static const char bpftrace_script[] =
 	" $s = @start[args->next_pid];"
 	" if ($s) { @ns = hist(nsecs - $s); delete(@start[args->next_pid]); } }";
 
-enum cfg { NO_PROBE, TASK_STORAGE, PID_HASH, BPFTRACE, NCFG };
+enum cfg { NO_PROBE, TASK_STORAGE, BEFORE, PID_HASH, BPFTRACE, NCFG };
 
 static const char *const labels[NCFG] = {
 	[NO_PROBE] = "no probe",
 	[TASK_STORAGE] = "runqueue (default)",
+	/* The layout before libcore/engine/map_layout.h, side by side with today's. */
+	[BEFORE] = "runqueue, every map per-CPU (before)",
 	[PID_HASH] = "runqueue, AttachOrder raw_tp",
 	[BPFTRACE] = "bpftrace runqlat-style",
 };
-static const int refs[NCFG] = { -1, -1, TASK_STORAGE, TASK_STORAGE };
+/* "added vs": the default against the layout before; the others against the default. */
+static const int refs[NCFG] = { -1, BEFORE, -1, TASK_STORAGE, TASK_STORAGE };
 
 struct bench {
 	int rounds, batches, trips, cpu, other_cpu;
@@ -60,6 +63,7 @@ struct bench {
 	const char *bpftrace;
 	char bpftrace_why[300];
 	char method[NCFG][64];
+	char layout[NCFG][96]; /* how each configuration's array maps were laid out */
 	struct side_by_side sbs;
 };
 
@@ -162,11 +166,12 @@ static int attach(void *ctx, int c, int round)
 		fprintf(stderr, "AttachOrder raw_tp: %s\n", err);
 		return SBS_FAILED;
 	}
-	if (module_start(b->mod)) {
+	if (bench_start_in_layout(b->mod, c == BEFORE ? LAYOUT_BEFORE : LAYOUT_HERE)) {
 		fprintf(stderr, "runqueue module (%s) did not start: %s\n", labels[c], b->mod->last_error);
 		return SBS_FAILED;
 	}
 	module_methods(b->mod, b->method[c], sizeof(b->method[c]));
+	module_layout(b->mod, b->layout[c], sizeof(b->layout[c]));
 	return SBS_ATTACHED;
 }
 
@@ -199,6 +204,7 @@ static void print_results(const struct bench *b)
 			printf("   %-40s %7.1f ns\n", labels[c], median(b->sbs.added[c], b->rounds) / events);
 	printf("\n   The module attached via %s by default and via %s with AttachOrder raw_tp.\n",
 	       b->method[TASK_STORAGE], b->method[PID_HASH]);
+	printf("   Maps: default %s; before %s.\n", b->layout[TASK_STORAGE], b->layout[BEFORE]);
 	if (b->sbs.left_out[BPFTRACE])
 		printf("   bpftrace: %s\n", b->bpftrace_why);
 }

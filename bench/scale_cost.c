@@ -182,6 +182,55 @@ static int run(const struct config *c, bool before, int reads, struct result *r)
 	return 0;
 }
 
+/* -P: what configuration c's modules would take at `cpus` possible CPUs, per module and map,
+ * from the plan alone (nothing loads): the layout and block's precision budget as that
+ * machine gets them (map_layout_as_cpus), the sizes as memory_plan.h computes them. A
+ * module that cannot start here (the kfunc modules without kprobes or fentry) is still
+ * planned with its first-choice maps, as a machine where it starts would plan it. */
+static int plan_only(const struct config *c, int cpus)
+{
+	struct module *mods[MAX_MODS];
+	int n = 0;
+	uint64_t total = 0;
+
+	map_layout_as_cpus = cpus;
+	for (int i = 0; i < c->n; i++) {
+		struct module *m = NULL;
+
+		for (int k = 0; k < n; k++)
+			if (!strcmp(mods[k]->ops->name, c->settings[i].module))
+				m = mods[k];
+		if (!m) {
+			m = module_new(module_find(c->settings[i].module), NULL);
+			if (!m)
+				return -1;
+			mods[n++] = m;
+		}
+		if (set(m, &c->settings[i]))
+			return -1;
+	}
+	printf("\n   %s at %d possible CPUs, planned:\n", c->name, cpus);
+	for (int k = 0; k < n; k++) {
+		struct module_memory plan;
+		char err[512];
+
+		if (module_plan_memory(mods[k], cpus, &plan, err, sizeof(err))) {
+			printf("     %-10s not planned: %.160s\n", mods[k]->ops->name, err);
+			continue;
+		}
+		total += plan.bytes;
+		printf("     %-10s %9.3f MB, precision %u:", mods[k]->ops->name, plan.bytes / 1e6, plan.precision);
+		for (int j = 0; j < plan.nmaps; j++)
+			printf(" %s %.3f%s", plan.maps[j].name, plan.maps[j].bytes / 1e6, plan.maps[j].percpu ? " (per-CPU)" : "");
+		printf("\n");
+	}
+	printf("     total      %9.3f MB (%.2f MiB)\n", total / 1e6, total / 1048576.0);
+	for (int k = 0; k < n; k++)
+		module_free(mods[k]);
+	map_layout_as_cpus = 0;
+	return 0;
+}
+
 /* Adds loop devices through /dev/loop-control (each shows in /sys/block, where block sizes
  * its table); returns how many, and their numbers in added[]. */
 static int add_loops(int want, int *added)
@@ -222,15 +271,18 @@ int main(int argc, char **argv)
 		{ "contrib", contrib, COUNT_OF(contrib) },
 		{ "disks", disks, COUNT_OF(disks) },
 	};
-	int reads = 50, want_disks = 0, opt, nconfigs = 3, added[4096], nadded = 0;
+	int reads = 50, want_disks = 0, opt, nconfigs = 3, added[4096], nadded = 0, plan_cpus = 0;
 	struct utsname u;
 
-	while ((opt = getopt(argc, argv, "R:d:")) != -1) {
+	while ((opt = getopt(argc, argv, "R:d:P:")) != -1) {
 		switch (opt) {
 		case 'R': reads = atoi(optarg); break;
 		case 'd': want_disks = atoi(optarg); break;
+		case 'P': plan_cpus = atoi(optarg); break;
 		default:
-			fprintf(stderr, "usage: %s [-R reads] [-d loop devices to add for the disks configuration]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-R reads] [-d loop devices to add for the disks configuration]\n"
+					"       %s -P possible-CPUs   (the plans alone, per module and map, as at that many)\n",
+				argv[0], argv[0]);
 			return 2;
 		}
 	}
@@ -250,6 +302,12 @@ int main(int argc, char **argv)
 	       u.release, sysconf(_SC_NPROCESSORS_ONLN), libbpf_num_possible_cpus(), reads);
 	if (want_disks)
 		nconfigs = 4;
+	if (plan_cpus > 0) {
+		for (int c = 0; c < 3; c++)
+			if (plan_only(&configs[c], plan_cpus))
+				return 1;
+		return 0;
+	}
 	printf("\n   %-12s %-22s %7s %5s %13s %13s %12s\n", "config", "layout", "modules", "maps", "kernel memory",
 	       "planned", "CPU per read");
 	for (int c = 0; c < nconfigs; c++) {

@@ -1,11 +1,14 @@
 #include "side_by_side.h"
 
 #include "libcore/engine/log.h"
+#include "libcore/engine/map_layout.h"
 #include "libcore/engine/module.h"
 #include "libcore/engine/text_append.h"
 #include "measure.h"
 
+#include <bpf/libbpf.h>
 #include <stdio.h>
+#include <string.h>
 
 /* The fastest of many short batches. A probe costs the same on every call, while other
  * load (preemption, interrupts, a busy sibling CPU) only ever adds time: the fastest batch
@@ -114,5 +117,39 @@ void module_methods(const struct module *m, char *buf, size_t len)
 		if (m->probes.points[i].enabled)
 			text_appendf(buf, len, &used, "%s%s", used ? ", " : "",
 				     probe_point_method(&m->probes.points[i], one, sizeof(one)));
+	}
+}
+
+int bench_start_in_layout(struct module *m, enum bench_layout layout)
+{
+	int r;
+
+	/* Both are read when the object is opened, before load. */
+	map_layout_percpu_only = layout == LAYOUT_BEFORE;
+	map_layout_as_cpus = layout == LAYOUT_MANY_CPUS ? BENCH_MANY_CPUS : 0;
+	r = module_start(m);
+	map_layout_percpu_only = false;
+	map_layout_as_cpus = 0;
+	return r;
+}
+
+void module_layout(const struct module *m, char *buf, size_t len)
+{
+	struct bpf_map *map;
+	size_t used = 0;
+
+	buf[0] = '\0';
+	if (!m->obj)
+		return;
+	bpf_object__for_each_map(map, m->obj) {
+		enum bpf_map_type t = bpf_map__type(map);
+
+		/* Only what map_layout.h chooses between: not .rodata and the like, nor a map left
+		 * out (autocreate off), which is not made. */
+		if ((t != BPF_MAP_TYPE_PERCPU_ARRAY && t != BPF_MAP_TYPE_ARRAY) || !bpf_map__autocreate(map) ||
+		    strchr(bpf_map__name(map), '.'))
+			continue;
+		text_appendf(buf, len, &used, "%s%s %s", used ? ", " : "", bpf_map__name(map),
+			     t == BPF_MAP_TYPE_PERCPU_ARRAY ? "per-CPU" : "shared");
 	}
 }

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define SBS_MAX_CFG 8
+#define SBS_MAX_CFG 12
 #define SBS_MAX_ROUNDS 32
 #define SBS_MAX_BATCHES 100
 
@@ -48,6 +48,19 @@ void sbs_warn_foreign(const struct side_by_side *s, const char *where);
 /* Log handler for the benches: libcore logs each start at INFO, a round-by-round bench
  * would drown its table in them; warnings and errors still go to stderr. */
 void bench_quiet_log(enum ebpf_log_level level, const char *msg);
+
+/* Which map layout a bench starts a module in (libcore/engine/map_layout.h): as this
+ * machine gets it, every map per-CPU (the layout before map_layout.h), or as a machine
+ * with BENCH_MANY_CPUS possible CPUs gets it (its counter tables over the rule's bytes
+ * shared), so that all three are timed side by side in one run. */
+enum bench_layout { LAYOUT_HERE, LAYOUT_BEFORE, LAYOUT_MANY_CPUS };
+#define BENCH_MANY_CPUS 256
+
+/* module_start(m) in that layout; its result. */
+int bench_start_in_layout(struct module *m, enum bench_layout layout);
+
+/* "counts per-CPU, latency shared": how the started module's array maps are laid out. */
+void module_layout(const struct module *m, char *buf, size_t len);
 
 /* "tp_btf+task_storage, raw_tp": how the module's enabled probe points attached. */
 void module_methods(const struct module *m, char *buf, size_t len);

@@ -39,25 +39,38 @@ static const char bpftrace_script[] =
 	" tracepoint:raw_syscalls:sys_enter { @s[tid] = nsecs; }"
 	" tracepoint:raw_syscalls:sys_exit /@s[tid]/ { @h[args->id] = hist(nsecs - @s[tid]); delete(@s[tid]); }";
 
-/* In print order. Letters are the issue's. */
-enum cfg { NO_PROBE, EMPTY_EXIT, COUNTERS, EMPTY_PAIR, LATENCY_ALL, LATENCY_ALL_PERCPU, LATENCY_ALL_LOG2, BPFTRACE, NCFG };
+/* In print order. Letters are the issue's; i, j, h and k are the map layouts of
+ * libcore/engine/map_layout.h side by side with the layout this machine gets. */
+enum cfg {
+	NO_PROBE, EMPTY_EXIT, COUNTERS, COUNTERS_PERCPU, COUNTERS_MANY, EMPTY_PAIR, LATENCY_ALL, LATENCY_ALL_PERCPU,
+	LATENCY_ALL_MANY, LATENCY_ALL_LOG2, BPFTRACE, NCFG
+};
 
 static const struct {
 	char letter;
 	const char *label;
 	int baseline;      /* ratio of added cost to this config's, -1: none */
 	const char *target;
+	int before;        /* "vs before": added cost over this config's (every map per-CPU), -1: none */
+	int which;         /* start_module's: 0 counters, 1 latency all, 2 latency all at precision 0 */
+	enum bench_layout layout;
 } cfgs[NCFG] = {
-	[NO_PROBE] = { 'a', "no probe", -1, "" },
-	[EMPTY_EXIT] = { 'b', "empty tp_btf sys_exit", -1, "" },
-	[COUNTERS] = { 'c', "syscalls: counters only", EMPTY_EXIT, "<= 1.2" },
-	[EMPTY_PAIR] = { 'e', "empty tp_btf sys_enter+sys_exit", -1, "" },
-	[LATENCY_ALL] = { 'd', "syscalls: counters + latency all", EMPTY_PAIR, "<= 3" },
-	/* The layout before map_layout.h: the latency rows per-CPU instead of shared. */
-	[LATENCY_ALL_PERCPU] = { 'h', "  same, rows per-CPU (before)", EMPTY_PAIR, "" },
+	[NO_PROBE] = { 'a', "no probe", -1, "", -1, -1, LAYOUT_HERE },
+	[EMPTY_EXIT] = { 'b', "empty tp_btf sys_exit", -1, "", -1, -1, LAYOUT_HERE },
+	[COUNTERS] = { 'c', "syscalls: counters only", EMPTY_EXIT, "<= 1.2", COUNTERS_PERCPU, 0, LAYOUT_HERE },
+	/* The layout before map_layout.h: every map per-CPU. */
+	[COUNTERS_PERCPU] = { 'i', "  same, every map per-CPU (before)", EMPTY_EXIT, "", -1, 0, LAYOUT_BEFORE },
+	/* As laid out at 256 possible CPUs: the 512-row count table shared. */
+	[COUNTERS_MANY] = { 'j', "  same, layout at 256 CPUs", EMPTY_EXIT, "", COUNTERS_PERCPU, 0, LAYOUT_MANY_CPUS },
+	[EMPTY_PAIR] = { 'e', "empty tp_btf sys_enter+sys_exit", -1, "", -1, -1, LAYOUT_HERE },
+	[LATENCY_ALL] = { 'd', "syscalls: counters + latency all", EMPTY_PAIR, "<= 3", LATENCY_ALL_PERCPU, 1,
+			  LAYOUT_HERE },
+	[LATENCY_ALL_PERCPU] = { 'h', "  same, every map per-CPU (before)", EMPTY_PAIR, "", -1, 1, LAYOUT_BEFORE },
+	[LATENCY_ALL_MANY] = { 'k', "  same, layout at 256 CPUs", EMPTY_PAIR, "", LATENCY_ALL_PERCPU, 1,
+			       LAYOUT_MANY_CPUS },
 	/* The log2 slots before issue 11, side by side with the default log-linear ones. */
-	[LATENCY_ALL_LOG2] = { 'g', "  same, Precision 0 (log2)", EMPTY_PAIR, "" },
-	[BPFTRACE] = { 'f', "bpftrace enter/exit hist", EMPTY_PAIR, "" },
+	[LATENCY_ALL_LOG2] = { 'g', "  same, Precision 0 (log2)", EMPTY_PAIR, "", -1, 2, LAYOUT_HERE },
+	[BPFTRACE] = { 'f', "bpftrace enter/exit hist", EMPTY_PAIR, "", -1, -1, LAYOUT_HERE },
 };
 
 struct opts {
@@ -76,14 +89,16 @@ struct bench {
 	const char *bpftrace; /* NULL: left out */
 	char bpftrace_why[300];
 	char method[3][64];   /* attach method the module chose: counters, latency all, log2 */
+	char layout[NCFG][96]; /* how each configuration's array maps were laid out */
 	double start_ms[4][SBS_MAX_ROUNDS];
 	struct side_by_side sbs; /* section 1's rounds and results */
 };
 
-/* Starts b->mod (which: 0 counters, 1 latency all, 2 latency all at precision 0); its
- * module_start() wall time goes to *ms. */
-static int start_module(struct bench *b, int which, double *ms)
+/* Starts b->mod for configuration c (cfgs[c].which: 0 counters, 1 latency all, 2 latency
+ * all at precision 0; in cfgs[c].layout); its module_start() wall time goes to *ms. */
+static int start_module(struct bench *b, enum cfg c, double *ms)
 {
+	int which = cfgs[c].which;
 	bool latency_all = which > 0;
 	uint64_t t0;
 
@@ -91,13 +106,13 @@ static int start_module(struct bench *b, int which, double *ms)
 	if (!b->mod)
 		return -1;
 	t0 = now_ns();
-	if (module_start(b->mod)) {
-		fprintf(stderr, "syscalls module (%s) did not start: %s\n",
-			latency_all ? "latency all" : "counters", b->mod->last_error);
+	if (bench_start_in_layout(b->mod, cfgs[c].layout)) {
+		fprintf(stderr, "syscalls module (%s) did not start: %s\n", cfgs[c].label, b->mod->last_error);
 		return -1;
 	}
 	*ms = (double)(now_ns() - t0) / 1e6;
 	module_methods(b->mod, b->method[which], sizeof(b->method[0]));
+	module_layout(b->mod, b->layout[c], sizeof(b->layout[c]));
 	return 0;
 }
 
@@ -123,19 +138,16 @@ static int attach(void *ctx, int cfg, int round)
 		return attach_prog(b, 0, b->empty->progs.empty_enter) ||
 		       attach_prog(b, 1, b->empty->progs.empty_exit) ? SBS_FAILED : SBS_ATTACHED;
 	case COUNTERS:
-		return start_module(b, 0, &b->start_ms[0][round]) ? SBS_FAILED : SBS_ATTACHED;
+		return start_module(b, c, &b->start_ms[0][round]) ? SBS_FAILED : SBS_ATTACHED;
 	case LATENCY_ALL:
-		return start_module(b, 1, &b->start_ms[1][round]) ? SBS_FAILED : SBS_ATTACHED;
-	case LATENCY_ALL_PERCPU: {
-		int r;
-
-		map_layout_percpu_only = true; /* read when the object opens, before load */
-		r = start_module(b, 1, &b->start_ms[3][round]);
-		map_layout_percpu_only = false;
-		return r ? SBS_FAILED : SBS_ATTACHED;
-	}
+		return start_module(b, c, &b->start_ms[1][round]) ? SBS_FAILED : SBS_ATTACHED;
+	case COUNTERS_PERCPU:
+	case COUNTERS_MANY:
+	case LATENCY_ALL_PERCPU:
+	case LATENCY_ALL_MANY:
+		return start_module(b, c, &b->start_ms[3][round]) ? SBS_FAILED : SBS_ATTACHED;
 	case LATENCY_ALL_LOG2:
-		return start_module(b, 2, &b->start_ms[2][round]) ? SBS_FAILED : SBS_ATTACHED;
+		return start_module(b, c, &b->start_ms[2][round]) ? SBS_FAILED : SBS_ATTACHED;
 	case BPFTRACE:
 		/* On failure leave bpftrace out rather than fail the bench. */
 		if (!b->bpftrace)
@@ -192,8 +204,8 @@ static void print_cost_table(const struct bench *b)
 	       "   takes the fastest batch; shown: the median of the rounds, and min .. max over rounds.\n"
 	       "   added ns: over no-probe batches run just before each measurement, median of the rounds\n\n",
 	       n, b->o.batches, b->o.calls);
-	printf("   %-36s %10s  %16s  %8s  %12s  %s\n", "config", "ns/syscall", "min .. max", "added ns", "ratio",
-	       "target");
+	printf("   %-36s %10s  %16s  %8s  %12s  %-7s  %s\n", "config", "ns/syscall", "min .. max", "added ns",
+	       "ratio", "target", "vs before");
 	for (int c = 0; c < NCFG; c++) {
 		double v, added;
 
@@ -216,14 +228,28 @@ static void print_cost_table(const struct bench *b)
 				printf("  %6.2fx vs %c", added / base_added, cfgs[cfgs[c].baseline].letter);
 			else
 				printf("  %7s vs %c", "n/a", cfgs[cfgs[c].baseline].letter);
-			printf("  %s\n", cfgs[c].target);
+			printf("  %-7s", cfgs[c].target);
 		} else {
-			printf("  %12s\n", "-");
+			printf("  %12s  %-7s", "-", "");
 		}
+		if (cfgs[c].before >= 0) {
+			double before_added = median(added_ns[cfgs[c].before], n);
+
+			if (before_added > 0)
+				printf("  %5.2fx vs %c", added / before_added, cfgs[cfgs[c].before].letter);
+			else
+				printf("  %6s vs %c", "n/a", cfgs[cfgs[c].before].letter);
+		}
+		printf("\n");
 	}
 	printf("\n   ratio = added ns / the empty baseline's added ns. The module attached via %s (counters)\n"
 	       "   and %s (latency); the empty programs are tp_btf.\n",
 	       b->method[0], b->method[1]);
+	printf("   vs before = added ns / that of the same module with every map per-CPU, the layout before\n"
+	       "   libcore/engine/map_layout.h. The maps, as each configuration laid them out:\n");
+	for (int c = 0; c < NCFG; c++)
+		if (b->layout[c][0])
+			printf("     %c  %s\n", cfgs[c].letter, b->layout[c]);
 	if (b->sbs.left_out[BPFTRACE])
 		printf("   bpftrace: %s\n", b->bpftrace_why);
 }

@@ -29,14 +29,20 @@ static bool stays_percpu(const struct map_view *v, const struct bpf_map *map, in
 	if (has_histograms(v))
 		return false;
 	return round8(bpf_map__value_size(map)) * bpf_map__max_entries(map) * (uint64_t)ncpus <=
-	       MAP_LAYOUT_PERCPU_MAX_BYTES;
+	       (v->hot ? MAP_LAYOUT_HOT_PERCPU_MAX_BYTES : MAP_LAYOUT_PERCPU_MAX_BYTES);
 }
 
 bool map_layout_percpu_only;
+int map_layout_as_cpus;
+
+int map_layout_possible_cpus(void)
+{
+	return map_layout_as_cpus > 0 ? map_layout_as_cpus : libbpf_num_possible_cpus();
+}
 
 int map_layout_plan(struct module *m, struct bpf_object *obj)
 {
-	int ncpus = libbpf_num_possible_cpus();
+	int ncpus = map_layout_possible_cpus();
 
 	if (map_layout_percpu_only)
 		return 0;

@@ -9,8 +9,10 @@
  *    `Latency "all"` at 256 CPUs); a view whose histograms are per CPU by meaning (its
  *    per_cpu_feature: runqueue's "cpu<N>" series) keeps its per-CPU copies;
  *  - counter maps stay per-CPU while all their copies take at most
- *    MAP_LAYOUT_PERCPU_MAX_BYTES (the hot few: every `stats` map, small count tables),
- *    and are shared above (syscalls' 512-row table from 9 possible CPUs on).
+ *    MAP_LAYOUT_PERCPU_MAX_BYTES (every `stats` map, the small count tables), and are
+ *    shared above; a hot one (map_view's `hot`: syscalls' 512-row count table, added to by
+ *    every CPU on every syscall) while they take at most MAP_LAYOUT_HOT_PERCPU_MAX_BYTES:
+ *    per-CPU up to 128 possible CPUs, shared from 129 on.
  * Kernel memory then follows the rows kept, not the CPU count. */
 #ifndef EBPF_CORE_MAP_LAYOUT_H
 #define EBPF_CORE_MAP_LAYOUT_H
@@ -26,14 +28,32 @@ struct bpf_map;
 /* Per-CPU copies of one counter map, in bytes over all possible CPUs, up to which the map
  * stays per-CPU. */
 #define MAP_LAYOUT_PERCPU_MAX_BYTES (64u * 1024u)
+/* The same for a hot counter map. Shared, its busiest row is one cache line that every
+ * online CPU takes in turn (1.03x to 1.18x per-CPU with 2 CPUs, bench/contention_cost; it
+ * grows with the CPUs that hit the row at once); per-CPU, it costs rows x 16 B x possible
+ * CPUs. 1 MiB keeps syscalls' table per-CPU on machines of up to 128 possible CPUs and
+ * shared above, where per-CPU it would take 2 MiB at 256 and put the default
+ * configuration over the 2 MB issue 25 allows it (doc/contributing.md, Kernel memory). */
+#define MAP_LAYOUT_HOT_PERCPU_MAX_BYTES (1024u * 1024u)
 
 /* Between open and load, after the module's configure hook has sized its maps: sets the
  * type of every per-CPU array view map to shared where the rule says so. 0 or -errno. */
 int map_layout_plan(struct module *m, struct bpf_object *obj);
 
-/* For bench/scale_cost only: true keeps every map per-CPU (the layout before this rule),
- * so that both layouts are measured side by side in one run. Set before starting. */
+/* For the benches only: true keeps every map per-CPU (the layout before this rule), so
+ * that both layouts are measured side by side in one run. Set before starting. */
 extern bool map_layout_percpu_only;
+
+/* For the benches only: > 0 lays the maps out as a machine with this many possible CPUs
+ * would (the rule's choice), while the kernel still makes a copy per possible CPU here.
+ * On a 2-CPU machine the counter tables stay per-CPU; the per-event cost of the layout a
+ * 256-CPU server gets (syscalls' count table shared) can only be measured this way. 0: the
+ * machine's own count. Set before starting. */
+extern int map_layout_as_cpus;
+
+/* The possible CPUs the layout and the modules' precision budgets plan for: this machine's
+ * (libbpf_num_possible_cpus), or map_layout_as_cpus when a bench set it. 1.., or -errno. */
+int map_layout_possible_cpus(void);
 
 /* Value copies per row of the map behind fd: the possible CPUs for a per-CPU map, 1 for
  * any other. 1.. or -errno. */

@@ -102,6 +102,11 @@ struct map_view {
 	/* With this feature bit set, histograms are also sent per CPU as "cpu<N>" (each
 	 * CPU's own row, not the sum). Per-CPU arrays only. */
 	uint32_t per_cpu_feature;
+	/* A counter table that every CPU adds to on nearly every event of the module (syscalls'
+	 * count table: every syscall): it stays per-CPU up to MAP_LAYOUT_HOT_PERCPU_MAX_BYTES
+	 * instead of MAP_LAYOUT_PERCPU_MAX_BYTES, since shared its busiest rows would be one
+	 * cache line that all online CPUs fight over (map_layout.h). */
+	bool hot;
 	/* VIEW_RINGBUF: called for each record, in order (ctx: the module); ring_name says
 	 * which in log lines ("OOM event"). */
 	int (*record)(void *ctx, void *data, size_t size);

@@ -1,6 +1,7 @@
 /* The `block` module: per disk and operation, completed IOs, bytes, latency from issue to
  * completion, request sizes and, with QueueTime, the time from insert to issue
  * (biolatency, biosnoop and bitesize, continuously). */
+#include "libcore/engine/map_layout.h"
 #include "libcore/engine/module.h"
 
 #include "block.h"
@@ -163,7 +164,7 @@ static uint32_t disk_table_rows(void)
 
 static uint32_t possible_cpus(void)
 {
-	int n = libbpf_num_possible_cpus();
+	int n = map_layout_possible_cpus();
 
 	return n > 0 ? (uint32_t)n : 1;
 }

@@ -68,10 +68,11 @@ static const struct view_row stat_rows[] = {
 
 enum { VIEW_COUNTS, VIEW_LATENCY, VIEW_STATS };
 static const struct map_view views[] = {
-	/* Only series with data: a syscall nobody called has no file, no graph. */
+	/* Only series with data: a syscall nobody called has no file, no graph. Hot: every
+	 * syscall of every CPU adds to it (map_layout.h). */
 	[VIEW_COUNTS] = { .map = "counts", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct syscall_counts),
 			  .nrows = MAX_SYSCALLS, .key = KEY_SYSCALL_NR, .fields = count_fields,
-			  .nfields = COUNT_OF(count_fields) },
+			  .nfields = COUNT_OF(count_fields), .hot = true },
 	/* Rows as assigned at start (nrows = the map's size). */
 	[VIEW_LATENCY] = { .map = "latency", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct hist_row),
 			   .needs = FEATURE_LATENCY, .key = KEY_MODULE, .fields = latency_fields,

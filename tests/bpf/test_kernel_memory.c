@@ -7,7 +7,9 @@
  *     charge whole pages, later ones the exact sizes);
  *   - a map that holds histograms is shared (BPF_MAP_TYPE_ARRAY, one copy for all CPUs),
  *     except runqueue's per-CPU series; a counter map is per-CPU only while its copies
- *     take at most MAP_LAYOUT_PERCPU_MAX_BYTES.
+ *     take at most MAP_LAYOUT_PERCPU_MAX_BYTES, a hot one (syscalls' count table) at most
+ *     MAP_LAYOUT_HOT_PERCPU_MAX_BYTES: planned as at 128 possible CPUs it is per-CPU, as
+ *     at 129 shared.
  * In the scale bench's VM (256 possible CPUs) the same checks run where per-CPU copies
  * really cost 256 times. A module off on this kernel is left out (test_self_metrics says
  * why it is off). */
@@ -17,6 +19,7 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <string.h>
 
 static double kernel_memory;
 static int kernel_memory_sent;
@@ -85,7 +88,9 @@ static void check_layout(const struct module *m, const struct bpf_map *map, uint
 	else if (has_histograms(v))
 		CHECK(type == BPF_MAP_TYPE_ARRAY);
 	else
-		CHECK(type == (copy * ncpus <= MAP_LAYOUT_PERCPU_MAX_BYTES ? BPF_MAP_TYPE_PERCPU_ARRAY : BPF_MAP_TYPE_ARRAY));
+		CHECK(type == (copy * ncpus <= (v->hot ? MAP_LAYOUT_HOT_PERCPU_MAX_BYTES : MAP_LAYOUT_PERCPU_MAX_BYTES)
+				       ? BPF_MAP_TYPE_PERCPU_ARRAY
+				       : BPF_MAP_TYPE_ARRAY));
 }
 
 /* 1 if the module ran and was checked. */
@@ -132,6 +137,25 @@ static int check(struct module *m, const char *what)
 	return 1;
 }
 
+/* Whether syscalls' count table is planned per-CPU as a machine with cpus possible CPUs
+ * would lay it out (the kernel is not asked: nothing loads). */
+static bool counts_percpu_at(int cpus)
+{
+	struct module *m = mt_module("syscalls", "auto", NULL);
+	struct module_memory plan;
+	char err[512];
+	bool percpu = false;
+
+	map_layout_as_cpus = cpus;
+	CHECK(m && module_plan_memory(m, cpus, &plan, err, sizeof(err)) == 0);
+	for (int i = 0; m && i < plan.nmaps; i++)
+		if (!strcmp(plan.maps[i].name, "counts"))
+			percpu = plan.maps[i].percpu;
+	map_layout_as_cpus = 0;
+	module_free(m);
+	return percpu;
+}
+
 int main(void)
 {
 	int ran = 0;
@@ -142,6 +166,10 @@ int main(void)
 		ran += check(mt_module(module_table[i]->name, "auto", NULL), module_table[i]->name);
 	ran += check(mt_module("syscalls", "auto", "Latency", "all", NULL), "syscalls Latency all");
 	printf("%d module configurations ran\n", ran);
+	/* 512 rows x 16 B: 1 MiB of copies at 128 possible CPUs, 2 MiB at 256. */
+	CHECK(counts_percpu_at(128));
+	CHECK(!counts_percpu_at(129));
+	CHECK(!counts_percpu_at(256));
 	CHECK(ran >= 6); /* the tracepoint modules run on every kernel we support */
 	return testing_done();
 }
