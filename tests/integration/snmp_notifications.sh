@@ -7,7 +7,7 @@
 # - a process instance forced off (AttachOrder "kprobe", a method its tracepoints do not
 #   have) gives one ebpfModuleStateChange per sink, with the state and the error;
 # - one OOM kill in a memory-limited cgroup gives exactly one ebpfOomKill per sink, with
-#   the victim's pid, name and cgroup v2 path;
+#   the victim's pid, name, cgroup v2 path and trigger cgroup;
 # - a storm of STORM OOM kills gives a bounded number of traps, ebpfOomKill one by one and
 #   ebpfEventsNotSent whose counts add up with them to exactly STORM.
 . "$top_srcdir/tests/integration/lib.sh"
@@ -17,7 +17,7 @@ SNMPTRAPD=$(command -v snmptrapd || echo /usr/sbin/snmptrapd)
 [ -x "$SNMPTRAPD" ] || skip "snmptrapd not installed (apt-get install snmptrapd)"
 OOM_HOG="$top_builddir/tests/integration/oom_hog"
 MIBDIRS_T="$top_srcdir/snmp:/usr/share/snmp/mibs:$top_srcdir/tests/mibs"
-STORM=${STORM:-300}
+STORM=${STORM:-1000}
 TRAP_PORT=$((PORT + 1))
 # snmpd's engine ID, built from this text (engineID): 0x80001f88 (net-snmp's enterprise
 # 8072, high bit set), 04 (text), then the text's bytes. A v3 trap is sent with the sender's
@@ -116,6 +116,9 @@ for who in public ebpfinform ebpftrap; do
 	[ "$(varbind "$t" ebpfEventProcessName)" = 'STRING: ebpf_oom_snmp' ] || sfail "ebpfEventProcessName: $(varbind "$t" ebpfEventProcessName)"
 	[ "$(varbind "$t" ebpfEventModule)" = 'STRING: process' ] || sfail "ebpfEventModule: $(varbind "$t" ebpfEventModule)"
 	[ "$(varbind "$t" ebpfEventCgroup)" = "STRING: $cgroup" ] || sfail "ebpfEventCgroup: $(varbind "$t" ebpfEventCgroup), the victim was in $cgroup"
+	# The trigger (whose allocation hit the limit) is the victim itself: the hog allocates until killed.
+	[ "$(varbind "$t" ebpfEventTriggerCgroup)" = "STRING: $cgroup" ] ||
+		sfail "ebpfEventTriggerCgroup: $(varbind "$t" ebpfEventTriggerCgroup), the hog was in $cgroup"
 	varbind "$t" ebpfEventMessage | grep -qF "OOM kill: victim pid $victim (ebpf_oom_snmp)" || sfail "ebpfEventMessage: $(varbind "$t" ebpfEventMessage)"
 done
 pass "one OOM kill: one ebpfOomKill each via v2c trap, v2c inform and v3: pid $(varbind "$t" ebpfEventPid), name $(varbind "$t" ebpfEventProcessName), cgroup $(varbind "$t" ebpfEventCgroup)"
