@@ -7,10 +7,11 @@
 # - vfs gives one WARNING module_state "fallback" notification per probe point that the
 #   core logs as attached on a fallback (here, without fentry and kprobes, all of them);
 # - one OOM kill in a memory-limited cgroup gives exactly one oom_kill notification with
-#   the victim's pid, name and cgroup v2 path in its meta data;
+#   the victim's pid, name, cgroup v2 path and trigger cgroup in its meta data;
 # - a storm of STORM OOM kills gives a bounded number of notifications (at most
 #   EVENT_BURST one by one, the rest in summaries) whose counts add up to exactly STORM,
-#   while the values go on: derive-oom_kills grows by exactly the kills made.
+#   while the values go on: derive-oom_kills grows by exactly the kills made, and its csv
+#   lines during the storm are never more than two intervals apart.
 . "$top_srcdir/tests/integration/lib.sh"
 
 OOM_HOG="$top_builddir/tests/integration/oom_hog"
@@ -107,14 +108,21 @@ grep -qF "OOM kill: victim pid $victim (ebpf_oom_one)" "$f" || fail "the message
 # The victim's cgroup is known where the tracepoint passes the task (tp_btf, raw_tp: attached here).
 [ "$(meta "$f" cgroup)" = "$cgroup" ] || fail "cgroup meta \"$(meta "$f" cgroup)\", the victim was in $cgroup"
 [ -n "$(meta "$f" cgroup_id)" ] || fail "no cgroup_id meta"
+# The memory cgroup that hit its limit is the trigger's or an ancestor: the trigger is the task
+# whose allocation ran into it, here the victim itself (the hog allocates until it is killed,
+# alone in its cgroup), so its cgroup v2 is the victim's.
+[ "$(meta "$f" trigger_cgroup)" = "$cgroup" ] || fail "trigger_cgroup meta \"$(meta "$f" trigger_cgroup)\", the hog was in $cgroup"
+[ "$(meta "$f" trigger_cgroup_id)" = "$(meta "$f" cgroup_id)" ] ||
+	fail "trigger_cgroup_id meta \"$(meta "$f" trigger_cgroup_id)\", the victim's cgroup_id is $(meta "$f" cgroup_id)"
 pass "one OOM kill, one notification: pid $victim, name $(meta "$f" name), cgroup $(meta "$f" cgroup) (id $(meta "$f" cgroup_id)), trigger_cgroup $(meta "$f" trigger_cgroup)"
 
 wait_for_new_line process derive-oom_kills
 kills_before=$(csv_last process derive-oom_kills)
 rm -f "$WORK"/notes/n.*
-start=$(date +%s)
+start=$(date +%s.%N)
 out=$("$OOM_HOG" ebpf_oom_storm "$STORM") || fail "oom_hog storm failed: $(echo "$out" | tail -n 3)"
-seconds=$(($(date +%s) - start + 1))
+end=$(date +%s.%N)
+seconds=$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%d", e - s + 1 }')
 made=$(echo "$out" | grep -c '^victim ')
 [ "$made" = "$STORM" ] || fail "the storm made $made OOM kills, expected $STORM"
 # storm_counts: "<notifications one by one> <summaries> <their not_sent>" of the storm.
@@ -146,5 +154,19 @@ limit=$((BURST + seconds / 6 + 1))
 pass "storm: $((one_by_one + summaries)) notifications for $STORM OOM kills, the exact count in them"
 [ $((kills_after - kills_before)) = "$STORM" ] || fail "derive-oom_kills grew by $((kills_after - kills_before)), expected $STORM"
 [ "$(csv_last process derive-dropped-oom_events)" = 0 ] || fail "OOM events were dropped"
-pass "values went on: derive-oom_kills +$STORM, no OOM event dropped"
+# Not delayed: every read during the storm wrote its value. The csv line's time is the read's,
+# so a read held up by the storm (its ring buffer, the notifications) would leave a gap. From
+# the last line before the storm to the first after it, no two lines more than 2 intervals apart.
+gaps=$(awk -F, -v s="$start" -v e="$end" '$1 != "epoch" {
+		if ($1 < s) { prev = $1; next }
+		if (prev != "") { d = $1 - prev; if (d > max) max = d; n++ }
+		prev = $1
+		if ($1 > e) exit
+	} END { printf "%d %.3f %.3f", n, max, prev }' "$(csv_file process derive-oom_kills)")
+set -- $gaps
+echo "derive-oom_kills during the storm: $1 csv lines, largest gap $2 s (Interval 1 s)"
+awk -v g="$2" -v e="$end" -v last="$3" 'BEGIN { exit !(g > 0 && g <= 2 && last > e) }' ||
+	fail "derive-oom_kills: the largest gap between csv lines during the storm was $2 s (more than 2 intervals), or no line after it (last $3, storm ended $end)"
+[ "$1" -ge $((seconds - 3)) ] || fail "derive-oom_kills: $1 csv lines in a storm of $seconds s"
+pass "values went on: derive-oom_kills +$STORM, no OOM event dropped, a value every interval (largest gap $2 s in $1 reads)"
 stop_collectd
