@@ -1,7 +1,10 @@
 #!/bin/sh
 # Events as collectd notifications, received by a real consumer: collectd's exec plugin
 # (NotificationExec, Debian's collectd-core) runs a handler per notification that saves it
-# to a file of its own. With the process module running and a second instance forced off
+# to a file of its own. First collectd as nobody without capabilities (privileges dropped):
+# - its process instance cannot load BPF and gives exactly one FAILURE module_state
+#   notification, state failed, with the error that says why.
+# Then as root, with the process module running and a second instance forced off
 # (AttachOrder "kprobe": its points are tracepoints, no kernel gives it that method):
 # - the instance forced off gives exactly one FAILURE module_state notification;
 # - vfs gives one WARNING module_state "fallback" notification per probe point that the
@@ -59,6 +62,39 @@ has_notes() { [ "$(count_notes "$@")" -ge "$NEED" ]; }
 # meta FILE NAME: a header line's value.
 meta() { sed -n "s/^$2: //p" "$1" | head -n 1; }
 show_notes() { for f in $(notes_with "$@"); do echo "--- $f"; cat "$f"; done >&2; }
+
+# --- Privileges dropped: collectd as nobody with no capability cannot load BPF. It writes
+# its log, values and socket into $WORK, for the time made sticky and writable (as /tmp).
+command -v setpriv >/dev/null || skip "setpriv (util-linux) is needed to drop privileges"
+chmod 1777 "$WORK"
+write_config "$WORK/nopriv.conf" <<CONF
+<Plugin ebpf>
+  SnapshotFile ""
+  <Module "process" "nopriv">
+  </Module>
+</Plugin>
+LoadPlugin exec
+<Plugin exec>
+  NotificationExec "nobody" "$WORK/save-notification"
+</Plugin>
+CONF
+start_collectd "$WORK/nopriv.conf" setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all
+NEED=1 wait_until 10 has_notes "PluginInstance: process-nopriv" "Type: module_state" ||
+	fail "no module_state notification from the collectd without privileges"
+sleep 1 # a second one, if any, would have come with the first
+n=$(count_notes "PluginInstance: process-nopriv" "Type: module_state")
+[ "$n" = 1 ] || { show_notes "PluginInstance: process-nopriv"; fail "$n module_state notifications without privileges, expected 1"; }
+f=$(notes_with "PluginInstance: process-nopriv" "Type: module_state")
+[ "$(meta "$f" Severity)" = FAILURE ] || fail "severity $(meta "$f" Severity), expected FAILURE"
+[ "$(meta "$f" state)" = failed ] || fail "state meta \"$(meta "$f" state)\", expected failed"
+meta "$f" error | grep -q 'not permitted to load BPF programs: running as uid 65534 without CAP_BPF' ||
+	fail "error meta \"$(meta "$f" error)\""
+grep -qF 'module "process-nopriv" is off: not permitted' "$f" || fail "the message does not say the module is off"
+pass "privileges dropped: one FAILURE module_state notification, state $(meta "$f" state): $(meta "$f" error | cut -c1-100)"
+stop_collectd
+mv "$WORK/collectd.log" "$WORK/nopriv.log"
+rm -rf "$WORK/csv" "$WORK/rrd" "$WORK/collectd.sock" "$WORK"/notes/n.*
+chmod 755 "$WORK"
 
 start_collectd "$WORK/collectd.conf"
 NEED=1 wait_until 10 has_notes "PluginInstance: process-off" "Type: module_state" ||
