@@ -11,6 +11,8 @@
 #   core logs as attached on a fallback (here, without fentry and kprobes, all of them);
 # - one OOM kill in a memory-limited cgroup gives exactly one oom_kill notification with
 #   the victim's pid, name, cgroup v2 path and trigger cgroup in its meta data;
+# - doc/modules.md's exec example that mails OOM kills, run as printed (a fake mail(1) on
+#   PATH), mails once per oom_kill notification and never for the others;
 # - a storm of STORM OOM kills gives a bounded number of notifications (at most
 #   EVENT_BURST one by one, the rest in summaries) whose counts add up to exactly STORM,
 #   while the values go on: derive-oom_kills grows by exactly the kills made, and its csv
@@ -31,6 +33,35 @@ cat > "\$(mktemp "$WORK/notes/n.XXXXXX")"
 HANDLER
 chmod 755 "$WORK/save-notification"
 
+# doc/modules.md's "Alerting on an OOM kill with exec", its two blocks as printed: the exec
+# config (with the script's path here) and the script, which calls mail(1). The mail on PATH
+# (collectd's exec hands its environment to the programs it runs) keeps each call in a file:
+# its arguments one a line, an empty line, what it read.
+# doc_block N: the Nth fenced block of that section.
+doc_block() {
+	awk -v n="$1" '/^### Alerting on an OOM kill with exec/ { s = 1; next }
+		s && !inb && /^#/ { exit }
+		s && /^```/ { if (inb) { inb = 0; if (k == n) exit } else { k++; inb = 1 }; next }
+		s && inb && k == n' "$top_srcdir/doc/modules.md"
+}
+doc_block 1 > "$WORK/alert.conf"
+doc_block 2 > "$WORK/ebpf-oom-alert"
+grep -q '^ *NotificationExec "nobody" "/usr/local/bin/ebpf-oom-alert"' "$WORK/alert.conf" &&
+	grep -q 'mail -s' "$WORK/ebpf-oom-alert" || fail "doc/modules.md: no exec example to run ($(cat "$WORK/alert.conf"))"
+sed -i "s|/usr/local/bin/ebpf-oom-alert|$WORK/ebpf-oom-alert|" "$WORK/alert.conf"
+chmod 755 "$WORK/ebpf-oom-alert"
+mkdir "$WORK/bin" "$WORK/mails"
+chown nobody "$WORK/mails"
+cat > "$WORK/bin/mail" <<MAIL
+#!/bin/sh
+{ for a in "\$@"; do printf '%s\n' "\$a"; done; echo; cat; } > "\$(mktemp "$WORK/mails/m.XXXXXX")"
+MAIL
+chmod 755 "$WORK/bin/mail"
+PATH="$WORK/bin:$PATH"
+export PATH
+mails() { ls "$WORK"/mails/m.* 2>/dev/null | wc -l; }
+mails_at_least() { [ "$(mails)" -ge "$1" ]; }
+
 write_config "$WORK/collectd.conf" <<CONF
 <Plugin ebpf>
   SnapshotFile "$WORK/snapshot"
@@ -42,7 +73,7 @@ write_config "$WORK/collectd.conf" <<CONF
   <Module "vfs">
   </Module>
 </Plugin>
-LoadPlugin exec
+$(cat "$WORK/alert.conf")
 <Plugin exec>
   NotificationExec "nobody" "$WORK/save-notification"
 </Plugin>
@@ -152,9 +183,20 @@ grep -qF "OOM kill: victim pid $victim (ebpf_oom_one)" "$f" || fail "the message
 	fail "trigger_cgroup_id meta \"$(meta "$f" trigger_cgroup_id)\", the victim's cgroup_id is $(meta "$f" cgroup_id)"
 pass "one OOM kill, one notification: pid $victim, name $(meta "$f" name), cgroup $(meta "$f" cgroup) (id $(meta "$f" cgroup_id)), trigger_cgroup $(meta "$f" trigger_cgroup)"
 
+# The doc's alert: one mail for this kill, as the script builds it, and none for the
+# module_state notifications before it.
+wait_until 10 mails_at_least 1 || fail "the doc's OOM alert sent no mail (PATH has $WORK/bin/mail)"
+sleep 1
+[ "$(mails)" = 1 ] || { cat "$WORK"/mails/m.* >&2; fail "the doc's OOM alert sent $(mails) mails for one OOM kill"; }
+m=$(ls "$WORK"/mails/m.*)
+[ "$(sed -n 1,3p "$m")" = "$(printf '%s\n' -s "OOM kill on itest: OOM kill: victim pid $victim (ebpf_oom_one)" ops@example.com)" ] ||
+	{ cat "$m" >&2; fail "the doc's OOM alert called mail with other arguments"; }
+grep -qx "pid: $victim" "$m" && grep -qx "Type: oom_kill" "$m" || { cat "$m" >&2; fail "the mail's body is not the notification"; }
+pass "the doc's exec example: one mail for one OOM kill, none for $(count_notes "Type: module_state") module_state notifications: $(sed -n 2p "$m")"
+
 wait_for_new_line process derive-oom_kills
 kills_before=$(csv_last process derive-oom_kills)
-rm -f "$WORK"/notes/n.*
+rm -f "$WORK"/notes/n.* "$WORK"/mails/m.*
 start=$(date +%s.%N)
 out=$("$OOM_HOG" ebpf_oom_storm "$STORM") || fail "oom_hog storm failed: $(echo "$out" | tail -n 3)"
 end=$(date +%s.%N)
@@ -205,4 +247,9 @@ awk -v g="$2" -v e="$end" -v last="$3" 'BEGIN { exit !(g > 0 && g <= 2 && last >
 	fail "derive-oom_kills: the largest gap between csv lines during the storm was $2 s (more than 2 intervals), or no line after it (last $3, storm ended $end)"
 [ "$1" -ge $((seconds - 3)) ] || fail "derive-oom_kills: $1 csv lines in a storm of $seconds s"
 pass "values went on: derive-oom_kills +$STORM, no OOM event dropped, a value every interval (largest gap $2 s in $1 reads)"
+# The doc's alert: one mail per oom_kill notification of the storm (one by one and summaries).
+wait_until 10 mails_at_least "$all" || true
+sleep 1
+[ "$(mails)" = "$all" ] || fail "the doc's OOM alert sent $(mails) mails for $all oom_kill notifications in the storm"
+pass "the doc's exec example during the storm: $(mails) mails, one per oom_kill notification"
 stop_collectd
