@@ -4,10 +4,12 @@
 # AgentX with send_v2trap(), snmpd forwards them to a v2c trap2sink, a v2c informsink (an
 # acknowledged inform, community ebpfinform) and a v3 authPriv trapsess, and the real
 # snmptrapd receives all three and decodes them with COLLECTD-EBPF-MIB.
+# - collectd as nobody without capabilities (privileges dropped): its process instance
+#   cannot load BPF and gives one ebpfModuleStateChange per sink, state failed, the error;
 # - a process instance forced off (AttachOrder "kprobe", a method its tracepoints do not
 #   have) gives one ebpfModuleStateChange per sink, with the state and the error;
 # - one OOM kill in a memory-limited cgroup gives exactly one ebpfOomKill per sink, with
-#   the victim's pid, name and cgroup v2 path;
+#   the victim's pid, name, cgroup v2 path and trigger cgroup;
 # - a storm of STORM OOM kills gives a bounded number of traps, ebpfOomKill one by one and
 #   ebpfEventsNotSent whose counts add up with them to exactly STORM.
 . "$top_srcdir/tests/integration/lib.sh"
@@ -17,7 +19,7 @@ SNMPTRAPD=$(command -v snmptrapd || echo /usr/sbin/snmptrapd)
 [ -x "$SNMPTRAPD" ] || skip "snmptrapd not installed (apt-get install snmptrapd)"
 OOM_HOG="$top_builddir/tests/integration/oom_hog"
 MIBDIRS_T="$top_srcdir/snmp:/usr/share/snmp/mibs:$top_srcdir/tests/mibs"
-STORM=${STORM:-300}
+STORM=${STORM:-1000}
 TRAP_PORT=$((PORT + 1))
 # snmpd's engine ID, built from this text (engineID): 0x80001f88 (net-snmp's enterprise
 # 8072, high bit set), 04 (text), then the text's bytes. A v3 trap is sent with the sender's
@@ -66,14 +68,14 @@ write_config "$WORK/collectd.conf" <<CONF
   </Module>
 </Plugin>
 CONF
-start_collectd "$WORK/collectd.conf"
 
 # traps SENDER PATTERN...: the trap lines from SENDER (public: v2c, ebpfinform: v2c inform,
-# ebpftrap: v3) that
-# have every PATTERN (fixed strings).
+# ebpftrap: v3) after the first TRAPS_SEEN lines of the log that have every PATTERN (fixed
+# strings).
+TRAPS_SEEN=0
 traps() {
 	_who=$1; shift
-	grep "^TRAP $_who	" "$WORK/snmptrapd.log" | while IFS= read -r _l; do
+	tail -n +$((TRAPS_SEEN + 1)) "$WORK/snmptrapd.log" | grep "^TRAP $_who	" | while IFS= read -r _l; do
 		_ok=1
 		for _p in "$@"; do case "$_l" in *"$_p"*) ;; *) _ok=0; break ;; esac; done
 		[ $_ok = 0 ] || printf '%s\n' "$_l"
@@ -84,6 +86,45 @@ has_traps() { [ "$(count_traps "$@")" -ge 1 ]; }
 # varbind LINE NAME: the value of COLLECTD-EBPF-MIB::NAME.0 in a trap line.
 varbind() { printf '%s\n' "$1" | tr '\t' '\n' | sed -n "s/^COLLECTD-EBPF-MIB::$2\.0 = //p"; }
 
+# --- Privileges dropped: collectd as nobody with no capability cannot load BPF; it still
+# publishes the snapshot (its directory its own, in $WORK made sticky and writable for the
+# time, as /tmp) and the subagent sends the module's state. Then that collectd's files go,
+# and root's collectd below starts afresh (a new run to the subagent).
+chmod 1777 "$WORK"
+write_config "$WORK/nopriv.conf" <<CONF
+<Plugin ebpf>
+  SnapshotFile "$SNAP"
+  SnapshotGroup "nogroup"
+  <Module "process" "nopriv">
+  </Module>
+</Plugin>
+CONF
+start_collectd "$WORK/nopriv.conf" setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all
+NOPRIV='COLLECTD-EBPF-MIB::ebpfEventModule.0 = STRING: process-nopriv	'
+for who in public ebpfinform ebpftrap; do
+	wait_until 15 has_traps $who "COLLECTD-EBPF-MIB::ebpfModuleStateChange" "$NOPRIV" ||
+		sfail "no ebpfModuleStateChange for process-nopriv from $who"
+done
+sleep 2
+for who in public ebpfinform ebpftrap; do
+	n=$(count_traps $who "COLLECTD-EBPF-MIB::ebpfModuleStateChange")
+	[ "$n" = 1 ] || sfail "$n ebpfModuleStateChange traps via $who without privileges, expected 1"
+	t=$(traps $who "COLLECTD-EBPF-MIB::ebpfModuleStateChange" "$NOPRIV")
+	[ "$(varbind "$t" ebpfEventModuleState)" = "INTEGER: failed(3)" ] ||
+		sfail "ebpfEventModuleState: $(varbind "$t" ebpfEventModuleState)"
+	[ "$(varbind "$t" ebpfEventSeverity)" = "INTEGER: failure(3)" ] || sfail "ebpfEventSeverity: $(varbind "$t" ebpfEventSeverity)"
+	varbind "$t" ebpfEventError | grep -q "not permitted to load BPF programs: running as uid 65534 without CAP_BPF" ||
+		sfail "ebpfEventError: $(varbind "$t" ebpfEventError)"
+done
+pass "privileges dropped: one ebpfModuleStateChange via v2c trap, v2c inform and v3, decoded: $(varbind "$t" ebpfEventModuleState), $(varbind "$t" ebpfEventError | cut -c1-80)"
+stop_collectd
+mv "$WORK/collectd.log" "$WORK/nopriv.log"
+rm -rf "$WORK/snap" "$WORK/csv" "$WORK/rrd" "$WORK/collectd.sock"
+chmod 755 "$WORK"
+# The traps so far are that run's: the counts below are of root's collectd's, after them.
+TRAPS_SEEN=$(wc -l < "$WORK/snmptrapd.log")
+
+start_collectd "$WORK/collectd.conf"
 OFF='COLLECTD-EBPF-MIB::ebpfEventModule.0 = STRING: process-off	'
 for who in public ebpfinform ebpftrap; do
 	wait_until 15 has_traps $who "COLLECTD-EBPF-MIB::ebpfModuleStateChange" "$OFF" ||
@@ -116,6 +157,9 @@ for who in public ebpfinform ebpftrap; do
 	[ "$(varbind "$t" ebpfEventProcessName)" = 'STRING: ebpf_oom_snmp' ] || sfail "ebpfEventProcessName: $(varbind "$t" ebpfEventProcessName)"
 	[ "$(varbind "$t" ebpfEventModule)" = 'STRING: process' ] || sfail "ebpfEventModule: $(varbind "$t" ebpfEventModule)"
 	[ "$(varbind "$t" ebpfEventCgroup)" = "STRING: $cgroup" ] || sfail "ebpfEventCgroup: $(varbind "$t" ebpfEventCgroup), the victim was in $cgroup"
+	# The trigger (whose allocation hit the limit) is the victim itself: the hog allocates until killed.
+	[ "$(varbind "$t" ebpfEventTriggerCgroup)" = "STRING: $cgroup" ] ||
+		sfail "ebpfEventTriggerCgroup: $(varbind "$t" ebpfEventTriggerCgroup), the hog was in $cgroup"
 	varbind "$t" ebpfEventMessage | grep -qF "OOM kill: victim pid $victim (ebpf_oom_snmp)" || sfail "ebpfEventMessage: $(varbind "$t" ebpfEventMessage)"
 done
 pass "one OOM kill: one ebpfOomKill each via v2c trap, v2c inform and v3: pid $(varbind "$t" ebpfEventPid), name $(varbind "$t" ebpfEventProcessName), cgroup $(varbind "$t" ebpfEventCgroup)"
