@@ -39,12 +39,23 @@ struct decoder_kind {
 struct label_decoder {
 	const struct decoder_kind *kind;
 	void *state;
+	/* Argument "ebpf_exporter": a value without a name prints as ebpf_exporter prints it
+	 * ("unknown_syscall:N", "unknown:N", "unknown_cgroup_id:N", "unknown_addr:0x..."), so
+	 * that its configs (ExporterConfig) give its label values. */
+	bool ebpf_exporter;
 };
 
 /* The key part read as an unsigned number in host order; size is 1, 2, 4 or 8. */
 uint64_t decode_uint(const struct decode_input *in);
 /* The same, sign-extended from its size. */
 int64_t decode_int(const struct decode_input *in);
+/* The number a decoder that names numbers (syscall, errno, cgroup) reads: the key part's
+ * bytes, signed, or, after another decoder, that decoder's text as a decimal number
+ * (`uint` makes "59", `syscall` names it: ebpf_exporter's chains). 0, or -1 for text that
+ * is not a whole number, which the decoder passes on unchanged. */
+int decode_number_input(const struct decode_input *in, int64_t *v);
+/* The optional argument "ebpf_exporter" (sets d->ebpf_exporter): 0, or -1 with err. */
+int decoder_flavour_arg(struct label_decoder *d, const char *const *args, int nargs, char *err, size_t errlen);
 
 extern const struct decoder_kind decoder_uint, decoder_hex, decoder_syscall, decoder_errno, decoder_inet_ip;
 extern const struct decoder_kind decoder_string, decoder_static_map, decoder_regexp;

@@ -4,9 +4,11 @@
 #include "libcore/decode/syscall_names.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 uint64_t decode_uint(const struct decode_input *in)
@@ -41,6 +43,43 @@ int64_t decode_int(const struct decode_input *in)
 	return 0;
 }
 
+int decode_number_input(const struct decode_input *in, int64_t *v)
+{
+	const char *s = (const char *)in->bytes;
+	char *end;
+
+	if (!in->is_text) {
+		*v = decode_int(in);
+		return 0;
+	}
+	if (!s[0] || (s[0] != '-' && (s[0] < '0' || s[0] > '9')))
+		return -1;
+	errno = 0;
+	if (s[0] == '-')
+		*v = strtoll(s, &end, 10);
+	else /* uint's text of a u64 above INT64_MAX: the same bits as the bytes would give */
+		*v = (int64_t)strtoull(s, &end, 10);
+	return *end || errno ? -1 : 0;
+}
+
+int decoder_flavour_arg(struct label_decoder *d, const char *const *args, int nargs, char *err, size_t errlen)
+{
+	if (nargs == 0)
+		return 0;
+	if (strcmp(args[0], "ebpf_exporter")) {
+		snprintf(err, errlen, "unknown argument \"%s\": the only one is \"ebpf_exporter\" (a value without "
+				      "a name prints as ebpf_exporter prints it)", args[0]);
+		return -1;
+	}
+	d->ebpf_exporter = true;
+	return 0;
+}
+
+static int flavour_create(struct label_decoder *d, const char *const *args, int nargs, char *err, size_t errlen)
+{
+	return decoder_flavour_arg(d, args, nargs, err, errlen);
+}
+
 static void uint_decode(struct label_decoder *d, const struct decode_input *in, char *out, size_t outlen)
 {
 	snprintf(out, outlen, "%" PRIu64, decode_uint(in));
@@ -68,36 +107,52 @@ const struct decoder_kind decoder_hex = {
 
 static void syscall_decode(struct label_decoder *d, const struct decode_input *in, char *out, size_t outlen)
 {
-	int64_t nr = decode_int(in);
+	int64_t nr;
 	char buf[32];
 
+	if (decode_number_input(in, &nr)) {
+		snprintf(out, outlen, "%s", (const char *)in->bytes);
+		return;
+	}
 	/* Signed: raw_syscalls report -1 for a task that is not in a syscall. */
-	if (nr >= 0 && nr < SYSCALL_TABLE_SIZE)
+	if (nr >= 0 && nr < SYSCALL_TABLE_SIZE && (!d->ebpf_exporter || syscall_table[nr]))
 		snprintf(out, outlen, "%s", syscall_name((unsigned int)nr, buf, sizeof(buf)));
+	else if (d->ebpf_exporter) /* it reads the number as unsigned */
+		snprintf(out, outlen, "unknown_syscall:%" PRIu64, (uint64_t)nr);
 	else
 		snprintf(out, outlen, "sys_%" PRId64, nr);
 }
 
 const struct decoder_kind decoder_syscall = {
-	.name = "syscall", .sizes = SIZES_UINT, .sizes_text = "1, 2, 4 or 8 bytes", .decode = syscall_decode,
+	.name = "syscall", .sizes = SIZES_UINT, .sizes_text = "1, 2, 4 or 8 bytes", .takes_text = true,
+	.max_args = 1, .create = flavour_create, .decode = syscall_decode,
 };
 
 /* 2 and -2 both read "ENOENT" (kernel functions return -errno, user space sees errno);
  * 0 and numbers without a name read as themselves. */
 static void errno_decode(struct label_decoder *d, const struct decode_input *in, char *out, size_t outlen)
 {
-	int64_t v = decode_int(in);
-	uint64_t mag = v < 0 ? -(uint64_t)v : (uint64_t)v;
-	const char *name = mag > 0 && mag <= INT_MAX ? strerrorname_np((int)mag) : NULL;
+	int64_t v;
+	uint64_t mag;
+	const char *name;
 
+	if (decode_number_input(in, &v)) {
+		snprintf(out, outlen, "%s", (const char *)in->bytes);
+		return;
+	}
+	mag = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	name = mag > 0 && mag <= INT_MAX ? strerrorname_np((int)mag) : NULL;
 	if (name)
 		snprintf(out, outlen, "%s", name);
+	else if (d->ebpf_exporter)
+		snprintf(out, outlen, "unknown:%" PRId64, v);
 	else
 		snprintf(out, outlen, "%" PRId64, v);
 }
 
 const struct decoder_kind decoder_errno = {
-	.name = "errno", .sizes = SIZES_UINT, .sizes_text = "1, 2, 4 or 8 bytes", .decode = errno_decode,
+	.name = "errno", .sizes = SIZES_UINT, .sizes_text = "1, 2, 4 or 8 bytes", .takes_text = true,
+	.max_args = 1, .create = flavour_create, .decode = errno_decode,
 };
 
 /* Addresses in network order, as struct in_addr / in6_addr hold them. */

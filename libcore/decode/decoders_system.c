@@ -25,10 +25,15 @@ static int majorminor_create(struct label_decoder *d, const char *const *args, i
 
 	if (nargs == 1 && !strcmp(args[0], "stat"))
 		stat_encoding = 1;
+	else if (nargs == 1 && !strcmp(args[0], "ebpf_exporter"))
+		/* ebpf_exporter's programs write new_encode_dev (their MKDEV is user space's),
+		 * and it reads the first 4 bytes only */
+		stat_encoding = 1, d->ebpf_exporter = true;
 	else if (nargs == 1 && strcmp(args[0], "kernel")) {
 		snprintf(err, errlen,
 			 "unknown dev_t encoding \"%s\": \"kernel\" (major << 20 | minor, as block tracepoints and "
-			 "s_dev hold it; the default) or \"stat\" (as stat()'s st_dev)",
+			 "s_dev hold it; the default), \"stat\" (as stat()'s st_dev) or \"ebpf_exporter\" (stat's in "
+			 "the first 4 bytes, an unknown disk as \"unknown:MAJOR:MINOR\")",
 			 args[0]);
 		return -1;
 	}
@@ -46,6 +51,21 @@ static void majorminor_decode(struct label_decoder *d, const struct decode_input
 	struct majorminor *m = d->state;
 	uint64_t v = decode_uint(in);
 	uint64_t major, minor;
+
+	if (d->ebpf_exporter) {
+		uint32_t v32;
+		const char *name;
+
+		memcpy(&v32, in->bytes, 4);
+		major = gnu_dev_major(v32);
+		minor = gnu_dev_minor(v32);
+		name = disk_name(&m->names, (uint32_t)(major << 20 | minor));
+		if (name == m->names.unresolved) /* no disk of that number: as ebpf_exporter prints it */
+			snprintf(out, outlen, "unknown:%" PRIu64 ":%" PRIu64, major, minor);
+		else
+			snprintf(out, outlen, "%s", name);
+		return;
+	}
 
 	if (m->stat_encoding) {
 		/* glibc's major()/minor() read both new_encode_dev (32 bits) and huge_encode_dev. */
@@ -82,6 +102,8 @@ const struct decoder_kind decoder_majorminor = {
 
 static int ksym_create(struct label_decoder *d, const char *const *args, int nargs, char *err, size_t errlen)
 {
+	if (decoder_flavour_arg(d, args, nargs, err, errlen))
+		return -1;
 	/* Loaded now, at config time: the first read stays cheap and a kallsyms without
 	 * addresses is a config error, not a column of 0x... labels. */
 	d->state = (void *)ksym_table_kernel(err, errlen);
@@ -91,24 +113,30 @@ static int ksym_create(struct label_decoder *d, const char *const *args, int nar
 static void ksym_decode(struct label_decoder *d, const struct decode_input *in, char *out, size_t outlen)
 {
 	uint64_t addr = decode_uint(in);
-	const char *name = ksym_table_find(d->state, addr);
+	const char *name = d->ebpf_exporter ? ksym_table_exact(d->state, addr) : ksym_table_find(d->state, addr);
 
 	if (name)
 		snprintf(out, outlen, "%s", name);
+	else if (d->ebpf_exporter) /* it names a symbol's own address only */
+		snprintf(out, outlen, "unknown_addr:0x%" PRIx64, addr);
 	else
 		snprintf(out, outlen, "0x%" PRIx64, addr);
 }
 
 const struct decoder_kind decoder_ksym = {
-	.name = "ksym", .sizes = SIZE_BIT(8), .sizes_text = "8 bytes", .create = ksym_create, .decode = ksym_decode,
+	.name = "ksym", .sizes = SIZE_BIT(8), .sizes_text = "8 bytes", .max_args = 1, .create = ksym_create,
+	.decode = ksym_decode,
 };
 
 /* ---- cgroup: a cgroup id -> its path under the cgroup2 mount ---- */
 
 static int cgroup_create(struct label_decoder *d, const char *const *args, int nargs, char *err, size_t errlen)
 {
-	struct cgroup_paths *c = malloc(sizeof(*c));
+	struct cgroup_paths *c;
 
+	if (decoder_flavour_arg(d, args, nargs, err, errlen))
+		return -1;
+	c = malloc(sizeof(*c));
 	if (!c) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -123,11 +151,20 @@ static int cgroup_create(struct label_decoder *d, const char *const *args, int n
 
 static void cgroup_decode(struct label_decoder *d, const struct decode_input *in, char *out, size_t outlen)
 {
-	uint64_t id = decode_uint(in);
-	const char *path = cgroup_path(d->state, id);
+	int64_t v;
+	uint64_t id;
+	const char *path;
 
+	if (decode_number_input(in, &v)) {
+		snprintf(out, outlen, "%s", (const char *)in->bytes);
+		return;
+	}
+	id = (uint64_t)v;
+	path = cgroup_path(d->state, id);
 	if (path)
 		snprintf(out, outlen, "%s", path);
+	else if (d->ebpf_exporter)
+		snprintf(out, outlen, "unknown_cgroup_id:%" PRIu64, id);
 	else
 		snprintf(out, outlen, "%" PRIu64, id);
 }
@@ -140,7 +177,8 @@ static void cgroup_destroy(struct label_decoder *d)
 	d->state = NULL;
 }
 
+/* 8 bytes raw; after `uint`, its number (ebpf_exporter's cfs-throttling keys a 4-byte id). */
 const struct decoder_kind decoder_cgroup = {
-	.name = "cgroup", .sizes = SIZE_BIT(8), .sizes_text = "8 bytes", .create = cgroup_create,
-	.decode = cgroup_decode, .destroy = cgroup_destroy,
+	.name = "cgroup", .sizes = SIZE_BIT(8), .sizes_text = "8 bytes", .takes_text = true, .max_args = 1,
+	.create = cgroup_create, .decode = cgroup_decode, .destroy = cgroup_destroy,
 };

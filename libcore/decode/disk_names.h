@@ -4,7 +4,8 @@
  * Names are cached for one read interval: disk_names_expire() (once per read) makes the
  * next lookup of each dev_t look again, because a hot-replugged disk can get a freed dev_t
  * under another name (dynamic minors of major 259: nvme, partitions). A dev_t that cannot
- * be resolved reads "MAJ_MIN" and is tried again on the next lookup; one that resolved
+ * be resolved reads "MAJ_MIN" (c->unresolved itself: a caller tells it from a name by the
+ * pointer) and is tried again on the next lookup; one that resolved
  * before and no longer does (the disk is gone) keeps its last name.
  * At most DISK_NAMES_MAX names are kept: a cache that fills is emptied and fills again (a
  * machine has far fewer disks; the bound is for a BPF map whose key is not a disk after

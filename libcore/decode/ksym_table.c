@@ -93,6 +93,25 @@ const char *ksym_table_find(const struct ksym_table *t, uint64_t addr)
 	return t->names + t->v[lo].name;
 }
 
+const char *ksym_table_exact(const struct ksym_table *t, uint64_t addr)
+{
+	const char *name = ksym_table_find(t, addr);
+	size_t lo = 0, hi = t->n;
+
+	if (!name)
+		return NULL;
+	/* find() gave the symbol at or below addr: at addr only if some entry is addr itself */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->v[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < t->n && t->v[lo].addr == addr ? name : NULL;
+}
+
 void ksym_table_free(struct ksym_table *t)
 {
 	free(t->v);

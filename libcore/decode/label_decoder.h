@@ -17,17 +17,23 @@
  *   hex         1..256 bytes                        -> the bytes in memory order, "0a1b"
  *   string      1..256 bytes, ends at the first NUL -> text; bytes outside ' '..'~' and '\'
  *                                                      as \xNN and \\
- *   syscall     1, 2, 4, 8 bytes                    -> "openat" (this architecture's table)
- *   errno       1, 2, 4, 8 bytes, signed            -> "ENOENT" for 2 and -2
+ *   syscall     1, 2, 4, 8 bytes, or a number's text -> "openat" (this architecture's table)
+ *   errno       1, 2, 4, 8 bytes, signed, or text   -> "ENOENT" for 2 and -2
  *   majorminor  4, 8 bytes; argument "kernel" (default: MKDEV, major << 20 | minor, as
- *               block tracepoints and s_dev) or "stat" (new_encode_dev/huge_encode_dev,
- *               as stat's st_dev)          -> the disk's name in /proc/diskstats, "loop0"
+ *               block tracepoints and s_dev), "stat" (new_encode_dev/huge_encode_dev,
+ *               as stat's st_dev) or "ebpf_exporter" (stat's, first 4 bytes, unknown as
+ *               "unknown:M:m")             -> the disk's name in /proc/diskstats, "loop0"
  *   ksym        8 bytes                             -> the kernel symbol holding the address
  *   static_map  1, 2, 4, 8 bytes or text; "value=text" arguments -> the text, else the value
  *               (after the TEXT of a "*=TEXT" argument: ebpf_exporter's "unknown:" prefix)
  *   regexp      text; "pattern" [replacement]       -> group 1 (or the match), or the
  *                                                      replacement with \0..\9; else unchanged
- *   cgroup      8 bytes (cgroup id)                 -> the path under the cgroup2 mount
+ *   cgroup      8 bytes (cgroup id), or its text    -> the path under the cgroup2 mount
+ * syscall, errno, cgroup and ksym take the argument "ebpf_exporter": a value without a name
+ * then prints as ebpf_exporter prints it (unknown_syscall:N, unknown:N, unknown_cgroup_id:N,
+ * unknown_addr:0x..., and ksym names a symbol's own address only). After another decoder,
+ * syscall, errno and cgroup read its text as a decimal number (`uint` makes "59"), as
+ * ebpf_exporter's chains do; text that is not a number passes on unchanged.
  *   inet_ip     4 or 16 bytes                       -> "10.0.0.1", "2001:db8::1"
  * A label without Decode lines reads as "uint" when its size is 1, 2, 4 or 8, else "hex".
  *

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE /* asprintf */
 #include "libcore/programs/exporter_config.h"
+#include "libcore/programs/exporter_decoders.h"
 
 #include <errno.h>
 #include <math.h>
@@ -108,36 +109,48 @@ static int unknown(const struct walk *w, const yaml_node_t *n, const char *field
 	return fail(w, n, "unknown field \"%s\" in %s; ebpf_exporter's fields there: %s", field, where, valid);
 }
 
-/* ---- decoders ---- */
+/* ---- decoders (their meaning: exporter_decoders.c) ---- */
 
-enum decoder_input { TAKES_BYTES, TAKES_NUMBER_TEXT, TAKES_TEXT };
-
-struct exporter_decoder {
-	const char *name;
-	enum decoder_input input;
-};
-
-/* The ebpf_exporter decoders honoured here, with what each reads in its chain. */
-static const struct exporter_decoder decoders[] = {
-	{ "uint", TAKES_BYTES },          { "string", TAKES_BYTES }, { "hex", TAKES_BYTES },
-	{ "inet_ip", TAKES_BYTES },       { "syscall", TAKES_NUMBER_TEXT }, { "errno", TAKES_NUMBER_TEXT },
-	{ "cgroup", TAKES_NUMBER_TEXT }, { "static_map", TAKES_TEXT },
-};
-/* ebpf_exporter's other decoders: known, not here yet. */
-static const char *const decoders_not_yet[] = { "kstack", "ksym", "ifname", "dname", "majorminor", "regexp",
-						"pci_vendor", "pci_device", "pci_class", "pci_subclass", NULL };
-
-struct decoder_spec {
-	const yaml_node_t *at;
+struct decoder_read {
+	struct exporter_decoder_spec spec;
 	char name[PROGRAM_NAME_MAX];
-	const yaml_node_t *static_map;
-	bool allow_unknown, allow_unknown_given;
+	char **entries; /* static_map's "value=text" */
+	int nentries;
 };
 
-static int read_decoder(const struct walk *w, const yaml_node_t *n, struct decoder_spec *d)
+static void decoder_read_free(struct decoder_read *d)
+{
+	for (int i = 0; i < d->nentries; i++)
+		free(d->entries[i]);
+	free(d->entries);
+	d->entries = NULL;
+	d->nentries = 0;
+}
+
+static int read_static_map(const struct walk *w, const yaml_node_t *m, struct decoder_read *d)
+{
+	int n = (int)(m->data.mapping.pairs.top - m->data.mapping.pairs.start);
+
+	d->entries = calloc((size_t)n + 1, sizeof(*d->entries));
+	if (!d->entries)
+		return fail(w, m, "out of memory");
+	for (int i = 0; i < n; i++) {
+		const yaml_node_pair_t *p = &m->data.mapping.pairs.start[i];
+		const char *key = scalar(node_at(w, p->key)), *text = scalar(node_at(w, p->value));
+
+		if (!key || !text || !key[0] || !text[0] || strchr(key, '=') || !strcmp(key, "*"))
+			return fail(w, node_at(w, p->key), "static_map entries are `value: text`, both non-empty, the "
+							   "value without '=' and not \"*\"");
+		if (asprintf(&d->entries[d->nentries], "%s=%s", key, text) < 0)
+			return fail(w, m, "out of memory");
+		d->nentries++;
+	}
+	return 0;
+}
+
+static int read_decoder(const struct walk *w, const yaml_node_t *n, struct decoder_read *d)
 {
 	memset(d, 0, sizeof(*d));
-	d->at = n;
 	if (expect(w, n, YAML_MAPPING_NODE, "a decoder"))
 		return -1;
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
@@ -150,89 +163,34 @@ static int read_decoder(const struct walk *w, const yaml_node_t *n, struct decod
 			if (get_text(w, v, "name", d->name, sizeof(d->name)))
 				return -1;
 		} else if (!strcmp(key, "static_map")) {
-			if (expect(w, v, YAML_MAPPING_NODE, "static_map"))
+			if (d->spec.has_static_map)
+				return fail(w, k, "static_map appears twice in one decoder");
+			if (expect(w, v, YAML_MAPPING_NODE, "static_map") || read_static_map(w, v, d))
 				return -1;
-			d->static_map = v;
+			d->spec.has_static_map = true;
 		} else if (!strcmp(key, "allow_unknown")) {
-			if (get_bool(w, v, "allow_unknown", &d->allow_unknown))
+			if (get_bool(w, v, "allow_unknown", &d->spec.allow_unknown))
 				return -1;
-			d->allow_unknown_given = true;
+			d->spec.allow_unknown_given = true;
 		} else if (!strcmp(key, "regexps")) {
-			return not_yet(w, k, "regexps", "the regexp decoder drops a label set on no match");
+			d->spec.has_regexps = true;
 		} else {
 			return unknown(w, k, key, "a decoder", "name, static_map, regexps, allow_unknown");
 		}
 	}
 	if (!d->name[0])
 		return fail(w, n, "a decoder needs a name: `- name: uint`");
+	d->spec.name = d->name;
+	d->spec.static_map = (const char *const *)d->entries;
+	d->spec.nstatic_map = d->nentries;
 	return 0;
 }
 
-static const struct exporter_decoder *decoder_named(const char *name)
-{
-	for (size_t i = 0; i < sizeof(decoders) / sizeof(decoders[0]); i++)
-		if (!strcmp(decoders[i].name, name))
-			return &decoders[i];
-	return NULL;
-}
-
-/* static_map's entries as the chain's "value=text" arguments, and "*=unknown:" (what
- * ebpf_exporter prints for a value it has no entry for) unless allow_unknown. */
-static int add_static_map(const struct walk *w, const struct decoder_spec *d, struct decoder_chain *chain)
-{
-	const yaml_node_t *m = d->static_map;
-	int n = m ? (int)(m->data.mapping.pairs.top - m->data.mapping.pairs.start) : 0;
-	char **args = calloc((size_t)n + 1, sizeof(*args));
-	char why[512];
-	int nargs = 0, r = -1;
-
-	if (!m) {
-		free(args);
-		return fail(w, d->at, "decoder static_map needs its static_map: entries (`1: read`)");
-	}
-	if (!args)
-		return fail(w, d->at, "out of memory");
-	for (int i = 0; i < n; i++) {
-		const yaml_node_pair_t *p = &m->data.mapping.pairs.start[i];
-		const char *key = scalar(node_at(w, p->key)), *text = scalar(node_at(w, p->value));
-
-		if (!key || !text || !key[0] || !text[0] || strchr(key, '=') || !strcmp(key, "*")) {
-			fail(w, node_at(w, p->key), "static_map entries are `value: text`, both non-empty, the value "
-						     "without '=' and not \"*\"");
-			goto out;
-		}
-		if (asprintf(&args[nargs], "%s=%s", key, text) < 0) {
-			args[nargs] = NULL;
-			fail(w, d->at, "out of memory");
-			goto out;
-		}
-		nargs++;
-	}
-	if (!d->allow_unknown && !(args[nargs++] = strdup("*=unknown:"))) {
-		fail(w, d->at, "out of memory");
-		goto out;
-	}
-	if (decoder_chain_add(chain, "static_map", (const char *const *)args, nargs, why, sizeof(why))) {
-		fail(w, d->at, "%s", why);
-		goto out;
-	}
-	r = 0;
-out:
-	for (int i = 0; i < n + 1; i++)
-		free(args[i]);
-	free(args);
-	return r;
-}
-
-/* An ebpf_exporter chain, where each decoder reads the one before's output, as this
- * project's chain: `uint` makes a number's text, which syscall, errno and cgroup read;
- * here they read the key's number themselves, which gives the same text, so `uint`
- * followed by one of them is that one on the key's bytes. */
+/* The label's decoders, each taking the one before's output as in ebpf_exporter. */
 static int build_chain(const struct walk *w, const yaml_node_t *seq, struct program_label *l)
 {
 	int n = (int)(seq->data.sequence.items.top - seq->data.sequence.items.start);
-	bool uint_pending = false; /* the previous decoder was a first `uint`, not added yet */
-	char why[512];
+	char why[768];
 
 	if (n == 0)
 		return fail(w, seq, "label \"%s\" has no decoders: give it at least `- name: uint`", l->name);
@@ -240,50 +198,15 @@ static int build_chain(const struct walk *w, const yaml_node_t *seq, struct prog
 		return fail(w, seq, "label \"%s\" has %d decoders, at most %d", l->name, n, DECODER_CHAIN_MAX);
 	for (int i = 0; i < n; i++) {
 		const yaml_node_t *dn = node_at(w, seq->data.sequence.items.start[i]);
-		const struct exporter_decoder *k;
-		struct decoder_spec d;
+		struct decoder_read d;
+		int r = read_decoder(w, dn, &d);
 
-		if (read_decoder(w, dn, &d))
+		if (!r && exporter_decoder_add(&l->decoders, l->name, i, &d.spec, why, sizeof(why)))
+			r = fail(w, dn, "%s", why);
+		decoder_read_free(&d);
+		if (r)
 			return -1;
-		k = decoder_named(d.name);
-		if (!k) {
-			for (int j = 0; decoders_not_yet[j]; j++)
-				if (!strcmp(decoders_not_yet[j], d.name))
-					return fail(w, dn, "label \"%s\": decoder \"%s\" is not supported yet; the decoders "
-							   "here: uint, string, hex, inet_ip, syscall, errno, cgroup, "
-							   "static_map", l->name, d.name);
-			return fail(w, dn, "label \"%s\": unknown decoder \"%s\"; the decoders here: uint, string, hex, "
-					   "inet_ip, syscall, errno, cgroup, static_map", l->name, d.name);
-		}
-		if (d.static_map && strcmp(d.name, "static_map"))
-			return fail(w, dn, "label \"%s\": static_map goes with decoder static_map, not %s", l->name, d.name);
-		if (d.allow_unknown_given && strcmp(d.name, "static_map"))
-			return fail(w, dn, "label \"%s\": allow_unknown goes with decoder static_map, not %s", l->name,
-				    d.name);
-		if (k->input == TAKES_BYTES && i > 0)
-			return fail(w, dn, "label \"%s\": decoder %s reads the key's bytes, so it must be the label's "
-					   "first decoder", l->name, d.name);
-		if (k->input == TAKES_NUMBER_TEXT && !uint_pending)
-			return fail(w, dn, "label \"%s\": decoder %s reads a number's text: put `- name: uint` right "
-					   "before it", l->name, d.name);
-		if (k->input == TAKES_TEXT && i == 0)
-			return fail(w, dn, "label \"%s\": decoder %s reads text: put a decoder that makes it (uint, "
-					   "string, ...) before it", l->name, d.name);
-		if (uint_pending && k->input != TAKES_NUMBER_TEXT &&
-		    decoder_chain_add(&l->decoders, "uint", NULL, 0, why, sizeof(why)))
-			return fail(w, dn, "%s", why);
-		uint_pending = !strcmp(d.name, "uint");
-		if (uint_pending)
-			continue;
-		if (k->input == TAKES_TEXT) {
-			if (add_static_map(w, &d, &l->decoders))
-				return -1;
-		} else if (decoder_chain_add(&l->decoders, d.name, NULL, 0, why, sizeof(why))) {
-			return fail(w, dn, "%s", why);
-		}
 	}
-	if (uint_pending && decoder_chain_add(&l->decoders, "uint", NULL, 0, why, sizeof(why)))
-		return fail(w, seq, "%s", why);
 	return 0;
 }
 
@@ -339,9 +262,12 @@ static int read_label(const struct walk *w, const yaml_node_t *n, struct program
 		const yaml_node_t *only = decoders_node->data.sequence.items.top - decoders_node->data.sequence.items.start == 1
 						  ? node_at(w, decoders_node->data.sequence.items.start[0])
 						  : NULL;
-		struct decoder_spec d;
+		struct decoder_read d;
+		int bad = !only || read_decoder(w, only, &d) || strcmp(d.name, "uint");
 
-		if (!only || read_decoder(w, only, &d) || strcmp(d.name, "uint"))
+		if (only)
+			decoder_read_free(&d);
+		if (bad)
 			return only && w->err[0] ? -1
 						 : fail(w, decoders_node, "the histogram's last label \"%s\" is its bucket "
 									  "index: its decoders are `- name: uint` only", l->name);

@@ -350,13 +350,16 @@ static int parse_probe(const struct conf_node *n, struct program_probe *p, char 
 
 static int parse_param(const struct option *o, struct program_param *p, char *err, size_t errlen)
 {
-	if (o->nvalues != 2 || o->values[0].type != OPT_STRING || o->values[1].type == OPT_BOOLEAN) {
-		snprintf(err, errlen, "Param takes a global's name and a number or string: Param \"min_us\" 10");
+	if (o->nvalues != 2 || o->values[0].type != OPT_STRING) {
+		snprintf(err, errlen, "Param takes a global's name and a number, string, true or false: "
+				      "Param \"min_us\" 10, Param \"targ_per_disk\" true");
 		return -1;
 	}
 	snprintf(p->name, sizeof(p->name), "%s", o->values[0].string);
-	p->is_number = o->values[1].type == OPT_NUMBER;
-	p->number = o->values[1].number;
+	/* libbpf-tools' knobs are `const volatile bool`: true/false is the number 1/0, which
+	 * fits a bool (a 1-byte integer in BTF) and any integer global alike. */
+	p->is_number = o->values[1].type == OPT_NUMBER || o->values[1].type == OPT_BOOLEAN;
+	p->number = o->values[1].type == OPT_BOOLEAN ? (o->values[1].boolean ? 1 : 0) : o->values[1].number;
 	if (!p->is_number)
 		snprintf(p->text, sizeof(p->text), "%s", o->values[1].string);
 	return 0;

@@ -44,7 +44,7 @@ write_config "$WORK/collectd.conf" <<CONF
   </Program>
   <Program "libbpf_tools">
     Object "$OBJ/style_libbpf_tools.bpf.o"
-    Param "filter_dev" 1
+    Param "filter_dev" true
     Param "targ_dev" $DEVT
     <Probe "issue">
       Program "issue_btf" "issue_raw"

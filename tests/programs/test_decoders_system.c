@@ -75,6 +75,9 @@ static void test_majorminor(void)
 	CHECK_STR(decode1("majorminor", "kernel", &kdev64, 8), l.name);
 	CHECK_STR(decode1("majorminor", "stat", &sdev64, 8), l.name);
 	CHECK_STR(decode1("majorminor", "stat", &sdev32, 4), l.name);
+	/* ebpf_exporter's programs write stat's encoding in a u32 (its MKDEV is user space's) */
+	CHECK_STR(decode1("majorminor", "ebpf_exporter", &sdev32, 4), l.name);
+	CHECK_STR(decode1("majorminor", "ebpf_exporter", &sdev64, 8), l.name);
 	printf("majorminor: %s is %u:%u, kernel 0x%x, stat 0x%llx\n", l.name, major(st.st_rdev), minor(st.st_rdev),
 	       kdev32, (unsigned long long)sdev64);
 	loop_device_remove(&l);

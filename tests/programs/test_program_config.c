@@ -7,6 +7,7 @@
 #include "tests/programs/conf_text.h"
 #include "tests/testing.h"
 
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <stdbool.h>
 
@@ -67,7 +68,7 @@ static void test_parse_errors(void)
 			  "valid: Type, ValueField"));
 	CHECK(parse_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Probe \"sync\">\n  </Probe>\n  <Counter \"c\">\n  </Counter>\n</Program>",
 			  "lists no programs"));
-	CHECK(parse_fails("<Program \"p\">\n  Object \"/x.o\"\n  Param \"x\" true\n</Program>", "Param takes"));
+	CHECK(parse_fails("<Program \"p\">\n  Object \"/x.o\"\n  Param \"x\"\n</Program>", "Param takes"));
 	/* Percentile is the collectd plugin's: it takes it out of <Histogram> before the core
 	 * parses the block (a bad value there: tests/unit/test_presentation.c). The core refuses
 	 * it as none of its keys, and lists its own, Precision among them. */
@@ -215,10 +216,78 @@ static void test_resolve(void)
 			    SYNC_LATENCY, "PerCPU: map \"start_at\" is not a per-CPU map"));
 }
 
+/* The bytes Param wrote into global `name` of obj (its .rodata's initial value). */
+static int global_bytes(struct bpf_object *obj, const char *name, uint8_t *out, size_t len)
+{
+	const struct btf *btf = bpf_object__btf(obj);
+	struct bpf_map *map;
+	int id = btf ? btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC) : -1;
+	const struct btf_type *sec = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	const struct btf_var_secinfo *v = sec ? btf_var_secinfos(sec) : NULL;
+	const char *data;
+	size_t size;
+
+	bpf_object__for_each_map(map, obj) {
+		const char *m = bpf_map__name(map);
+
+		if (strlen(m) < 7 || strcmp(m + strlen(m) - 7, ".rodata"))
+			continue;
+		data = bpf_map__initial_value(map, &size);
+		for (int i = 0; v && data && i < btf_vlen(sec); i++)
+			if (!strcmp(btf__name_by_offset(btf, btf__type_by_id(btf, v[i].type)->name_off), name) &&
+			    v[i].offset + len <= size) {
+				memcpy(out, data + v[i].offset, len);
+				return 0;
+			}
+	}
+	return -1;
+}
+
+/* libbpf-tools' `const volatile bool filter_dev`: `Param "filter_dev" true` writes 1 into it,
+ * false 0; a bool into a u32 global (targ_dev) is the number too. */
+static void test_param_boolean(void)
+{
+	struct conf_node *tree = conf_text("<Program \"lat\">\n  Object \"/x.o\"\n  Param \"filter_dev\" true\n"
+					   "  Param \"targ_dev\" true\n  <Histogram \"hists\">\n    Layout \"value\"\n"
+					   "    SlotsField \"slots\"\n    Buckets \"log2\"\n    <Label \"device\">\n      Field \"dev\"\n    </Label>\n"
+					   "  </Histogram>\n</Program>");
+	struct bpf_object *obj = open_object(LIBBPF_TOOLS);
+	struct program_config c;
+	struct program_layout l;
+	uint8_t flag = 7;
+	uint32_t dev = 7;
+
+	CHECK(program_config_parse(tree, &c, err, sizeof(err)) == 0);
+	CHECK(c.nparams == 2 && c.params[0].is_number && c.params[0].number == 1);
+	CHECK(program_resolve(&c, obj, &l, err, sizeof(err)) == 0 || (fprintf(stderr, "  %s\n", err), 0));
+	CHECK(global_bytes(obj, "filter_dev", &flag, 1) == 0 && flag == 1);
+	CHECK(global_bytes(obj, "targ_dev", (uint8_t *)&dev, 4) == 0 && dev == 1);
+	bpf_object__close(obj);
+	program_config_free(&c);
+	conf_text_free(tree);
+
+	tree = conf_text("<Program \"lat\">\n  Object \"/x.o\"\n  Param \"filter_dev\" false\n"
+			 "  <Histogram \"hists\">\n    Layout \"value\"\n    SlotsField \"slots\"\n"
+			 "    Buckets \"log2\"\n    <Label \"device\">\n      Field \"dev\"\n    </Label>\n  </Histogram>\n</Program>");
+	obj = open_object(LIBBPF_TOOLS);
+	flag = 7;
+	CHECK(program_config_parse(tree, &c, err, sizeof(err)) == 0);
+	CHECK(program_resolve(&c, obj, &l, err, sizeof(err)) == 0 || (fprintf(stderr, "  %s\n", err), 0));
+	CHECK(global_bytes(obj, "filter_dev", &flag, 1) == 0 && flag == 0);
+	bpf_object__close(obj);
+	program_config_free(&c);
+	conf_text_free(tree);
+	/* a boolean is a number: not for a char array */
+	CHECK(resolve_fails("<Program \"p\">\n  Object \"/x.o\"\n  Param \"comm\" true\n  <Counter \"writes\">\n"
+			    "  </Counter>\n</Program>", "tests/programs/write_sizes.bpf.o",
+			    "Param \"comm\" is a number, but the global is"));
+}
+
 int main(void)
 {
 	libbpf_set_print(NULL);
 	test_parse_errors();
 	test_resolve();
+	test_param_boolean();
 	return testing_done();
 }

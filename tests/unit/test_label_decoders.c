@@ -9,6 +9,7 @@
 
 #include <arpa/inet.h>
 #include <stdint.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 
 /* Decodes bytes through the chain `spec` ("uint", "static_map 0=read 1=write": a decoder per
@@ -164,6 +165,35 @@ static void test_majorminor_encodings(void)
 	CHECK_STR(decode("majorminor stat", &(uint64_t){ makedev(5000, 1) }, 8), "0x100000038801");
 }
 
+/* ebpf_exporter's chains: each decoder takes the one before's output, so syscall, errno and
+ * cgroup read the decimal text `uint` makes (of any size: cfs-throttling's cgroup id is 4
+ * bytes); argument "ebpf_exporter" prints what has no name as ebpf_exporter does. */
+static void test_exporter_chains(void)
+{
+	uint64_t write_nr = SYS_write, big = 100000, enoent = 2, eunknown = 5000;
+	uint32_t write32 = SYS_write;
+	uint32_t nodisk = (uint32_t)makedev(4000, 70000);
+
+	CHECK_STR(decode("uint|syscall", &write_nr, 8), "write");
+	CHECK_STR(decode("uint|syscall", &write32, 4), "write");
+	CHECK_STR(decode("uint|syscall", &big, 8), "sys_100000");
+	CHECK_STR(decode("uint|syscall ebpf_exporter", &big, 8), "unknown_syscall:100000");
+	CHECK_STR(decode("syscall ebpf_exporter", &write_nr, 8), "write");
+	CHECK_STR(decode("uint|errno", &enoent, 8), "ENOENT");
+	CHECK_STR(decode("uint|errno", &eunknown, 8), "5000");
+	CHECK_STR(decode("uint|errno ebpf_exporter", &eunknown, 8), "unknown:5000");
+	/* text that is not a number passes unchanged */
+	CHECK_STR(decode("string|syscall", "abc", 4), "abc");
+	CHECK_STR(decode("string|errno", "12x", 4), "12x");
+	CHECK_STR(decode("string|syscall", "", 4), "");
+	/* uint's text of a u64 above INT64_MAX: the same bits as the raw bytes (-1, EPERM) */
+	CHECK_STR(decode("uint|errno", &(uint64_t){ UINT64_MAX }, 8), "EPERM");
+	CHECK_STR(decode("errno", &(uint64_t){ UINT64_MAX }, 8), "EPERM");
+	CHECK_STR(decode("majorminor ebpf_exporter", &nodisk, 4), "unknown:4000:70000");
+	CHECK_STR(decode("majorminor ebpf_exporter", &(uint64_t){ nodisk | 0xabcd00000000ull }, 8),
+		  "unknown:4000:70000"); /* the first 4 bytes only, as ebpf_exporter reads them */
+}
+
 static void test_config_errors(void)
 {
 	const char *one_arg[] = { "x" }, *bad_entry[] = { "0read" }, *empty_text[] = { "0=" },
@@ -182,7 +212,13 @@ static void test_config_errors(void)
 		  "label \"device\": decoder uint takes no arguments, it was given 1");
 	CHECK_STR(config_error(NULL, "majorminor", enc, 1, 0),
 		  "label \"device\": decoder majorminor: unknown dev_t encoding \"little\": \"kernel\" (major << 20 "
-		  "| minor, as block tracepoints and s_dev hold it; the default) or \"stat\" (as stat()'s st_dev)");
+		  "| minor, as block tracepoints and s_dev hold it; the default), \"stat\" (as stat()'s st_dev) or "
+		  "\"ebpf_exporter\" (stat's in the first 4 bytes, an unknown disk as \"unknown:MAJOR:MINOR\")");
+	CHECK_STR(config_error(NULL, "syscall", enc, 1, 0),
+		  "label \"device\": decoder syscall: unknown argument \"little\": the only one is \"ebpf_exporter\" (a "
+		  "value without a name prints as ebpf_exporter prints it)");
+	CHECK_STR(config_error(NULL, "errno", three, 3, 0),
+		  "label \"device\": decoder errno takes 0 to 1 arguments, it was given 3");
 	CHECK_STR(config_error(NULL, "majorminor", three, 3, 0),
 		  "label \"device\": decoder majorminor takes 0 to 1 arguments, it was given 3");
 	CHECK_STR(config_error(NULL, "static_map", NULL, 0, 0),
@@ -311,6 +347,12 @@ static void test_ksym_table(void)
 	CHECK_STR(ksym_table_find(&t, 0xffffffff81003001ull), "second_func"); /* the absolute one is left out */
 	CHECK_STR(ksym_table_find(&t, 0xffffffffc0a01010ull), "ext4_thing");
 	CHECK_STR(ksym_table_find(&t, 0xffffffffc0a02000ull), "last");
+	/* ebpf_exporter's ksym: a symbol's own address only */
+	CHECK_STR(ksym_table_exact(&t, 0xffffffff81001000ull), "first_func");
+	CHECK(ksym_table_exact(&t, 0xffffffff81001001ull) == NULL);
+	CHECK(ksym_table_exact(&t, 0xffffffff81002fffull) == NULL);
+	CHECK_STR(ksym_table_exact(&t, 0xffffffffc0a02000ull), "last");
+	CHECK(ksym_table_exact(&t, 0xffffffff80ffffffull) == NULL);
 	CHECK(ksym_table_find(&t, 0xffffffff80ffffffull) == NULL);
 	CHECK(ksym_table_find(&t, 0xffffffffc0a02001ull) == NULL);
 	ksym_table_free(&t);
@@ -323,6 +365,7 @@ int main(void)
 	test_numbers();
 	test_text();
 	test_majorminor_encodings();
+	test_exporter_chains();
 	test_config_errors();
 	test_label_value_safe();
 	test_ksym_table();

@@ -1,0 +1,147 @@
+#include "libcore/programs/exporter_decoders.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum input { READS_BYTES, READS_NUMBER_TEXT, READS_TEXT };
+
+struct exporter_decoder {
+	const char *name;
+	enum input input;
+	const char *arg; /* the chain decoder's argument that gives ebpf_exporter's output, or NULL */
+};
+
+/* The ebpf_exporter decoders honoured here, with what each reads in its chain. Their
+ * outputs match ebpf_exporter's (doc/programs.md), unnamed values included. */
+static const struct exporter_decoder decoders[] = {
+	{ "uint", READS_BYTES, NULL },
+	{ "string", READS_BYTES, NULL },
+	{ "hex", READS_BYTES, NULL },
+	{ "inet_ip", READS_BYTES, NULL },
+	/* its programs write the dev_t with user space's MKDEV; the name, else unknown:M:m */
+	{ "majorminor", READS_BYTES, "ebpf_exporter" },
+	{ "ksym", READS_BYTES, "ebpf_exporter" },
+	{ "syscall", READS_NUMBER_TEXT, "ebpf_exporter" },
+	{ "errno", READS_NUMBER_TEXT, "ebpf_exporter" },
+	{ "cgroup", READS_NUMBER_TEXT, "ebpf_exporter" },
+	{ "static_map", READS_TEXT, NULL },
+};
+const char exporter_decoders_here[] = "uint, string, hex, inet_ip, majorminor, ksym, syscall, errno, cgroup, "
+				      "static_map";
+
+/* ebpf_exporter's other decoders, and why each is not here yet. */
+static const struct {
+	const char *name, *why;
+} not_yet[] = {
+	{ "regexp", "it drops the whole label set when no pattern matches, which the reader cannot do yet" },
+	{ "kstack", "stacks of kernel addresses" },
+	{ "ifname", "network interface names" },
+	{ "dname", "DNS names in wire format" },
+	{ "pci_vendor", "pci.ids" },
+	{ "pci_device", "pci.ids" },
+	{ "pci_class", "pci.ids" },
+	{ "pci_subclass", "pci.ids" },
+};
+
+static const struct exporter_decoder *decoder_named(const char *name)
+{
+	for (size_t i = 0; i < sizeof(decoders) / sizeof(decoders[0]); i++)
+		if (!strcmp(decoders[i].name, name))
+			return &decoders[i];
+	return NULL;
+}
+
+static const char *not_yet_why(const char *name)
+{
+	for (size_t i = 0; i < sizeof(not_yet) / sizeof(not_yet[0]); i++)
+		if (!strcmp(not_yet[i].name, name))
+			return not_yet[i].why;
+	return NULL;
+}
+
+enum exporter_decoder_support exporter_decoder_support(const char *name)
+{
+	return decoder_named(name) ? EXPORTER_DECODER_HERE
+	       : not_yet_why(name) ? EXPORTER_DECODER_NOT_YET : EXPORTER_DECODER_UNKNOWN;
+}
+
+/* static_map's entries as the chain's arguments, and "*=unknown:" (what ebpf_exporter
+ * prints for a value without an entry) unless allow_unknown. */
+static int add_static_map(struct decoder_chain *chain, const char *label, const struct exporter_decoder_spec *d,
+			  char *err, size_t errlen)
+{
+	const char **args;
+	int nargs = d->nstatic_map, r;
+
+	if (!d->has_static_map) {
+		snprintf(err, errlen, "label \"%s\": decoder static_map needs its static_map: entries (`1: read`)", label);
+		return -1;
+	}
+	args = calloc((size_t)nargs + 1, sizeof(*args));
+	if (!args) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	memcpy(args, d->static_map, (size_t)nargs * sizeof(*args));
+	if (!d->allow_unknown)
+		args[nargs++] = "*=unknown:";
+	if (nargs == 0) { /* an empty map with allow_unknown: every value as it is */
+		free(args);
+		return 0;
+	}
+	r = decoder_chain_add(chain, "static_map", args, nargs, err, errlen);
+	free(args);
+	return r;
+}
+
+int exporter_decoder_add(struct decoder_chain *chain, const char *label, int position,
+			 const struct exporter_decoder_spec *d, char *err, size_t errlen)
+{
+	const struct exporter_decoder *k = decoder_named(d->name);
+	const char *why = not_yet_why(d->name);
+
+	if (!k && why) {
+		snprintf(err, errlen, "label \"%s\": decoder \"%s\" is not supported yet (%s); the decoders here: %s",
+			 label, d->name, why, exporter_decoders_here);
+		return -1;
+	}
+	if (!k) {
+		snprintf(err, errlen, "label \"%s\": unknown decoder \"%s\"; the decoders here: %s", label, d->name,
+			 exporter_decoders_here);
+		return -1;
+	}
+	if (d->has_static_map && strcmp(d->name, "static_map")) {
+		snprintf(err, errlen, "label \"%s\": static_map goes with decoder static_map, not %s", label, d->name);
+		return -1;
+	}
+	if (d->allow_unknown_given && strcmp(d->name, "static_map")) {
+		snprintf(err, errlen, "label \"%s\": allow_unknown goes with decoder static_map, not %s", label, d->name);
+		return -1;
+	}
+	if (d->has_regexps) {
+		snprintf(err, errlen, "label \"%s\": regexps go with decoder regexp, which is not supported yet (%s)",
+			 label, not_yet_why("regexp"));
+		return -1;
+	}
+	/* ebpf_exporter would run a byte decoder on the text before it, or parse raw bytes as
+	 * a number's text; neither gives a label, so both are refused. */
+	if (k->input == READS_BYTES && position > 0) {
+		snprintf(err, errlen, "label \"%s\": decoder %s reads the key's bytes, so it must be the label's first "
+				      "decoder", label, d->name);
+		return -1;
+	}
+	if (k->input == READS_NUMBER_TEXT && position == 0) {
+		snprintf(err, errlen, "label \"%s\": decoder %s reads a number's text: put `- name: uint` before it",
+			 label, d->name);
+		return -1;
+	}
+	if (k->input == READS_TEXT && position == 0) {
+		snprintf(err, errlen, "label \"%s\": decoder %s reads text: put a decoder that makes it (uint, string, "
+				      "...) before it", label, d->name);
+		return -1;
+	}
+	if (k->input == READS_TEXT)
+		return add_static_map(chain, label, d, err, errlen);
+	return decoder_chain_add(chain, d->name, k->arg ? &k->arg : NULL, k->arg ? 1 : 0, err, errlen);
+}

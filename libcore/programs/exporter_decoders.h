@@ -1,0 +1,40 @@
+/* ebpf_exporter's label decoders (`decoders: [{name: uint}, {name: syscall}]`) as this
+ * project's decoder chains (libcore/decode/label_decoder.h), with ebpf_exporter's semantics:
+ * each decoder takes the one before's output; the ones that read bytes (uint, string, hex,
+ * inet_ip, ksym, majorminor) come first, the ones that read text (syscall, errno and cgroup a
+ * number's text, static_map any text) after one that makes it; a value without a name prints
+ * as ebpf_exporter prints it (the decoders' "ebpf_exporter" argument). The YAML is read by
+ * exporter_config.c; this file knows only what each decoder means. */
+#ifndef EBPF_PROGRAMS_EXPORTER_DECODERS_H
+#define EBPF_PROGRAMS_EXPORTER_DECODERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "libcore/decode/label_decoder.h"
+
+/* One decoder of a YAML label, as read. */
+struct exporter_decoder_spec {
+	const char *name;
+	const char *const *static_map; /* "value=text" entries (static_map only) */
+	int nstatic_map;
+	bool has_static_map, allow_unknown, allow_unknown_given, has_regexps;
+};
+
+/* What ebpf_exporter's decoder `name` is here. */
+enum exporter_decoder_support {
+	EXPORTER_DECODER_HERE,    /* honoured, with its semantics */
+	EXPORTER_DECODER_NOT_YET, /* one of ebpf_exporter's, not here yet */
+	EXPORTER_DECODER_UNKNOWN, /* not one of ebpf_exporter's */
+};
+enum exporter_decoder_support exporter_decoder_support(const char *name);
+
+/* ", "-separated names of the decoders honoured here, for messages. */
+extern const char exporter_decoders_here[];
+
+/* Appends decoder d, the position-th (0: first) of label `label`, to chain. 0, or -1 with
+ * err saying what is wrong and the fix (without the file and line: the caller adds them). */
+int exporter_decoder_add(struct decoder_chain *chain, const char *label, int position,
+			 const struct exporter_decoder_spec *d, char *err, size_t errlen);
+
+#endif
