@@ -169,7 +169,8 @@ int safe_dirs_open_parent(const char *path, uid_t allowed_uid, const char *risk,
 		 * is opened as itself, to be looked at before it is followed. */
 		fd = openat(w.fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0) {
-			snprintf(err, errlen, "cannot open directory \"%s\": %s", w.at, strerror(errno));
+			snprintf(err, errlen, "cannot open directory \"%s\" (on the way to \"%s\"): %s", w.at, path,
+				 strerror(errno));
 			goto fail;
 		}
 		if (fstat(fd, &st) == 0 && S_ISLNK(st.st_mode)) {

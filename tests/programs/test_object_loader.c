@@ -118,6 +118,7 @@ static void test_file_checks(void)
 	CHECK(mkfifo(fifo, 0600) == 0);
 	CHECK(refused_with(fifo, (uid_t)-1, "not a regular file"));
 	CHECK(refused_with("/nonexistent/x.bpf.o", (uid_t)-1, "No such file"));
+	CHECK(strstr(err, "directory \"/nonexistent\" (on the way to \"/nonexistent/x.bpf.o\")") != NULL);
 }
 
 static struct bpf_object *open_bytes(const char *name, struct object_bytes *b)
