@@ -1,9 +1,12 @@
+#define _GNU_SOURCE /* O_PATH */
 #include "libcore/engine/safe_dirs.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 bool safe_owner(const struct stat *st, uid_t allowed_uid)
 {
@@ -25,34 +28,173 @@ void safe_explain_mode(const char *what, const char *path, const struct stat *st
 		 (st->st_mode & S_IWOTH) ? "everyone" : "its group", (unsigned)(st->st_mode & 07777), risk, path);
 }
 
-int safe_dirs_check(const char *real, uid_t allowed_uid, const char *risk, char *err, size_t errlen)
+/* A walk in progress: the checked directory reached so far, and its path as walked (for
+ * errors: the physical path, as realpath would give it, built component by component). */
+struct walk {
+	int fd;
+	char at[PATH_MAX];
+	uid_t allowed_uid;
+	const char *risk;
+	char *err;
+	size_t errlen;
+};
+
+/* fd (the component at w->at) becomes the walk's directory if it is a safe one. */
+static int enter(struct walk *w, int fd)
 {
-	char dir[PATH_MAX];
+	struct stat st;
 
-	snprintf(dir, sizeof(dir), "%s", real);
-	for (;;) {
-		char *slash = strrchr(dir, '/');
-		struct stat st;
-
-		if (!slash)
-			return 0;
-		if (slash == dir)
-			slash[1] = '\0';
-		else
-			*slash = '\0';
-		if (stat(dir, &st)) {
-			snprintf(err, errlen, "cannot check directory \"%s\": %s", dir, strerror(errno));
-			return -1;
-		}
-		if (!safe_owner(&st, allowed_uid)) {
-			safe_explain_owner("directory", dir, &st, risk, err, errlen);
-			return -1;
-		}
-		if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !((st.st_mode & S_ISVTX) && st.st_uid == 0)) {
-			safe_explain_mode("directory", dir, &st, risk, err, errlen);
-			return -1;
-		}
-		if (!strcmp(dir, "/"))
-			return 0;
+	if (fstat(fd, &st))
+		snprintf(w->err, w->errlen, "cannot check directory \"%s\": %s", w->at, strerror(errno));
+	else if (!S_ISDIR(st.st_mode))
+		snprintf(w->err, w->errlen, "\"%s\" is not a directory", w->at);
+	else if (!safe_owner(&st, w->allowed_uid))
+		safe_explain_owner("directory", w->at, &st, w->risk, w->err, w->errlen);
+	else if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !((st.st_mode & S_ISVTX) && st.st_uid == 0))
+		safe_explain_mode("directory", w->at, &st, w->risk, w->err, w->errlen);
+	else {
+		if (w->fd >= 0)
+			close(w->fd);
+		w->fd = fd;
+		return 0;
 	}
+	close(fd);
+	return -1;
+}
+
+static int enter_root(struct walk *w)
+{
+	int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	snprintf(w->at, sizeof(w->at), "/");
+	if (fd < 0) {
+		snprintf(w->err, w->errlen, "cannot open directory \"/\": %s", strerror(errno));
+		return -1;
+	}
+	return enter(w, fd);
+}
+
+/* w->at one step further: "/name" appended, or for ".." its last component removed (the
+ * kernel's ".." is the physical parent, which is what openat(fd, "..") opens). */
+static void step(struct walk *w, const char *name)
+{
+	size_t n = strlen(w->at);
+
+	if (!strcmp(name, "..")) {
+		char *slash = strrchr(w->at, '/');
+
+		slash[slash == w->at] = '\0';
+		return;
+	}
+	snprintf(w->at + n, sizeof(w->at) - n, "%s%s", n > 1 ? "/" : "", name);
+}
+
+/* The link `fd`, at w->at in the directory `parent`: if root or the allowed user owns it,
+ * todo becomes its target followed by `rest` (what was left to walk after it), to be walked
+ * from "/" or from parent. */
+static int follow(struct walk *w, int fd, const char *parent, const char *rest, char *todo, size_t todolen)
+{
+	char target[PATH_MAX], shown[2 * PATH_MAX + 2], next[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+
+	if (fstat(fd, &st) || (n = readlinkat(fd, "", target, sizeof(target) - 1)) < 0) {
+		snprintf(w->err, w->errlen, "cannot read the symbolic link \"%s\": %s", w->at, strerror(errno));
+		return -1;
+	}
+	target[n] = '\0';
+	if (!safe_owner(&st, w->allowed_uid)) {
+		snprintf(shown, sizeof(shown), "%s%s%s", target[0] == '/' ? "" : parent,
+			 target[0] == '/' || !strcmp(parent, "/") ? "" : "/", target);
+		snprintf(w->err, w->errlen,
+			 "\"%s\" is a symbolic link owned by uid %u, not by root or collectd's user: anyone who owns it "
+			 "can point it elsewhere and %s (write the path with \"%s\" instead, where it points now, or "
+			 "chown -h root \"%s\")",
+			 w->at, (unsigned)st.st_uid, w->risk, shown, w->at);
+		return -1;
+	}
+	if ((size_t)snprintf(next, sizeof(next), "%s/%s", target, rest) >= sizeof(next) ||
+	    strlen(next) >= todolen) {
+		snprintf(w->err, w->errlen, "cannot follow the symbolic link \"%s\": %s", w->at, strerror(ENAMETOOLONG));
+		return -1;
+	}
+	memcpy(todo, next, strlen(next) + 1);
+	if (target[0] == '/')
+		return enter_root(w);
+	snprintf(w->at, sizeof(w->at), "%s", parent);
+	return 0;
+}
+
+int safe_dirs_open_parent(const char *path, uid_t allowed_uid, const char *risk, const char **last, char *err,
+			  size_t errlen)
+{
+	struct walk w = { .fd = -1, .allowed_uid = allowed_uid, .risk = risk, .err = err, .errlen = errlen };
+	const char *slash = strrchr(path, '/');
+	char todo[PATH_MAX];
+	size_t pos = 0;
+	int links = 0;
+
+	if (path[0] != '/') {
+		snprintf(err, errlen, "\"%s\" is not an absolute path", path);
+		return -1;
+	}
+	if ((size_t)(slash - path) >= sizeof(todo)) {
+		snprintf(err, errlen, "\"%.200s...\": %s", path, strerror(ENAMETOOLONG));
+		return -1;
+	}
+	*last = slash[1] ? slash + 1 : ".";
+	snprintf(todo, sizeof(todo), "%.*s", (int)(slash - path), path);
+	if (enter_root(&w))
+		return -1;
+	while (todo[pos]) {
+		char name[NAME_MAX + 1], parent[PATH_MAX];
+		size_t len;
+		struct stat st;
+		int fd;
+
+		pos += strspn(todo + pos, "/");
+		len = strcspn(todo + pos, "/");
+		if (len > NAME_MAX) {
+			snprintf(err, errlen, "a component of \"%s\" is longer than %d characters", path, NAME_MAX);
+			goto fail;
+		}
+		memcpy(name, todo + pos, len);
+		name[len] = '\0';
+		pos += len;
+		if (!len || !strcmp(name, "."))
+			continue;
+		snprintf(parent, sizeof(parent), "%s", w.at);
+		step(&w, name);
+		/* O_PATH: search permission on the directory is all it needs; O_NOFOLLOW: a link
+		 * is opened as itself, to be looked at before it is followed. */
+		fd = openat(w.fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			snprintf(err, errlen, "cannot open directory \"%s\" (on the way to \"%s\"): %s", w.at, path,
+				 strerror(errno));
+			goto fail;
+		}
+		if (fstat(fd, &st) == 0 && S_ISLNK(st.st_mode)) {
+			int r;
+
+			if (++links > SAFE_DIRS_MAX_LINKS) {
+				snprintf(err, errlen, "cannot walk \"%s\": more than %d symbolic links on the way (a loop?)",
+					 path, SAFE_DIRS_MAX_LINKS);
+				close(fd);
+				goto fail;
+			}
+			r = follow(&w, fd, parent, todo + pos, todo, sizeof(todo));
+			close(fd);
+			if (r)
+				goto fail;
+			pos = 0;
+			continue;
+		}
+		if (enter(&w, fd))
+			goto fail;
+	}
+	return w.fd;
+fail:
+	if (w.fd >= 0)
+		close(w.fd);
+	return -1;
 }

@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,31 +41,33 @@ static int read_all(int fd, size_t len, struct object_bytes *out, const char *pa
 
 int object_file_read(const char *path, uid_t allowed_uid, struct object_bytes *out, char *err, size_t errlen)
 {
-	char real[PATH_MAX];
 	struct stat lst, st;
-	int fd, r;
+	const char *base;
+	int dirfd, fd, r;
 
 	out->data = NULL;
 	out->len = 0;
-	if (lstat(path, &lst)) {
+	/* Every directory from "/" down, walked and checked (safe_dirs.h); the file is then
+	 * looked at and opened in the directory that was checked. */
+	dirfd = safe_dirs_open_parent(path, allowed_uid, OBJECT_RISK, &base, err, errlen);
+	if (dirfd < 0)
+		return -1;
+	if (fstatat(dirfd, base, &lst, AT_SYMLINK_NOFOLLOW)) {
 		snprintf(err, errlen, "cannot use BPF object \"%s\": %s", path, strerror(errno));
+		close(dirfd);
 		return -1;
 	}
 	if (S_ISLNK(lst.st_mode)) {
 		snprintf(err, errlen,
 			 "BPF object \"%s\" is a symbolic link: name the file itself, so that what is "
 			 "checked is what is loaded", path);
+		close(dirfd);
 		return -1;
 	}
-	if (!realpath(path, real)) {
-		snprintf(err, errlen, "cannot resolve \"%s\": %s", path, strerror(errno));
-		return -1;
-	}
-	if (safe_dirs_check(real, allowed_uid, OBJECT_RISK, err, errlen))
-		return -1;
 	/* O_NONBLOCK: a FIFO put there must not hang collectd's start; O_NOFOLLOW: a link
-	 * swapped in after lstat() is refused too. */
-	fd = open(real, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	 * swapped in after fstatat() is refused too. */
+	fd = openat(dirfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	close(dirfd);
 	if (fd < 0) {
 		snprintf(err, errlen, "cannot open BPF object \"%s\": %s", path, strerror(errno));
 		return -1;

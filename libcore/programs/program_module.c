@@ -228,6 +228,16 @@ static int check_bytes_contained(void *ctx)
 	return check_bytes(ctx, &refused, err, sizeof(err));
 }
 
+/* The whole check of bytes read: first in a child, where a libbpf crash is a refusal, then
+ * here. */
+static int check_read_bytes(struct program_state *s, bool *refused, char *err, size_t errlen)
+{
+	*refused = true;
+	if (object_check_contained(check_bytes_contained, s, s->cfg.object, err, errlen))
+		return -1;
+	return check_bytes(s, refused, err, errlen);
+}
+
 /* Reads, checks and opens the object once at config time. Two kinds of errors: the loader
  * refusing the object (unsafe file, a forbidden helper or program type, an object libbpf
  * crashes on: *refused, the program stays off and the others run), and the configuration
@@ -236,10 +246,30 @@ static int check_bytes_contained(void *ctx)
 static int check_object(struct program_state *s, bool *refused, char *err, size_t errlen)
 {
 	*refused = true;
-	if (object_file_read(s->cfg.object, geteuid(), &s->bytes, err, errlen) ||
-	    object_check_contained(check_bytes_contained, s, s->cfg.object, err, errlen))
+	if (object_file_read(s->cfg.object, geteuid(), &s->bytes, err, errlen))
 		return -1;
-	return check_bytes(s, refused, err, errlen);
+	return check_read_bytes(s, refused, err, errlen);
+}
+
+int program_module_check_bytes(const struct conf_node *block, const void *bytes, size_t len, bool *refused,
+			       char *err, size_t errlen)
+{
+	struct program_state *s = calloc(1, sizeof(*s));
+	int r = -1;
+
+	*refused = false;
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (!program_config_parse(block, &s->cfg, err, errlen)) {
+		s->bytes.data = (void *)bytes; /* borrowed: not freed below */
+		s->bytes.len = len;
+		r = check_read_bytes(s, refused, err, errlen);
+	}
+	program_config_free(&s->cfg);
+	free(s);
+	return r;
 }
 
 /* After libbpf's relocations, before anything attaches: what the kernel got passes the

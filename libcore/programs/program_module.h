@@ -6,6 +6,7 @@
 #ifndef EBPF_PROGRAMS_PROGRAM_MODULE_H
 #define EBPF_PROGRAMS_PROGRAM_MODULE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "libcore/engine/options.h"
@@ -15,6 +16,14 @@ struct module;
 /* The module of a `<Program "name">` block: configuration parsed, object read safely,
  * policy checked, configuration checked against the object's BTF. NULL with err. */
 struct module *program_module_new(const struct conf_node *block, char *err, size_t errlen);
+
+/* What program_module_new() checks of an object, on its bytes instead of the file named by
+ * the block's Object: the calls, libbpf's open (in a child first), the program types, the
+ * block against the object's BTF (program_resolve) and the probe points. For the object
+ * fuzzer (tests/fuzz/fuzz_object.c). 0, or -1 with err and *refused as program_module_new()
+ * tells them apart (a refused object, or a block that does not match it). */
+int program_module_check_bytes(const struct conf_node *block, const void *bytes, size_t len, bool *refused,
+			       char *err, size_t errlen);
 
 /* Why the loader refused the program's object (it cannot be read, is unsafe, or calls what
  * the policy refuses): the module then stays off when started, and the others run. NULL

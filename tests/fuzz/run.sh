@@ -18,7 +18,9 @@ for name in snapshot mib_view config decoders object exporter_config; do
 	if [ "$name" = object ]; then
 		# Real objects, as the build made them (the loader's test objects and users' programs).
 		cp "$top_builddir"/tests/programs/*.bpf.o "$top_builddir"/contrib/programs/*.bpf.o "$work/$name/"
-		max_len=65536
+		# The whole object, not its first 64 KiB: the seeds' BTF (what program_resolve
+		# reads) lies past that in the larger ones.
+		max_len=1048576
 		# It forks a checker per input (about 470 a second under CI's sanitized pass): at
 		# least 5 s, so that it too runs the 1000 inputs every fuzzer must.
 		[ "$run_seconds" -ge 5 ] || run_seconds=5

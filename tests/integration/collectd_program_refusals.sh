@@ -1,10 +1,11 @@
 #!/bin/sh
 # Every refusal of the loader (tests/integration/program_refusals.table, the list in
 # doc/programs.md), in the real collectd -T, on an object the test makes hostile: a
-# symlink, a FIFO, another user's file or directory, a group-writable file or directory, a huge file,
+# symlink, a FIFO, another user's file or directory or a link of theirs on the way, a group-writable file or directory, a huge file,
 # bytes that are not ELF or not BPF, bytes libbpf 1.1 crashes on (one byte of .BTF), an
 # object past the bound on instructions, a program type that does not observe (also behind
-# a "?"), a forbidden helper in a subprogram, a kfunc, a raw kfunc call by BTF id. For each,
+# a "?"), an object past the bounds on sections or relocations, each forbidden helper in a
+# subprogram, a kfunc, a raw kfunc call by BTF id, a callx and a call of an unknown src_reg. For each,
 # collectd -T fails with one error, the table's whole line naming the object and the reason
 # (a refused object is a configuration error, as every other mistake in the block), and the
 # daemon with the same configuration leaves that program off with the same reason while a
@@ -30,14 +31,20 @@ make_object() {
 	fifo) mkfifo "$OBJ" ;;
 	owner) cp "$top_builddir/$3" "$OBJ"; chown "$2" "$OBJ" ;;
 	mode) cp "$top_builddir/$3" "$OBJ"; chmod "$2" "$OBJ" ;;
+	dir-mode) DIR="$WORK/dir-$2"; mkdir -p "$DIR"; chmod "$2" "$DIR"; OBJ="$DIR/$name.bpf.o"; cp "$top_builddir/$3" "$OBJ" ;;
 	open-dir) DIR="$WORK/open"; mkdir -p "$DIR"; chmod 777 "$DIR"; OBJ="$DIR/$name.bpf.o"; cp "$top_builddir/$2" "$OBJ" ;;
 	other-dir) DIR="$WORK/other"; mkdir -p "$DIR"; OBJ="$DIR/$name.bpf.o"; cp "$top_builddir/$3" "$OBJ"; chown "$2" "$DIR" ;;
+	their-link) # DIR: a link owned by UID in root's directory, to root's safe TARGET
+		TARGET="$WORK/linked"; DIR="$WORK/links/theirs"; OBJ="$DIR/$name.bpf.o"; mkdir -p "$TARGET" "$WORK/links"
+		cp "$top_builddir/$3" "$TARGET/$name.bpf.o"; ln -s "$TARGET" "$DIR"; chown -h "$2" "$DIR" ;;
 	huge) truncate -s 65M "$OBJ" ;;
 	junk) echo "not an object" > "$OBJ" ;;
 	raw-kfunc) # (exit 4: a kernel without bpf_send_signal_task; the call is as raw)
 		INSN=$("$HOSTILE" raw-kfunc "$top_builddir/$2" "$OBJ" | sed -n 's/^instruction \([0-9]*\):.*/\1/p') ;;
 	crash-btf) CRASH=0; "$HOSTILE" crash-btf "$top_builddir/$2" "$OBJ" > "$WORK/$name.hostile" || CRASH=$? ;;
-	many-calls) "$HOSTILE" many-calls "$2" "$OBJ" ;;
+	many-calls | many-relocs | many-sections) "$HOSTILE" "$1" "$2" "$OBJ" ;;
+	helper) "$HOSTILE" helper "$2" "$top_builddir/$3" "$OBJ" ;;
+	raw-call) INSN=$("$HOSTILE" raw-call "$2" "$3" "$top_builddir/$4" "$OBJ" | sed -n 's/^instruction \([0-9]*\):.*/\1/p') ;;
 	*) fail "$name: unknown way to make an object: $*" ;;
 	esac
 	[ -L "$OBJ" ] || [ -p "$OBJ" ] || [ "$1" = owner ] || [ "$1" = mode ] || chmod 644 "$OBJ"
@@ -90,7 +97,7 @@ n=0
 while IFS='|' read -r name how lines expected; do
 	case "$name" in '' | '#'*) continue ;; esac
 	n=$((n + 1))
-	INSN=
+	INSN= TARGET=
 	make_object "$name" $how
 	case "$how" in crash-btf*) sed 's/^/  /' "$WORK/$name.hostile" ;; esac
 	run_t "$name" "$lines"
@@ -100,7 +107,7 @@ while IFS='|' read -r name how lines expected; do
 		echo "$name: this libbpf survives every one-byte .BTF corruption; collectd -T ran on"
 		continue
 	fi
-	reason=$(OBJ="$OBJ" DIR="$DIR" INSN="$INSN" sh -c "printf '%s' \"$(printf '%s' "$expected" | sed 's/["\\`]/\\&/g; s/\\\$\(OBJ\|DIR\|INSN\)/$\1/g')\"")
+	reason=$(OBJ="$OBJ" DIR="$DIR" INSN="$INSN" TARGET="$TARGET" sh -c "printf '%s' \"$(printf '%s' "$expected" | sed 's/["\\`]/\\&/g; s/\\\$\(OBJ\|DIR\|INSN\|TARGET\)/$\1/g')\"")
 	[ "$rc" != 0 ] || { cat "$WORK/$name.out" >&2; fail "$name: collectd -T accepted it"; }
 	whole="ebpf plugin: <Program \"p\">: $reason (collectd would start without this program)"
 	grep -qF -- "$whole" "$WORK/$name.out" ||
@@ -114,7 +121,7 @@ while IFS='|' read -r name how lines expected; do
 		{ cat "$WORK/$name.daemon" >&2; fail "$name: the daemon logged not exactly one module off"; }
 	echo "$name: $whole"
 done < "$TABLE"
-[ "$n" -ge 18 ] || fail "only $n cases in $TABLE"
+[ "$n" -ge 28 ] || fail "only $n cases in $TABLE"
 pass "$n refusals: each one error naming the object and the reason in collectd -T (which fails) and in the daemon (the good program beside it runs), never a crash"
 
 # Skip comes before the type check: both fmod_ret programs of the object (one behind a "?")

@@ -14,6 +14,14 @@
  *   make_hostile many-calls N OUT     an ELF of N calls, each with its relocation: N - 1 of a
  *                                     function of its own, the last of the kfunc
  *                                     bpf_rcu_read_lock; the object check must be linear in them
+ *   make_hostile helper ID IN OUT     IN's call of bpf_probe_write_user in .text (write_user.bpf.c)
+ *                                     becomes a call of helper ID (a refused one, by its number)
+ *   make_hostile raw-call CODE SRC IN OUT
+ *                                     IN's call of helper 0x1234567 (raw_kfunc.bpf.c) becomes an
+ *                                     instruction of opcode CODE (0x85 call, 0x8d callx) and
+ *                                     src_reg SRC; prints "instruction K: ..." as raw-kfunc does
+ *   make_hostile many-relocs N OUT    an ELF of 2 instructions and N relocations of them
+ *   make_hostile many-sections N OUT  an ELF of N empty sections besides its names
  */
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -61,35 +69,47 @@ static void spill(const char *path, const void *b, size_t len)
 
 static int find_section(char *b, size_t len, const char *name, size_t *off, size_t *size);
 
+/* The one instruction of section `section` that is `marker` becomes `with`: its index in
+ * the section (exits if there is not exactly one). */
+static size_t patch_call(char *b, size_t len, const char *in, const char *section, const unsigned char marker[8],
+			 const struct bpf_insn *with)
+{
+	size_t off, size, hits = 0, at = 0;
+
+	if (find_section(b, len, section, &off, &size) || off + size > len) {
+		fprintf(stderr, "%s has no section %s\n", in, section);
+		exit(1);
+	}
+	for (size_t i = 0; i + 8 <= size; i += 8) {
+		if (memcmp(b + off + i, marker, 8))
+			continue;
+		memcpy(b + off + i, with, 8);
+		at = i / 8;
+		hits++;
+	}
+	if (hits != 1) {
+		fprintf(stderr, "%s: %zu marker calls in %s, expected 1\n", in, hits, section);
+		exit(1);
+	}
+	return at;
+}
+
+/* call 0x1234567, as clang emits raw_kfunc.bpf.c's marker(). */
+static const unsigned char raw_kfunc_marker[8] = { 0x85, 0x00, 0x00, 0x00, 0x67, 0x45, 0x23, 0x01 };
+
 static int raw_kfunc(const char *in, const char *out)
 {
-	static const unsigned char marker[8] = { 0x85, 0x00, 0x00, 0x00, 0x67, 0x45, 0x23, 0x01 };
 	struct btf *vmlinux = btf__load_vmlinux_btf();
-	size_t len, hits = 0, off, size, at = 0;
+	size_t len, at;
 	char *b = slurp(in, &len);
 	int id;
-
-	if (find_section(b, len, "tp_btf/sys_enter", &off, &size)) {
-		fprintf(stderr, "%s has no section tp_btf/sys_enter\n", in);
-		return 1;
-	}
 
 	/* Before 6.13 there is no bpf_send_signal_task: any BTF id makes the same raw call for
 	 * the loader's check (exit 4: the kernel would not load it). */
 	id = libbpf_get_error(vmlinux) ? -1 : btf__find_by_name_kind(vmlinux, "bpf_send_signal_task", BTF_KIND_FUNC);
-	for (size_t i = 0; i + 8 <= len; i += 8) {
-		struct bpf_insn insn = { .code = BPF_JMP | BPF_CALL, .src_reg = BPF_PSEUDO_KFUNC_CALL, .imm = id > 0 ? id : 1 };
-
-		if (memcmp(b + i, marker, 8))
-			continue;
-		memcpy(b + i, &insn, 8);
-		at = (i - off) / 8;
-		hits++;
-	}
-	if (hits != 1) {
-		fprintf(stderr, "%s: %zu marker calls, expected 1\n", in, hits);
-		return 1;
-	}
+	at = patch_call(b, len, in, "tp_btf/sys_enter", raw_kfunc_marker,
+			&(struct bpf_insn){ .code = BPF_JMP | BPF_CALL, .src_reg = BPF_PSEUDO_KFUNC_CALL,
+					    .imm = id > 0 ? id : 1 });
 	spill(out, b, len);
 	if (id > 0)
 		printf("instruction %zu: a raw kfunc call of bpf_send_signal_task (BTF id %d)\n", at, id);
@@ -99,6 +119,31 @@ static int raw_kfunc(const char *in, const char *out)
 	if (!libbpf_get_error(vmlinux))
 		btf__free(vmlinux);
 	return id > 0 ? 0 : 4;
+}
+
+static int raw_call(unsigned code, unsigned src_reg, const char *in, const char *out)
+{
+	size_t len, at;
+	char *b = slurp(in, &len);
+
+	at = patch_call(b, len, in, "tp_btf/sys_enter", raw_kfunc_marker,
+			&(struct bpf_insn){ .code = (__u8)code, .src_reg = (__u8)src_reg, .imm = 0x1234567 });
+	spill(out, b, len);
+	printf("instruction %zu: opcode 0x%02x, src_reg %u\n", at, code, src_reg);
+	free(b);
+	return 0;
+}
+
+static int helper(int id, const char *in, const char *out)
+{
+	static const unsigned char write_user[8] = { 0x85, 0x00, 0x00, 0x00, BPF_FUNC_probe_write_user, 0, 0, 0 };
+	size_t len;
+	char *b = slurp(in, &len);
+
+	patch_call(b, len, in, ".text", write_user, &(struct bpf_insn){ .code = BPF_JMP | BPF_CALL, .imm = id });
+	spill(out, b, len);
+	free(b);
+	return 0;
 }
 
 static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -208,13 +253,13 @@ static Elf_Scn *add_section(Elf *elf, Elf64_Word name, Elf64_Word type, Elf64_Xw
 	return scn;
 }
 
-static int many_calls(size_t n, const char *out)
+/* Writes an ELF of .text `insn` and its relocations `rel` (of the symbols "many", a function
+ * that is the whole .text, and the kfunc bpf_rcu_read_lock), as clang lays one out. */
+static int write_object(const char *out, struct bpf_insn *insn, size_t ninsn, Elf64_Rel *rel, size_t nrel)
 {
 	/* offsets 1, 7, 17, 25, 33 */
 	static char shstr[] = "\0.text\0.rel.text\0.symtab\0.strtab\0.shstrtab";
 	static char str[] = "\0bpf_rcu_read_lock\0many";
-	struct bpf_insn *insn = calloc(n + 2, sizeof(*insn));
-	Elf64_Rel *rel = calloc(n, sizeof(*rel));
 	Elf64_Sym sym[3] = { { 0 } };
 	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	Elf *elf;
@@ -222,17 +267,10 @@ static int many_calls(size_t n, const char *out)
 	GElf_Shdr sh;
 	Elf_Scn *scn;
 
-	if (!insn || !rel || fd < 0)
+	if (fd < 0)
 		return 1;
-	for (size_t i = 0; i < n; i++) {
-		insn[i] = (struct bpf_insn){ .code = BPF_JMP | BPF_CALL, .src_reg = BPF_PSEUDO_CALL, .imm = -1 };
-		rel[i].r_offset = i * sizeof(*insn);
-		rel[i].r_info = ELF64_R_INFO(i + 1 < n ? 1 : 2, 10); /* R_BPF_64_32: "many", then the kfunc */
-	}
-	insn[n] = (struct bpf_insn){ .code = BPF_ALU64 | BPF_MOV | BPF_K };
-	insn[n + 1] = (struct bpf_insn){ .code = BPF_JMP | BPF_EXIT };
 	sym[1] = (Elf64_Sym){ .st_name = 19, .st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC), .st_shndx = S_TEXT,
-			      .st_size = (n + 2) * sizeof(*insn) };
+			      .st_size = ninsn * sizeof(*insn) };
 	sym[2] = (Elf64_Sym){ .st_name = 1, .st_info = ELF64_ST_INFO(STB_GLOBAL, STT_NOTYPE), .st_shndx = SHN_UNDEF };
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_WRITE, NULL);
@@ -242,8 +280,8 @@ static int many_calls(size_t n, const char *out)
 	eh.e_type = ET_REL;
 	eh.e_machine = EM_BPF;
 	eh.e_version = EV_CURRENT;
-	add_section(elf, 1, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, insn, (n + 2) * sizeof(*insn), 0);
-	scn = add_section(elf, 7, SHT_REL, 0, rel, n * sizeof(*rel), sizeof(*rel));
+	add_section(elf, 1, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, insn, ninsn * sizeof(*insn), 0);
+	scn = add_section(elf, 7, SHT_REL, 0, rel, nrel * sizeof(*rel), sizeof(*rel));
 	gelf_getshdr(scn, &sh);
 	sh.sh_link = S_SYMTAB;
 	sh.sh_info = S_TEXT;
@@ -263,8 +301,76 @@ static int many_calls(size_t n, const char *out)
 	}
 	elf_end(elf);
 	close(fd);
+	return 0;
+}
+
+static int many_calls(size_t n, const char *out)
+{
+	struct bpf_insn *insn = calloc(n + 2, sizeof(*insn));
+	Elf64_Rel *rel = calloc(n, sizeof(*rel));
+	int r;
+
+	if (!insn || !rel)
+		return 1;
+	for (size_t i = 0; i < n; i++) {
+		insn[i] = (struct bpf_insn){ .code = BPF_JMP | BPF_CALL, .src_reg = BPF_PSEUDO_CALL, .imm = -1 };
+		rel[i].r_offset = i * sizeof(*insn);
+		rel[i].r_info = ELF64_R_INFO(i + 1 < n ? 1 : 2, 10); /* R_BPF_64_32: "many", then the kfunc */
+	}
+	insn[n] = (struct bpf_insn){ .code = BPF_ALU64 | BPF_MOV | BPF_K };
+	insn[n + 1] = (struct bpf_insn){ .code = BPF_JMP | BPF_EXIT };
+	r = write_object(out, insn, n + 2, rel, n);
 	free(insn);
 	free(rel);
+	return r;
+}
+
+/* `r0 = 0; exit` with n relocations of its first instruction: few instructions, the
+ * relocations alone past the bound. */
+static int many_relocs(size_t n, const char *out)
+{
+	struct bpf_insn insn[2] = { { .code = BPF_ALU64 | BPF_MOV | BPF_K }, { .code = BPF_JMP | BPF_EXIT } };
+	Elf64_Rel *rel = calloc(n ? n : 1, sizeof(*rel));
+	int r;
+
+	if (!rel)
+		return 1;
+	for (size_t i = 0; i < n; i++)
+		rel[i].r_info = ELF64_R_INFO(1, 10);
+	r = write_object(out, insn, 2, rel, n);
+	free(rel);
+	return r;
+}
+
+/* A BPF ELF of n empty sections, and the section names. */
+static int many_sections(size_t n, const char *out)
+{
+	static char shstr[] = "\0.shstrtab\0.empty";
+	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	Elf *elf;
+	GElf_Ehdr eh;
+
+	if (fd < 0)
+		return 1;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_WRITE, NULL);
+	gelf_newehdr(elf, ELFCLASS64);
+	gelf_getehdr(elf, &eh);
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_type = ET_REL;
+	eh.e_machine = EM_BPF;
+	eh.e_version = EV_CURRENT;
+	add_section(elf, 1, SHT_STRTAB, 0, shstr, sizeof(shstr), 0);
+	for (size_t i = 0; i < n; i++)
+		add_section(elf, 11, SHT_PROGBITS, 0, NULL, 0, 0);
+	eh.e_shstrndx = 1;
+	gelf_update_ehdr(elf, &eh);
+	if (elf_update(elf, ELF_C_WRITE) < 0) {
+		fprintf(stderr, "elf_update: %s\n", elf_errmsg(-1));
+		return 1;
+	}
+	elf_end(elf);
+	close(fd);
 	return 0;
 }
 
@@ -276,6 +382,15 @@ int main(int argc, char **argv)
 		return crash_btf(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "many-calls"))
 		return many_calls(strtoul(argv[2], NULL, 10), argv[3]);
-	fprintf(stderr, "usage: make_hostile raw-kfunc|crash-btf IN OUT, or many-calls N OUT\n");
+	if (argc == 4 && !strcmp(argv[1], "many-relocs"))
+		return many_relocs(strtoul(argv[2], NULL, 10), argv[3]);
+	if (argc == 4 && !strcmp(argv[1], "many-sections"))
+		return many_sections(strtoul(argv[2], NULL, 10), argv[3]);
+	if (argc == 5 && !strcmp(argv[1], "helper"))
+		return helper((int)strtol(argv[2], NULL, 0), argv[3], argv[4]);
+	if (argc == 6 && !strcmp(argv[1], "raw-call"))
+		return raw_call((unsigned)strtoul(argv[2], NULL, 0), (unsigned)strtoul(argv[3], NULL, 0), argv[4], argv[5]);
+	fprintf(stderr, "usage: make_hostile raw-kfunc|crash-btf IN OUT, many-calls|many-relocs|many-sections N OUT, "
+			"helper ID IN OUT, or raw-call CODE SRC_REG IN OUT\n");
 	return 2;
 }

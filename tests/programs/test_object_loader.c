@@ -51,7 +51,7 @@ static bool refused_with(const char *path, uid_t allowed, const char *needle)
 
 static void test_file_checks(void)
 {
-	char path[128], link[128], sub[128], subfile[160], fifo[128];
+	char path[128], link[128], sub[128], subfile[160], fifo[128], theirs[128];
 	struct object_bytes b;
 
 	snprintf(path, sizeof(path), "%s/observe.bpf.o", dir);
@@ -91,11 +91,34 @@ static void test_file_checks(void)
 	CHECK(object_file_read(subfile, (uid_t)-1, &b, err, sizeof(err)) == 0);
 	object_bytes_free(&b);
 
+	/* Links in the middle of the path (issue 20): each directory is checked as it is walked.
+	 * Another user's directory holding a link to root's safe one: that user can point the
+	 * link anywhere, so root does not go through it. */
+	snprintf(theirs, sizeof(theirs), "%s/theirs", dir);
+	CHECK(mkdir(theirs, 0755) == 0 && chown(theirs, 65534, 65534) == 0);
+	snprintf(link, sizeof(link), "%s/theirs/link", dir);
+	CHECK(symlink(sub, link) == 0 && lchown(link, 65534, 65534) == 0);
+	snprintf(subfile, sizeof(subfile), "%s/theirs/link/observe.bpf.o", dir);
+	CHECK(refused_with(subfile, (uid_t)-1, "/theirs\" is owned by uid 65534, not by root or collectd's user"));
+	/* Another user's link in root's directory: refused, naming the link and the fix. */
+	snprintf(link, sizeof(link), "%s/their-link", dir);
+	CHECK(symlink(sub, link) == 0 && lchown(link, 65534, 65534) == 0);
+	snprintf(subfile, sizeof(subfile), "%s/observe.bpf.o", link);
+	CHECK(refused_with(subfile, (uid_t)-1, "/their-link\" is a symbolic link owned by uid 65534"));
+	CHECK(strstr(err, "/open\" instead") != NULL);
+	/* Root's own link there is followed (as /lib -> usr/lib). */
+	snprintf(link, sizeof(link), "%s/root-link", dir);
+	CHECK(symlink("open", link) == 0);
+	snprintf(subfile, sizeof(subfile), "%s/observe.bpf.o", link);
+	CHECK(object_file_read(subfile, (uid_t)-1, &b, err, sizeof(err)) == 0);
+	object_bytes_free(&b);
+
 	/* A FIFO must not hang the loader; a missing file says so. */
 	snprintf(fifo, sizeof(fifo), "%s/fifo.bpf.o", dir);
 	CHECK(mkfifo(fifo, 0600) == 0);
 	CHECK(refused_with(fifo, (uid_t)-1, "not a regular file"));
 	CHECK(refused_with("/nonexistent/x.bpf.o", (uid_t)-1, "No such file"));
+	CHECK(strstr(err, "directory \"/nonexistent\" (on the way to \"/nonexistent/x.bpf.o\")") != NULL);
 }
 
 static struct bpf_object *open_bytes(const char *name, struct object_bytes *b)

@@ -1,8 +1,9 @@
 /* Root publishes the snapshot without following links it did not make (issue 20): the
  * snapshot's directory must be owned by root or collectd's user and writable by nobody else,
  * the lock and the temporary file are opened in that checked directory with O_NOFOLLOW, and
- * a refusal is one warning naming the directory or the lock and the fix. Root: it chowns a
- * directory to nobody (65534), as another user's directory would be. */
+ * a refusal is one warning naming the directory or the lock and the fix. Every directory
+ * on the way is checked as it is walked, links included: root follows only its own links.
+ * Root: it chowns a directory (and links) to nobody (65534), as another user's would be. */
 #include "libcore/engine/log.h"
 #include "libcore/engine/snapshot_publish.h"
 #include "tests/testing.h"
@@ -110,6 +111,57 @@ int main(void)
 	CHECK(publish_to(path) == -1);
 	CHECK(strstr(logged, "/link\": Not a directory (it is a symbolic link or not a directory: name the directory itself)") !=
 	      NULL);
+
+	/* Links in the middle of the path (issue 20): every component is checked as it is
+	 * walked, not the path realpath() makes of it. Another user's directory holding a link to
+	 * root's safe directory: root must not go through it (that user can point the link
+	 * anywhere), although where it leads is safe. */
+	snprintf(dir, sizeof(dir), "%s/safe/sub", top);
+	CHECK(mkdir(dir, 0755) == 0);
+	snprintf(dir, sizeof(dir), "%s/nobody-links", top);
+	CHECK(mkdir(dir, 0755) == 0 && chown(dir, 65534, 65534) == 0);
+	snprintf(cmd, sizeof(cmd), "%s/safe", top);
+	snprintf(path, sizeof(path), "%s/link", dir);
+	CHECK(symlink(cmd, path) == 0 && lchown(path, 65534, 65534) == 0);
+	snprintf(path, sizeof(path), "%s/nobody-links/link/sub/snapshot", top);
+	snprintf(target, sizeof(target), "%s/safe/sub/snapshot", top);
+	CHECK(publish_to(path) == -1);
+	CHECK(!exists(target));
+	CHECK(nlogged == 1);
+	CHECK(strstr(logged, "SNMP snapshot not published: directory \"") != NULL);
+	CHECK(strstr(logged, "/nobody-links\" is owned by uid 65534, not by root or collectd's user") != NULL);
+
+	/* Another user's link in root's safe directory: refused, naming the link and the fix. */
+	snprintf(dir, sizeof(dir), "%s/links", top);
+	CHECK(mkdir(dir, 0755) == 0);
+	snprintf(path, sizeof(path), "%s/theirs", dir);
+	CHECK(symlink(cmd, path) == 0 && lchown(path, 65534, 65534) == 0);
+	snprintf(path, sizeof(path), "%s/links/theirs/sub/snapshot", top);
+	CHECK(publish_to(path) == -1);
+	CHECK(!exists(target));
+	CHECK(strstr(logged, "/links/theirs\" is a symbolic link owned by uid 65534, not by root or collectd's user") !=
+	      NULL);
+	CHECK(strstr(logged, "/safe\" instead") != NULL);
+
+	/* Root's own link in root's safe directory (as /var/run -> /run) is followed, also
+	 * relative and through "..". */
+	snprintf(path, sizeof(path), "%s/links/roots", top);
+	CHECK(symlink(cmd, path) == 0);
+	snprintf(path, sizeof(path), "%s/links/roots/sub/snapshot", top);
+	CHECK(publish_to(path) == 0);
+	CHECK(nlogged == 0);
+	snprintf(path, sizeof(path), "%s/links/relative", top);
+	CHECK(symlink("../links/./roots/..//safe", path) == 0);
+	snprintf(path, sizeof(path), "%s/links/relative/sub/snapshot", top);
+	CHECK(publish_to(path) == 0);
+	CHECK(nlogged == 0);
+
+	/* A link loop ends in an error, not a hang. */
+	snprintf(path, sizeof(path), "%s/links/loop", top);
+	CHECK(symlink("loop", path) == 0);
+	snprintf(path, sizeof(path), "%s/links/loop/sub/snapshot", top);
+	CHECK(publish_to(path) == -1);
+	CHECK(strstr(logged, "symbolic links") != NULL);
 
 	/* A directory that is not there yet is made, safe, and used. */
 	snprintf(path, sizeof(path), "%s/new/snapshot", top);
