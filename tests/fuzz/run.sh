@@ -21,9 +21,10 @@ for name in snapshot mib_view config decoders object exporter_config; do
 		# The whole object, not its first 64 KiB: the seeds' BTF (what program_resolve
 		# reads) lies past that in the larger ones.
 		max_len=1048576
-		# It forks a checker per input (about 470 a second under CI's sanitized pass): at
-		# least 5 s, so that it too runs the 1000 inputs every fuzzer must.
-		[ "$run_seconds" -ge 5 ] || run_seconds=5
+		# It forks a checker per input and runs the whole check, program_resolve included
+		# (200-280 inputs a second here, fewer beside a parallel build): at least 15 s, so
+		# that it too runs the 1000 inputs every fuzzer must with room to spare.
+		[ "$run_seconds" -ge 15 ] || run_seconds=15
 	else
 		cp "$top_srcdir/tests/fuzz/corpus/$name/"* "$work/$name/"
 	fi
