@@ -13,6 +13,7 @@
 #include "tests/loop_device.h"
 #include "bench/measure.h"
 #include "bench/side_by_side.h"
+#include "libcore/engine/libbpf_log.h"
 #include "libcore/engine/module.h"
 #include "libcore/kernel/privileges.h"
 

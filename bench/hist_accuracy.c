@@ -13,7 +13,7 @@
  * Root only (BPF); run it under the tests' lock: sudo flock /run/lock/collectd-ebpf-tests.lock
  * bench/hist_accuracy */
 #define _GNU_SOURCE
-#include "libcore/engine/log.h"
+#include "base/log.h"
 #include "libcore/engine/module.h"
 #include "measure.h"
 #include "side_by_side.h"

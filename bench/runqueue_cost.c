@@ -16,6 +16,7 @@
 #include "bench/bpftrace_child.h"
 #include "bench/measure.h"
 #include "bench/side_by_side.h"
+#include "libcore/engine/libbpf_log.h"
 #include "libcore/engine/module.h"
 #include "libcore/kernel/privileges.h"
 

@@ -23,6 +23,7 @@
 #include "bench/side_by_side.h"
 #include "libcore/engine/map_layout.h"
 #include "libcore/engine/memory_plan.h"
+#include "libcore/engine/libbpf_log.h"
 #include "libcore/engine/module.h"
 #include "libcore/kernel/privileges.h"
 

@@ -5,7 +5,7 @@
 #ifndef EBPF_BENCH_SIDE_BY_SIDE_H
 #define EBPF_BENCH_SIDE_BY_SIDE_H
 
-#include "libcore/engine/log.h"
+#include "base/log.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -22,7 +22,7 @@
  */
 #include "plugin/collectd_api.h"
 
-#include "libcore/engine/log.h"
+#include "base/log.h"
 #include "libcore/engine/memory_plan.h"
 #include "libcore/engine/module.h"
 #include "libcore/programs/program_module.h"

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "libcore/engine/options.h"
+#include "base/options.h"
 
 #define PRESENTATION_MAX_PERCENTILES 16
 #define PRESENTATION_MAX_BUCKETS 32

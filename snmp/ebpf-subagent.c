@@ -19,7 +19,7 @@
 #include "event_traps.h"
 #include "snapshot_cache.h"
 #include "subagent_args.h"
-#include "libcore/engine/text_append.h"
+#include "base/text_append.h"
 
 #include <signal.h>
 #include <stdio.h>

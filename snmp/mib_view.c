@@ -1,6 +1,6 @@
 #include "mib_view.h"
 
-#include "libcore/engine/text_append.h"
+#include "base/text_append.h"
 
 #include <errno.h>
 #include <math.h>

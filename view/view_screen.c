@@ -1,6 +1,6 @@
 #include "view/view_screen.h"
 
-#include "libcore/engine/text_append.h"
+#include "base/text_append.h"
 #include "view/hist_draw.h"
 #include "view/hist_rows.h"
 

@@ -1,7 +1,7 @@
 #include "libcore/decode/label_decoder.h"
 
 #include "libcore/decode/decoder_kind.h"
-#include "libcore/engine/text_append.h"
+#include "base/text_append.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 #include "libcore/engine/events.h"
 
-#include "libcore/engine/log.h"
+#include "base/log.h"
 
 #include <stdarg.h>
 #include <stdio.h>

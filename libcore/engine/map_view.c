@@ -4,7 +4,7 @@
 
 #include "include/hist_row.h"
 #include "libcore/decode/syscall_names.h"
-#include "libcore/engine/log.h"
+#include "base/log.h"
 #include "libcore/engine/module.h"
 #include "libcore/engine/percpu_read.h"
 #include "libcore/hist/ratio.h"

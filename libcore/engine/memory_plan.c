@@ -1,6 +1,6 @@
 #include "libcore/engine/memory_plan.h"
 
-#include "libcore/engine/text_append.h"
+#include "base/text_append.h"
 
 #include <bpf/libbpf.h>
 #include <errno.h>

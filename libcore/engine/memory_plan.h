@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "libcore/engine/module.h"
-#include "libcore/engine/options.h"
+#include "base/options.h"
 
 #define KERNEL_MEMORY_LIMIT_KEY "KernelMemoryLimit"
 /* 64 MiB: every configuration of contrib/ebpf.conf fits many times over at 256 possible

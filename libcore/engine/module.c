@@ -1,9 +1,9 @@
 #include "libcore/engine/module.h"
 
-#include "libcore/engine/log.h"
+#include "base/log.h"
 #include "libcore/engine/map_layout.h"
 #include "libcore/engine/self_metrics.h"
-#include "libcore/engine/text_append.h"
+#include "base/text_append.h"
 
 #include <bpf/libbpf.h>
 #include <errno.h>

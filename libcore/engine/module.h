@@ -18,7 +18,7 @@
 #include "libcore/hist/hist_config.h"
 #include "libcore/engine/map_view.h"
 #include "libcore/engine/module_events.h"
-#include "libcore/engine/options.h"
+#include "base/options.h"
 #include "libcore/engine/probe.h"
 
 enum module_state {

@@ -1,6 +1,6 @@
 #include "libcore/engine/module_events.h"
 
-#include "libcore/engine/log.h"
+#include "base/log.h"
 #include "libcore/engine/module.h"
 
 #include <stdio.h>

@@ -1,9 +1,10 @@
 #include "libcore/engine/probe.h"
 
 #include "libcore/kernel/kernel_funcs.h"
-#include "libcore/engine/log.h"
+#include "base/log.h"
+#include "libcore/engine/libbpf_log.h"
 #include "libcore/kernel/map_entries.h"
-#include "libcore/engine/text_append.h"
+#include "base/text_append.h"
 #include "libcore/kernel/privileges.h"
 
 #include <bpf/libbpf.h>

@@ -1,6 +1,6 @@
 #include "libcore/engine/self_metrics.h"
 
-#include "libcore/engine/log.h"
+#include "base/log.h"
 #include "libcore/engine/map_layout.h"
 #include "libcore/kernel/kretprobe_events.h"
 #include "libcore/kernel/map_entries.h"

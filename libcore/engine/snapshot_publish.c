@@ -1,8 +1,8 @@
 #include "libcore/engine/snapshot_publish.h"
 
-#include "libcore/engine/log.h"
-#include "libcore/engine/safe_dirs.h"
-#include "libcore/engine/text_append.h"
+#include "base/log.h"
+#include "base/safe_dirs.h"
+#include "base/text_append.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -19,7 +19,7 @@
 #include <sys/types.h>
 
 #include "libcore/engine/module.h"
-#include "libcore/engine/options.h"
+#include "base/options.h"
 #include "snapshot/snapshot_file.h"
 
 struct snapshot_config {

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "libcore/engine/options.h"
+#include "base/options.h"
 
 #define HIST_PRECISION_KEY "Precision"
 

@@ -9,7 +9,7 @@
 #include "libcore/modules/block_untraced.h"
 #include "libcore/kernel/btf_facts.h"
 #include "libcore/decode/disk_names.h"
-#include "libcore/engine/log.h"
+#include "base/log.h"
 #include "libcore/decode/name_filter.h"
 
 #include <bpf/bpf.h>

@@ -11,8 +11,8 @@
 
 #include "fs.h"
 #include "fs.skel.h"
-#include "libcore/engine/log.h"
-#include "libcore/engine/text_append.h"
+#include "base/log.h"
+#include "base/text_append.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -7,7 +7,7 @@
 #include "libcore/engine/module.h"
 
 #include "libcore/decode/cgroup_paths.h"
-#include "libcore/engine/log.h"
+#include "base/log.h"
 #include "libcore/kernel/tracepoint_btf.h"
 #include "process.h"
 #include "process.skel.h"

@@ -4,7 +4,7 @@
 #include "libcore/engine/module.h"
 
 #include "libcore/decode/syscall_names.h"
-#include "libcore/engine/log.h"
+#include "base/log.h"
 #include "syscalls.h"
 #include "syscalls.skel.h"
 

@@ -3,7 +3,7 @@
  * for a capped list of ports (everything else is "other"). */
 #include "libcore/engine/module.h"
 
-#include "libcore/engine/log.h"
+#include "base/log.h"
 #include "libcore/kernel/btf_facts.h"
 #include "tcp.h"
 #include "tcp.skel.h"

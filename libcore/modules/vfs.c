@@ -5,8 +5,8 @@
 #include "libcore/engine/module.h"
 
 #include "libcore/decode/syscall_names.h"
-#include "libcore/engine/log.h"
-#include "libcore/engine/text_append.h"
+#include "base/log.h"
+#include "base/text_append.h"
 #include "vfs.h"
 #include "vfs.skel.h"
 

@@ -1,6 +1,6 @@
 #include "libcore/programs/object_file.h"
 
-#include "libcore/engine/safe_dirs.h"
+#include "base/safe_dirs.h"
 
 #include <errno.h>
 #include <fcntl.h>

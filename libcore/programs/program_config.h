@@ -28,7 +28,7 @@
 #include <stdint.h>
 
 #include "libcore/decode/label_decoder.h"
-#include "libcore/engine/options.h"
+#include "base/options.h"
 #include "libcore/hist/hist_config.h"
 #include "libcore/programs/object_policy.h"
 

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "libcore/engine/options.h"
+#include "base/options.h"
 
 struct module;
 

@@ -8,7 +8,7 @@
 #ifndef EBPF_TESTS_MODULE_TEST_H
 #define EBPF_TESTS_MODULE_TEST_H
 
-#include "libcore/engine/log.h"
+#include "base/log.h"
 #include "libcore/engine/module.h"
 #include "libcore/kernel/privileges.h"
 #include "tests/bpf/attach_methods.h"

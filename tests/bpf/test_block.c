@@ -12,7 +12,7 @@
  * kernel did not run the program or the program ran and did not count. */
 #define _GNU_SOURCE /* O_DIRECT */
 #include "libcore/kernel/diskstats.h"
-#include "libcore/engine/log.h"
+#include "base/log.h"
 #include "libcore/engine/module.h"
 #include "libcore/kernel/privileges.h"
 #include "tests/loop_device.h"

@@ -2,7 +2,7 @@
  * fail in different ways: a load failure (fentry, refused on kernels without it) and an
  * attach failure (a tracepoint that does not exist) must each be noted, and the first
  * candidate that works must be chosen, attached and counting. */
-#include "libcore/engine/log.h"
+#include "base/log.h"
 #include "libcore/kernel/privileges.h"
 #include "libcore/engine/probe.h"
 #include "tests/testing.h"

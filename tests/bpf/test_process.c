@@ -4,7 +4,7 @@
  * exec, exit and thread-exit counts; without the filter the counts grow by at least N.
  * An OOM kill in a memory-limited cgroup is counted and its victim (pid, name) is what
  * user space receives and logs. */
-#include "libcore/engine/log.h"
+#include "base/log.h"
 #include "libcore/engine/module.h"
 #include "libcore/kernel/privileges.h"
 #include "tests/oom_cgroup.h"

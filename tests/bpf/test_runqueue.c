@@ -4,7 +4,7 @@
  * (threads - CPUs) x seconds the scheduler cannot avoid; threads that sleep and wake for
  * as long must wait far less in total. With
  * PerCPU, the per-CPU series add up to the total. */
-#include "libcore/engine/log.h"
+#include "base/log.h"
 #include "libcore/engine/module.h"
 #include "libcore/kernel/privileges.h"
 #include "tests/bpf/attach_methods.h"

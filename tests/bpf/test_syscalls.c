@@ -2,7 +2,7 @@
  * method, runs a workload with a known number of calls from this process (the programs
  * filter on our tgid), and asserts exact counts and latencies consistent with the wall
  * time measured around each call. */
-#include "libcore/engine/log.h"
+#include "base/log.h"
 #include "libcore/engine/module.h"
 #include "libcore/kernel/privileges.h"
 #include "tests/bpf/attach_methods.h"

@@ -10,7 +10,7 @@
  *    socket's own count (TCP_INFO tcpi_total_retrans).
  * The namespace is deleted on every exit path. */
 #define _GNU_SOURCE
-#include "libcore/engine/log.h"
+#include "base/log.h"
 #include "libcore/engine/module.h"
 #include "libcore/kernel/privileges.h"
 #include "tests/bpf/attach_methods.h"

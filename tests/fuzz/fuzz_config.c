@@ -6,7 +6,7 @@
  * and typed values, as collectd's oconfig would hand them over: strings of any bytes,
  * numbers of any double (NaN, infinities, huge, negative), booleans. Every refusal must
  * come with a message; nothing may crash or read out of bounds. No BPF is loaded. */
-#include "libcore/engine/log.h"
+#include "base/log.h"
 #include "libcore/engine/module.h"
 #include "plugin/presentation.h"
 

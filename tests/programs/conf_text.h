@@ -4,7 +4,7 @@
 #ifndef EBPF_TESTS_CONF_TEXT_H
 #define EBPF_TESTS_CONF_TEXT_H
 
-#include "libcore/engine/options.h"
+#include "base/options.h"
 
 #include <ctype.h>
 #include <stdlib.h>

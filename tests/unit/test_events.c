@@ -3,7 +3,7 @@
  * state events, escaping. No BPF, no root. */
 #include <errno.h>
 
-#include "libcore/engine/log.h"
+#include "base/log.h"
 #include "libcore/engine/module.h"
 #include "tests/testing.h"
 

@@ -4,7 +4,7 @@
  * a refusal is one warning naming the directory or the lock and the fix. Every directory
  * on the way is checked as it is walked, links included: root follows only its own links.
  * Root: it chowns a directory (and links) to nobody (65534), as another user's would be. */
-#include "libcore/engine/log.h"
+#include "base/log.h"
 #include "libcore/engine/snapshot_publish.h"
 #include "tests/testing.h"
 

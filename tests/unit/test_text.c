@@ -1,6 +1,6 @@
 /* Text helpers of libcore: bounded appends, escaping for the log. */
-#include "libcore/engine/log.h"
-#include "libcore/engine/text_append.h"
+#include "base/log.h"
+#include "base/text_append.h"
 #include "tests/testing.h"
 
 /* Nothing is written past len, the cut text stays terminated, later appends are no-ops. */

@@ -1,5 +1,5 @@
-#include "libcore/engine/options.h"
-#include "libcore/engine/text_append.h"
+#include "base/options.h"
+#include "base/text_append.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 /* Building a list in a fixed buffer, one item at a time. `used += snprintf(...)` overruns
  * the buffer once the list outgrows it (snprintf returns what it would have written, and
  * `len - used` then wraps); this never writes past len, and a cut list stays terminated. */
-#ifndef EBPF_CORE_TEXT_APPEND_H
-#define EBPF_CORE_TEXT_APPEND_H
+#ifndef EBPF_BASE_TEXT_APPEND_H
+#define EBPF_BASE_TEXT_APPEND_H
 
 #include <stddef.h>
 

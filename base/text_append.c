@@ -1,4 +1,4 @@
-#include "libcore/engine/text_append.h"
+#include "base/text_append.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,7 +1,8 @@
-/* Logging for libcore/: front-ends route messages to their own log (collectd's plugin_log,
- * stderr for tools and tests). */
-#ifndef EBPF_CORE_LOG_H
-#define EBPF_CORE_LOG_H
+/* Logging: front-ends route messages to their own log (collectd's plugin_log, stderr for
+ * tools and tests). No libbpf here, so that the subagent and the terminal view can link it;
+ * libbpf's own messages come in through libcore/engine/libbpf_log.h. */
+#ifndef EBPF_BASE_LOG_H
+#define EBPF_BASE_LOG_H
 
 #include <stddef.h>
 
@@ -17,11 +18,5 @@ void ebpf_log(enum ebpf_log_level level, const char *fmt, ...) __attribute__((fo
  * other control characters as \xNN, so that text from outside (a process name is anyone's to
  * choose) cannot start a log line of its own or drive a terminal. Cut, never overrun. */
 void log_escape(char *out, size_t len, const char *in);
-
-/* Routes libbpf's own messages into ebpf_log at DEBUG and remembers the last warning of
- * the calling thread, which libcore/engine/probe.c quotes when a load or attach fails. */
-void ebpf_log_capture_libbpf(void);
-const char *ebpf_log_last_libbpf_warning(void);
-void ebpf_log_clear_libbpf_warning(void);
 
 #endif

@@ -12,8 +12,8 @@
  * the directory before it with O_NOFOLLOW and checked by its descriptor, and a symbolic
  * link on the way is followed only if root or the allowed user owns it: it lies in a
  * directory that passed the check, so nobody else can replace it (/var/run -> /run). */
-#ifndef EBPF_ENGINE_SAFE_DIRS_H
-#define EBPF_ENGINE_SAFE_DIRS_H
+#ifndef EBPF_BASE_SAFE_DIRS_H
+#define EBPF_BASE_SAFE_DIRS_H
 
 #include <stdbool.h>
 #include <stddef.h>

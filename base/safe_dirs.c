@@ -1,5 +1,5 @@
 #define _GNU_SOURCE /* O_PATH */
-#include "libcore/engine/safe_dirs.h"
+#include "base/safe_dirs.h"
 
 #include <errno.h>
 #include <fcntl.h>

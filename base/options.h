@@ -1,8 +1,8 @@
 /* A configuration option as the core sees it: a key and typed values. Front-ends convert
  * their own syntax (collectd's oconfig_item_t, command-line flags) into this, so config
  * validation lives in libcore/ and is unit-tested without collectd. */
-#ifndef EBPF_CORE_OPTIONS_H
-#define EBPF_CORE_OPTIONS_H
+#ifndef EBPF_BASE_OPTIONS_H
+#define EBPF_BASE_OPTIONS_H
 
 #include <stdbool.h>
 #include <stddef.h>
