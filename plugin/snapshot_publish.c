@@ -1,4 +1,4 @@
-#include "libcore/engine/snapshot_publish.h"
+#include "plugin/snapshot_publish.h"
 
 #include "base/log.h"
 #include "base/safe_dirs.h"

@@ -10,8 +10,8 @@
  *   SnapshotFile "/run/collectd-ebpf/snapshot"   ("" turns publishing off)
  *   SnapshotGroup "ebpf-snmp"                     (group of the file, mode 0640)
  */
-#ifndef EBPF_CORE_SNAPSHOT_PUBLISH_H
-#define EBPF_CORE_SNAPSHOT_PUBLISH_H
+#ifndef EBPF_PLUGIN_SNAPSHOT_PUBLISH_H
+#define EBPF_PLUGIN_SNAPSHOT_PUBLISH_H
 
 #include <stdbool.h>
 #include <stddef.h>
