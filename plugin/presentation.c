@@ -1,7 +1,7 @@
 #include "plugin/presentation.h"
 
 #include "libcore/engine/module.h"
-#include "libcore/hist/number_text.h"
+#include "base/number_text.h"
 #include "libcore/programs/program_config.h"
 
 #include <stdio.h>

@@ -1,6 +1,6 @@
 #include "value_naming.h"
 
-#include "libcore/hist/number_text.h"
+#include "base/number_text.h"
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -1,8 +1,8 @@
 /* Numbers as text for names and messages: the shortest %g form that reads back as the same
  * double. "99" and "99.9" as plain %g writes them, but "99.99991" beside "99.99992" where
  * %g wrote "99.9999" for both: distinct values get distinct collectd names. */
-#ifndef EBPF_CORE_NUMBER_TEXT_H
-#define EBPF_CORE_NUMBER_TEXT_H
+#ifndef EBPF_BASE_NUMBER_TEXT_H
+#define EBPF_BASE_NUMBER_TEXT_H
 
 #include <stddef.h>
 

@@ -1,4 +1,4 @@
-#include "libcore/hist/number_text.h"
+#include "base/number_text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
