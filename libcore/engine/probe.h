@@ -100,10 +100,6 @@ struct probe_set {
 	enum attach_method order[ATTACH_METHOD_COUNT];
 	int norder;
 	const char *module; /* for log messages */
-	/* Tests only: every map that can fill (map_entries.h) is created with this many
-	 * entries instead of its declared size, so that a test can fill it on purpose with a
-	 * few events; 0 (production) keeps the declared sizes. */
-	uint32_t test_max_entries;
 	/* The loaded object while the points are attached (after probe_set_start() succeeds,
 	 * until probe_set_stop()), else NULL: what the module-wide self-metrics read. */
 	struct bpf_object *obj;
