@@ -149,7 +149,7 @@ static void select_maps(const struct probe_set *ps, struct bpf_object *obj, cons
 	}
 }
 
-int probe_set_select_first(const struct probe_set *ps, struct bpf_object *obj)
+void probe_set_select_first(const struct probe_set *ps, struct bpf_object *obj)
 {
 	int sel[ps->npoints > 0 ? ps->npoints : 1];
 
@@ -157,7 +157,6 @@ int probe_set_select_first(const struct probe_set *ps, struct bpf_object *obj)
 		sel[i] = ps->points[i].enabled ? next_candidate(ps, &ps->points[i]) : -1;
 	/* The maps only: a kernel-function target is looked up at start, not for a plan. */
 	select_maps(ps, obj, sel);
-	return 0;
 }
 
 /* Adds "; <text>" (or just <text>) to p->failures, truncating when full. */

@@ -113,9 +113,8 @@ struct probe_set {
  * in ps->no_method, not only in the text. */
 int probe_set_start(struct probe_set *ps, const struct probe_object *po, char *err, size_t errlen);
 /* For a plan before load (module_plan_memory): creates in obj the own maps of each enabled
- * point's first candidate (the one probe_set_start() tries first), no other candidate's.
- * 0 or -errno. */
-int probe_set_select_first(const struct probe_set *ps, struct bpf_object *obj);
+ * point's first candidate (the one probe_set_start() tries first), no other candidate's. */
+void probe_set_select_first(const struct probe_set *ps, struct bpf_object *obj);
 /* Detaches every link, in reverse order. The module closes its object afterwards. */
 void probe_set_stop(struct probe_set *ps);
 
