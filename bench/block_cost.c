@@ -17,6 +17,8 @@
 #include "libcore/engine/module.h"
 #include "libcore/kernel/privileges.h"
 
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,8 +28,36 @@
 #define DEVICE_MIB 64
 #define IO_SIZE 4096
 
-/* libcore/modules/block.c: bench-only, makes the module keep every issue time in its hash. */
-extern bool block_bench_force_issue_hash;
+/* The module as on a kernel whose BTF lacks QUEUE_FLAG_STATS, or on a queue without
+ * statistics: its own configure hook runs, then the two rodata values that block.bpf.c
+ * reads to find the issue time in the request are set back to "unknown" (-1 and 0, their
+ * defaults in the program), so every issue time goes through the `inflight` hash. The
+ * module's ops with this one hook replaced: no switch in the module for the bench. */
+static int configure_without_queue_stats(struct module *m, struct bpf_object *obj)
+{
+	int8_t *queue_flag_stats = module_rodata(obj, "queue_flag_stats", 1);
+	uint32_t *rqf_stats = module_rodata(obj, "rqf_stats", sizeof(uint32_t));
+	int e = module_find("block")->configure(m, obj);
+
+	if (e)
+		return e;
+	if (!queue_flag_stats || !rqf_stats)
+		return -ENOENT;
+	*queue_flag_stats = -1;
+	*rqf_stats = 0;
+	return 0;
+}
+
+static const struct module_ops *block_ops(bool issue_time_in_hash)
+{
+	static struct module_ops without_queue_stats;
+
+	if (!issue_time_in_hash)
+		return module_find("block");
+	without_queue_stats = *module_find("block");
+	without_queue_stats.configure = configure_without_queue_stats;
+	return &without_queue_stats;
+}
 
 /* An equivalent of the module's latency histogram per disk in bpftrace: classic
  * tracepoints carry no request pointer, so the key is disk + sector, as the module's own
@@ -96,14 +126,13 @@ static int start_block(struct bench *b, int c)
 	char err[256];
 
 	b->mod_cfg = c;
-	b->mod = module_new(module_find("block"), NULL);
+	b->mod = module_new(block_ops(c == HASH), NULL);
 	if (!b->mod)
 		return SBS_FAILED;
 	if (c == QUEUE_TIME && module_set_option(b->mod, &qt, err, sizeof(err))) {
 		fprintf(stderr, "QueueTime: %s\n", err);
 		return SBS_FAILED;
 	}
-	block_bench_force_issue_hash = c == HASH;
 	if (bench_start_in_layout(b->mod, c == BEFORE ? LAYOUT_BEFORE : LAYOUT_HERE)) {
 		fprintf(stderr, "block module (%s) did not start: %s\n", labels[c], b->mod->last_error);
 		return SBS_FAILED;
@@ -167,7 +196,6 @@ static void detach(void *ctx)
 	}
 	module_free(b->mod);
 	b->mod = NULL;
-	block_bench_force_issue_hash = false;
 	bpftrace_stop(&b->bt);
 }
 

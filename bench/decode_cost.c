@@ -1,4 +1,4 @@
-/* What label decoding costs per read (issue 12: a 10,000-entry hash with two decoded labels
+/* What label decoding costs per read (the target: a 10,000-entry hash with two decoded labels
  * at most 5 ms CPU per read): 10,000 keys of two labels each through real decoders on this
  * machine's disks, cgroups and kernel symbols, as the engine will run them once per read.
  * Prints the thread CPU time of the first pass (caches cold: kallsyms already loaded at

@@ -1,4 +1,4 @@
-/* Accuracy of the kernel's histograms, log2 (precision 0, the layout before issue 11)
+/* Accuracy of the kernel's histograms, log2 (precision 0, the only layout before log-linear)
  * against log-linear at each precision, in one run: one syscalls module per precision,
  * all attached at once with `Latency "clock_nanosleep"`, so every configuration sees the
  * very same sleeps. The bench times each sleep itself, sorts its own measurements for the
@@ -218,7 +218,7 @@ static double mixed_sleep(int i, void *ctx)
 static void sleeps(void)
 {
 	struct module *mods[NPREC];
-	const struct distribution fixed = { "clock_nanosleep, fixed 3 ms (issue 11)", "latency", "clock_nanosleep",
+	const struct distribution fixed = { "clock_nanosleep, fixed 3 ms", "latency", "clock_nanosleep",
 					    600, fixed_3ms, NULL, 1e6, "ms" };
 	const struct distribution mixed = { "clock_nanosleep, mixed 50 us / 200 us / 1 ms / 3 ms / 10 ms", "latency",
 					    "clock_nanosleep", 600, mixed_sleep, NULL, 1e6, "ms" };

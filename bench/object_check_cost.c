@@ -1,4 +1,4 @@
-/* What the loader's check of a user's BPF object costs as the object grows (issue 20): an
+/* What the loader's check of a user's BPF object costs as the object grows (it must stay linear): an
  * object of N calls, each with its relocation (N - 1 calls of its own function and a kfunc,
  * made by tests/programs/make_hostile many-calls), through object_policy_check_calls() with
  * the kfunc allowed, so every call is looked at. A linear check costs the same per call at

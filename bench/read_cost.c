@@ -1,5 +1,5 @@
-/* What one read of a big hash costs (issue 12: reading and decoding a 10,000-entry hash with
- * two decoded labels costs at most 5 ms CPU per read): a real kernel hash map of 10,000
+/* What one read of a big hash costs (the target: reading and decoding a 10,000-entry hash
+ * with two decoded labels costs at most 5 ms CPU per read): a real kernel hash map of 10,000
  * entries, keys of two labels with real values of this machine (label_samples.h), read by the
  * engine's program reader exactly as a <Counter> block reads it every interval (map read,
  * both labels decoded, series summed, values named and sent to a sink that formats them as

@@ -69,7 +69,7 @@ static const struct {
 	[LATENCY_ALL_PERCPU] = { 'h', "  same, every map per-CPU (before)", EMPTY_PAIR, "", -1, 1, LAYOUT_BEFORE },
 	[LATENCY_ALL_MANY] = { 'k', "  same, layout at 256 CPUs", EMPTY_PAIR, "", LATENCY_ALL_PERCPU, 1,
 			       LAYOUT_MANY_CPUS },
-	/* The log2 slots before issue 11, side by side with the default log-linear ones. */
+	/* The log2 slots of Precision 0 (the only layout before log-linear), side by side with the default log-linear ones. */
 	[LATENCY_ALL_LOG2] = { 'g', "  same, Precision 0 (log2)", EMPTY_PAIR, "", -1, 2, LAYOUT_HERE },
 	[BPFTRACE] = { 'f', "bpftrace enter/exit hist", EMPTY_PAIR, "", -1, -1, LAYOUT_HERE },
 };

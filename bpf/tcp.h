@@ -1,4 +1,4 @@
-/* Map layout of the `tcp` module, shared by tcp.bpf.c and libcore/mod_tcp.c.
+/* Map layout of the `tcp` module, shared by tcp.bpf.c and libcore/modules/tcp.c.
  * Fixed-width types only. Every value is a cumulative u64 that the kernel only adds to. */
 #ifndef EBPF_TCP_H
 #define EBPF_TCP_H
@@ -11,7 +11,6 @@
  * "other" (every port not listed), or the only row when there is no breakdown. The cap
  * keeps the number of collectd series bounded whatever the traffic. */
 #define TCP_MAX_PORTS 32
-#define TCP_ROWS (TCP_MAX_PORTS + 1)
 
 /* Which port of a connection picks its row (rodata `port_mode`). */
 enum tcp_port_mode {

@@ -1,5 +1,5 @@
 /* Label decoders: how the bytes of one key part of a user's map become the text of a collectd
- * label (`<Label "device"> Field "dev"  Decode "majorminor" </Label>`, issue 12).
+ * label (`<Label "device"> Field "dev"  Decode "majorminor" </Label>`).
  *
  * A label has a chain of decoders, applied in order: the first one reads the key part's raw
  * bytes, each later one the text the one before made (`Decode "uint"` then

@@ -33,7 +33,7 @@ struct bpf_map;
  * grows with the CPUs that hit the row at once); per-CPU, it costs rows x 16 B x possible
  * CPUs. 1 MiB keeps syscalls' table per-CPU on machines of up to 128 possible CPUs and
  * shared above, where per-CPU it would take 2 MiB at 256 and put the default
- * configuration over the 2 MB issue 25 allows it (doc/contributing.md, Kernel memory). */
+ * configuration over the 2 MB it may take (doc/contributing.md, Kernel memory). */
 #define MAP_LAYOUT_HOT_PERCPU_MAX_BYTES (1024u * 1024u)
 
 /* Between open and load, after the module's configure hook has sized its maps: sets the

@@ -106,7 +106,7 @@ static int start_array(struct module *m, const struct map_view *v, struct view_s
 		return -ENOMEM;
 	/* A bare row sized for its precision is read into the prefix of a full struct. */
 	if (v->shape == VIEW_PERCPU_ARRAY)
-		e = percpu_reader_init_prefix(&s->reader, s->fd, s->nrows, bpf_map__value_size(map), v->value_size);
+		e = percpu_reader_init(&s->reader, s->fd, s->nrows, bpf_map__value_size(map), v->value_size);
 	if (!e && v->per_cpu_feature && needs_met(m, v->per_cpu_feature)) {
 		s->cpu_trackers = calloc((size_t)s->reader.ncpus * s->nhist + 1, sizeof(*s->cpu_trackers));
 		if (!s->cpu_trackers)

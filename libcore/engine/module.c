@@ -354,12 +354,11 @@ int module_plan_memory(struct module *m, int possible_cpus, struct module_memory
 	/* Opened and sized exactly as module_start() will (rodata, row sizes, the module's
 	 * configure, the layout), with the maps of each point's first-choice method (a
 	 * fallback may own a map of its own: a start-time hash), never loaded. */
-	if (!object_open(m) || (errno = -probe_set_select_first(&m->probes, m->obj))) {
+	if (!object_open(m)) {
 		snprintf(err, errlen, "cannot open its BPF object to plan its kernel memory: %s", strerror(errno));
-		if (m->obj)
-			object_close(m);
 		return -1;
 	}
+	probe_set_select_first(&m->probes, m->obj);
 	bpf_object__for_each_map(map, m->obj) {
 		struct map_memory *mm;
 

@@ -6,12 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
-int percpu_reader_init(struct percpu_reader *r, int map_fd, uint32_t nrows, size_t value_size)
-{
-	return percpu_reader_init_prefix(r, map_fd, nrows, value_size, value_size);
-}
-
-int percpu_reader_init_prefix(struct percpu_reader *r, int map_fd, uint32_t nrows, size_t value_size,
+int percpu_reader_init(struct percpu_reader *r, int map_fd, uint32_t nrows, size_t value_size,
 			      size_t out_size)
 {
 	int e;

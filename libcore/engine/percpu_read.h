@@ -23,12 +23,11 @@ struct percpu_reader {
 	uint64_t *raw;    /* the last read: nrows * ncpus * words, in the order of dump.keys */
 };
 
-int percpu_reader_init(struct percpu_reader *r, int map_fd, uint32_t nrows, size_t value_size);
-/* For a map whose value is the first value_size bytes of a bigger struct of out_size bytes
- * (a histogram row sized for its precision, hist_row.h): each row is summed into the prefix
- * of its out_size output row; the rest of out is never written (zero it once). */
-int percpu_reader_init_prefix(struct percpu_reader *r, int map_fd, uint32_t nrows, size_t value_size,
-			      size_t out_size);
+/* For a map whose value is value_size bytes, the first value_size bytes of each out_size
+ * output row: out_size is the map's value size, or bigger where the value is the prefix of a
+ * bigger struct (a histogram row sized for its precision, hist_row.h); the rest of out is
+ * never written (zero it once). 0, or -errno. */
+int percpu_reader_init(struct percpu_reader *r, int map_fd, uint32_t nrows, size_t value_size, size_t out_size);
 /* Fills out[nrows * out_words] with the per-CPU sums. 0, or -errno. */
 int percpu_reader_read(struct percpu_reader *r, uint64_t *out);
 void percpu_reader_free(struct percpu_reader *r);

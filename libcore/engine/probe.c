@@ -3,7 +3,6 @@
 #include "libcore/kernel/kernel_funcs.h"
 #include "base/log.h"
 #include "libcore/engine/libbpf_log.h"
-#include "libcore/kernel/map_entries.h"
 #include "base/text_append.h"
 #include "libcore/kernel/privileges.h"
 
@@ -95,24 +94,6 @@ static bool candidate_uses_map(const struct probe_candidate *c, const char *map)
 	return false;
 }
 
-/* probe_set.test_max_entries: before load, the only time a map's size can be set. */
-static int shrink_for_test(const struct probe_set *ps, struct bpf_object *obj)
-{
-	struct bpf_map *map;
-
-	if (!ps->test_max_entries)
-		return 0;
-	bpf_object__for_each_map(map, obj) {
-		if (map_type_can_fill(bpf_map__type(map))) {
-			int e = bpf_map__set_max_entries(map, ps->test_max_entries);
-
-			if (e)
-				return e;
-		}
-	}
-	return 0;
-}
-
 static void select_maps(const struct probe_set *ps, struct bpf_object *obj, const int *sel);
 
 /* Enables the programs and own maps of the selected candidates (sel[i] for point i, -1 to
@@ -144,7 +125,7 @@ static int select_candidates(const struct probe_set *ps, struct bpf_object *obj,
 		}
 	}
 	select_maps(ps, obj, sel);
-	return shrink_for_test(ps, obj);
+	return 0;
 }
 
 /* A map shared by several candidates is created if any selected candidate owns it. */
@@ -169,7 +150,7 @@ static void select_maps(const struct probe_set *ps, struct bpf_object *obj, cons
 	}
 }
 
-int probe_set_select_first(const struct probe_set *ps, struct bpf_object *obj)
+void probe_set_select_first(const struct probe_set *ps, struct bpf_object *obj)
 {
 	int sel[ps->npoints > 0 ? ps->npoints : 1];
 
@@ -177,7 +158,6 @@ int probe_set_select_first(const struct probe_set *ps, struct bpf_object *obj)
 		sel[i] = ps->points[i].enabled ? next_candidate(ps, &ps->points[i]) : -1;
 	/* The maps only: a kernel-function target is looked up at start, not for a plan. */
 	select_maps(ps, obj, sel);
-	return shrink_for_test(ps, obj);
 }
 
 /* Adds "; <text>" (or just <text>) to p->failures, truncating when full. */

@@ -100,10 +100,6 @@ struct probe_set {
 	enum attach_method order[ATTACH_METHOD_COUNT];
 	int norder;
 	const char *module; /* for log messages */
-	/* Tests only: every map that can fill (map_entries.h) is created with this many
-	 * entries instead of its declared size, so that a test can fill it on purpose with a
-	 * few events; 0 (production) keeps the declared sizes. */
-	uint32_t test_max_entries;
 	/* The loaded object while the points are attached (after probe_set_start() succeeds,
 	 * until probe_set_stop()), else NULL: what the module-wide self-metrics read. */
 	struct bpf_object *obj;
@@ -117,9 +113,8 @@ struct probe_set {
  * in ps->no_method, not only in the text. */
 int probe_set_start(struct probe_set *ps, const struct probe_object *po, char *err, size_t errlen);
 /* For a plan before load (module_plan_memory): creates in obj the own maps of each enabled
- * point's first candidate (the one probe_set_start() tries first), no other candidate's.
- * 0 or -errno. */
-int probe_set_select_first(const struct probe_set *ps, struct bpf_object *obj);
+ * point's first candidate (the one probe_set_start() tries first), no other candidate's. */
+void probe_set_select_first(const struct probe_set *ps, struct bpf_object *obj);
 /* Detaches every link, in reverse order. The module closes its object afterwards. */
 void probe_set_stop(struct probe_set *ps);
 

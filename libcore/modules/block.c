@@ -112,12 +112,6 @@ static int block_set_option(struct module *m, const struct option *o, char *err,
 	return 1;
 }
 
-/* Bench-only hook (bench/block_cost.c sets it; nothing else may): take the kernel's issue
- * time as unknown, so that every request's goes through the `inflight` hash, as on kernels
- * whose BTF lacks QUEUE_FLAG_STATS or on queues without statistics. Not an option: users
- * have no reason to pay for the hash. Declared by its one user, not in a header. */
-bool block_bench_force_issue_hash;
-
 /* Tracepoint signatures and flag numbers from BTF; defaults (request first, no kernel
  * issue time) when BTF lacks them, which only costs the hash. */
 static void read_kernel_facts(struct kernel_facts *f)
@@ -134,10 +128,6 @@ static void read_kernel_facts(struct kernel_facts *f)
 	    qf < 64 && rqf >= 0 && rqf < 32) {
 		f->queue_flag_stats = (int)qf;
 		f->rqf_stats = 1u << rqf;
-	}
-	if (block_bench_force_issue_hash) {
-		f->queue_flag_stats = -1;
-		f->rqf_stats = 0;
 	}
 	btf_facts_close(btf);
 }

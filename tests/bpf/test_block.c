@@ -272,7 +272,7 @@ static void check_op(const char *what, const struct op_seen *o, uint64_t n, uint
 	CHECK(o->got_size);
 	CHECK_EQ_U64(o->size.count, o->ios);
 	/* Every request of exactly `size` bytes, in its slot of the layout the module records
-	 * (log-linear since issue 11: the slot number depends on the precision). */
+	 * (log-linear: the slot number depends on the precision). */
 	CHECK_EQ_U64(o->size.slots[hist_slot_p(size, o->size.precision)], o->ios);
 	CHECK_NEAR(hist_percentile(&o->size, 50), (double)size, 1e-6);
 	CHECK_NEAR(hist_percentile(&o->size, 99), (double)size, 1e-6);

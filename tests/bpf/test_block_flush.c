@@ -6,7 +6,7 @@
  * itself. /proc/diskstats counts the first as a flush and the second as a write; so must the
  * module (operations-<disk>-flush and -write, and untraced stays 0), but the write's size
  * histogram holds the sizes of data moved: 64 KiB for every write that carried data, and no
- * 0-byte "write" per flush (issue 21: 500 of them pulled a 4 KiB p50 down to 4075). */
+ * 0-byte "write" per flush (500 of them would pull a 4 KiB p50 down to 4075). */
 #define _GNU_SOURCE /* O_DIRECT */
 #include "libcore/kernel/diskstats.h"
 #include "libcore/engine/module.h"

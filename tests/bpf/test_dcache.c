@@ -5,6 +5,7 @@
  * "unsupported" with one error naming what it tried: "auto" accepts either outcome, an
  * explicit method must work. */
 #include "tests/bpf/module_test.h"
+#include "tests/recording_sink.h"
 
 #include <sys/stat.h>
 
@@ -14,38 +15,17 @@ struct seen {
 	bool got_ratio;
 };
 
-static void on_counter(void *ctx, const char *metric, const char *instance, uint64_t v)
-{
-	struct seen *s = ctx;
-
-	if (!strcmp(metric, "lookups"))
-		s->lookups = v;
-	else if (!strcmp(metric, "misses"))
-		s->misses = v;
-}
-
-static void on_histogram(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
-			 const struct hist_interval *h)
-{
-	CHECK(!"dcache sends no histogram");
-}
-
-static void on_gauge(void *ctx, const char *metric, const char *instance, double v)
-{
-	struct seen *s = ctx;
-
-	if (!strcmp(metric, "hit_ratio")) {
-		s->hit_ratio = v;
-		s->got_ratio = true;
-	}
-}
-
 static struct seen read_module(struct module *m)
 {
+	struct recording r = { 0 };
 	struct seen s = { 0 };
-	struct metric_sink sink = { .ctx = &s, .counter = on_counter, .histogram = on_histogram, .gauge = on_gauge };
 
-	CHECK(module_read(m, &sink) == 0);
+	CHECK(recording_read(&r, m) == 0);
+	CHECK(recorded_count(&r, RECORDED_HISTOGRAM, NULL, NULL) == 0 && "dcache sends no histogram");
+	s.lookups = recorded_counter(&r, "lookups", NULL);
+	s.misses = recorded_counter(&r, "misses", NULL);
+	s.got_ratio = recorded_gauge(&r, "hit_ratio", NULL, &s.hit_ratio);
+	recording_free(&r);
 	return s;
 }
 

@@ -5,6 +5,7 @@
  * neither (this project's CI machine), must report it unsupported with one error. */
 #include "tests/bpf/loop_ext4.h"
 #include "tests/bpf/module_test.h"
+#include "tests/recording_sink.h"
 
 #include <time.h>
 
@@ -32,41 +33,35 @@ static int op_of(const char *instance)
 	return -1;
 }
 
-static void on_counter(void *ctx, const char *metric, const char *instance, uint64_t v)
-{
-	struct seen *s = ctx;
-	int i = op_of(instance);
-
-	if (!strcmp(metric, "dropped") && !strcmp(instance, "start_lost"))
-		s->start_lost = v;
-	else if (!strcmp(metric, "dropped") && !strcmp(instance, "recursion"))
-		; /* every module's self-metric (test_self_metrics), not a filesystem's series */
-	else if (!strcmp(metric, "dropped") && !strcmp(instance, "kretprobe_missed"))
-		s->kretprobe_missed = v; /* the engine's, on kprobes: nothing missed here */
-	else if (i >= 0 && !strcmp(metric, "calls"))
-		s->calls[i] = v;
-	else
-		s->other_series++;
-}
-
-static void on_histogram(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
-			 const struct hist_interval *h)
-{
-	struct seen *s = ctx;
-	int i = op_of(instance);
-
-	if (i >= 0 && !strcmp(metric, "latency") && unit == HIST_UNIT_NANOSECONDS)
-		s->h[i] = *h;
-	else
-		s->other_series++;
-}
-
 static struct seen read_module(struct module *m)
 {
+	struct recording r = { 0 };
 	struct seen s = { 0 };
-	struct metric_sink sink = { .ctx = &s, .counter = on_counter, .histogram = on_histogram };
 
-	CHECK(module_read(m, &sink) == 0);
+	CHECK(recording_read(&r, m) == 0);
+	for (int k = 0; k < r.n; k++) {
+		const struct recorded_value *v = &r.values[k];
+		int i = op_of(v->instance);
+
+		if (v->kind == RECORDED_COUNTER) {
+			if (!strcmp(v->metric, "dropped") && !strcmp(v->instance, "start_lost"))
+				s.start_lost = v->counter;
+			else if (!strcmp(v->metric, "dropped") && !strcmp(v->instance, "recursion"))
+				; /* every module's self-metric (test_self_metrics), not a filesystem's series */
+			else if (!strcmp(v->metric, "dropped") && !strcmp(v->instance, "kretprobe_missed"))
+				s.kretprobe_missed = v->counter; /* the engine's, on kprobes: nothing missed here */
+			else if (i >= 0 && !strcmp(v->metric, "calls"))
+				s.calls[i] = v->counter;
+			else
+				s.other_series++;
+		} else if (v->kind == RECORDED_HISTOGRAM) {
+			if (i >= 0 && !strcmp(v->metric, "latency") && v->unit == HIST_UNIT_NANOSECONDS)
+				s.h[i] = *v->hist;
+			else
+				s.other_series++;
+		}
+	}
+	recording_free(&r);
 	return s;
 }
 

@@ -2,8 +2,8 @@
  * purpose, and of what counting a map's entries costs.
  *
  * The syscalls module on the tid-hash candidate (AttachOrder "tracepoint") with latency for
- * ppoll only, counting only this process, and its maps made 4 entries big
- * (probe_set.test_max_entries). THREADS threads then block in ppoll at once: the first 4
+ * ppoll only, counting only this process, and its maps made 4 entries big (by the
+ * module's configure hook with a step added, as a module sizes its own maps). THREADS threads then block in ppoll at once: the first 4
  * store their start time, the hash is full, and every other one is dropped and counted. So:
  *   while they block: map_fill start_tid = 100 %, dropped start_lost = THREADS - 4;
  *   once they are done: map_fill 0 % (each take deleted its entry), start_lost unchanged,
@@ -20,6 +20,7 @@
 #include "tests/bpf/module_test.h"
 
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -114,6 +115,20 @@ static void *block_in_ppoll(void *arg)
 }
 
 /* True when thread tid sits in ppoll: /proc/self/task/<tid>/syscall starts with its number. */
+/* The syscalls module's configure hook, then every map that can fill (map_entries.h) made
+ * CAP entries big: before load, the only time a map's size can be set. */
+static int configure_small_maps(struct module *m, struct bpf_object *obj)
+{
+	struct bpf_map *map;
+	int e = module_find("syscalls")->configure(m, obj);
+
+	bpf_object__for_each_map(map, obj) {
+		if (!e && map_type_can_fill(bpf_map__type(map)))
+			e = bpf_map__set_max_entries(map, CAP);
+	}
+	return e;
+}
+
 static bool in_ppoll(pid_t tid)
 {
 	char path[64], buf[64] = "";
@@ -145,10 +160,13 @@ static void fill_on_purpose(void)
 	pthread_t th[THREADS];
 	struct seen before, blocked, after;
 	int waited = 0;
+	static struct module_ops small_maps;
 
 	if (!m)
 		return;
-	m->probes.test_max_entries = CAP;
+	small_maps = *m->ops;
+	small_maps.configure = configure_small_maps;
+	m->ops = &small_maps;
 	if (module_start(m)) {
 		printf("  syscalls did not start: %s\n", m->last_error);
 		CHECK(!"syscalls starts on the tracepoint + tid hash candidate");

@@ -9,6 +9,7 @@
  * checks the folio page counting against the running kernel's struct folio. */
 #include "tests/bpf/loop_ext4.h"
 #include "tests/bpf/module_test.h"
+#include "tests/recording_sink.h"
 
 enum { FILE_PAGES = 1024, PAGE = 4096, CHUNK = 65536 };
 
@@ -18,40 +19,18 @@ struct seen {
 	bool got_ratio;
 };
 
-static void on_counter(void *ctx, const char *metric, const char *instance, uint64_t v)
-{
-	struct seen *s = ctx;
-
-	if (!strcmp(metric, "accesses"))
-		s->accesses = v;
-	else if (!strcmp(metric, "additions"))
-		s->additions = v;
-	else if (!strcmp(metric, "dirtied"))
-		s->dirtied = v;
-}
-
-static void on_histogram(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
-			 const struct hist_interval *h)
-{
-	CHECK(!"pagecache sends no histogram");
-}
-
-static void on_gauge(void *ctx, const char *metric, const char *instance, double v)
-{
-	struct seen *s = ctx;
-
-	if (!strcmp(metric, "hit_ratio")) {
-		s->hit_ratio = v;
-		s->got_ratio = true;
-	}
-}
-
 static struct seen read_module(struct module *m)
 {
+	struct recording r = { 0 };
 	struct seen s = { 0 };
-	struct metric_sink sink = { .ctx = &s, .counter = on_counter, .histogram = on_histogram, .gauge = on_gauge };
 
-	CHECK(module_read(m, &sink) == 0);
+	CHECK(recording_read(&r, m) == 0);
+	CHECK(recorded_count(&r, RECORDED_HISTOGRAM, NULL, NULL) == 0 && "pagecache sends no histogram");
+	s.accesses = recorded_counter(&r, "accesses", NULL);
+	s.additions = recorded_counter(&r, "additions", NULL);
+	s.dirtied = recorded_counter(&r, "dirtied", NULL);
+	s.got_ratio = recorded_gauge(&r, "hit_ratio", NULL, &s.hit_ratio);
+	recording_free(&r);
 	return s;
 }
 

@@ -8,6 +8,7 @@
 #include "libcore/engine/module.h"
 #include "libcore/kernel/privileges.h"
 #include "tests/oom_cgroup.h"
+#include "tests/recording_sink.h"
 #include "tests/bpf/attach_methods.h"
 #include "tests/bpf/start_on_method.h"
 #include "tests/testing.h"
@@ -25,38 +26,21 @@ struct seen {
 	bool oom_lost_sent;
 };
 
-static void on_counter(void *ctx, const char *metric, const char *instance, uint64_t v)
-{
-	struct seen *s = ctx;
-
-	if (!strcmp(metric, "forks"))
-		s->forks = v;
-	else if (!strcmp(metric, "execs"))
-		s->execs = v;
-	else if (!strcmp(metric, "exits"))
-		s->exits = v;
-	else if (!strcmp(metric, "thread_exits"))
-		s->thread_exits = v;
-	else if (!strcmp(metric, "oom_kills"))
-		s->oom_kills = v;
-	else if (!strcmp(metric, "dropped") && !strcmp(instance, "oom_events")) {
-		s->oom_lost = v;
-		s->oom_lost_sent = true;
-	}
-}
-
-static void on_histogram(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
-			 const struct hist_interval *h)
-{
-	CHECK(!"the process module has no histogram");
-}
-
 static struct seen read_module(struct module *m)
 {
+	struct recording r = { 0 };
 	struct seen s = { 0 };
-	struct metric_sink sink = { .ctx = &s, .counter = on_counter, .histogram = on_histogram };
 
-	CHECK(module_read(m, &sink) == 0);
+	CHECK(recording_read(&r, m) == 0);
+	CHECK(recorded_count(&r, RECORDED_HISTOGRAM, NULL, NULL) == 0 && "the process module has no histogram");
+	s.forks = recorded_counter(&r, "forks", NULL);
+	s.execs = recorded_counter(&r, "execs", NULL);
+	s.exits = recorded_counter(&r, "exits", NULL);
+	s.thread_exits = recorded_counter(&r, "thread_exits", NULL);
+	s.oom_kills = recorded_counter(&r, "oom_kills", NULL);
+	s.oom_lost = recorded_counter(&r, "dropped", "oom_events");
+	s.oom_lost_sent = recorded(&r, RECORDED_COUNTER, "dropped", "oom_events") != NULL;
+	recording_free(&r);
 	CHECK(s.oom_lost_sent); /* the dropped counter is always sent */
 	return s;
 }

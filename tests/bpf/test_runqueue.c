@@ -8,6 +8,7 @@
 #include "libcore/engine/module.h"
 #include "libcore/kernel/privileges.h"
 #include "tests/bpf/attach_methods.h"
+#include "tests/recording_sink.h"
 #include "tests/testing.h"
 
 #include <math.h>
@@ -28,35 +29,31 @@ struct seen {
 	uint64_t start_lost;
 };
 
-static void on_counter(void *ctx, const char *metric, const char *instance, uint64_t v)
-{
-	struct seen *s = ctx;
-
-	if (!strcmp(metric, "dropped") && !strcmp(instance, "start_lost"))
-		s->start_lost = v;
-}
-
-static void on_histogram(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
-			 const struct hist_interval *h)
-{
-	struct seen *s = ctx;
-
-	CHECK(!strcmp(metric, "latency") && unit == HIST_UNIT_NANOSECONDS);
-	if (!strcmp(instance, "all")) {
-		s->all = *h;
-		s->got_all = true;
-	} else if (!strncmp(instance, "cpu", 3)) {
-		s->per_cpu_count += h->count;
-		s->per_cpu_series++;
-	}
-}
-
 static struct seen read_module(struct module *m)
 {
+	struct recording r = { 0 };
 	struct seen s = { 0 };
-	struct metric_sink sink = { .ctx = &s, .counter = on_counter, .histogram = on_histogram };
+	const struct hist_interval *all;
 
-	CHECK(module_read(m, &sink) == 0);
+	CHECK(recording_read(&r, m) == 0);
+	s.start_lost = recorded_counter(&r, "dropped", "start_lost");
+	all = recorded_histogram(&r, "latency", "all", HIST_UNIT_NANOSECONDS);
+	if (all) {
+		s.all = *all;
+		s.got_all = true;
+	}
+	for (int i = 0; i < r.n; i++) {
+		const struct recorded_value *v = &r.values[i];
+
+		if (v->kind != RECORDED_HISTOGRAM)
+			continue;
+		CHECK(!strcmp(v->metric, "latency") && v->unit == HIST_UNIT_NANOSECONDS);
+		if (!strncmp(v->instance, "cpu", 3)) {
+			s.per_cpu_count += v->hist->count;
+			s.per_cpu_series++;
+		}
+	}
+	recording_free(&r);
 	return s;
 }
 

@@ -4,6 +4,7 @@
  * and nothing else of this process. A child that gets signals of its own is another
  * process: the test's filter must leave it out. */
 #include "tests/bpf/module_test.h"
+#include "tests/recording_sink.h"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -15,25 +16,6 @@ struct seen {
 	char instance[MAX_SEEN][32];
 	uint64_t value[MAX_SEEN];
 };
-
-static void on_counter(void *ctx, const char *metric, const char *instance, uint64_t v)
-{
-	struct seen *s = ctx;
-
-	if (strcmp(metric, "signals"))
-		return; /* self-metrics (dropped-recursion) */
-	CHECK(s->n < MAX_SEEN);
-	if (s->n == MAX_SEEN)
-		return;
-	snprintf(s->instance[s->n], sizeof(s->instance[s->n]), "%s", instance);
-	s->value[s->n++] = v;
-}
-
-static void on_histogram(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
-			 const struct hist_interval *h)
-{
-	CHECK(!"signals sends no histogram");
-}
 
 static uint64_t value_of(const struct seen *s, const char *instance)
 {
@@ -54,10 +36,23 @@ static uint64_t total(const struct seen *s)
 
 static struct seen read_module(struct module *m)
 {
+	struct recording r = { 0 };
 	struct seen s = { 0 };
-	struct metric_sink sink = { .ctx = &s, .counter = on_counter, .histogram = on_histogram };
 
-	CHECK(module_read(m, &sink) == 0);
+	CHECK(recording_read(&r, m) == 0);
+	CHECK(recorded_count(&r, RECORDED_HISTOGRAM, NULL, NULL) == 0 && "signals sends no histogram");
+	for (int i = 0; i < r.n; i++) {
+		const struct recorded_value *v = &r.values[i];
+
+		if (v->kind != RECORDED_COUNTER || strcmp(v->metric, "signals"))
+			continue; /* self-metrics (dropped-recursion) */
+		CHECK(s.n < MAX_SEEN);
+		if (s.n == MAX_SEEN)
+			break;
+		snprintf(s.instance[s.n], sizeof(s.instance[s.n]), "%.*s", (int)sizeof(s.instance[s.n]) - 1, v->instance);
+		s.value[s.n++] = v->counter;
+	}
+	recording_free(&r);
 	return s;
 }
 

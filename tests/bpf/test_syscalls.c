@@ -6,6 +6,7 @@
 #include "libcore/engine/module.h"
 #include "libcore/kernel/privileges.h"
 #include "tests/bpf/attach_methods.h"
+#include "tests/recording_sink.h"
 #include "tests/testing.h"
 
 #include <errno.h>
@@ -24,42 +25,26 @@ struct seen {
 	bool got_fsync_latency;
 };
 
-static void on_counter(void *ctx, const char *metric, const char *instance, uint64_t v)
-{
-	struct seen *s = ctx;
-
-	if (!strcmp(metric, "calls") && !strcmp(instance, "fsync"))
-		s->fsync_calls = v;
-	else if (!strcmp(metric, "errors") && !strcmp(instance, "fsync"))
-		s->fsync_errors = v;
-	else if (!strcmp(metric, "calls") && !strcmp(instance, "close"))
-		s->close_calls = v;
-	else if (!strcmp(metric, "errors") && !strcmp(instance, "close"))
-		s->close_errors = v;
-	else if (!strcmp(metric, "dropped") && !strcmp(instance, "start_lost"))
-		s->start_lost = v;
-	else if (!strcmp(metric, "dropped") && !strcmp(instance, "out_of_range"))
-		s->out_of_range = v;
-}
-
-static void on_histogram(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
-			 const struct hist_interval *h)
-{
-	struct seen *s = ctx;
-
-	s->latency_series++;
-	if (!strcmp(metric, "latency") && !strcmp(instance, "fsync")) {
-		s->fsync = *h;
-		s->got_fsync_latency = true;
-	}
-}
-
 static struct seen read_module(struct module *m)
 {
+	struct recording r = { 0 };
 	struct seen s = { 0 };
-	struct metric_sink sink = { .ctx = &s, .counter = on_counter, .histogram = on_histogram };
+	const struct recorded_value *fsync;
 
-	CHECK(module_read(m, &sink) == 0);
+	CHECK(recording_read(&r, m) == 0);
+	s.fsync_calls = recorded_counter(&r, "calls", "fsync");
+	s.fsync_errors = recorded_counter(&r, "errors", "fsync");
+	s.close_calls = recorded_counter(&r, "calls", "close");
+	s.close_errors = recorded_counter(&r, "errors", "close");
+	s.start_lost = recorded_counter(&r, "dropped", "start_lost");
+	s.out_of_range = recorded_counter(&r, "dropped", "out_of_range");
+	s.latency_series = recorded_count(&r, RECORDED_HISTOGRAM, NULL, NULL);
+	fsync = recorded(&r, RECORDED_HISTOGRAM, "latency", "fsync");
+	if (fsync) {
+		s.fsync = *fsync->hist;
+		s.got_fsync_latency = true;
+	}
+	recording_free(&r);
 	return s;
 }
 

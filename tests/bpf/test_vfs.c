@@ -4,6 +4,7 @@
  * each. On the syscall fallback the module must say once in the log, and in the
  * approximation gauge, that the figures are an approximation. */
 #include "tests/bpf/module_test.h"
+#include "tests/recording_sink.h"
 
 #include <fcntl.h>
 #include <time.h>
@@ -22,58 +23,27 @@ struct seen {
 
 static const char *const ops[4] = { "read", "write", "fsync", "open" };
 
-static int op_index(const char *name)
-{
-	for (int i = 0; i < 4; i++)
-		if (!strcmp(ops[i], name))
-			return i;
-	return -1;
-}
-
-static void on_counter(void *ctx, const char *metric, const char *instance, uint64_t v)
-{
-	struct seen *s = ctx;
-	int i = op_index(instance);
-
-	if (!strcmp(metric, "dropped") && !strcmp(instance, "start_lost"))
-		s->start_lost = v;
-	else if (i >= 0 && !strcmp(metric, "calls"))
-		s->op[i].calls = v;
-	else if (i >= 0 && !strcmp(metric, "errors"))
-		s->op[i].errors = v;
-}
-
-static void on_histogram(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
-			 const struct hist_interval *h)
-{
-	struct seen *s = ctx;
-	int i = op_index(instance);
-
-	if (i < 0)
-		return;
-	if (!strcmp(metric, "latency") && unit == HIST_UNIT_NANOSECONDS)
-		s->op[i].latency = *h;
-	else if (!strcmp(metric, "bytes") && unit == HIST_UNIT_BYTES)
-		s->op[i].bytes = *h;
-}
-
-static void on_gauge(void *ctx, const char *metric, const char *instance, double v)
-{
-	struct seen *s = ctx;
-	int i = op_index(instance);
-
-	if (i >= 0 && !strcmp(metric, "approximation")) {
-		s->op[i].approximation = v;
-		s->gauges++;
-	}
-}
-
 static struct seen read_module(struct module *m)
 {
+	struct recording r = { 0 };
 	struct seen s = { 0 };
-	struct metric_sink sink = { .ctx = &s, .counter = on_counter, .histogram = on_histogram, .gauge = on_gauge };
 
-	CHECK(module_read(m, &sink) == 0);
+	CHECK(recording_read(&r, m) == 0);
+	s.start_lost = recorded_counter(&r, "dropped", "start_lost");
+	for (int i = 0; i < 4; i++) {
+		const struct hist_interval *latency = recorded_histogram(&r, "latency", ops[i], HIST_UNIT_NANOSECONDS);
+		const struct hist_interval *bytes = recorded_histogram(&r, "bytes", ops[i], HIST_UNIT_BYTES);
+
+		s.op[i].calls = recorded_counter(&r, "calls", ops[i]);
+		s.op[i].errors = recorded_counter(&r, "errors", ops[i]);
+		if (latency)
+			s.op[i].latency = *latency;
+		if (bytes)
+			s.op[i].bytes = *bytes;
+		recorded_gauge(&r, "approximation", ops[i], &s.op[i].approximation);
+		s.gauges += recorded_count(&r, RECORDED_GAUGE, "approximation", ops[i]);
+	}
+	recording_free(&r);
 	return s;
 }
 

@@ -1,4 +1,4 @@
-/* libFuzzer target for the loader's whole check of a user's BPF object (issue 20), built with
+/* libFuzzer target for the loader's whole check of a user's BPF object, built with
  * ASan and UBSan, seeded with the build's real objects (tests/fuzz/run.sh): the input is the
  * object's bytes, mutated.
  *

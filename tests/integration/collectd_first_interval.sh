@@ -1,6 +1,6 @@
 #!/bin/sh
 # A counter series born after the module's first read shows its first interval as a rate, in
-# every writer (issue 21: 200 fsyncs in the first interval never appeared: a DERIVE's first
+# every writer (else 200 fsyncs in the first interval never appear: a DERIVE's first
 # value yields no rate). The first time the plugin meets a series after a module's first read,
 # it sends a 0 at the previous read's time, and the values from the next read on (never two
 # values of one series in one read: collectd's write threads may write them in either order).

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Percentiles users can trust (issue 11), through the real collectd: 1,932 sleeps of 3 ms,
+# Percentiles users can trust, through the real collectd: 1,932 sleeps of 3 ms,
 # timed by the workload itself, read back from collectd's csv files within 5% of the exact
 # p50, p90 and p99 of those very durations. With the log2 slots before log-linear
 # histograms every value sat in (2.1 ms, 4.2 ms] and p90/p99 read +28%/+32%.

@@ -2,7 +2,7 @@
 # `collectd -T` is a check: it must write no data. collectd 5.12 runs every read callback once
 # under -T and hands the values to the writers (src/daemon/collectd.c, plugin_read_all_once),
 # so a check followed at once by the daemon made rrdtool refuse the daemon's first updates
-# ("illegal attempt to update using time ... minimum one second step", issue 21). Here: -T with
+# ("illegal attempt to update using time ... minimum one second step"). Here: -T with
 # csv and rrdtool leaves no file, and the daemon started right after it logs no such error while
 # it writes its values.
 . "$top_srcdir/tests/integration/lib.sh"

@@ -1,4 +1,4 @@
-/* Builds the hostile objects the loader's tests feed it (issue 20), from real objects:
+/* Builds the hostile objects the loader's tests feed it, from real objects:
  *
  *   make_hostile raw-kfunc IN OUT     IN's call of helper 0x1234567 (raw_kfunc.bpf.c) becomes
  *                                     a raw kfunc call (src_reg 2) of bpf_send_signal_task by

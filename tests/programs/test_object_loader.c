@@ -91,7 +91,7 @@ static void test_file_checks(void)
 	CHECK(object_file_read(subfile, (uid_t)-1, &b, err, sizeof(err)) == 0);
 	object_bytes_free(&b);
 
-	/* Links in the middle of the path (issue 20): each directory is checked as it is walked.
+	/* Links in the middle of the path: each directory is checked as it is walked.
 	 * Another user's directory holding a link to root's safe one: that user can point the
 	 * link anywhere, so root does not go through it. */
 	snprintf(theirs, sizeof(theirs), "%s/theirs", dir);

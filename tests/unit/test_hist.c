@@ -341,7 +341,7 @@ static void record(const uint64_t *values, size_t n, unsigned int p, struct hist
 /* The accuracy bound the layout guarantees: an estimate stays in the true value's slot, so
  * for values above 2^p it is within 2^-p of the truth (3.1% at the default precision,
  * inside the 5% goal), at every precision, on inputs shaped like latencies: log-uniform
- * over 1 us .. 10 s, two narrow peaks (the 3 ms sleep of issue 11 and a 40 us one), and a
+ * over 1 us .. 10 s, two narrow peaks (3 ms sleeps as collectd_percentiles.sh times them and a 40 us one), and a
  * narrow peak alone. */
 static void test_accuracy_bound(void)
 {
@@ -361,7 +361,7 @@ static void test_accuracy_bound(void)
 				values[i] = (uint64_t)(1e3 * pow(10.0, 7.0 * (double)(r % 1000000) / 1e6));
 			else if (shape == 1) /* 70%: 3.09 ms +- 70 us; 30%: 40 us +- 2 us */
 				values[i] = i % 10 < 7 ? 3090000 + r % 140000 - 70000 : 40000 + r % 4000 - 2000;
-			else /* 3 ms sleeps: 3.05 .. 3.17 ms, as measured in issue 11 */
+			else /* 3 ms sleeps: 3.05 .. 3.17 ms, as measured on a real machine */
 				values[i] = 3050000 + r % 120000;
 		}
 		memcpy(sorted, values, sizeof(values));
@@ -412,7 +412,7 @@ static void test_constant_sizes(void)
 	}
 }
 
-/* `Bucket` bounds on log-linear slot edges count exactly; the 3 ms sleeps of issue 11 split
+/* `Bucket` bounds on log-linear slot edges count exactly; the 3 ms sleeps above split
  * at 3.014656 ms (an edge at the default precision) land on the right side. */
 static void test_count_between_loglinear(void)
 {

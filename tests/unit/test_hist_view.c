@@ -312,7 +312,7 @@ static void test_since_start_and_restart(const struct snapshot *before, struct s
 	free(s);
 }
 
-/* What issue 21 saw: a write size histogram with a 0 slot (500 flushes) beside 64 KiB writes
+/* What was once drawn wrong: a write size histogram with a 0 slot (500 flushes) beside 64 KiB writes
  * was drawn in KiB from "0 -> 0.000977" through 15 empty rows; a run queue with a 0 slot and
  * slots of milliseconds as "msecs 0.000128 -> 0.000256"; and the series under names collectd
  * does not use (ios-, bytes-, io_size-). */

@@ -1,4 +1,4 @@
-/* Root publishes the snapshot without following links it did not make (issue 20): the
+/* Root publishes the snapshot without following links it did not make: the
  * snapshot's directory must be owned by root or collectd's user and writable by nobody else,
  * the lock and the temporary file are opened in that checked directory with O_NOFOLLOW, and
  * a refusal is one warning naming the directory or the lock and the fix. Every directory
@@ -112,7 +112,7 @@ int main(void)
 	CHECK(strstr(logged, "/link\": Not a directory (it is a symbolic link or not a directory: name the directory itself)") !=
 	      NULL);
 
-	/* Links in the middle of the path (issue 20): every component is checked as it is
+	/* Links in the middle of the path: every component is checked as it is
 	 * walked, not the path realpath() makes of it. Another user's directory holding a link to
 	 * root's safe directory: root must not go through it (that user can point the link
 	 * anywhere), although where it leads is safe. */
