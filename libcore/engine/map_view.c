@@ -21,6 +21,7 @@ struct view_state {
 	int fd;
 	uint32_t nrows;
 	struct percpu_reader reader; /* VIEW_PERCPU_ARRAY */
+	struct map_dump array;       /* VIEW_ARRAY */
 	uint64_t *values;          /* nrows * value_size bytes, summed over CPUs */
 	uint64_t *prev;            /* the rows of the previous read, for a ratio */
 	int nhist;                 /* histogram fields per row */
@@ -107,6 +108,8 @@ static int start_array(struct module *m, const struct map_view *v, struct view_s
 	/* A bare row sized for its precision is read into the prefix of a full struct. */
 	if (v->shape == VIEW_PERCPU_ARRAY)
 		e = percpu_reader_init(&s->reader, s->fd, s->nrows, bpf_map__value_size(map), v->value_size);
+	else
+		e = map_dump_init(&s->array, s->fd, false, sizeof(uint32_t), bpf_map__value_size(map), s->nrows);
 	if (!e && v->per_cpu_feature && needs_met(m, v->per_cpu_feature)) {
 		s->cpu_trackers = calloc((size_t)s->reader.ncpus * s->nhist + 1, sizeof(*s->cpu_trackers));
 		if (!s->cpu_trackers)
@@ -168,14 +171,21 @@ int views_start(struct module *m, char *err, size_t errlen)
 	return 0;
 }
 
-/* A plain array: one lookup per row (no module has one yet that is large). A bare row
- * sized for its precision fills the prefix of its full-size place. */
+/* A plain array, by the one map walker. A bare row sized for its precision fills the
+ * prefix of its full-size place. */
 static int read_array(const struct map_view *v, struct view_state *s)
 {
-	for (uint32_t k = 0; k < s->nrows; k++)
-		if (bpf_map_lookup_elem(s->fd, &k, (char *)s->values + (size_t)k * v->value_size))
-			return -errno;
-	return 0;
+	int e = map_dump_read(&s->array);
+
+	for (uint32_t i = 0; !e && i < s->array.count; i++) {
+		uint32_t row;
+
+		memcpy(&row, s->array.keys + (size_t)i * sizeof(row), sizeof(row));
+		if (row < s->nrows)
+			memcpy((char *)s->values + (size_t)row * v->value_size,
+			       s->array.values + (size_t)i * s->array.value_size, s->array.value_size);
+	}
+	return e;
 }
 
 int views_read(struct module *m)
@@ -409,6 +419,7 @@ void views_free(struct module *m)
 
 		ring_buffer__free(s->rb); /* NULL-safe; before the map it maps goes away */
 		percpu_reader_free(&s->reader);
+		map_dump_free(&s->array);
 		free(s->values);
 		free(s->prev);
 		free(s->trackers);

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "libcore/engine/map_dump.h"
+#include "libcore/kernel/map_dump.h"
 
 struct percpu_reader {
 	struct map_dump dump;

@@ -1,5 +1,7 @@
 #include "libcore/kernel/map_entries.h"
 
+#include "libcore/kernel/map_dump.h"
+
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -7,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Entries asked for per batch call; doubled when one hash bucket holds more (ENOSPC). */
+/* Entries asked for per batch call; the walker doubles it when one hash bucket holds more. */
 #define BATCH_FIRST_CHUNK 256u
 
 bool map_type_can_fill(uint32_t type)
@@ -38,49 +40,29 @@ static size_t value_bytes(const struct bpf_map_info *info)
 	return (size_t)((info->value_size + 7) & ~7u) * (ncpus > 0 ? (size_t)ncpus : 1);
 }
 
-/* -EINVAL / -ENOTSUPP (524) / -EOPNOTSUPP: this kernel has no batch lookup for the map. */
-static int count_batch(int fd, const struct bpf_map_info *info, uint32_t *entries)
+static int count_chunk(void *ctx, const uint8_t *keys, const uint8_t *values, uint32_t n)
 {
-	size_t vbytes = value_bytes(info);
-	uint32_t chunk = BATCH_FIRST_CHUNK, total = 0;
-	uint64_t in_batch = 0, out_batch = 0; /* a hash's batch token is a u32 bucket index */
-	void *keys = NULL, *values = NULL;
-	bool first = true;
-	int r;
+	(void)keys;
+	(void)values;
+	*(uint32_t *)ctx += n;
+	return 0;
+}
 
-	if (chunk > info->max_entries)
-		chunk = info->max_entries ? info->max_entries : 1;
-	for (;;) {
-		__u32 count = chunk;
+/* Counts by the one map walker (map_dump.h), a chunk at a time so that a big per-CPU hash
+ * is not copied whole for a count; keys only where it walks entry by entry. */
+static int count_entries(int fd, uint32_t key_size, size_t value_size, uint32_t max_entries, bool batch,
+			 uint32_t *entries)
+{
+	struct map_dump d;
+	uint32_t total = 0;
+	int r = map_dump_init_chunked(&d, fd, true, key_size, value_size, max_entries, BATCH_FIRST_CHUNK);
 
-		if (!keys) {
-			keys = malloc((size_t)chunk * info->key_size);
-			values = malloc((size_t)chunk * vbytes);
-			if (!keys || !values) {
-				r = -ENOMEM;
-				break;
-			}
-		}
-		r = bpf_map_lookup_batch(fd, first ? NULL : &in_batch, &out_batch, keys, values, &count, NULL);
-		if (r == -ENOSPC && count == 0) { /* one bucket holds more than a chunk */
-			chunk *= 2;
-			free(keys);
-			free(values);
-			keys = values = NULL;
-			continue;
-		}
-		if (r && r != -ENOENT)
-			break;
-		total += count;
-		if (r == -ENOENT) { /* the last chunk */
-			r = 0;
-			break;
-		}
-		in_batch = out_batch;
-		first = false;
-	}
-	free(keys);
-	free(values);
+	if (r)
+		return r;
+	d.keys_only = true;
+	d.no_batch = !batch;
+	r = map_dump_each(&d, count_chunk, &total);
+	map_dump_free(&d);
 	if (!r)
 		*entries = total;
 	return r;
@@ -88,42 +70,16 @@ static int count_batch(int fd, const struct bpf_map_info *info, uint32_t *entrie
 
 int map_entries_count_walk(int fd, uint32_t key_size, uint32_t max_entries, uint32_t *entries)
 {
-	unsigned char *key = malloc(key_size), *next = malloc(key_size);
-	uint32_t total = 0;
-	int r;
-
-	if (!key || !next) {
-		free(key);
-		free(next);
-		return -ENOMEM;
-	}
-	r = bpf_map_get_next_key(fd, NULL, next);
-	/* A key deleted under the walk sends get_next_key back to the first key: the cap
-	 * keeps such a walk finite and the count within the map's size. */
-	while (!r && total < max_entries) {
-		total++;
-		memcpy(key, next, key_size);
-		r = bpf_map_get_next_key(fd, key, next);
-	}
-	free(key);
-	free(next);
-	if (r && r != -ENOENT)
-		return r;
-	*entries = total;
-	return 0;
+	return count_entries(fd, key_size, 1 /* no value is looked up */, max_entries, false, entries);
 }
 
 int map_entries_count(int fd, uint32_t *entries)
 {
 	struct bpf_map_info info;
 	uint32_t len = sizeof(info);
-	int r;
 
 	memset(&info, 0, sizeof(info));
 	if (bpf_obj_get_info_by_fd(fd, &info, &len))
 		return -errno;
-	r = count_batch(fd, &info, entries);
-	if (r == -EINVAL || r == -EOPNOTSUPP || r == -524 /* ENOTSUPP */)
-		r = map_entries_count_walk(fd, info.key_size, info.max_entries, entries);
-	return r;
+	return count_entries(fd, info.key_size, value_bytes(&info), info.max_entries, true, entries);
 }

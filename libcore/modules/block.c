@@ -11,6 +11,7 @@
 #include "libcore/decode/disk_names.h"
 #include "base/log.h"
 #include "libcore/decode/name_filter.h"
+#include "libcore/kernel/map_dump.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -68,6 +69,7 @@ struct block {
 	/* reading */
 	struct row_state *rows;
 	int nrows;
+	struct map_dump disks; /* map `disks`, packed rows as the last read found them */
 	struct disk_names names;
 	struct block_untraced untraced; /* what diskstats counted and the programs did not */
 };
@@ -205,10 +207,12 @@ static int block_configure(struct module *m, struct bpf_object *obj)
 static int block_start(struct module *m, char *err, size_t errlen)
 {
 	struct block *b = m->priv;
+	struct bpf_map *disks = bpf_object__find_map_by_name(m->obj, "disks");
 	int e;
 
 	b->rows = calloc(BLOCK_MAX_ROWS, sizeof(*b->rows));
-	if (!b->rows) {
+	if (!b->rows || map_dump_init(&b->disks, bpf_map__fd(disks), true, sizeof(struct block_key),
+				      bpf_map__value_size(disks), bpf_map__max_entries(disks))) {
 		snprintf(err, errlen, "cannot set up map readers: %s", strerror(ENOMEM));
 		return -1;
 	}
@@ -268,26 +272,26 @@ static void emit_row(struct block *b, const struct metric_sink *sink, struct row
  * the new ones, which the next read sees. */
 static int read_rows(struct module *m, struct block *b, const struct metric_sink *sink)
 {
-	int fd = bpf_map__fd(bpf_object__find_map_by_name(m->obj, "disks"));
-	struct block_key key, next;
-	struct block_row row;
 	uint64_t packed[sizeof(struct block_row) / 8];
-	void *prev = NULL;
+	int e = map_dump_read(&b->disks);
 
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
+	if (e)
+		return e;
+	for (uint32_t i = 0; i < b->disks.count; i++) {
+		struct block_key key;
+		struct block_row row;
 		struct row_state *rs;
 
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, packed))
-			continue; /* rows are never deleted; treat a miss as "not yet" */
+		memcpy(&key, b->disks.keys + (size_t)i * sizeof(key), sizeof(key));
+		/* The dump's values lie value_size apart: copied out for the u64 alignment. */
+		memcpy(packed, b->disks.values + i * b->disks.value_size, b->disks.value_size);
 		hist_rows_unpack(packed, &row, offsetof(struct block_row, latency), BLOCK_HISTS, m->precision);
 		rs = row_state(b, m->precision, &key);
 		if (rs)
 			emit_row(b, sink, rs, &row);
 		block_untraced_set_traced(&b->untraced, key.dev, key.op, row.ios);
 	}
-	return errno == ENOENT ? 0 : -errno;
+	return 0;
 }
 
 struct untraced_emit {
@@ -333,6 +337,7 @@ static void block_destroy(struct module *m)
 	block_untraced_free(&b->untraced);
 	free(b->rows);
 	b->rows = NULL;
+	map_dump_free(&b->disks);
 }
 
 const struct module_ops block_module = {

@@ -1,7 +1,7 @@
 #include "libcore/programs/program_read.h"
 
 #include "libcore/decode/label_value.h"
-#include "libcore/engine/map_dump.h"
+#include "libcore/kernel/map_dump.h"
 #include "libcore/engine/module.h"
 #include "libcore/hist/hist.h"
 #include "libcore/programs/key_cache.h"
