@@ -11,9 +11,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -63,6 +65,14 @@ static uint64_t now_ns(void)
 
 /* n fsync() calls on a file with one dirty byte each; returns the summed wall time of the
  * calls themselves, and fills the slots the user-space durations fall in. */
+/* tmpfs and ramfs keep no device behind a file: fsync returns without writing. */
+static bool on_ram_filesystem(int fd)
+{
+	struct statfs st;
+
+	return fstatfs(fd, &st) == 0 && (st.f_type == TMPFS_MAGIC || st.f_type == RAMFS_MAGIC);
+}
+
 static uint64_t fsync_workload(int fd, int n, uint64_t *max_call_ns)
 {
 	uint64_t total = 0;
@@ -132,9 +142,16 @@ static void run_method(const char *method, bool latency, int fd)
 		CHECK_EQ_U64(s.fsync.count, n1);
 		CHECK_EQ_U64(s.fsync.total_count, n1);
 		CHECK_EQ_U64(s.start_lost, 0);
-		/* The kernel's time in fsync lies inside the user-space measurement of each call. */
+		/* The kernel's time in fsync lies inside the user-space measurement of each call,
+		 * and where fsync writes to a device that write is most of the call. On a RAM
+		 * filesystem (the VMs' initramfs) fsync does nothing (0.7 us a call) while the
+		 * user-space measurement holds the emulated syscall entry and exit and every
+		 * preemption by a loaded host (25 us a call seen): there only a floor of 10 ns a
+		 * call, which empty or misplaced slots would break. */
 		CHECK(s.fsync.sum <= wall1);
-		CHECK(s.fsync.sum >= wall1 / 10);
+		CHECK(s.fsync.sum >= (uint64_t)n1 * 10);
+		if (!on_ram_filesystem(fd))
+			CHECK(s.fsync.sum >= wall1 / 10);
 		CHECK(hist_percentile(&s.fsync, 100) <= 2.0 * (double)max_call);
 		CHECK(s.latency_series == 1); /* only fsync has latency enabled */
 		printf("  fsync: %d calls, kernel %.1f us mean, user %.1f us mean, p50 %.1f us, p99 %.1f us\n", n1,
