@@ -43,6 +43,10 @@ struct label_decoder {
 	 * ("unknown_syscall:N", "unknown:N", "unknown_cgroup_id:N", "unknown_addr:0x..."), so
 	 * that its configs (ExporterConfig) give its label values. */
 	bool ebpf_exporter;
+	/* Its `Decode` line's values as the configuration writes them ("\"uint\"",
+	 * "\"static_map\" \"0=read\""), so that a chain can be printed back
+	 * (decoder_chain_line(), collectd-ebpf-import). */
+	char *line;
 };
 
 /* The key part read as an unsigned number in host order; size is 1, 2, 4 or 8. */

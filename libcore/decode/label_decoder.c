@@ -34,6 +34,34 @@ void decoder_chain_init(struct decoder_chain *c, const char *label)
 	snprintf(c->label, sizeof(c->label), "%s", label ? label : "");
 }
 
+/* One value quoted for a collectd configuration: '"' and '\\' escaped (collectd's own
+ * parser takes them so). */
+static void quote_value(char *out, size_t outlen, size_t *used, const char *v)
+{
+	text_appendf(out, outlen, used, "%s\"", *used ? " " : "");
+	for (; *v; v++)
+		text_appendf(out, outlen, used, "%s%c", *v == '"' || *v == '\\' ? "\\" : "", *v);
+	text_appendf(out, outlen, used, "\"");
+}
+
+/* The Decode line's values, quoted (decoder_chain_line()); NULL when out of memory. */
+static char *decoder_line(const char *name, const char *const *args, int nargs)
+{
+	size_t len = 3 + 2 * strlen(name), used = 0;
+	char *line;
+
+	for (int i = 0; i < nargs; i++)
+		len += 3 + 2 * strlen(args[i]);
+	line = malloc(len + 1);
+	if (!line)
+		return NULL;
+	line[0] = '\0';
+	quote_value(line, len + 1, &used, name);
+	for (int i = 0; i < nargs; i++)
+		quote_value(line, len + 1, &used, args[i]);
+	return line;
+}
+
 int decoder_chain_add(struct decoder_chain *c, const char *name, const char *const *args, int nargs, char *err,
 		      size_t errlen)
 {
@@ -87,8 +115,21 @@ int decoder_chain_add(struct decoder_chain *c, const char *name, const char *con
 		free(d);
 		return -1;
 	}
+	d->line = decoder_line(name, args, nargs);
+	if (!d->line) {
+		snprintf(err, errlen, "label \"%s\": out of memory", c->label);
+		if (k->destroy)
+			k->destroy(d);
+		free(d);
+		return -1;
+	}
 	c->d[c->n++] = d;
 	return 0;
+}
+
+const char *decoder_chain_line(const struct decoder_chain *c, int i)
+{
+	return c->d[i]->line;
 }
 
 int decoder_chain_check(const struct decoder_chain *c, size_t size, char *err, size_t errlen)
@@ -164,6 +205,7 @@ void decoder_chain_free(struct decoder_chain *c)
 	for (int i = 0; i < c->n; i++) {
 		if (c->d[i]->kind->destroy)
 			c->d[i]->kind->destroy(c->d[i]);
+		free(c->d[i]->line);
 		free(c->d[i]);
 	}
 	c->n = 0;

@@ -73,6 +73,10 @@ int decoder_chain_check(const struct decoder_chain *c, size_t size, char *err, s
  * safe for a collectd identifier: see label_value_safe(). */
 const char *decoder_chain_decode(struct decoder_chain *c, const void *bytes, size_t size, char *out, size_t outlen);
 void decoder_chain_free(struct decoder_chain *c);
+/* Decoder i's `Decode` line values, quoted as a collectd configuration writes them:
+ * "\"uint\"", "\"static_map\" \"1=stdout\" \"*=unknown:\"". Given to decoder_chain_add()
+ * in that order, they make the same decoder. */
+const char *decoder_chain_line(const struct decoder_chain *c, int i);
 
 /* The accepted raw sizes of decoder `name` as the messages spell them ("4 or 8 bytes"),
  * or NULL for an unknown name or a decoder that reads text only. */

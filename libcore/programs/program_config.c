@@ -165,8 +165,26 @@ static int parse_buckets(const struct option *o, struct program_view *v, char *e
 	return 0;
 }
 
+/* KeyRange MIN MAX (Layout "key", ebpf_exporter's bucket_min and bucket_max): bucket
+ * indexes MIN to MAX are events, MAX + 1 holds the sum, any other is not read. */
+static int parse_key_range(const struct option *o, struct program_view *v, char *err, size_t errlen)
+{
+	if (o->nvalues != 2 || o->values[0].type != OPT_NUMBER || o->values[1].type != OPT_NUMBER ||
+	    o->values[0].number < 0 || o->values[1].number <= o->values[0].number || o->values[1].number > 1000000 ||
+	    o->values[0].number != floor(o->values[0].number) || o->values[1].number != floor(o->values[1].number)) {
+		snprintf(err, errlen, "KeyRange takes the first and last bucket index that are events, whole numbers "
+				      "from 0 to 1000000, the last above the first (ebpf_exporter's bucket_min and "
+				      "bucket_max; the index after the last holds the sum): KeyRange 0 27");
+		return -1;
+	}
+	v->key_range = true;
+	v->key_min = (uint64_t)o->values[0].number;
+	v->key_max = (uint64_t)o->values[1].number;
+	return 0;
+}
+
 /* Each map block's keys, in the order an "unknown option" message lists them. */
-static const char *const histogram_keys[] = { "Layout", "SlotsField", "SumField", "Buckets", "Multiplier", "Type",
+static const char *const histogram_keys[] = { "Layout", "SlotsField", "SumField", "Buckets", "KeyRange", "Multiplier", "Type",
 					      HIST_PRECISION_KEY, "<Label>", "TypeInstance", "MaxSeries", "ReclaimAfter", "PerCPU",
 					      NULL };
 static const char *const value_keys[] = { "Type", "ValueField", "<Label>", "TypeInstance", "MaxSeries", "ReclaimAfter", "PerCPU",
@@ -251,6 +269,8 @@ static int parse_view_option(const struct conf_node *n, struct program_view *v, 
 		return get_name(o, v->sum_field, sizeof(v->sum_field), err, errlen);
 	if (hist && !strcasecmp(o->key, "Buckets"))
 		return parse_buckets(o, v, err, errlen);
+	if (hist && !strcasecmp(o->key, "KeyRange"))
+		return parse_key_range(o, v, err, errlen);
 	if (hist && !strcasecmp(o->key, "Multiplier")) {
 		if (opt_expect_numbers(o, 1, 1, err, errlen))
 			return -1;
@@ -310,6 +330,11 @@ static int parse_view(const struct conf_node *n, enum program_view_kind kind, st
 	if (kind == VIEW_KIND_HISTOGRAM && v->layout == HIST_LAYOUT_KEY && (v->slots_field[0] || v->sum_field[0])) {
 		snprintf(err, errlen, "<Histogram \"%s\">: with Layout \"key\" the bucket index is the key's last part; "
 				      "SlotsField and SumField belong to Layout \"value\"", v->map);
+		return -1;
+	}
+	if (kind == VIEW_KIND_HISTOGRAM && v->layout == HIST_LAYOUT_VALUE && v->key_range) {
+		snprintf(err, errlen, "<Histogram \"%s\">: KeyRange is the range of bucket indexes in the key: it goes "
+				      "with Layout \"key\"", v->map);
 		return -1;
 	}
 	if (kind == VIEW_KIND_HISTOGRAM && v->layout == HIST_LAYOUT_KEY && v->buckets == SLOTS_NATIVE) {
