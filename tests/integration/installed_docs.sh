@@ -36,6 +36,10 @@ echo "ok: contrib examples installed in /usr/share/doc/collectd-ebpf/examples"
 "$dest/usr/bin/collectd-ebpf-hist" --help | grep -q -- '--since-start' || fail "the installed collectd-ebpf-hist does not run"
 [ -f "$dest/usr/share/doc/collectd-ebpf/examples/rrd-graph.sh" ] || fail "contrib/rrd-graph.sh not installed with the examples"
 echo "ok: collectd-ebpf-hist installed in /usr/bin, rrd-graph.sh with the examples"
+[ -x "$dest/usr/bin/collectd-ebpf-import" ] || fail "make install does not install /usr/bin/collectd-ebpf-import"
+"$dest/usr/bin/collectd-ebpf-import" "$top_srcdir/tests/programs/exporter_biolatency.yaml" | grep -q '^  <Histogram "bio_latency_seconds">$' ||
+	fail "the installed collectd-ebpf-import does not print an ExporterConfig's block"
+echo "ok: collectd-ebpf-import installed in /usr/bin, prints a block"
 # doc/snmp.md step 7's -M +/usr/share/collectd-ebpf/mibs: the base MIBs' stand-ins are there, and
 # with them net-snmp loads the installed COLLECTD-EBPF-MIB (Debian ships no SNMPv2-SMI).
 if [ -f "$dest/usr/share/snmp/mibs/COLLECTD-EBPF-MIB.txt" ]; then
@@ -50,7 +54,7 @@ if [ -f "$dest/usr/share/snmp/mibs/COLLECTD-EBPF-MIB.txt" ]; then
 fi
 
 # The manual pages, where man finds them.
-for page in man1/collectd-ebpf-cc.1 man1/collectd-ebpf-hist.1 man5/collectd-ebpf.5; do
+for page in man1/collectd-ebpf-cc.1 man1/collectd-ebpf-hist.1 man1/collectd-ebpf-import.1 man5/collectd-ebpf.5; do
 	[ -f "$dest/usr/share/man/$page" ] || fail "make install does not install the manual page /usr/share/man/$page"
 done
 MANPATH="$dest/usr/share/man" man -w collectd-ebpf-hist > /dev/null 2>&1 || fail "man does not find the installed collectd-ebpf-hist(1)"

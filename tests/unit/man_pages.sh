@@ -1,6 +1,6 @@
 #!/bin/sh
 # The manual pages in man/: groff has no warning for any of them (`man --warnings=all`), and
-# each says every option there is: the three programs' pages every option of their --help,
+# each says every option there is: the four programs' pages every option of their --help,
 # collectd-ebpf(5) every option collectd -T names as valid in each block of the plugin
 # (<Plugin ebpf>, every <Module>, <Program>, its map blocks, <Label>): a new option without its
 # line in the page fails here. No root: collectd -T stops at the unknown option, before any
@@ -15,7 +15,7 @@ command -v man >/dev/null || fail "man is not installed (apt-get install man-db)
 work=$(mktemp -d /tmp/ebpf-man.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-pages="collectd-ebpf-cc.1 collectd-ebpf-hist.1 collectd-ebpf.5"
+pages="collectd-ebpf-cc.1 collectd-ebpf-hist.1 collectd-ebpf-import.1 collectd-ebpf.5"
 [ -x "$top_builddir/ebpf-subagent" ] && pages="$pages ebpf-subagent.8"
 for p in $pages; do
 	page="$top_srcdir/man/$p"
@@ -34,6 +34,7 @@ has_option() { grep -Eq -- "(^|[^A-Za-z0-9_-])$2([^A-Za-z0-9_-]|\$)" "$work/$1.t
 help_options() { grep -Eo -- '(^|[ [,])--?[A-Za-z0-9][A-Za-z0-9-]*' | sed 's/^[ [,]//' | sort -u; }
 { "$top_builddir/collectd-ebpf-hist" --help; } | help_options > "$work/hist.opts"
 { "$top_builddir/collectd-ebpf-cc" --help 2>&1 || :; } | help_options > "$work/cc.opts"
+"$top_builddir/collectd-ebpf-import" --help | help_options > "$work/import.opts"
 check_program() {
 	[ -s "$2" ] || fail "no options found in $1's --help"
 	while read -r o; do has_option "$1" "$o" || fail "$1 does not describe $o (from --help)"; done < "$2"
@@ -41,6 +42,7 @@ check_program() {
 }
 check_program collectd-ebpf-hist.1 "$work/hist.opts"
 check_program collectd-ebpf-cc.1 "$work/cc.opts"
+check_program collectd-ebpf-import.1 "$work/import.opts"
 if [ -x "$top_builddir/ebpf-subagent" ]; then
 	"$top_builddir/ebpf-subagent" --help | help_options > "$work/subagent.opts"
 	check_program ebpf-subagent.8 "$work/subagent.opts"
