@@ -33,7 +33,7 @@
 #include "plugin/notifications.h"
 #include "plugin/presentation.h"
 #include "plugin/series_seen.h"
-#include "plugin/value_naming.h"
+#include "base/value_naming.h"
 
 #include <math.h>
 #include <time.h>
