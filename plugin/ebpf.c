@@ -14,7 +14,7 @@
  * Every module has its own read callback ("ebpf-<module>"), so a module whose read
  * fails is suspended by collectd alone and never delays the others. All BPF work is in
  * libcore/; this file only translates. After each read the module's values and state also
- * go to the snapshot file the SNMP subagent serves (plugin/snapshot_publish.h); modules
+ * go to the snapshot file the SNMP subagent serves (plugin/snapshot_store.h); modules
  * that could not start, and those not enabled, are published with their state too.
  * Events (an OOM kill, a module going off, drops beginning) become collectd notifications
  * (plugin/notifications.c) and event lines of the snapshot, which the subagent sends as
@@ -27,11 +27,13 @@
 #include "libcore/engine/module.h"
 #include "libcore/programs/program_module.h"
 #include "libcore/engine/self_metrics.h"
-#include "plugin/snapshot_publish.h"
+#include "plugin/snapshot_options.h"
+#include "plugin/snapshot_record.h"
+#include "plugin/snapshot_store.h"
 #include "plugin/notifications.h"
 #include "plugin/presentation.h"
 #include "plugin/series_seen.h"
-#include "plugin/value_naming.h"
+#include "base/value_naming.h"
 
 #include <math.h>
 #include <time.h>

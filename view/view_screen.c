@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-/* As collectd names the series (plugin/value_naming.c, the plugin's own naming): a counter
+/* As collectd names the series (base/value_naming.c, the plugin's own naming): a counter
  * "operations-fsync", "total_bytes-vda-write"; a histogram by the name its percentiles and
  * mean extend ("latency-fsync" for latency-fsync-50, "bytes-vda-write" for bytes-vda-write-50). */
 void view_series_name(enum view_series kind, const char *metric, const char *instance, struct value_name *n)

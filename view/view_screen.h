@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "plugin/value_naming.h"
+#include "base/value_naming.h"
 #include "snapshot/snapshot_file.h"
 
 struct view_options {

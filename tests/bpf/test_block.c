@@ -10,13 +10,9 @@
  * When a count falls short, the output tells where the event went: the completion program's
  * own run count (BPF_ENABLE_STATS) against the ftrace events of every disk says whether the
  * kernel did not run the program or the program ran and did not count. */
-#define _GNU_SOURCE /* O_DIRECT */
-#include "libcore/kernel/diskstats.h"
 #include "base/log.h"
-#include "libcore/engine/module.h"
-#include "libcore/kernel/privileges.h"
-#include "tests/loop_device.h"
 #include "tests/bpf/attach_methods.h"
+#include "tests/bpf/block_test_support.h"
 #include "tests/testing.h"
 
 #include <bpf/bpf.h>
@@ -26,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -38,120 +33,13 @@
 static const char *disk; /* "loopN" */
 static unsigned int disk_dev; /* its dev_t as block_rq_complete prints it */
 
-struct op_seen {
-	uint64_t ios, bytes;
-	struct hist_interval latency, size, queue;
-	bool got_latency, got_size, got_queue;
-	uint64_t untraced;
-	bool got_untraced;
-};
-
-struct seen {
-	struct op_seen read, write;
-	int other_disks;       /* series of disks the Disk option did not select */
-	uint64_t inflight_full, issue_request, issue_hash;
-	uint64_t rows_full, queued_full, no_start; /* printed: tell a lost event from a counted drop */
-	uint64_t recursion; /* nested tracepoint runs the kernel skipped (see prog_misses.h) */
-};
-
-static struct op_seen *op_of(struct seen *s, const char *instance)
+/* Every read checks the units of every histogram it was sent. */
+static struct block_seen read_module(struct module *m)
 {
-	size_t n = strlen(disk);
+	struct block_seen s = block_read(m, disk);
 
-	if (strncmp(instance, disk, n) || instance[n] != '-') {
-		s->other_disks++;
-		return NULL;
-	}
-	if (!strcmp(instance + n + 1, "read"))
-		return &s->read;
-	if (!strcmp(instance + n + 1, "write"))
-		return &s->write;
-	return NULL;
-}
-
-static void on_counter(void *ctx, const char *metric, const char *instance, uint64_t v)
-{
-	struct seen *s = ctx;
-	struct op_seen *o;
-
-	if (!strcmp(metric, "dropped")) {
-		if (!strcmp(instance, "inflight_full"))
-			s->inflight_full = v;
-		else if (!strcmp(instance, "recursion"))
-			s->recursion = v;
-		else if (!strcmp(instance, "rows_full"))
-			s->rows_full = v;
-		else if (!strcmp(instance, "queued_full"))
-			s->queued_full = v;
-		return;
-	}
-	if (!strcmp(metric, "issue_time")) {
-		if (!strcmp(instance, "request"))
-			s->issue_request = v;
-		else if (!strcmp(instance, "hash"))
-			s->issue_hash = v;
-		else if (!strcmp(instance, "unknown"))
-			s->no_start = v;
-		return;
-	}
-	o = op_of(s, instance);
-	if (o && !strcmp(metric, "untraced")) {
-		o->untraced = v;
-		o->got_untraced = true;
-	} else if (o && !strcmp(metric, "ios"))
-		o->ios = v;
-	else if (o && !strcmp(metric, "bytes"))
-		o->bytes = v;
-}
-
-static void on_histogram(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
-			 const struct hist_interval *h)
-{
-	struct op_seen *o = op_of(ctx, instance);
-
-	if (!o)
-		return;
-	if (!strcmp(metric, "latency")) {
-		CHECK(unit == HIST_UNIT_NANOSECONDS);
-		o->latency = *h;
-		o->got_latency = true;
-	} else if (!strcmp(metric, "io_size")) {
-		CHECK(unit == HIST_UNIT_BYTES);
-		o->size = *h;
-		o->got_size = true;
-	} else if (!strcmp(metric, "queue_latency")) {
-		o->queue = *h;
-		o->got_queue = true;
-	}
-}
-
-static struct seen read_module(struct module *m)
-{
-	struct seen s = { 0 };
-	struct metric_sink sink = { .ctx = &s, .counter = on_counter, .histogram = on_histogram };
-
-	CHECK(module_read(m, &sink) == 0);
+	CHECK(s.wrong_units == 0);
 	return s;
-}
-
-static void set_string(struct module *m, const char *key, const char *value)
-{
-	char err[512] = "";
-	struct opt_value v = { .type = OPT_STRING, .string = value };
-	struct option o = { .key = key, .values = &v, .nvalues = 1 };
-
-	CHECK(module_set_option(m, &o, err, sizeof(err)) == 0);
-	if (err[0])
-		fprintf(stderr, "%s: %s\n", key, err);
-}
-
-static void set_bool(struct module *m, const char *key, bool value)
-{
-	char err[512] = "";
-	struct opt_value v = { .type = OPT_BOOLEAN, .boolean = value };
-	struct option o = { .key = key, .values = &v, .nvalues = 1 };
-
-	CHECK(module_set_option(m, &o, err, sizeof(err)) == 0);
 }
 
 static void set_scheduler(const char *sched)
@@ -170,50 +58,23 @@ static void set_scheduler(const char *sched)
 
 static void workload(void)
 {
-	char path[80];
-	void *buf;
-	int fd;
+	struct block_direct d = block_direct_open(disk, WRITE_SIZE);
 
-	snprintf(path, sizeof(path), "/dev/%s", disk);
-	fd = open(path, O_RDWR | O_DIRECT);
-	CHECK(fd >= 0);
-	if (fd < 0 || posix_memalign(&buf, 4096, WRITE_SIZE))
-		abort();
-	memset(buf, 0x5a, WRITE_SIZE);
-	for (int i = 0; i < NWRITES; i++)
-		CHECK(pwrite(fd, buf, WRITE_SIZE, (off_t)i * WRITE_SIZE) == WRITE_SIZE);
+	block_direct_writes(&d, NWRITES, WRITE_SIZE);
 	for (int i = 0; i < NREADS; i++)
-		CHECK(pread(fd, buf, READ_SIZE, (off_t)i * READ_SIZE) == READ_SIZE);
-	close(fd);
-	free(buf);
-}
-
-struct diskstats_find {
-	const char *name;
-	unsigned long long reads, writes;
-	int found;
-};
-
-static void diskstats_match(void *ctx, const struct diskstats_disk *d)
-{
-	struct diskstats_find *f = ctx;
-
-	if (!strcmp(d->name, f->name)) {
-		f->reads = d->completed[DISKSTATS_READ];
-		f->writes = d->completed[DISKSTATS_WRITE];
-		f->found = 1;
-	}
+		CHECK(pread(d.fd, d.buf, READ_SIZE, (off_t)i * READ_SIZE) == READ_SIZE);
+	block_direct_close(&d);
 }
 
 /* Reads and writes completed of the test's disk, from /proc/diskstats: 0, or -1. */
 static int diskstats_ios(const char *name, unsigned long long *reads, unsigned long long *writes)
 {
-	struct diskstats_find f = { .name = name };
+	struct block_diskstats d;
 
-	if (diskstats_each(NULL, diskstats_match, &f) || !f.found)
+	if (block_diskstats(name, &d))
 		return -1;
-	*reads = f.reads;
-	*writes = f.writes;
+	*reads = d.reads;
+	*writes = d.writes;
 	return 0;
 }
 
@@ -249,15 +110,12 @@ static void check_loss_bound(const char *what, uint64_t lost, uint64_t n)
  * programs must not invent IO. */
 static void check_count(const char *what, uint64_t got, uint64_t want, uint64_t visible)
 {
-	if (got != want)
-		fprintf(stderr, "%s: %llu, expected %llu; %llu shown to users as lost (nested runs + untraced)\n", what,
-			(unsigned long long)got, (unsigned long long)want, (unsigned long long)visible);
-	CHECK(got <= want && got + visible >= want);
+	block_check_count(what, got, want, visible);
 	if (got <= want)
 		check_loss_bound(what, want - got, want);
 }
 
-static void check_op(const char *what, const struct op_seen *o, uint64_t n, uint64_t size,
+static void check_op(const char *what, const struct block_op_seen *o, uint64_t n, uint64_t size,
 		     bool queue_time, uint64_t inserted, uint64_t visible)
 {
 	printf("  %s: %llu ios, %llu bytes, latency p50 %.1f us p99 %.1f us", what, (unsigned long long)o->ios,
@@ -410,24 +268,18 @@ static int64_t completion_runs(const struct module *m)
 
 static void run_method(const char *method, bool queue_time)
 {
-	struct module *m = module_new(module_find("block"), NULL);
+	struct module *m = block_test_module(method, disk);
 	unsigned long long r0 = 0, w0 = 0, r1 = 0, w1 = 0, r2 = 0, w2 = 0;
-	struct seen later2;
+	struct block_seen later2;
 	int64_t runs0, runs;
 	struct traced_by_ftrace w;
 	char used[64];
-	struct seen s;
+	struct block_seen s;
 
-	set_string(m, "AttachOrder", method);
-	set_string(m, "Disk", disk);
-	set_bool(m, "QueueTime", queue_time);
+	block_set_bool(m, "QueueTime", queue_time);
 	set_scheduler(queue_time ? "mq-deadline" : "none");
-	if (module_start(m)) {
-		fprintf(stderr, "%s: start failed: %s\n", method, m->last_error);
-		CHECK(!"module started");
-		module_free(m);
+	if (block_start(m, method))
 		return;
-	}
 	probe_point_method(&m->probes.points[queue_time ? 1 : 0], used, sizeof(used));
 	printf("%-10s QueueTime=%d attached via %s\n", method, queue_time, used);
 	CHECK(!strncmp(used, method, strlen(method)));
@@ -479,7 +331,7 @@ static void run_method(const char *method, bool queue_time)
 	w = witness_take();
 	runs = completion_runs(m);
 	if (s.read.ios != 2 * NREADS || s.write.ios != 2 * NWRITES) {
-		struct seen later;
+		struct block_seen later;
 
 		usleep(500000);
 		later = read_module(m);
@@ -518,10 +370,10 @@ static void run_method(const char *method, bool queue_time)
 static void test_ignore_selected(void)
 {
 	struct module *m = module_new(module_find("block"), NULL);
-	struct seen s;
+	struct block_seen s;
 
-	set_string(m, "Disk", disk);
-	set_bool(m, "IgnoreSelected", true);
+	block_set_string(m, "Disk", disk);
+	block_set_bool(m, "IgnoreSelected", true);
 	set_scheduler("none");
 	CHECK(module_start(m) == 0);
 	workload();
@@ -538,9 +390,9 @@ static void test_untraced(void)
 {
 	struct module *m = module_new(module_find("block"), NULL);
 	unsigned long long r0 = 0, w0 = 0, r1 = 0, w1 = 0;
-	struct seen s, attached;
+	struct block_seen s, attached;
 
-	set_string(m, "Disk", disk);
+	block_set_string(m, "Disk", disk);
 	set_scheduler("none");
 	CHECK(module_start(m) == 0);
 	CHECK(diskstats_ios(disk, &r0, &w0) == 0);
@@ -573,19 +425,9 @@ int main(int argc, char **argv)
 	static const char *const tracepoint_methods[] = { "tp_btf", "raw_tp", "tracepoint", NULL };
 	struct method_list methods;
 	struct loop_device dev;
-	char err[256];
 	int stats_fd;
 
-	if (geteuid() != 0 || !privileges_sufficient())
-		SKIP("needs root (or CAP_BPF + CAP_PERFMON) to load BPF programs");
-	if (access("/sys/kernel/btf/vmlinux", R_OK))
-		SKIP("kernel has no BTF (/sys/kernel/btf/vmlinux): CO-RE programs cannot load");
-	if (access("/sys/kernel/tracing/events/block", F_OK) && mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL))
-		SKIP("tracefs is not mounted and cannot be: mount -t tracefs nodev /sys/kernel/tracing");
-	/* Over a file on the machine's own disk (/var/tmp), as users' loop devices are: the loop
-	 * driver's IO to it completes on that disk, in its interrupts, beside ours. */
-	if (loop_device_setup(&dev, 64, "/var/tmp", err, sizeof(err)))
-		SKIP("cannot attach a loop device: %s", err);
+	block_test_setup(&dev, 64);
 	disk = dev.name;
 	disk_dev = dev.dev;
 	printf("loop device %s (direct IO to its file: %s)\n", disk, dev.direct_io ? "yes" : "no");

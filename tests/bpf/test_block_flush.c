@@ -7,19 +7,12 @@
  * module (operations-<disk>-flush and -write, and untraced stays 0), but the write's size
  * histogram holds the sizes of data moved: 64 KiB for every write that carried data, and no
  * 0-byte "write" per flush (500 of them would pull a 4 KiB p50 down to 4075). */
-#define _GNU_SOURCE /* O_DIRECT */
-#include "libcore/kernel/diskstats.h"
-#include "libcore/engine/module.h"
-#include "libcore/kernel/privileges.h"
-#include "tests/loop_device.h"
 #include "tests/bpf/attach_methods.h"
+#include "tests/bpf/block_test_support.h"
 #include "tests/testing.h"
 
-#include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <unistd.h>
 
 #define NWRITES 40
@@ -28,151 +21,39 @@
 
 static const char *disk; /* "loopN" */
 
-struct op_seen {
-	uint64_t ios, bytes, untraced;
-	struct hist_interval size;
-};
-
-struct seen {
-	struct op_seen write, flush;
-	uint64_t recursion;
-};
-
-static struct op_seen *op_of(struct seen *s, const char *instance)
+static struct block_diskstats diskstats_of_disk(void)
 {
-	size_t n = strlen(disk);
+	struct block_diskstats d = { 0 };
 
-	if (strncmp(instance, disk, n) || instance[n] != '-')
-		return NULL;
-	if (!strcmp(instance + n + 1, "write"))
-		return &s->write;
-	if (!strcmp(instance + n + 1, "flush"))
-		return &s->flush;
-	return NULL;
-}
-
-static void on_counter(void *ctx, const char *metric, const char *instance, uint64_t v)
-{
-	struct seen *s = ctx;
-	struct op_seen *o;
-
-	if (!strcmp(metric, "dropped") && !strcmp(instance, "recursion"))
-		s->recursion = v;
-	if (!(o = op_of(s, instance)))
-		return;
-	if (!strcmp(metric, "ios"))
-		o->ios = v;
-	else if (!strcmp(metric, "bytes"))
-		o->bytes = v;
-	else if (!strcmp(metric, "untraced"))
-		o->untraced = v;
-}
-
-static void on_histogram(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
-			 const struct hist_interval *h)
-{
-	struct op_seen *o = op_of(ctx, instance);
-
-	(void)unit;
-	if (o && !strcmp(metric, "io_size"))
-		o->size = *h;
-}
-
-static struct seen read_module(struct module *m)
-{
-	struct seen s = { 0 };
-	struct metric_sink sink = { .ctx = &s, .counter = on_counter, .histogram = on_histogram };
-
-	CHECK(module_read(m, &sink) == 0);
-	return s;
-}
-
-static void set_string(struct module *m, const char *key, const char *value)
-{
-	char err[512] = "";
-	struct opt_value v = { .type = OPT_STRING, .string = value };
-	struct option o = { .key = key, .values = &v, .nvalues = 1 };
-
-	CHECK(module_set_option(m, &o, err, sizeof(err)) == 0);
-}
-
-struct diskstats_find {
-	const char *name;
-	uint64_t writes, flushes;
-	bool found, has_flushes;
-};
-
-static void diskstats_match(void *ctx, const struct diskstats_disk *d)
-{
-	struct diskstats_find *f = ctx;
-
-	if (strcmp(d->name, f->name))
-		return;
-	f->writes = d->completed[DISKSTATS_WRITE];
-	f->flushes = d->completed[DISKSTATS_FLUSH];
-	f->has_flushes = d->has[DISKSTATS_FLUSH];
-	f->found = true;
-}
-
-static struct diskstats_find diskstats_of_disk(void)
-{
-	struct diskstats_find f = { .name = disk };
-
-	CHECK(diskstats_each(NULL, diskstats_match, &f) == 0 && f.found);
-	return f;
+	CHECK(block_diskstats(disk, &d) == 0);
+	return d;
 }
 
 /* NWRITES O_DIRECT writes of WRITE_SIZE, then NFLUSHES fsync() of the device: each fsync is one
  * flush (nothing is dirty in the page cache: every write went around it). */
 static void workload(void)
 {
-	char path[80];
-	void *buf;
-	int fd;
+	struct block_direct d = block_direct_open(disk, WRITE_SIZE);
 
-	snprintf(path, sizeof(path), "/dev/%s", disk);
-	fd = open(path, O_RDWR | O_DIRECT);
-	CHECK(fd >= 0);
-	if (fd < 0 || posix_memalign(&buf, 4096, WRITE_SIZE))
-		abort();
-	memset(buf, 0x5a, WRITE_SIZE);
-	for (int i = 0; i < NWRITES; i++)
-		CHECK(pwrite(fd, buf, WRITE_SIZE, (off_t)i * WRITE_SIZE) == WRITE_SIZE);
+	block_direct_writes(&d, NWRITES, WRITE_SIZE);
 	for (int i = 0; i < NFLUSHES; i++)
-		CHECK(fsync(fd) == 0);
-	close(fd);
-	free(buf);
-}
-
-/* Exact, or short by no more than what users are shown as lost (nested runs the kernel
- * skipped, untraced): as tests/bpf/test_block.c's check_count. */
-static void check_count(const char *what, uint64_t got, uint64_t want, uint64_t visible)
-{
-	if (got != want)
-		fprintf(stderr, "%s: %llu, expected %llu; %llu shown to users as lost\n", what, (unsigned long long)got,
-			(unsigned long long)want, (unsigned long long)visible);
-	CHECK(got <= want && got + visible >= want);
+		CHECK(fsync(d.fd) == 0);
+	block_direct_close(&d);
 }
 
 static void run_method(const char *method)
 {
-	struct module *m = module_new(module_find("block"), NULL);
-	struct diskstats_find d0, d1;
+	struct module *m = block_test_module(method, disk);
+	struct block_diskstats d0, d1;
 	uint64_t lost, dw, df;
-	struct seen s;
+	struct block_seen s;
 	char used[64];
 
-	set_string(m, "AttachOrder", method);
-	set_string(m, "Disk", disk);
-	if (module_start(m)) {
-		fprintf(stderr, "%s: start failed: %s\n", method, m->last_error);
-		CHECK(!"module started");
-		module_free(m);
+	if (block_start(m, method))
 		return;
-	}
 	probe_point_method(&m->probes.points[0], used, sizeof(used));
 	CHECK(!strncmp(used, method, strlen(method)));
-	s = read_module(m);
+	s = block_read(m, disk);
 	d0 = diskstats_of_disk();
 	workload();
 	/* /proc/diskstats is updated just after the completion that wakes us: wait until stable */
@@ -182,7 +63,7 @@ static void run_method(const char *method)
 			break;
 		usleep(10000);
 	}
-	s = read_module(m);
+	s = block_read(m, disk);
 	dw = d1.writes - d0.writes;
 	df = d1.flushes - d0.flushes;
 	printf("%-10s attached via %s: diskstats +%llu writes, +%llu flushes; module %llu writes (%llu bytes, "
@@ -196,11 +77,11 @@ static void run_method(const char *method)
 	CHECK_EQ_U64(df, NFLUSHES);
 	CHECK_EQ_U64(dw, NWRITES + NFLUSHES);
 	lost = s.recursion + s.write.untraced;
-	check_count("writes against /proc/diskstats", s.write.ios, dw, lost);
-	check_count("flushes against /proc/diskstats", s.flush.ios, df, s.recursion + s.flush.untraced);
+	block_check_count("writes against /proc/diskstats", s.write.ios, dw, lost);
+	block_check_count("flushes against /proc/diskstats", s.flush.ios, df, s.recursion + s.flush.untraced);
 	CHECK_EQ_U64(s.write.untraced, dw - s.write.ios);
 	/* sizes: only the writes that moved data, each of WRITE_SIZE; a flush has none */
-	check_count("write sizes", s.write.size.count, NWRITES, lost);
+	block_check_count("write sizes", s.write.size.count, NWRITES, lost);
 	CHECK_EQ_U64(s.write.size.sum, s.write.size.count * WRITE_SIZE);
 	CHECK_EQ_U64(s.write.size.slots[hist_slot_p(WRITE_SIZE, s.write.size.precision)], s.write.size.count);
 	CHECK_NEAR(hist_percentile(&s.write.size, 50), (double)WRITE_SIZE, 1e-6);
@@ -215,16 +96,8 @@ int main(int argc, char **argv)
 	static const char *const tracepoint_methods[] = { "tp_btf", "raw_tp", "tracepoint", NULL };
 	struct method_list methods;
 	struct loop_device dev;
-	char err[256];
 
-	if (geteuid() != 0 || !privileges_sufficient())
-		SKIP("needs root (or CAP_BPF + CAP_PERFMON) to load BPF programs");
-	if (access("/sys/kernel/btf/vmlinux", R_OK))
-		SKIP("kernel has no BTF (/sys/kernel/btf/vmlinux): CO-RE programs cannot load");
-	if (access("/sys/kernel/tracing/events/block", F_OK) && mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL))
-		SKIP("tracefs is not mounted and cannot be: mount -t tracefs nodev /sys/kernel/tracing");
-	if (loop_device_setup(&dev, 16, "/var/tmp", err, sizeof(err)))
-		SKIP("cannot attach a loop device: %s", err);
+	block_test_setup(&dev, 16);
 	disk = dev.name;
 	if (!diskstats_of_disk().has_flushes)
 		SKIP("/proc/diskstats has no flush fields (kernel before 5.5): no witness for flushes");

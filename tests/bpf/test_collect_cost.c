@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include "libcore/engine/self_metrics.h"
 #include "tests/bpf/module_test.h"
+#include "tests/recording_sink.h"
 
 #include <sys/syscall.h>
 
@@ -21,38 +22,32 @@ struct seen {
 	uint64_t runs, run_time_ns, cpu_ms;
 };
 
-static void on_counter(void *ctx, const char *metric, const char *instance, uint64_t v)
+/* runs and run_time come once per loaded program: summed; cpu_time_ms once, for the module. */
+static void note_counter(struct seen *s, const struct recorded_value *v)
 {
-	struct seen *s = ctx;
-
-	if (!strcmp(metric, "runs")) {
+	if (!strcmp(v->metric, "runs")) {
 		s->runs_sent++;
-		s->runs += v;
-	} else if (!strcmp(metric, "run_time")) {
+		s->runs += v->counter;
+	} else if (!strcmp(v->metric, "run_time")) {
 		s->run_time_sent++;
-		s->run_time_ns += v;
-	} else if (!strcmp(metric, "cpu_time_ms")) {
-		CHECK_STR(instance, "");
+		s->run_time_ns += v->counter;
+	} else if (!strcmp(v->metric, "cpu_time_ms")) {
+		CHECK_STR(v->instance, "");
 		s->cpu_sent++;
-		s->cpu_ms = v;
+		s->cpu_ms = v->counter;
 	}
-}
-
-static void on_histogram(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
-			 const struct hist_interval *h)
-{
-}
-
-static void on_gauge(void *ctx, const char *metric, const char *instance, double v)
-{
 }
 
 static struct seen read_module(struct module *m)
 {
+	struct recording r = { 0 };
 	struct seen s = { 0 };
-	struct metric_sink sink = { .ctx = &s, .counter = on_counter, .histogram = on_histogram, .gauge = on_gauge };
 
-	CHECK(module_read(m, &sink) == 0);
+	CHECK(recording_read(&r, m) == 0);
+	for (int i = 0; i < r.n; i++)
+		if (r.values[i].kind == RECORDED_COUNTER)
+			note_counter(&s, &r.values[i]);
+	recording_free(&r);
 	printf("  read: runs %llu (%d program(s)), run_time %llu ns (%d), cpu_time_ms %llu (sent %d)\n",
 	       (unsigned long long)s.runs, s.runs_sent, (unsigned long long)s.run_time_ns, s.run_time_sent,
 	       (unsigned long long)s.cpu_ms, s.cpu_sent);

@@ -16,30 +16,11 @@
 #include "libcore/engine/map_layout.h"
 #include "libcore/engine/memory_plan.h"
 #include "tests/bpf/module_test.h"
+#include "tests/recording_sink.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <string.h>
-
-static double kernel_memory;
-static int kernel_memory_sent;
-
-static void on_counter(void *ctx, const char *metric, const char *instance, uint64_t v)
-{
-}
-
-static void on_histogram(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
-			 const struct hist_interval *h)
-{
-}
-
-static void on_gauge(void *ctx, const char *metric, const char *instance, double v)
-{
-	if (!strcmp(metric, "kernel_memory")) {
-		kernel_memory = v;
-		kernel_memory_sent++;
-	}
-}
 
 /* The map's kernel-side type and charge, asked by id (as bpftool does), not by our fd. */
 static int charge_by_id(int fd, uint32_t *type, uint64_t *bytes)
@@ -96,7 +77,9 @@ static void check_layout(const struct module *m, const struct bpf_map *map, uint
 /* 1 if the module ran and was checked. */
 static int check(struct module *m, const char *what)
 {
-	struct metric_sink sink = { .counter = on_counter, .histogram = on_histogram, .gauge = on_gauge };
+	struct recording r = { 0 };
+	double kernel_memory = 0;
+	int kernel_memory_sent;
 	struct module_memory plan;
 	char err[512];
 	uint64_t total = 0;
@@ -127,8 +110,10 @@ static int check(struct module *m, const char *what)
 		CHECK(diff <= charged / 8 + 8192);
 		check_layout(m, map, type, ncpus);
 	}
-	kernel_memory_sent = 0;
-	CHECK(module_read(m, &sink) == 0);
+	CHECK(recording_read(&r, m) == 0);
+	kernel_memory_sent = recorded_count(&r, RECORDED_GAUGE, "kernel_memory", NULL);
+	recorded_gauge(&r, "kernel_memory", NULL, &kernel_memory);
+	recording_free(&r);
 	printf("  %s: kernel_memory %.0f B, the maps' charges add up to %llu B (%d possible CPUs)\n", what,
 	       kernel_memory, (unsigned long long)total, ncpus);
 	CHECK(kernel_memory_sent == 1);

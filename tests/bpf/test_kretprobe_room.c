@@ -11,6 +11,7 @@
  * Only the kprobe method: run by the kernel matrix (tests/vm/tests.list); on a kernel
  * without kprobes it skips. */
 #include "tests/bpf/module_test.h"
+#include "tests/recording_sink.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -93,38 +94,23 @@ struct seen {
 	struct hist_interval latency, bytes;
 };
 
-static void on_counter(void *ctx, const char *metric, const char *instance, uint64_t v)
-{
-	struct seen *s = ctx;
-
-	if (!strcmp(metric, "calls") && !strcmp(instance, "read"))
-		s->calls = v;
-	if (!strcmp(metric, "dropped") && !strcmp(instance, "kretprobe_missed")) {
-		s->missed = v;
-		s->missed_sent = true;
-	}
-}
-
-static void on_histogram(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
-			 const struct hist_interval *h)
-{
-	struct seen *s = ctx;
-
-	(void)unit;
-	if (strcmp(instance, "read"))
-		return;
-	if (!strcmp(metric, "latency"))
-		s->latency = *h;
-	else if (!strcmp(metric, "bytes"))
-		s->bytes = *h;
-}
-
 static struct seen read_module(struct module *m)
 {
+	struct recording r = { 0 };
 	struct seen s = { 0 };
-	struct metric_sink sink = { .ctx = &s, .counter = on_counter, .histogram = on_histogram };
+	const struct recorded_value *latency, *bytes;
 
-	CHECK(module_read(m, &sink) == 0);
+	CHECK(recording_read(&r, m) == 0);
+	s.calls = recorded_counter(&r, "calls", "read");
+	s.missed_sent = recorded(&r, RECORDED_COUNTER, "dropped", "kretprobe_missed") != NULL;
+	s.missed = recorded_counter(&r, "dropped", "kretprobe_missed");
+	latency = recorded(&r, RECORDED_HISTOGRAM, "latency", "read"); /* in whatever unit it came */
+	bytes = recorded(&r, RECORDED_HISTOGRAM, "bytes", "read");
+	if (latency)
+		s.latency = *latency->hist;
+	if (bytes)
+		s.bytes = *bytes->hist;
+	recording_free(&r);
 	return s;
 }
 

@@ -11,6 +11,7 @@
 #include "libcore/kernel/map_entries.h"
 #include "tests/bpf/loop_ext4.h"
 #include "tests/bpf/module_test.h"
+#include "tests/recording_sink.h"
 
 #include <bpf/libbpf.h>
 
@@ -21,31 +22,24 @@ struct seen {
 	int attach;           /* attach gauges sent */
 };
 
-static void on_counter(void *ctx, const char *metric, const char *instance, uint64_t v)
+/* What one read sent: how often dropped-recursion came, and the map_fill and attach gauges. */
+static struct seen seen_in(const struct recording *r)
 {
-	struct seen *s = ctx;
+	struct seen s = { 0 };
+	const struct recorded_value *recursion = recorded(r, RECORDED_COUNTER, "dropped", "recursion");
 
-	if (!strcmp(metric, "dropped") && !strcmp(instance, "recursion")) {
-		s->recursion++;
-		s->value = v;
+	s.recursion = recorded_count(r, RECORDED_COUNTER, "dropped", "recursion");
+	s.value = recursion ? recursion->counter : 0;
+	s.attach = recorded_count(r, RECORDED_GAUGE, "attach", NULL);
+	for (int i = 0; i < r->n; i++) {
+		const struct recorded_value *v = &r->values[i];
+
+		if (v->kind == RECORDED_GAUGE && !strcmp(v->metric, "map_fill")) {
+			s.fills++;
+			s.bad_fills += !(v->gauge >= 0 && v->gauge <= 100);
+		}
 	}
-}
-
-static void on_histogram(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
-			 const struct hist_interval *h)
-{
-}
-
-static void on_gauge(void *ctx, const char *metric, const char *instance, double v)
-{
-	struct seen *s = ctx;
-
-	if (!strcmp(metric, "map_fill")) {
-		s->fills++;
-		s->bad_fills += !(v >= 0 && v <= 100);
-	} else if (!strcmp(metric, "attach")) {
-		s->attach++;
-	}
+	return s;
 }
 
 /* The maps of m's object that can fill and were created: one map_fill each. */
@@ -74,14 +68,16 @@ static int check_module(const struct module_ops *ops, bool kfuncs)
 	/* fs times the filesystems it is given: the scratch ext4 is mounted. */
 	struct module *m = !strcmp(ops->name, "fs") ? mt_module(ops->name, "auto", "Filesystem", "ext4", NULL)
 						  : mt_module(ops->name, "auto", NULL);
-	struct seen s = { 0 };
-	struct metric_sink sink = { .ctx = &s, .counter = on_counter, .histogram = on_histogram, .gauge = on_gauge };
+	struct recording r = { 0 };
+	struct seen s;
 	int ran = 0;
 
 	if (!m)
 		return 0;
 	if (module_start(m) == 0) {
-		CHECK(module_read(m, &sink) == 0);
+		CHECK(recording_read(&r, m) == 0);
+		s = seen_in(&r);
+		recording_free(&r);
 		printf("  %s: dropped-recursion sent %d time(s), value %llu\n", ops->name, s.recursion,
 		       (unsigned long long)s.value);
 		CHECK(s.recursion == 1);

@@ -15,6 +15,7 @@
 #include "libcore/kernel/privileges.h"
 #include "tests/bpf/attach_methods.h"
 #include "tests/bpf/start_on_method.h"
+#include "tests/recording_sink.h"
 #include "tests/testing.h"
 
 #include <arpa/inet.h>
@@ -66,41 +67,48 @@ static struct row *row_for(struct seen *s, const char *instance)
 	return &s->other;
 }
 
-static void on_counter(void *ctx, const char *metric, const char *instance, uint64_t v)
+static void note_counter(struct seen *s, const struct recorded_value *v)
 {
-	struct seen *s = ctx;
+	const char *metric = v->metric, *instance = v->instance;
 
 	if (!strcmp(metric, "retransmits"))
-		row_for(s, instance)->retransmits = v;
+		row_for(s, instance)->retransmits = v->counter;
 	else if (!strcmp(metric, "resets_sent"))
-		row_for(s, instance)->resets_sent = v;
+		row_for(s, instance)->resets_sent = v->counter;
 	else if (!strcmp(metric, "resets_received"))
-		row_for(s, instance)->resets_received = v;
+		row_for(s, instance)->resets_received = v->counter;
 	else if (!strcmp(metric, "connect_failures"))
-		s->connect_failures = v;
+		s->connect_failures = v->counter;
 	else if (!strcmp(metric, "dropped") && !strcmp(instance, "connect_start_lost")) {
-		s->start_lost = v;
+		s->start_lost = v->counter;
 		s->start_lost_sent = true;
 	}
 }
 
-static void on_histogram(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
-			 const struct hist_interval *h)
+static void note_histogram(struct seen *s, const struct recorded_value *v)
 {
-	struct row *r = row_for(ctx, instance);
+	struct row *r = row_for(s, v->instance);
 
-	CHECK_STR(metric, "latency");
-	CHECK(!strncmp(instance, "connect-", 8));
-	r->connect = *h;
+	CHECK_STR(v->metric, "latency");
+	CHECK(!strncmp(v->instance, "connect-", 8));
+	r->connect = *v->hist;
 	r->has_connect = true;
 }
 
+/* In the order sent, as the module sent them: the last value of a row wins. */
 static struct seen read_module(struct module *m)
 {
+	struct recording rec = { 0 };
 	struct seen s = { 0 };
-	struct metric_sink sink = { .ctx = &s, .counter = on_counter, .histogram = on_histogram };
 
-	CHECK(module_read(m, &sink) == 0);
+	CHECK(recording_read(&rec, m) == 0);
+	for (int i = 0; i < rec.n; i++) {
+		if (rec.values[i].kind == RECORDED_COUNTER)
+			note_counter(&s, &rec.values[i]);
+		else if (rec.values[i].kind == RECORDED_HISTOGRAM)
+			note_histogram(&s, &rec.values[i]);
+	}
+	recording_free(&rec);
 	CHECK(s.start_lost_sent);
 	CHECK_EQ_U64(s.start_lost, 0);
 	return s;

@@ -1,7 +1,7 @@
 #!/bin/sh
 # collectd with ReadThreads 5, every module and a 1 s Interval (rrdtool's shortest step): the modules' read
 # callbacks run at the same time on five threads. They share one thing, the snapshot store
-# (plugin/snapshot_publish.c, under its mutex): everything else a read touches is
+# (plugin/snapshot_store.c, under its mutex): everything else a read touches is
 # the module's own (its maps, histogram state, name caches, dispatch context) or is set
 # before the first read (log handler, CollectCost) or made once (pthread_once: the kernel
 # symbol table; thread-local: the last libbpf warning). So, under a workload of known

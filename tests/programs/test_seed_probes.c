@@ -20,57 +20,45 @@
 #include "tests/bpf/module_test.h"
 #include "plugin/presentation.h"
 #include "tests/programs/conf_text.h"
+#include "tests/recording_sink.h"
 
-enum { N = 40, MAX_SERIES = 64 };
+enum { N = 40 };
 
 static const char *const seeds[] = { "sync_count", "sync_latency", "read_latency" };
 
-/* What one read sent: counters by instance, histogram samples of the interval. */
-struct seen {
-	char instance[MAX_SERIES][96];
-	uint64_t value[MAX_SERIES];
-	int n;
-	uint64_t hist_count;
-	int hist_series;
-};
-
-static void on_counter(void *ctx, const char *metric, const char *instance, uint64_t v)
+/* What one read sent, in the shared recorder (the caller frees it). */
+static struct recording read_module(struct module *m)
 {
-	struct seen *s = ctx;
+	struct recording r = { 0 };
 
-	/* A program's counters come as "=derive:<map>" (module.h). */
-	if (strncmp(metric, "=derive:", 8) || s->n == MAX_SERIES)
-		return; /* self-metrics (dropped-recursion, ...) are other tests' business */
-	snprintf(s->instance[s->n], sizeof(s->instance[0]), "%s", instance);
-	s->value[s->n++] = v;
+	CHECK(recording_read(&r, m) == 0);
+	return r;
 }
 
-static void on_histogram(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
-			 const struct hist_interval *h)
+/* The program's counter of that instance. A program's counters come as "=derive:<map>"
+ * (module.h); self-metrics (dropped-recursion, ...) are other tests' business. */
+static uint64_t counter_of(const struct recording *r, const char *instance)
 {
-	struct seen *s = ctx;
+	for (int i = 0; i < r->n; i++) {
+		const struct recorded_value *v = &r->values[i];
 
-	s->hist_count += h->count;
-	s->hist_series++;
-}
-
-static uint64_t counter_of(const struct seen *s, const char *instance)
-{
-	for (int i = 0; i < s->n; i++)
-		if (!strcmp(s->instance[i], instance))
-			return s->value[i];
+		if (v->kind == RECORDED_COUNTER && !strncmp(v->metric, "=derive:", 8) && !strcmp(v->instance, instance))
+			return v->counter;
+	}
 	fprintf(stderr, "  no counter \"%s\" was sent\n", instance);
 	CHECK(!"the counter was sent");
 	return 0;
 }
 
-static struct seen read_module(struct module *m)
+/* Samples of the interval in all the histograms the read sent. */
+static uint64_t histogram_samples(const struct recording *r)
 {
-	struct seen s = { 0 };
-	struct metric_sink sink = { .ctx = &s, .counter = on_counter, .histogram = on_histogram };
+	uint64_t n = 0;
 
-	CHECK(module_read(m, &sink) == 0);
-	return s;
+	for (int i = 0; i < r->n; i++)
+		if (r->values[i].kind == RECORDED_HISTOGRAM)
+			n += r->values[i].hist->count;
+	return n;
 }
 
 /* path's contents, or NULL. */
@@ -284,7 +272,7 @@ static void run_program(const char *name, const char *method, const char *dir, c
 {
 	char object[256];
 	struct module *m;
-	struct seen s0, s1;
+	struct recording s0, s1;
 
 	copy_object(name, dir, object, sizeof(object));
 	m = seed_module(name, object);
@@ -314,13 +302,15 @@ static void run_program(const char *name, const char *method, const char *dir, c
 	s1 = read_module(m);
 	printf("  %s: %llu events counted, %llu histogram samples\n", name,
 	       (unsigned long long)(counter_of(&s1, count_instance(name)) - counter_of(&s0, count_instance(name))),
-	       (unsigned long long)s1.hist_count);
+	       (unsigned long long)histogram_samples(&s1));
 	CHECK_EQ_U64(counter_of(&s1, count_instance(name)) - counter_of(&s0, count_instance(name)), N);
 	if (strcmp(name, "sync_count")) {
-		CHECK_EQ_U64(s1.hist_count, N);
-		CHECK(s1.hist_series == 1);
+		CHECK_EQ_U64(histogram_samples(&s1), N);
+		CHECK(recorded_count(&s1, RECORDED_HISTOGRAM, NULL, NULL) == 1);
 	}
 	CHECK(mt_log.errors == 0);
+	recording_free(&s0);
+	recording_free(&s1);
 	module_free(m);
 }
 

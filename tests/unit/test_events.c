@@ -5,6 +5,7 @@
 
 #include "base/log.h"
 #include "libcore/engine/module.h"
+#include "tests/recording_sink.h"
 #include "tests/testing.h"
 
 #define MAX_SEEN 256
@@ -41,11 +42,9 @@ static int fake_read(struct module *m, const struct metric_sink *sink)
 
 static const struct module_ops fake_ops = { .name = "fake", .read = fake_read };
 
-static uint64_t passed_counters;
-static void count_counter(void *ctx, const char *metric, const char *instance, uint64_t value) { passed_counters++; }
-static void ignore_histogram(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
-			     const struct hist_interval *h) {}
-static const struct metric_sink sink = { .counter = count_counter, .histogram = ignore_histogram };
+/* What reaches the front-end through module_read, kept across reads until cleared. */
+static struct recording passed;
+static struct metric_sink sink;
 
 static void test_limiter(void)
 {
@@ -105,7 +104,7 @@ static void test_loss_counters(void)
 	CHECK(module_start(m) == 0);
 	next_read_result = 0;
 	untraced_value = 0;
-	passed_counters = 0;
+	recording_clear(&passed);
 	for (unsigned i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
 		dropped_value = values[i];
 		nseen = 0;
@@ -122,7 +121,7 @@ static void test_loss_counters(void)
 		if (i == 6)
 			CHECK_STR(field(&seen[0], "total"), "12");
 	}
-	CHECK_EQ_U64(passed_counters, 3 * 8); /* every value still reaches the front-end */
+	CHECK_EQ_U64(recorded_count(&passed, RECORDED_COUNTER, NULL, NULL), 3 * 8); /* every value still reaches the front-end */
 
 	/* IO untraced from the first interval on: a loss from the start is news too. */
 	nseen = 0;
@@ -200,11 +199,13 @@ int main(void)
 {
 	ebpf_log_set_handler(NULL);
 	ebpf_event_set_handler(capture);
+	sink = recording_sink(&passed);
 	test_limiter();
 	test_storm_summary();
 	test_loss_counters();
 	test_read_failure_and_recovery();
 	test_start_failure();
 	test_escaping();
+	recording_free(&passed);
 	return testing_done();
 }

@@ -232,7 +232,7 @@ static void test_interval_screen(const struct snapshot *before, const struct sna
 	CHECK(strstr(s, "0.0625 -> 0.125") == NULL);
 	/* Counters busiest first, as rates over the 2 s between the snapshots; a counter new in
 	 * this interval counts from zero. */
-	/* Under collectd's names (plugin/value_naming.c): calls are operations-*, other counters
+	/* Under collectd's names (base/value_naming.c): calls are operations-*, other counters
 	 * derive-<metric>-<instance>. */
 	l = strstr(s, "operations-write");
 	CHECK(l && strstr(s, "          25.0             50  operations-write") != NULL);

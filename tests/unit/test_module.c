@@ -3,7 +3,7 @@
 #include <errno.h>
 
 #include "libcore/engine/module.h"
-#include "plugin/snapshot_publish.h"
+#include "plugin/snapshot_record.h"
 #include "tests/testing.h"
 
 static int next_read_result;

@@ -2,7 +2,9 @@
  * histogram records from a module read, parse errors, atomic replacement with mode 0640,
  * the store that assembles all modules, and the SnapshotFile / SnapshotGroup options. */
 #include "snapshot/snapshot_file.h"
-#include "plugin/snapshot_publish.h"
+#include "plugin/snapshot_options.h"
+#include "plugin/snapshot_record.h"
+#include "plugin/snapshot_store.h"
 #include "tests/testing.h"
 #include "tests/unit/option_values.h"
 

@@ -5,7 +5,7 @@
  * on the way is checked as it is walked, links included: root follows only its own links.
  * Root: it chowns a directory (and links) to nobody (65534), as another user's would be. */
 #include "base/log.h"
-#include "plugin/snapshot_publish.h"
+#include "plugin/snapshot_store.h"
 #include "tests/testing.h"
 
 #include <sys/stat.h>

@@ -3,7 +3,7 @@
  * own mount namespace, where a generated file is bind-mounted over /etc/group, so the
  * machine's group database is never touched. */
 #define _GNU_SOURCE
-#include "plugin/snapshot_publish.h"
+#include "plugin/snapshot_options.h"
 #include "tests/testing.h"
 
 #include <sched.h>

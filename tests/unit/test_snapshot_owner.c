@@ -1,7 +1,7 @@
 /* One writer per snapshot file: a second process publishing to the same path (a demo, a
  * test collectd, `collectd -T` of another config) neither overwrites the owner's file nor
  * removes it when it stops. Locks are per process, so the second writer is a child. */
-#include "plugin/snapshot_publish.h"
+#include "plugin/snapshot_store.h"
 #include "tests/testing.h"
 
 #include <sys/stat.h>

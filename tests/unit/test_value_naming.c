@@ -1,5 +1,5 @@
 /* The collectd identifiers doc/modules.md's naming table promises. */
-#include "plugin/value_naming.h"
+#include "base/value_naming.h"
 #include "tests/testing.h"
 
 int main(void)

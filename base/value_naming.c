@@ -1,4 +1,4 @@
-#include "value_naming.h"
+#include "base/value_naming.h"
 
 #include "base/number_text.h"
 

@@ -21,8 +21,8 @@
  *   (CollectCost; counter "run_time" is derive-run_time-<program>, nanoseconds)
  *   counter or gauge "=<type>" -> <type>-<instance>: a user's <Program> view with `Type`
  */
-#ifndef EBPF_PLUGIN_VALUE_NAMING_H
-#define EBPF_PLUGIN_VALUE_NAMING_H
+#ifndef EBPF_BASE_VALUE_NAMING_H
+#define EBPF_BASE_VALUE_NAMING_H
 
 #include <stddef.h>
 
