@@ -178,7 +178,7 @@ static void test_program(void)
 	CHECK(take("<Program \"p\">\n  Object \"/x.o\"\n" HIST("h", "    Percentil 99\n") "</Program>", &tree, &out,
 		   &p, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "<Program \"p\">: <Histogram \"h\">: unknown option \"Percentil\"; valid: Layout, SlotsField, "
-			  "SumField, Buckets, Multiplier, Type, Percentile, Bucket, BucketType, Precision, <Label>, "
+			  "SumField, Buckets, KeyRange, Multiplier, Type, Percentile, Bucket, BucketType, Precision, <Label>, "
 			  "TypeInstance, MaxSeries, ReclaimAfter, PerCPU") != NULL);
 	conf_text_free(tree);
 	/* In a <Counter> they are no keys at all: left for the core, which refuses them. */
