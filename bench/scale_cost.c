@@ -126,15 +126,12 @@ static void workload(void)
 	}
 }
 
-static int run(const struct config *c, bool before, int reads, struct result *r)
+/* Configuration c's modules, one per module name with every setting of c applied, into
+ * mods: their number, or -1. */
+static int make_modules(const struct config *c, struct module **mods)
 {
-	struct module *mods[MAX_MODS];
-	struct metric_sink sink = { .counter = no_counter, .histogram = no_histogram, .gauge = on_gauge };
-	double us[MAX_READS];
-	int n = 0, ncpus = libbpf_num_possible_cpus();
+	int n = 0;
 
-	memset(r, 0, sizeof(*r));
-	map_layout_percpu_only = before;
 	for (int i = 0; i < c->n; i++) {
 		struct module *m = NULL;
 
@@ -150,8 +147,22 @@ static int run(const struct config *c, bool before, int reads, struct result *r)
 		if (set(m, &c->settings[i]))
 			return -1;
 	}
+	return n;
+}
+
+static int run(const struct config *c, bool before, int reads, struct result *r)
+{
+	struct module *mods[MAX_MODS];
+	struct metric_sink sink = { .counter = no_counter, .histogram = no_histogram, .gauge = on_gauge };
+	double us[MAX_READS];
+	int n, ncpus = libbpf_num_possible_cpus();
+
+	memset(r, 0, sizeof(*r));
+	map_layout_percpu_only = before;
+	if ((n = make_modules(c, mods)) < 0)
+		return -1;
 	for (int k = 0; k < n; k++) {
-		struct module_memory plan;
+		struct module_memory plan = { 0 };
 		char err[512];
 
 		if (module_plan_memory(mods[k], ncpus, &plan, err, sizeof(err)) == 0)
@@ -191,25 +202,12 @@ static int run(const struct config *c, bool before, int reads, struct result *r)
 static int plan_only(const struct config *c, int cpus)
 {
 	struct module *mods[MAX_MODS];
-	int n = 0;
+	int n;
 	uint64_t total = 0;
 
 	map_layout_as_cpus = cpus;
-	for (int i = 0; i < c->n; i++) {
-		struct module *m = NULL;
-
-		for (int k = 0; k < n; k++)
-			if (!strcmp(mods[k]->ops->name, c->settings[i].module))
-				m = mods[k];
-		if (!m) {
-			m = module_new(module_find(c->settings[i].module), NULL);
-			if (!m)
-				return -1;
-			mods[n++] = m;
-		}
-		if (set(m, &c->settings[i]))
-			return -1;
-	}
+	if ((n = make_modules(c, mods)) < 0)
+		return -1;
 	printf("\n   %s at %d possible CPUs, planned:\n", c->name, cpus);
 	for (int k = 0; k < n; k++) {
 		struct module_memory plan;

@@ -160,6 +160,8 @@ struct block_seen block_read(struct module *m, const char *disk)
 			note_histogram(&s, disk, &r.values[i]);
 	}
 	recording_free(&r);
+	/* Every read, in every block test: latency in nanoseconds, sizes in bytes. */
+	CHECK(s.wrong_units == 0);
 	return s;
 }
 

@@ -45,7 +45,7 @@ struct module *block_test_module(const char *method, const char *disk);
 int block_start(struct module *m, const char *method);
 
 /* One read of m: what it sent for disk, and its drop and issue-time counters (the last
- * value of a series wins). */
+ * value of a series wins); checks that every histogram came in its unit. */
 struct block_seen block_read(struct module *m, const char *disk);
 
 /* The disk's completed IO as /proc/diskstats counts it. */

@@ -33,14 +33,6 @@
 static const char *disk; /* "loopN" */
 static unsigned int disk_dev; /* its dev_t as block_rq_complete prints it */
 
-/* Every read checks the units of every histogram it was sent. */
-static struct block_seen read_module(struct module *m)
-{
-	struct block_seen s = block_read(m, disk);
-
-	CHECK(s.wrong_units == 0);
-	return s;
-}
 
 static void set_scheduler(const char *sched)
 {
@@ -284,14 +276,14 @@ static void run_method(const char *method, bool queue_time)
 	printf("%-10s QueueTime=%d attached via %s\n", method, queue_time, used);
 	CHECK(!strncmp(used, method, strlen(method)));
 
-	s = read_module(m);
+	s = block_read(m, disk);
 	CHECK_EQ_U64(s.read.ios + s.write.ios, 0);
 	CHECK(diskstats_ios(disk, &r0, &w0) == 0);
 	witness_take();
 	runs0 = completion_runs(m);
 	workload();
 	diskstats_settled(&r1, &w1, r0 + NREADS, w0 + NWRITES);
-	s = read_module(m);
+	s = block_read(m, disk);
 	w = witness_take();
 	runs = completion_runs(m);
 	printf("  witnesses: ftrace saw %llu reads, %llu writes of %s and %llu completions of all disks; "
@@ -327,14 +319,14 @@ static void run_method(const char *method, bool queue_time)
 	witness_take();
 	runs0 = completion_runs(m);
 	workload();
-	s = read_module(m);
+	s = block_read(m, disk);
 	w = witness_take();
 	runs = completion_runs(m);
 	if (s.read.ios != 2 * NREADS || s.write.ios != 2 * NWRITES) {
 		struct block_seen later;
 
 		usleep(500000);
-		later = read_module(m);
+		later = block_read(m, disk);
 		printf("  SHORT in the second interval: %llu reads, %llu writes; ftrace saw %llu reads, %llu writes of "
 		       "%s (%llu completions of all disks), the completion program ran %lld times (%llu for the IO we "
 		       "counted), its recursion misses %llu; 0.5 s later: %llu reads, %llu writes, %llu nested runs\n",
@@ -349,7 +341,7 @@ static void run_method(const char *method, bool queue_time)
 	CHECK_EQ_U64(w.writes, NWRITES);
 	diskstats_settled(&r2, &w2, r1 + NREADS, w1 + NWRITES);
 	/* untraced is read before this interval's maps; a later read has the final count */
-	later2 = read_module(m);
+	later2 = block_read(m, disk);
 	CHECK_EQ_U64(later2.read.untraced, (r2 - r0) - later2.read.ios);
 	CHECK_EQ_U64(later2.write.untraced, (w2 - w0) - later2.write.ios);
 	check_count("writes after two runs", s.write.ios, 2 * NWRITES, s.recursion + later2.write.untraced);
@@ -377,7 +369,7 @@ static void test_ignore_selected(void)
 	set_scheduler("none");
 	CHECK(module_start(m) == 0);
 	workload();
-	s = read_module(m);
+	s = block_read(m, disk);
 	CHECK_EQ_U64(s.read.ios + s.write.ios, 0);
 	module_free(m);
 }
@@ -398,7 +390,7 @@ static void test_untraced(void)
 	CHECK(diskstats_ios(disk, &r0, &w0) == 0);
 	workload();
 	diskstats_settled(&r1, &w1, r0 + NREADS, w0 + NWRITES);
-	attached = read_module(m);
+	attached = block_read(m, disk);
 	printf("programs attached: %llu reads, %llu writes traced; untraced: %llu reads, %llu writes\n",
 	       (unsigned long long)attached.read.ios, (unsigned long long)attached.write.ios,
 	       (unsigned long long)attached.read.untraced, (unsigned long long)attached.write.untraced);
@@ -409,7 +401,7 @@ static void test_untraced(void)
 	probe_set_stop(&m->probes);
 	workload();
 	diskstats_settled(&r1, &w1, r0 + 2 * NREADS, w0 + 2 * NWRITES);
-	s = read_module(m);
+	s = block_read(m, disk);
 	printf("programs detached: %llu reads, %llu writes traced; untraced: %llu reads, %llu writes\n",
 	       (unsigned long long)s.read.ios, (unsigned long long)s.write.ios, (unsigned long long)s.read.untraced,
 	       (unsigned long long)s.write.untraced);
