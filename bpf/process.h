@@ -7,7 +7,7 @@
 
 /* Index into map `counts` (per-CPU array). */
 enum process_count {
-	PROC_FORKS = 0,        /* new tasks, processes and threads (sched_process_fork), as /proc/stat "processes" */
+	PROC_FORKS = 0,        /* new tasks, processes and threads (sched_process_fork); /proc/stat "processes" also counts io_uring and vhost workers */
 	PROC_EXECS,            /* successful execs (sched_process_exec) */
 	PROC_EXITS,            /* process exits: the thread group leader exits (sched_process_exit) */
 	PROC_THREAD_EXITS,     /* exits of other threads */

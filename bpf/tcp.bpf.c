@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* tcp module: retransmitted segments, resets sent and received, and the connect latency
+/* tcp module: retransmissions (skbs resent), resets sent and received, and the connect latency
  * distribution (SYN sent to established), optionally broken down by a capped list of
  * local or remote ports.
  *

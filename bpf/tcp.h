@@ -24,7 +24,7 @@ enum tcp_port_mode {
 
 /* Value of map `counts` (per-CPU array, one row per port row). */
 struct tcp_counts {
-	__u64 retransmits;         /* segments retransmitted (tcp:tcp_retransmit_skb, err == 0) */
+	__u64 retransmits;         /* skbs resent (tcp:tcp_retransmit_skb, err == 0); RetransSegs counts their segments */
 	__u64 retransmit_failures; /* retransmissions the stack could not send (err != 0; kernels whose tracepoint has err) */
 	__u64 resets_sent;         /* RSTs sent (tcp:tcp_send_reset) */
 	__u64 resets_received;     /* RSTs received that reset a socket (tcp:tcp_receive_reset) */

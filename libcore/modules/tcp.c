@@ -1,4 +1,4 @@
-/* The `tcp` module: retransmitted segments, resets sent and received, and the connect
+/* The `tcp` module: retransmissions (skbs resent), resets sent and received, and the connect
  * latency distribution (SYN sent to established), optionally per local or remote port
  * for a capped list of ports (everything else is "other"). */
 #include "libcore/engine/module.h"
