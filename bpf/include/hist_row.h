@@ -5,7 +5,7 @@
  * only. The sum comes first so that a row recorded at precision p is a prefix of this
  * struct: a map whose value is one bare row is created with value size HIST_ROW_SIZE(p)
  * (bpf_map__set_value_size before load), so its kernel memory follows the precision, and
- * user space reads it into a full struct hist_row (percpu_reader's prefix reads). Rows
+ * user space reads it into a full struct hist_row (map_read.h, the view reader's prefix reads). Rows
  * inside a bigger value (block, vfs) keep the full size and use the first HIST_NSLOTS(p)
  * slots. */
 #ifndef EBPF_HIST_ROW_H

@@ -34,6 +34,9 @@ struct decoder_kind {
 	/* Writes the text for in to out (outlen >= 1), cut if it does not fit. */
 	void (*decode)(struct label_decoder *d, const struct decode_input *in, char *out, size_t outlen);
 	void (*destroy)(struct label_decoder *d);
+	/* May be NULL. A reader that wants answers as of this read (a disk replugged since the
+	 * last one) calls it once per read, through decoder_chain_next_read(). */
+	void (*next_read)(struct label_decoder *d);
 };
 
 struct label_decoder {

@@ -93,9 +93,18 @@ static void majorminor_destroy(struct label_decoder *d)
 	d->state = NULL;
 }
 
+/* A hot-replugged disk can get a freed dev_t under another name (disk_names.h). */
+static void majorminor_next_read(struct label_decoder *d)
+{
+	struct majorminor *m = d->state;
+
+	disk_names_expire(&m->names);
+}
+
 const struct decoder_kind decoder_majorminor = {
 	.name = "majorminor", .sizes = SIZE_BIT(4) | SIZE_BIT(8), .sizes_text = "4 or 8 bytes", .max_args = 1,
 	.create = majorminor_create, .decode = majorminor_decode, .destroy = majorminor_destroy,
+	.next_read = majorminor_next_read,
 };
 
 /* ---- ksym: a kernel address -> the symbol that holds it ---- */

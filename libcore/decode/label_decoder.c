@@ -200,6 +200,13 @@ const char *decoder_chain_decode(struct decoder_chain *c, const void *bytes, siz
 	return out;
 }
 
+void decoder_chain_next_read(struct decoder_chain *c)
+{
+	for (int i = 0; i < c->n; i++)
+		if (c->d[i]->kind->next_read)
+			c->d[i]->kind->next_read(c->d[i]);
+}
+
 void decoder_chain_free(struct decoder_chain *c)
 {
 	for (int i = 0; i < c->n; i++) {

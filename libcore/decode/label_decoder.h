@@ -73,6 +73,9 @@ int decoder_chain_check(const struct decoder_chain *c, size_t size, char *err, s
  * safe for a collectd identifier: see label_value_safe(). */
 const char *decoder_chain_decode(struct decoder_chain *c, const void *bytes, size_t size, char *out, size_t outlen);
 void decoder_chain_free(struct decoder_chain *c);
+/* A new read: decoders that remember what the system said (majorminor's disk names) ask it
+ * again. Readers that keep their own key cache (a program's, KEY_CACHE_REFRESH) need not. */
+void decoder_chain_next_read(struct decoder_chain *c);
 /* Decoder i's `Decode` line values, quoted as a collectd configuration writes them:
  * "\"uint\"", "\"static_map\" \"1=stdout\" \"*=unknown:\"". Given to decoder_chain_add()
  * in that order, they make the same decoder. */

@@ -67,20 +67,16 @@ int map_layout_plan(struct module *m, struct bpf_object *obj)
 	return 0;
 }
 
-int map_value_copies(int fd)
+int map_is_percpu(int fd)
 {
 	struct bpf_map_info info;
 	uint32_t len = sizeof(info);
-	int ncpus;
 
 	memset(&info, 0, sizeof(info));
 	if (bpf_obj_get_info_by_fd(fd, &info, &len))
 		return -errno;
-	if (info.type != BPF_MAP_TYPE_PERCPU_ARRAY && info.type != BPF_MAP_TYPE_PERCPU_HASH &&
-	    info.type != BPF_MAP_TYPE_LRU_PERCPU_HASH)
-		return 1;
-	ncpus = libbpf_num_possible_cpus();
-	return ncpus > 0 ? ncpus : (ncpus ? ncpus : -EINVAL);
+	return info.type == BPF_MAP_TYPE_PERCPU_ARRAY || info.type == BPF_MAP_TYPE_PERCPU_HASH ||
+	       info.type == BPF_MAP_TYPE_LRU_PERCPU_HASH;
 }
 
 /* Sizes of the kernel's own structures, for the estimate only: as 6.18 on x86_64 charges

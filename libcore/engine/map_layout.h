@@ -55,9 +55,9 @@ extern int map_layout_as_cpus;
  * (libbpf_num_possible_cpus), or map_layout_as_cpus when a bench set it. 1.., or -errno. */
 int map_layout_possible_cpus(void);
 
-/* Value copies per row of the map behind fd: the possible CPUs for a per-CPU map, 1 for
- * any other. 1.. or -errno. */
-int map_value_copies(int fd);
+/* Whether the kernel keeps a value per possible CPU in the map behind fd (a module's map
+ * may have been made shared here): 1 or 0, or -errno. */
+int map_is_percpu(int fd);
 
 /* What the kernel will charge for the map once created, from its type, sizes and this
  * machine's possible CPUs (the arithmetic of the kernel's map_mem_usage for arrays and

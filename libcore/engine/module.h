@@ -16,7 +16,7 @@
 
 #include "libcore/hist/hist.h"
 #include "libcore/hist/hist_config.h"
-#include "libcore/engine/map_view.h"
+#include "libcore/read/map_view.h"
 #include "libcore/engine/module_events.h"
 #include "base/options.h"
 #include "libcore/engine/probe.h"
@@ -130,8 +130,6 @@ struct module_ops {
 	int (*read)(struct module *m, const struct metric_sink *sink);
 	/* Frees what the hooks allocated (not m->priv itself); safe in any state. */
 	void (*destroy)(struct module *m);
-	/* KEY_MODULE views: the instance of a row, or NULL to skip the row. */
-	const char *(*row_instance)(const struct module *m, int view, uint32_t row, char *buf, size_t len);
 };
 
 struct module {

@@ -11,7 +11,6 @@
 #include "libcore/decode/disk_names.h"
 #include "base/log.h"
 #include "libcore/decode/name_filter.h"
-#include "libcore/kernel/map_dump.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -46,12 +45,6 @@ static const struct module_point points[] = {
 
 static const char *const op_names[BLOCK_OP_COUNT] = { "read", "write", "discard", "flush", "other" };
 
-/* User-space state of one row of map `disks`. */
-struct row_state {
-	struct block_key key;
-	struct hist_tracker latency, size, queue;
-};
-
 /* What the running kernel's BTF says, for rodata. */
 struct kernel_facts {
 	int issue_rq_arg, insert_rq_arg;
@@ -67,11 +60,8 @@ struct block {
 	struct kernel_facts facts;
 	uint32_t max_rows; /* of map `disks`, from the disks this machine has (disk_table_rows) */
 	/* reading */
-	struct row_state *rows;
-	int nrows;
-	struct map_dump disks; /* map `disks`, packed rows as the last read found them */
-	struct disk_names names;
 	struct block_untraced untraced; /* what diskstats counted and the programs did not */
+	bool have_diskstats;            /* this read's /proc/diskstats was read */
 };
 
 static const struct module_option options[] = {
@@ -93,12 +83,36 @@ static const struct view_row stat_rows[] = {
 	{ BLOCK_STAT_START_HASH, "issue_time", "hash", VIEW_ALWAYS },
 };
 
-/* `disks` is a hash of (dev, op) rows: its keys need the disk names and the Disk filter,
- * and the untraced IOs need its counts, so block_read() walks it. */
+/* A key of `disks` is the disk's dev_t, named as /proc/diskstats names it (looked up again at
+ * every read: a replugged disk may have another's old dev_t), and the operation. */
+static const struct view_label disk_labels[] = {
+	{ .name = "disk", .offset = offsetof(struct block_key, dev), .size = sizeof(uint32_t),
+	  .decode = { "majorminor", "kernel" } },
+	{ .name = "op", .offset = offsetof(struct block_key, op), .size = sizeof(uint32_t), .names = op_names,
+	  .nnames = BLOCK_OP_COUNT },
+};
+
+/* Only series with data: a flush moves no bytes, so it has no bytes series. */
+static const struct view_field row_fields[] = {
+	{ "ios", VALUE_COUNTER, offsetof(struct block_row, ios) },
+	{ "bytes", VALUE_COUNTER, offsetof(struct block_row, bytes) },
+	{ "latency", VALUE_HISTOGRAM, offsetof(struct block_row, latency), HIST_UNIT_NANOSECONDS },
+	{ "io_size", VALUE_HISTOGRAM, offsetof(struct block_row, size), HIST_UNIT_BYTES },
+	{ "queue_latency", VALUE_HISTOGRAM, offsetof(struct block_row, queue), HIST_UNIT_NANOSECONDS,
+	  .needs = FEATURE_QUEUE_TIME },
+};
+
+static void read_diskstats(struct module *m);
+static bool count_traced(struct module *m, const void *key, const void *value, const char *const *labels);
+
+/* `disks`: a hash of (dev, op) rows, its histograms packed for the precision. */
 static const struct map_view views[] = {
 	{ .map = "stats", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(uint64_t), .nrows = BLOCK_STAT_COUNT,
 	  .rows = stat_rows, .nrows_view = COUNT_OF(stat_rows) },
-	{ .map = "disks", .shape = VIEW_HASH, .value_size = sizeof(struct block_row) },
+	{ .map = "disks", .shape = VIEW_HASH, .value_size = sizeof(struct block_row), .key_size = sizeof(struct block_key),
+	  .labels = disk_labels, .nlabels = COUNT_OF(disk_labels), .fields = row_fields, .nfields = COUNT_OF(row_fields),
+	  .packed_head = offsetof(struct block_row, latency), .packed_rows = BLOCK_HISTS, .fresh_labels = true,
+	  .before_read = read_diskstats, .entry = count_traced },
 };
 
 static int block_set_option(struct module *m, const struct option *o, char *err, size_t errlen)
@@ -207,16 +221,8 @@ static int block_configure(struct module *m, struct bpf_object *obj)
 static int block_start(struct module *m, char *err, size_t errlen)
 {
 	struct block *b = m->priv;
-	struct bpf_map *disks = bpf_object__find_map_by_name(m->obj, "disks");
-	int e;
+	int e = block_untraced_start(&b->untraced);
 
-	b->rows = calloc(BLOCK_MAX_ROWS, sizeof(*b->rows));
-	if (!b->rows || map_dump_init(&b->disks, bpf_map__fd(disks), true, sizeof(struct block_key),
-				      bpf_map__value_size(disks), bpf_map__max_entries(disks))) {
-		snprintf(err, errlen, "cannot set up map readers: %s", strerror(ENOMEM));
-		return -1;
-	}
-	e = block_untraced_start(&b->untraced);
 	if (e)
 		ebpf_log(EBPF_LOG_WARNING, "%s: cannot read /proc/diskstats (%s): no untraced-<disk>-<op> values",
 			 m->label, strerror(-e));
@@ -231,67 +237,23 @@ static int block_start(struct module *m, char *err, size_t errlen)
 	return 0;
 }
 
-static struct row_state *row_state(struct block *b, unsigned int precision, const struct block_key *k)
+/* Before `disks` is read: every IO diskstats counts has then passed the programs already. */
+static void read_diskstats(struct module *m)
 {
-	struct row_state *rs;
+	struct block *b = m->priv;
 
-	for (int i = 0; i < b->nrows; i++)
-		if (b->rows[i].key.dev == k->dev && b->rows[i].key.op == k->op)
-			return &b->rows[i];
-	if (b->nrows == BLOCK_MAX_ROWS)
-		return NULL; /* cannot happen: the map has as many rows */
-	rs = &b->rows[b->nrows++];
-	rs->key = *k;
-	hist_tracker_init(&rs->latency, 1, precision);
-	hist_tracker_init(&rs->size, 1, precision);
-	hist_tracker_init(&rs->queue, 1, precision);
-	return rs;
+	b->have_diskstats = b->untraced.started && block_untraced_read_kernel(&b->untraced) == 0;
 }
 
-static void emit_row(struct block *b, const struct metric_sink *sink, struct row_state *rs, const struct block_row *r)
+/* Every row of a read: its IOs for the untraced count, and whether the Disk filter sends it. */
+static bool count_traced(struct module *m, const void *key, const void *value, const char *const *labels)
 {
-	const char *disk = disk_name(&b->names, rs->key.dev);
-	char instance[DISK_NAME_LEN + 16];
+	struct block *b = m->priv;
+	const struct block_key *k = key;
+	const struct block_row *row = value;
 
-	if (!name_filter_collects(&b->disks_filter, disk))
-		return;
-	snprintf(instance, sizeof(instance), "%s-%s", disk,
-		 rs->key.op < BLOCK_OP_COUNT ? op_names[rs->key.op] : "other");
-	/* Only series with data: a flush moves no bytes, so it has no bytes series. */
-	if (r->ios)
-		sink->counter(sink->ctx, "ios", instance, r->ios);
-	if (r->bytes)
-		sink->counter(sink->ctx, "bytes", instance, r->bytes);
-	emit_hist_row(sink, "latency", instance, HIST_UNIT_NANOSECONDS, &rs->latency, &r->latency);
-	emit_hist_row(sink, "io_size", instance, HIST_UNIT_BYTES, &rs->size, &r->size);
-	if (b->queue_time)
-		emit_hist_row(sink, "queue_latency", instance, HIST_UNIT_NANOSECONDS, &rs->queue, &r->queue);
-}
-
-/* Rows are never deleted, so walking the hash while the kernel adds rows misses at most
- * the new ones, which the next read sees. */
-static int read_rows(struct module *m, struct block *b, const struct metric_sink *sink)
-{
-	uint64_t packed[sizeof(struct block_row) / 8];
-	int e = map_dump_read(&b->disks);
-
-	if (e)
-		return e;
-	for (uint32_t i = 0; i < b->disks.count; i++) {
-		struct block_key key;
-		struct block_row row;
-		struct row_state *rs;
-
-		memcpy(&key, b->disks.keys + (size_t)i * sizeof(key), sizeof(key));
-		/* The dump's values lie value_size apart: copied out for the u64 alignment. */
-		memcpy(packed, b->disks.values + i * b->disks.value_size, b->disks.value_size);
-		hist_rows_unpack(packed, &row, offsetof(struct block_row, latency), BLOCK_HISTS, m->precision);
-		rs = row_state(b, m->precision, &key);
-		if (rs)
-			emit_row(b, sink, rs, &row);
-		block_untraced_set_traced(&b->untraced, key.dev, key.op, row.ios);
-	}
-	return 0;
+	block_untraced_set_traced(&b->untraced, k->dev, k->op, row->ios);
+	return name_filter_collects(&b->disks_filter, labels[0]);
 }
 
 struct untraced_emit {
@@ -310,20 +272,13 @@ static void emit_untraced(void *ctx, const char *disk, unsigned int op, uint64_t
 	ue->sink->counter(ue->sink->ctx, "untraced", instance, untraced);
 }
 
+/* After the views: what diskstats counted and the programs did not. */
 static int block_read(struct module *m, const struct metric_sink *sink)
 {
 	struct block *b = m->priv;
 	struct untraced_emit ue = { .b = b, .sink = sink };
-	bool have_diskstats;
-	int err;
 
-	disk_names_expire(&b->names); /* a replugged disk may have another's old dev_t */
-	/* Before the rows: every IO diskstats counts has then passed the programs already. */
-	have_diskstats = b->untraced.started && block_untraced_read_kernel(&b->untraced) == 0;
-	err = read_rows(m, b, sink);
-	if (err)
-		return err;
-	if (have_diskstats)
+	if (b->have_diskstats)
 		block_untraced_each(&b->untraced, emit_untraced, &ue);
 	return 0;
 }
@@ -333,11 +288,7 @@ static void block_destroy(struct module *m)
 	struct block *b = m->priv;
 
 	name_filter_free(&b->disks_filter);
-	disk_names_free(&b->names);
 	block_untraced_free(&b->untraced);
-	free(b->rows);
-	b->rows = NULL;
-	map_dump_free(&b->disks);
 }
 
 const struct module_ops block_module = {

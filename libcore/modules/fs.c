@@ -67,9 +67,12 @@ static const struct view_row stat_rows[] = {
 	{ FS_STAT_START_LOST, "dropped", "start_lost", VIEW_ALWAYS },
 };
 
+/* "ext4-read", named at start (rows of unused slots have none and stay empty). */
+static const struct view_label labels[] = { ROW_LABEL("filesystem_op") };
+
 static const struct map_view views[] = {
 	{ .map = "latency", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct hist_row), .nrows = FS_ROWS,
-	  .key = KEY_MODULE, .fields = latency_fields, .nfields = COUNT_OF(latency_fields) },
+	  .labels = labels, .nlabels = COUNT_OF(labels), .fields = latency_fields, .nfields = COUNT_OF(latency_fields) },
 	{ .map = "stats", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(uint64_t), .nrows = FS_STAT_COUNT,
 	  .rows = stat_rows, .nrows_view = COUNT_OF(stat_rows) },
 };
@@ -228,16 +231,22 @@ static int fs_prepare(struct module *m, char *err, size_t errlen)
 	return 0;
 }
 
-/* "ext4-read"; NULL for the rows of unused slots. */
-static const char *row_name(const struct module *m, int view, uint32_t row, char *buf, size_t len)
+/* "ext4-read" for each row of a used slot. */
+static int fs_start(struct module *m, char *err, size_t errlen)
 {
 	const struct fs *f = m->priv;
-	int type = f->slot_type[row / FS_OPS];
+	char texts[FS_ROWS][48];
+	const char *names[FS_ROWS] = { NULL };
 
-	if (type < 0)
-		return NULL;
-	snprintf(buf, len, "%s-%s", fs_types[type].name, op_names[row % FS_OPS]);
-	return buf;
+	for (uint32_t row = 0; row < FS_ROWS; row++) {
+		int type = f->slot_type[row / FS_OPS];
+
+		if (type < 0)
+			continue;
+		snprintf(texts[row], sizeof(texts[row]), "%s-%s", fs_types[type].name, op_names[row % FS_OPS]);
+		names[row] = texts[row];
+	}
+	return view_label_names(m, 0, 0, names, FS_ROWS, err, errlen);
 }
 
 const struct module_ops fs_module = {
@@ -251,5 +260,5 @@ const struct module_ops fs_module = {
 	.create = fs_create,
 	.set_option = fs_set_option,
 	.prepare = fs_prepare,
-	.row_instance = row_name,
+	.start = fs_start,
 };

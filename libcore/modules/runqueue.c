@@ -37,6 +37,7 @@ static const struct module_option options[] = {
 };
 
 static const char *const all[] = { "all" };
+static const struct view_label labels[] = { ROW_LABEL("all", .names = all, .nnames = COUNT_OF(all)) };
 
 static const struct view_field latency_fields[] = {
 	{ "latency", VALUE_HISTOGRAM, 0, HIST_UNIT_NANOSECONDS },
@@ -49,7 +50,7 @@ static const struct view_row stat_rows[] = {
 /* One row, system-wide ("all"); with PerCPU also each CPU's own row ("cpu<N>"). */
 static const struct map_view views[] = {
 	{ .map = "latency", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct hist_row), .nrows = 1,
-	  .key = KEY_ROW_NAMES, .row_names = all, .fields = latency_fields, .nfields = COUNT_OF(latency_fields),
+	  .labels = labels, .nlabels = COUNT_OF(labels), .fields = latency_fields, .nfields = COUNT_OF(latency_fields),
 	  .per_cpu_feature = FEATURE_PER_CPU },
 	{ .map = "stats", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(uint64_t), .nrows = RUNQ_STAT_COUNT,
 	  .rows = stat_rows, .nrows_view = COUNT_OF(stat_rows) },

@@ -1,7 +1,7 @@
 /* The `signals` module: signals delivered per signal ("signals-segv", "signals-term", ...),
  * the module that shows what adding one takes (README, "Adding a module"): this
  * descriptor, bpf/signals.bpf.c, tests/bpf/test_signals.c, a line in module_table.c and
- * one in Makefile.am. No hook but the row names: the engine reads the map. */
+ * one in Makefile.am. No hook but the one that names the rows: the engine reads the map. */
 #define _GNU_SOURCE /* sigabbrev_np */
 #include "libcore/engine/module.h"
 
@@ -23,14 +23,17 @@ static const struct view_field fields[] = {
 	{ "signals", VALUE_COUNTER, 0 },
 };
 
+/* The signal's name, given at start (the C library's names). */
+static const struct view_label labels[] = { ROW_LABEL("signal") };
+
 static const struct map_view views[] = {
 	{ .map = "delivered", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(uint64_t), .nrows = SIGNALS_ROWS,
-	  .key = KEY_MODULE, .fields = fields, .nfields = COUNT_OF(fields) },
+	  .labels = labels, .nlabels = COUNT_OF(labels), .fields = fields, .nfields = COUNT_OF(fields) },
 };
 
 /* "segv" for SIGSEGV (as kill -l, lower case, without SIG); real-time signals by number,
  * "rt34", since the C library reserves some of them and their names differ. */
-static const char *signal_row_name(const struct module *m, int view, uint32_t row, char *buf, size_t len)
+static const char *signal_name(uint32_t row, char *buf, size_t len)
 {
 	const char *abbrev = row < 32 ? sigabbrev_np((int)row) : NULL;
 
@@ -44,9 +47,19 @@ static const char *signal_row_name(const struct module *m, int view, uint32_t ro
 	return buf;
 }
 
+static int name_signals(struct module *m, char *err, size_t errlen)
+{
+	char texts[SIGNALS_ROWS][16];
+	const char *names[SIGNALS_ROWS];
+
+	for (uint32_t row = 0; row < SIGNALS_ROWS; row++)
+		names[row] = signal_name(row, texts[row], sizeof(texts[row]));
+	return view_label_names(m, 0, 0, names, SIGNALS_ROWS, err, errlen);
+}
+
 const struct module_ops signals_module = {
 	.name = "signals",
 	.description = "signals delivered, per signal (crashes show as segv, bus, fpe, ill, abrt)",
 	MODULE_OBJECT(signals),
-	.row_instance = signal_row_name,
+	.start = name_signals,
 };

@@ -66,16 +66,22 @@ static const struct view_row stat_rows[] = {
 	{ SYSCALL_STAT_START_LOST, "dropped", "start_lost", VIEW_ALWAYS, FEATURE_LATENCY },
 };
 
+/* Counts by syscall number; latency rows as assigned at start, named then. */
+static const struct view_label count_labels[] = { ROW_LABEL("syscall", .decode = { "syscall" }) };
+static const struct view_label latency_labels[] = { ROW_LABEL("syscall") };
+
 enum { VIEW_COUNTS, VIEW_LATENCY, VIEW_STATS };
 static const struct map_view views[] = {
 	/* Only series with data: a syscall nobody called has no file, no graph. Hot: every
 	 * syscall of every CPU adds to it (map_layout.h). */
 	[VIEW_COUNTS] = { .map = "counts", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct syscall_counts),
-			  .nrows = MAX_SYSCALLS, .key = KEY_SYSCALL_NR, .fields = count_fields,
+			  .nrows = MAX_SYSCALLS, .labels = count_labels, .nlabels = COUNT_OF(count_labels),
+			  .fields = count_fields,
 			  .nfields = COUNT_OF(count_fields), .hot = true },
 	/* Rows as assigned at start (nrows = the map's size). */
 	[VIEW_LATENCY] = { .map = "latency", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct hist_row),
-			   .needs = FEATURE_LATENCY, .key = KEY_MODULE, .fields = latency_fields,
+			   .needs = FEATURE_LATENCY, .labels = latency_labels, .nlabels = COUNT_OF(latency_labels),
+			   .fields = latency_fields,
 			   .nfields = COUNT_OF(latency_fields) },
 	[VIEW_STATS] = { .map = "stats", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(uint64_t),
 			 .nrows = SYSCALL_STAT_COUNT, .rows = stat_rows, .nrows_view = COUNT_OF(stat_rows) },
@@ -157,20 +163,27 @@ static int syscalls_configure(struct module *m, struct bpf_object *obj)
 	return bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "latency"), s->nrows ? s->nrows : 1);
 }
 
+/* Each latency row's syscall name. */
+static int name_latency_rows(struct module *m, char *err, size_t errlen)
+{
+	const struct syscalls *s = m->priv;
+	char texts[MAX_SYSCALLS][32];
+	const char *names[MAX_SYSCALLS];
+
+	for (uint16_t r = 0; r < s->nrows; r++)
+		names[r] = syscall_name(s->row_nr[r], texts[r], sizeof(texts[r]));
+	return view_label_names(m, VIEW_LATENCY, 0, names, s->nrows, err, errlen);
+}
+
 static int syscalls_start(struct module *m, char *err, size_t errlen)
 {
 	const struct syscalls *s = m->priv;
 
+	if (name_latency_rows(m, err, errlen))
+		return -1;
 	ebpf_log(EBPF_LOG_INFO, "%s: counting every syscall%s, latency for %u syscall%s", m->label,
 		 m->filter_tgid ? " of one process" : "", s->nrows, s->nrows == 1 ? "" : "s");
 	return 0;
-}
-
-static const char *latency_row_name(const struct module *m, int view, uint32_t row, char *buf, size_t len)
-{
-	const struct syscalls *s = m->priv;
-
-	return syscall_name(s->row_nr[row], buf, len);
 }
 
 const struct module_ops syscalls_module = {
@@ -184,5 +197,4 @@ const struct module_ops syscalls_module = {
 	.prepare = syscalls_prepare,
 	.configure = syscalls_configure,
 	.start = syscalls_start,
-	.row_instance = latency_row_name,
 };

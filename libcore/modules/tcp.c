@@ -59,11 +59,18 @@ static const struct view_row stat_rows[] = {
 	{ TCP_STAT_CONNECT_START_LOST, "dropped", "connect_start_lost", VIEW_ALWAYS },
 };
 
+/* Without a breakdown no label (the instance ""); with one the rows' ports, named at start. */
+enum { FEATURE_PORTS = 1 };
+static const struct view_label port_labels[] = { ROW_LABEL("port", .needs = FEATURE_PORTS) };
+
+enum { VIEW_COUNTS, VIEW_LATENCY };
 static const struct map_view views[] = {
-	{ .map = "counts", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct tcp_counts), .key = KEY_MODULE,
-	  .fields = count_fields, .nfields = COUNT_OF(count_fields) },
-	{ .map = "connect_latency", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct hist_row),
-	  .key = KEY_MODULE, .fields = latency_fields, .nfields = COUNT_OF(latency_fields) },
+	[VIEW_COUNTS] = { .map = "counts", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct tcp_counts),
+			  .labels = port_labels, .nlabels = COUNT_OF(port_labels),
+			  .fields = count_fields, .nfields = COUNT_OF(count_fields) },
+	[VIEW_LATENCY] = { .map = "connect_latency", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct hist_row),
+			   .labels = port_labels, .nlabels = COUNT_OF(port_labels),
+			   .fields = latency_fields, .nfields = COUNT_OF(latency_fields) },
 	{ .map = "stats", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(uint64_t), .nrows = TCP_STAT_COUNT,
 	  .rows = stat_rows, .nrows_view = COUNT_OF(stat_rows) },
 };
@@ -149,6 +156,7 @@ static int tcp_prepare(struct module *m, char *err, size_t errlen)
 	t->socketless_resets = !btf || btf_has_struct(btf, "trace_event_raw_tcp_send_reset");
 	btf_facts_close(btf);
 	m->hist_rows = (uint32_t)nrows(t); /* connect_latency is sized to them in configure */
+	m->features = t->mode == TCP_PORTS_NONE ? 0 : FEATURE_PORTS;
 	return 0;
 }
 
@@ -189,9 +197,28 @@ static int tcp_check_config(struct module *m, char *err, size_t errlen)
 	return 0;
 }
 
+/* With a breakdown, row 0 is "other" and row i port i - 1. */
+static int name_port_rows(struct module *m, char *err, size_t errlen)
+{
+	const struct tcp *t = m->priv;
+	char texts[TCP_MAX_PORTS][8];
+	const char *names[TCP_MAX_PORTS + 1] = { "other" };
+
+	for (int i = 0; i < t->nports; i++) {
+		snprintf(texts[i], sizeof(texts[i]), "%u", t->ports[i]);
+		names[i + 1] = texts[i];
+	}
+	if (view_label_names(m, VIEW_COUNTS, 0, names, (uint32_t)t->nports + 1, err, errlen))
+		return -1;
+	return view_label_names(m, VIEW_LATENCY, 0, names, (uint32_t)t->nports + 1, err, errlen);
+}
+
 static int tcp_start(struct module *m, char *err, size_t errlen)
 {
 	const struct tcp *t = m->priv;
+
+	if (name_port_rows(m, err, errlen))
+		return -1;
 
 	/* Said once, since resets_sent then reads low. */
 	if (!t->socketless_resets)
@@ -206,20 +233,6 @@ static int tcp_start(struct module *m, char *err, size_t errlen)
 	return 0;
 }
 
-/* "" without a breakdown; the port, or "other" for row 0, with one. */
-static const char *row_name(const struct module *m, int view, uint32_t row, char *buf, size_t len)
-{
-	const struct tcp *t = m->priv;
-
-	if (t->mode == TCP_PORTS_NONE)
-		snprintf(buf, len, "%s", "");
-	else if (row == 0)
-		snprintf(buf, len, "other");
-	else
-		snprintf(buf, len, "%u", t->ports[row - 1]);
-	return buf;
-}
-
 const struct module_ops tcp_module = {
 	.name = "tcp",
 	.description = "TCP retransmits, resets sent and received, connect latency; optionally per port",
@@ -231,5 +244,4 @@ const struct module_ops tcp_module = {
 	.prepare = tcp_prepare,
 	.configure = tcp_configure,
 	.start = tcp_start,
-	.row_instance = row_name,
 };

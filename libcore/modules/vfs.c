@@ -64,9 +64,11 @@ static const struct view_row stat_rows[] = {
 	{ VFS_STAT_START_LOST, "dropped", "start_lost", VIEW_ALWAYS },
 };
 
+static const struct view_label labels[] = { ROW_LABEL("op", .names = op_names, .nnames = VFS_OPS) };
+
 static const struct map_view views[] = {
 	{ .map = "ops", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct vfs_op_stats), .nrows = VFS_OPS,
-	  .key = KEY_ROW_NAMES, .row_names = op_names, .fields = op_fields, .nfields = COUNT_OF(op_fields) },
+	  .labels = labels, .nlabels = COUNT_OF(labels), .fields = op_fields, .nfields = COUNT_OF(op_fields) },
 	{ .map = "stats", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(uint64_t), .nrows = VFS_STAT_COUNT,
 	  .rows = stat_rows, .nrows_view = COUNT_OF(stat_rows) },
 };

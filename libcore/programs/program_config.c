@@ -1,5 +1,5 @@
 #include "libcore/programs/program_config.h"
-#include "libcore/programs/program_read.h"
+#include "libcore/read/program_read.h"
 
 #include "libcore/programs/exporter_config.h"
 

@@ -5,7 +5,7 @@
 #include "libcore/programs/object_policy.h"
 #include "libcore/programs/object_sandbox.h"
 #include "libcore/programs/program_config.h"
-#include "libcore/programs/program_read.h"
+#include "libcore/read/program_read.h"
 #include "libcore/programs/program_resolve.h"
 
 #include <bpf/libbpf.h>

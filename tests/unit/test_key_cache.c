@@ -1,6 +1,6 @@
 /* key_cache: a key's remembered value comes back, every key is due for a refresh exactly once
  * in KEY_CACHE_REFRESH reads, and the cache stays within its room when keys churn. */
-#include "libcore/programs/key_cache.h"
+#include "libcore/read/key_cache.h"
 #include "tests/testing.h"
 
 #include <stdint.h>

@@ -11,8 +11,8 @@
  * every other slot convention (exp2, exp2zero, log2, bcc_log2, linear, fixed) and any
  * Multiplier go through slot_map.h, which puts each slot whole into the engine slot of its
  * range's middle. */
-#ifndef EBPF_PROGRAMS_PROGRAM_READ_H
-#define EBPF_PROGRAMS_PROGRAM_READ_H
+#ifndef EBPF_READ_PROGRAM_READ_H
+#define EBPF_READ_PROGRAM_READ_H
 
 #include <stdbool.h>
 #include <stddef.h>

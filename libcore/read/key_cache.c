@@ -1,4 +1,4 @@
-#include "libcore/programs/key_cache.h"
+#include "libcore/read/key_cache.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -6,8 +6,8 @@
  * system (majorminor, ksym, cgroup) may answer differently later, so each entry is due again
  * once every KEY_CACHE_REFRESH reads (spread: about 1/KEY_CACHE_REFRESH of the keys per read),
  * and the caller decodes it anew. */
-#ifndef EBPF_PROGRAMS_KEY_CACHE_H
-#define EBPF_PROGRAMS_KEY_CACHE_H
+#ifndef EBPF_READ_KEY_CACHE_H
+#define EBPF_READ_KEY_CACHE_H
 
 #include <stdint.h>
 

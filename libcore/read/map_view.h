@@ -1,20 +1,21 @@
-/* How a BPF map becomes values, as data: which map, its shape, how a row's key becomes an
- * instance label, and which value fields are counters, histograms (struct hist_row, with
- * deltas tracked per row) or gauges, under which metric name.
+/* How a BPF map becomes values, as data: which map, its shape, how its key becomes an
+ * instance (labels, each decoded by a chain of the programs' label decoders), and which
+ * value fields are counters, histograms (struct hist_row, with deltas tracked per series)
+ * or gauges, under which metric name.
  *
  * The engine (module.c) reads every view once per interval, all of them before sending
  * anything (a failed read sends nothing), then sends the values in view order. Modules
- * declare their views in their descriptor; what no table can say (block's hash of disks,
- * vfs's approximation flags) stays in the module's read hook.
+ * declare their views in their descriptor; what no table can say (vfs's approximation
+ * flags, block's untraced IOs) stays in the module's hooks.
  *
- * Two layouts cover every fixed-key map:
+ * Two layouts:
  *  - rows as values (`rows`): a u64 array whose every row means something else, such as
  *    a module's `stats` (row 0 "dropped"/"start_lost", row 1 ...) or dcache's counts;
- *  - rows as instances (`fields`): an array of structs whose row is the instance (syscall
- *    number, operation, port row, filesystem slot), each field a metric.
+ *  - keys as instances (`fields`): an array (the row is the key) or a hash (block's disk and
+ *    operation) of structs, each key an instance, each field a metric.
  */
-#ifndef EBPF_CORE_MAP_VIEW_H
-#define EBPF_CORE_MAP_VIEW_H
+#ifndef EBPF_READ_MAP_VIEW_H
+#define EBPF_READ_MAP_VIEW_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -29,8 +30,7 @@ struct bpf_object;
 enum view_shape {
 	VIEW_PERCPU_ARRAY, /* summed over the CPUs; batch lookup where the kernel has it */
 	VIEW_ARRAY,
-	VIEW_HASH,         /* open key set: read by the module's hook (keys need decoding) */
-	VIEW_PERCPU_HASH,
+	VIEW_HASH,         /* open key set: every key met is a series (key_cache.h) */
 	VIEW_RINGBUF,      /* records drained at every read into view->record */
 };
 
@@ -40,12 +40,25 @@ enum view_value_kind {
 	VALUE_GAUGE,     /* u64 as a value of the moment: sink->gauge */
 };
 
-/* How the row index of a rows-as-instances view becomes its instance label. */
-enum view_key {
-	KEY_ROW_NAMES,   /* row_names[row] (fixed enum rows: "read", "write", ...) */
-	KEY_SYSCALL_NR,  /* the syscall's name for this architecture */
-	KEY_MODULE,      /* the module's row_instance hook (port rows, filesystem slots, ...) */
+/* One label of the key: its bytes (an array's key is its u32 row) and how they become text,
+ * by the programs' label decoders (label_decoder.h):
+ *   .decode = { "syscall" }            a Decode line: the decoder, then its arguments;
+ *   .names = op_names, .nnames = N     a static_map "0=read" "1=write" ... of those names;
+ *   neither                            a static_map the module fills at start
+ *                                      (view_label_names(): port rows, filesystem slots).
+ * The instance is the labels' texts joined by "-" ("loop0-write"); a label whose `needs`
+ * are not met is left out (no labels: the instance ""). */
+#define VIEW_LABEL_ARGS 4
+#define VIEW_MAX_LABELS 4
+struct view_label {
+	const char *name;
+	uint32_t offset, size;
+	const char *decode[VIEW_LABEL_ARGS];
+	const char *const *names;
+	int nnames;
+	uint32_t needs;
 };
+#define ROW_LABEL(name_, ...) { .name = (name_), .size = sizeof(uint32_t), __VA_ARGS__ }
 
 /* A value is sent only when it is non-zero, as "a series with data"; VIEW_ALWAYS sends
  * it anyway (self-metrics: "nothing lost" is a visible zero). */
@@ -94,11 +107,25 @@ struct map_view {
 	const struct view_row *rows;
 	int nrows_view;
 	const struct view_ratio *ratio;
-	/* rows as instances */
-	enum view_key key;
-	const char *const *row_names;
+	/* keys as instances */
+	const struct view_label *labels;
+	int nlabels;
+	uint32_t key_size;           /* hashes: bytes of a key (arrays: the u32 row) */
 	const struct view_field *fields;
 	int nfields;
+	/* Values whose histograms are packed for the precision (HIST_PACKED_ROW_OFFSET,
+	 * hist_row.h): packed_rows rows from byte packed_head on, unpacked into value_size. */
+	size_t packed_head;
+	unsigned int packed_rows;
+	/* Labels whose text may change from one read to the next for the same key (a disk
+	 * name after a hot replug): decoded at every read, not once per KEY_CACHE_REFRESH. */
+	bool fresh_labels;
+	/* Hooks, ctx the module. before_read: before the map is read (block reads
+	 * /proc/diskstats first, so that every IO it counts has passed the programs). entry:
+	 * every entry of a read, its key, its value (summed over CPUs, unpacked) and its labels'
+	 * texts; false keeps its values from being sent (block's Disk filter). */
+	void (*before_read)(struct module *m);
+	bool (*entry)(struct module *m, const void *key, const void *value, const char *const *labels);
 	/* With this feature bit set, histograms are also sent per CPU as "cpu<N>" (each
 	 * CPU's own row, not the sum). Per-CPU arrays only. */
 	uint32_t per_cpu_feature;
@@ -115,7 +142,7 @@ struct map_view {
 
 #define COUNT_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-/* Reading state of one view; module.c keeps one per descriptor view. */
+/* Reading state of one view; module.c keeps one per descriptor view (view_state.h). */
 struct view_state;
 
 /* Histogram rows of the views the module reads (fixed-size arrays; a hook counts
@@ -127,15 +154,15 @@ uint32_t views_hist_rows(const struct module *m);
 int views_size_rows(struct module *m, struct bpf_object *obj);
 /* Creates the readers of every view once the object is loaded. 0, or -1 with the message. */
 int views_start(struct module *m, char *err, size_t errlen);
+/* For a module's start hook: the names of label `label` of view `view` (a label declared
+ * with neither decode nor names), names[value] for each value below n that has one (NULL:
+ * none; such a value reads as its number). 0, or -1 with the message. */
+int view_label_names(struct module *m, int view, int label, const char *const *names, uint32_t n, char *err,
+		     size_t errlen);
 /* Reads every view's map (no values sent). 0 or -errno. */
 int views_read(struct module *m);
 /* Sends what views_read() read. */
 void views_emit(struct module *m, const struct metric_sink *sink);
 void views_free(struct module *m);
-
-/* Sends one histogram series from a cumulative row: the interval's deltas through the
- * tracker, nothing when the interval has no events. Also for hooks (block's rows). */
-void emit_hist_row(const struct metric_sink *sink, const char *metric, const char *instance, enum hist_unit unit,
-		   struct hist_tracker *t, const void *row);
 
 #endif

@@ -1,11 +1,11 @@
-#include "libcore/programs/program_read.h"
+#include "libcore/read/program_read.h"
 
 #include "libcore/decode/label_value.h"
-#include "libcore/kernel/map_dump.h"
+#include "libcore/read/map_read.h"
 #include "libcore/engine/module.h"
 #include "libcore/hist/hist.h"
-#include "libcore/programs/key_cache.h"
-#include "libcore/programs/slot_map.h"
+#include "libcore/read/key_cache.h"
+#include "libcore/read/slot_map.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -42,9 +42,7 @@ struct series {
 struct program_reader {
 	struct program_view *v;
 	const struct view_layout *l;
-	int ncpus;
-	size_t cpu_stride;           /* bytes per CPU in a per-CPU value */
-	struct map_dump dump;        /* every entry of the last read */
+	struct map_read rd;          /* every entry of the last read */
 	/* The series in the order they came (dense: a read walks them in memory order), and
 	 * an open-addressing index of them by name: slot = (name hash, series + 1; 0 free). */
 	struct series *series;
@@ -300,7 +298,7 @@ static struct series *series_of_key(struct program_reader *r, const uint8_t *key
 static void add_key(struct program_reader *r, const uint8_t *key, const uint8_t *value)
 {
 	char name[LABEL_VALUE_MAX];
-	int ncpus = r->l->percpu ? r->ncpus : 1;
+	int ncpus = r->rd.copies;
 	struct series *s = NULL;
 
 	if (!(r->l->percpu && r->v->percpu == PERCPU_LABEL)) /* else one series per CPU */
@@ -312,7 +310,7 @@ static void add_key(struct program_reader *r, const uint8_t *key, const uint8_t 
 			series_name(r, key, cpu, name);
 			to = series_for(r, name);
 		}
-		add_entry(r, to, key, value + (size_t)cpu * r->cpu_stride);
+		add_entry(r, to, key, value + (size_t)cpu * r->rd.copy_size);
 	}
 }
 
@@ -364,15 +362,13 @@ static void clear_read(const struct program_reader *r, struct series *s)
 /* Walks the whole last dump into the series (and `other`). */
 static void add_dump(struct program_reader *r)
 {
-	const struct view_layout *l = r->l;
-
 	for (uint32_t i = 0; i < r->nseries; i++)
 		clear_read(r, &r->series[i]);
 	clear_read(r, &r->other);
 	r->folded = 0;
 	r->waiting = 0;
-	for (uint32_t i = 0; i < r->dump.count; i++)
-		add_key(r, r->dump.keys + (size_t)i * l->key_size, r->dump.values + (size_t)i * r->dump.value_size);
+	for (uint32_t i = 0; i < r->rd.dump.count; i++)
+		add_key(r, map_read_key(&r->rd, i), map_read_value(&r->rd, i, 0));
 }
 
 /* Gives up to r->waiting series idle for ReclaimAfter reads to the label sets waiting for
@@ -431,7 +427,7 @@ int program_reader_read(struct program_reader *r, const struct metric_sink *sink
 	int e;
 
 	key_cache_next_read(r->keys);
-	e = map_dump_read(&r->dump);
+	e = map_read_read(&r->rd);
 	if (e)
 		return e;
 	add_dump(r);
@@ -464,7 +460,6 @@ struct program_reader *program_reader_new(struct program_view *v, const struct v
 					  unsigned int precision, char *err, size_t errlen)
 {
 	struct program_reader *r;
-	size_t stride = (l->value_size + 7) & ~(size_t)7;
 
 	r = calloc(1, sizeof(*r));
 	if (!r) {
@@ -473,8 +468,6 @@ struct program_reader *program_reader_new(struct program_view *v, const struct v
 	}
 	r->v = v;
 	r->l = l;
-	r->ncpus = libbpf_num_possible_cpus();
-	r->cpu_stride = l->percpu ? stride : l->value_size;
 	r->capacity = 16;
 	while (r->capacity < 2 * v->max_series)
 		r->capacity *= 2;
@@ -486,10 +479,9 @@ struct program_reader *program_reader_new(struct program_view *v, const struct v
 		r->carry_slots = calloc(HIST_SLOTS, sizeof(*r->carry_slots));
 	}
 	r->keys = key_cache_new(l->key_size, l->max_entries);
-	if (map_fd < 0 || r->ncpus <= 0 || !r->index || !r->series || !r->reclaimed || !r->keys ||
+	if (map_fd < 0 || !r->index || !r->series || !r->reclaimed || !r->keys ||
 	    (v->kind == VIEW_KIND_HISTOGRAM && (!r->other.hist || !r->carry_slots)) ||
-	    map_dump_init(&r->dump, map_fd, l->hash, l->key_size, (l->percpu ? (size_t)r->ncpus : 1) * r->cpu_stride,
-			  l->max_entries)) {
+	    map_read_init(&r->rd, map_fd, l->hash, l->key_size, l->value_size, l->max_entries)) {
 		snprintf(err, errlen, "cannot set up the reader of map \"%s\": out of memory, or the map was not created", v->map);
 		program_reader_free(r);
 		return NULL;
@@ -520,7 +512,7 @@ struct program_reader *program_reader_new(struct program_view *v, const struct v
 
 void program_reader_set_batch(struct program_reader *r, bool batch)
 {
-	r->dump.no_batch = !batch;
+	r->rd.dump.no_batch = !batch;
 }
 
 void program_reader_free(struct program_reader *r)
@@ -536,6 +528,6 @@ void program_reader_free(struct program_reader *r)
 	free(r->series);
 	key_cache_free(r->keys);
 	free(r->slot_of);
-	map_dump_free(&r->dump);
+	map_read_free(&r->rd);
 	free(r);
 }

@@ -1,0 +1,44 @@
+#include "libcore/read/map_read.h"
+
+#include "libcore/engine/map_layout.h"
+
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <string.h>
+
+int map_read_init(struct map_read *r, int fd, bool hash, uint32_t key_size, size_t value_size,
+		  uint32_t max_entries)
+{
+	int percpu = fd < 0 ? -EBADF : map_is_percpu(fd);
+
+	memset(r, 0, sizeof(*r));
+	if (percpu < 0)
+		return percpu;
+	r->copies = percpu ? libbpf_num_possible_cpus() : 1;
+	if (r->copies <= 0)
+		return r->copies ? r->copies : -EINVAL;
+	/* The kernel lays a per-CPU value's copies 8 bytes apart. */
+	r->copy_size = percpu ? (value_size + 7) & ~(size_t)7 : value_size;
+	return map_dump_init(&r->dump, fd, hash, key_size, (size_t)r->copies * r->copy_size, max_entries);
+}
+
+int map_read_read(struct map_read *r)
+{
+	return map_dump_read(&r->dump);
+}
+
+void map_read_sum(const struct map_read *r, uint32_t i, uint64_t *out, size_t words)
+{
+	const uint64_t *src = (const uint64_t *)(r->dump.values + (size_t)i * r->dump.value_size);
+	size_t stride = r->copy_size / 8;
+
+	memcpy(out, src, words * sizeof(*out));
+	for (int c = 1; c < r->copies; c++)
+		for (size_t w = 0; w < words; w++)
+			out[w] += src[(size_t)c * stride + w];
+}
+
+void map_read_free(struct map_read *r)
+{
+	map_dump_free(&r->dump);
+}

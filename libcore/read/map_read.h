@@ -1,0 +1,45 @@
+/* One read of a map, the one way every view reaches its values: every entry through the map
+ * walker (map_dump.h: batches where the kernel has them), each value as the kernel copies
+ * it: one copy per possible CPU for a per-CPU map, one for a shared one (map_layout.h).
+ * Readers of u64 words (the modules' values) add the copies up with map_read_sum(); a
+ * program's reader walks the copies itself (its fields may be narrower than a word).
+ * Nothing is ever deleted or zeroed: the maps stay cumulative. */
+#ifndef EBPF_READ_MAP_READ_H
+#define EBPF_READ_MAP_READ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "libcore/kernel/map_dump.h"
+
+struct map_read {
+	struct map_dump dump;
+	int copies;         /* values per entry: the possible CPUs for a per-CPU map, else 1 */
+	size_t copy_size;   /* bytes of one copy as the kernel lays them out */
+};
+
+/* The reader of map fd whose values are value_size bytes (one copy); the copies follow the
+ * map's type. 0, or -errno. */
+int map_read_init(struct map_read *r, int fd, bool hash, uint32_t key_size, size_t value_size,
+		  uint32_t max_entries);
+/* Reads every entry. 0, or -errno. */
+int map_read_read(struct map_read *r);
+
+static inline const uint8_t *map_read_key(const struct map_read *r, uint32_t i)
+{
+	return r->dump.keys + (size_t)i * r->dump.key_size;
+}
+
+/* Copy `copy` (a CPU of a per-CPU map) of entry i. */
+static inline const uint8_t *map_read_value(const struct map_read *r, uint32_t i, int copy)
+{
+	return r->dump.values + (size_t)i * r->dump.value_size + (size_t)copy * r->copy_size;
+}
+
+/* Entry i's copies added up, word by word, into out (words u64 words: the copy size / 8, or
+ * fewer); out is overwritten. */
+void map_read_sum(const struct map_read *r, uint32_t i, uint64_t *out, size_t words);
+void map_read_free(struct map_read *r);
+
+#endif
