@@ -179,16 +179,9 @@ void module_names(char *buf, size_t len);
 /* instance: NULL or "" for the module's only instance, else a name that sets it apart. */
 struct module *module_new(const struct module_ops *ops, const char *instance);
 /* Common keys (AttachOrder, Precision) and then the module's own; an unknown key is an
- * error listing the valid ones. 0 or -1. */
+ * error listing the valid ones (opt_refuse_unknown: "valid options: Latency, AttachOrder,
+ * Precision", the module's own, then the common ones). 0 or -1. */
 int module_set_option(struct module *m, const struct option *o, char *err, size_t errlen);
-/* Whether module_set_option takes key (any case) for m: a front-end that parses keys of its
- * own in the same block (the collectd plugin's Percentile, Bucket, BucketType) tells
- * a key of neither from a bad value this way. */
-bool module_takes_option(const struct module *m, const char *key);
-/* "Latency, AttachOrder, Precision": the keys module_set_option takes, as an "unknown
- * option" message lists them: the module's own, AttachOrder, then the histogram keys: the
- * front-end's front_keys (NULL-terminated; NULL for none) and Precision. */
-void module_option_keys(const struct module *m, const char *const *front_keys, char *buf, size_t len);
 /* After the last option: the options' consistency (module_ops.check_config). 0 or -1 with
  * a message that names the options and the fix. module_start() checks it too. */
 int module_check_config(struct module *m, char *err, size_t errlen);
