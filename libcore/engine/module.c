@@ -320,7 +320,8 @@ int module_start(struct module *m)
 	return 0;
 }
 
-int module_plan_memory(struct module *m, int possible_cpus, struct module_memory *plan, char *err, size_t errlen)
+/* module_plan_memory() with m laid out for possible_cpus. */
+static int plan_memory(struct module *m, int possible_cpus, struct module_memory *plan, char *err, size_t errlen)
 {
 	const struct module_ops *ops = m->ops;
 	struct bpf_map *map;
@@ -362,6 +363,16 @@ int module_plan_memory(struct module *m, int possible_cpus, struct module_memory
 	}
 	object_close(m);
 	return 0;
+}
+
+int module_plan_memory(struct module *m, int possible_cpus, struct module_memory *plan, char *err, size_t errlen)
+{
+	int mine = m->layout.possible_cpus, r;
+
+	m->layout.possible_cpus = possible_cpus; /* the prepare hook's budget and the layout too */
+	r = plan_memory(m, possible_cpus, plan, err, errlen);
+	m->layout.possible_cpus = mine;
+	return r;
 }
 
 void module_refuse(struct module *m, const char *why)

@@ -16,6 +16,7 @@
 
 #include "libcore/hist/hist.h"
 #include "libcore/hist/hist_config.h"
+#include "libcore/engine/map_layout.h"
 #include "libcore/engine/map_view.h"
 #include "libcore/engine/module_events.h"
 #include "base/options.h"
@@ -150,6 +151,7 @@ struct module {
 	 * row counts do not say it (rows sized at start, hashes); 0 = counted from the views. */
 	uint32_t hist_rows;
 	unsigned int precision;     /* of every histogram row of the object, set at start */
+	struct map_layout_input layout; /* what its maps are laid out for; zeroed: this machine */
 	struct probe_set probes;    /* points from the descriptor; AttachOrder lands in order */
 	struct bpf_object *obj;     /* opened from elf_bytes; NULL when closed */
 	/* A user's program carries its object's bytes (read once, checked): opened from these
@@ -205,7 +207,8 @@ struct module_memory {
 	unsigned int precision;
 };
 /* Plans m at its configured precision (m->hist: lower m->hist.precision first to plan it
- * finer or coarser). 0, or -1 with the message (a module that cannot start: its start
+ * finer or coarser), laid out as a machine with possible_cpus gets it (its layout and a
+ * prepare hook's precision budget: m->layout's possible_cpus for the plan). 0, or -1 with the message (a module that cannot start: its start
  * gives the same error). */
 int module_plan_memory(struct module *m, int possible_cpus, struct module_memory *plan, char *err, size_t errlen);
 /* Keeps m off without starting it (the memory plan refused it): state and last_error as a
