@@ -65,14 +65,6 @@ static struct seen read_module(struct module *m)
 	return s;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 static void workload_and_check(struct module *m, const char *mnt)
 {
 	char path[128], buf[4096];
@@ -83,7 +75,7 @@ static void workload_and_check(struct module *m, const char *mnt)
 	snprintf(path, sizeof(path), "%s/fs-test", mnt);
 	memset(buf, 'f', sizeof(buf));
 	s0 = read_module(m);
-	t0 = now_ns();
+	t0 = testing_now_ns();
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600); /* open 1 */
 	CHECK(fd >= 0);
 	for (int i = 0; i < N; i++) {
@@ -98,7 +90,7 @@ static void workload_and_check(struct module *m, const char *mnt)
 		CHECK(fd >= 0);
 		close(fd);
 	}
-	wall = now_ns() - t0;
+	wall = testing_now_ns() - t0;
 	s1 = read_module(m);
 	for (int i = 0; i < 4; i++) {
 		printf("  ext4-%s: %llu samples, mean %.1f us\n", ops[i], (unsigned long long)s1.h[i].count,
