@@ -112,16 +112,8 @@ static void run_method(const char *method, const struct loop_ext4 *fs)
 	mt_log_reset();
 	if (!m)
 		return;
-	if (module_start(m)) {
-		printf("  fs via %s is off: %s\n", method, m->last_error);
-		mt_check_off(m, method);
-		CHECK(strstr(m->last_error, "ext4") != NULL);
-		mt_result("test_fs", method, before,
-			  testing_failures == before ? "module unsupported on this kernel, as reported" : m->last_error);
-		module_free(m);
+	if (!mt_start(m, "test_fs", method, before, (const char *const[]){ "ext4", NULL }))
 		return;
-	}
-	mt_check_methods(m, method);
 	workload_and_check(m, fs->mnt);
 	CHECK(mt_log.errors == 0);
 	mt_result("test_fs", method, before, NULL);
