@@ -2,6 +2,7 @@
 #include "base/text_append.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -71,40 +72,44 @@ int opt_get_boolean(const struct option *o, bool *out, char *err, size_t errlen)
 	return 0;
 }
 
-bool opt_key_in(const char *const *keys, const char *key)
+void opt_refuse_unknown(const char *key, const char *const *keys, const char *valid, char *err, size_t errlen)
 {
-	for (int i = 0; keys[i]; i++) {
-		const char *k = keys[i];
-		size_t n = strlen(k);
-
-		if (k[0] == '<' && n > 2 && k[n - 1] == '>') /* "<Label>": the block Label */
-			k++, n -= 2;
-		if (strlen(key) == n && !strncasecmp(key, k, n))
-			return true;
-	}
-	return false;
-}
-
-static void append_keys(const char *const *keys, char *buf, size_t len, size_t *used)
-{
-	for (int i = 0; keys && keys[i]; i++)
-		text_appendf(buf, len, used, "%s%s", *used ? ", " : "", keys[i]);
-}
-
-void opt_list_keys(const char *const *keys, const char *const *front_keys, const char *before, char *buf,
-		   size_t len)
-{
+	char list[OPT_KEY_LIST_MAX];
 	size_t used = 0;
-	bool front_done = false;
 
-	buf[0] = '\0';
-	for (int i = 0; keys[i]; i++) {
-		if (!front_done && before && !strcasecmp(keys[i], before)) {
-			append_keys(front_keys, buf, len, &used);
-			front_done = true;
-		}
-		text_appendf(buf, len, &used, "%s%s", used ? ", " : "", keys[i]);
-	}
-	if (!front_done)
-		append_keys(front_keys, buf, len, &used);
+	list[0] = '\0';
+	for (int i = 0; keys[i]; i++)
+		text_appendf(list, sizeof(list), &used, "%s%s", used ? ", " : "", keys[i]);
+	snprintf(err, errlen, "unknown option \"%s\"; %s: %s", key, valid, list);
+}
+
+/* In an opt_refuse_unknown() message: where its list names `key`, or NULL. */
+static char *refused_list_entry(char *err, const char *key)
+{
+	char *at = strstr(err, "unknown option \"");
+	size_t n = strlen(key);
+
+	at = at ? strchr(at + strlen("unknown option \""), '"') : NULL; /* the refused key's end */
+	if (!at || strncmp(at, "\"; valid", strlen("\"; valid")) || !(at = strstr(at, ": ")))
+		return NULL;
+	for (at += 2; at; at = strstr(at, ", "), at = at ? at + 2 : NULL)
+		if (!strncmp(at, key, n) && (at[n] == ',' || at[n] == '\0'))
+			return at;
+	return NULL;
+}
+
+void opt_refusal_add_keys(char *err, size_t errlen, const char *const *keys, const char *beside)
+{
+	char *at = refused_list_entry(err, beside);
+	char *rest = at ? strdup(at) : NULL;
+	size_t used;
+
+	if (!rest)
+		return;
+	used = (size_t)(at - err);
+	*at = '\0';
+	for (int i = 0; keys[i]; i++)
+		text_appendf(err, errlen, &used, "%s, ", keys[i]);
+	text_appendf(err, errlen, &used, "%s", rest);
+	free(rest);
 }

@@ -36,13 +36,18 @@ int opt_expect_strings(const struct option *o, int min_values, char *err, size_t
 int opt_expect_numbers(const struct option *o, int min_values, int max_values, char *err, size_t errlen);
 int opt_get_boolean(const struct option *o, bool *out, char *err, size_t errlen);
 
-/* A block's keys as users are told them, in a NULL-terminated table: "Key" for a line,
- * "<Key>" for a block inside it. Whether key (any case) is one of them. */
-bool opt_key_in(const char *const *keys, const char *key);
-/* "Layout, SlotsField, ...": keys as text, with front_keys (a front-end's own keys for the
- * same block, NULL-terminated; NULL for none) listed just before the key `before` (at the
- * end when keys lacks it). Cut at len. */
-void opt_list_keys(const char *const *keys, const char *const *front_keys, const char *before, char *buf,
-		   size_t len);
+/* The refusal of a key the block does not take, as every block words it:
+ * `unknown option "key"; <valid>: A, B, ...` with the block's keys (a NULL-terminated
+ * table as users are told them: "Key" for a line, "<Key>" for a block inside it) and valid
+ * its word for them ("valid" or "valid options"); the list is cut at
+ * OPT_KEY_LIST_MAX - 1 characters, the whole at errlen. */
+#define OPT_KEY_LIST_MAX 256
+void opt_refuse_unknown(const char *key, const char *const *keys, const char *valid, char *err, size_t errlen);
+/* A front-end that takes keys of its own from a block before handing the rest to the core
+ * adds them to the core's refusal: when err holds an opt_refuse_unknown() message (after
+ * any prefix) whose list has the key `beside`, keys (NULL-terminated) go just before it,
+ * where the block's users look for them; any other message is left as it is. Cut at
+ * errlen. */
+void opt_refusal_add_keys(char *err, size_t errlen, const char *const *keys, const char *beside);
 
 #endif

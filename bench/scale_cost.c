@@ -158,12 +158,13 @@ static int run(const struct config *c, bool before, int reads, struct result *r)
 	int n, ncpus = libbpf_num_possible_cpus();
 
 	memset(r, 0, sizeof(*r));
-	map_layout_percpu_only = before;
 	if ((n = make_modules(c, mods)) < 0)
 		return -1;
 	for (int k = 0; k < n; k++) {
 		struct module_memory plan = { 0 };
 		char err[512];
+
+		mods[k]->layout.as_declared = before;
 
 		if (module_plan_memory(mods[k], ncpus, &plan, err, sizeof(err)) == 0)
 			r->planned += plan.bytes;
@@ -190,13 +191,12 @@ static int run(const struct config *c, bool before, int reads, struct result *r)
 	r->read_us = median(us, reads);
 	for (int k = 0; k < n; k++)
 		module_free(mods[k]);
-	map_layout_percpu_only = false;
 	return 0;
 }
 
 /* -P: what configuration c's modules would take at `cpus` possible CPUs, per module and map,
  * from the plan alone (nothing loads): the layout and block's precision budget as that
- * machine gets them (map_layout_as_cpus), the sizes as memory_plan.h computes them. A
+ * machine gets them (module_plan_memory's possible CPUs), the sizes as memory_plan.h computes them. A
  * module that cannot start here (the kfunc modules without kprobes or fentry) is still
  * planned with its first-choice maps, as a machine where it starts would plan it. */
 static int plan_only(const struct config *c, int cpus)
@@ -205,7 +205,6 @@ static int plan_only(const struct config *c, int cpus)
 	int n;
 	uint64_t total = 0;
 
-	map_layout_as_cpus = cpus;
 	if ((n = make_modules(c, mods)) < 0)
 		return -1;
 	printf("\n   %s at %d possible CPUs, planned:\n", c->name, cpus);
@@ -226,7 +225,6 @@ static int plan_only(const struct config *c, int cpus)
 	printf("     total      %9.3f MB (%.2f MiB)\n", total / 1e6, total / 1048576.0);
 	for (int k = 0; k < n; k++)
 		module_free(mods[k]);
-	map_layout_as_cpus = 0;
 	return 0;
 }
 

@@ -122,15 +122,10 @@ void module_methods(const struct module *m, char *buf, size_t len)
 
 int bench_start_in_layout(struct module *m, enum bench_layout layout)
 {
-	int r;
-
-	/* Both are read when the object is opened, before load. */
-	map_layout_percpu_only = layout == LAYOUT_BEFORE;
-	map_layout_as_cpus = layout == LAYOUT_MANY_CPUS ? BENCH_MANY_CPUS : 0;
-	r = module_start(m);
-	map_layout_percpu_only = false;
-	map_layout_as_cpus = 0;
-	return r;
+	/* The planner's inputs, read when the object is opened, before load. */
+	m->layout = (struct map_layout_input){ .as_declared = layout == LAYOUT_BEFORE,
+					       .possible_cpus = layout == LAYOUT_MANY_CPUS ? BENCH_MANY_CPUS : 0 };
+	return module_start(m);
 }
 
 void module_layout(const struct module *m, char *buf, size_t len)

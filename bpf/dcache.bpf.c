@@ -13,18 +13,14 @@
 #include <bpf/bpf_helpers.h>
 #include "include/counting.bpf.h"
 #include <bpf/bpf_tracing.h>
+#include "include/entry_points.bpf.h"
 #include "dcache.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
 const volatile __u32 filter_tgid = 0; /* 0: every process */
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, DCACHE_COUNTS);
-	__type(key, __u32);
-	__type(value, __u64);
-} counts SEC(".maps");
+COUNTER_ROWS_MAP(counts, DCACHE_COUNTS);
 
 static __always_inline void count(__u32 which)
 {
@@ -32,30 +28,5 @@ static __always_inline void count(__u32 which)
 		add_to_row(&counts, which, 1);
 }
 
-SEC("fentry")
-int BPF_PROG(lookup_fentry)
-{
-	count(DCACHE_LOOKUPS);
-	return 0;
-}
-
-SEC("kprobe")
-int BPF_KPROBE(lookup_kprobe)
-{
-	count(DCACHE_LOOKUPS);
-	return 0;
-}
-
-SEC("fentry")
-int BPF_PROG(miss_fentry)
-{
-	count(DCACHE_MISSES);
-	return 0;
-}
-
-SEC("kprobe")
-int BPF_KPROBE(miss_kprobe)
-{
-	count(DCACHE_MISSES);
-	return 0;
-}
+FENTRY_KPROBE(lookup, count(DCACHE_LOOKUPS))
+FENTRY_KPROBE(miss, count(DCACHE_MISSES))

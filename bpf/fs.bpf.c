@@ -13,55 +13,33 @@
 #include "include/hist_row.bpf.h"
 #include "include/start_time.bpf.h"
 #include <bpf/bpf_tracing.h>
+#include "include/entry_points.bpf.h"
 #include "fs.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
 const volatile __u32 filter_tgid = 0; /* 0: every process */
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, FS_ROWS);
-	__uint(key_size, sizeof(__u32));
-	/* Sized by user space for its precision (hist_row.h): no BTF types to disagree. */
-	__uint(value_size, sizeof(struct hist_row));
-} latency SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, FS_STAT_COUNT);
-	__type(key, __u32);
-	__type(value, __u64);
-} stats SEC(".maps");
+HIST_ROWS_MAP(latency, FS_ROWS);
+COUNTER_ROWS_MAP(stats, FS_STAT_COUNT);
 
 /* Start times by thread and row: a write can call fsync inside (O_SYNC). */
 START_HASH_MAP(start, struct start_thread_key, 16384);
 
-static __always_inline bool wanted(void)
-{
-	return tgid_filter_passes(filter_tgid);
-}
-
 static __always_inline void on_entry(__u32 row)
 {
-	struct start_thread_key key = start_thread_key(row);
-	__u64 ts;
-
-	if (!wanted())
-		return;
-	ts = bpf_ktime_get_ns();
-	start_hash_put(&start, &key, ts, &stats, FS_STAT_START_LOST);
+	if (tgid_filter_passes(filter_tgid))
+		start_thread_put(&start, row, &stats, FS_STAT_START_LOST);
 }
 
 static __always_inline void on_exit(__u32 row)
 {
-	struct start_thread_key key = start_thread_key(row);
 	struct hist_row *h;
 	__u64 start_ns, delta;
 
-	if (!wanted())
+	if (!tgid_filter_passes(filter_tgid))
 		return;
-	start_ns = start_hash_take(&start, &key);
+	start_ns = start_thread_take(&start, row);
 	if (!start_ns) /* began before we attached */
 		return;
 	delta = bpf_ktime_get_ns() - start_ns;
@@ -70,32 +48,12 @@ static __always_inline void on_exit(__u32 row)
 		hist_record(h, delta);
 }
 
-/* The four programs of one (slot, op): fentry/fexit and kprobe/kretprobe. */
-#define FS_PROGS(slot, op, OP)                                                 \
-	SEC("fentry")                                                          \
-	int BPF_PROG(fs##slot##_##op##_entry_fentry)                           \
-	{                                                                      \
-		on_entry(slot * FS_OPS + OP);                                  \
-		return 0;                                                      \
-	}                                                                      \
-	SEC("fexit")                                                           \
-	int BPF_PROG(fs##slot##_##op##_exit_fexit)                             \
-	{                                                                      \
-		on_exit(slot * FS_OPS + OP);                                   \
-		return 0;                                                      \
-	}                                                                      \
-	SEC("kprobe")                                                          \
-	int BPF_KPROBE(fs##slot##_##op##_entry_kprobe)                         \
-	{                                                                      \
-		on_entry(slot * FS_OPS + OP);                                  \
-		return 0;                                                      \
-	}                                                                      \
-	SEC("kretprobe")                                                       \
-	int BPF_KRETPROBE(fs##slot##_##op##_exit_kretprobe)                    \
-	{                                                                      \
-		on_exit(slot * FS_OPS + OP);                                   \
-		return 0;                                                      \
-	}
+/* The four programs of one (slot, op): fentry/fexit and kprobe/kretprobe (the exits read
+ * no return value). */
+#define FS_PROGS(slot, op, OP)                                                                \
+	FENTRY_KPROBE(fs##slot##_##op##_entry, on_entry(slot * FS_OPS + OP))                  \
+	SEC("fexit") int BPF_PROG(fs##slot##_##op##_exit_fexit) { on_exit(slot * FS_OPS + OP); return 0; } \
+	SEC("kretprobe") int BPF_KRETPROBE(fs##slot##_##op##_exit_kretprobe) { on_exit(slot * FS_OPS + OP); return 0; }
 
 #define FS_SLOT(slot)                                                          \
 	FS_PROGS(slot, read, FS_OP_READ)                                       \

@@ -12,6 +12,7 @@
 #include "include/counting.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include "include/entry_points.bpf.h"
 #include "process.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -20,12 +21,7 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile __u32 filter_tgid = 0;          /* tests: this process and its children only */
 const volatile bool victim_arg_is_task = true; /* recent mark_victim(task, uid), older (int pid) */
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, PROC_COUNT);
-	__type(key, __u32);
-	__type(value, __u64);
-} counts SEC(".maps");
+COUNTER_ROWS_MAP(counts, PROC_COUNT);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -101,90 +97,16 @@ static __always_inline void on_victim_args(unsigned long long *ctx)
 	on_victim(BPF_CORE_READ(task, pid), task, NULL);
 }
 
-/* ---- sched:sched_process_fork ------------------------------------------------------- */
+/* ---- sched:sched_process_fork, sched_process_exec, sched_process_exit (the last runs in
+ * the exiting task) -------------------------------------------------------------------- */
 
-SEC("tp_btf/sched_process_fork")
-int fork_btf(void *ctx)
-{
-	on_event(PROC_FORKS);
-	return 0;
-}
-
-SEC("raw_tp/sched_process_fork")
-int fork_raw(void *ctx)
-{
-	on_event(PROC_FORKS);
-	return 0;
-}
-
-SEC("tp/sched/sched_process_fork")
-int fork_tp(void *ctx)
-{
-	on_event(PROC_FORKS);
-	return 0;
-}
-
-/* ---- sched:sched_process_exec ------------------------------------------------------- */
-
-SEC("tp_btf/sched_process_exec")
-int exec_btf(void *ctx)
-{
-	on_event(PROC_EXECS);
-	return 0;
-}
-
-SEC("raw_tp/sched_process_exec")
-int exec_raw(void *ctx)
-{
-	on_event(PROC_EXECS);
-	return 0;
-}
-
-SEC("tp/sched/sched_process_exec")
-int exec_tp(void *ctx)
-{
-	on_event(PROC_EXECS);
-	return 0;
-}
-
-/* ---- sched:sched_process_exit (runs in the exiting task) ------------------------------ */
-
-SEC("tp_btf/sched_process_exit")
-int exit_btf(void *ctx)
-{
-	on_exit();
-	return 0;
-}
-
-SEC("raw_tp/sched_process_exit")
-int exit_raw(void *ctx)
-{
-	on_exit();
-	return 0;
-}
-
-SEC("tp/sched/sched_process_exit")
-int exit_tp(void *ctx)
-{
-	on_exit();
-	return 0;
-}
+TP_ALL_FLAVOURS(sched, sched_process_fork, fork, on_event(PROC_FORKS))
+TP_ALL_FLAVOURS(sched, sched_process_exec, exec, on_event(PROC_EXECS))
+TP_ALL_FLAVOURS(sched, sched_process_exit, exit, on_exit())
 
 /* ---- oom:mark_victim (runs in whichever task hit the limit, not the victim) ---------- */
 
-SEC("tp_btf/mark_victim")
-int victim_btf(unsigned long long *ctx)
-{
-	on_victim_args(ctx);
-	return 0;
-}
-
-SEC("raw_tp/mark_victim")
-int victim_raw(unsigned long long *ctx)
-{
-	on_victim_args(ctx);
-	return 0;
-}
+TP_BTF_RAW("mark_victim", victim_btf, victim_raw, on_victim_args(ctx))
 
 SEC("tp/oom/mark_victim")
 int victim_tp(struct trace_event_raw_mark_victim *ctx)

@@ -18,6 +18,7 @@
 #include "include/start_time.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include "include/entry_points.bpf.h"
 #include "runqueue.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -27,20 +28,8 @@ const volatile __u32 filter_tgid = 0; /* 0: every thread; tests set their own */
 /* __trace_sched_switch_state() reports a preempted task as TASK_REPORT_MAX (4.14+). */
 #define TASK_REPORT_MAX 0x100
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__uint(key_size, sizeof(__u32));
-	/* Sized by user space for its precision (hist_row.h): no BTF types to disagree. */
-	__uint(value_size, sizeof(struct hist_row));
-} latency SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, RUNQ_STAT_COUNT);
-	__type(key, __u32);
-	__type(value, __u64);
-} stats SEC(".maps");
+HIST_ROWS_MAP(latency, 1);
+COUNTER_ROWS_MAP(stats, RUNQ_STAT_COUNT);
 
 START_TASK_MAP(start_task);
 START_HASH_MAP(start_pid, __u32, RUNQ_MAX_WAITING);
@@ -125,20 +114,8 @@ static __always_inline void switch_pid(bool preempt, struct task_struct *prev, s
 
 /* ---- entry points: tp_btf + task storage --------------------------------------------- */
 
-SEC("tp_btf/sched_wakeup")
-int BPF_PROG(rq_wakeup_btf_task, struct task_struct *p)
-{
-	enqueue_task(p);
-	return 0;
-}
-
-SEC("tp_btf/sched_wakeup_new")
-int BPF_PROG(rq_wakeup_new_btf_task, struct task_struct *p)
-{
-	enqueue_task(p);
-	return 0;
-}
-
+SEC("tp_btf/sched_wakeup") int BPF_PROG(rq_wakeup_btf_task, struct task_struct *p) { enqueue_task(p); return 0; }
+SEC("tp_btf/sched_wakeup_new") int BPF_PROG(rq_wakeup_new_btf_task, struct task_struct *p) { enqueue_task(p); return 0; }
 SEC("tp_btf/sched_switch")
 int BPF_PROG(rq_switch_btf_task, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
@@ -148,47 +125,11 @@ int BPF_PROG(rq_switch_btf_task, bool preempt, struct task_struct *prev, struct 
 
 /* ---- entry points: tp_btf / raw_tp + pid hash ------------------------------------------ */
 
-SEC("tp_btf/sched_wakeup")
-int BPF_PROG(rq_wakeup_btf_hash, struct task_struct *p)
-{
-	enqueue_task_pid(p);
-	return 0;
-}
-
-SEC("tp_btf/sched_wakeup_new")
-int BPF_PROG(rq_wakeup_new_btf_hash, struct task_struct *p)
-{
-	enqueue_task_pid(p);
-	return 0;
-}
-
-SEC("tp_btf/sched_switch")
-int BPF_PROG(rq_switch_btf_hash, bool preempt, struct task_struct *prev, struct task_struct *next)
-{
-	switch_pid(preempt, prev, next);
-	return 0;
-}
-
-SEC("raw_tp/sched_wakeup")
-int BPF_PROG(rq_wakeup_raw_hash, struct task_struct *p)
-{
-	enqueue_task_pid(p);
-	return 0;
-}
-
-SEC("raw_tp/sched_wakeup_new")
-int BPF_PROG(rq_wakeup_new_raw_hash, struct task_struct *p)
-{
-	enqueue_task_pid(p);
-	return 0;
-}
-
-SEC("raw_tp/sched_switch")
-int BPF_PROG(rq_switch_raw_hash, bool preempt, struct task_struct *prev, struct task_struct *next)
-{
-	switch_pid(preempt, prev, next);
-	return 0;
-}
+TP_BTF_RAW("sched_wakeup", rq_wakeup_btf_hash, rq_wakeup_raw_hash, enqueue_task_pid(p), struct task_struct *p)
+TP_BTF_RAW("sched_wakeup_new", rq_wakeup_new_btf_hash, rq_wakeup_new_raw_hash, enqueue_task_pid(p),
+	   struct task_struct *p)
+TP_BTF_RAW("sched_switch", rq_switch_btf_hash, rq_switch_raw_hash, switch_pid(preempt, prev, next), bool preempt,
+	   struct task_struct *prev, struct task_struct *next)
 
 /* ---- entry points: classic tracepoints + pid hash --------------------------------------- */
 

@@ -13,6 +13,7 @@
 #include "include/start_time.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include "include/syscall_regs.bpf.h"
 #include "syscalls.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -28,20 +29,8 @@ struct {
 	__type(value, struct syscall_counts);
 } counts SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1); /* resized by user space to the number of latency syscalls */
-	__uint(key_size, sizeof(__u32));
-	/* Sized by user space for its precision (hist_row.h): no BTF types to disagree. */
-	__uint(value_size, sizeof(struct hist_row));
-} latency SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, SYSCALL_STAT_COUNT);
-	__type(key, __u32);
-	__type(value, __u64);
-} stats SEC(".maps");
+HIST_ROWS_MAP(latency, 1); /* resized by user space to the number of latency syscalls */
+COUNTER_ROWS_MAP(stats, SYSCALL_STAT_COUNT);
 
 /* Start timestamps, preferred: task storage; fallback for kernels without task storage
  * in these program types: a tid hash. */
@@ -137,42 +126,15 @@ static __always_inline void on_exit(long id, long ret, bool with_latency, bool t
 		record_latency(row, start);
 }
 
-/* tp_btf hands us a BTF-typed pointer the verifier lets us dereference directly: no
- * bpf_probe_read_kernel() call, which is a good part of the counters' cost per syscall. */
-static __always_inline long regs_syscall_nr_btf(struct pt_regs *regs)
-{
-#if defined(__TARGET_ARCH_x86)
-	return (long)regs->orig_ax;
-#else
-	return (long)regs->syscallno;
-#endif
-}
-
-/* raw_tp arguments are plain numbers: the registers are read through a probe read. */
-static __always_inline long regs_syscall_nr(struct pt_regs *regs)
-{
-#if defined(__TARGET_ARCH_x86)
-	return (long)BPF_CORE_READ(regs, orig_ax);
-#else
-	return (long)BPF_CORE_READ(regs, syscallno);
-#endif
-}
-
 /* ---- entry points: counters only ------------------------------------------------------ */
 
-SEC("tp_btf/sys_exit")
-int BPF_PROG(count_exit_btf, struct pt_regs *regs, long ret)
-{
-	on_exit(regs_syscall_nr_btf(regs), ret, false, false);
-	return 0;
-}
+/* count_exit_<flavour> (sec: tp_btf or raw_tp; nr: how it reads the syscall number). */
+#define COUNT_EXIT(sec, flavour, nr)                                                          \
+	SEC(sec "/sys_exit") int BPF_PROG(count_exit_##flavour, struct pt_regs *regs, long ret) \
+	{ on_exit(nr(regs), ret, false, false); return 0; }
 
-SEC("raw_tp/sys_exit")
-int BPF_PROG(count_exit_raw, struct pt_regs *regs, long ret)
-{
-	on_exit(regs_syscall_nr(regs), ret, false, false);
-	return 0;
-}
+COUNT_EXIT("tp_btf", btf, regs_syscall_nr_btf)
+COUNT_EXIT("raw_tp", raw, regs_syscall_nr)
 
 SEC("tp/raw_syscalls/sys_exit")
 int count_exit_tp(struct trace_event_raw_sys_exit *ctx)
@@ -183,63 +145,21 @@ int count_exit_tp(struct trace_event_raw_sys_exit *ctx)
 
 /* ---- entry points: counters + latency --------------------------------------------------- */
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(lat_enter_btf_task, struct pt_regs *regs, long id)
-{
-	on_enter(id, true);
-	return 0;
-}
+/* The sys_enter and sys_exit programs of one flavour: lat_enter_<flavour>, lat_exit_<flavour>
+ * (sec: tp_btf or raw_tp; nr: how its sys_exit reads the number; task: start times in task
+ * storage, else in the tid hash). */
+#define LATENCY_PAIR(sec, flavour, nr, task)                                                  \
+	SEC(sec "/sys_enter") int BPF_PROG(lat_enter_##flavour, struct pt_regs *regs, long id) \
+	{ on_enter(id, task); return 0; }                                                     \
+	SEC(sec "/sys_exit") int BPF_PROG(lat_exit_##flavour, struct pt_regs *regs, long ret) \
+	{ on_exit(nr(regs), ret, true, task); return 0; }
 
-SEC("tp_btf/sys_exit")
-int BPF_PROG(lat_exit_btf_task, struct pt_regs *regs, long ret)
-{
-	on_exit(regs_syscall_nr_btf(regs), ret, true, true);
-	return 0;
-}
-
+LATENCY_PAIR("tp_btf", btf_task, regs_syscall_nr_btf, true)
 /* tp_btf with the tid hash: kernels with tp_btf but without task storage for tracing
  * programs (5.5 to 5.10). */
-SEC("tp_btf/sys_enter")
-int BPF_PROG(lat_enter_btf_hash, struct pt_regs *regs, long id)
-{
-	on_enter(id, false);
-	return 0;
-}
-
-SEC("tp_btf/sys_exit")
-int BPF_PROG(lat_exit_btf_hash, struct pt_regs *regs, long ret)
-{
-	on_exit(regs_syscall_nr_btf(regs), ret, true, false);
-	return 0;
-}
-
-SEC("raw_tp/sys_enter")
-int BPF_PROG(lat_enter_raw_task, struct pt_regs *regs, long id)
-{
-	on_enter(id, true);
-	return 0;
-}
-
-SEC("raw_tp/sys_exit")
-int BPF_PROG(lat_exit_raw_task, struct pt_regs *regs, long ret)
-{
-	on_exit(regs_syscall_nr(regs), ret, true, true);
-	return 0;
-}
-
-SEC("raw_tp/sys_enter")
-int BPF_PROG(lat_enter_raw_hash, struct pt_regs *regs, long id)
-{
-	on_enter(id, false);
-	return 0;
-}
-
-SEC("raw_tp/sys_exit")
-int BPF_PROG(lat_exit_raw_hash, struct pt_regs *regs, long ret)
-{
-	on_exit(regs_syscall_nr(regs), ret, true, false);
-	return 0;
-}
+LATENCY_PAIR("tp_btf", btf_hash, regs_syscall_nr_btf, false)
+LATENCY_PAIR("raw_tp", raw_task, regs_syscall_nr, true)
+LATENCY_PAIR("raw_tp", raw_hash, regs_syscall_nr, false)
 
 SEC("tp/raw_syscalls/sys_enter")
 int lat_enter_tp_hash(struct trace_event_raw_sys_enter *ctx)

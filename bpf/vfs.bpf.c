@@ -16,6 +16,8 @@
 #include "include/start_time.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include "include/entry_points.bpf.h"
+#include "include/syscall_regs.bpf.h"
 #include "vfs.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -31,42 +33,26 @@ struct {
 	__type(value, struct vfs_op_stats);
 } ops SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, VFS_STAT_COUNT);
-	__type(key, __u32);
-	__type(value, __u64);
-} stats SEC(".maps");
+COUNTER_ROWS_MAP(stats, VFS_STAT_COUNT);
 
 /* Start times by thread and operation: operations nest (an O_SYNC write calls
  * vfs_fsync_range inside vfs_write), so the op is part of the key. */
 START_HASH_MAP(start, struct start_thread_key, 16384);
 
-static __always_inline bool wanted(void)
-{
-	return tgid_filter_passes(filter_tgid);
-}
-
 /* ---- workers ------------------------------------------------------------------------ */
 
 static __always_inline void on_entry(__u32 op)
 {
-	struct start_thread_key key = start_thread_key(op);
-	__u64 ts;
-
-	if (!wanted())
-		return;
-	ts = bpf_ktime_get_ns();
-	start_hash_put(&start, &key, ts, &stats, VFS_STAT_START_LOST);
+	if (tgid_filter_passes(filter_tgid))
+		start_thread_put(&start, op, &stats, VFS_STAT_START_LOST);
 }
 
 static __always_inline void on_exit(__u32 op, long ret)
 {
-	struct start_thread_key key = start_thread_key(op);
 	struct vfs_op_stats *s;
 	__u64 start_ns;
 
-	if (!wanted())
+	if (!tgid_filter_passes(filter_tgid))
 		return;
 	s = bpf_map_lookup_elem(&ops, &op);
 	if (!s)
@@ -77,7 +63,7 @@ static __always_inline void on_exit(__u32 op, long ret)
 	else if (op == VFS_OP_READ || op == VFS_OP_WRITE) {
 		hist_record(&s->bytes, ret);
 	}
-	start_ns = start_hash_take(&start, &key);
+	start_ns = start_thread_take(&start, op);
 	if (!start_ns) /* the call began before we attached, or its start found no room */
 		return;
 	hist_record(&s->latency, bpf_ktime_get_ns() - start_ns);
@@ -103,128 +89,19 @@ static __always_inline void on_sys_exit(__u32 op, long id, long ret)
 		on_exit(op, ret);
 }
 
-static __always_inline long regs_syscall_nr(struct pt_regs *regs)
-{
-#if defined(__TARGET_ARCH_x86)
-	return (long)BPF_CORE_READ(regs, orig_ax);
-#else
-	return (long)BPF_CORE_READ(regs, syscallno);
-#endif
-}
-
 /* ---- entry points: VFS functions ------------------------------------------------------ */
 
-SEC("fentry")
-int BPF_PROG(read_entry_fentry)
-{
-	on_entry(VFS_OP_READ);
-	return 0;
-}
-
-SEC("fexit")
-int BPF_PROG(read_exit_fexit, struct file *file, char *buf, unsigned long count, long long *pos, long ret)
-{
-	on_exit(VFS_OP_READ, ret);
-	return 0;
-}
-
-SEC("kprobe")
-int BPF_KPROBE(read_entry_kprobe)
-{
-	on_entry(VFS_OP_READ);
-	return 0;
-}
-
-SEC("kretprobe")
-int BPF_KRETPROBE(read_exit_kretprobe, long ret)
-{
-	on_exit(VFS_OP_READ, ret);
-	return 0;
-}
-
-SEC("fentry")
-int BPF_PROG(write_entry_fentry)
-{
-	on_entry(VFS_OP_WRITE);
-	return 0;
-}
-
-SEC("fexit")
-int BPF_PROG(write_exit_fexit, struct file *file, const char *buf, unsigned long count, long long *pos, long ret)
-{
-	on_exit(VFS_OP_WRITE, ret);
-	return 0;
-}
-
-SEC("kprobe")
-int BPF_KPROBE(write_entry_kprobe)
-{
-	on_entry(VFS_OP_WRITE);
-	return 0;
-}
-
-SEC("kretprobe")
-int BPF_KRETPROBE(write_exit_kretprobe, long ret)
-{
-	on_exit(VFS_OP_WRITE, ret);
-	return 0;
-}
-
-SEC("fentry")
-int BPF_PROG(fsync_entry_fentry)
-{
-	on_entry(VFS_OP_FSYNC);
-	return 0;
-}
-
-SEC("fexit")
-int BPF_PROG(fsync_exit_fexit, struct file *file, long long start, long long end, int datasync, int ret)
-{
-	on_exit(VFS_OP_FSYNC, ret);
-	return 0;
-}
-
-SEC("kprobe")
-int BPF_KPROBE(fsync_entry_kprobe)
-{
-	on_entry(VFS_OP_FSYNC);
-	return 0;
-}
-
-SEC("kretprobe")
-int BPF_KRETPROBE(fsync_exit_kretprobe, int ret)
-{
-	on_exit(VFS_OP_FSYNC, ret);
-	return 0;
-}
-
-SEC("fentry")
-int BPF_PROG(open_entry_fentry)
-{
-	on_entry(VFS_OP_OPEN);
-	return 0;
-}
-
-SEC("fexit")
-int BPF_PROG(open_exit_fexit, const struct path *path, struct file *file, int ret)
-{
-	on_exit(VFS_OP_OPEN, ret);
-	return 0;
-}
-
-SEC("kprobe")
-int BPF_KPROBE(open_entry_kprobe)
-{
-	on_entry(VFS_OP_OPEN);
-	return 0;
-}
-
-SEC("kretprobe")
-int BPF_KRETPROBE(open_exit_kretprobe, int ret)
-{
-	on_exit(VFS_OP_OPEN, ret);
-	return 0;
-}
+FENTRY_KPROBE(read_entry, on_entry(VFS_OP_READ))
+FEXIT_KRETPROBE(read_exit, on_exit(VFS_OP_READ, ret), long, struct file *file, char *buf, unsigned long count,
+		long long *pos)
+FENTRY_KPROBE(write_entry, on_entry(VFS_OP_WRITE))
+FEXIT_KRETPROBE(write_exit, on_exit(VFS_OP_WRITE, ret), long, struct file *file, const char *buf,
+		unsigned long count, long long *pos)
+FENTRY_KPROBE(fsync_entry, on_entry(VFS_OP_FSYNC))
+FEXIT_KRETPROBE(fsync_exit, on_exit(VFS_OP_FSYNC, ret), int, struct file *file, long long start, long long end,
+		int datasync)
+FENTRY_KPROBE(open_entry, on_entry(VFS_OP_OPEN))
+FEXIT_KRETPROBE(open_exit, on_exit(VFS_OP_OPEN, ret), int, const struct path *path, struct file *file)
 
 /* ---- entry points: syscall fallback, one pair per operation and flavour ---------------
  * Each operation's probe point falls back on its own, so each has its own programs; they

@@ -229,7 +229,8 @@ static void free_conf_tree(struct conf_node *n)
 static bool collectd_test_run(void);
 
 /* <Program "name">: a user's BPF object, checked now so that collectd -T reports it. The
- * core gets the block without the plugin's keys of its <Histogram> blocks. */
+ * core gets the block without the plugin's keys of its <Histogram> blocks, and refuses any
+ * key of neither. */
 static int config_program(const oconfig_item_t *ci)
 {
 	struct conf_node tree = { 0 }, core_tree;
@@ -246,6 +247,8 @@ static int config_program(const oconfig_item_t *ci)
 	else if (!presentation_take_program(&tree, &core_tree, &pres, err, sizeof(err))) {
 		m = program_module_new(&core_tree, err, sizeof(err));
 		presentation_program_free(&core_tree);
+		if (!m)
+			presentation_add_keys(err, sizeof(err));
 	}
 	free_conf_tree(&tree);
 	if (!m) {

@@ -2,7 +2,7 @@
 
 #include "libcore/engine/module.h"
 #include "base/number_text.h"
-#include "libcore/programs/program_config.h"
+#include "libcore/hist/hist_config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,20 +108,23 @@ int presentation_option(struct presentation *p, const struct option *o, char *er
 	return 0;
 }
 
+void presentation_add_keys(char *err, size_t errlen)
+{
+	opt_refusal_add_keys(err, errlen, presentation_keys, HIST_PRECISION_KEY);
+}
+
 int presentation_module_option(struct presentation *p, struct module *m, const struct option *o, char *err,
 			       size_t errlen)
 {
-	char keys[256];
 	int r = presentation_option(p, o, err, errlen);
 
 	if (r)
 		return r < 0 ? -1 : 0;
-	if (!module_takes_option(m, o->key)) {
-		module_option_keys(m, presentation_keys, keys, sizeof(keys));
-		snprintf(err, errlen, "unknown option \"%s\"; valid options: %s", o->key, keys);
+	if (module_set_option(m, o, err, errlen)) {
+		presentation_add_keys(err, errlen);
 		return -1;
 	}
-	return module_set_option(m, o, err, errlen);
+	return 0;
 }
 
 int presentation_check(const struct presentation *p, char *err, size_t errlen)
@@ -154,14 +157,13 @@ static const char *block_name(const struct conf_node *n)
 	return n->opt.nvalues >= 1 && n->opt.values[0].type == OPT_STRING ? n->opt.values[0].string : "?";
 }
 
-/* One <Histogram>: its presentation lines into p (*given: whether it had any), the others
- * into out's new list of lines. 0, or -1 with err (without the program's and histogram's
+/* One <Histogram>: its presentation lines into p (*given: whether it had any), the others,
+ * known to the core or not, into out's new list of lines. 0, or -1 with err (without the program's and histogram's
  * names). */
 static int take_histogram(const struct conf_node *h, struct conf_node *out, struct presentation *p, bool *given,
 			  char *err, size_t errlen)
 {
 	struct conf_node *kept = calloc(h->nchildren ? h->nchildren : 1, sizeof(*kept));
-	char keys[256];
 
 	*out = *h;
 	out->children = kept;
@@ -181,12 +183,7 @@ static int take_histogram(const struct conf_node *h, struct conf_node *out, stru
 			*given = true;
 			continue;
 		}
-		if (!program_view_takes(VIEW_KIND_HISTOGRAM, line->opt.key)) {
-			program_view_keys(VIEW_KIND_HISTOGRAM, presentation_keys, keys, sizeof(keys));
-			snprintf(err, errlen, "unknown option \"%s\"; valid: %s", line->opt.key, keys);
-			return -1;
-		}
-		kept[out->nchildren++] = *line;
+		kept[out->nchildren++] = *line; /* the core's, or refused by the core */
 	}
 	return presentation_check(p, err, errlen);
 }

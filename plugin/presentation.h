@@ -40,9 +40,15 @@ void presentation_init(struct presentation *p);
  * if it is ours and invalid. */
 int presentation_option(struct presentation *p, const struct option *o, char *err, size_t errlen);
 
+/* The core's refusal of an unknown key in a block where ours are valid too (a <Module>, a
+ * <Program>'s <Histogram>) lists ours as well: they are histogram settings, listed just
+ * before the core's (Precision). A block without histograms (its list has no Precision)
+ * and any other message are left as they are. */
+void presentation_add_keys(char *err, size_t errlen);
+
 /* One line of a <Module> block as the plugin takes it: a presentation key into p, any
- * other to the core (module_set_option); a key of neither is refused with every key of the
- * block, the core's and ours. 0, or -1 with the message. */
+ * other to the core (module_set_option), whose refusal of a key of neither gets our keys
+ * added (presentation_add_keys). 0, or -1 with the message. */
 struct module;
 int presentation_module_option(struct presentation *p, struct module *m, const struct option *o, char *err,
 			       size_t errlen);
@@ -55,9 +61,10 @@ int presentation_check(const struct presentation *p, char *err, size_t errlen);
 /* <Program "name"> as the core takes it: out becomes a copy of the block whose
  * <Histogram> blocks lack the presentation keys, which go to p. The first histogram's
  * apply to all the program's histograms (the values a read sends do not say which map
- * they came from); a later histogram that gives any of them must give the same set. A key
- * that neither this file nor the core takes in a <Histogram> is refused. out shares the block's lines: free
- * it with presentation_program_free() before the block. 0, or -1 with err naming the
+ * they came from); a later histogram that gives any of them must give the same set. Any
+ * other key is the core's to take or refuse (then presentation_add_keys() completes its
+ * message). out shares the block's lines: free it with presentation_program_free() before
+ * the block. 0, or -1 with err naming the
  * program, the histogram and the fix (out is then empty). */
 int presentation_take_program(const struct conf_node *block, struct conf_node *out, struct presentation *p,
 			      char *err, size_t errlen);

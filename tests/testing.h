@@ -4,9 +4,11 @@
 #define EBPF_TESTING_H
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int testing_failures;
 static int testing_checks;
@@ -64,6 +66,16 @@ static inline int testing_done(void)
 {
 	printf("%d checks, %d failed\n", testing_checks, testing_failures);
 	return testing_failures ? 1 : 0;
+}
+
+/* CLOCK_MONOTONIC in nanoseconds: the wall time a workload took, to bound what a module
+ * timed in it. */
+static inline uint64_t testing_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 #endif

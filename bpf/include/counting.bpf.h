@@ -8,6 +8,12 @@
 #ifndef EBPF_COUNTING_BPF_H
 #define EBPF_COUNTING_BPF_H
 
+/* A per-CPU array of `rows` u64 counters (a module's `stats` or `counts` map), as
+ * add_to_row() adds to them; user space may make it shared (map_layout.h). */
+#define COUNTER_ROWS_MAP(name, rows)                                                          \
+	struct { __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, rows);          \
+		 __type(key, __u32); __type(value, __u64); } name SEC(".maps")
+
 /* Named for what it does: the header is installed for users' programs (collectd-ebpf-cc),
  * where a plain `add` would clash with their own names. */
 static __always_inline void counter_add(__u64 *p, __u64 v)

@@ -12,6 +12,12 @@
  * against the map's value size for that precision. */
 const volatile __u32 hist_precision = HIST_PRECISION_DEFAULT;
 
+/* A per-CPU array of `rows` histogram rows, whose value size user space sets for its
+ * precision (hist_row.h): no BTF types to disagree with it. */
+#define HIST_ROWS_MAP(name, rows)                                                             \
+	struct { __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, rows);          \
+		 __uint(key_size, sizeof(__u32)); __uint(value_size, sizeof(struct hist_row)); } name SEC(".maps")
+
 /* One value v: its slot and the sum, with atomic adds (see counting.bpf.h for why). */
 static __always_inline void hist_record(struct hist_row *h, __u64 v)
 {

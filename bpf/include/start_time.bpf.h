@@ -17,21 +17,13 @@
 #define EBPF_START_TIME_BPF_H
 
 /* Map declarations; macros only because a map's type must be spelled per object. */
-#define START_TASK_MAP(name)                                                   \
-	struct {                                                               \
-		__uint(type, BPF_MAP_TYPE_TASK_STORAGE);                       \
-		__uint(map_flags, BPF_F_NO_PREALLOC);                          \
-		__type(key, int);                                              \
-		__type(value, __u64);                                          \
-	} name SEC(".maps")
+#define START_TASK_MAP(name)                                                                  \
+	struct { __uint(type, BPF_MAP_TYPE_TASK_STORAGE); __uint(map_flags, BPF_F_NO_PREALLOC); \
+		 __type(key, int); __type(value, __u64); } name SEC(".maps")
 
-#define START_HASH_MAP(name, key_type, cap)                                    \
-	struct {                                                               \
-		__uint(type, BPF_MAP_TYPE_HASH);                               \
-		__uint(max_entries, cap);                                      \
-		__type(key, key_type);                                         \
-		__type(value, __u64);                                          \
-	} name SEC(".maps")
+#define START_HASH_MAP(name, key_type, cap)                                                   \
+	struct { __uint(type, BPF_MAP_TYPE_HASH); __uint(max_entries, cap);                   \
+		 __type(key, key_type); __type(value, __u64); } name SEC(".maps")
 
 /* Key of a hash of thread starts where intervals nest (an O_SYNC write calls fsync inside
  * it): the thread and what it times (an operation, a row). */
@@ -90,6 +82,23 @@ static __always_inline __u64 start_hash_take(void *map, const void *key)
 	ts = *slot;
 	bpf_map_delete_elem(map, key);
 	return ts;
+}
+
+/* The current thread's start of `what`, now, in a START_HASH_MAP keyed by
+ * start_thread_key; a full hash is counted in row lost_row of `stats`. */
+static __always_inline void start_thread_put(void *map, __u32 what, void *stats, __u32 lost_row)
+{
+	struct start_thread_key key = start_thread_key(what);
+
+	start_hash_put(map, &key, bpf_ktime_get_ns(), stats, lost_row);
+}
+
+/* The current thread's start of `what` (start_thread_put), 0 if none; forgotten. */
+static __always_inline __u64 start_thread_take(void *map, __u32 what)
+{
+	struct start_thread_key key = start_thread_key(what);
+
+	return start_hash_take(map, &key);
 }
 
 #endif

@@ -59,8 +59,12 @@ int64_t decode_int(const struct decode_input *in);
 /* The number a decoder that names numbers (syscall, errno, cgroup) reads: the key part's
  * bytes, signed, or, after another decoder, that decoder's text as a decimal number
  * (`uint` makes "59", `syscall` names it: ebpf_exporter's chains). 0, or -1 for text that
- * is not a whole number, which the decoder passes on unchanged. */
-int decode_number_input(const struct decode_input *in, int64_t *v);
+ * is not a whole number, which is passed on unchanged: copied to out, the decoder's label. */
+int decode_number_input(const struct decode_input *in, int64_t *v, char *out, size_t outlen);
+/* The label of a number a decoder names: its name when it has one, else the number (text),
+ * after `unknown` in ebpf_exporter's flavour ("unknown:", "unknown_cgroup_id:"). */
+void decode_name_or_number(const struct label_decoder *d, const char *name, const char *unknown, const char *number,
+			   char *out, size_t outlen);
 /* The optional argument "ebpf_exporter" (sets d->ebpf_exporter): 0, or -1 with err. */
 int decoder_flavour_arg(struct label_decoder *d, const char *const *args, int nargs, char *err, size_t errlen);
 

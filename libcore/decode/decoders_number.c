@@ -29,21 +29,18 @@ uint64_t decode_uint(const struct decode_input *in)
 
 int64_t decode_int(const struct decode_input *in)
 {
-	int8_t s8;
-	int16_t s16;
-	int32_t s32;
-	int64_t s64 = 0;
+	uint64_t u = decode_uint(in);
+	unsigned int bits = (unsigned int)in->size * 8;
 
-	switch (in->size) {
-	case 1: memcpy(&s8, in->bytes, 1); return s8;
-	case 2: memcpy(&s16, in->bytes, 2); return s16;
-	case 4: memcpy(&s32, in->bytes, 4); return s32;
-	case 8: memcpy(&s64, in->bytes, 8); return s64;
-	}
-	return 0;
+	if (bits == 0 || bits >= 64)
+		return (int64_t)u; /* 8 bytes, or a size decode_uint reads as 0 */
+	if (u >> (bits - 1)) /* the sign bit of a narrower number: extend it */
+		u |= ~0ull << bits;
+	return (int64_t)u;
 }
 
-int decode_number_input(const struct decode_input *in, int64_t *v)
+/* decode_number_input() without the copy. */
+static int number_input(const struct decode_input *in, int64_t *v)
 {
 	const char *s = (const char *)in->bytes;
 	char *end;
@@ -60,6 +57,23 @@ int decode_number_input(const struct decode_input *in, int64_t *v)
 	else /* uint's text of a u64 above INT64_MAX: the same bits as the bytes would give */
 		*v = (int64_t)strtoull(s, &end, 10);
 	return *end || errno ? -1 : 0;
+}
+
+int decode_number_input(const struct decode_input *in, int64_t *v, char *out, size_t outlen)
+{
+	if (!number_input(in, v))
+		return 0;
+	snprintf(out, outlen, "%s", (const char *)in->bytes);
+	return -1;
+}
+
+void decode_name_or_number(const struct label_decoder *d, const char *name, const char *unknown, const char *number,
+			   char *out, size_t outlen)
+{
+	if (name)
+		snprintf(out, outlen, "%s", name);
+	else
+		snprintf(out, outlen, "%s%s", d->ebpf_exporter ? unknown : "", number);
 }
 
 int decoder_flavour_arg(struct label_decoder *d, const char *const *args, int nargs, char *err, size_t errlen)
@@ -110,10 +124,8 @@ static void syscall_decode(struct label_decoder *d, const struct decode_input *i
 	int64_t nr;
 	char buf[32];
 
-	if (decode_number_input(in, &nr)) {
-		snprintf(out, outlen, "%s", (const char *)in->bytes);
+	if (decode_number_input(in, &nr, out, outlen))
 		return;
-	}
 	/* Signed: raw_syscalls report -1 for a task that is not in a syscall. */
 	if (nr >= 0 && nr < SYSCALL_TABLE_SIZE && (!d->ebpf_exporter || syscall_table[nr]))
 		snprintf(out, outlen, "%s", syscall_name((unsigned int)nr, buf, sizeof(buf)));
@@ -134,20 +146,14 @@ static void errno_decode(struct label_decoder *d, const struct decode_input *in,
 {
 	int64_t v;
 	uint64_t mag;
-	const char *name;
+	char number[24];
 
-	if (decode_number_input(in, &v)) {
-		snprintf(out, outlen, "%s", (const char *)in->bytes);
+	if (decode_number_input(in, &v, out, outlen))
 		return;
-	}
 	mag = v < 0 ? -(uint64_t)v : (uint64_t)v;
-	name = mag > 0 && mag <= INT_MAX ? strerrorname_np((int)mag) : NULL;
-	if (name)
-		snprintf(out, outlen, "%s", name);
-	else if (d->ebpf_exporter)
-		snprintf(out, outlen, "unknown:%" PRId64, v);
-	else
-		snprintf(out, outlen, "%" PRId64, v);
+	snprintf(number, sizeof(number), "%" PRId64, v);
+	decode_name_or_number(d, mag > 0 && mag <= INT_MAX ? strerrorname_np((int)mag) : NULL, "unknown:", number, out,
+			      outlen);
 }
 
 const struct decoder_kind decoder_errno = {

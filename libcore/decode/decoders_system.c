@@ -161,21 +161,12 @@ static int cgroup_create(struct label_decoder *d, const char *const *args, int n
 static void cgroup_decode(struct label_decoder *d, const struct decode_input *in, char *out, size_t outlen)
 {
 	int64_t v;
-	uint64_t id;
-	const char *path;
+	char number[24];
 
-	if (decode_number_input(in, &v)) {
-		snprintf(out, outlen, "%s", (const char *)in->bytes);
+	if (decode_number_input(in, &v, out, outlen))
 		return;
-	}
-	id = (uint64_t)v;
-	path = cgroup_path(d->state, id);
-	if (path)
-		snprintf(out, outlen, "%s", path);
-	else if (d->ebpf_exporter)
-		snprintf(out, outlen, "unknown_cgroup_id:%" PRIu64, id);
-	else
-		snprintf(out, outlen, "%" PRIu64, id);
+	snprintf(number, sizeof(number), "%" PRIu64, (uint64_t)v);
+	decode_name_or_number(d, cgroup_path(d->state, (uint64_t)v), "unknown_cgroup_id:", number, out, outlen);
 }
 
 static void cgroup_destroy(struct label_decoder *d)

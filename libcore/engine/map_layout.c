@@ -32,19 +32,16 @@ static bool stays_percpu(const struct map_view *v, const struct bpf_map *map, in
 	       (v->hot ? MAP_LAYOUT_HOT_PERCPU_MAX_BYTES : MAP_LAYOUT_PERCPU_MAX_BYTES);
 }
 
-bool map_layout_percpu_only;
-int map_layout_as_cpus;
-
-int map_layout_possible_cpus(void)
+int map_layout_possible_cpus(const struct module *m)
 {
-	return map_layout_as_cpus > 0 ? map_layout_as_cpus : libbpf_num_possible_cpus();
+	return m->layout.possible_cpus > 0 ? m->layout.possible_cpus : libbpf_num_possible_cpus();
 }
 
 int map_layout_plan(struct module *m, struct bpf_object *obj)
 {
-	int ncpus = map_layout_possible_cpus();
+	int ncpus = map_layout_possible_cpus(m);
 
-	if (map_layout_percpu_only)
+	if (m->layout.as_declared)
 		return 0;
 	if (ncpus <= 0)
 		return ncpus ? ncpus : -EINVAL;

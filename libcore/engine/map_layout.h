@@ -36,24 +36,28 @@ struct bpf_map;
  * configuration over the 2 MB it may take (doc/contributing.md, Kernel memory). */
 #define MAP_LAYOUT_HOT_PERCPU_MAX_BYTES (1024u * 1024u)
 
+/* What the layout is planned for: the planner's inputs, one set per module (struct
+ * module's `layout`). Zeroed, they are this machine's: its possible CPUs and the rule.
+ * module_plan_memory() plans for the CPU count it is given (a machine other than this
+ * one: the plan printed for it, tests of the rule at 128 and 256 CPUs); a bench sets them
+ * before module_start() to measure the layouts side by side in one run. */
+struct map_layout_input {
+	/* > 0: the layout (and a prepare hook's precision budget) as a machine with this many
+	 * possible CPUs gets it, while the kernel still makes a copy per possible CPU here. */
+	int possible_cpus;
+	/* Every map as the object declares it, the rule not applied: the modules' maps all
+	 * per-CPU, as before this rule. */
+	bool as_declared;
+};
+
 /* Between open and load, after the module's configure hook has sized its maps: sets the
- * type of every per-CPU array view map to shared where the rule says so. 0 or -errno. */
+ * type of every per-CPU array view map to shared where the rule says so, for m->layout.
+ * 0 or -errno. */
 int map_layout_plan(struct module *m, struct bpf_object *obj);
 
-/* For the benches only: true keeps every map per-CPU (the layout before this rule), so
- * that both layouts are measured side by side in one run. Set before starting. */
-extern bool map_layout_percpu_only;
-
-/* For the benches only: > 0 lays the maps out as a machine with this many possible CPUs
- * would (the rule's choice), while the kernel still makes a copy per possible CPU here.
- * On a 2-CPU machine the counter tables stay per-CPU; the per-event cost of the layout a
- * 256-CPU server gets (syscalls' count table shared) can only be measured this way. 0: the
- * machine's own count. Set before starting. */
-extern int map_layout_as_cpus;
-
-/* The possible CPUs the layout and the modules' precision budgets plan for: this machine's
- * (libbpf_num_possible_cpus), or map_layout_as_cpus when a bench set it. 1.., or -errno. */
-int map_layout_possible_cpus(void);
+/* The possible CPUs m's layout and precision budget plan for: m->layout's, else this
+ * machine's (libbpf_num_possible_cpus). 1.., or -errno. */
+int map_layout_possible_cpus(const struct module *m);
 
 /* Whether the kernel keeps a value per possible CPU in the map behind fd (a module's map
  * may have been made shared here): 1 or 0, or -errno. */

@@ -129,22 +129,6 @@ static void option_keys(const struct module *m, const char **keys, int room)
 
 #define MODULE_MAX_KEYS 64
 
-bool module_takes_option(const struct module *m, const char *key)
-{
-	const char *keys[MODULE_MAX_KEYS + 1];
-
-	option_keys(m, keys, MODULE_MAX_KEYS);
-	return opt_key_in(keys, key);
-}
-
-void module_option_keys(const struct module *m, const char *const *front_keys, char *buf, size_t len)
-{
-	const char *keys[MODULE_MAX_KEYS + 1];
-
-	option_keys(m, keys, MODULE_MAX_KEYS);
-	opt_list_keys(keys, front_keys, HIST_PRECISION_KEY, buf, len);
-}
-
 /* The module's own key: 1 taken, 0 not one of its keys, -1 a bad value. */
 static int module_option(struct module *m, const struct option *o, char *err, size_t errlen)
 {
@@ -164,7 +148,7 @@ static int module_option(struct module *m, const struct option *o, char *err, si
 
 int module_set_option(struct module *m, const struct option *o, char *err, size_t errlen)
 {
-	char keys[256];
+	const char *keys[MODULE_MAX_KEYS + 1];
 	int r;
 
 	if (!strcasecmp(o->key, "AttachOrder"))
@@ -175,8 +159,8 @@ int module_set_option(struct module *m, const struct option *o, char *err, size_
 	r = module_option(m, o, err, errlen);
 	if (r)
 		return r < 0 ? -1 : 0;
-	module_option_keys(m, NULL, keys, sizeof(keys));
-	snprintf(err, errlen, "unknown option \"%s\"; valid options: %s", o->key, keys);
+	option_keys(m, keys, MODULE_MAX_KEYS);
+	opt_refuse_unknown(o->key, keys, "valid options", err, errlen);
 	return -1;
 }
 
@@ -336,7 +320,8 @@ int module_start(struct module *m)
 	return 0;
 }
 
-int module_plan_memory(struct module *m, int possible_cpus, struct module_memory *plan, char *err, size_t errlen)
+/* module_plan_memory() with m laid out for possible_cpus. */
+static int plan_memory(struct module *m, int possible_cpus, struct module_memory *plan, char *err, size_t errlen)
 {
 	const struct module_ops *ops = m->ops;
 	struct bpf_map *map;
@@ -378,6 +363,16 @@ int module_plan_memory(struct module *m, int possible_cpus, struct module_memory
 	}
 	object_close(m);
 	return 0;
+}
+
+int module_plan_memory(struct module *m, int possible_cpus, struct module_memory *plan, char *err, size_t errlen)
+{
+	int mine = m->layout.possible_cpus, r;
+
+	m->layout.possible_cpus = possible_cpus; /* the prepare hook's budget and the layout too */
+	r = plan_memory(m, possible_cpus, plan, err, errlen);
+	m->layout.possible_cpus = mine;
+	return r;
 }
 
 void module_refuse(struct module *m, const char *why)

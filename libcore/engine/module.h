@@ -16,6 +16,7 @@
 
 #include "libcore/hist/hist.h"
 #include "libcore/hist/hist_config.h"
+#include "libcore/engine/map_layout.h"
 #include "libcore/read/map_view.h"
 #include "libcore/engine/module_events.h"
 #include "base/options.h"
@@ -148,6 +149,7 @@ struct module {
 	 * row counts do not say it (rows sized at start, hashes); 0 = counted from the views. */
 	uint32_t hist_rows;
 	unsigned int precision;     /* of every histogram row of the object, set at start */
+	struct map_layout_input layout; /* what its maps are laid out for; zeroed: this machine */
 	struct probe_set probes;    /* points from the descriptor; AttachOrder lands in order */
 	struct bpf_object *obj;     /* opened from elf_bytes; NULL when closed */
 	/* A user's program carries its object's bytes (read once, checked): opened from these
@@ -177,16 +179,9 @@ void module_names(char *buf, size_t len);
 /* instance: NULL or "" for the module's only instance, else a name that sets it apart. */
 struct module *module_new(const struct module_ops *ops, const char *instance);
 /* Common keys (AttachOrder, Precision) and then the module's own; an unknown key is an
- * error listing the valid ones. 0 or -1. */
+ * error listing the valid ones (opt_refuse_unknown: "valid options: Latency, AttachOrder,
+ * Precision", the module's own, then the common ones). 0 or -1. */
 int module_set_option(struct module *m, const struct option *o, char *err, size_t errlen);
-/* Whether module_set_option takes key (any case) for m: a front-end that parses keys of its
- * own in the same block (the collectd plugin's Percentile, Bucket, BucketType) tells
- * a key of neither from a bad value this way. */
-bool module_takes_option(const struct module *m, const char *key);
-/* "Latency, AttachOrder, Precision": the keys module_set_option takes, as an "unknown
- * option" message lists them: the module's own, AttachOrder, then the histogram keys: the
- * front-end's front_keys (NULL-terminated; NULL for none) and Precision. */
-void module_option_keys(const struct module *m, const char *const *front_keys, char *buf, size_t len);
 /* After the last option: the options' consistency (module_ops.check_config). 0 or -1 with
  * a message that names the options and the fix. module_start() checks it too. */
 int module_check_config(struct module *m, char *err, size_t errlen);
@@ -210,7 +205,8 @@ struct module_memory {
 	unsigned int precision;
 };
 /* Plans m at its configured precision (m->hist: lower m->hist.precision first to plan it
- * finer or coarser). 0, or -1 with the message (a module that cannot start: its start
+ * finer or coarser), laid out as a machine with possible_cpus gets it (its layout and a
+ * prepare hook's precision budget: m->layout's possible_cpus for the plan). 0, or -1 with the message (a module that cannot start: its start
  * gives the same error). */
 int module_plan_memory(struct module *m, int possible_cpus, struct module_memory *plan, char *err, size_t errlen);
 /* Keeps m off without starting it (the memory plan refused it): state and last_error as a

@@ -168,9 +168,9 @@ static uint32_t disk_table_rows(void)
 	return rows < 64 ? 64 : rows > BLOCK_MAX_ROWS ? BLOCK_MAX_ROWS : rows;
 }
 
-static uint32_t possible_cpus(void)
+static uint32_t possible_cpus(const struct module *m)
 {
-	int n = map_layout_possible_cpus();
+	int n = map_layout_possible_cpus(m);
 
 	return n > 0 ? (uint32_t)n : 1;
 }
@@ -187,7 +187,7 @@ static int block_prepare(struct module *m, char *err, size_t errlen)
 	 * histograms against the budget, with the spare element per possible CPU that the
 	 * kernel adds to a preallocated hash (256 rows' worth at 256 CPUs: precision 4 there). */
 	b->max_rows = disk_table_rows();
-	m->hist_rows = (b->max_rows + possible_cpus()) * BLOCK_HISTS / 8;
+	m->hist_rows = (b->max_rows + possible_cpus(m)) * BLOCK_HISTS / 8;
 	return 0;
 }
 

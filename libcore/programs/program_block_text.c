@@ -63,7 +63,7 @@ static void put_buckets(FILE *f, const struct program_view *v)
 	fputc('\n', f);
 }
 
-/* The histogram-only settings, in the order program_view_keys() lists them. */
+/* The histogram-only settings, in the order a <Histogram>'s "unknown option" message lists them. */
 static void put_histogram_settings(FILE *f, const struct program_view *v)
 {
 	char num[64];

@@ -190,22 +190,10 @@ static const char *const histogram_keys[] = { "Layout", "SlotsField", "SumField"
 static const char *const value_keys[] = { "Type", "ValueField", "<Label>", "TypeInstance", "MaxSeries", "ReclaimAfter", "PerCPU",
 					  NULL };
 
-bool program_view_takes(enum program_view_kind kind, const char *key)
-{
-	return opt_key_in(kind == VIEW_KIND_HISTOGRAM ? histogram_keys : value_keys, key);
-}
-
-void program_view_keys(enum program_view_kind kind, const char *const *front_keys, char *buf, size_t len)
-{
-	opt_list_keys(kind == VIEW_KIND_HISTOGRAM ? histogram_keys : value_keys, front_keys, HIST_PRECISION_KEY, buf,
-		      len);
-}
-
 static int parse_view_option(const struct conf_node *n, struct program_view *v, char *err, size_t errlen)
 {
 	const struct option *o = &n->opt;
 	bool hist = v->kind == VIEW_KIND_HISTOGRAM;
-	char keys[256];
 	int r;
 
 	if (!strcasecmp(o->key, "Label")) {
@@ -287,8 +275,7 @@ static int parse_view_option(const struct conf_node *n, struct program_view *v, 
 		if (r)
 			return r < 0 ? -1 : 0;
 	}
-	program_view_keys(v->kind, NULL, keys, sizeof(keys));
-	snprintf(err, errlen, "unknown option \"%s\"; valid: %s", o->key, keys);
+	opt_refuse_unknown(o->key, hist ? histogram_keys : value_keys, "valid", err, errlen);
 	return -1;
 }
 

@@ -140,13 +140,6 @@ struct program_config {
 int program_config_parse(const struct conf_node *block, struct program_config *c, char *err, size_t errlen);
 void program_config_free(struct program_config *c);
 
-/* Whether a <Histogram> (kind VIEW_KIND_HISTOGRAM) or <Counter>/<Gauge> block takes key
- * (any case; "Label" is the <Label> block), and its keys as an "unknown option" message
- * lists them, with a front-end's own keys for the block (front_keys, NULL-terminated, or
- * NULL) among the histogram keys, before Precision. */
-bool program_view_takes(enum program_view_kind kind, const char *key);
-void program_view_keys(enum program_view_kind kind, const char *const *front_keys, char *buf, size_t len);
-
 /* "native", "log2", ... */
 const char *slot_convention_name(enum slot_convention s);
 

@@ -2,7 +2,7 @@
 #include "tests/bpf/block_test_support.h"
 
 #include "libcore/kernel/diskstats.h"
-#include "libcore/kernel/privileges.h"
+#include "tests/bpf/bpf_requirements.h"
 #include "tests/recording_sink.h"
 #include "tests/testing.h"
 
@@ -10,19 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <unistd.h>
 
 void block_test_setup(struct loop_device *dev, int mib)
 {
 	char err[256];
 
-	if (geteuid() != 0 || !privileges_sufficient())
-		SKIP("needs root (or CAP_BPF + CAP_PERFMON) to load BPF programs");
-	if (access("/sys/kernel/btf/vmlinux", R_OK))
-		SKIP("kernel has no BTF (/sys/kernel/btf/vmlinux): CO-RE programs cannot load");
-	if (access("/sys/kernel/tracing/events/block", F_OK) && mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL))
-		SKIP("tracefs is not mounted and cannot be: mount -t tracefs nodev /sys/kernel/tracing");
+	require_bpf_tracing("/sys/kernel/tracing/events/block");
 	/* Over a file on the machine's own disk (/var/tmp), as users' loop devices are: the loop
 	 * driver's IO to it completes on that disk, in its interrupts, beside ours. */
 	if (loop_device_setup(dev, mib, "/var/tmp", err, sizeof(err)))

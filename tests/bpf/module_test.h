@@ -12,6 +12,7 @@
 #include "libcore/engine/module.h"
 #include "libcore/kernel/privileges.h"
 #include "tests/bpf/attach_methods.h"
+#include "tests/bpf/bpf_requirements.h"
 #include "tests/testing.h"
 
 #include <stdarg.h>
@@ -155,15 +156,35 @@ static inline void mt_result(const char *test, const char *method, int failures_
 	fflush(stdout);
 }
 
+/* Starts m, made by mt_module for `method`. When it stays off: that is checked as this
+ * kernel's outcome for the method (mt_check_off), its error must contain one of
+ * must_name (NULL-terminated; NULL: any error), the test's line for the method is
+ * printed and m freed: false. Started: its points' methods are checked
+ * (mt_check_methods): true. failures_before: testing_failures when the method began. */
+static inline bool mt_start(struct module *m, const char *test, const char *method, int failures_before,
+			    const char *const *must_name)
+{
+	bool named = !must_name;
+
+	if (!module_start(m)) {
+		mt_check_methods(m, method);
+		return true;
+	}
+	printf("  %s via %s is off: %s\n", m->ops->name, method, m->last_error);
+	mt_check_off(m, method);
+	for (int i = 0; must_name && must_name[i]; i++)
+		named = named || strstr(m->last_error, must_name[i]);
+	CHECK(named);
+	mt_result(test, method, failures_before,
+		  testing_failures == failures_before ? "module unsupported on this kernel, as reported" : m->last_error);
+	module_free(m);
+	return false;
+}
+
 /* Root, BTF, tracefs (the classic tracepoint method and kprobe existence checks use it). */
 static inline void mt_require_root(void)
 {
-	if (geteuid() != 0 || !privileges_sufficient())
-		SKIP("needs root (or CAP_BPF + CAP_PERFMON) to load BPF programs");
-	if (access("/sys/kernel/btf/vmlinux", R_OK))
-		SKIP("kernel has no BTF (/sys/kernel/btf/vmlinux): CO-RE programs cannot load");
-	if (access("/sys/kernel/tracing/events", F_OK) && mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL))
-		SKIP("tracefs is not mounted and cannot be: mount -t tracefs nodev /sys/kernel/tracing");
+	require_bpf_tracing("/sys/kernel/tracing/events");
 	/* Scratch files live in /var/tmp, which a minimal initramfs may not have. */
 	mkdir("/var", 0755);
 	mkdir("/var/tmp", 01777);

@@ -72,16 +72,8 @@ static void run_method(const char *method, const char *dir)
 	mt_log_reset();
 	if (!m)
 		return;
-	if (module_start(m)) {
-		printf("  dcache via %s is off: %s\n", method, m->last_error);
-		mt_check_off(m, method);
-		CHECK(strstr(m->last_error, "lookup_fast") != NULL || strstr(m->last_error, "d_alloc_parallel") != NULL);
-		mt_result("test_dcache", method, before,
-			  testing_failures == before ? "module unsupported on this kernel, as reported" : m->last_error);
-		module_free(m);
+	if (!mt_start(m, "test_dcache", method, before, (const char *const[]){ "lookup_fast", "d_alloc_parallel", NULL }))
 		return;
-	}
-	mt_check_methods(m, method);
 	workload_and_check(m, dir);
 	CHECK(mt_log.errors == 0);
 	mt_result("test_dcache", method, before, NULL);

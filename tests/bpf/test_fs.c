@@ -65,14 +65,6 @@ static struct seen read_module(struct module *m)
 	return s;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 static void workload_and_check(struct module *m, const char *mnt)
 {
 	char path[128], buf[4096];
@@ -83,7 +75,7 @@ static void workload_and_check(struct module *m, const char *mnt)
 	snprintf(path, sizeof(path), "%s/fs-test", mnt);
 	memset(buf, 'f', sizeof(buf));
 	s0 = read_module(m);
-	t0 = now_ns();
+	t0 = testing_now_ns();
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600); /* open 1 */
 	CHECK(fd >= 0);
 	for (int i = 0; i < N; i++) {
@@ -98,7 +90,7 @@ static void workload_and_check(struct module *m, const char *mnt)
 		CHECK(fd >= 0);
 		close(fd);
 	}
-	wall = now_ns() - t0;
+	wall = testing_now_ns() - t0;
 	s1 = read_module(m);
 	for (int i = 0; i < 4; i++) {
 		printf("  ext4-%s: %llu samples, mean %.1f us\n", ops[i], (unsigned long long)s1.h[i].count,
@@ -120,16 +112,8 @@ static void run_method(const char *method, const struct loop_ext4 *fs)
 	mt_log_reset();
 	if (!m)
 		return;
-	if (module_start(m)) {
-		printf("  fs via %s is off: %s\n", method, m->last_error);
-		mt_check_off(m, method);
-		CHECK(strstr(m->last_error, "ext4") != NULL);
-		mt_result("test_fs", method, before,
-			  testing_failures == before ? "module unsupported on this kernel, as reported" : m->last_error);
-		module_free(m);
+	if (!mt_start(m, "test_fs", method, before, (const char *const[]){ "ext4", NULL }))
 		return;
-	}
-	mt_check_methods(m, method);
 	workload_and_check(m, fs->mnt);
 	CHECK(mt_log.errors == 0);
 	mt_result("test_fs", method, before, NULL);

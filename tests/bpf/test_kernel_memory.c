@@ -131,12 +131,10 @@ static bool counts_percpu_at(int cpus)
 	char err[512];
 	bool percpu = false;
 
-	map_layout_as_cpus = cpus;
 	CHECK(m && module_plan_memory(m, cpus, &plan, err, sizeof(err)) == 0);
 	for (int i = 0; m && i < plan.nmaps; i++)
 		if (!strcmp(plan.maps[i].name, "counts"))
 			percpu = plan.maps[i].percpu;
-	map_layout_as_cpus = 0;
 	module_free(m);
 	return percpu;
 }

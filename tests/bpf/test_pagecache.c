@@ -110,16 +110,9 @@ static void run_method(const char *method, const struct loop_ext4 *fs)
 		return;
 	if (partial)
 		m->probes.points[0].enabled = false; /* accesses: no tracepoint exists */
-	if (module_start(m)) {
-		printf("  pagecache via %s is off: %s\n", method, m->last_error);
-		mt_check_off(m, method);
-		CHECK(strstr(m->last_error, "no attach method works for accesses") != NULL);
-		mt_result("test_pagecache", method, before,
-			  testing_failures == before ? "module unsupported on this kernel, as reported" : m->last_error);
-		module_free(m);
+	if (!mt_start(m, "test_pagecache", method, before,
+		      (const char *const[]){ "no attach method works for accesses", NULL }))
 		return;
-	}
-	mt_check_methods(m, method);
 	if (fs)
 		workload_and_check(m, fs->mnt, !partial);
 	else

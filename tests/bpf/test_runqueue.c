@@ -6,14 +6,13 @@
  * PerCPU, the per-CPU series add up to the total. */
 #include "base/log.h"
 #include "libcore/engine/module.h"
-#include "libcore/kernel/privileges.h"
 #include "tests/bpf/attach_methods.h"
+#include "tests/bpf/bpf_requirements.h"
 #include "tests/recording_sink.h"
 #include "tests/testing.h"
 
 #include <math.h>
 #include <pthread.h>
-#include <sys/mount.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -171,12 +170,7 @@ int main(int argc, char **argv)
 {
 	static const char *const tracepoint_methods[] = { "tp_btf", "raw_tp", "tracepoint", NULL };
 	struct method_list methods;
-	if (geteuid() != 0 || !privileges_sufficient())
-		SKIP("needs root (or CAP_BPF + CAP_PERFMON) to load BPF programs");
-	if (access("/sys/kernel/btf/vmlinux", R_OK))
-		SKIP("kernel has no BTF (/sys/kernel/btf/vmlinux): CO-RE programs cannot load");
-	if (access("/sys/kernel/tracing/events/sched", F_OK) && mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL))
-		SKIP("tracefs is not mounted and cannot be: mount -t tracefs nodev /sys/kernel/tracing");
+	require_bpf_tracing("/sys/kernel/tracing/events/sched");
 
 	methods_from(argc, argv, tracepoint_methods, &methods);
 	for (int i = 0; i < methods.n; i++)

@@ -121,15 +121,9 @@ static void run_method(const char *method)
 	mt_log_reset();
 	if (!m)
 		return;
-	if (module_start(m)) {
-		printf("  signals via %s is off: %s\n", method, m->last_error);
-		mt_check_off(m, method);
-		mt_result("test_signals", method, before, m->last_error);
-		module_free(m);
+	if (!mt_start(m, "test_signals", method, before, NULL))
 		return;
-	}
 	CHECK(m->state == MODULE_RUNNING || m->state == MODULE_DEGRADED);
-	mt_check_methods(m, method);
 	workload_and_check(m);
 	CHECK(mt_log.errors == 0);
 	mt_result("test_signals", method, before, NULL);

@@ -55,14 +55,6 @@ static void on_sigusr1(int sig)
 	(void)sig;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 /* n fsync() calls on a file with one dirty byte each; returns the summed wall time of the
  * calls themselves, and fills the slots the user-space durations fall in. */
 /* tmpfs and ramfs keep no device behind a file: fsync returns without writing. */
@@ -82,10 +74,10 @@ static uint64_t fsync_workload(int fd, int n, uint64_t *max_call_ns)
 
 		if (pwrite(fd, "x", 1, i % 4096) != 1)
 			abort();
-		t0 = now_ns();
+		t0 = testing_now_ns();
 		if (fsync(fd))
 			abort();
-		dt = now_ns() - t0;
+		dt = testing_now_ns() - t0;
 		total += dt;
 		if (dt > *max_call_ns)
 			*max_call_ns = dt;

@@ -47,21 +47,13 @@ static struct seen read_module(struct module *m)
 	return s;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 enum { PAGES = 16, NREAD = 200, NBADREAD = 50, NWRITE = 100, WRITE_SIZE = 512, NFSYNC = 20, NOPEN = 30 };
 
 /* The workload: nothing else in it may read, write, fsync or open (no printf). */
 static uint64_t workload(const char *path, int fd)
 {
 	char buf[4096];
-	uint64_t t0 = now_ns();
+	uint64_t t0 = testing_now_ns();
 	int wronly = open(path, O_WRONLY);
 
 	for (int i = 0; i < NREAD; i++)
@@ -79,7 +71,7 @@ static uint64_t workload(const char *path, int fd)
 		CHECK(f >= 0);
 		close(f);
 	}
-	return now_ns() - t0;
+	return testing_now_ns() - t0;
 }
 
 static void run_method(const char *method, const char *path, int fd)

@@ -2,23 +2,16 @@
  * getaddrinfo() exactly N times for "localhost" (answered from /etc/hosts, no network) and says
  * "done". Started before collectd so that its pid can be the program's filter_tgid Param.
  * Usage: gai_n N */
+#include "tests/integration/workload_n.h"
+
 #include <netdb.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 int main(int argc, char **argv)
 {
 	struct addrinfo hints, *res;
-	char line[16];
-	int n;
+	int n = workload_n_wait(argc, argv);
 
-	if (argc != 2 || (n = atoi(argv[1])) <= 0) {
-		fprintf(stderr, "usage: %s N\n", argv[0]);
-		return 2;
-	}
-	if (!fgets(line, sizeof(line), stdin))
-		return 1;
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;
@@ -31,7 +24,5 @@ int main(int argc, char **argv)
 		}
 		freeaddrinfo(res);
 	}
-	printf("done\n");
-	fflush(stdout);
-	return 0;
+	return workload_n_done();
 }

@@ -97,17 +97,31 @@ static void test_options(void)
 }
 
 /* What the plugin tells a user of an unknown key in <Module>: every key of the block,
- * the core's and the plugin's, in one list. */
+ * the core's and the plugin's, in one list: the core refuses the key with its own, the
+ * plugin adds its own among the histogram keys. */
 static void test_module_keys(void)
 {
 	struct module *m = module_new(module_find("syscalls"), NULL);
-	char keys[256];
+	struct opt_value v[] = { num(1) };
+	struct option typo = { .key = "Latencyy", .values = v, .nvalues = 1 };
+	struct presentation p;
+	char err[512];
 
 	CHECK(m != NULL);
-	module_option_keys(m, presentation_keys, keys, sizeof(keys));
-	CHECK_STR(keys, "Latency, AttachOrder, Percentile, Bucket, BucketType, Precision");
-	for (int i = 0; presentation_keys[i]; i++)
-		CHECK(!module_takes_option(m, presentation_keys[i])); /* the core leaves them to the plugin */
+	presentation_init(&p);
+	CHECK(presentation_module_option(&p, m, &typo, err, sizeof(err)) == -1);
+	CHECK_STR(err, "unknown option \"Latencyy\"; valid options: Latency, AttachOrder, Percentile, Bucket, BucketType, "
+		  "Precision");
+	for (int i = 0; presentation_keys[i]; i++) { /* the core leaves them to the plugin */
+		struct option o = { .key = presentation_keys[i], .values = v, .nvalues = 1 };
+
+		CHECK(module_set_option(m, &o, err, sizeof(err)) == -1);
+		CHECK(strstr(err, "unknown option \"") && strstr(err, "valid options: Latency, AttachOrder, Precision"));
+	}
+	/* another refusal of the core is passed on as it is */
+	snprintf(err, sizeof(err), "Latency: \"fsyncc\" is not a system call; valid: Precision");
+	presentation_add_keys(err, sizeof(err));
+	CHECK_STR(err, "Latency: \"fsyncc\" is not a system call; valid: Precision");
 	module_free(m);
 }
 
@@ -174,18 +188,26 @@ static void test_program(void)
 	CHECK(strstr(err, "<Program \"p\">: <Histogram \"h\">: BucketType \"latency\" without any Bucket") != NULL);
 	conf_text_free(tree);
 
-	/* An unknown key lists every key of a <Histogram>, the plugin's among them. */
+	/* An unknown key lists every key of a <Histogram>, the plugin's among them: the core
+	 * refuses it, the plugin adds its keys to the core's message. */
 	CHECK(take("<Program \"p\">\n  Object \"/x.o\"\n" HIST("h", "    Percentil 99\n") "</Program>", &tree, &out,
-		   &p, err, sizeof(err)) == -1);
+		   &p, err, sizeof(err)) == 0);
+	CHECK(has_line(&out.children[1], "Percentil"));
+	CHECK(program_config_parse(&out, &c, err, sizeof(err)) == -1);
+	presentation_add_keys(err, sizeof(err));
 	CHECK(strstr(err, "<Program \"p\">: <Histogram \"h\">: unknown option \"Percentil\"; valid: Layout, SlotsField, "
 			  "SumField, Buckets, KeyRange, Multiplier, Type, Percentile, Bucket, BucketType, Precision, <Label>, "
 			  "TypeInstance, MaxSeries, ReclaimAfter, PerCPU") != NULL);
+	program_config_free(&c);
+	presentation_program_free(&out);
 	conf_text_free(tree);
 	/* In a <Counter> they are no keys at all: left for the core, which refuses them. */
 	CHECK(take("<Program \"p\">\n  Object \"/x.o\"\n  <Counter \"c\">\n    Percentile 99\n  </Counter>\n</Program>",
 		   &tree, &out, &p, err, sizeof(err)) == 0);
 	CHECK(program_config_parse(&out, &c, err, sizeof(err)) == -1);
+	presentation_add_keys(err, sizeof(err)); /* a block without histograms takes none of them */
 	CHECK(strstr(err, "unknown option \"Percentile\"; valid: Type, ValueField") != NULL);
+	CHECK(!strstr(err, "Bucket"));
 	program_config_free(&c);
 	presentation_program_free(&out);
 	conf_text_free(tree);
