@@ -340,6 +340,9 @@ static struct program_view *new_view(const struct walk *w, const yaml_node_t *n,
 	memset(v, 0, sizeof(*v));
 	v->kind = kind;
 	v->max_series = PROGRAM_DEFAULT_MAX_SERIES;
+	/* As a <Program>'s: ebpf_exporter shows every label set in the map, so a newcomer
+	 * waiting in `other` behind a label set gone idle is further from it than a reclaim. */
+	v->reclaim_after = PROGRAM_DEFAULT_RECLAIM_AFTER;
 	v->multiplier = 1;
 	v->layout = HIST_LAYOUT_VALUE;
 	v->buckets = SLOTS_NATIVE;

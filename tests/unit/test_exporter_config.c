@@ -76,6 +76,10 @@ static void test_good(void)
 	CHECK_STR(counter->type, "derive");
 	CHECK_STR(counter->type_instance, "syscalls-%{syscall}");
 	CHECK(counter->nlabels == 1 && counter->labels[0].size == 8);
+	/* a <Program>'s defaults: the YAML has no MaxSeries or ReclaimAfter */
+	CHECK(counter->max_series == PROGRAM_DEFAULT_MAX_SERIES && hist->max_series == PROGRAM_DEFAULT_MAX_SERIES);
+	CHECK(counter->reclaim_after == PROGRAM_DEFAULT_RECLAIM_AFTER && counter->reclaim_after == 60);
+	CHECK(hist->reclaim_after == PROGRAM_DEFAULT_RECLAIM_AFTER);
 	/* uint then syscall: the number's name, as ebpf_exporter's chain gives it */
 	CHECK_STR(decode_u64(&c.views[0].labels[0].decoders, SYS_write, 8, out), "write");
 	CHECK(decoder_chain_check(&counter->labels[0].decoders, 8, err, sizeof(err)) == 0);
