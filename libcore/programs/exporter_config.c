@@ -116,6 +116,8 @@ struct decoder_read {
 	char name[PROGRAM_NAME_MAX];
 	char **entries; /* static_map's "value=text" */
 	int nentries;
+	const char **patterns; /* regexps' (the document's strings) */
+	int npatterns;
 };
 
 static void decoder_read_free(struct decoder_read *d)
@@ -125,6 +127,27 @@ static void decoder_read_free(struct decoder_read *d)
 	free(d->entries);
 	d->entries = NULL;
 	d->nentries = 0;
+	free(d->patterns);
+	d->patterns = NULL;
+	d->npatterns = 0;
+}
+
+static int read_regexps(const struct walk *w, const yaml_node_t *seq, struct decoder_read *d)
+{
+	int n = (int)(seq->data.sequence.items.top - seq->data.sequence.items.start);
+
+	d->patterns = calloc((size_t)n + 1, sizeof(*d->patterns));
+	if (!d->patterns)
+		return fail(w, seq, "out of memory");
+	for (int i = 0; i < n; i++) {
+		const yaml_node_t *item = node_at(w, seq->data.sequence.items.start[i]);
+		const char *pattern = scalar(item);
+
+		if (!pattern || !pattern[0])
+			return fail(w, item, "regexps is a list of patterns, each a non-empty text");
+		d->patterns[d->npatterns++] = pattern;
+	}
+	return 0;
 }
 
 static int read_static_map(const struct walk *w, const yaml_node_t *m, struct decoder_read *d)
@@ -173,6 +196,10 @@ static int read_decoder(const struct walk *w, const yaml_node_t *n, struct decod
 				return -1;
 			d->spec.allow_unknown_given = true;
 		} else if (!strcmp(key, "regexps")) {
+			if (d->spec.has_regexps)
+				return fail(w, k, "regexps appears twice in one decoder");
+			if (expect(w, v, YAML_SEQUENCE_NODE, "regexps") || read_regexps(w, v, d))
+				return -1;
 			d->spec.has_regexps = true;
 		} else {
 			return unknown(w, k, key, "a decoder", "name, static_map, regexps, allow_unknown");
@@ -183,6 +210,8 @@ static int read_decoder(const struct walk *w, const yaml_node_t *n, struct decod
 	d->spec.name = d->name;
 	d->spec.static_map = (const char *const *)d->entries;
 	d->spec.nstatic_map = d->nentries;
+	d->spec.regexps = d->patterns;
+	d->spec.nregexps = d->npatterns;
 	return 0;
 }
 

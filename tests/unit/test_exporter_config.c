@@ -158,10 +158,38 @@ static void test_chains(void)
 	CHECK_STR(err, "ExporterConfig \"t.yaml\" line 8: label \"l\": decoder majorminor reads the key's bytes, so it "
 		       "must be the label's first decoder");
 	program_config_free(&c);
-	CHECK(parse_label("[{name: string}, {name: regexp, regexps: [\"^(k).*$\"]}]", 16, &c, err, sizeof(err)) == -1);
-	CHECK_STR(err, "ExporterConfig \"t.yaml\" line 8: label \"l\": decoder \"regexp\" is not supported yet (it "
-		       "drops the whole label set when no pattern matches, which the reader cannot do yet); the "
-		       "decoders here: uint, string, hex, inet_ip, majorminor, ksym, syscall, errno, cgroup, static_map");
+	/* regexp: the first pattern that matches, its group 1 or the match; none drops the label
+	 * set (what the reader does with that: test_decoder_regexps, collectd_exporter_regexp.sh) */
+	CHECK(parse_label("[{name: string}, {name: regexp, regexps: [\"^(kswapd).*$\", \"^(systemd.*)$\"]}]", 16, &c,
+			  err, sizeof(err)) == 0);
+	{
+		char comm[16] = "kswapd0", out2[DECODE_TEXT_MAX];
+
+		CHECK(decoder_chain_may_drop(&c.views[0].labels[0].decoders));
+		CHECK(decoder_chain_decode_kept(&c.views[0].labels[0].decoders, comm, 16, out2, sizeof(out2)));
+		CHECK_STR(out2, "kswapd");
+		snprintf(comm, sizeof(comm), "systemd-udevd");
+		CHECK(decoder_chain_decode_kept(&c.views[0].labels[0].decoders, comm, 16, out2, sizeof(out2)));
+		CHECK_STR(out2, "systemd-udevd");
+		snprintf(comm, sizeof(comm), "bash");
+		CHECK(!decoder_chain_decode_kept(&c.views[0].labels[0].decoders, comm, 16, out2, sizeof(out2)));
+		CHECK_STR(decoder_chain_line(&c.views[0].labels[0].decoders, 1),
+			  "\"regexps\" \"^(kswapd).*$\" \"^(systemd.*)$\"");
+	}
+	program_config_free(&c);
+	CHECK(parse_label("[{name: string}, {name: regexp}]", 16, &c, err, sizeof(err)) == -1);
+	CHECK_STR(err, "ExporterConfig \"t.yaml\" line 8: label \"l\": decoder regexp needs its regexps: a list of "
+		       "patterns (`regexps: [\"^(kswapd).*$\"]`)");
+	program_config_free(&c);
+	CHECK(parse_label("[{name: string}, {name: regexp, regexps: [\"^cpu\\\\d$\"]}]", 16, &c, err, sizeof(err)) == -1);
+	CHECK_STR(err, "ExporterConfig \"t.yaml\" line 8: label \"l\": decoder regexps: \"^cpu\\d$\" is Go's syntax "
+		       "(ebpf_exporter's), not POSIX extended: use [0-9] for \\d");
+	program_config_free(&c);
+	CHECK(parse_label("[{name: string}, {name: regexp, regexps: \"^a\"}]", 16, &c, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "line 8: regexps must be a list") != NULL);
+	program_config_free(&c);
+	CHECK(parse_label("[{name: regexp, regexps: [\"^a\"]}]", 16, &c, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "decoder regexp reads text: put a decoder that makes it") != NULL);
 	program_config_free(&c);
 	CHECK(parse_label("[{name: rot13}]", 4, &c, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "line 8: label \"l\": unknown decoder \"rot13\"; the decoders here: uint,") != NULL);
@@ -202,7 +230,7 @@ int main(void)
 	test_refused("metrics:\n  counters:\n    - name: a_total\n      help: x\n      labels:\n        - name: l\n"
 		     "          size: 4\n          decoders: [{name: uint}, {name: static_map, static_map: {1: a}, "
 		     "regexps: [x]}]\n",
-		     "line 8: label \"l\": regexps go with decoder regexp, which is not supported yet");
+		     "line 8: label \"l\": regexps go with decoder regexp, not static_map");
 	CHECK(exporter_object_path("/etc/x/biolatency.yaml", path, sizeof(path)) == 0);
 	CHECK_STR(path, "/etc/x/biolatency.bpf.o");
 	CHECK(exporter_object_path("/etc/x/biolatency.yml", path, sizeof(path)) == -1);

@@ -111,8 +111,10 @@ static void check_same_decoding(struct program_label *a, struct program_label *b
 			memcpy(bytes, &numbers[i], a->size < 8 ? a->size : 8);
 		if (a->size > 8)
 			snprintf((char *)bytes, a->size, "task%llu", (unsigned long long)numbers[i]);
-		decoder_chain_decode(&a->decoders, bytes, a->size, out_a, sizeof(out_a));
-		decoder_chain_decode(&b->decoders, bytes, b->size, out_b, sizeof(out_b));
+		bool kept_a = decoder_chain_decode_kept(&a->decoders, bytes, a->size, out_a, sizeof(out_a));
+		bool kept_b = decoder_chain_decode_kept(&b->decoders, bytes, b->size, out_b, sizeof(out_b));
+
+		CHECK(kept_a == kept_b); /* a label set dropped (regexps) by both or by neither */
 		if (strcmp(out_a, out_b))
 			fprintf(stderr, "label %s, value %llu: \"%s\" from the YAML, \"%s\" from the block\n", a->name,
 				(unsigned long long)numbers[i], out_a, out_b);
@@ -207,6 +209,19 @@ static void test_linear_and_bytes(void)
 	free(text);
 }
 
+/* ebpf_exporter's regexp: its patterns as one regexps line, which drops the same keys. */
+static void test_regexp(void)
+{
+	static const char config[] = "metrics:\n  counters:\n    - name: tasks_total\n      help: x\n      labels:\n"
+				     "        - name: comm\n          size: 16\n          decoders:\n"
+				     "            - name: string\n            - name: regexp\n"
+				     "              regexps: [\"^(task)1\", \"^task5.*$\"]\n";
+	char *text = round_trip(config);
+
+	CHECK(strstr(text, "      Decode \"string\"\n      Decode \"regexps\" \"^(task)1\" \"^task5.*$\"\n") != NULL);
+	free(text);
+}
+
 static void test_number_text(void)
 {
 	char out[64];
@@ -249,6 +264,7 @@ int main(void)
 {
 	test_exp2zero_and_counters();
 	test_linear_and_bytes();
+	test_regexp();
 	test_number_text();
 	test_key_range_checks();
 	return testing_done();
