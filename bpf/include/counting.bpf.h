@@ -29,8 +29,7 @@ static __always_inline void add_to_row(void *map, __u32 row, __u64 v)
  * adds into the one entry). Nothing is added when the map is full. */
 static __always_inline void counter_add_at(void *map, const void *key, __u64 v)
 {
-	static const __u64 zero;
-	__u64 *p = bpf_map_lookup_elem(map, key);
+	__u64 zero = 0, *p = bpf_map_lookup_elem(map, key); /* on the stack: no global for Param to list */
 
 	if (!p) {
 		bpf_map_update_elem(map, key, &zero, BPF_NOEXIST);

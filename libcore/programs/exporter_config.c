@@ -504,6 +504,26 @@ static int read_metrics(const struct walk *w, const yaml_node_t *n)
 	return 0;
 }
 
+/* kaddrs: kernel symbols whose addresses go into the globals kaddr_<symbol> before load
+ * (KernelAddress, program_resolve.c). */
+static int read_kaddrs(const struct walk *w, const yaml_node_t *seq)
+{
+	char why[256];
+
+	if (expect(w, seq, YAML_SEQUENCE_NODE, "kaddrs"))
+		return -1;
+	for (yaml_node_item_t *i = seq->data.sequence.items.start; i < seq->data.sequence.items.top; i++) {
+		const yaml_node_t *item = node_at(w, *i);
+		const char *symbol = scalar(item);
+
+		if (!symbol)
+			return fail(w, item, "kaddrs is a list of kernel symbol names");
+		if (program_config_add_kaddr(w->c, symbol, why, sizeof(why)))
+			return fail(w, item, "kaddrs: %s", why);
+	}
+	return 0;
+}
+
 static int read_root(const struct walk *w, const yaml_node_t *root)
 {
 	int before = w->c->nviews;
@@ -522,7 +542,8 @@ static int read_root(const struct walk *w, const yaml_node_t *root)
 			if (read_metrics(w, val))
 				return -1;
 		} else if (!strcmp(key, "kaddrs")) {
-			return not_yet(w, k, "kaddrs", "kernel symbol addresses written into kaddr_ globals");
+			if (read_kaddrs(w, val))
+				return -1;
 		} else if (!strcmp(key, "cgroup_id_map")) {
 			return not_yet(w, k, "cgroup_id_map", "a map of cgroup ids for in-kernel filtering");
 		} else if (!strcmp(key, "tracing")) {

@@ -116,6 +116,8 @@ int program_block_write(FILE *f, const struct program_config *c)
 	fprintf(f, ">\n");
 	if (c->object[0])
 		put_text_line(f, "  ", "Object", c->object);
+	for (int i = 0; i < c->nkaddrs; i++)
+		put_text_line(f, "  ", "KernelAddress", c->kaddrs[i]);
 	for (int i = 0; i < c->nviews; i++)
 		put_view(f, &c->views[i]);
 	fprintf(f, "</Program>\n");

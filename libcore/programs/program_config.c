@@ -463,6 +463,14 @@ static int parse_line(const struct conf_node *n, struct program_config *c, char 
 		}
 		return 0;
 	}
+	if (!strcasecmp(o->key, "KernelAddress")) {
+		if (opt_expect_strings(o, 1, err, errlen))
+			return -1;
+		for (int i = 0; i < o->nvalues; i++)
+			if (program_config_add_kaddr(c, o->values[i].string, err, errlen))
+				return -1;
+		return 0;
+	}
 	if (!strcasecmp(o->key, "AllowProgramType") || !strcasecmp(o->key, "AllowHelper"))
 		return add_policy_names(c, o, !strcasecmp(o->key, "AllowProgramType"), err, errlen);
 	if (!strcasecmp(o->key, "Histogram") || !strcasecmp(o->key, "Counter") || !strcasecmp(o->key, "Gauge")) {
@@ -477,7 +485,7 @@ static int parse_line(const struct conf_node *n, struct program_config *c, char 
 		return parse_view(n, k, &c->views[c->nviews++], err, errlen);
 	}
 	snprintf(err, errlen, "unknown option \"%s\"; valid: Object, Param, <Probe>, Skip, AllowProgramType, "
-			      "AllowHelper, <Histogram>, <Counter>, <Gauge>, ExporterConfig", o->key);
+			      "AllowHelper, <Histogram>, <Counter>, <Gauge>, ExporterConfig, KernelAddress", o->key);
 	return -1;
 }
 
@@ -559,6 +567,28 @@ int program_config_parse(const struct conf_node *block, struct program_config *c
 		}
 	}
 	return check_precision(c, err, errlen);
+}
+
+int program_config_add_kaddr(struct program_config *c, const char *symbol, char *err, size_t errlen)
+{
+	/* the global's name, kaddr_<symbol>, must fit too */
+	if (!symbol[0] || strlen(symbol) + 6 >= PROGRAM_NAME_MAX || strspn(symbol, "abcdefghijklmnopqrstuvwxyz"
+					"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") != strlen(symbol)) {
+		snprintf(err, errlen, "\"%s\" is not a kernel symbol's name (letters, digits, '_' and '.', at most %d "
+				      "characters): KernelAddress \"bpf_jit_current\"", symbol, PROGRAM_NAME_MAX - 7);
+		return -1;
+	}
+	for (int i = 0; i < c->nkaddrs; i++)
+		if (!strcmp(c->kaddrs[i], symbol)) {
+			snprintf(err, errlen, "kernel symbol \"%s\" is given twice", symbol);
+			return -1;
+		}
+	if (c->nkaddrs == PROGRAM_MAX_KADDRS) {
+		snprintf(err, errlen, "at most %d KernelAddress symbols", PROGRAM_MAX_KADDRS);
+		return -1;
+	}
+	snprintf(c->kaddrs[c->nkaddrs++], PROGRAM_NAME_MAX, "%s", symbol);
+	return 0;
 }
 
 void program_config_free(struct program_config *c)

@@ -8,6 +8,8 @@
  *     ExporterConfig "/etc/collectd/ebpf.d/biolatency.yaml"   (its views; Object defaults to
  *                       the .bpf.o beside it, exporter_config.h)
  *     Param "min_us" 10
+ *     KernelAddress "bpf_jit_current"   (its address into the global kaddr_bpf_jit_current,
+ *                       kernel_addresses.h; ebpf_exporter's kaddrs)
  *     <Probe "sync"> Program "sync_fentry" "sync_kprobe" "sync_tp" </Probe>
  *     Skip "debug_prog"
  *     AllowProgramType "xdp"            AllowHelper "bpf_send_signal"
@@ -37,6 +39,7 @@
 #define PROGRAM_MAX_PROBES 16
 #define PROGRAM_MAX_ALTERNATIVES 8
 #define PROGRAM_MAX_SKIPS 16
+#define PROGRAM_MAX_KADDRS 16
 #define PROGRAM_MAX_VIEWS 16
 #define PROGRAM_MAX_LABELS 8
 #define PROGRAM_MAX_FIXED_BOUNDS 64
@@ -127,6 +130,8 @@ struct program_config {
 	int nprobes;
 	char skip[PROGRAM_MAX_SKIPS][PROGRAM_NAME_MAX];
 	int nskip;
+	char kaddrs[PROGRAM_MAX_KADDRS][PROGRAM_NAME_MAX]; /* KernelAddress: symbols for kaddr_<symbol> */
+	int nkaddrs;
 	struct program_view views[PROGRAM_MAX_VIEWS];
 	int nviews;
 	struct object_policy policy;
@@ -138,6 +143,9 @@ struct program_config {
  * -1 with err naming the block, the line and the fix. The config is zeroed first; free it
  * with program_config_free() either way. */
 int program_config_parse(const struct conf_node *block, struct program_config *c, char *err, size_t errlen);
+/* Adds a KernelAddress symbol (checked: a name, once, within PROGRAM_MAX_KADDRS). 0, or -1
+ * with err. */
+int program_config_add_kaddr(struct program_config *c, const char *symbol, char *err, size_t errlen);
 void program_config_free(struct program_config *c);
 
 /* Whether a <Histogram> (kind VIEW_KIND_HISTOGRAM) or <Counter>/<Gauge> block takes key

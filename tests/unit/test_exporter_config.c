@@ -221,6 +221,22 @@ int main(void)
 	test_refused("- a\n", "the config must be a mapping");
 	test_refused("metrics:\n  gauges: []\n", "line 2: unknown field \"gauges\" in metrics");
 	test_refused("cgroup_id_map:\n  name: x\n", "line 1: field \"cgroup_id_map\" is not supported yet");
+	test_refused("kaddrs: [a, a]\nmetrics:\n  counters: [{name: a_total, help: x}]\n",
+		     "line 1: kaddrs: kernel symbol \"a\" is given twice");
+	test_refused("kaddrs: {a: b}\n", "line 1: kaddrs must be a list");
+	{
+		static const char yaml[] = "kaddrs:\n  - bpf_jit_current\n  - vfs_read\n"
+					   "metrics:\n  counters: [{name: a_total, help: x}]\n";
+		struct program_config c;
+		char err[512];
+
+		memset(&c, 0, sizeof(c));
+		CHECK(exporter_config_parse("t.yaml", (const unsigned char *)yaml, strlen(yaml), &c, err, sizeof(err)) == 0);
+		CHECK(c.nkaddrs == 2);
+		CHECK_STR(c.kaddrs[0], "bpf_jit_current");
+		CHECK_STR(c.kaddrs[1], "vfs_read");
+		program_config_free(&c);
+	}
 	test_refused("metrics:\n  counters:\n    - name: a_total\n      help: x\n      perf_event_array: true\n",
 		     "line 5: field \"perf_event_array\" is not supported yet");
 	test_refused("metrics:\n  histograms:\n    - name: a\n      help: x\n      bucket_type: exp2\n"

@@ -177,6 +177,9 @@ static char *round_trip(const char *yaml)
 		CHECK_STR(from_block->name, "imported");
 		CHECK_STR(from_block->object, from_yaml->object);
 		CHECK(from_block->nviews == from_yaml->nviews);
+		CHECK(from_block->nkaddrs == from_yaml->nkaddrs);
+		for (int k = 0; k < from_yaml->nkaddrs && k < from_block->nkaddrs; k++)
+			CHECK_STR(from_block->kaddrs[k], from_yaml->kaddrs[k]);
 		for (int v = 0; v < from_yaml->nviews && v < from_block->nviews; v++)
 			check_same_view(&from_yaml->views[v], &from_block->views[v]);
 	}
@@ -219,6 +222,15 @@ static void test_regexp(void)
 	char *text = round_trip(config);
 
 	CHECK(strstr(text, "      Decode \"string\"\n      Decode \"regexps\" \"^(task)1\" \"^task5.*$\"\n") != NULL);
+	free(text);
+}
+
+/* kaddrs: a KernelAddress line each, after Object. */
+static void test_kaddrs(void)
+{
+	char *text = round_trip("kaddrs: [bpf_jit_current, vfs_read]\nmetrics:\n  counters: [{name: a_total, help: x}]\n");
+
+	CHECK(strstr(text, ".bpf.o\"\n  KernelAddress \"bpf_jit_current\"\n  KernelAddress \"vfs_read\"\n  <Counter") != NULL);
 	free(text);
 }
 
@@ -265,6 +277,7 @@ int main(void)
 	test_exp2zero_and_counters();
 	test_linear_and_bytes();
 	test_regexp();
+	test_kaddrs();
 	test_number_text();
 	test_key_range_checks();
 	return testing_done();
