@@ -524,6 +524,46 @@ static int read_kaddrs(const struct walk *w, const yaml_node_t *seq)
 	return 0;
 }
 
+/* cgroup_id_map: name, type (hash, ebpf_exporter's default, or cgrp_storage), regexps
+ * (CgroupIdMap, cgroup_id_map.h). */
+static int read_cgroup_id_map(const struct walk *w, const yaml_node_t *n)
+{
+	const char *name = NULL, *type = "hash", *patterns[CGROUP_ID_MAP_PATTERNS + 1];
+	int npatterns = 0;
+	char why[768];
+
+	if (expect(w, n, YAML_MAPPING_NODE, "cgroup_id_map"))
+		return -1;
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		const yaml_node_t *k = node_at(w, p->key), *v = node_at(w, p->value);
+		const char *key = scalar(k);
+
+		if (key && !strcmp(key, "name") && scalar(v)) {
+			name = scalar(v);
+		} else if (key && !strcmp(key, "type") && scalar(v)) {
+			type = scalar(v)[0] ? scalar(v) : "hash";
+		} else if (key && !strcmp(key, "regexps")) {
+			if (expect(w, v, YAML_SEQUENCE_NODE, "regexps"))
+				return -1;
+			for (yaml_node_item_t *i = v->data.sequence.items.start; i < v->data.sequence.items.top; i++) {
+				if (npatterns == CGROUP_ID_MAP_PATTERNS || !scalar(node_at(w, *i)))
+					return fail(w, node_at(w, *i), "cgroup_id_map: regexps is a list of at most %d "
+									 "patterns", CGROUP_ID_MAP_PATTERNS);
+				patterns[npatterns++] = scalar(node_at(w, *i));
+			}
+		} else if (!key || (strcmp(key, "name") && strcmp(key, "type"))) {
+			return unknown(w, k, key ? key : "?", "cgroup_id_map", "name, type, regexps");
+		} else {
+			return fail(w, v, "cgroup_id_map: %s takes a value", key);
+		}
+	}
+	if (!name || !name[0])
+		return fail(w, n, "cgroup_id_map needs the name of the program's map");
+	if (program_config_set_cgroup_ids(w->c, name, type, patterns, npatterns, why, sizeof(why)))
+		return fail(w, n, "cgroup_id_map: %s", why);
+	return 0;
+}
+
 static int read_root(const struct walk *w, const yaml_node_t *root)
 {
 	int before = w->c->nviews;
@@ -545,7 +585,8 @@ static int read_root(const struct walk *w, const yaml_node_t *root)
 			if (read_kaddrs(w, val))
 				return -1;
 		} else if (!strcmp(key, "cgroup_id_map")) {
-			return not_yet(w, k, "cgroup_id_map", "a map of cgroup ids for in-kernel filtering");
+			if (read_cgroup_id_map(w, val))
+				return -1;
 		} else if (!strcmp(key, "tracing")) {
 			return not_yet(w, k, "tracing", "spans over a ring buffer");
 		} else {

@@ -10,6 +10,7 @@
  *     Param "min_us" 10
  *     KernelAddress "bpf_jit_current"   (its address into the global kaddr_bpf_jit_current,
  *                       kernel_addresses.h; ebpf_exporter's kaddrs)
+ *     CgroupIdMap "map" "hash"|"cgrp_storage" "pattern"...   (cgroup_id_map.h)
  *     <Probe "sync"> Program "sync_fentry" "sync_kprobe" "sync_tp" </Probe>
  *     Skip "debug_prog"
  *     AllowProgramType "xdp"            AllowHelper "bpf_send_signal"
@@ -33,6 +34,7 @@
 #include "base/options.h"
 #include "libcore/hist/hist_config.h"
 #include "libcore/programs/object_policy.h"
+#include "libcore/programs/cgroup_id_map.h"
 
 #define PROGRAM_NAME_MAX 64
 #define PROGRAM_MAX_PARAMS 16
@@ -132,6 +134,7 @@ struct program_config {
 	int nskip;
 	char kaddrs[PROGRAM_MAX_KADDRS][PROGRAM_NAME_MAX]; /* KernelAddress: symbols for kaddr_<symbol> */
 	int nkaddrs;
+	struct cgroup_id_map_config cgroup_ids; /* CgroupIdMap (cgroup_id_map.h) */
 	struct program_view views[PROGRAM_MAX_VIEWS];
 	int nviews;
 	struct object_policy policy;
@@ -146,6 +149,9 @@ int program_config_parse(const struct conf_node *block, struct program_config *c
 /* Adds a KernelAddress symbol (checked: a name, once, within PROGRAM_MAX_KADDRS). 0, or -1
  * with err. */
 int program_config_add_kaddr(struct program_config *c, const char *symbol, char *err, size_t errlen);
+/* Sets the CgroupIdMap: map, type "hash" or "cgrp_storage", patterns. 0, or -1 with err. */
+int program_config_set_cgroup_ids(struct program_config *c, const char *map, const char *type,
+				  const char *const *patterns, int npatterns, char *err, size_t errlen);
 void program_config_free(struct program_config *c);
 
 /* Whether a <Histogram> (kind VIEW_KIND_HISTOGRAM) or <Counter>/<Gauge> block takes key

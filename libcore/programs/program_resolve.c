@@ -505,6 +505,41 @@ static int set_kaddrs(const struct program_config *c, struct bpf_object *obj, ch
 	return 0;
 }
 
+/* BPF_MAP_TYPE_CGRP_STORAGE (6.2), which Debian 12's headers do not name yet. */
+#define MAP_TYPE_CGRP_STORAGE 32
+
+/* CgroupIdMap: the map is there, of the type and sizes ebpf_exporter checks. */
+static int check_cgroup_ids(const struct cgroup_id_map_config *g, struct bpf_object *obj, char *err, size_t errlen)
+{
+	struct bpf_map *map;
+	enum bpf_map_type t;
+	uint32_t key = g->cgrp_storage ? 4 : 8;
+
+	if (!g->map[0])
+		return 0;
+	map = bpf_object__find_map_by_name(obj, g->map);
+	if (!map) {
+		snprintf(err, errlen, "cgroup id map \"%s\": the object has no map of that name", g->map);
+		return -1;
+	}
+	t = bpf_map__type(map);
+	if (g->cgrp_storage ? (int)t != MAP_TYPE_CGRP_STORAGE : (t != BPF_MAP_TYPE_HASH && t != BPF_MAP_TYPE_LRU_HASH)) {
+		const char *type = libbpf_bpf_map_type_str(t);
+
+		snprintf(err, errlen, "cgroup id map \"%s\" is of type %s: %s", g->map, type ? type : "unknown",
+			 g->cgrp_storage ? "cgrp_storage takes a BPF_MAP_TYPE_CGRP_STORAGE"
+					 : "hash takes a BPF_MAP_TYPE_HASH or LRU_HASH");
+		return -1;
+	}
+	if (bpf_map__key_size(map) != key || bpf_map__value_size(map) != 8) {
+		snprintf(err, errlen, "cgroup id map \"%s\" has a %u-byte key and a %u-byte value: type %s takes a %u-byte "
+				      "key and a u64 value", g->map, bpf_map__key_size(map), bpf_map__value_size(map),
+			 g->cgrp_storage ? "cgrp_storage" : "hash", key);
+		return -1;
+	}
+	return 0;
+}
+
 static const char *view_kind_name(enum program_view_kind k)
 {
 	return k == VIEW_KIND_HISTOGRAM ? "Histogram" : k == VIEW_KIND_GAUGE ? "Gauge" : "Counter";
@@ -538,7 +573,7 @@ int program_resolve(struct program_config *c, struct bpf_object *obj, struct pro
 	for (int i = 0; i < c->nparams; i++)
 		if (set_param(&c->params[i], obj, err, errlen))
 			return -1;
-	if (set_kaddrs(c, obj, err, errlen))
+	if (set_kaddrs(c, obj, err, errlen) || check_cgroup_ids(&c->cgroup_ids, obj, err, errlen))
 		return -1;
 	for (int i = 0; i < c->nviews; i++)
 		if (resolve_view(&c->views[i], obj, &out->views[i], why, sizeof(why))) {

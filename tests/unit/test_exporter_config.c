@@ -220,7 +220,26 @@ int main(void)
 	test_refused("", "the file is empty");
 	test_refused("- a\n", "the config must be a mapping");
 	test_refused("metrics:\n  gauges: []\n", "line 2: unknown field \"gauges\" in metrics");
-	test_refused("cgroup_id_map:\n  name: x\n", "line 1: field \"cgroup_id_map\" is not supported yet");
+	test_refused("cgroup_id_map:\n  name: x\n  type: lru\n",
+		     "line 2: cgroup_id_map: cgroup id map type \"lru\": it is \"hash\" (u64 cgroup id -> u64) or "
+		     "\"cgrp_storage\" (BPF_MAP_TYPE_CGRP_STORAGE)");
+	test_refused("cgroup_id_map:\n  type: hash\n", "line 2: cgroup_id_map needs the name of the program's map");
+	test_refused("cgroup_id_map:\n  name: x\n  regexps: ['^\\d']\n", "is Go's syntax (ebpf_exporter's)");
+	test_refused("cgroup_id_map:\n  name: x\n  flags: 1\n", "line 3: unknown field \"flags\" in cgroup_id_map");
+	{
+		static const char yaml[] = "cgroup_id_map:\n  name: ids\n  regexps:\n    - ^.*(system.slice/.*)$\n"
+					   "metrics:\n  counters: [{name: a_total, help: x}]\n";
+		struct program_config c;
+		char err[512];
+
+		memset(&c, 0, sizeof(c));
+		CHECK(exporter_config_parse("t.yaml", (const unsigned char *)yaml, strlen(yaml), &c, err, sizeof(err)) == 0);
+		CHECK_STR(c.cgroup_ids.map, "ids");
+		CHECK(!c.cgroup_ids.cgrp_storage); /* ebpf_exporter's default type: hash */
+		CHECK(c.cgroup_ids.npatterns == 1);
+		CHECK_STR(c.cgroup_ids.patterns[0], "^.*(system.slice/.*)$");
+		program_config_free(&c);
+	}
 	test_refused("kaddrs: [a, a]\nmetrics:\n  counters: [{name: a_total, help: x}]\n",
 		     "line 1: kaddrs: kernel symbol \"a\" is given twice");
 	test_refused("kaddrs: {a: b}\n", "line 1: kaddrs must be a list");
