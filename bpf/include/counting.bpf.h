@@ -30,6 +30,22 @@ static __always_inline void add_to_row(void *map, __u32 row, __u64 v)
 		counter_add(p, v);
 }
 
+/* Adds v to the u64 value of `key` in hash `map`, inserting a zero first where the key is
+ * new, so that two CPUs that both find no entry do not lose an event to each other (each
+ * adds into the one entry). Nothing is added when the map is full. */
+static __always_inline void counter_add_at(void *map, const void *key, __u64 v)
+{
+	__u64 zero = 0, *p = bpf_map_lookup_elem(map, key); /* on the stack: no global for Param to list */
+
+	if (!p) {
+		bpf_map_update_elem(map, key, &zero, BPF_NOEXIST);
+		p = bpf_map_lookup_elem(map, key);
+		if (!p)
+			return;
+	}
+	counter_add(p, v);
+}
+
 /* The tests' process filter: true for every task when `filter` (a module's rodata
  * filter_tgid) is 0, as in production, where the verifier removes the check because
  * rodata is frozen; else only for tasks of that process. */

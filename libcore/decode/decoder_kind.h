@@ -1,6 +1,7 @@
 /* What each label decoder (label_decoder.h) provides to the chain: its name, the inputs it
  * takes, and create/decode/free. One table lists them all (label_decoder.c); each decoder
- * lives in the file of its kind (decoders_number.c, decoders_text.c, decoders_system.c). */
+ * lives in the file of its kind (decoders_number.c, decoders_text.c, decoders_system.c) or in
+ * its own (decoder_<name>.c). */
 #ifndef EBPF_CORE_DECODER_KIND_H
 #define EBPF_CORE_DECODER_KIND_H
 
@@ -28,6 +29,7 @@ struct decoder_kind {
 	unsigned int sizes;      /* raw sizes taken, 0: text only */
 	const char *sizes_text;  /* "4 or 8 bytes", for messages */
 	bool takes_text;         /* may follow another decoder */
+	bool may_drop;           /* may drop the key's label set (label_decoder.dropped) */
 	int min_args, max_args;
 	/* Reads the arguments into d->state. 0, or -1 with err (the message names the decoder). */
 	int (*create)(struct label_decoder *d, const char *const *args, int nargs, char *err, size_t errlen);
@@ -46,6 +48,9 @@ struct label_decoder {
 	 * ("unknown_syscall:N", "unknown:N", "unknown_cgroup_id:N", "unknown_addr:0x..."), so
 	 * that its configs (ExporterConfig) give its label values. */
 	bool ebpf_exporter;
+	/* Set by the decode of a kind that may_drop: the text it was given drops the key's
+	 * label set (regexps: no pattern matched), and the chain stops there. */
+	bool dropped;
 	/* Its `Decode` line's values as the configuration writes them ("\"uint\"",
 	 * "\"static_map\" \"0=read\""), so that a chain can be printed back
 	 * (decoder_chain_line(), collectd-ebpf-import). */
@@ -71,5 +76,6 @@ int decoder_flavour_arg(struct label_decoder *d, const char *const *args, int na
 extern const struct decoder_kind decoder_uint, decoder_hex, decoder_syscall, decoder_errno, decoder_inet_ip;
 extern const struct decoder_kind decoder_string, decoder_static_map, decoder_regexp;
 extern const struct decoder_kind decoder_majorminor, decoder_ksym, decoder_cgroup;
+extern const struct decoder_kind decoder_regexps;
 
 #endif

@@ -10,6 +10,7 @@
 static const struct decoder_kind *const kinds[] = {
 	&decoder_uint,       &decoder_hex,  &decoder_string,     &decoder_syscall, &decoder_errno,   &decoder_majorminor,
 	&decoder_ksym,       &decoder_static_map, &decoder_regexp, &decoder_cgroup, &decoder_inet_ip,
+	&decoder_regexps,
 };
 #define NKINDS ((int)(sizeof(kinds) / sizeof(kinds[0])))
 
@@ -173,7 +174,7 @@ static void decode_default(const struct decode_input *in, char *out, size_t outl
 		decoder_hex.decode(NULL, in, out, outlen);
 }
 
-const char *decoder_chain_decode(struct decoder_chain *c, const void *bytes, size_t size, char *out, size_t outlen)
+bool decoder_chain_decode_kept(struct decoder_chain *c, const void *bytes, size_t size, char *out, size_t outlen)
 {
 	/* Two buffers in turn: each decoder reads what the one before wrote. */
 	char buf[2][DECODE_TEXT_MAX];
@@ -181,10 +182,10 @@ const char *decoder_chain_decode(struct decoder_chain *c, const void *bytes, siz
 	int cur = 0;
 
 	if (outlen == 0)
-		return out;
+		return true;
 	if (c->n == 0) {
 		decode_default(&in, out, outlen);
-		return out;
+		return true;
 	}
 	for (int i = 0; i < c->n; i++) {
 		char *dst = i == c->n - 1 ? out : buf[cur];
@@ -192,11 +193,22 @@ const char *decoder_chain_decode(struct decoder_chain *c, const void *bytes, siz
 
 		dst[0] = '\0';
 		c->d[i]->kind->decode(c->d[i], &in, dst, dstlen);
+		if (c->d[i]->kind->may_drop && c->d[i]->dropped) {
+			if (dst != out)
+				snprintf(out, outlen, "%s", dst);
+			return false;
+		}
 		in.bytes = (const unsigned char *)dst;
 		in.size = strlen(dst);
 		in.is_text = true;
 		cur ^= 1;
 	}
+	return true;
+}
+
+const char *decoder_chain_decode(struct decoder_chain *c, const void *bytes, size_t size, char *out, size_t outlen)
+{
+	decoder_chain_decode_kept(c, bytes, size, out, outlen);
 	return out;
 }
 
@@ -205,6 +217,14 @@ void decoder_chain_next_read(struct decoder_chain *c)
 	for (int i = 0; i < c->n; i++)
 		if (c->d[i]->kind->next_read)
 			c->d[i]->kind->next_read(c->d[i]);
+}
+
+bool decoder_chain_may_drop(const struct decoder_chain *c)
+{
+	for (int i = 0; i < c->n; i++)
+		if (c->d[i]->kind->may_drop)
+			return true;
+	return false;
 }
 
 void decoder_chain_free(struct decoder_chain *c)

@@ -28,6 +28,9 @@
  *               (after the TEXT of a "*=TEXT" argument: ebpf_exporter's "unknown:" prefix)
  *   regexp      text; "pattern" [replacement]       -> group 1 (or the match), or the
  *                                                      replacement with \0..\9; else unchanged
+ *   regexps     text; "pattern"...                  -> of the first pattern that matches,
+ *               group 1 (or the match); no match drops the key's label set (ebpf_exporter's
+ *               regexp, decoder_regexps.c)
  *   cgroup      8 bytes (cgroup id), or its text    -> the path under the cgroup2 mount
  * syscall, errno, cgroup and ksym take the argument "ebpf_exporter": a value without a name
  * then prints as ebpf_exporter prints it (unknown_syscall:N, unknown:N, unknown_cgroup_id:N,
@@ -46,6 +49,7 @@
 #ifndef EBPF_CORE_LABEL_DECODER_H
 #define EBPF_CORE_LABEL_DECODER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define DECODE_BYTES_MAX 256                        /* the largest key part hex and string take */
@@ -72,6 +76,11 @@ int decoder_chain_check(const struct decoder_chain *c, size_t size, char *err, s
  * bytes is always enough; a smaller out cuts the text). Returns out. The text is not yet
  * safe for a collectd identifier: see label_value_safe(). */
 const char *decoder_chain_decode(struct decoder_chain *c, const void *bytes, size_t size, char *out, size_t outlen);
+/* The same, and whether the key's label set is kept: false when a decoder of the chain drops
+ * it (regexps: no pattern matched; out then holds the text that decoder was given). */
+bool decoder_chain_decode_kept(struct decoder_chain *c, const void *bytes, size_t size, char *out, size_t outlen);
+/* Whether some key's label set may be dropped (the chain has a regexps decoder). */
+bool decoder_chain_may_drop(const struct decoder_chain *c);
 void decoder_chain_free(struct decoder_chain *c);
 /* A new read: decoders that remember what the system said (majorminor's disk names) ask it
  * again. Readers that keep their own key cache (a program's, KEY_CACHE_REFRESH) need not. */

@@ -116,6 +116,8 @@ struct decoder_read {
 	char name[PROGRAM_NAME_MAX];
 	char **entries; /* static_map's "value=text" */
 	int nentries;
+	const char **patterns; /* regexps' (the document's strings) */
+	int npatterns;
 };
 
 static void decoder_read_free(struct decoder_read *d)
@@ -125,6 +127,27 @@ static void decoder_read_free(struct decoder_read *d)
 	free(d->entries);
 	d->entries = NULL;
 	d->nentries = 0;
+	free(d->patterns);
+	d->patterns = NULL;
+	d->npatterns = 0;
+}
+
+static int read_regexps(const struct walk *w, const yaml_node_t *seq, struct decoder_read *d)
+{
+	int n = (int)(seq->data.sequence.items.top - seq->data.sequence.items.start);
+
+	d->patterns = calloc((size_t)n + 1, sizeof(*d->patterns));
+	if (!d->patterns)
+		return fail(w, seq, "out of memory");
+	for (int i = 0; i < n; i++) {
+		const yaml_node_t *item = node_at(w, seq->data.sequence.items.start[i]);
+		const char *pattern = scalar(item);
+
+		if (!pattern || !pattern[0])
+			return fail(w, item, "regexps is a list of patterns, each a non-empty text");
+		d->patterns[d->npatterns++] = pattern;
+	}
+	return 0;
 }
 
 static int read_static_map(const struct walk *w, const yaml_node_t *m, struct decoder_read *d)
@@ -173,6 +196,10 @@ static int read_decoder(const struct walk *w, const yaml_node_t *n, struct decod
 				return -1;
 			d->spec.allow_unknown_given = true;
 		} else if (!strcmp(key, "regexps")) {
+			if (d->spec.has_regexps)
+				return fail(w, k, "regexps appears twice in one decoder");
+			if (expect(w, v, YAML_SEQUENCE_NODE, "regexps") || read_regexps(w, v, d))
+				return -1;
 			d->spec.has_regexps = true;
 		} else {
 			return unknown(w, k, key, "a decoder", "name, static_map, regexps, allow_unknown");
@@ -183,6 +210,8 @@ static int read_decoder(const struct walk *w, const yaml_node_t *n, struct decod
 	d->spec.name = d->name;
 	d->spec.static_map = (const char *const *)d->entries;
 	d->spec.nstatic_map = d->nentries;
+	d->spec.regexps = d->patterns;
+	d->spec.nregexps = d->npatterns;
 	return 0;
 }
 
@@ -340,6 +369,9 @@ static struct program_view *new_view(const struct walk *w, const yaml_node_t *n,
 	memset(v, 0, sizeof(*v));
 	v->kind = kind;
 	v->max_series = PROGRAM_DEFAULT_MAX_SERIES;
+	/* As a <Program>'s: ebpf_exporter shows every label set in the map, so a newcomer
+	 * waiting in `other` behind a label set gone idle is further from it than a reclaim. */
+	v->reclaim_after = PROGRAM_DEFAULT_RECLAIM_AFTER;
 	v->multiplier = 1;
 	v->layout = HIST_LAYOUT_VALUE;
 	v->buckets = SLOTS_NATIVE;
@@ -472,6 +504,66 @@ static int read_metrics(const struct walk *w, const yaml_node_t *n)
 	return 0;
 }
 
+/* kaddrs: kernel symbols whose addresses go into the globals kaddr_<symbol> before load
+ * (KernelAddress, program_resolve.c). */
+static int read_kaddrs(const struct walk *w, const yaml_node_t *seq)
+{
+	char why[256];
+
+	if (expect(w, seq, YAML_SEQUENCE_NODE, "kaddrs"))
+		return -1;
+	for (yaml_node_item_t *i = seq->data.sequence.items.start; i < seq->data.sequence.items.top; i++) {
+		const yaml_node_t *item = node_at(w, *i);
+		const char *symbol = scalar(item);
+
+		if (!symbol)
+			return fail(w, item, "kaddrs is a list of kernel symbol names");
+		if (program_config_add_kaddr(w->c, symbol, why, sizeof(why)))
+			return fail(w, item, "kaddrs: %s", why);
+	}
+	return 0;
+}
+
+/* cgroup_id_map: name, type (hash, ebpf_exporter's default, or cgrp_storage), regexps
+ * (CgroupIdMap, cgroup_id_map.h). */
+static int read_cgroup_id_map(const struct walk *w, const yaml_node_t *n)
+{
+	const char *name = NULL, *type = "hash", *patterns[CGROUP_ID_MAP_PATTERNS + 1];
+	int npatterns = 0;
+	char why[768];
+
+	if (expect(w, n, YAML_MAPPING_NODE, "cgroup_id_map"))
+		return -1;
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		const yaml_node_t *k = node_at(w, p->key), *v = node_at(w, p->value);
+		const char *key = scalar(k);
+
+		if (key && !strcmp(key, "name") && scalar(v)) {
+			name = scalar(v);
+		} else if (key && !strcmp(key, "type") && scalar(v)) {
+			type = scalar(v)[0] ? scalar(v) : "hash";
+		} else if (key && !strcmp(key, "regexps")) {
+			if (expect(w, v, YAML_SEQUENCE_NODE, "regexps"))
+				return -1;
+			for (yaml_node_item_t *i = v->data.sequence.items.start; i < v->data.sequence.items.top; i++) {
+				if (npatterns == CGROUP_ID_MAP_PATTERNS || !scalar(node_at(w, *i)))
+					return fail(w, node_at(w, *i), "cgroup_id_map: regexps is a list of at most %d "
+									 "patterns", CGROUP_ID_MAP_PATTERNS);
+				patterns[npatterns++] = scalar(node_at(w, *i));
+			}
+		} else if (!key || (strcmp(key, "name") && strcmp(key, "type"))) {
+			return unknown(w, k, key ? key : "?", "cgroup_id_map", "name, type, regexps");
+		} else {
+			return fail(w, v, "cgroup_id_map: %s takes a value", key);
+		}
+	}
+	if (!name || !name[0])
+		return fail(w, n, "cgroup_id_map needs the name of the program's map");
+	if (program_config_set_cgroup_ids(w->c, name, type, patterns, npatterns, why, sizeof(why)))
+		return fail(w, n, "cgroup_id_map: %s", why);
+	return 0;
+}
+
 static int read_root(const struct walk *w, const yaml_node_t *root)
 {
 	int before = w->c->nviews;
@@ -490,9 +582,11 @@ static int read_root(const struct walk *w, const yaml_node_t *root)
 			if (read_metrics(w, val))
 				return -1;
 		} else if (!strcmp(key, "kaddrs")) {
-			return not_yet(w, k, "kaddrs", "kernel symbol addresses written into kaddr_ globals");
+			if (read_kaddrs(w, val))
+				return -1;
 		} else if (!strcmp(key, "cgroup_id_map")) {
-			return not_yet(w, k, "cgroup_id_map", "a map of cgroup ids for in-kernel filtering");
+			if (read_cgroup_id_map(w, val))
+				return -1;
 		} else if (!strcmp(key, "tracing")) {
 			return not_yet(w, k, "tracing", "spans over a ring buffer");
 		} else {

@@ -14,6 +14,8 @@
  *                            events, bucket_max + 1 holds the sum
  *   labels[]              -> <Label> Size/Padding with the decoders as a chain, each taking
  *                            the one before's output (`uint` then `syscall`)
+ *   kaddrs[]              -> KernelAddress (kernel_addresses.h)
+ *   cgroup_id_map         -> CgroupIdMap (cgroup_id_map.h)
  * Every field ebpf_exporter reads that is not honoured here yet, and every field it does not
  * read, is an error naming the field and the line. */
 #ifndef EBPF_PROGRAMS_EXPORTER_CONFIG_H

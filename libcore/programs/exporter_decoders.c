@@ -26,15 +26,16 @@ static const struct exporter_decoder decoders[] = {
 	{ "errno", READS_NUMBER_TEXT, "ebpf_exporter" },
 	{ "cgroup", READS_NUMBER_TEXT, "ebpf_exporter" },
 	{ "static_map", READS_TEXT, NULL },
+	/* regexps: the first pattern that matches gives the label, none drops the label set */
+	{ "regexp", READS_TEXT, NULL },
 };
 const char exporter_decoders_here[] = "uint, string, hex, inet_ip, majorminor, ksym, syscall, errno, cgroup, "
-				      "static_map";
+				      "static_map, regexp";
 
 /* ebpf_exporter's other decoders, and why each is not here yet. */
 static const struct {
 	const char *name, *why;
 } not_yet[] = {
-	{ "regexp", "it drops the whole label set when no pattern matches, which the reader cannot do yet" },
 	{ "kstack", "stacks of kernel addresses" },
 	{ "ifname", "network interface names" },
 	{ "dname", "DNS names in wire format" },
@@ -119,9 +120,8 @@ int exporter_decoder_add(struct decoder_chain *chain, const char *label, int pos
 		snprintf(err, errlen, "label \"%s\": allow_unknown goes with decoder static_map, not %s", label, d->name);
 		return -1;
 	}
-	if (d->has_regexps) {
-		snprintf(err, errlen, "label \"%s\": regexps go with decoder regexp, which is not supported yet (%s)",
-			 label, not_yet_why("regexp"));
+	if (d->has_regexps && strcmp(d->name, "regexp")) {
+		snprintf(err, errlen, "label \"%s\": regexps go with decoder regexp, not %s", label, d->name);
 		return -1;
 	}
 	/* ebpf_exporter would run a byte decoder on the text before it, or parse raw bytes as
@@ -140,6 +140,14 @@ int exporter_decoder_add(struct decoder_chain *chain, const char *label, int pos
 		snprintf(err, errlen, "label \"%s\": decoder %s reads text: put a decoder that makes it (uint, string, "
 				      "...) before it", label, d->name);
 		return -1;
+	}
+	if (!strcmp(d->name, "regexp")) {
+		if (!d->nregexps) {
+			snprintf(err, errlen, "label \"%s\": decoder regexp needs its regexps: a list of patterns "
+					      "(`regexps: [\"^(kswapd).*$\"]`)", label);
+			return -1;
+		}
+		return decoder_chain_add(chain, "regexps", d->regexps, d->nregexps, err, errlen);
 	}
 	if (k->input == READS_TEXT)
 		return add_static_map(chain, label, d, err, errlen);

@@ -2,7 +2,8 @@
  * project's decoder chains (libcore/decode/label_decoder.h), with ebpf_exporter's semantics:
  * each decoder takes the one before's output; the ones that read bytes (uint, string, hex,
  * inet_ip, ksym, majorminor) come first, the ones that read text (syscall, errno and cgroup a
- * number's text, static_map any text) after one that makes it; a value without a name prints
+ * number's text, static_map and regexp any text) after one that makes it; regexp (this
+ * project's regexps) drops the key's label set when no pattern matches; a value without a name prints
  * as ebpf_exporter prints it (the decoders' "ebpf_exporter" argument). The YAML is read by
  * exporter_config.c; this file knows only what each decoder means. */
 #ifndef EBPF_PROGRAMS_EXPORTER_DECODERS_H
@@ -18,6 +19,8 @@ struct exporter_decoder_spec {
 	const char *name;
 	const char *const *static_map; /* "value=text" entries (static_map only) */
 	int nstatic_map;
+	const char *const *regexps; /* patterns (regexp only) */
+	int nregexps;
 	bool has_static_map, allow_unknown, allow_unknown_given, has_regexps;
 };
 

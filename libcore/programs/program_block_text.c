@@ -116,6 +116,18 @@ int program_block_write(FILE *f, const struct program_config *c)
 	fprintf(f, ">\n");
 	if (c->object[0])
 		put_text_line(f, "  ", "Object", c->object);
+	for (int i = 0; i < c->nkaddrs; i++)
+		put_text_line(f, "  ", "KernelAddress", c->kaddrs[i]);
+	if (c->cgroup_ids.map[0]) {
+		fprintf(f, "  CgroupIdMap ");
+		put_quoted(f, c->cgroup_ids.map);
+		fprintf(f, " \"%s\"", c->cgroup_ids.cgrp_storage ? "cgrp_storage" : "hash");
+		for (int i = 0; i < c->cgroup_ids.npatterns; i++) {
+			fprintf(f, " ");
+			put_quoted(f, c->cgroup_ids.patterns[i]);
+		}
+		fprintf(f, "\n");
+	}
 	for (int i = 0; i < c->nviews; i++)
 		put_view(f, &c->views[i]);
 	fprintf(f, "</Program>\n");

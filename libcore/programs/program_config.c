@@ -450,6 +450,27 @@ static int parse_line(const struct conf_node *n, struct program_config *c, char 
 		}
 		return 0;
 	}
+	if (!strcasecmp(o->key, "KernelAddress")) {
+		if (opt_expect_strings(o, 1, err, errlen))
+			return -1;
+		for (int i = 0; i < o->nvalues; i++)
+			if (program_config_add_kaddr(c, o->values[i].string, err, errlen))
+				return -1;
+		return 0;
+	}
+	if (!strcasecmp(o->key, "CgroupIdMap")) {
+		const char *patterns[CGROUP_ID_MAP_PATTERNS + 1];
+
+		if (opt_expect_strings(o, 2, err, errlen) || o->nvalues > CGROUP_ID_MAP_PATTERNS + 2) {
+			snprintf(err, errlen, "CgroupIdMap takes a map, its type and up to %d patterns: CgroupIdMap "
+					      "\"cgroup_id_map\" \"hash\" \"^.*(system.slice/.*)$\"", CGROUP_ID_MAP_PATTERNS);
+			return -1;
+		}
+		for (int i = 2; i < o->nvalues; i++)
+			patterns[i - 2] = o->values[i].string;
+		return program_config_set_cgroup_ids(c, o->values[0].string, o->values[1].string, patterns,
+						     o->nvalues - 2, err, errlen);
+	}
 	if (!strcasecmp(o->key, "AllowProgramType") || !strcasecmp(o->key, "AllowHelper"))
 		return add_policy_names(c, o, !strcasecmp(o->key, "AllowProgramType"), err, errlen);
 	if (!strcasecmp(o->key, "Histogram") || !strcasecmp(o->key, "Counter") || !strcasecmp(o->key, "Gauge")) {
@@ -464,7 +485,7 @@ static int parse_line(const struct conf_node *n, struct program_config *c, char 
 		return parse_view(n, k, &c->views[c->nviews++], err, errlen);
 	}
 	snprintf(err, errlen, "unknown option \"%s\"; valid: Object, Param, <Probe>, Skip, AllowProgramType, "
-			      "AllowHelper, <Histogram>, <Counter>, <Gauge>, ExporterConfig", o->key);
+			      "AllowHelper, <Histogram>, <Counter>, <Gauge>, ExporterConfig, KernelAddress, CgroupIdMap", o->key);
 	return -1;
 }
 
@@ -546,6 +567,69 @@ int program_config_parse(const struct conf_node *block, struct program_config *c
 		}
 	}
 	return check_precision(c, err, errlen);
+}
+
+int program_config_add_kaddr(struct program_config *c, const char *symbol, char *err, size_t errlen)
+{
+	/* the global's name, kaddr_<symbol>, must fit too */
+	if (!symbol[0] || strlen(symbol) + 6 >= PROGRAM_NAME_MAX || strspn(symbol, "abcdefghijklmnopqrstuvwxyz"
+					"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") != strlen(symbol)) {
+		snprintf(err, errlen, "\"%s\" is not a kernel symbol's name (letters, digits, '_' and '.', at most %d "
+				      "characters): KernelAddress \"bpf_jit_current\"", symbol, PROGRAM_NAME_MAX - 7);
+		return -1;
+	}
+	for (int i = 0; i < c->nkaddrs; i++)
+		if (!strcmp(c->kaddrs[i], symbol)) {
+			snprintf(err, errlen, "kernel symbol \"%s\" is given twice", symbol);
+			return -1;
+		}
+	if (c->nkaddrs == PROGRAM_MAX_KADDRS) {
+		snprintf(err, errlen, "at most %d KernelAddress symbols", PROGRAM_MAX_KADDRS);
+		return -1;
+	}
+	snprintf(c->kaddrs[c->nkaddrs++], PROGRAM_NAME_MAX, "%s", symbol);
+	return 0;
+}
+
+int program_config_set_cgroup_ids(struct program_config *c, const char *map, const char *type,
+				  const char *const *patterns, int npatterns, char *err, size_t errlen)
+{
+	struct cgroup_id_map_config *g = &c->cgroup_ids;
+	char why[512];
+
+	if (g->map[0]) {
+		snprintf(err, errlen, "one cgroup id map per program");
+		return -1;
+	}
+	if (!map[0] || strlen(map) >= sizeof(g->map)) {
+		snprintf(err, errlen, "the cgroup id map needs the name of a map of the program");
+		return -1;
+	}
+	if (strcmp(type, "hash") && strcmp(type, "cgrp_storage")) {
+		snprintf(err, errlen, "cgroup id map type \"%s\": it is \"hash\" (u64 cgroup id -> u64) or "
+				      "\"cgrp_storage\" (BPF_MAP_TYPE_CGRP_STORAGE)", type);
+		return -1;
+	}
+	if (npatterns > CGROUP_ID_MAP_PATTERNS) {
+		snprintf(err, errlen, "the cgroup id map takes at most %d patterns", CGROUP_ID_MAP_PATTERNS);
+		return -1;
+	}
+	for (int i = 0; i < npatterns; i++) {
+		if (strlen(patterns[i]) >= sizeof(g->patterns[i])) {
+			snprintf(err, errlen, "a cgroup id map pattern is at most %zu characters", sizeof(g->patterns[i]) - 1);
+			return -1;
+		}
+		snprintf(g->patterns[i], sizeof(g->patterns[i]), "%s", patterns[i]);
+	}
+	g->npatterns = npatterns;
+	g->cgrp_storage = !strcmp(type, "cgrp_storage");
+	if (cgroup_id_map_check(g, why, sizeof(why))) {
+		snprintf(err, errlen, "%s", why);
+		memset(g, 0, sizeof(*g));
+		return -1;
+	}
+	snprintf(g->map, sizeof(g->map), "%s", map);
+	return 0;
 }
 
 void program_config_free(struct program_config *c)

@@ -8,6 +8,9 @@
  *     ExporterConfig "/etc/collectd/ebpf.d/biolatency.yaml"   (its views; Object defaults to
  *                       the .bpf.o beside it, exporter_config.h)
  *     Param "min_us" 10
+ *     KernelAddress "bpf_jit_current"   (its address into the global kaddr_bpf_jit_current,
+ *                       kernel_addresses.h; ebpf_exporter's kaddrs)
+ *     CgroupIdMap "map" "hash"|"cgrp_storage" "pattern"...   (cgroup_id_map.h)
  *     <Probe "sync"> Program "sync_fentry" "sync_kprobe" "sync_tp" </Probe>
  *     Skip "debug_prog"
  *     AllowProgramType "xdp"            AllowHelper "bpf_send_signal"
@@ -31,12 +34,14 @@
 #include "base/options.h"
 #include "libcore/hist/hist_config.h"
 #include "libcore/programs/object_policy.h"
+#include "libcore/programs/cgroup_id_map.h"
 
 #define PROGRAM_NAME_MAX 64
 #define PROGRAM_MAX_PARAMS 16
 #define PROGRAM_MAX_PROBES 16
 #define PROGRAM_MAX_ALTERNATIVES 8
 #define PROGRAM_MAX_SKIPS 16
+#define PROGRAM_MAX_KADDRS 16
 #define PROGRAM_MAX_VIEWS 16
 #define PROGRAM_MAX_LABELS 8
 #define PROGRAM_MAX_FIXED_BOUNDS 64
@@ -127,6 +132,9 @@ struct program_config {
 	int nprobes;
 	char skip[PROGRAM_MAX_SKIPS][PROGRAM_NAME_MAX];
 	int nskip;
+	char kaddrs[PROGRAM_MAX_KADDRS][PROGRAM_NAME_MAX]; /* KernelAddress: symbols for kaddr_<symbol> */
+	int nkaddrs;
+	struct cgroup_id_map_config cgroup_ids; /* CgroupIdMap (cgroup_id_map.h) */
 	struct program_view views[PROGRAM_MAX_VIEWS];
 	int nviews;
 	struct object_policy policy;
@@ -138,6 +146,12 @@ struct program_config {
  * -1 with err naming the block, the line and the fix. The config is zeroed first; free it
  * with program_config_free() either way. */
 int program_config_parse(const struct conf_node *block, struct program_config *c, char *err, size_t errlen);
+/* Adds a KernelAddress symbol (checked: a name, once, within PROGRAM_MAX_KADDRS). 0, or -1
+ * with err. */
+int program_config_add_kaddr(struct program_config *c, const char *symbol, char *err, size_t errlen);
+/* Sets the CgroupIdMap: map, type "hash" or "cgrp_storage", patterns. 0, or -1 with err. */
+int program_config_set_cgroup_ids(struct program_config *c, const char *map, const char *type,
+				  const char *const *patterns, int npatterns, char *err, size_t errlen);
 void program_config_free(struct program_config *c);
 
 /* "native", "log2", ... */

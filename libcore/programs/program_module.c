@@ -30,6 +30,7 @@ struct program_state {
 	char prog_names[PROGRAM_MAX_POINTS][PROGRAM_MAX_ALTERNATIVES][PROGRAM_NAME_MAX];
 	char variants[PROGRAM_MAX_POINTS][PROGRAM_MAX_ALTERNATIVES][16];
 	struct program_reader *readers[PROGRAM_MAX_VIEWS];
+	struct cgroup_id_sync *cgroup_ids; /* CgroupIdMap, NULL without */
 	char start_error[1024]; /* the object was refused: the program stays off with this */
 };
 
@@ -157,6 +158,15 @@ static int start(struct module *m, char *err, size_t errlen)
 		if (!s->readers[i])
 			return -1;
 	}
+	if (s->cfg.cgroup_ids.map[0]) {
+		struct bpf_map *map = bpf_object__find_map_by_name(m->obj, s->cfg.cgroup_ids.map);
+
+		s->cgroup_ids = cgroup_id_sync_new(&s->cfg.cgroup_ids, map ? bpf_map__fd(map) : -1,
+						   map ? bpf_map__max_entries(map) : 0, NULL, err, errlen);
+		if (!s->cgroup_ids)
+			return -1;
+		cgroup_id_sync_run(s->cgroup_ids, NULL);
+	}
 	return 0;
 }
 
@@ -164,6 +174,8 @@ static int read_views(struct module *m, const struct metric_sink *sink)
 {
 	struct program_state *s = m->priv;
 
+	if (s->cgroup_ids)
+		cgroup_id_sync_run(s->cgroup_ids, sink);
 	for (int i = 0; i < s->cfg.nviews; i++) {
 		int e = program_reader_read(s->readers[i], sink);
 
@@ -181,6 +193,8 @@ static void destroy(struct module *m)
 		program_reader_free(s->readers[i]);
 		s->readers[i] = NULL;
 	}
+	cgroup_id_sync_free(s->cgroup_ids);
+	s->cgroup_ids = NULL;
 	program_config_free(&s->cfg);
 	object_bytes_free(&s->bytes);
 }

@@ -1,4 +1,5 @@
 #include "libcore/programs/program_resolve.h"
+#include "libcore/programs/kernel_addresses.h"
 
 #include "bpf/include/hist_slot.h"
 
@@ -456,6 +457,89 @@ static int set_param(const struct program_param *p, struct bpf_object *obj, char
 	return 0;
 }
 
+/* KernelAddress: each symbol's address into its `kaddr_<symbol>`, an 8-byte integer global,
+ * as ebpf_exporter's kaddrs. */
+static int set_kaddrs(const struct program_config *c, struct bpf_object *obj, char *err, size_t errlen)
+{
+	const char *names[PROGRAM_MAX_KADDRS];
+	uint64_t addrs[PROGRAM_MAX_KADDRS];
+	char why[512];
+
+	if (!c->nkaddrs)
+		return 0;
+	for (int i = 0; i < c->nkaddrs; i++)
+		names[i] = c->kaddrs[i];
+	if (kernel_addresses_find("/proc/kallsyms", names, c->nkaddrs, addrs, why, sizeof(why))) {
+		snprintf(err, errlen, "KernelAddress: %s", why);
+		return -1;
+	}
+	for (int i = 0; i < c->nkaddrs; i++) {
+		const struct btf *btf = bpf_object__btf(obj);
+		const struct btf_type *t;
+		uint32_t offset, type_id, size;
+		struct bpf_map *map;
+		size_t data_size;
+		char *data, globals[256], global[PROGRAM_NAME_MAX + 8];
+
+		snprintf(global, sizeof(global), "kaddr_%s", c->kaddrs[i]);
+		if (find_global(obj, global, &map, &offset, &type_id, &size, globals, sizeof(globals))) {
+			snprintf(err, errlen, "KernelAddress \"%s\": the object has no global %s (its globals: %s; declare "
+					      "`const volatile u64 %s`)", c->kaddrs[i], global, globals[0] ? globals : "none",
+				 global);
+			return -1;
+		}
+		t = resolved(btf, type_id, NULL);
+		data = (char *)bpf_map__initial_value(map, &data_size);
+		if (!t || !btf_is_int(t) || t->size != 8 || size != 8) {
+			snprintf(err, errlen, "KernelAddress \"%s\": %s must be an 8-byte integer (`const volatile u64 %s`)",
+				 c->kaddrs[i], global, global);
+			return -1;
+		}
+		if (!data || offset + 8 > data_size) {
+			snprintf(err, errlen, "KernelAddress \"%s\": %s's section cannot be set before load", c->kaddrs[i],
+				 global);
+			return -1;
+		}
+		memcpy(data + offset, &addrs[i], 8);
+	}
+	return 0;
+}
+
+/* BPF_MAP_TYPE_CGRP_STORAGE (6.2), which Debian 12's headers do not name yet. */
+#define MAP_TYPE_CGRP_STORAGE 32
+
+/* CgroupIdMap: the map is there, of the type and sizes ebpf_exporter checks. */
+static int check_cgroup_ids(const struct cgroup_id_map_config *g, struct bpf_object *obj, char *err, size_t errlen)
+{
+	struct bpf_map *map;
+	enum bpf_map_type t;
+	uint32_t key = g->cgrp_storage ? 4 : 8;
+
+	if (!g->map[0])
+		return 0;
+	map = bpf_object__find_map_by_name(obj, g->map);
+	if (!map) {
+		snprintf(err, errlen, "cgroup id map \"%s\": the object has no map of that name", g->map);
+		return -1;
+	}
+	t = bpf_map__type(map);
+	if (g->cgrp_storage ? (int)t != MAP_TYPE_CGRP_STORAGE : (t != BPF_MAP_TYPE_HASH && t != BPF_MAP_TYPE_LRU_HASH)) {
+		const char *type = libbpf_bpf_map_type_str(t);
+
+		snprintf(err, errlen, "cgroup id map \"%s\" is of type %s: %s", g->map, type ? type : "unknown",
+			 g->cgrp_storage ? "cgrp_storage takes a BPF_MAP_TYPE_CGRP_STORAGE"
+					 : "hash takes a BPF_MAP_TYPE_HASH or LRU_HASH");
+		return -1;
+	}
+	if (bpf_map__key_size(map) != key || bpf_map__value_size(map) != 8) {
+		snprintf(err, errlen, "cgroup id map \"%s\" has a %u-byte key and a %u-byte value: type %s takes a %u-byte "
+				      "key and a u64 value", g->map, bpf_map__key_size(map), bpf_map__value_size(map),
+			 g->cgrp_storage ? "cgrp_storage" : "hash", key);
+		return -1;
+	}
+	return 0;
+}
+
 static const char *view_kind_name(enum program_view_kind k)
 {
 	return k == VIEW_KIND_HISTOGRAM ? "Histogram" : k == VIEW_KIND_GAUGE ? "Gauge" : "Counter";
@@ -489,6 +573,8 @@ int program_resolve(struct program_config *c, struct bpf_object *obj, struct pro
 	for (int i = 0; i < c->nparams; i++)
 		if (set_param(&c->params[i], obj, err, errlen))
 			return -1;
+	if (set_kaddrs(c, obj, err, errlen) || check_cgroup_ids(&c->cgroup_ids, obj, err, errlen))
+		return -1;
 	for (int i = 0; i < c->nviews; i++)
 		if (resolve_view(&c->views[i], obj, &out->views[i], why, sizeof(why))) {
 			snprintf(err, errlen, "<%s \"%s\">: %s", view_kind_name(c->views[i].kind), c->views[i].map, why);

@@ -53,6 +53,8 @@ struct program_reader {
 	struct series other;         /* label sets beyond MaxSeries */
 	uint32_t folded;             /* label sets in `other` this read */
 	uint32_t waiting;            /* of them, new ones that found no room (not reclaimed ones) */
+	bool may_drop;               /* a label's decoders may drop a key (regexps) */
+	uint32_t unmatched;          /* keys dropped so this read: gauge "unmatched-<map>" */
 	/* ReclaimAfter: the series given up for newcomers are added into `other`, less what they
 	 * had when they were given up, so that `other` goes on from where it was; their names
 	 * (64-bit hashes) stay out of the series until MaxSeries of them were given up. */
@@ -184,15 +186,16 @@ static void append(char *buf, size_t cap, size_t *used, const char *text)
  * on its own (the cgroup "/" is "root" wherever the label stands, a leading '/' is dropped
  * from each label, not only from the name's start); the whole name then only keeps to
  * collectd's length and to what the TypeInstance text itself holds. */
-static void series_name(struct program_reader *r, const uint8_t *key, int cpu, char *out)
+static bool series_name(struct program_reader *r, const uint8_t *key, int cpu, char *out)
 {
 	struct program_view *v = r->v;
 	char texts[PROGRAM_MAX_LABELS + 1][LABEL_VALUE_MAX], raw[1024], cpu_text[16], decoded[DECODE_TEXT_MAX];
 	size_t used = 0;
 
 	for (int i = 0; i < v->nlabels; i++) {
-		decoder_chain_decode(&v->labels[i].decoders, key + v->labels[i].offset, v->labels[i].size, decoded,
-				     sizeof(decoded));
+		if (!decoder_chain_decode_kept(&v->labels[i].decoders, key + v->labels[i].offset, v->labels[i].size,
+					       decoded, sizeof(decoded)))
+			return false; /* the key's label set is dropped (regexps) */
 		label_value_safe(decoded, texts[i]);
 	}
 	if (cpu >= 0)
@@ -235,6 +238,7 @@ static void series_name(struct program_reader *r, const uint8_t *key, int cpu, c
 	if (!v->type_instance[0] && !v->nlabels && cpu < 0)
 		snprintf(raw, sizeof(raw), "%s", v->map); /* one series: named by its map */
 	label_value_safe(raw, out);
+	return true;
 }
 
 /* Adds one CPU's value of one entry into series s. */
@@ -270,9 +274,10 @@ static void add_entry(struct program_reader *r, struct series *s, const uint8_t 
 
 #define KEY_OTHER UINT32_MAX       /* in other: reclaimed */
 #define KEY_WAITING (UINT32_MAX - 1) /* in other: found no room */
+#define KEY_DROPPED (UINT32_MAX - 2) /* no series: a decoder dropped its label set */
 
 /* The series of a key (not per CPU): decoded and named when the key is new (or due for a
- * refresh, key_cache.h), else as the last time. */
+ * refresh, key_cache.h), else as the last time; NULL for a key whose label set is dropped. */
 static struct series *series_of_key(struct program_reader *r, const uint8_t *key)
 {
 	char name[LABEL_VALUE_MAX];
@@ -286,9 +291,14 @@ static struct series *series_of_key(struct program_reader *r, const uint8_t *key
 		r->waiting += known == KEY_WAITING;
 		return &r->other;
 	}
+	if (known == KEY_DROPPED || (!known && !series_name(r, key, -1, name))) {
+		if (!known)
+			key_cache_put(r->keys, KEY_DROPPED);
+		r->unmatched++;
+		return NULL;
+	}
 	if (known)
 		return &r->series[known - 1];
-	series_name(r, key, -1, name);
 	s = series_for(r, name);
 	key_cache_put(r->keys, s != &r->other ? (uint32_t)(s - r->series) + 1
 		      : r->waiting != waiting ? KEY_WAITING : KEY_OTHER);
@@ -301,13 +311,16 @@ static void add_key(struct program_reader *r, const uint8_t *key, const uint8_t 
 	int ncpus = r->rd.copies;
 	struct series *s = NULL;
 
-	if (!(r->l->percpu && r->v->percpu == PERCPU_LABEL)) /* else one series per CPU */
-		s = series_of_key(r, key);
+	if (!(r->l->percpu && r->v->percpu == PERCPU_LABEL) && !(s = series_of_key(r, key))) /* else one per CPU */
+		return;
 	for (int cpu = 0; cpu < ncpus; cpu++) {
 		struct series *to = s;
 
 		if (!to) {
-			series_name(r, key, cpu, name);
+			if (!series_name(r, key, cpu, name)) {
+				r->unmatched += cpu == 0;
+				continue;
+			}
 			to = series_for(r, name);
 		}
 		add_entry(r, to, key, value + (size_t)cpu * r->rd.copy_size);
@@ -367,6 +380,7 @@ static void add_dump(struct program_reader *r)
 	clear_read(r, &r->other);
 	r->folded = 0;
 	r->waiting = 0;
+	r->unmatched = 0;
 	for (uint32_t i = 0; i < r->rd.dump.count; i++)
 		add_key(r, map_read_key(&r->rd, i), map_read_value(&r->rd, i, 0));
 }
@@ -453,6 +467,8 @@ int program_reader_read(struct program_reader *r, const struct metric_sink *sink
 	}
 	if (sink->gauge && (r->nseries == r->v->max_series || r->nreclaimed))
 		sink->gauge(sink->ctx, "folded", r->v->map, r->folded);
+	if (sink->gauge && r->may_drop) /* ebpf_exporter drops them without a trace */
+		sink->gauge(sink->ctx, "unmatched", r->v->map, r->unmatched);
 	return 0;
 }
 
@@ -468,6 +484,8 @@ struct program_reader *program_reader_new(struct program_view *v, const struct v
 	}
 	r->v = v;
 	r->l = l;
+	for (int i = 0; i < v->nlabels; i++)
+		r->may_drop |= decoder_chain_may_drop(&v->labels[i].decoders);
 	r->capacity = 16;
 	while (r->capacity < 2 * v->max_series)
 		r->capacity *= 2;

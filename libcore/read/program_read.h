@@ -2,7 +2,9 @@
  * every entry's key decoded into labels, entries with the same labels added up into one
  * series, the series sent through the metric sink. A view keeps at most MaxSeries series:
  * label sets beyond are added into the series "other" and their number is sent as
- * gauge "folded-<map>", so nothing read is lost from the totals. The map is read in one pass
+ * gauge "folded-<map>", so nothing read is lost from the totals. A key whose label set a
+ * decoder drops (regexps: ebpf_exporter's regexp, no pattern matched) has no series; their
+ * number in each read is gauge "unmatched-<map>". The map is read in one pass
  * (map_dump.h: batches where the kernel has them), never cleared; a key's series is
  * remembered by its bytes (key_cache.h), so that it is decoded once in KEY_CACHE_REFRESH
  * reads, not at every read.

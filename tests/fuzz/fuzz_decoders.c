@@ -18,7 +18,7 @@
 #include <string.h>
 
 static const char *const names[] = { "uint",   "hex",  "string",     "syscall", "errno",   "majorminor",
-				     "ksym",   "static_map", "regexp", "cgroup",  "inet_ip", "no_such" };
+				     "ksym",   "static_map", "regexp", "cgroup",  "inet_ip", "regexps", "no_such" };
 #define NNAMES (sizeof(names) / sizeof(names[0]))
 
 struct reader {

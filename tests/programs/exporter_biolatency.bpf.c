@@ -9,6 +9,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include "counting.bpf.h" /* counter_add_at */
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -34,22 +35,6 @@ struct {
 	__type(key, u64); /* struct request * */
 	__type(value, u64);
 } issued SEC(".maps");
-
-/* Adds n to key's value: inserts a zero first, so two CPUs that both find no entry cannot
- * lose an event to each other. */
-static __always_inline void add(struct bio_key *key, u64 n)
-{
-	static const u64 zero;
-	u64 *v = bpf_map_lookup_elem(&bio_latency_seconds, key);
-
-	if (!v) {
-		bpf_map_update_elem(&bio_latency_seconds, key, &zero, BPF_NOEXIST);
-		v = bpf_map_lookup_elem(&bio_latency_seconds, key);
-		if (!v)
-			return;
-	}
-	__sync_fetch_and_add(v, n);
-}
 
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(issue, struct request *rq)
@@ -79,8 +64,8 @@ int BPF_PROG(complete, struct request *rq, blk_status_t error, unsigned int nr_b
 	k.dev = disk ? USER_DEV(BPF_CORE_READ(disk, major), BPF_CORE_READ(disk, first_minor)) : 0;
 	k.op = BPF_CORE_READ(rq, cmd_flags) & 0xff;
 	k.bucket = bucket;
-	add(&k, 1);
+	counter_add_at(&bio_latency_seconds, &k, 1);
 	k.bucket = BUCKET_MAX + 1;
-	add(&k, us);
+	counter_add_at(&bio_latency_seconds, &k, us);
 	return 0;
 }

@@ -9,6 +9,7 @@
  *                      in bucket WRITE_BUCKET_MAX + 1, as ebpf_exporter's histograms keep it */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include "counting.bpf.h" /* counter_add_at */
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -40,29 +41,13 @@ static __always_inline bool of_filter(void)
 	return filter_tgid && (bpf_get_current_pid_tgid() >> 32) == filter_tgid;
 }
 
-/* Adds n to key's value in map: inserts a zero first, so that two CPUs that both find no
- * entry do not lose an event to each other. */
-static __always_inline void add(void *map, const void *key, __u64 n)
-{
-	static const __u64 zero;
-	__u64 *v = bpf_map_lookup_elem(map, key);
-
-	if (!v) {
-		bpf_map_update_elem(map, key, &zero, BPF_NOEXIST);
-		v = bpf_map_lookup_elem(map, key);
-		if (!v)
-			return;
-	}
-	__sync_fetch_and_add(v, n);
-}
-
 SEC("tracepoint/raw_syscalls/sys_enter")
 int count_syscall(struct trace_event_raw_sys_enter *ctx)
 {
 	__u64 id = ctx->id;
 
 	if (of_filter())
-		add(&syscalls_total, &id, 1);
+		counter_add_at(&syscalls_total, &id, 1);
 	return 0;
 }
 
@@ -77,8 +62,8 @@ int write_size(struct trace_event_raw_sys_enter *ctx)
 	key.fd = (__u8)ctx->args[0];
 	while (key.bucket < WRITE_BUCKET_MAX && (1ULL << key.bucket) < size)
 		key.bucket++;
-	add(&write_size_bytes, &key, 1);
+	counter_add_at(&write_size_bytes, &key, 1);
 	key.bucket = WRITE_BUCKET_MAX + 1;
-	add(&write_size_bytes, &key, size);
+	counter_add_at(&write_size_bytes, &key, size);
 	return 0;
 }

@@ -12,7 +12,7 @@ IMPORT="$top_builddir/collectd-ebpf-import"
 work=$(mktemp -d /tmp/ebpf-import.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-for n in exporter_syscalls exporter_biolatency; do
+for n in exporter_syscalls exporter_biolatency exporter_comm; do
 	cp "$top_srcdir/tests/programs/$n.yaml" "$work/"
 	"$IMPORT" "$work/$n.yaml" > "$work/$n.out" 2> "$work/$n.err" || fail "$n.yaml refused: $(cat "$work/$n.err")"
 	[ ! -s "$work/$n.err" ] || fail "$n.yaml: messages on stderr: $(cat "$work/$n.err")"

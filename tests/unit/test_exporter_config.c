@@ -76,6 +76,10 @@ static void test_good(void)
 	CHECK_STR(counter->type, "derive");
 	CHECK_STR(counter->type_instance, "syscalls-%{syscall}");
 	CHECK(counter->nlabels == 1 && counter->labels[0].size == 8);
+	/* a <Program>'s defaults: the YAML has no MaxSeries or ReclaimAfter */
+	CHECK(counter->max_series == PROGRAM_DEFAULT_MAX_SERIES && hist->max_series == PROGRAM_DEFAULT_MAX_SERIES);
+	CHECK(counter->reclaim_after == PROGRAM_DEFAULT_RECLAIM_AFTER && counter->reclaim_after == 60);
+	CHECK(hist->reclaim_after == PROGRAM_DEFAULT_RECLAIM_AFTER);
 	/* uint then syscall: the number's name, as ebpf_exporter's chain gives it */
 	CHECK_STR(decode_u64(&c.views[0].labels[0].decoders, SYS_write, 8, out), "write");
 	CHECK(decoder_chain_check(&counter->labels[0].decoders, 8, err, sizeof(err)) == 0);
@@ -154,10 +158,38 @@ static void test_chains(void)
 	CHECK_STR(err, "ExporterConfig \"t.yaml\" line 8: label \"l\": decoder majorminor reads the key's bytes, so it "
 		       "must be the label's first decoder");
 	program_config_free(&c);
-	CHECK(parse_label("[{name: string}, {name: regexp, regexps: [\"^(k).*$\"]}]", 16, &c, err, sizeof(err)) == -1);
-	CHECK_STR(err, "ExporterConfig \"t.yaml\" line 8: label \"l\": decoder \"regexp\" is not supported yet (it "
-		       "drops the whole label set when no pattern matches, which the reader cannot do yet); the "
-		       "decoders here: uint, string, hex, inet_ip, majorminor, ksym, syscall, errno, cgroup, static_map");
+	/* regexp: the first pattern that matches, its group 1 or the match; none drops the label
+	 * set (what the reader does with that: test_decoder_regexps, collectd_exporter_regexp.sh) */
+	CHECK(parse_label("[{name: string}, {name: regexp, regexps: [\"^(kswapd).*$\", \"^(systemd.*)$\"]}]", 16, &c,
+			  err, sizeof(err)) == 0);
+	{
+		char comm[16] = "kswapd0", out2[DECODE_TEXT_MAX];
+
+		CHECK(decoder_chain_may_drop(&c.views[0].labels[0].decoders));
+		CHECK(decoder_chain_decode_kept(&c.views[0].labels[0].decoders, comm, 16, out2, sizeof(out2)));
+		CHECK_STR(out2, "kswapd");
+		snprintf(comm, sizeof(comm), "systemd-udevd");
+		CHECK(decoder_chain_decode_kept(&c.views[0].labels[0].decoders, comm, 16, out2, sizeof(out2)));
+		CHECK_STR(out2, "systemd-udevd");
+		snprintf(comm, sizeof(comm), "bash");
+		CHECK(!decoder_chain_decode_kept(&c.views[0].labels[0].decoders, comm, 16, out2, sizeof(out2)));
+		CHECK_STR(decoder_chain_line(&c.views[0].labels[0].decoders, 1),
+			  "\"regexps\" \"^(kswapd).*$\" \"^(systemd.*)$\"");
+	}
+	program_config_free(&c);
+	CHECK(parse_label("[{name: string}, {name: regexp}]", 16, &c, err, sizeof(err)) == -1);
+	CHECK_STR(err, "ExporterConfig \"t.yaml\" line 8: label \"l\": decoder regexp needs its regexps: a list of "
+		       "patterns (`regexps: [\"^(kswapd).*$\"]`)");
+	program_config_free(&c);
+	CHECK(parse_label("[{name: string}, {name: regexp, regexps: [\"^cpu\\\\d$\"]}]", 16, &c, err, sizeof(err)) == -1);
+	CHECK_STR(err, "ExporterConfig \"t.yaml\" line 8: label \"l\": decoder regexps: \"^cpu\\d$\" is Go's syntax "
+		       "(ebpf_exporter's), not POSIX extended: use [0-9] for \\d");
+	program_config_free(&c);
+	CHECK(parse_label("[{name: string}, {name: regexp, regexps: \"^a\"}]", 16, &c, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "line 8: regexps must be a list") != NULL);
+	program_config_free(&c);
+	CHECK(parse_label("[{name: regexp, regexps: [\"^a\"]}]", 16, &c, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "decoder regexp reads text: put a decoder that makes it") != NULL);
 	program_config_free(&c);
 	CHECK(parse_label("[{name: rot13}]", 4, &c, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "line 8: label \"l\": unknown decoder \"rot13\"; the decoders here: uint,") != NULL);
@@ -188,7 +220,42 @@ int main(void)
 	test_refused("", "the file is empty");
 	test_refused("- a\n", "the config must be a mapping");
 	test_refused("metrics:\n  gauges: []\n", "line 2: unknown field \"gauges\" in metrics");
-	test_refused("cgroup_id_map:\n  name: x\n", "line 1: field \"cgroup_id_map\" is not supported yet");
+	test_refused("cgroup_id_map:\n  name: x\n  type: lru\n",
+		     "line 2: cgroup_id_map: cgroup id map type \"lru\": it is \"hash\" (u64 cgroup id -> u64) or "
+		     "\"cgrp_storage\" (BPF_MAP_TYPE_CGRP_STORAGE)");
+	test_refused("cgroup_id_map:\n  type: hash\n", "line 2: cgroup_id_map needs the name of the program's map");
+	test_refused("cgroup_id_map:\n  name: x\n  regexps: ['^\\d']\n", "is Go's syntax (ebpf_exporter's)");
+	test_refused("cgroup_id_map:\n  name: x\n  flags: 1\n", "line 3: unknown field \"flags\" in cgroup_id_map");
+	{
+		static const char yaml[] = "cgroup_id_map:\n  name: ids\n  regexps:\n    - ^.*(system.slice/.*)$\n"
+					   "metrics:\n  counters: [{name: a_total, help: x}]\n";
+		struct program_config c;
+		char err[512];
+
+		memset(&c, 0, sizeof(c));
+		CHECK(exporter_config_parse("t.yaml", (const unsigned char *)yaml, strlen(yaml), &c, err, sizeof(err)) == 0);
+		CHECK_STR(c.cgroup_ids.map, "ids");
+		CHECK(!c.cgroup_ids.cgrp_storage); /* ebpf_exporter's default type: hash */
+		CHECK(c.cgroup_ids.npatterns == 1);
+		CHECK_STR(c.cgroup_ids.patterns[0], "^.*(system.slice/.*)$");
+		program_config_free(&c);
+	}
+	test_refused("kaddrs: [a, a]\nmetrics:\n  counters: [{name: a_total, help: x}]\n",
+		     "line 1: kaddrs: kernel symbol \"a\" is given twice");
+	test_refused("kaddrs: {a: b}\n", "line 1: kaddrs must be a list");
+	{
+		static const char yaml[] = "kaddrs:\n  - bpf_jit_current\n  - vfs_read\n"
+					   "metrics:\n  counters: [{name: a_total, help: x}]\n";
+		struct program_config c;
+		char err[512];
+
+		memset(&c, 0, sizeof(c));
+		CHECK(exporter_config_parse("t.yaml", (const unsigned char *)yaml, strlen(yaml), &c, err, sizeof(err)) == 0);
+		CHECK(c.nkaddrs == 2);
+		CHECK_STR(c.kaddrs[0], "bpf_jit_current");
+		CHECK_STR(c.kaddrs[1], "vfs_read");
+		program_config_free(&c);
+	}
 	test_refused("metrics:\n  counters:\n    - name: a_total\n      help: x\n      perf_event_array: true\n",
 		     "line 5: field \"perf_event_array\" is not supported yet");
 	test_refused("metrics:\n  histograms:\n    - name: a\n      help: x\n      bucket_type: exp2\n"
@@ -198,7 +265,7 @@ int main(void)
 	test_refused("metrics:\n  counters:\n    - name: a_total\n      help: x\n      labels:\n        - name: l\n"
 		     "          size: 4\n          decoders: [{name: uint}, {name: static_map, static_map: {1: a}, "
 		     "regexps: [x]}]\n",
-		     "line 8: label \"l\": regexps go with decoder regexp, which is not supported yet");
+		     "line 8: label \"l\": regexps go with decoder regexp, not static_map");
 	CHECK(exporter_object_path("/etc/x/biolatency.yaml", path, sizeof(path)) == 0);
 	CHECK_STR(path, "/etc/x/biolatency.bpf.o");
 	CHECK(exporter_object_path("/etc/x/biolatency.yml", path, sizeof(path)) == -1);

@@ -6,45 +6,12 @@
 #include "libcore/decode/ksym_table.h"
 #include "libcore/decode/syscall_names.h"
 #include "tests/testing.h"
+#include "tests/unit/decode_spec.h"
 
 #include <arpa/inet.h>
 #include <stdint.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
-
-/* Decodes bytes through the chain `spec` ("uint", "static_map 0=read 1=write": a decoder per
- * '|', its arguments after spaces). */
-static const char *decode(const char *spec, const void *bytes, size_t size)
-{
-	static char out[DECODE_TEXT_MAX];
-	struct decoder_chain c;
-	char copy[512], err[512], *save1, *save2;
-
-	decoder_chain_init(&c, "test");
-	snprintf(copy, sizeof(copy), "%s", spec);
-	for (char *part = strtok_r(copy, "|", &save1); part; part = strtok_r(NULL, "|", &save1)) {
-		const char *args[16];
-		int nargs = 0;
-		char *name = strtok_r(part, " ", &save2);
-
-		for (char *a = strtok_r(NULL, " ", &save2); a && nargs < 16; a = strtok_r(NULL, " ", &save2))
-			args[nargs++] = a;
-		if (decoder_chain_add(&c, name, args, nargs, err, sizeof(err))) {
-			fprintf(stderr, "%s: %s\n", spec, err);
-			snprintf(out, sizeof(out), "<config error>");
-			decoder_chain_free(&c);
-			return out;
-		}
-	}
-	if (decoder_chain_check(&c, size, err, sizeof(err))) {
-		fprintf(stderr, "%s: %s\n", spec, err);
-		snprintf(out, sizeof(out), "<size error>");
-	} else {
-		decoder_chain_decode(&c, bytes, size, out, sizeof(out));
-	}
-	decoder_chain_free(&c);
-	return out;
-}
 
 /* The error of adding decoder name(args) to a chain that already holds `before` (NULL: none),
  * then of checking size (0: no check). */
@@ -207,7 +174,7 @@ static void test_config_errors(void)
 
 	CHECK_STR(config_error(NULL, "nope", NULL, 0, 0),
 		  "label \"device\": unknown decoder \"nope\"; the decoders are uint, hex, string, syscall, errno, "
-		  "majorminor, ksym, static_map, regexp, cgroup, inet_ip");
+		  "majorminor, ksym, static_map, regexp, cgroup, inet_ip, regexps");
 	CHECK_STR(config_error(NULL, "uint", one_arg, 1, 0),
 		  "label \"device\": decoder uint takes no arguments, it was given 1");
 	CHECK_STR(config_error(NULL, "majorminor", enc, 1, 0),

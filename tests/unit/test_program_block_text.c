@@ -111,8 +111,10 @@ static void check_same_decoding(struct program_label *a, struct program_label *b
 			memcpy(bytes, &numbers[i], a->size < 8 ? a->size : 8);
 		if (a->size > 8)
 			snprintf((char *)bytes, a->size, "task%llu", (unsigned long long)numbers[i]);
-		decoder_chain_decode(&a->decoders, bytes, a->size, out_a, sizeof(out_a));
-		decoder_chain_decode(&b->decoders, bytes, b->size, out_b, sizeof(out_b));
+		bool kept_a = decoder_chain_decode_kept(&a->decoders, bytes, a->size, out_a, sizeof(out_a));
+		bool kept_b = decoder_chain_decode_kept(&b->decoders, bytes, b->size, out_b, sizeof(out_b));
+
+		CHECK(kept_a == kept_b); /* a label set dropped (regexps) by both or by neither */
 		if (strcmp(out_a, out_b))
 			fprintf(stderr, "label %s, value %llu: \"%s\" from the YAML, \"%s\" from the block\n", a->name,
 				(unsigned long long)numbers[i], out_a, out_b);
@@ -175,6 +177,9 @@ static char *round_trip(const char *yaml)
 		CHECK_STR(from_block->name, "imported");
 		CHECK_STR(from_block->object, from_yaml->object);
 		CHECK(from_block->nviews == from_yaml->nviews);
+		CHECK(from_block->nkaddrs == from_yaml->nkaddrs);
+		for (int k = 0; k < from_yaml->nkaddrs && k < from_block->nkaddrs; k++)
+			CHECK_STR(from_block->kaddrs[k], from_yaml->kaddrs[k]);
 		for (int v = 0; v < from_yaml->nviews && v < from_block->nviews; v++)
 			check_same_view(&from_yaml->views[v], &from_block->views[v]);
 	}
@@ -204,6 +209,28 @@ static void test_linear_and_bytes(void)
 	char *text = round_trip(linear_config);
 
 	CHECK(strstr(text, "    Buckets \"linear\" 1 1 40\n    KeyRange 0 40\n") != NULL);
+	free(text);
+}
+
+/* ebpf_exporter's regexp: its patterns as one regexps line, which drops the same keys. */
+static void test_regexp(void)
+{
+	static const char config[] = "metrics:\n  counters:\n    - name: tasks_total\n      help: x\n      labels:\n"
+				     "        - name: comm\n          size: 16\n          decoders:\n"
+				     "            - name: string\n            - name: regexp\n"
+				     "              regexps: [\"^(task)1\", \"^task5.*$\"]\n";
+	char *text = round_trip(config);
+
+	CHECK(strstr(text, "      Decode \"string\"\n      Decode \"regexps\" \"^(task)1\" \"^task5.*$\"\n") != NULL);
+	free(text);
+}
+
+/* kaddrs: a KernelAddress line each, after Object. */
+static void test_kaddrs(void)
+{
+	char *text = round_trip("kaddrs: [bpf_jit_current, vfs_read]\nmetrics:\n  counters: [{name: a_total, help: x}]\n");
+
+	CHECK(strstr(text, ".bpf.o\"\n  KernelAddress \"bpf_jit_current\"\n  KernelAddress \"vfs_read\"\n  <Counter") != NULL);
 	free(text);
 }
 
@@ -249,6 +276,8 @@ int main(void)
 {
 	test_exp2zero_and_counters();
 	test_linear_and_bytes();
+	test_regexp();
+	test_kaddrs();
 	test_number_text();
 	test_key_range_checks();
 	return testing_done();
