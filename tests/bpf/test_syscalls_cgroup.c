@@ -209,6 +209,91 @@ static void run_method(const char *method, bool latency, int fd)
 	recording_free(&r);
 }
 
+/* Churn: 2,000 cgroups made, used by one process (one fsync) and removed, beside 25 that
+ * live on (L fsync calls each), under MaxSeries 20, read every 50 cgroups. At most 20 series
+ * (the live ones that came first), `other` exactly the rest, and the kernel rows back to the
+ * live cgroups' alone: nothing grows with the churn. */
+static void test_churn(const char *method, int fd)
+{
+	enum { CHURN = 2000, LIVE = 25, L = 4, MAX = 20 };
+	char dir[1200], name[300];
+	uint64_t live_id[LIVE], total = 0;
+	static uint64_t churn_id[CHURN];
+	struct recording r = { 0 };
+	struct module *m;
+	int nseries = 0, foreign = 0;
+	double folded = -1;
+
+	for (int i = 0; i < LIVE; i++) {
+		snprintf(dir, sizeof(dir), "%s/live%d", parent, i);
+		CHECK(mkdir(dir, 0755) == 0);
+		live_id[i] = inode_of(dir);
+	}
+	m = cgroup_module(method, "20", false);
+	CHECK(module_start(m) == 0);
+	for (int i = 0; i < LIVE; i++) {
+		snprintf(dir, sizeof(dir), "%s/live%d", parent, i);
+		workload_in(dir, fd, L, 0);
+	}
+	for (int i = 0; i < CHURN; i++) {
+		snprintf(dir, sizeof(dir), "%s/churn%d", parent, i);
+		CHECK(mkdir(dir, 0755) == 0);
+		churn_id[i] = inode_of(dir);
+		workload_in(dir, fd, 1, 0);
+		for (int tries = 0; rmdir(dir) && errno == EBUSY && tries < 100; tries++)
+			usleep(1000); /* the exited child leaves the cgroup a moment later */
+		if ((i + 1) % 50 == 0)
+			CHECK(recording_read(&r, m) == 0);
+	}
+	CHECK(recording_read(&r, m) == 0);
+	CHECK(recording_read(&r, m) == 0);
+	for (int i = 0; i < LIVE; i++) {
+		uint64_t v;
+
+		snprintf(name, sizeof(name), "ebpf-test-cg-%d_live%d", (int)getpid(), i);
+		v = counter_of(&r, "calls", name, "fsync");
+		CHECK(v == 0 || v == L);
+		nseries += v == L;
+		total += v;
+	}
+	total += counter_of(&r, "calls", "other", "fsync");
+	CHECK_EQ_U64(nseries, MAX);
+	CHECK_EQ_U64(total, CHURN + LIVE * L);
+	CHECK_EQ_U64(counter_of(&r, "calls", "other", "fsync"), CHURN + (LIVE - MAX) * L);
+	CHECK(recorded_gauge(&r, "folded", "cgroups", &folded) && folded == LIVE - MAX);
+	CHECK_EQ_U64(recorded_counter(&r, "dropped", "cgroup_full"), 0);
+	for (int i = 0; i < r.n; i++)
+		if (r.values[i].kind == RECORDED_COUNTER && strstr(r.values[i].instance, "_churn"))
+			foreign++;
+	CHECK_EQ_U64(foreign, 0);
+	{
+		int fdm = bpf_map__fd(bpf_object__find_map_by_name(m->obj, "cgroup_counts"));
+		struct cgroup_row_key k, next;
+		void *prev = NULL;
+		int live_rows = 0, churn_rows = 0;
+
+		while (!bpf_map_get_next_key(fdm, prev, &next)) {
+			for (int i = 0; i < LIVE; i++)
+				live_rows += next.cgroup == live_id[i];
+			for (int i = 0; i < CHURN; i++)
+				churn_rows += next.cgroup == churn_id[i];
+			k = next;
+			prev = &k;
+		}
+		CHECK(live_rows >= LIVE);
+		CHECK_EQ_U64(churn_rows, 0);
+		printf("churn: %d cgroups made and removed beside %d live: %d series, other %llu fsync, kernel rows: "
+		       "%d of the live ones, %d of the removed\n", CHURN, LIVE, nseries,
+		       (unsigned long long)counter_of(&r, "calls", "other", "fsync"), live_rows, churn_rows);
+	}
+	module_free(m);
+	for (int i = 0; i < LIVE; i++) {
+		snprintf(dir, sizeof(dir), "%s/live%d", parent, i);
+		CHECK(rmdir(dir) == 0);
+	}
+	recording_free(&r);
+}
+
 /* Off (the default): none of the per-cgroup maps is created; tuning without By is refused. */
 static void test_off(void)
 {
@@ -265,6 +350,7 @@ int main(int argc, char **argv)
 		run_method(methods.names[i], false, fd);
 		run_method(methods.names[i], true, fd);
 	}
+	test_churn(methods.names[0], fd);
 	test_off();
 	close(fd);
 	rmdir(cg_a);
