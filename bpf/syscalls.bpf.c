@@ -122,19 +122,7 @@ struct {
 	__uint(value_size, sizeof(struct hist_row)); /* sized for the precision by user space */
 } cgroup_latency SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct hist_row);
-} cgroup_zero SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} cgroup_full SEC(".maps");
+CGROUP_AUX_MAPS(struct hist_row);
 
 /* lrow: the latency row + 1 of a call whose start was known (delta its time), else 0. */
 static __always_inline void count_by_cgroup(__u32 nr, long ret, __u32 lrow, __u64 delta)

@@ -7,6 +7,8 @@
 #ifndef EBPF_CGROUP_KEY_BPF_H
 #define EBPF_CGROUP_KEY_BPF_H
 
+#include <bpf/bpf_core_read.h>
+
 #include "cgroup_key.h"
 
 /* Set by user space before load: false leaves every per-cgroup path out (the verifier
@@ -14,6 +16,23 @@
 const volatile bool by_cgroup = false;
 /* CgroupDepth: the ancestor level of the cgroup2 hierarchy events are counted for. */
 const volatile __u32 cgroup_depth = 2;
+
+/* The maps every per-cgroup module has besides its tables: cgroup_zero, one zeroed value
+ * of zero_type (what new rows are inserted from: the largest value of the module's tables),
+ * and cgroup_full, the events no table had room for. */
+#define CGROUP_AUX_MAPS(zero_type)                 \
+	struct {                                   \
+		__uint(type, BPF_MAP_TYPE_ARRAY);  \
+		__uint(max_entries, 1);            \
+		__type(key, __u32);                \
+		__type(value, zero_type);          \
+	} cgroup_zero SEC(".maps");                \
+	struct {                                   \
+		__uint(type, BPF_MAP_TYPE_ARRAY);  \
+		__uint(max_entries, 1);            \
+		__type(key, __u32);                \
+		__type(value, __u64);              \
+	} cgroup_full SEC(".maps")
 
 /* The current task's cgroup at cgroup_depth, or its own cgroup when that is shallower
  * (the root, init.scope): the ancestor helper answers 0 there. */
@@ -39,6 +58,53 @@ static __always_inline void *cgroup_row(void *map, const struct cgroup_row_key *
 	if (!v)
 		add_to_row(full, 0, 1);
 	return v;
+}
+
+/* Another task's cgroup at cgroup_depth (an OOM victim, not the current task), by CO-RE:
+ * the ancestor array is `struct cgroup *ancestors[]` on recent kernels, `u64 ancestor_ids[]`
+ * before (5.10). */
+struct kernfs_node___cgk {
+	__u64 id;
+};
+
+struct cgroup___cgk {
+	int level;
+	struct kernfs_node___cgk *kn;
+	struct cgroup___cgk *ancestors[0];
+};
+
+struct cgroup___cgk_ids {
+	__u64 ancestor_ids[0];
+};
+
+struct css_set___cgk {
+	struct cgroup___cgk *dfl_cgrp;
+};
+
+struct task_struct___cgk {
+	struct css_set___cgk *cgroups;
+};
+
+static __always_inline __u64 task_cgroup_at_depth(const void *task)
+{
+	const struct task_struct___cgk *t = task;
+	struct cgroup___cgk *cg = BPF_CORE_READ(t, cgroups, dfl_cgrp), *anc = NULL;
+	struct cgroup___cgk_ids *ids = (void *)cg;
+	__u64 id = 0;
+
+	if (!cg)
+		return 0;
+	if (BPF_CORE_READ(cg, level) < (int)cgroup_depth)
+		return BPF_CORE_READ(cg, kn, id);
+	if (bpf_core_field_exists(cg->ancestors)) {
+		bpf_probe_read_kernel(&anc, sizeof(anc),
+				      (char *)cg + bpf_core_field_offset(cg->ancestors) + cgroup_depth * sizeof(anc));
+		return anc ? BPF_CORE_READ(anc, kn, id) : 0;
+	}
+	if (bpf_core_field_exists(ids->ancestor_ids))
+		bpf_probe_read_kernel(&id, sizeof(id),
+				      (char *)cg + bpf_core_field_offset(ids->ancestor_ids) + cgroup_depth * sizeof(id));
+	return id ? id : BPF_CORE_READ(cg, kn, id);
 }
 
 #endif

@@ -310,13 +310,47 @@ static void add_hist(struct hist_row *to, const struct hist_row *from, unsigned 
 		to->slots[k] += from->slots[k];
 }
 
-static void instance_of(struct cgroup_rows *r, const struct cgroup_table *t, const char *cgroup, uint32_t row,
+/* A rows table's row, NULL when it names none. */
+static const struct view_row *view_row_of(const struct cgroup_table *t, uint32_t row)
+{
+	for (int i = 0; i < t->nrows_view; i++)
+		if (t->rows[i].row == row)
+			return &t->rows[i];
+	return NULL;
+}
+
+/* Counter fields per key: a rows table's value is one. */
+static int nfields_of(const struct cgroup_table *t)
+{
+	return t->rows ? 1 : t->nfields;
+}
+
+/* The metric and value offset of field f of a counter row; NULL metric: not sent. */
+static const char *counter_of_row(const struct cgroup_table *t, uint32_t row, int f, size_t *offset)
+{
+	const struct view_row *vr;
+
+	if (!t->rows) {
+		*offset = t->fields[f].offset;
+		return t->fields[f].metric;
+	}
+	vr = view_row_of(t, row);
+	*offset = 0;
+	return vr ? vr->metric : NULL;
+}
+
+/* "<cgroup>/<row instance>"; false when the row has no name. */
+static bool instance_of(struct cgroup_rows *r, const struct cgroup_table *t, const char *cgroup, uint32_t row,
 			char *out, size_t len)
 {
 	char buf[128];
-	const char *inst = t->row_instance(r->m, row, buf, sizeof(buf));
+	const struct view_row *vr = t->rows ? view_row_of(t, row) : NULL;
+	const char *inst = t->rows ? (vr ? vr->instance : NULL) : t->row_instance(r->m, row, buf, sizeof(buf));
 
-	snprintf(out, len, "%s/%s", cgroup, inst ? inst : "");
+	if (!inst)
+		return false;
+	snprintf(out, len, "%s/%s", cgroup, inst);
+	return true;
 }
 
 static void send_series_row(struct cgroup_rows *r, int ti, struct cg_series *s, uint32_t row, const uint8_t *val,
@@ -326,14 +360,17 @@ static void send_series_row(struct cgroup_rows *r, int ti, struct cg_series *s, 
 	struct hist_tracker **tr;
 	char inst[2 * LABEL_VALUE_MAX + 2];
 
-	instance_of(r, t, s->name, row, inst, sizeof(inst));
+	if (!instance_of(r, t, s->name, row, inst, sizeof(inst)))
+		return;
 	if (!t->hist_metric) {
-		for (int f = 0; f < t->nfields; f++) {
+		for (int f = 0; f < nfields_of(t); f++) {
+			size_t offset;
+			const char *metric = counter_of_row(t, row, f, &offset);
 			uint64_t v;
 
-			memcpy(&v, val + t->fields[f].offset, sizeof(v));
-			if (v || (t->fields[f].flags & VIEW_ALWAYS))
-				sink->counter(sink->ctx, t->fields[f].metric, inst, v);
+			memcpy(&v, val + offset, sizeof(v));
+			if (metric && v)
+				sink->counter(sink->ctx, metric, inst, v);
 		}
 		return;
 	}
@@ -359,13 +396,15 @@ static void add_other_row(struct cgroup_rows *r, int ti, uint32_t row, const uin
 			add_hist(&s->hgone[row], (const struct hist_row *)val, nslots);
 		return;
 	}
-	for (int f = 0; f < t->nfields; f++) {
+	for (int f = 0; f < nfields_of(t); f++) {
+		size_t offset;
 		uint64_t v;
 
-		memcpy(&v, val + t->fields[f].offset, sizeof(v));
-		s->acc[(size_t)row * t->nfields + f] += v;
+		counter_of_row(t, row, f, &offset);
+		memcpy(&v, val + offset, sizeof(v));
+		s->acc[(size_t)row * nfields_of(t) + f] += v;
 		if (gone)
-			s->gone[(size_t)row * t->nfields + f] += v;
+			s->gone[(size_t)row * nfields_of(t) + f] += v;
 	}
 }
 
@@ -379,21 +418,21 @@ static void send_other(struct cgroup_rows *r, int ti, const struct metric_sink *
 	char inst[2 * LABEL_VALUE_MAX + 2];
 
 	for (uint32_t row = 0; row < t->nrows; row++) {
-		if (!s->other_seen[row])
+		if (!s->other_seen[row] || !instance_of(r, t, "other", row, inst, sizeof(inst)))
 			continue;
-		instance_of(r, t, "other", row, inst, sizeof(inst));
 		if (t->hist_metric) {
 			add_hist(&s->hacc[row], &s->hcarry[row], nslots);
 			emit_hist_row(sink, t->hist_metric, inst, t->unit, &s->other_trackers[row], &s->hacc[row]);
 			add_hist(&s->hcarry[row], &s->hgone[row], nslots);
 			continue;
 		}
-		for (int f = 0; f < t->nfields; f++) {
-			size_t i = (size_t)row * t->nfields + f;
+		for (int f = 0; f < nfields_of(t); f++) {
+			size_t i = (size_t)row * nfields_of(t) + f, offset;
+			const char *metric = counter_of_row(t, row, f, &offset);
 			uint64_t v = s->acc[i] + s->carry[i];
 
-			if (v)
-				sink->counter(sink->ctx, t->fields[f].metric, inst, v);
+			if (metric && v)
+				sink->counter(sink->ctx, metric, inst, v);
 			s->carry[i] += s->gone[i];
 		}
 	}
@@ -408,8 +447,8 @@ static void clear_other(struct cgroup_rows *r, int ti)
 		memset(s->hacc, 0, t->nrows * sizeof(*s->hacc));
 		memset(s->hgone, 0, t->nrows * sizeof(*s->hgone));
 	} else {
-		memset(s->acc, 0, (size_t)t->nrows * t->nfields * sizeof(*s->acc));
-		memset(s->gone, 0, (size_t)t->nrows * t->nfields * sizeof(*s->gone));
+		memset(s->acc, 0, (size_t)t->nrows * nfields_of(t) * sizeof(*s->acc));
+		memset(s->gone, 0, (size_t)t->nrows * nfields_of(t) * sizeof(*s->gone));
 	}
 }
 
@@ -507,9 +546,9 @@ static int table_state_init(struct cgroup_rows *r, int ti, uint32_t *ntrackers)
 			return -ENOMEM;
 		hist_tracker_init(s->other_trackers, n, r->m->precision);
 	} else {
-		s->acc = calloc(n * t->nfields, sizeof(*s->acc));
-		s->carry = calloc(n * t->nfields, sizeof(*s->carry));
-		s->gone = calloc(n * t->nfields, sizeof(*s->gone));
+		s->acc = calloc(n * nfields_of(t), sizeof(*s->acc));
+		s->carry = calloc(n * nfields_of(t), sizeof(*s->carry));
+		s->gone = calloc(n * nfields_of(t), sizeof(*s->gone));
 		if (!s->acc || !s->carry || !s->gone)
 			return -ENOMEM;
 	}

@@ -57,12 +57,16 @@ int cgroup_options_check(const struct cgroup_options *o, char *err, size_t errle
 bool cgroup_options_selects(const struct cgroup_options *o, const char *path);
 void cgroup_options_free(struct cgroup_options *o);
 
-/* One per-cgroup hash of the module: counters (fields, as a map view's) or one histogram
- * row (hist_metric) per key; row_instance names a row ("fsync"), NULL to skip it. */
+/* One per-cgroup hash of the module: counters (fields, as a map view's, each row an
+ * instance that row_instance names, "fsync"; or rows: a u64 per key whose row says its
+ * metric and instance, as a rows-as-values view's) or one histogram row (hist_metric) per
+ * key, named by row_instance. A row nothing names is skipped. */
 struct cgroup_table {
 	const char *map;
 	const struct view_field *fields; /* counters: VALUE_COUNTER fields of the value */
 	int nfields;
+	const struct view_row *rows;     /* or counters: the value is one u64, named by its row */
+	int nrows_view;
 	const char *hist_metric;         /* or: the value is one bare struct hist_row */
 	enum hist_unit unit;
 	uint32_t nrows;                  /* rows a key's `row` may have (array sizes) */
