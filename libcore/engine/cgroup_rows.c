@@ -347,9 +347,21 @@ static bool instance_of(struct cgroup_rows *r, const struct cgroup_table *t, con
 	const struct view_row *vr = t->rows ? view_row_of(t, row) : NULL;
 	const char *inst = t->rows ? (vr ? vr->instance : NULL) : t->row_instance(r->m, row, buf, sizeof(buf));
 
+	size_t room;
+	uint32_t h = 2166136261u; /* FNV-1a, as label_value.h cuts */
+
 	if (!inst)
 		return false;
-	snprintf(out, len, "%s/%s", cgroup, inst);
+	/* Within collectd's 127 characters as a whole, so that the snapshot (SNMP, the terminal
+	 * view) keeps it whole too: a long cgroup is cut as label_value.h cuts, '~' and a hash. */
+	room = LABEL_VALUE_MAX - 2 - strlen(inst);
+	if (strlen(cgroup) <= room) {
+		snprintf(out, len, "%s/%s", cgroup, inst);
+		return true;
+	}
+	for (const char *p = cgroup; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	snprintf(out, len, "%.*s~%08x/%s", (int)(room - 9), cgroup, h, inst);
 	return true;
 }
 

@@ -62,7 +62,7 @@ static inline uint64_t tcg_inode(const char *dir)
 /* Moves the calling process into dir. 0 or -1. */
 static inline int tcg_join(const char *dir)
 {
-	char procs[1200];
+	char procs[1700];
 	int p, ok;
 
 	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);

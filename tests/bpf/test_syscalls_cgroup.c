@@ -12,6 +12,7 @@
 #include "libcore/engine/module.h"
 #include "libcore/kernel/privileges.h"
 #include "tests/bpf/attach_methods.h"
+#include "tests/bpf/test_cgroups.h"
 #include "tests/recording_sink.h"
 #include "tests/testing.h"
 
@@ -24,35 +25,33 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char cg_root[512], parent[1024], cg_a[1100], cg_b[1100];
+static char cg_a[1100], cg_b[1100];
 static char name_a[256], name_b[256]; /* as sent: "<parent>_a" */
+
+struct fsyncs {
+	int fd, n, nerr;
+};
+
+/* n fsync() calls on fd and nerr of fsync(-1). */
+static int do_fsyncs(void *arg)
+{
+	const struct fsyncs *f = arg;
+
+	for (int i = 0; i < f->n; i++)
+		if (pwrite(f->fd, "x", 1, i % 4096) != 1 || fsync(f->fd))
+			return 4;
+	for (int i = 0; i < f->nerr; i++)
+		if (fsync(-1) != -1 || errno != EBADF)
+			return 5;
+	return 0;
+}
 
 /* A child joins cgroup `dir`, calls fsync() n times on fd and fsync(-1) nerr times. */
 static void workload_in(const char *dir, int fd, int n, int nerr)
 {
-	char procs[1200];
-	pid_t pid = fork();
-	int status;
+	struct fsyncs f = { fd, n, nerr };
 
-	CHECK(pid >= 0);
-	if (pid == 0) {
-		int p;
-
-		snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
-		p = open(procs, O_WRONLY);
-		if (p < 0 || write(p, "0", 1) != 1)
-			_exit(3);
-		close(p);
-		for (int i = 0; i < n; i++)
-			if (pwrite(fd, "x", 1, i % 4096) != 1 || fsync(fd))
-				_exit(4);
-		for (int i = 0; i < nerr; i++)
-			if (fsync(-1) != -1 || errno != EBADF)
-				_exit(5);
-		_exit(0);
-	}
-	CHECK(waitpid(pid, &status, 0) == pid);
-	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	tcg_run_in(dir, do_fsyncs, &f);
 }
 
 static struct module *cgroup_module(const char *method, const char *max_series, bool latency)
@@ -62,7 +61,7 @@ static struct module *cgroup_module(const char *method, const char *max_series, 
 	struct opt_value v;
 	struct option o = { .values = &v, .nvalues = 1 };
 
-	snprintf(glob, sizeof(glob), "%s/*", parent + strlen(cg_root));
+	tcg_glob(glob, sizeof(glob));
 	const char *opts[][2] = { { "AttachOrder", method }, { "By", "cgroup" }, { "Cgroup", glob },
 				  { "Latency", latency ? "fsync" : NULL } };
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
@@ -98,27 +97,9 @@ static uint64_t samples_of(const struct recording *r, const char *cgroup)
 	return h ? h->total_count : 0;
 }
 
-/* Entries of the module's per-cgroup count table whose cgroup is id. */
 static int rows_of(struct module *m, uint64_t id)
 {
-	int fd = bpf_map__fd(bpf_object__find_map_by_name(m->obj, "cgroup_counts"));
-	struct cgroup_row_key k, next;
-	int n = 0;
-	void *prev = NULL;
-
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		n += next.cgroup == id;
-		k = next;
-		prev = &k;
-	}
-	return n;
-}
-
-static uint64_t inode_of(const char *dir)
-{
-	struct stat st;
-
-	return stat(dir, &st) ? 0 : (uint64_t)st.st_ino;
+	return tcg_rows_of(m, "cgroup_counts", id);
 }
 
 static void make_cgroups(void)
@@ -137,7 +118,7 @@ static void run_method(const char *method, bool latency, int fd)
 
 	/* Both cgroups with series: each exactly its workload. */
 	make_cgroups();
-	id_a = inode_of(cg_a);
+	id_a = tcg_inode(cg_a);
 	m = cgroup_module(method, "10", latency);
 	if (module_start(m)) {
 		fprintf(stderr, "%s: start failed: %s\n", method, m->last_error);
@@ -197,7 +178,7 @@ static void run_method(const char *method, bool latency, int fd)
 		CHECK_EQ_U64(samples_of(&r, "other"), k);
 	CHECK(recorded_gauge(&r, "folded", "cgroups", &folded) && folded == 1);
 	/* b removed while in other: other keeps its count, the rows go. */
-	id_a = inode_of(cg_b);
+	id_a = tcg_inode(cg_b);
 	CHECK(rmdir(cg_b) == 0);
 	CHECK(recording_read(&r, m) == 0);
 	CHECK(recording_read(&r, m) == 0);
@@ -225,23 +206,22 @@ static void test_churn(const char *method, int fd)
 	double folded = -1;
 
 	for (int i = 0; i < LIVE; i++) {
-		snprintf(dir, sizeof(dir), "%s/live%d", parent, i);
+		snprintf(dir, sizeof(dir), "%s/live%d", tcg_parent, i);
 		CHECK(mkdir(dir, 0755) == 0);
-		live_id[i] = inode_of(dir);
+		live_id[i] = tcg_inode(dir);
 	}
 	m = cgroup_module(method, "20", false);
 	CHECK(module_start(m) == 0);
 	for (int i = 0; i < LIVE; i++) {
-		snprintf(dir, sizeof(dir), "%s/live%d", parent, i);
+		snprintf(dir, sizeof(dir), "%s/live%d", tcg_parent, i);
 		workload_in(dir, fd, L, 0);
 	}
 	for (int i = 0; i < CHURN; i++) {
-		snprintf(dir, sizeof(dir), "%s/churn%d", parent, i);
+		snprintf(dir, sizeof(dir), "%s/churn%d", tcg_parent, i);
 		CHECK(mkdir(dir, 0755) == 0);
-		churn_id[i] = inode_of(dir);
+		churn_id[i] = tcg_inode(dir);
 		workload_in(dir, fd, 1, 0);
-		for (int tries = 0; rmdir(dir) && errno == EBUSY && tries < 100; tries++)
-			usleep(1000); /* the exited child leaves the cgroup a moment later */
+		CHECK(tcg_remove(dir) == 0); /* the exited child leaves the cgroup a moment later */
 		if ((i + 1) % 50 == 0)
 			CHECK(recording_read(&r, m) == 0);
 	}
@@ -249,8 +229,10 @@ static void test_churn(const char *method, int fd)
 	CHECK(recording_read(&r, m) == 0);
 	for (int i = 0; i < LIVE; i++) {
 		uint64_t v;
+		char child[32];
 
-		snprintf(name, sizeof(name), "ebpf-test-cg-%d_live%d", (int)getpid(), i);
+		snprintf(child, sizeof(child), "live%d", i);
+		tcg_name(child, name, sizeof(name));
 		v = counter_of(&r, "calls", name, "fsync");
 		CHECK(v == 0 || v == L);
 		nseries += v == L;
@@ -288,7 +270,7 @@ static void test_churn(const char *method, int fd)
 	}
 	module_free(m);
 	for (int i = 0; i < LIVE; i++) {
-		snprintf(dir, sizeof(dir), "%s/live%d", parent, i);
+		snprintf(dir, sizeof(dir), "%s/live%d", tcg_parent, i);
 		CHECK(rmdir(dir) == 0);
 	}
 	recording_free(&r);
@@ -321,7 +303,7 @@ int main(int argc, char **argv)
 {
 	static const char *const tracepoint_methods[] = { "tp_btf", "raw_tp", "tracepoint", NULL };
 	struct method_list methods;
-	char path[] = "/var/tmp/ebpf-test-syscalls-cg-XXXXXX", err[256];
+	char path[] = "/var/tmp/ebpf-test-syscalls-cg-XXXXXX";
 	int fd;
 
 	if (geteuid() != 0 || !privileges_sufficient())
@@ -331,16 +313,12 @@ int main(int argc, char **argv)
 	if (access("/sys/kernel/tracing/events/raw_syscalls", F_OK) &&
 	    mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL))
 		SKIP("tracefs is not mounted and cannot be: mount -t tracefs nodev /sys/kernel/tracing");
-	if (cgroup2_mount(cg_root, sizeof(cg_root), err, sizeof(err)))
-		SKIP("%s", err);
 	/* Depth 2 is our two cgroups: the private parent is at depth 1. */
-	snprintf(parent, sizeof(parent), "%s/ebpf-test-cg-%d", cg_root, (int)getpid());
-	snprintf(cg_a, sizeof(cg_a), "%s/a", parent);
-	snprintf(cg_b, sizeof(cg_b), "%s/b", parent);
-	snprintf(name_a, sizeof(name_a), "ebpf-test-cg-%d_a", (int)getpid());
-	snprintf(name_b, sizeof(name_b), "ebpf-test-cg-%d_b", (int)getpid());
-	if (mkdir(parent, 0755))
-		SKIP("cannot make a cgroup under %s: %s", cg_root, strerror(errno));
+	tcg_setup("ebpf-test-cg");
+	tcg_dir("a", cg_a, sizeof(cg_a));
+	tcg_dir("b", cg_b, sizeof(cg_b));
+	tcg_name("a", name_a, sizeof(name_a));
+	tcg_name("b", name_b, sizeof(name_b));
 	fd = mkstemp(path);
 	CHECK(fd >= 0);
 	unlink(path);
@@ -355,6 +333,6 @@ int main(int argc, char **argv)
 	close(fd);
 	rmdir(cg_a);
 	rmdir(cg_b);
-	CHECK(rmdir(parent) == 0);
+	CHECK(rmdir(tcg_parent) == 0);
 	return testing_done();
 }
