@@ -105,7 +105,7 @@ static void test_module_keys(void)
 
 	CHECK(m != NULL);
 	module_option_keys(m, presentation_keys, keys, sizeof(keys));
-	CHECK_STR(keys, "Latency, AttachOrder, Percentile, Bucket, BucketType, Precision");
+	CHECK_STR(keys, "Latency, By, CgroupDepth, Cgroup, CgroupIgnoreSelected, MaxSeries, AttachOrder, Percentile, Bucket, BucketType, Precision");
 	for (int i = 0; presentation_keys[i]; i++)
 		CHECK(!module_takes_option(m, presentation_keys[i])); /* the core leaves them to the plugin */
 	module_free(m);
