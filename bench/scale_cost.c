@@ -9,6 +9,7 @@
  *   latency-all  syscalls with `Latency "all"`
  *   contrib      contrib/ebpf.conf with every block uncommented (the modules' options of it;
  *                Percentile and Bucket are collectd's presentation and change no map)
+ *   cgroups      syscalls `Latency "fsync" "fdatasync"` with `By "cgroup"`, `MaxSeries 50`
  *   disks        latency-all plus block with -d loop devices added (`-d 200`: 200 disks'
  *                worth of block rows), only with -d
  * Per configuration and layout: the maps the modules created, the bytes the kernel charges
@@ -62,6 +63,9 @@ static const struct setting contrib[] = {
 static const struct setting latency_all[] = { { "syscalls", "Latency", { "all" } } };
 static const struct setting disks[] = { { "syscalls", "Latency", { "all" } }, { "block", NULL, { NULL } } };
 static const struct setting def[] = { { "syscalls", NULL, { NULL } } };
+static const struct setting cgroups[] = { { "syscalls", "Latency", { "fsync", "fdatasync" } },
+					  { "syscalls", "By", { "cgroup" } },
+					  { "syscalls", "MaxSeries", { "50" } } };
 
 struct config {
 	const char *name;
@@ -266,9 +270,10 @@ int main(int argc, char **argv)
 		{ "default", def, COUNT_OF(def) },
 		{ "latency-all", latency_all, COUNT_OF(latency_all) },
 		{ "contrib", contrib, COUNT_OF(contrib) },
+		{ "cgroups", cgroups, COUNT_OF(cgroups) },
 		{ "disks", disks, COUNT_OF(disks) },
 	};
-	int reads = 50, want_disks = 0, opt, nconfigs = 3, added[4096], nadded = 0, plan_cpus = 0;
+	int reads = 50, want_disks = 0, opt, nconfigs = 4, added[4096], nadded = 0, plan_cpus = 0;
 	struct utsname u;
 
 	while ((opt = getopt(argc, argv, "R:d:P:")) != -1) {
@@ -298,9 +303,9 @@ int main(int argc, char **argv)
 	printf("collectd-ebpf scale_cost: kernel %s, %ld CPUs online, %d possible; %d reads per configuration\n",
 	       u.release, sysconf(_SC_NPROCESSORS_ONLN), libbpf_num_possible_cpus(), reads);
 	if (want_disks)
-		nconfigs = 4;
+		nconfigs = 5;
 	if (plan_cpus > 0) {
-		for (int c = 0; c < 3; c++)
+		for (int c = 0; c < 4; c++)
 			if (plan_only(&configs[c], plan_cpus))
 				return 1;
 		return 0;

@@ -43,8 +43,8 @@ static const char bpftrace_script[] =
 /* In print order. Letters are the issue's; i, j, h and k are the map layouts of
  * libcore/engine/map_layout.h side by side with the layout this machine gets. */
 enum cfg {
-	NO_PROBE, EMPTY_EXIT, COUNTERS, COUNTERS_PERCPU, COUNTERS_MANY, EMPTY_PAIR, LATENCY_ALL, LATENCY_ALL_PERCPU,
-	LATENCY_ALL_MANY, LATENCY_ALL_LOG2, BPFTRACE, NCFG
+	NO_PROBE, EMPTY_EXIT, COUNTERS, COUNTERS_PERCPU, COUNTERS_MANY, COUNTERS_CGROUP, EMPTY_PAIR, LATENCY_ALL,
+	LATENCY_ALL_PERCPU, LATENCY_ALL_MANY, LATENCY_ALL_LOG2, LATENCY_ALL_CGROUP, BPFTRACE, NCFG
 };
 
 static const struct {
@@ -55,6 +55,7 @@ static const struct {
 	int before;        /* "vs before": added cost over this config's (every map per-CPU), -1: none */
 	int which;         /* start_module's: 0 counters, 1 latency all, 2 latency all at precision 0 */
 	enum bench_layout layout;
+	bool by_cgroup;    /* By "cgroup" (MaxSeries 10): "vs before" is then the same without it */
 } cfgs[NCFG] = {
 	[NO_PROBE] = { 'a', "no probe", -1, "", -1, -1, LAYOUT_HERE },
 	[EMPTY_EXIT] = { 'b', "empty tp_btf sys_exit", -1, "", -1, -1, LAYOUT_HERE },
@@ -63,6 +64,8 @@ static const struct {
 	[COUNTERS_PERCPU] = { 'i', "  same, every map per-CPU (before)", EMPTY_EXIT, "", -1, 0, LAYOUT_BEFORE },
 	/* As laid out at 256 possible CPUs: the 512-row count table shared. */
 	[COUNTERS_MANY] = { 'j', "  same, layout at 256 CPUs", EMPTY_EXIT, "", COUNTERS_PERCPU, 0, LAYOUT_MANY_CPUS },
+	/* By "cgroup": every syscall also adds to its cgroup's row of a shared hash. */
+	[COUNTERS_CGROUP] = { 'l', "  same, By \"cgroup\"", EMPTY_EXIT, "", COUNTERS, 0, LAYOUT_HERE, true },
 	[EMPTY_PAIR] = { 'e', "empty tp_btf sys_enter+sys_exit", -1, "", -1, -1, LAYOUT_HERE },
 	[LATENCY_ALL] = { 'd', "syscalls: counters + latency all", EMPTY_PAIR, "<= 3", LATENCY_ALL_PERCPU, 1,
 			  LAYOUT_HERE },
@@ -71,6 +74,7 @@ static const struct {
 			       LAYOUT_MANY_CPUS },
 	/* The log2 slots of Precision 0 (the only layout before log-linear), side by side with the default log-linear ones. */
 	[LATENCY_ALL_LOG2] = { 'g', "  same, Precision 0 (log2)", EMPTY_PAIR, "", -1, 2, LAYOUT_HERE },
+	[LATENCY_ALL_CGROUP] = { 'm', "  same, By \"cgroup\"", EMPTY_PAIR, "", LATENCY_ALL, 1, LAYOUT_HERE, true },
 	[BPFTRACE] = { 'f', "bpftrace enter/exit hist", EMPTY_PAIR, "", -1, -1, LAYOUT_HERE },
 };
 
@@ -106,6 +110,16 @@ static int start_module(struct bench *b, enum cfg c, double *ms)
 	b->mod = new_syscalls(latency_all, which == 2 ? 0 : -1);
 	if (!b->mod)
 		return -1;
+	if (cfgs[c].by_cgroup) {
+		struct opt_value by = { .type = OPT_STRING, .string = "cgroup" }, max = { .type = OPT_NUMBER, .number = 10 };
+		struct option o1 = { .key = "By", .values = &by, .nvalues = 1 }, o2 = { .key = "MaxSeries", .values = &max, .nvalues = 1 };
+		char err[256];
+
+		if (module_set_option(b->mod, &o1, err, sizeof(err)) || module_set_option(b->mod, &o2, err, sizeof(err))) {
+			fprintf(stderr, "By \"cgroup\": %s\n", err);
+			return -1;
+		}
+	}
 	t0 = now_ns();
 	if (bench_start_in_layout(b->mod, cfgs[c].layout)) {
 		fprintf(stderr, "syscalls module (%s) did not start: %s\n", cfgs[c].label, b->mod->last_error);
@@ -144,6 +158,8 @@ static int attach(void *ctx, int cfg, int round)
 		return start_module(b, c, &b->start_ms[1][round]) ? SBS_FAILED : SBS_ATTACHED;
 	case COUNTERS_PERCPU:
 	case COUNTERS_MANY:
+	case COUNTERS_CGROUP:
+	case LATENCY_ALL_CGROUP:
 	case LATENCY_ALL_PERCPU:
 	case LATENCY_ALL_MANY:
 		return start_module(b, c, &b->start_ms[3][round]) ? SBS_FAILED : SBS_ATTACHED;
@@ -247,7 +263,8 @@ static void print_cost_table(const struct bench *b)
 	       "   and %s (latency); the empty programs are tp_btf.\n",
 	       b->method[0], b->method[1]);
 	printf("   vs before = added ns / that of the same module with every map per-CPU, the layout before\n"
-	       "   libcore/engine/map_layout.h. The maps, as each configuration laid them out:\n");
+	       "   libcore/engine/map_layout.h; for l and m (By \"cgroup\", MaxSeries 10) / that of the same\n"
+	       "   module without it (c, d). The maps, as each configuration laid them out:\n");
 	for (int c = 0; c < NCFG; c++)
 		if (b->layout[c][0])
 			printf("     %c  %s\n", cfgs[c].letter, b->layout[c]);

@@ -14,6 +14,7 @@
 #include <bpf/bpf_core_read.h>
 #include "include/entry_points.bpf.h"
 #include "process.h"
+#include "include/cgroup_key.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -45,20 +46,54 @@ static __always_inline bool wanted(void)
 	return BPF_CORE_READ(task, real_parent, tgid) == filter_tgid;
 }
 
+/* ---- By "cgroup": the same counts per cgroup (cgroup_key.bpf.h) ------------------------ */
+
+/* Keyed by (cgroup, count row); sized by user space and created only with By "cgroup", as
+ * cgroup_zero (a zeroed value new rows are inserted from) and cgroup_full. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct cgroup_row_key);
+	__type(value, __u64);
+} cgroup_counts SEC(".maps");
+
+CGROUP_AUX_MAPS(__u64);
+
+static __always_inline void count_by_cgroup(__u64 cgroup, __u32 which)
+{
+	struct cgroup_row_key key = { .cgroup = cgroup, .row = which };
+	__u32 zero_key = 0;
+	void *zero = bpf_map_lookup_elem(&cgroup_zero, &zero_key);
+	__u64 *c;
+
+	if (!zero)
+		return;
+	c = cgroup_row(&cgroup_counts, &key, zero, &cgroup_full);
+	if (c)
+		counter_add(c, 1);
+}
+
 /* ---- workers ------------------------------------------------------------------------ */
 
 static __always_inline void on_event(__u32 which)
 {
-	if (wanted())
-		count(which);
+	if (!wanted())
+		return;
+	count(which);
+	if (by_cgroup)
+		count_by_cgroup(current_cgroup_at_depth(), which);
 }
 
 static __always_inline void on_exit(void)
 {
 	__u64 id = bpf_get_current_pid_tgid();
+	__u32 which = (__u32)id == (__u32)(id >> 32) ? PROC_EXITS : PROC_THREAD_EXITS;
 
-	if (wanted())
-		count((__u32)id == (__u32)(id >> 32) ? PROC_EXITS : PROC_THREAD_EXITS);
+	if (!wanted())
+		return;
+	count(which);
+	if (by_cgroup)
+		count_by_cgroup(current_cgroup_at_depth(), which);
 }
 
 /* Counted first, reported second: a full ring buffer loses the name, never the count. */
@@ -67,6 +102,10 @@ static __always_inline void on_victim(__u32 pid, const struct task_struct___proc
 	struct oom_victim_event *e;
 
 	count(PROC_OOM_KILLS);
+	/* The victim's cgroup: only where the tracepoint passes the task (else unknown, and the
+	 * kill is in the host-wide count alone). */
+	if (by_cgroup && task)
+		count_by_cgroup(task_cgroup_at_depth(task), PROC_OOM_KILLS);
 	e = bpf_ringbuf_reserve(&oom_events, sizeof(*e), 0);
 	if (!e) {
 		count(PROC_OOM_EVENTS_LOST);

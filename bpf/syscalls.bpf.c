@@ -11,6 +11,7 @@
 #include "include/counting.bpf.h"
 #include "include/hist_row.bpf.h"
 #include "include/start_time.bpf.h"
+#include "include/cgroup_key.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "include/syscall_regs.bpf.h"
@@ -81,10 +82,9 @@ static __always_inline __u64 take_start(bool task_storage)
 	return start_hash_take(&start_tid, &tid);
 }
 
-static __always_inline void record_latency(__u32 row, __u64 start)
+static __always_inline void record_latency(__u32 row, __u64 delta)
 {
 	struct hist_row *h;
-	__u64 delta = bpf_ktime_get_ns() - start;
 
 	row -= 1;
 	h = bpf_map_lookup_elem(&latency, &row);
@@ -92,11 +92,59 @@ static __always_inline void record_latency(__u32 row, __u64 start)
 		hist_record(h, delta);
 }
 
+/* ---- By "cgroup": the same counts and latency per cgroup (cgroup_key.bpf.h) ----------- */
+
+/* Keyed by (cgroup, syscall number) and (cgroup, latency row); sized by user space and
+ * created only with By "cgroup", as cgroup_zero (one zeroed row, what new rows are
+ * inserted from) and cgroup_full (events no row could take). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct cgroup_row_key);
+	__type(value, struct syscall_counts);
+} cgroup_counts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__uint(key_size, sizeof(struct cgroup_row_key));
+	__uint(value_size, sizeof(struct hist_row)); /* sized for the precision by user space */
+} cgroup_latency SEC(".maps");
+
+CGROUP_AUX_MAPS(struct hist_row);
+
+/* lrow: the latency row + 1 of a call whose start was known (delta its time), else 0. */
+static __always_inline void count_by_cgroup(__u32 nr, long ret, __u32 lrow, __u64 delta)
+{
+	struct cgroup_row_key key = { .cgroup = current_cgroup_at_depth(), .row = nr };
+	struct syscall_counts *c;
+	struct hist_row *h;
+	__u32 zero_key = 0;
+	void *zero = bpf_map_lookup_elem(&cgroup_zero, &zero_key);
+
+	if (!zero)
+		return;
+	c = cgroup_row(&cgroup_counts, &key, zero, &cgroup_full);
+	if (c) {
+		counter_add(&c->calls, 1);
+		if (ret < 0)
+			counter_add(&c->errors, 1);
+	}
+	if (!lrow)
+		return;
+	key.row = lrow - 1;
+	h = cgroup_row(&cgroup_latency, &key, zero, &cgroup_full);
+	if (h)
+		hist_record(h, delta);
+}
+
+/* ---- exit --------------------------------------------------------------------------------- */
+
 static __always_inline void on_exit(long id, long ret, bool with_latency, bool task_storage)
 {
 	struct syscall_counts *c;
 	__u32 key = id, row;
-	__u64 start;
+	__u64 start, delta;
 
 	if (!wanted())
 		return;
@@ -116,14 +164,13 @@ static __always_inline void on_exit(long id, long ret, bool with_latency, bool t
 	if (ret < 0)
 		counter_add(&c->errors, 1);
 
-	if (!with_latency)
-		return;
-	row = row_of(id);
-	if (!row)
-		return;
-	start = take_start(task_storage);
-	if (start) /* 0: the call began before we attached */
-		record_latency(row, start);
+	row = with_latency ? row_of(id) : 0;
+	start = row ? take_start(task_storage) : 0; /* 0: the call began before we attached */
+	delta = start ? bpf_ktime_get_ns() - start : 0;
+	if (start)
+		record_latency(row, delta);
+	if (by_cgroup)
+		count_by_cgroup(key, ret, start ? row : 0, delta);
 }
 
 /* ---- entry points: counters only ------------------------------------------------------ */

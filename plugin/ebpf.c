@@ -34,6 +34,7 @@
 #include "plugin/presentation.h"
 #include "plugin/series_seen.h"
 #include "base/value_naming.h"
+#include "libcore/decode/label_value.h"
 
 #include <math.h>
 #include <time.h>
@@ -388,13 +389,36 @@ static void submit(struct dispatch_ctx *d, const struct value_name *n, value_t v
  * and write_graphite with StoreRates, the network plugin's receivers). Never two values of
  * one series in one read: collectd's write threads take queued values in any order, and
  * rrdtool drops a value older than one it already has. */
+/* A module's value per cgroup (cgroup_rows.h) comes as instance "<cgroup>/<instance>": the
+ * cgroup goes into plugin_instance after the module and a dot ("syscalls.system.slice_
+ * ssh.service", cut to collectd's length as every label), as collectd's cgroups plugin puts
+ * it there. Any other value keeps the module's plugin_instance. Returns the instance left. */
+static const char *scope_plugin_instance(struct dispatch_ctx *d, const char *instance)
+{
+	const char *slash = strchr(instance, '/');
+	char raw[2 * DATA_MAX_NAME_LEN + 2];
+
+	if (!slash) {
+		sstrncpy(d->vl.plugin_instance, d->pm->m->label, sizeof(d->vl.plugin_instance));
+		return instance;
+	}
+	snprintf(raw, sizeof(raw), "%s.%.*s", d->pm->m->label, (int)(slash - instance), instance);
+	label_value_safe(raw, d->vl.plugin_instance);
+	return slash + 1;
+}
+
 static void sink_counter(void *ctx, const char *metric, const char *instance, uint64_t value)
 {
 	struct dispatch_ctx *d = ctx;
 	struct value_name n;
+	const char *rest = scope_plugin_instance(d, instance);
+	char seen[2 * DATA_MAX_NAME_LEN + 2];
 
-	name_counter(metric, instance, &n);
-	if (series_seen_add(&d->pm->seen, n.type, n.type_instance) && d->zero_time) {
+	name_counter(metric, rest, &n);
+	/* A per-cgroup series is remembered with its plugin_instance. */
+	snprintf(seen, sizeof(seen), "%s%s%s", rest != instance ? d->vl.plugin_instance : "", rest != instance ? "/" : "",
+		 n.type_instance);
+	if (series_seen_add(&d->pm->seen, n.type, seen) && d->zero_time) {
 		cdtime_t now = d->vl.time;
 
 		d->vl.time = d->zero_time;
@@ -409,7 +433,7 @@ static void sink_gauge(void *ctx, const char *metric, const char *instance, doub
 {
 	struct value_name n;
 
-	name_gauge(metric, instance, &n);
+	name_gauge(metric, scope_plugin_instance(ctx, instance), &n);
 	submit(ctx, &n, (value_t){ .gauge = value });
 }
 
@@ -421,7 +445,7 @@ static void sink_histogram(void *ctx, const char *metric, const char *instance, 
 	double scale = unit == HIST_UNIT_NANOSECONDS ? 1e-9 : 1.0; /* collectd wants seconds */
 	struct value_name base, n;
 
-	name_histogram(metric, instance, &base);
+	name_histogram(metric, scope_plugin_instance(d, instance), &base);
 	/* An interval without events has no percentile: send nothing rather than a made-up 0. */
 	if (h->count) {
 		for (int i = 0; i < cfg->npercentiles; i++) {

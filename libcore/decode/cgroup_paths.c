@@ -147,6 +147,16 @@ const char *cgroup_path(struct cgroup_paths *c, uint64_t id)
 	return s->path;
 }
 
+bool cgroup_alive(const struct cgroup_paths *c, uint64_t id, const char *path)
+{
+	struct stat st;
+
+	while (*path == '/')
+		path++;
+	return !fstatat(c->root_fd, *path ? path : ".", &st, AT_SYMLINK_NOFOLLOW) && S_ISDIR(st.st_mode) &&
+	       (uint64_t)st.st_ino == id;
+}
+
 void cgroup_paths_free(struct cgroup_paths *c)
 {
 	for (int i = 0; i < CGROUP_CACHE_SLOTS; i++)

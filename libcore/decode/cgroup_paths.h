@@ -11,6 +11,7 @@
 #ifndef EBPF_CORE_CGROUP_PATHS_H
 #define EBPF_CORE_CGROUP_PATHS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -38,6 +39,10 @@ int cgroup2_mount(char *out, size_t len, char *err, size_t errlen);
 int cgroup_paths_init(struct cgroup_paths *c, const char *root, char *err, size_t errlen);
 /* The path of cgroup id, NULL if there is none. Valid until the next call. */
 const char *cgroup_path(struct cgroup_paths *c, uint64_t id);
+/* Whether cgroup id is still at path (what cgroup_path() gave for it): its directory's inode
+ * number is the id. One fstatat(), no capability needed: how a reader notices a removal
+ * that the path cache cannot. */
+bool cgroup_alive(const struct cgroup_paths *c, uint64_t id, const char *path);
 void cgroup_paths_free(struct cgroup_paths *c);
 
 #endif

@@ -72,10 +72,12 @@ int main(void)
 	CHECK(strstr(err, "PortBreakdown needs the ports") != NULL);
 	module_free(m);
 
-	/* process has no options of its own: the error lists the common ones. */
+	/* process has only the per-cgroup options of its own: the error lists them, then the
+	 * common ones. */
 	m = module_new(module_find("process"), NULL);
 	CHECK(set_option(m, "Ports", more, 1, err, sizeof(err)) == -1);
-	CHECK(strstr(err, "unknown option \"Ports\"; valid options: AttachOrder") != NULL);
+	CHECK(strstr(err, "unknown option \"Ports\"; valid options: By, CgroupDepth, Cgroup, CgroupIgnoreSelected, "
+			  "MaxSeries, AttachOrder") != NULL);
 	module_free(m);
 	return testing_done();
 }

@@ -1,0 +1,110 @@
+/* `By "cgroup"` on the BPF side: which cgroup an event is counted for, and its row in a
+ * module's shared per-cgroup hash. Include after counting.bpf.h.
+ *
+ * The hashes are shared by all CPUs (not per-CPU): their memory does not grow with the
+ * CPUs, and counter_add() makes the adds exact. A table that is full drops nothing from
+ * the module's host-wide values: the event is counted in the module's `cgroup_full`. */
+#ifndef EBPF_CGROUP_KEY_BPF_H
+#define EBPF_CGROUP_KEY_BPF_H
+
+#include <bpf/bpf_core_read.h>
+
+#include "cgroup_key.h"
+
+/* Set by user space before load: false leaves every per-cgroup path out (the verifier
+ * removes it: rodata is frozen) and the per-cgroup maps are not created. */
+const volatile bool by_cgroup = false;
+/* CgroupDepth: the ancestor level of the cgroup2 hierarchy events are counted for. */
+const volatile __u32 cgroup_depth = 2;
+
+/* The maps every per-cgroup module has besides its tables: cgroup_zero, one zeroed value
+ * of zero_type (what new rows are inserted from: the largest value of the module's tables),
+ * and cgroup_full, the events no table had room for. */
+#define CGROUP_AUX_MAPS(zero_type)                 \
+	struct {                                   \
+		__uint(type, BPF_MAP_TYPE_ARRAY);  \
+		__uint(max_entries, 1);            \
+		__type(key, __u32);                \
+		__type(value, zero_type);          \
+	} cgroup_zero SEC(".maps");                \
+	struct {                                   \
+		__uint(type, BPF_MAP_TYPE_ARRAY);  \
+		__uint(max_entries, 1);            \
+		__type(key, __u32);                \
+		__type(value, __u64);              \
+	} cgroup_full SEC(".maps")
+
+/* The current task's cgroup at cgroup_depth, or its own cgroup when that is shallower
+ * (the root, init.scope): the ancestor helper answers 0 there. */
+static __always_inline __u64 current_cgroup_at_depth(void)
+{
+	__u64 id = bpf_get_current_ancestor_cgroup_id(cgroup_depth);
+
+	return id ? id : bpf_get_current_cgroup_id();
+}
+
+/* The value of key in hash `map`, inserted from `zero` (a zeroed global of the value's
+ * size: a histogram row is too big for the BPF stack) when new; NULL when the table is
+ * full, counted in row 0 of `full` (an array of u64). Two CPUs inserting the same key at
+ * once: one insert wins, both then find it. */
+static __always_inline void *cgroup_row(void *map, const struct cgroup_row_key *key, const void *zero, void *full)
+{
+	void *v = bpf_map_lookup_elem(map, key);
+
+	if (v)
+		return v;
+	bpf_map_update_elem(map, key, zero, BPF_NOEXIST);
+	v = bpf_map_lookup_elem(map, key);
+	if (!v)
+		add_to_row(full, 0, 1);
+	return v;
+}
+
+/* Another task's cgroup at cgroup_depth (an OOM victim, not the current task), by CO-RE:
+ * the ancestor array is `struct cgroup *ancestors[]` on recent kernels, `u64 ancestor_ids[]`
+ * before (5.10). */
+struct kernfs_node___cgk {
+	__u64 id;
+};
+
+struct cgroup___cgk {
+	int level;
+	struct kernfs_node___cgk *kn;
+	struct cgroup___cgk *ancestors[0];
+};
+
+struct cgroup___cgk_ids {
+	__u64 ancestor_ids[0];
+};
+
+struct css_set___cgk {
+	struct cgroup___cgk *dfl_cgrp;
+};
+
+struct task_struct___cgk {
+	struct css_set___cgk *cgroups;
+};
+
+static __always_inline __u64 task_cgroup_at_depth(const void *task)
+{
+	const struct task_struct___cgk *t = task;
+	struct cgroup___cgk *cg = BPF_CORE_READ(t, cgroups, dfl_cgrp), *anc = NULL;
+	struct cgroup___cgk_ids *ids = (void *)cg;
+	__u64 id = 0;
+
+	if (!cg)
+		return 0;
+	if (BPF_CORE_READ(cg, level) < (int)cgroup_depth)
+		return BPF_CORE_READ(cg, kn, id);
+	if (bpf_core_field_exists(cg->ancestors)) {
+		bpf_probe_read_kernel(&anc, sizeof(anc),
+				      (char *)cg + bpf_core_field_offset(cg->ancestors) + cgroup_depth * sizeof(anc));
+		return anc ? BPF_CORE_READ(anc, kn, id) : 0;
+	}
+	if (bpf_core_field_exists(ids->ancestor_ids))
+		bpf_probe_read_kernel(&id, sizeof(id),
+				      (char *)cg + bpf_core_field_offset(ids->ancestor_ids) + cgroup_depth * sizeof(id));
+	return id ? id : BPF_CORE_READ(cg, kn, id);
+}
+
+#endif

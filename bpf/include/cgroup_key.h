@@ -1,0 +1,19 @@
+/* Key of a module's per-cgroup rows (`By "cgroup"`), shared by the BPF programs and
+ * libcore/engine/cgroup_rows.c. Fixed-width types only. */
+#ifndef EBPF_CGROUP_KEY_H
+#define EBPF_CGROUP_KEY_H
+
+#include <linux/types.h>
+
+/* Most cgroups a module's tables are sized for, per MaxSeries cgroup sent: the sent ones,
+ * the ones folded into `other` and the ones born since the last read (removed cgroups'
+ * rows are deleted at every read). */
+#define CGROUP_ROWS_PER_SERIES 2
+
+struct cgroup_row_key {
+	__u64 cgroup; /* cgroup2 id (kernfs node id) of the task's ancestor at the module's depth */
+	__u32 row;    /* the module's row: syscall number, latency row, ... */
+	__u32 pad;    /* zeroed: a hash compares every byte of the key */
+};
+
+#endif

@@ -1,0 +1,129 @@
+/* Shared by the By "cgroup" kernel tests: a private parent in the cgroup2 mount (depth 1,
+ * so that CgroupDepth 2 is its children), children run in a child cgroup, the names the
+ * module sends, and the kernel rows of a cgroup. */
+#ifndef EBPF_TESTS_TEST_CGROUPS_H
+#define EBPF_TESTS_TEST_CGROUPS_H
+
+#include "bpf/include/cgroup_key.h"
+#include "libcore/decode/cgroup_paths.h"
+#include "libcore/engine/module.h"
+#include "tests/testing.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char tcg_root[512], tcg_parent[1024];
+
+/* Makes the private parent "<cgroup2>/<prefix>-<pid>"; SKIPs without cgroup2. */
+static inline void tcg_setup(const char *prefix)
+{
+	char err[256];
+
+	if (cgroup2_mount(tcg_root, sizeof(tcg_root), err, sizeof(err)))
+		SKIP("%s", err);
+	snprintf(tcg_parent, sizeof(tcg_parent), "%s/%s-%d", tcg_root, prefix, (int)getpid());
+	if (mkdir(tcg_parent, 0755))
+		SKIP("cannot make a cgroup under %s: %s", tcg_root, strerror(errno));
+}
+
+/* "<parent>/<child>" into out. */
+static inline const char *tcg_dir(const char *child, char *out, size_t len)
+{
+	snprintf(out, len, "%s/%s", tcg_parent, child);
+	return out;
+}
+
+/* The name the module sends for child: its path below the root, '/' as '_'. */
+static inline const char *tcg_name(const char *child, char *out, size_t len)
+{
+	snprintf(out, len, "%s_%s", strrchr(tcg_parent, '/') + 1, child);
+	return out;
+}
+
+/* The Cgroup glob of the parent's children: "/<parent>/ *". */
+static inline const char *tcg_glob(char *out, size_t len)
+{
+	snprintf(out, len, "%s/*", tcg_parent + strlen(tcg_root));
+	return out;
+}
+
+static inline uint64_t tcg_inode(const char *dir)
+{
+	struct stat st;
+
+	return stat(dir, &st) ? 0 : (uint64_t)st.st_ino;
+}
+
+/* Moves the calling process into dir. 0 or -1. */
+static inline int tcg_join(const char *dir)
+{
+	char procs[1700];
+	int p, ok;
+
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+	p = open(procs, O_WRONLY);
+	ok = p >= 0 && write(p, "0", 1) == 1;
+	if (p >= 0)
+		close(p);
+	return ok ? 0 : -1;
+}
+
+/* Runs work(arg) in a child that joined cgroup dir first; the child's exit status must
+ * be 0. */
+static inline void tcg_run_in(const char *dir, int (*work)(void *), void *arg)
+{
+	pid_t pid = fork();
+	int status;
+
+	CHECK(pid >= 0);
+	if (pid == 0)
+		_exit(tcg_join(dir) ? 3 : work(arg));
+	CHECK(waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* rmdir, while the kernel still drains an exited child. 0 or -1. */
+static inline int tcg_remove(const char *dir)
+{
+	int tries = 0, e;
+
+	while ((e = rmdir(dir)) && errno == EBUSY && tries++ < 200)
+		usleep(1000);
+	return e;
+}
+
+/* Rows of map (a per-cgroup table of m) whose cgroup is id. */
+static inline int tcg_rows_of(struct module *m, const char *map, uint64_t id)
+{
+	int fd = bpf_map__fd(bpf_object__find_map_by_name(m->obj, map));
+	struct cgroup_row_key k, next;
+	void *prev = NULL;
+	int n = 0;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		n += next.cgroup == id;
+		k = next;
+		prev = &k;
+	}
+	return n;
+}
+
+/* Sets a string or number option; the check fails when it is refused. */
+static inline void tcg_option(struct module *m, const char *key, const char *s, double num)
+{
+	char err[512] = "";
+	struct opt_value v = s ? (struct opt_value){ .type = OPT_STRING, .string = s }
+			       : (struct opt_value){ .type = OPT_NUMBER, .number = num };
+	struct option o = { .key = key, .values = &v, .nvalues = 1 };
+
+	if (module_set_option(m, &o, err, sizeof(err)))
+		fprintf(stderr, "%s: %s\n", key, err);
+	CHECK(err[0] == '\0');
+}
+
+#endif
