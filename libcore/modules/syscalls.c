@@ -148,11 +148,12 @@ static const char *count_row_name(const struct module *m, uint32_t row, char *bu
 	return syscall_name(row, buf, len);
 }
 
-static const char *latency_row_name(const struct module *m, int view, uint32_t row, char *buf, size_t len);
-
+/* A latency row's syscall: rows are assigned at start (row_nr). */
 static const char *cgroup_latency_row_name(const struct module *m, uint32_t row, char *buf, size_t len)
 {
-	return latency_row_name(m, VIEW_LATENCY, row, buf, len);
+	const struct syscalls *s = m->priv;
+
+	return syscall_name(s->row_nr[row], buf, len);
 }
 
 static int syscalls_create(struct module *m)

@@ -165,4 +165,10 @@ int views_read(struct module *m);
 void views_emit(struct module *m, const struct metric_sink *sink);
 void views_free(struct module *m);
 
+/* Sends one histogram series from a cumulative row: the interval's deltas through the
+ * tracker, nothing when the interval has no events. For readers of rows no view
+ * describes (the per-cgroup tables, cgroup_rows.c). */
+void emit_hist_row(const struct metric_sink *sink, const char *metric, const char *instance, enum hist_unit unit,
+		   struct hist_tracker *t, const void *row);
+
 #endif

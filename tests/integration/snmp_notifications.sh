@@ -164,6 +164,7 @@ for who in public ebpfinform ebpftrap; do
 done
 pass "one OOM kill: one ebpfOomKill each via v2c trap, v2c inform and v3: pid $(varbind "$t" ebpfEventPid), name $(varbind "$t" ebpfEventProcessName), cgroup $(varbind "$t" ebpfEventCgroup)"
 
+storm_start=$(date +%s)
 out=$("$OOM_HOG" ebpf_trapstorm "$STORM") || sfail "oom_hog storm failed: $(echo "$out" | tail -n 3)"
 made=$(echo "$out" | grep -c '^victim ')
 [ "$made" = "$STORM" ] || sfail "the storm made $made OOM kills, expected $STORM"
@@ -178,13 +179,21 @@ storm_counts() {
 	echo "$_one $_summaries $_not_sent"
 }
 storm_complete() { set -- $(storm_counts $1); [ $(($1 + $3)) -ge "$STORM" ]; }
+# The limit (libcore/engine/events.h) is EVENT_BURST (10) at once, then one per
+# EVENT_REFILL_SECONDS (6): over a storm of T seconds, from its first kill to the read that
+# sends its last summary, at most 10 + T / 6 + 1 go one by one. On a quiet machine the storm
+# takes seconds (the bound is then 11-12); on a loaded one the kills themselves take longer
+# and the limit rightly lets more through, one per 6 s: the bound follows the measured time.
+one_by_one_max() { echo $((10 + ($(date +%s) - storm_start) / 6 + 1)); }
 for who in public ebpfinform ebpftrap; do
 	# The last summary comes with the read after the storm, its trap within a second of the file.
 	wait_until 30 storm_complete $who || true
+	max_one=$(one_by_one_max)
 	set -- $(storm_counts $who)
 	echo "storm of $STORM via $who: $1 ebpfOomKill, $2 ebpfEventsNotSent counting $3"
 	[ $(($1 + $3)) = "$STORM" ] || sfail "via $who: $1 ebpfOomKill + $3 not sent = $(($1 + $3)), not $STORM"
-	[ "$1" -le 20 ] || sfail "via $who: $1 ebpfOomKill traps one by one: the rate limit did not hold"
+	[ "$1" -le "$max_one" ] ||
+		sfail "via $who: $1 ebpfOomKill traps one by one, more than $max_one in $(($(date +%s) - storm_start)) s: the rate limit did not hold"
 done
 pass "storm: ebpfOomKill one by one plus ebpfEventsNotSent's counts are exactly $STORM, via v2c trap, v2c inform and v3"
 stop_collectd
