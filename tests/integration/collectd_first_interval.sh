@@ -141,20 +141,24 @@ awk -v r="$grate" -v d="$dt" -v n=$N 'BEGIN { e = r * d - n; exit !(e < r * 0.00
 	gfail "graphite: rate $grate at $sec x $dt s is not $N"
 pass "write_graphite StoreRates true -> carbon -> graphite-web: $grate/s at $sec, x $dt s = $N"
 
-# rrdtool: rrdtool fetch shows the burst. rrdtool keeps whole seconds: the rate N / (t1 - t0)
-# in them is exactly the value of each step that lies wholly between t0 and t1 (there is one:
-# they are two steps apart); a step cut by t0 or t1 averages over its known part, so rate x
-# step over all the rows is N give or take a step's share.
+# rrdtool: rrdtool fetch shows the burst. The rrdtool plugin updates at whole seconds, each
+# value's time rounded to the nearest (collectd's CDTIME_T_TO_TIME_T; truncating instead, as
+# this test once did, failed when t0 and t1 rounded different ways: 200 / 3 s, not 200 / 4 s):
+# the rate N / (round(t1) - round(t0)) is exactly the value of each step that lies wholly
+# between them (there is one: they are two steps apart); a step cut by t0 or t1 averages over
+# its known part, so rate x step over all the rows is N give or take a step's share.
 stop_collectd
 RRD="$WORK/rrd/itest/ebpf-write_sizes/$SERIES.rrd"
 [ -f "$RRD" ] || fail "no $RRD"
-"$RRDTOOL" fetch "$RRD" AVERAGE --start $((${t0%.*} - 10)) --end $((${t1%.*} + 10)) > "$WORK/fetch.out" || fail "rrdtool fetch failed"
+r0=$(awk -v t="$t0" 'BEGIN { printf "%d", int(t + 0.5) }')
+r1=$(awk -v t="$t1" 'BEGIN { printf "%d", int(t + 0.5) }')
+"$RRDTOOL" fetch "$RRD" AVERAGE --start $((r0 - 10)) --end $((r1 + 10)) > "$WORK/fetch.out" || fail "rrdtool fetch failed"
 sed 's/^/  fetch: /' "$WORK/fetch.out"
-whole=$(awk -v a="${t0%.*}" -v b="${t1%.*}" -v step=$INTERVAL -v n=$N '
+whole=$(awk -v a="$r0" -v b="$r1" -v step=$INTERVAL -v n=$N '
 	/^[0-9]+:/ { s = $1 + 0; if (s - step >= a && s <= b) { r = n / (b - a); if ($2 + 0 > r * (1 - 1e-9) && $2 + 0 < r * (1 + 1e-9)) k++; else bad = bad " " $1 $2 } }
 	END { if (bad != "" || k == 0) { print "steps within (t0, t1] not at " n / (b - a) ":" bad; exit 1 } print k }' "$WORK/fetch.out") ||
 	fail "rrdtool fetch: $whole"
 events=$(awk -v step=$INTERVAL '/^[0-9]+:/ && $2 != "-nan" && $2 != "nan" { s += $2 * step } END { printf "%.3f", s }' "$WORK/fetch.out")
 awk -v e="$events" -v n=$N 'BEGIN { exit !(e >= n / 2 && e <= 2 * n) }' ||
 	fail "rrdtool fetch: rate x step over the rows is $events, not the burst of $N"
-pass "rrdtool fetch: the first interval's $N writes show as rates ($whole steps at exactly $N / $((${t1%.*} - ${t0%.*})) s, $events events over the rows)"
+pass "rrdtool fetch: the first interval's $N writes show as rates ($whole steps at exactly $N / $((r1 - r0)) s, $events events over the rows)"
