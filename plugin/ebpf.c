@@ -528,6 +528,13 @@ static int ebpf_read(user_data_t *ud)
 	struct tee_ctx tee = { .a = sink };
 	int err;
 
+	/* rrdtool keeps whole seconds (the rrdtool plugin rounds each value's time) and refuses
+	 * a second update in one second ("minimum one second step"), losing it. A late read
+	 * followed by the next one on time can fall in one whole second (Interval 1 on a loaded
+	 * machine: 56 updates refused in one run). Such a read is left to the next one: the
+	 * counters are cumulative and the histograms' deltas are taken then, so nothing is lost. */
+	if (pm->prev_time && CDTIME_T_TO_TIME_T(now) == CDTIME_T_TO_TIME_T(pm->prev_time))
+		return 0;
 	d.interval_s = CDTIME_T_TO_DOUBLE(mono - pm->last_read);
 	/* Series present at the first read (right after the start) are where counting began; a
 	 * zero less than a second back would share rrdtool's whole second with the value. */
