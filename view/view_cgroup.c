@@ -72,92 +72,123 @@ size_t view_cgroup_split(const char *instance, const char **row)
 	return slash ? (size_t)(slash - instance) : 0;
 }
 
-bool view_cgroup_owns(const char *cgroup, const char *instance)
-{
-	const char *row;
-	size_t len = view_cgroup_split(instance, &row);
+/* A row of a matching cgroup: its cgroup (in the row's instance), whether it is a counter,
+ * its index. */
+struct cg_row {
+	const char *cgroup;
+	size_t len;
+	int counter, index;
+};
 
-	return len && len == strlen(cgroup) && !strncmp(instance, cgroup, len);
+static bool is_other(const struct cg_row *r)
+{
+	return r->len == 5 && !memcmp(r->cgroup, "other", 5);
 }
 
-/* Adds the cgroup of instance to names when glob matches it and it is not the last one
- * added (a cgroup's rows mostly come together; view_cgroup_list() removes the other
- * repeats once sorted). */
-static int add_cgroup(const char *instance, const char *glob, char ***names, int *n, int *cap)
+/* By cgroup name ("other", the cgroups beyond MaxSeries, last: they are no service), then
+ * histograms before counters, each in the module's order. */
+static int by_cgroup(const void *a, const void *b)
 {
+	const struct cg_row *x = a, *y = b;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int d;
+
+	if (is_other(x) != is_other(y))
+		return is_other(x) ? 1 : -1;
+	d = memcmp(x->cgroup, y->cgroup, n);
+	if (d)
+		return d;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	if (x->counter != y->counter)
+		return x->counter - y->counter;
+	return x->index - y->index;
+}
+
+/* Appends the row when its instance has a cgroup that glob matches. */
+static void add_row(struct cg_row *rows, int *n, const char *instance, const char *glob, int counter, int index)
+{
+	char name[sizeof(((struct snapshot_counter *)0)->instance)];
 	const char *row;
 	size_t len = view_cgroup_split(instance, &row);
-	char name[sizeof(((struct snapshot_counter *)0)->instance)];
 
 	if (!len)
-		return 0;
+		return;
 	snprintf(name, sizeof(name), "%.*s", (int)len, instance);
 	if (fnmatch(glob, name, 0))
-		return 0;
-	if (*n && !strcmp((*names)[*n - 1], name))
-		return 0;
-	if (*n == *cap) {
-		int ncap = *cap ? 2 * *cap : 16;
-		char **grown = realloc(*names, (size_t)ncap * sizeof(*grown));
-
-		if (!grown)
-			return -1;
-		*names = grown;
-		*cap = ncap;
-	}
-	if (!((*names)[*n] = strdup(name)))
-		return -1;
-	(*n)++;
-	return 0;
+		return;
+	rows[(*n)++] = (struct cg_row){ .cgroup = instance, .len = len, .counter = counter, .index = index };
 }
 
-/* By name, the cgroups beyond MaxSeries ("other") last: they are no service. */
-static int by_name(const void *a, const void *b)
+int view_cgroup_list(const struct snapshot_module *m, const char *glob, struct view_cgroup **out, int *n)
 {
-	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
-	bool xo = !strcmp(x, "other"), yo = !strcmp(y, "other");
-
-	if (xo != yo)
-		return xo ? 1 : -1;
-	return strcmp(x, y);
-}
-
-int view_cgroup_list(const struct snapshot_module *m, const char *glob, char ***out, int *n)
-{
-	int cap = 0;
-
-	int kept = 0;
+	struct cg_row *rows = malloc(((size_t)m->nhistograms + (size_t)m->ncounters + 1) * sizeof(*rows));
+	int nrows = 0, *indexes = NULL, ngroups = 0;
+	struct view_cgroup *groups = NULL;
 
 	*out = NULL;
 	*n = 0;
-	/* At most one name per row, which SNAPSHOT_MAX_ROWS bounds. */
+	if (!rows)
+		return -1;
 	for (int i = 0; i < m->nhistograms; i++)
-		if (add_cgroup(m->histograms[i].instance, glob, out, n, &cap))
-			goto oom;
+		add_row(rows, &nrows, m->histograms[i].instance, glob, 0, i);
 	for (int i = 0; i < m->ncounters; i++)
-		if (add_cgroup(m->counters[i].instance, glob, out, n, &cap))
-			goto oom;
-	if (!*n)
+		add_row(rows, &nrows, m->counters[i].instance, glob, 1, i);
+	if (!nrows) {
+		free(rows);
 		return 0;
-	qsort(*out, (size_t)*n, sizeof(**out), by_name);
-	for (int i = 0; i < *n; i++) {
-		if (kept && !strcmp((*out)[kept - 1], (*out)[i]))
-			free((*out)[i]);
-		else
-			(*out)[kept++] = (*out)[i];
 	}
-	*n = kept;
+	qsort(rows, (size_t)nrows, sizeof(*rows), by_cgroup);
+	for (int i = 0; i < nrows; i++)
+		if (!i || rows[i].len != rows[i - 1].len || memcmp(rows[i].cgroup, rows[i - 1].cgroup, rows[i].len))
+			ngroups++;
+	/* One array of indexes for all: each group's histograms, then its counters, in a run. */
+	indexes = malloc((size_t)nrows * sizeof(*indexes));
+	groups = calloc((size_t)ngroups, sizeof(*groups));
+	if (!indexes || !groups)
+		goto oom;
+	for (int i = 0, g = -1; i < nrows; i++) {
+		struct view_cgroup *c;
+
+		if (!i || rows[i].len != rows[i - 1].len || memcmp(rows[i].cgroup, rows[i - 1].cgroup, rows[i].len)) {
+			c = &groups[++g];
+			if (!(c->name = strndup(rows[i].cgroup, rows[i].len))) {
+				ngroups = g; /* the names made so far are freed */
+				goto oom;
+			}
+			c->histograms = c->counters = &indexes[i];
+		}
+		c = &groups[g];
+		indexes[i] = rows[i].index;
+		if (rows[i].counter) {
+			c->ncounters++;
+		} else {
+			c->nhistograms++;
+			c->counters++;
+		}
+	}
+	free(rows);
+	*out = groups;
+	*n = ngroups;
 	return 0;
 oom:
-	view_cgroup_free(*out, *n);
-	*out = NULL;
-	*n = 0;
+	free(rows);
+	if (groups) {
+		groups[0].histograms = indexes;
+		view_cgroup_free(groups, ngroups);
+	} else {
+		free(indexes);
+	}
 	return -1;
 }
 
-void view_cgroup_free(char **names, int n)
+/* The index array is one, starting at the first group's histograms. */
+void view_cgroup_free(struct view_cgroup *cgroups, int n)
 {
+	if (!cgroups)
+		return;
 	for (int i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+		free(cgroups[i].name);
+	free(cgroups[0].histograms);
+	free(cgroups);
 }

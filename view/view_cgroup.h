@@ -30,14 +30,19 @@ int view_cgroup_glob(const char *arg, char out[VIEW_CGROUP_GLOB_MAX], char *err,
  * 0 (*row the whole instance) for a host-wide row. */
 size_t view_cgroup_split(const char *instance, const char **row);
 
-/* Is instance a row of cgroup (a name view_cgroup_list() gave)? */
-bool view_cgroup_owns(const char *cgroup, const char *instance);
+/* A cgroup's rows in a module: indexes in its histograms and counters, in their order. */
+struct view_cgroup {
+	char *name;
+	int *histograms, nhistograms;
+	int *counters, ncounters;
+};
 
-/* The distinct cgroups of m's counters and histograms that glob (a view_cgroup_glob()
- * result) matches, sorted by name with "other" last, so that a service's rows draw
- * together. *out is an array of *n names (free it, and every name, with view_cgroup_free());
- * returns -1 when out of memory. */
-int view_cgroup_list(const struct snapshot_module *m, const char *glob, char ***out, int *n);
-void view_cgroup_free(char **names, int n);
+/* The cgroups of m's histograms and counters that glob (a view_cgroup_glob() result)
+ * matches, sorted by name with "other" last, so that a service's rows draw together, each
+ * with its rows. Linear in the rows after one sort (a live view redraws every interval, and
+ * MaxSeries allows 10,000 cgroups). *out holds *n of them (free with view_cgroup_free());
+ * -1 when out of memory. */
+int view_cgroup_list(const struct snapshot_module *m, const char *glob, struct view_cgroup **out, int *n);
+void view_cgroup_free(struct view_cgroup *cgroups, int n);
 
 #endif

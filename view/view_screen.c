@@ -88,22 +88,13 @@ static void clock_text(char *buf, size_t len, int64_t us)
 
 /* The instance a series is shown with: in a cgroup's section the row without its cgroup,
  * as collectd's type instance has it (the cgroup is in the plugin_instance). */
-static const char *shown_instance(const char *instance, const char *cgroup)
+static const char *shown_instance(const char *instance, const struct view_cgroup *cg)
 {
 	const char *row;
 
-	if (cgroup)
+	if (cg)
 		view_cgroup_split(instance, &row);
-	return cgroup ? row : instance;
-}
-
-/* Does a series pass the filters? cgroup NULL: every series; else only that cgroup's. */
-static bool series_kept(const struct view_options *o, enum view_series kind, const char *metric,
-			const char *instance, const char *cgroup)
-{
-	if (cgroup && !view_cgroup_owns(cgroup, instance))
-		return false;
-	return view_metric_selected(o, kind, metric, shown_instance(instance, cgroup));
+	return cg ? row : instance;
 }
 
 /* ---- histograms ------------------------------------------------------------------------------ */
@@ -157,22 +148,22 @@ static int busiest_first(const void *a, const void *b)
 	return d ? d : strcmp(x->c->instance, y->c->instance);
 }
 
-/* prev_module NULL: since start; seconds: the time the counts cover; cgroup NULL: every
+/* prev_module NULL: since start; seconds: the time the counts cover; cg NULL: every
  * counter, else that cgroup's. Returns the number of counters that passed the filters. */
 static int draw_counters(FILE *out, const struct snapshot_module *m, const struct snapshot_module *prev_module,
-			 double seconds, const struct view_options *o, const char *cgroup)
+			 double seconds, const struct view_options *o, const struct view_cgroup *cg)
 {
-	struct counter_row *rows = calloc((size_t)m->ncounters + 1, sizeof(*rows));
-	int n = 0, shown;
+	int n = 0, shown, total = cg ? cg->ncounters : m->ncounters;
+	struct counter_row *rows = calloc((size_t)total + 1, sizeof(*rows));
 
 	if (!rows) {
 		fprintf(out, "  (out of memory: counters not shown)\n");
 		return 0;
 	}
-	for (int i = 0; i < m->ncounters; i++) {
-		const struct snapshot_counter *c = &m->counters[i], *pc;
+	for (int k = 0; k < total; k++) {
+		const struct snapshot_counter *c = &m->counters[cg ? cg->counters[k] : k], *pc;
 
-		if (!series_kept(o, VIEW_COUNTER, c->metric, c->instance, cgroup))
+		if (!view_metric_selected(o, VIEW_COUNTER, c->metric, shown_instance(c->instance, cg)))
 			continue;
 		pc = prev_module ? find_counter(prev_module, c->metric, c->instance) : NULL;
 		/* Backwards: the maps were recreated; the count is what the new ones hold. */
@@ -188,7 +179,7 @@ static int draw_counters(FILE *out, const struct snapshot_module *m, const struc
 		char name[2 * VALUE_NAME_LEN + 2];
 
 		series_text(name, sizeof(name), VIEW_COUNTER, rows[i].c->metric,
-			    shown_instance(rows[i].c->instance, cgroup));
+			    shown_instance(rows[i].c->instance, cg));
 		if (seconds > 0)
 			fprintf(out, "  %12.1f %14" PRIu64 "  %s\n", (double)rows[i].count / seconds, rows[i].count, name);
 		else
@@ -200,33 +191,40 @@ static int draw_counters(FILE *out, const struct snapshot_module *m, const struc
 	return n;
 }
 
-/* A module's histograms, then its counters; cgroup NULL: all of them, else that cgroup's.
+/* A module's histograms, then its counters; cg NULL: all of them, else that cgroup's.
  * Returns how many passed the filters. */
 static int draw_series(FILE *out, const struct snapshot_module *m, const struct snapshot_module *prev_module,
-		       double seconds, const struct view_options *o, const char *cgroup)
+		       double seconds, const struct view_options *o, const struct view_cgroup *cg)
 {
-	int matched = 0;
+	int matched = 0, total = cg ? cg->nhistograms : m->nhistograms;
 
-	for (int h = 0; h < m->nhistograms; h++) {
-		const struct snapshot_histogram *hist = &m->histograms[h];
+	for (int k = 0; k < total; k++) {
+		const struct snapshot_histogram *hist = &m->histograms[cg ? cg->histograms[k] : k];
 
-		if (!series_kept(o, VIEW_HISTOGRAM, hist->metric, hist->instance, cgroup))
+		if (!view_metric_selected(o, VIEW_HISTOGRAM, hist->metric, shown_instance(hist->instance, cg)))
 			continue;
 		matched++;
-		draw_histogram(out, m, hist, shown_instance(hist->instance, cgroup), prev_module);
+		draw_histogram(out, m, hist, shown_instance(hist->instance, cg), prev_module);
 	}
-	return matched + draw_counters(out, m, prev_module, seconds, o, cgroup);
+	return matched + draw_counters(out, m, prev_module, seconds, o, cg);
 }
 
-/* Does any series of cgroup in m pass the filters? */
-static bool count_kept(const struct snapshot_module *m, const struct view_options *o, const char *cgroup)
+/* Does any of a cgroup's series pass the metric filter? Its section is drawn only then. */
+static bool cgroup_has_series(const struct snapshot_module *m, const struct view_options *o,
+			      const struct view_cgroup *cg)
 {
-	for (int h = 0; h < m->nhistograms; h++)
-		if (series_kept(o, VIEW_HISTOGRAM, m->histograms[h].metric, m->histograms[h].instance, cgroup))
+	for (int k = 0; k < cg->nhistograms; k++) {
+		const struct snapshot_histogram *h = &m->histograms[cg->histograms[k]];
+
+		if (view_metric_selected(o, VIEW_HISTOGRAM, h->metric, shown_instance(h->instance, cg)))
 			return true;
-	for (int c = 0; c < m->ncounters; c++)
-		if (series_kept(o, VIEW_COUNTER, m->counters[c].metric, m->counters[c].instance, cgroup))
+	}
+	for (int k = 0; k < cg->ncounters; k++) {
+		const struct snapshot_counter *c = &m->counters[cg->counters[k]];
+
+		if (view_metric_selected(o, VIEW_COUNTER, c->metric, shown_instance(c->instance, cg)))
 			return true;
+	}
 	return false;
 }
 
@@ -251,18 +249,18 @@ static bool has_values(const struct snapshot_module *m)
 /* The cgroups a module has rows of (By "cgroup"), the first VIEW_CGROUP_CHOICES by name. */
 static void draw_cgroup_choices(FILE *out, const struct snapshot_module *m)
 {
-	char **names;
+	struct view_cgroup *cgroups;
 	int n;
 
-	if (view_cgroup_list(m, "*", &names, &n) || !n)
+	if (view_cgroup_list(m, "*", &cgroups, &n) || !n)
 		return;
 	fprintf(out, "    cgroups (--cgroup):");
 	for (int i = 0; i < n && i < VIEW_CGROUP_CHOICES; i++)
-		fprintf(out, " %s", names[i]);
+		fprintf(out, " %s", cgroups[i].name);
 	if (n > VIEW_CGROUP_CHOICES)
 		fprintf(out, " ... %d more", n - VIEW_CGROUP_CHOICES);
 	fprintf(out, "\n");
-	view_cgroup_free(names, n);
+	view_cgroup_free(cgroups, n);
 }
 
 /* What the snapshot holds, for a filter that matched nothing. */
@@ -310,7 +308,8 @@ int view_draw(FILE *out, const char *path, const struct snapshot *cur, const str
 		const struct snapshot_module *pm = NULL;
 		bool restarted = false;
 		double seconds;
-		char since[16], **cgroups = NULL;
+		char since[16];
+		struct view_cgroup *cgroups = NULL;
 		int ncgroups = 0;
 
 		if (!module_selected(o, m->label))
@@ -361,13 +360,13 @@ int view_draw(FILE *out, const char *path, const struct snapshot *cur, const str
 		for (int c = 0; c < ncgroups; c++) {
 			char plugin_instance[2 * LABEL_VALUE_MAX + 2], safe[LABEL_VALUE_MAX];
 
-			if (!count_kept(m, o, cgroups[c]))
+			if (!cgroup_has_series(m, o, &cgroups[c]))
 				continue;
 			/* As the plugin names it (scope_plugin_instance() in plugin/ebpf.c). */
-			snprintf(plugin_instance, sizeof(plugin_instance), "%s.%s", m->label, cgroups[c]);
-			fprintf(out, "\n-- cgroup %s: collectd's ebpf-%s/...\n", cgroups[c],
+			snprintf(plugin_instance, sizeof(plugin_instance), "%s.%s", m->label, cgroups[c].name);
+			fprintf(out, "\n-- cgroup %s: collectd's ebpf-%s/...\n", cgroups[c].name,
 				label_value_safe(plugin_instance, safe));
-			matched += draw_series(out, m, base_of(prev, pm), seconds, o, cgroups[c]);
+			matched += draw_series(out, m, base_of(prev, pm), seconds, o, &cgroups[c]);
 		}
 		view_cgroup_free(cgroups, ncgroups);
 	}

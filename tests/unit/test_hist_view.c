@@ -435,8 +435,30 @@ static void test_cgroup_globs(void)
 	CHECK(view_cgroup_glob(long_arg, g, err, sizeof(err)) == -1 && strstr(err, "is 399 characters") != NULL);
 	CHECK(view_cgroup_split("system.slice_cron.service/fsync", &row) == 25 && !strcmp(row, "fsync"));
 	CHECK(view_cgroup_split("fsync", &row) == 0 && !strcmp(row, "fsync"));
-	CHECK(view_cgroup_owns("other", "other/fsync") && !view_cgroup_owns("othe", "other/fsync"));
-	CHECK(!view_cgroup_owns("fsync", "fsync"));
+}
+
+/* The cgroups of cgroup_text with their rows' indexes, by name, other last. */
+static void test_cgroup_list(void)
+{
+	struct snapshot snap;
+	struct view_cgroup *cg;
+	int n;
+
+	parse(cgroup_text, &snap);
+	CHECK(view_cgroup_list(&snap.modules[0], "*", &cg, &n) == 0 && n == 3);
+	CHECK(!strcmp(cg[0].name, "system.slice_cron.service") && !strcmp(cg[1].name, "system.slice_ssh.service"));
+	CHECK(!strcmp(cg[2].name, "other"));
+	CHECK(cg[0].nhistograms == 1 && cg[0].histograms[0] == 2);
+	CHECK(cg[0].ncounters == 2 && cg[0].counters[0] == 2 && cg[0].counters[1] == 4);
+	CHECK(cg[1].nhistograms == 1 && cg[1].histograms[0] == 1);
+	CHECK(cg[1].ncounters == 2 && cg[1].counters[0] == 3 && cg[1].counters[1] == 5);
+	CHECK(cg[2].nhistograms == 0 && cg[2].ncounters == 1 && cg[2].counters[0] == 1);
+	view_cgroup_free(cg, n);
+	CHECK(view_cgroup_list(&snap.modules[0], "*_ssh.*", &cg, &n) == 0 && n == 1);
+	CHECK(!strcmp(cg[0].name, "system.slice_ssh.service") && cg[0].ncounters == 2);
+	view_cgroup_free(cg, n);
+	CHECK(view_cgroup_list(&snap.modules[1], "*", &cg, &n) == 0 && n == 0 && cg == NULL);
+	snapshot_free(&snap);
 }
 
 static void test_cgroup_screen(void)
@@ -512,6 +534,7 @@ int main(void)
 	test_since_start_and_restart(&before, &after);
 	test_block_and_zero_slot();
 	test_cgroup_globs();
+	test_cgroup_list();
 	test_cgroup_screen();
 	snapshot_free(&before);
 	snapshot_free(&after);
