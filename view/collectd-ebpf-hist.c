@@ -3,6 +3,7 @@
  * writes after every read (no BPF, no privileges beyond reading that file), through the one
  * snapshot parser the SNMP subagent uses too. */
 #include "snapshot/snapshot_file.h"
+#include "view/view_cgroup.h"
 #include "view/view_screen.h"
 
 #include <errno.h>
@@ -24,6 +25,7 @@ struct args {
 	double interval;
 	bool since_start, once;
 	struct view_options view;
+	char cgroup_glob[VIEW_CGROUP_GLOB_MAX];
 };
 
 static void usage(FILE *f)
@@ -40,7 +42,12 @@ static void usage(FILE *f)
 		"  -m, --module GLOB    only modules whose name matches (syscalls, block, tcp-web, 'b*')\n"
 		"  -M, --metric GLOB    only series whose type or type-instance matches,\n"
 		"                       as collectd names it (latency, latency-fsync, 'operations-*')\n"
-		"  -t, --top N          counters per module, busiest first (default 10; 0: all)\n"
+		"  -c, --cgroup GLOB    only the per-cgroup rows (modules with By \"cgroup\") of the\n"
+		"                       cgroups that match, cgroup by cgroup, named as collectd names\n"
+		"                       them: '/system.slice/*.service', 'system.slice_cron.service',\n"
+		"                       '*' (every cgroup)\n"
+		"  -t, --top N          counters per module (per cgroup with --cgroup), busiest first\n"
+		"                       (default 10; 0: all)\n"
 		"  -1, --once           one screen, then exit: after N seconds (and a new snapshot),\n"
 		"                       or at once with --since-start\n"
 		"  -h, --help           this text\n");
@@ -62,14 +69,15 @@ static void parse_args(int argc, char **argv, struct args *a)
 		{ "since-start", no_argument, NULL, 'S' },    { "module", required_argument, NULL, 'm' },
 		{ "metric", required_argument, NULL, 'M' },   { "top", required_argument, NULL, 't' },
 		{ "once", no_argument, NULL, '1' },           { "help", no_argument, NULL, 'h' },
+		{ "cgroup", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end;
+	char *end, why[512];
 	long top;
 	int c;
 
 	*a = (struct args){ .path = SNAPSHOT_DEFAULT_PATH, .interval = 2, .view = { .top = 10 } };
-	while ((c = getopt_long(argc, argv, "s:i:Sm:M:t:1h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:i:Sm:M:c:t:1h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			if (!optarg[0])
@@ -90,6 +98,11 @@ static void parse_args(int argc, char **argv, struct args *a)
 			break;
 		case 'M':
 			a->view.metric_glob = optarg;
+			break;
+		case 'c':
+			if (view_cgroup_glob(optarg, a->cgroup_glob, why, sizeof(why)))
+				bad_usage("%s", why);
+			a->view.cgroup_glob = a->cgroup_glob;
 			break;
 		case 't':
 			errno = 0;

@@ -1,8 +1,10 @@
 #include "view/view_screen.h"
 
 #include "base/text_append.h"
+#include "libcore/decode/label_value.h"
 #include "view/hist_draw.h"
 #include "view/hist_rows.h"
+#include "view/view_cgroup.h"
 
 #include <fnmatch.h>
 #include <inttypes.h>
@@ -84,11 +86,22 @@ static void clock_text(char *buf, size_t len, int64_t us)
 		snprintf(buf, len, "?");
 }
 
+/* The instance a series is shown with: in a cgroup's section the row without its cgroup,
+ * as collectd's type instance has it (the cgroup is in the plugin_instance). */
+static const char *shown_instance(const char *instance, const struct view_cgroup *cg)
+{
+	const char *row;
+
+	if (cg)
+		view_cgroup_split(instance, &row);
+	return cg ? row : instance;
+}
+
 /* ---- histograms ------------------------------------------------------------------------------ */
 
 /* prev_module NULL: since start. Returns false when the rows went backwards (restart). */
 static bool draw_histogram(FILE *out, const struct snapshot_module *m, const struct snapshot_histogram *h,
-			   const struct snapshot_module *prev_module)
+			   const char *shown_instance, const struct snapshot_module *prev_module)
 {
 	const char *base_unit = snapshot_unit_name(h->unit);
 	struct hist_rows cur, prev, shown;
@@ -108,7 +121,7 @@ static bool draw_histogram(FILE *out, const struct snapshot_module *m, const str
 		continuous = hist_rows_delta(&cur, &prev, &shown);
 	}
 	unit = hist_draw_unit(base_unit, &shown);
-	series_text(name, sizeof(name), VIEW_HISTOGRAM, h->metric, h->instance);
+	series_text(name, sizeof(name), VIEW_HISTOGRAM, h->metric, shown_instance);
 	fprintf(out, "\n  %s: %" PRIu64 " events", name, shown.total);
 	if (shown.total)
 		fprintf(out, ", mean %.4g %s", (double)shown.sum / (double)shown.total / unit.per, unit.name);
@@ -135,22 +148,22 @@ static int busiest_first(const void *a, const void *b)
 	return d ? d : strcmp(x->c->instance, y->c->instance);
 }
 
-/* prev_module NULL: since start; seconds: the time the counts cover. Returns the number of
- * counters that passed the filter. */
+/* prev_module NULL: since start; seconds: the time the counts cover; cg NULL: every
+ * counter, else that cgroup's. Returns the number of counters that passed the filters. */
 static int draw_counters(FILE *out, const struct snapshot_module *m, const struct snapshot_module *prev_module,
-			 double seconds, const struct view_options *o)
+			 double seconds, const struct view_options *o, const struct view_cgroup *cg)
 {
-	struct counter_row *rows = calloc((size_t)m->ncounters + 1, sizeof(*rows));
-	int n = 0, shown;
+	int n = 0, shown, total = cg ? cg->ncounters : m->ncounters;
+	struct counter_row *rows = calloc((size_t)total + 1, sizeof(*rows));
 
 	if (!rows) {
 		fprintf(out, "  (out of memory: counters not shown)\n");
 		return 0;
 	}
-	for (int i = 0; i < m->ncounters; i++) {
-		const struct snapshot_counter *c = &m->counters[i], *pc;
+	for (int k = 0; k < total; k++) {
+		const struct snapshot_counter *c = &m->counters[cg ? cg->counters[k] : k], *pc;
 
-		if (!view_metric_selected(o, VIEW_COUNTER, c->metric, c->instance))
+		if (!view_metric_selected(o, VIEW_COUNTER, c->metric, shown_instance(c->instance, cg)))
 			continue;
 		pc = prev_module ? find_counter(prev_module, c->metric, c->instance) : NULL;
 		/* Backwards: the maps were recreated; the count is what the new ones hold. */
@@ -165,7 +178,8 @@ static int draw_counters(FILE *out, const struct snapshot_module *m, const struc
 	for (int i = 0; i < shown; i++) {
 		char name[2 * VALUE_NAME_LEN + 2];
 
-		series_text(name, sizeof(name), VIEW_COUNTER, rows[i].c->metric, rows[i].c->instance);
+		series_text(name, sizeof(name), VIEW_COUNTER, rows[i].c->metric,
+			    shown_instance(rows[i].c->instance, cg));
 		if (seconds > 0)
 			fprintf(out, "  %12.1f %14" PRIu64 "  %s\n", (double)rows[i].count / seconds, rows[i].count, name);
 		else
@@ -175,6 +189,43 @@ static int draw_counters(FILE *out, const struct snapshot_module *m, const struc
 		fprintf(out, "  %12s %14s  ... %d more (--top 0 shows all)\n", "", "", n - shown);
 	free(rows);
 	return n;
+}
+
+/* A module's histograms, then its counters; cg NULL: all of them, else that cgroup's.
+ * Returns how many passed the filters. */
+static int draw_series(FILE *out, const struct snapshot_module *m, const struct snapshot_module *prev_module,
+		       double seconds, const struct view_options *o, const struct view_cgroup *cg)
+{
+	int matched = 0, total = cg ? cg->nhistograms : m->nhistograms;
+
+	for (int k = 0; k < total; k++) {
+		const struct snapshot_histogram *hist = &m->histograms[cg ? cg->histograms[k] : k];
+
+		if (!view_metric_selected(o, VIEW_HISTOGRAM, hist->metric, shown_instance(hist->instance, cg)))
+			continue;
+		matched++;
+		draw_histogram(out, m, hist, shown_instance(hist->instance, cg), prev_module);
+	}
+	return matched + draw_counters(out, m, prev_module, seconds, o, cg);
+}
+
+/* Does any of a cgroup's series pass the metric filter? Its section is drawn only then. */
+static bool cgroup_has_series(const struct snapshot_module *m, const struct view_options *o,
+			      const struct view_cgroup *cg)
+{
+	for (int k = 0; k < cg->nhistograms; k++) {
+		const struct snapshot_histogram *h = &m->histograms[cg->histograms[k]];
+
+		if (view_metric_selected(o, VIEW_HISTOGRAM, h->metric, shown_instance(h->instance, cg)))
+			return true;
+	}
+	for (int k = 0; k < cg->ncounters; k++) {
+		const struct snapshot_counter *c = &m->counters[cg->counters[k]];
+
+		if (view_metric_selected(o, VIEW_COUNTER, c->metric, shown_instance(c->instance, cg)))
+			return true;
+	}
+	return false;
 }
 
 /* ---- the screen ------------------------------------------------------------------------------ */
@@ -191,6 +242,25 @@ static const struct snapshot_module *base_of(const struct snapshot *prev, const 
 static bool has_values(const struct snapshot_module *m)
 {
 	return m->ncounters || m->nhistograms;
+}
+
+#define VIEW_CGROUP_CHOICES 20
+
+/* The cgroups a module has rows of (By "cgroup"), the first VIEW_CGROUP_CHOICES by name. */
+static void draw_cgroup_choices(FILE *out, const struct snapshot_module *m)
+{
+	struct view_cgroup *cgroups;
+	int n;
+
+	if (view_cgroup_list(m, "*", &cgroups, &n) || !n)
+		return;
+	fprintf(out, "    cgroups (--cgroup):");
+	for (int i = 0; i < n && i < VIEW_CGROUP_CHOICES; i++)
+		fprintf(out, " %s", cgroups[i].name);
+	if (n > VIEW_CGROUP_CHOICES)
+		fprintf(out, " ... %d more", n - VIEW_CGROUP_CHOICES);
+	fprintf(out, "\n");
+	view_cgroup_free(cgroups, n);
 }
 
 /* What the snapshot holds, for a filter that matched nothing. */
@@ -214,6 +284,7 @@ static void draw_choices(FILE *out, const struct snapshot *cur)
 		if (m->ncounters)
 			view_series_name(VIEW_COUNTER, m->counters[0].metric, m->counters[0].instance, &n);
 		fprintf(out, "; %d counters (e.g. --metric '%s-*')\n", m->ncounters, n.type);
+		draw_cgroup_choices(out, m);
 	}
 }
 
@@ -238,6 +309,8 @@ int view_draw(FILE *out, const char *path, const struct snapshot *cur, const str
 		bool restarted = false;
 		double seconds;
 		char since[16];
+		struct view_cgroup *cgroups = NULL;
+		int ncgroups = 0;
 
 		if (!module_selected(o, m->label))
 			continue;
@@ -251,6 +324,15 @@ int view_draw(FILE *out, const char *path, const struct snapshot *cur, const str
 				fprintf(out, "\n== %s: %s: %s\n", m->label, snapshot_state_name(m->state), m->error);
 			}
 			continue;
+		}
+		/* With --cgroup, a module without a row of a matching cgroup is not drawn. */
+		if (o->cgroup_glob) {
+			if (view_cgroup_list(m, o->cgroup_glob, &cgroups, &ncgroups)) {
+				fprintf(out, "\n== %s: (out of memory: its cgroups not shown)\n", m->label);
+				continue;
+			}
+			if (!ncgroups)
+				continue;
 		}
 		if (prev) {
 			pm = find_module(prev, m->label);
@@ -271,13 +353,22 @@ int view_draw(FILE *out, const char *path, const struct snapshot *cur, const str
 			restarted ? " (restarted in this interval)" : "");
 		if (m->error[0])
 			fprintf(out, "   %s\n", m->error);
-		for (int h = 0; h < m->nhistograms; h++) {
-			if (!view_metric_selected(o, VIEW_HISTOGRAM, m->histograms[h].metric, m->histograms[h].instance))
-				continue;
-			matched++;
-			draw_histogram(out, m, &m->histograms[h], base_of(prev, pm));
+		if (!o->cgroup_glob) {
+			matched += draw_series(out, m, base_of(prev, pm), seconds, o, NULL);
+			continue;
 		}
-		matched += draw_counters(out, m, base_of(prev, pm), seconds, o);
+		for (int c = 0; c < ncgroups; c++) {
+			char plugin_instance[2 * LABEL_VALUE_MAX + 2], safe[LABEL_VALUE_MAX];
+
+			if (!cgroup_has_series(m, o, &cgroups[c]))
+				continue;
+			/* As the plugin names it (scope_plugin_instance() in plugin/ebpf.c). */
+			snprintf(plugin_instance, sizeof(plugin_instance), "%s.%s", m->label, cgroups[c].name);
+			fprintf(out, "\n-- cgroup %s: collectd's ebpf-%s/...\n", cgroups[c].name,
+				label_value_safe(plugin_instance, safe));
+			matched += draw_series(out, m, base_of(prev, pm), seconds, o, &cgroups[c]);
+		}
+		view_cgroup_free(cgroups, ncgroups);
 	}
 	if (off_used)
 		fprintf(out, "\nnot enabled: %s\n", off);

@@ -7,6 +7,10 @@
  * its discontinuity time moved, or a count went backwards) shows everything since that
  * restart, and says so. "Since start" (prev NULL) shows the cumulative values of each
  * module since its counters last started from zero.
+ *
+ * With a cgroup glob (view_cgroup.h), a module's per-cgroup rows that match are drawn under
+ * one heading per cgroup, sorted by cgroup, with collectd's plugin_instance for them; the
+ * host-wide rows are left out.
  */
 #ifndef EBPF_VIEW_SCREEN_H
 #define EBPF_VIEW_SCREEN_H
@@ -20,7 +24,10 @@
 struct view_options {
 	const char *module_glob; /* fnmatch on the module label; NULL: every module */
 	const char *metric_glob; /* fnmatch on collectd's type or "type-type_instance"; NULL: all */
-	int top;                 /* counters shown per module; 0: all */
+	int top;                 /* counters shown per module (per cgroup with cgroup_glob); 0: all */
+	/* view_cgroup_glob()'s glob: only per-cgroup rows of the cgroups it matches, drawn
+	 * cgroup by cgroup and named as collectd names them there; NULL: every row as it is. */
+	const char *cgroup_glob;
 };
 
 enum view_series { VIEW_COUNTER, VIEW_HISTOGRAM };

@@ -5,7 +5,9 @@
 # (ebpf-syscalls.<parent>_a, as doc/modules.md names them), exactly N and K fsync calls and
 # fsync percentiles; the third is in ebpf-syscalls.other, exactly M, with gauge-folded-cgroups
 # 1; the host-wide series go on beside them; the snapshot file (SNMP, the terminal view)
-# carries the cgroup before a '/' in the instance.
+# carries the cgroup before a '/' in the instance. The terminal view's --cgroup GLOB draws,
+# from that snapshot, exactly the matching cgroups' rows (each count the snapshot's, each name
+# a series collectd wrote for that cgroup), one section per cgroup, and no other's.
 . "$top_srcdir/tests/integration/lib.sh"
 
 CG_ROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
@@ -72,4 +74,76 @@ host_after=$(csv_last syscalls operations-fsync)
 grep -q "^counter	calls	${PARENT}_a/fsync	$N\$" "$WORK/snap/snapshot" ||
 	fail "the snapshot has no counter calls ${PARENT}_a/fsync $N: $(grep "$PARENT" "$WORK/snap/snapshot" | head -5)"
 pass "host-wide operations-fsync goes on (+$((host_after - host_before))); the snapshot carries ${PARENT}_a/fsync"
+
+# --- the terminal view: collectd-ebpf-hist --cgroup --------------------------------------------
+HIST="$top_builddir/collectd-ebpf-hist"
+[ -x "$HIST" ] || fail "$HIST not built"
+# One snapshot for both the screens and what they must show: collectd replaces the file.
+cp "$WORK/snap/snapshot" "$WORK/snap.copy"
+# screen GLOB OUT: every row since start of the cgroups GLOB matches.
+screen() {
+	"$HIST" --snapshot "$WORK/snap.copy" --once --since-start --top 0 --cgroup "$1" > "$2" ||
+		fail "collectd-ebpf-hist --cgroup '$1' exited non-zero: $(cat "$2")"
+}
+# check_section OUT CGROUP FSYNCS: OUT's section of CGROUP holds its fsync calls (FSYNCS in
+# operations-fsync and in the latency-fsync histogram), and exactly its rows of the snapshot:
+# as many histograms, the same counts, each counter under the name of a series collectd
+# wrote for that cgroup (ebpf-syscalls.CGROUP/<name>).
+check_section() {
+	awk -v cg="$2" '
+		/^-- cgroup / { inside = ($3 == cg ":") ; next }
+		/^== / { inside = 0 }
+		inside' "$1" > "$WORK/section"
+	grep -qxF -- "-- cgroup $2: collectd's ebpf-syscalls.$2/..." "$1" || fail "no section for $2: $(cat "$1")"
+	grep -q "^  latency-fsync: $3 events" "$WORK/section" ||
+		fail "the $2 section has no latency-fsync of $3 events: $(cat "$WORK/section")"
+	grep -Eq "^ +[0-9.-]+ +$3  operations-fsync\$" "$WORK/section" ||
+		fail "the $2 section has no operations-fsync $3: $(cat "$WORK/section")"
+	# Fields: counter|histogram, metric, instance, value|unit, precision, count (snapshot_file.h).
+	awk -F'\t' -v p="$2/" '$1 == "counter" && index($3, p) == 1 { print $4 }' "$WORK/snap.copy" | sort -n > "$WORK/want"
+	sed -En 's/^ +[0-9.-]+ +([0-9]+)  [^ ]+$/\1/p' "$WORK/section" | sort -n > "$WORK/got"
+	[ -s "$WORK/want" ] && cmp -s "$WORK/want" "$WORK/got" ||
+		fail "the $2 section's counts ($(tr '\n' ' ' < "$WORK/got")) are not the snapshot's ($(tr '\n' ' ' < "$WORK/want"))"
+	want_h=$(awk -F'\t' -v p="$2/" '$1 == "histogram" && index($3, p) == 1' "$WORK/snap.copy" | wc -l)
+	[ "$(grep -c ' events' "$WORK/section")" = "$want_h" ] || fail "the $2 section does not draw its $want_h histograms"
+	for n in $(sed -En 's/^ +[0-9.-]+ +[0-9]+  ([^ ]+)$/\1/p' "$WORK/section"); do
+		wait_until 5 csv_exists "syscalls.$2" "$n" || fail "the $2 section names $n, a series collectd did not write for it"
+	done
+}
+csv_exists() { [ -n "$(csv_file "$1" "$2")" ]; }
+# headings OUT: the cgroups of OUT's sections, in order.
+headings() { sed -n 's/^-- cgroup \([^:]*\):.*/\1/p' "$1" | tr '\n' ' '; }
+
+screen "${PARENT}_a" "$WORK/a.out"
+cat "$WORK/a.out"
+check_section "$WORK/a.out" "${PARENT}_a" $N
+[ "$(headings "$WORK/a.out")" = "${PARENT}_a " ] || fail "--cgroup ${PARENT}_a drew the sections $(headings "$WORK/a.out")"
+# Nothing outside its section: every counter drawn is one of its own.
+[ "$(grep -Ec '^ +[0-9.-]+ +[0-9]+  [^ ]+$' "$WORK/a.out")" = "$(wc -l < "$WORK/want")" ] ||
+	fail "--cgroup ${PARENT}_a drew counters that are not its own: $(cat "$WORK/a.out")"
+pass "--cgroup ${PARENT}_a: its $N fsync calls, its rows with the snapshot's counts under collectd's names, nothing else"
+
+# The cgroup's path is the same glob; a glob for both draws them in order, not the third.
+screen "/$PARENT/b" "$WORK/b.out"
+check_section "$WORK/b.out" "${PARENT}_b" $K
+[ "$(headings "$WORK/b.out")" = "${PARENT}_b " ] || fail "--cgroup /$PARENT/b drew the sections $(headings "$WORK/b.out")"
+screen "/$PARENT/*" "$WORK/both.out"
+[ "$(headings "$WORK/both.out")" = "${PARENT}_a ${PARENT}_b " ] ||
+	fail "--cgroup '/$PARENT/*' drew the sections $(headings "$WORK/both.out"), not ${PARENT}_a ${PARENT}_b"
+check_section "$WORK/both.out" "${PARENT}_a" $N
+check_section "$WORK/both.out" "${PARENT}_b" $K
+screen other "$WORK/other.out"
+check_section "$WORK/other.out" other $M
+pass "--cgroup '/$PARENT/b': $K calls; '/$PARENT/*': a then b, not the third; other: its $M calls"
+
+if "$HIST" --snapshot "$WORK/snap.copy" --once --since-start --cgroup "/$PARENT/nosuch" > "$WORK/none.out"; then
+	fail "a --cgroup that matches nothing exited 0"
+fi
+grep -q "cgroups (--cgroup): ${PARENT}_a ${PARENT}_b other" "$WORK/none.out" ||
+	fail "an empty --cgroup did not list the cgroups: $(cat "$WORK/none.out")"
+rc=0
+"$HIST" --snapshot "$WORK/snap.copy" --once --cgroup "/$PARENT/[ab" 2> "$WORK/glob.err" || rc=$?
+[ $rc = 2 ] && grep -q "the '\[' at character .* has no '\]'" "$WORK/glob.err" ||
+	fail "a bad --cgroup glob: exit $rc, $(cat "$WORK/glob.err")"
+pass "--cgroup matching nothing lists the cgroups there are; a bad glob is a usage error"
 stop_collectd

@@ -1,11 +1,13 @@
 /* collectd-ebpf-hist's drawing on fixed snapshots, read through the shared parser: slots
  * folded into log2 rows by their bounds (finer slots merge), BCC's star bars (the article's
  * read.py screen, star for star), the unit chosen from the values, interval differences and
- * restarts, counters busiest first, and the filters. */
+ * restarts, counters busiest first, and the filters (--cgroup: a cgroup's rows together, under
+ * collectd's names, no other cgroup's and no host-wide row). */
 #define _GNU_SOURCE
 #include "tests/testing.h"
 #include "view/hist_draw.h"
 #include "view/hist_rows.h"
+#include "view/view_cgroup.h"
 #include "view/view_screen.h"
 
 #include <stdio.h>
@@ -387,6 +389,136 @@ static void test_block_and_zero_slot(void)
 	snapshot_free(&snap);
 }
 
+
+/* By "cgroup" rows as the plugin writes them: the instance "<cgroup>/<row>", the cgroup as
+ * collectd's plugin_instance carries it; the host-wide rows beside them. The rows of the
+ * two services are interleaved, "other" comes first: the view sorts them. */
+static const char cgroup_text[] =
+	"collectd-ebpf-snapshot\t2\n"
+	"written\t1700000000000000\n"
+	"module\tsyscalls\trunning\t1699999990000000\tsys_exit=tp_btf\t\n"
+	"counter\tcalls\tfsync\t500\n"
+	"counter\tcalls\tother/fsync\t7\n"
+	"counter\tcalls\tsystem.slice_cron.service/fsync\t120\n"
+	"counter\tcalls\tsystem.slice_ssh.service/fsync\t75\n"
+	"counter\tcalls\tsystem.slice_cron.service/write\t9\n"
+	"counter\terrors\tsystem.slice_ssh.service/openat\t3\n"
+	"histogram\tlatency\tfsync\tnanoseconds\t0\t500\t1000\t0\t-\t-\t-\t-\n"
+	"bucket\t11\t500\n"
+	"histogram\tlatency\tsystem.slice_ssh.service/fsync\tnanoseconds\t0\t75\t1000\t0\t-\t-\t-\t-\n"
+	"bucket\t11\t75\n"
+	"histogram\tlatency\tsystem.slice_cron.service/fsync\tnanoseconds\t0\t120\t1000\t0\t-\t-\t-\t-\n"
+	"bucket\t11\t120\n"
+	"module\tprocess\trunning\t1699999990000000\tfork=tp_btf\t\n"
+	"counter\tforks\t\t40\n"
+	"end\n";
+
+static void test_cgroup_globs(void)
+{
+	char g[VIEW_CGROUP_GLOB_MAX], err[512], long_arg[400];
+	const char *row;
+
+	CHECK(view_cgroup_glob("/system.slice/*.service", g, err, sizeof(err)) == 0);
+	CHECK(!strcmp(g, "system.slice_*.service"));
+	CHECK(view_cgroup_glob("system.slice_cron.service", g, err, sizeof(err)) == 0);
+	CHECK(!strcmp(g, "system.slice_cron.service"));
+	CHECK(view_cgroup_glob("/", g, err, sizeof(err)) == 0 && !strcmp(g, "root"));
+	CHECK(view_cgroup_glob("[]x]*", g, err, sizeof(err)) == 0);
+	CHECK(view_cgroup_glob("", g, err, sizeof(err)) == -1 && strstr(err, "--cgroup needs a glob") != NULL);
+	CHECK(view_cgroup_glob("system.slice_[ab", g, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "the '[' at character 14 has no ']'") != NULL);
+	CHECK(view_cgroup_glob("a\tb", g, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "a control character at character 2") != NULL);
+	CHECK(view_cgroup_glob("a\\[b", g, err, sizeof(err)) == 0); /* an escaped '[' is a character */
+	memset(long_arg, 'a', sizeof(long_arg) - 1);
+	long_arg[sizeof(long_arg) - 1] = '\0';
+	CHECK(view_cgroup_glob(long_arg, g, err, sizeof(err)) == -1 && strstr(err, "is 399 characters") != NULL);
+	CHECK(view_cgroup_split("system.slice_cron.service/fsync", &row) == 25 && !strcmp(row, "fsync"));
+	CHECK(view_cgroup_split("fsync", &row) == 0 && !strcmp(row, "fsync"));
+}
+
+/* The cgroups of cgroup_text with their rows' indexes, by name, other last. */
+static void test_cgroup_list(void)
+{
+	struct snapshot snap;
+	struct view_cgroup *cg;
+	int n;
+
+	parse(cgroup_text, &snap);
+	CHECK(view_cgroup_list(&snap.modules[0], "*", &cg, &n) == 0 && n == 3);
+	CHECK(!strcmp(cg[0].name, "system.slice_cron.service") && !strcmp(cg[1].name, "system.slice_ssh.service"));
+	CHECK(!strcmp(cg[2].name, "other"));
+	CHECK(cg[0].nhistograms == 1 && cg[0].histograms[0] == 2);
+	CHECK(cg[0].ncounters == 2 && cg[0].counters[0] == 2 && cg[0].counters[1] == 4);
+	CHECK(cg[1].nhistograms == 1 && cg[1].histograms[0] == 1);
+	CHECK(cg[1].ncounters == 2 && cg[1].counters[0] == 3 && cg[1].counters[1] == 5);
+	CHECK(cg[2].nhistograms == 0 && cg[2].ncounters == 1 && cg[2].counters[0] == 1);
+	view_cgroup_free(cg, n);
+	CHECK(view_cgroup_list(&snap.modules[0], "*_ssh.*", &cg, &n) == 0 && n == 1);
+	CHECK(!strcmp(cg[0].name, "system.slice_ssh.service") && cg[0].ncounters == 2);
+	view_cgroup_free(cg, n);
+	CHECK(view_cgroup_list(&snap.modules[1], "*", &cg, &n) == 0 && n == 0 && cg == NULL);
+	snapshot_free(&snap);
+}
+
+static void test_cgroup_screen(void)
+{
+	struct snapshot snap;
+	struct view_options o = { .cgroup_glob = "system.slice_*" };
+	const char *cron, *ssh, *p;
+	char *s;
+	int matched;
+
+	parse(cgroup_text, &snap);
+	s = draw(&snap, NULL, &o, &matched);
+	CHECK(matched == 6); /* each service: a histogram and two counters */
+	/* One section per cgroup, by name, each with collectd's plugin_instance. */
+	cron = strstr(s, "\n-- cgroup system.slice_cron.service: collectd's ebpf-syscalls.system.slice_cron.service/...\n");
+	ssh = strstr(s, "\n-- cgroup system.slice_ssh.service: collectd's ebpf-syscalls.system.slice_ssh.service/...\n");
+	CHECK(cron != NULL && ssh != NULL && cron < ssh);
+	/* A section holds its cgroup's rows under collectd's type instance, without the cgroup. */
+	p = strstr(s, "  latency-fsync: 120 events");
+	CHECK(p != NULL && p > cron && p < ssh);
+	p = strstr(s, "120  operations-fsync\n");
+	CHECK(p != NULL && p > cron && p < ssh);
+	p = strstr(s, "9  operations-write\n");
+	CHECK(p != NULL && p > cron && p < ssh);
+	p = strstr(s, "  latency-fsync: 75 events");
+	CHECK(p != NULL && p > ssh);
+	CHECK(strstr(s, "75  operations-fsync\n") > ssh && strstr(s, "3  errors-openat\n") > ssh);
+	/* Neither the host-wide rows, nor other, nor a module without cgroups. */
+	CHECK(strstr(s, "500") == NULL && strstr(s, "other") == NULL && strstr(s, "process") == NULL);
+	CHECK(strstr(s, "/fsync") == NULL);
+	free(s);
+
+	/* A path glob is the same glob; --metric names the row as collectd's type instance. */
+	o = (struct view_options){ .cgroup_glob = "system.slice_ssh.service", .metric_glob = "operations-*" };
+	s = draw(&snap, NULL, &o, &matched);
+	CHECK(matched == 1 && strstr(s, "75  operations-fsync\n") != NULL);
+	CHECK(strstr(s, "cron") == NULL && strstr(s, "latency") == NULL && strstr(s, "openat") == NULL);
+	free(s);
+
+	/* '*': every cgroup, other last; --top counts per cgroup. */
+	o = (struct view_options){ .cgroup_glob = "*", .top = 1 };
+	s = draw(&snap, NULL, &o, &matched);
+	cron = strstr(s, "-- cgroup system.slice_cron.service");
+	ssh = strstr(s, "-- cgroup system.slice_ssh.service");
+	p = strstr(s, "-- cgroup other: collectd's ebpf-syscalls.other/...");
+	CHECK(cron && ssh && p && cron < ssh && ssh < p);
+	CHECK(strstr(s, "7  operations-fsync\n") > p);
+	CHECK(strstr(s, "operations-write") == NULL && strstr(s, "... 1 more (--top 0 shows all)") != NULL);
+	free(s);
+
+	/* Nothing matches: the screen names the cgroups there are. */
+	o = (struct view_options){ .cgroup_glob = "system.slice_nosuch*" };
+	s = draw(&snap, NULL, &o, &matched);
+	CHECK(matched == 0 && strstr(s, "nothing matches the filters") != NULL);
+	CHECK(strstr(s, "cgroups (--cgroup): system.slice_cron.service system.slice_ssh.service other\n") != NULL);
+	CHECK(strstr(s, "== syscalls") == NULL);
+	free(s);
+	snapshot_free(&snap);
+}
+
 int main(void)
 {
 	struct snapshot before, after;
@@ -401,6 +533,9 @@ int main(void)
 	test_filters(&before, &after);
 	test_since_start_and_restart(&before, &after);
 	test_block_and_zero_slot();
+	test_cgroup_globs();
+	test_cgroup_list();
+	test_cgroup_screen();
 	snapshot_free(&before);
 	snapshot_free(&after);
 	return testing_done();
