@@ -6,7 +6,7 @@
  * cgroup. */
 #include "bench/label_samples.h"
 #include "libcore/decode/label_decoder.h"
-#include "libcore/decode/label_value.h"
+#include "base/label_value.h"
 
 #include <stdint.h>
 #include <stdio.h>

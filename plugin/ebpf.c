@@ -34,7 +34,7 @@
 #include "plugin/presentation.h"
 #include "plugin/series_seen.h"
 #include "base/value_naming.h"
-#include "libcore/decode/label_value.h"
+#include "base/label_value.h"
 
 #include <math.h>
 #include <time.h>

@@ -1,7 +1,7 @@
 #include "view/view_screen.h"
 
 #include "base/text_append.h"
-#include "libcore/decode/label_value.h"
+#include "base/label_value.h"
 #include "view/hist_draw.h"
 #include "view/hist_rows.h"
 #include "view/view_cgroup.h"

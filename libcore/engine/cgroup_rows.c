@@ -4,7 +4,7 @@
 #include "bpf/include/cgroup_key.h"
 #include "bpf/include/hist_row.h"
 #include "libcore/decode/cgroup_paths.h"
-#include "libcore/decode/label_value.h"
+#include "base/label_value.h"
 #include "libcore/engine/module.h"
 #include "libcore/hist/hist.h"
 #include "libcore/kernel/map_dump.h"

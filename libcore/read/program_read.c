@@ -1,6 +1,6 @@
 #include "libcore/read/program_read.h"
 
-#include "libcore/decode/label_value.h"
+#include "base/label_value.h"
 #include "libcore/read/map_read.h"
 #include "libcore/engine/module.h"
 #include "libcore/hist/hist.h"

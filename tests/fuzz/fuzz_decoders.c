@@ -11,7 +11,7 @@
  * caches give what a fresh lookup gave), and label_value_safe() makes that text a value
  * collectd takes (1..127 characters, no '/', no control character). */
 #include "libcore/decode/label_decoder.h"
-#include "libcore/decode/label_value.h"
+#include "base/label_value.h"
 
 #include <stdio.h>
 #include <stdlib.h>

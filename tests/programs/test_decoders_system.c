@@ -9,7 +9,7 @@
 #define _GNU_SOURCE /* name_to_handle_at */
 #include "libcore/decode/cgroup_paths.h"
 #include "libcore/decode/label_decoder.h"
-#include "libcore/decode/label_value.h"
+#include "base/label_value.h"
 #include "tests/loop_device.h"
 #include "tests/testing.h"
 

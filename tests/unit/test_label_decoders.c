@@ -2,7 +2,7 @@
  * config-time error message, the safe label value, the kallsyms table on a fixed text.
  * (Real disks, cgroups and kernel symbols: tests/programs/test_decoders_system.) */
 #include "libcore/decode/label_decoder.h"
-#include "libcore/decode/label_value.h"
+#include "base/label_value.h"
 #include "libcore/decode/ksym_table.h"
 #include "libcore/decode/syscall_names.h"
 #include "tests/testing.h"

@@ -1,4 +1,4 @@
-#include "libcore/decode/label_value.h"
+#include "base/label_value.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -9,8 +9,8 @@
  *     cut to 118 characters followed by '~' and 8 hex digits of a hash (FNV-1a, 32 bits) of
  *     the whole value, so long values that share a beginning stay apart.
  * The same function serves a whole type instance built from several labels. */
-#ifndef EBPF_CORE_LABEL_VALUE_H
-#define EBPF_CORE_LABEL_VALUE_H
+#ifndef EBPF_BASE_LABEL_VALUE_H
+#define EBPF_BASE_LABEL_VALUE_H
 
 #include <stddef.h>
 
