@@ -1,7 +1,7 @@
 /* What each label decoder (label_decoder.h) provides to the chain: its name, the inputs it
  * takes, and create/decode/free. One table lists them all (label_decoder.c); each decoder
- * lives in the file of its kind (decoders_number.c, decoders_text.c, decoders_system.c) or in
- * its own (decoder_<name>.c). */
+ * lives in the file of its kind (decoders_number.c, decoders_text.c, decoders_system.c,
+ * decoders_net.c, decoders_pci.c) or in its own (decoder_<name>.c). */
 #ifndef EBPF_CORE_DECODER_KIND_H
 #define EBPF_CORE_DECODER_KIND_H
 
@@ -70,6 +70,9 @@ int decode_number_input(const struct decode_input *in, int64_t *v, char *out, si
  * after `unknown` in ebpf_exporter's flavour ("unknown:", "unknown_cgroup_id:"). */
 void decode_name_or_number(const struct label_decoder *d, const char *name, const char *unknown, const char *number,
 			   char *out, size_t outlen);
+/* A byte of text as the string decoder writes it, in esc: itself; a backslash doubled;
+ * outside ' '..'~' as \xNN. Returns its length (1 to 4). */
+size_t decode_escape_byte(unsigned char ch, char esc[5]);
 /* The optional argument "ebpf_exporter" (sets d->ebpf_exporter): 0, or -1 with err. */
 int decoder_flavour_arg(struct label_decoder *d, const char *const *args, int nargs, char *err, size_t errlen);
 
@@ -77,5 +80,7 @@ extern const struct decoder_kind decoder_uint, decoder_hex, decoder_syscall, dec
 extern const struct decoder_kind decoder_string, decoder_static_map, decoder_regexp;
 extern const struct decoder_kind decoder_majorminor, decoder_ksym, decoder_cgroup;
 extern const struct decoder_kind decoder_regexps;
+extern const struct decoder_kind decoder_ifname, decoder_dname;
+extern const struct decoder_kind decoder_pci_vendor, decoder_pci_device, decoder_pci_class, decoder_pci_subclass;
 
 #endif

@@ -12,21 +12,24 @@
 
 /* ---- string: a NUL-terminated char array (comm, a path, a name) ---- */
 
+size_t decode_escape_byte(unsigned char ch, char esc[5])
+{
+	if (ch == '\\')
+		return (size_t)snprintf(esc, 5, "\\\\");
+	if (ch < 0x20 || ch > 0x7e)
+		return (size_t)snprintf(esc, 5, "\\x%02x", ch);
+	esc[0] = (char)ch;
+	return 1;
+}
+
 static void string_decode(struct label_decoder *d, const struct decode_input *in, char *out, size_t outlen)
 {
 	size_t o = 0;
 
 	for (size_t i = 0; i < in->size && in->bytes[i]; i++) {
-		unsigned char ch = in->bytes[i];
 		char esc[5];
-		size_t n;
+		size_t n = decode_escape_byte(in->bytes[i], esc);
 
-		if (ch == '\\')
-			n = (size_t)snprintf(esc, sizeof(esc), "\\\\");
-		else if (ch < 0x20 || ch > 0x7e)
-			n = (size_t)snprintf(esc, sizeof(esc), "\\x%02x", ch);
-		else
-			esc[0] = (char)ch, n = 1;
 		if (o + n >= outlen)
 			break;
 		memcpy(out + o, esc, n);

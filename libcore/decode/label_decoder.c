@@ -10,7 +10,8 @@
 static const struct decoder_kind *const kinds[] = {
 	&decoder_uint,       &decoder_hex,  &decoder_string,     &decoder_syscall, &decoder_errno,   &decoder_majorminor,
 	&decoder_ksym,       &decoder_static_map, &decoder_regexp, &decoder_cgroup, &decoder_inet_ip,
-	&decoder_regexps,
+	&decoder_regexps,    &decoder_ifname, &decoder_dname,     &decoder_pci_vendor, &decoder_pci_device,
+	&decoder_pci_class,  &decoder_pci_subclass,
 };
 #define NKINDS ((int)(sizeof(kinds) / sizeof(kinds[0])))
 

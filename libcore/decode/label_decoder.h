@@ -38,13 +38,23 @@
  * syscall, errno and cgroup read its text as a decimal number (`uint` makes "59"), as
  * ebpf_exporter's chains do; text that is not a number passes on unchanged.
  *   inet_ip     4 or 16 bytes                       -> "10.0.0.1", "2001:db8::1"
+ *   ifname      1, 2, 4, 8 bytes, or a number's text -> the interface's name, "eth0"
+ *   dname       1..256 bytes, DNS wire format       -> "example.com" (bytes escaped as string's)
+ *   pci_vendor, pci_device, pci_class, pci_subclass: 1, 2, 4, 8 bytes or a number's text
+ *               (vendor, vendor << 16 | device, class, class << 8 | subclass) -> the name in
+ *               pci.ids ("Intel Corporation"); argument: the path of another pci.ids
+ * ifname, dname and pci_* take "ebpf_exporter" too (unknown:N; dname's every 0 byte a '.';
+ * "unknown pci vendor: 0x..." and its lookups by shorter hex widths).
  * A label without Decode lines reads as "uint" when its size is 1, 2, 4 or 8, else "hex".
  *
  * Caches, all bounded: ksym loads /proc/kallsyms once per process, at config time, into a
  * sorted table (one entry per kernel symbol, shared by every ksym decoder); cgroup keeps at
  * most CGROUP_CACHE_SLOTS paths per decoder, majorminor at most DISK_NAMES_MAX disk names,
- * regexp at most REGEXP_MEMO_SLOTS results. A chain (its caches) is used by one thread at a
- * time: the engine reads a program's maps in that program's read callback.
+ * regexp at most REGEXP_MEMO_SLOTS results, ifname IF_NAMES_SLOTS names (asked again after
+ * each next_read); pci_* read the system's pci.ids once per process (a file given as argument
+ * once per decoder), at config time, at most PCI_IDS_FILE_MAX bytes. A chain (its caches) is
+ * used by one thread at a time: the engine reads a program's maps in that program's read
+ * callback.
  * bench/decode_cost: 10,000 keys of two decoded labels take 1 to 2.5 ms CPU per read. */
 #ifndef EBPF_CORE_LABEL_DECODER_H
 #define EBPF_CORE_LABEL_DECODER_H

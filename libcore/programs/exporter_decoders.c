@@ -25,24 +25,27 @@ static const struct exporter_decoder decoders[] = {
 	{ "syscall", READS_NUMBER_TEXT, "ebpf_exporter" },
 	{ "errno", READS_NUMBER_TEXT, "ebpf_exporter" },
 	{ "cgroup", READS_NUMBER_TEXT, "ebpf_exporter" },
+	/* its first 4 bytes; an index without an interface as unknown:N */
+	{ "ifname", READS_BYTES, "ebpf_exporter" },
+	/* every 0 byte after the name one more '.', as ebpf_exporter reads the whole key part */
+	{ "dname", READS_BYTES, "ebpf_exporter" },
+	/* from the system's pci.ids; its lookups by the shorter hex widths, its unknown texts */
+	{ "pci_vendor", READS_NUMBER_TEXT, "ebpf_exporter" },
+	{ "pci_device", READS_NUMBER_TEXT, "ebpf_exporter" },
+	{ "pci_class", READS_NUMBER_TEXT, "ebpf_exporter" },
+	{ "pci_subclass", READS_NUMBER_TEXT, "ebpf_exporter" },
 	{ "static_map", READS_TEXT, NULL },
 	/* regexps: the first pattern that matches gives the label, none drops the label set */
 	{ "regexp", READS_TEXT, NULL },
 };
 const char exporter_decoders_here[] = "uint, string, hex, inet_ip, majorminor, ksym, syscall, errno, cgroup, "
-				      "static_map, regexp";
+				      "ifname, dname, pci_vendor, pci_device, pci_class, pci_subclass, static_map, regexp";
 
 /* ebpf_exporter's other decoders, and why each is not here yet. */
 static const struct {
 	const char *name, *why;
 } not_yet[] = {
 	{ "kstack", "stacks of kernel addresses" },
-	{ "ifname", "network interface names" },
-	{ "dname", "DNS names in wire format" },
-	{ "pci_vendor", "pci.ids" },
-	{ "pci_device", "pci.ids" },
-	{ "pci_class", "pci.ids" },
-	{ "pci_subclass", "pci.ids" },
 };
 
 static const struct exporter_decoder *decoder_named(const char *name)

@@ -3,7 +3,8 @@
  *
  * Input: byte 0: the number of Decode lines (0..3); per line a byte naming the decoder
  * (one more than there are: an unknown name) and a byte giving its argument count (0..3),
- * then each argument as a length byte (0..31) and that many bytes; what is left is the key
+ * then each argument as a length byte (0..31) and that many bytes (a pci_* decoder's path
+ * argument reads that file when it is a regular one); what is left is the key
  * part (at most 300 bytes: more than any decoder takes, so the size check is fuzzed too).
  *
  * Whatever the chain: a refused one says why; an accepted one decodes any bytes of the
@@ -17,8 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const names[] = { "uint",   "hex",  "string",     "syscall", "errno",   "majorminor",
-				     "ksym",   "static_map", "regexp", "cgroup",  "inet_ip", "regexps", "no_such" };
+static const char *const names[] = { "uint",       "hex",        "string",    "syscall",      "errno",
+				     "majorminor", "ksym",       "static_map", "regexp",      "cgroup",
+				     "inet_ip",    "regexps",    "ifname",     "dname",       "pci_vendor",
+				     "pci_device", "pci_class",  "pci_subclass", "no_such" };
 #define NNAMES (sizeof(names) / sizeof(names[0]))
 
 struct reader {

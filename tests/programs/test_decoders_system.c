@@ -5,8 +5,11 @@
  *  - cgroup: a cgroup made here under the cgroup2 mount, its id from name_to_handle_at (as
  *    bpf_get_current_cgroup_id() gives it) equal to its inode number, must read as its path,
  *    by file handle and by walking the hierarchy; a removed one as its number;
- *  - ksym: addresses of symbols /proc/kallsyms lists must read as their names. */
-#define _GNU_SOURCE /* name_to_handle_at */
+ *  - ksym: addresses of symbols /proc/kallsyms lists must read as their names;
+ *  - ifname: in a network namespace of its own (last: the process stays in it), a veth
+ *    interface made here must read as its name, under its new name from the read after a
+ *    rename, and as unknown:N from the read after its deletion. */
+#define _GNU_SOURCE /* name_to_handle_at, unshare */
 #include "libcore/decode/cgroup_paths.h"
 #include "libcore/decode/label_decoder.h"
 #include "base/label_value.h"
@@ -14,6 +17,9 @@
 #include "tests/testing.h"
 
 #include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -163,12 +169,43 @@ static void test_ksym(void)
 	CHECK_STR(decode1("ksym", NULL, &a, 8), "0x10");
 }
 
+static void test_ifname(void)
+{
+	struct decoder_chain c;
+	char err[256], out[DECODE_TEXT_MAX], expect[32];
+	uint32_t lo, idx;
+
+	if (unshare(CLONE_NEWNET)) {
+		fprintf(stderr, "FAIL: unshare(CLONE_NEWNET): %m\n");
+		CHECK(0);
+		return;
+	}
+	CHECK(system("ip link add cdt0 type veth peer name cdt1") == 0);
+	lo = if_nametoindex("lo");
+	idx = if_nametoindex("cdt0");
+	CHECK(lo > 0 && idx > 0);
+	decoder_chain_init(&c, "interface");
+	CHECK(decoder_chain_add(&c, "ifname", (const char *[]){ "ebpf_exporter" }, 1, err, sizeof(err)) == 0);
+	CHECK_STR(decoder_chain_decode(&c, &lo, 4, out, sizeof(out)), "lo");
+	CHECK_STR(decoder_chain_decode(&c, &idx, 4, out, sizeof(out)), "cdt0");
+	CHECK(system("ip link set cdt0 name cdt2") == 0);
+	CHECK_STR(decoder_chain_decode(&c, &idx, 4, out, sizeof(out)), "cdt0"); /* this read's answer */
+	decoder_chain_next_read(&c);
+	CHECK_STR(decoder_chain_decode(&c, &idx, 4, out, sizeof(out)), "cdt2");
+	CHECK(system("ip link del cdt2") == 0);
+	decoder_chain_next_read(&c);
+	snprintf(expect, sizeof(expect), "unknown:%u", idx);
+	CHECK_STR(decoder_chain_decode(&c, &idx, 4, out, sizeof(out)), expect);
+	decoder_chain_free(&c);
+}
+
 int main(void)
 {
 	if (geteuid() != 0)
-		SKIP("needs root: loop devices, cgroups and kallsyms addresses");
+		SKIP("needs root: loop devices, cgroups, kallsyms addresses and a network namespace");
 	test_majorminor();
 	test_cgroup();
 	test_ksym();
+	test_ifname();
 	return testing_done();
 }

@@ -5,6 +5,8 @@
 #include "libcore/programs/exporter_config.h"
 #include "tests/testing.h"
 
+#include <net/if.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,6 +142,35 @@ static void test_chains(void)
 	/* user space's encoding of 4000:70000, a disk no machine has */
 	CHECK_STR(decode_u64(&c.views[0].labels[0].decoders, (70000u & 0xff) | (4000u << 8) | ((70000u & ~0xffu) << 12),
 			     4, out), "unknown:4000:70000");
+	program_config_free(&c);
+	/* inet-frags' interface: an index, unknown:N without an interface */
+	CHECK(parse_label("[{name: ifname}]", 4, &c, err, sizeof(err)) == 0);
+	CHECK_STR(decode_u64(&c.views[0].labels[0].decoders, if_nametoindex("lo"), 4, out), "lo");
+	CHECK_STR(decode_u64(&c.views[0].labels[0].decoders, 0, 4, out), "unknown:0");
+	program_config_free(&c);
+	/* dname reads the whole key part: each 0 byte after the name one more '.' */
+	CHECK(parse_label("[{name: dname}]", 8, &c, err, sizeof(err)) == 0);
+	CHECK_STR(decoder_chain_decode(&c.views[0].labels[0].decoders, "\x01" "a\x02" "bc\0\0", 8, out, sizeof(out)),
+		  "a.bc..."); /* the name, then three 0 bytes */
+	program_config_free(&c);
+	/* pci's labels: uint then a pci_* decoder, from the system's pci.ids */
+	if (!access("/usr/share/misc/pci.ids", R_OK)) {
+		CHECK(parse_label("[{name: uint}, {name: pci_vendor}]", 4, &c, err, sizeof(err)) == 0);
+		CHECK_STR(decode_u64(&c.views[0].labels[0].decoders, 0x8086, 4, out), "Intel Corporation");
+		CHECK_STR(decode_u64(&c.views[0].labels[0].decoders, 0x0e11, 4, out), "unknown pci vendor: 0xe11");
+		program_config_free(&c);
+		CHECK(parse_label("[{name: uint}, {name: pci_subclass}]", 4, &c, err, sizeof(err)) == 0);
+		CHECK_STR(decode_u64(&c.views[0].labels[0].decoders, 0x010b, 4, out),
+			  "unknown pci subclass: 0x0b (class 0x01)");
+		program_config_free(&c);
+	} else {
+		CHECK(parse_label("[{name: uint}, {name: pci_vendor}]", 4, &c, err, sizeof(err)) == -1);
+		CHECK(strstr(err, "`apt-get install pci.ids`") != NULL);
+		program_config_free(&c);
+	}
+	CHECK(parse_label("[{name: pci_class}]", 2, &c, err, sizeof(err)) == -1);
+	CHECK_STR(err, "ExporterConfig \"t.yaml\" line 8: label \"l\": decoder pci_class reads a number's text: put "
+		       "`- name: uint` before it");
 	program_config_free(&c);
 	if (geteuid() == 0) { /* ksym reads /proc/kallsyms at config time, with addresses for root only */
 		CHECK(parse_label("[{name: ksym}]", 8, &c, err, sizeof(err)) == 0);

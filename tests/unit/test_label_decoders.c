@@ -174,7 +174,8 @@ static void test_config_errors(void)
 
 	CHECK_STR(config_error(NULL, "nope", NULL, 0, 0),
 		  "label \"device\": unknown decoder \"nope\"; the decoders are uint, hex, string, syscall, errno, "
-		  "majorminor, ksym, static_map, regexp, cgroup, inet_ip, regexps");
+		  "majorminor, ksym, static_map, regexp, cgroup, inet_ip, regexps, ifname, dname, pci_vendor, "
+		  "pci_device, pci_class, pci_subclass");
 	CHECK_STR(config_error(NULL, "uint", one_arg, 1, 0),
 		  "label \"device\": decoder uint takes no arguments, it was given 1");
 	CHECK_STR(config_error(NULL, "majorminor", enc, 1, 0),

@@ -1,0 +1,48 @@
+#!/bin/sh
+# ebpf_exporter's ifname, pci_vendor, pci_subclass and dname decoders in the real collectd:
+# <Program> ExporterConfig reads tests/programs/exporter_names.yaml (this project's own config
+# and program in that format: close() of a marker fd under a key of fixed ids the command
+# chooses). The workload (tests/integration/close_n) closes the marker 3 times as "known",
+# whose ids have names (interface 1, lo; vendor 0x8086; subclass 0x0200; example.com), and 4
+# times as "other", whose ids have none; each series must count exactly that, under the
+# label texts ebpf_exporter gives (pci names from the system's pci.ids, Debian's package
+# pci.ids, which contrib/debian-setup.sh installs).
+. "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/program_lib.sh"
+
+OBJ="$WORK/objects"
+install_objects "$OBJ" tests/programs/exporter_names.bpf.o
+cp "$top_srcdir/tests/programs/exporter_names.yaml" "$OBJ/" && chmod 644 "$OBJ/exporter_names.yaml"
+
+mkfifo "$WORK/go"
+"$top_builddir/tests/integration/close_n" known:3 other:4 < "$WORK/go" &
+WORKLOAD=$!
+exec 7> "$WORK/go"
+
+write_config "$WORK/collectd.conf" <<CONF
+<Plugin ebpf>
+  <Program "names">
+    ExporterConfig "$OBJ/exporter_names.yaml"
+  </Program>
+</Plugin>
+CONF
+
+"$COLLECTD" -T -C "$WORK/collectd.conf" > "$WORK/t.out" 2>&1 || { cat "$WORK/t.out" >&2; fail "collectd -T refused the config"; }
+pass "collectd -T takes the config with its ifname, pci_vendor, pci_subclass and dname decoders"
+
+start_collectd "$WORK/collectd.conf"
+wait_for_log 'names: count_close attached' 10 || fail "the program did not attach"
+echo go >&7
+wait "$WORKLOAD" || fail "the workload failed"
+
+KNOWN="derive-marked_closes-lo-Intel Corporation-Ethernet controller-example.com"
+wait_until 5 csv_is names "$KNOWN" 3 || fail "$KNOWN is $(csv_last names "$KNOWN"), expected 3"
+pass "named ids: lo, Intel Corporation, Ethernet controller, example.com; exactly 3 closes"
+OTHER="derive-marked_closes-unknown:2147483632-unknown pci vendor: 0x8087-unknown pci subclass: 0x0b (class 0x01)-abc.xyz...."
+wait_until 5 csv_is names "$OTHER" 4 || fail "$OTHER is $(csv_last names "$OTHER"), expected 4"
+pass "unnamed ids as ebpf_exporter prints them, the name's 4 trailing 0 bytes as 4 dots; exactly 4 closes"
+
+ls "$WORK/csv/itest/ebpf-names/" > "$WORK/files"
+[ "$(grep -c '^derive-marked_closes-' "$WORK/files")" = 2 ] || { cat "$WORK/files" >&2; fail "series besides the two were sent"; }
+pass "no other series"
+stop_collectd
