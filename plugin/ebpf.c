@@ -121,14 +121,11 @@ static bool already_configured(const char *label)
 	return false;
 }
 
-static int config_module(const oconfig_item_t *ci)
+/* <Module "name"> or <Module "name" "instance">: the instance through *instance (NULL
+ * without one). */
+static int module_block_names(const oconfig_item_t *ci, const char **instance)
 {
-	const struct module_ops *ops;
-	const char *instance = NULL;
-	struct configured_module *c;
-	struct module *m;
-	char names[256];
-
+	*instance = NULL;
 	if (ci->values_num < 1 || ci->values_num > 2 || ci->values[0].type != OCONFIG_TYPE_STRING ||
 	    (ci->values_num == 2 && ci->values[1].type != OCONFIG_TYPE_STRING)) {
 		ERROR(PLUGIN_NAME " plugin: <Module> takes a quoted module name and optionally an instance name, "
@@ -136,38 +133,58 @@ static int config_module(const oconfig_item_t *ci)
 		return -1;
 	}
 	if (ci->values_num == 2) {
-		instance = ci->values[1].value.string;
+		*instance = ci->values[1].value.string;
 		/* It becomes part of the plugin instance ("syscalls-app"): a '/' would split
 		 * collectd's identifier host/plugin-instance/type-instance, and an empty name would
 		 * leave a dangling '-'. */
-		if (!instance[0] || strchr(instance, '/')) {
+		if (!(*instance)[0] || strchr(*instance, '/')) {
 			ERROR(PLUGIN_NAME " plugin: <Module \"%s\" \"%s\">: the instance name must be non-empty "
 			      "and have no '/' (it becomes part of collectd's plugin instance); leave it out or use "
-			      "e.g. \"app\"", ci->values[0].value.string, instance);
+			      "e.g. \"app\"", ci->values[0].value.string, *instance);
 			return -1;
 		}
 	}
-	ops = module_find(ci->values[0].value.string);
+	return 0;
+}
+
+static const struct module_ops *find_module_ops(const char *name)
+{
+	const struct module_ops *ops = module_find(name);
+	char names[256];
+
 	if (!ops) {
 		module_names(names, sizeof(names));
-		ERROR(PLUGIN_NAME " plugin: unknown module \"%s\"; valid modules: %s", ci->values[0].value.string,
-		      names);
-		return -1;
+		ERROR(PLUGIN_NAME " plugin: unknown module \"%s\"; valid modules: %s", name, names);
 	}
+	return ops;
+}
+
+/* The module's slot in configured[], or NULL when they are all taken or the label is
+ * taken already. */
+static struct configured_module *add_configured_module(const struct module_ops *ops, const char *instance)
+{
+	struct configured_module *c;
+	struct module *m;
+
 	if (nconfigured == MAX_MODULES || !(m = module_new(ops, instance))) {
 		ERROR(PLUGIN_NAME " plugin: cannot set up module \"%s\" (at most %d <Module> blocks)", ops->name,
 		      MAX_MODULES);
-		return -1;
+		return NULL;
 	}
 	if (already_configured(m->label)) {
 		ERROR(PLUGIN_NAME " plugin: module \"%s\" is configured twice; merge the two <Module> blocks or "
 		      "give the second an instance name: <Module \"%s\" \"other\">", m->label, ops->name);
 		module_free(m);
-		return -1;
+		return NULL;
 	}
 	c = &configured[nconfigured++];
 	c->m = m;
 	presentation_init(&c->pres);
+	return c;
+}
+
+static int set_module_options(struct configured_module *c, const oconfig_item_t *ci)
+{
 	for (int i = 0; i < ci->children_num; i++) {
 		const oconfig_item_t *child = &ci->children[i];
 		struct opt_value vals[64];
@@ -176,27 +193,47 @@ static int config_module(const oconfig_item_t *ci)
 
 		if (child->children_num > 0) {
 			ERROR(PLUGIN_NAME " plugin: module \"%s\": unexpected block <%s> (modules take options only)",
-			      m->label, child->key);
+			      c->m->label, child->key);
 			return -1;
 		}
 		if (to_option(child, &o, vals, 64))
 			return -1;
-		if (presentation_module_option(&c->pres, m, &o, err, sizeof(err))) {
-			ERROR(PLUGIN_NAME " plugin: module \"%s\": %s", m->label, err);
-			return -1;
-		}
-	}
-	{
-		char err[512];
-
-		/* Options that contradict each other are a configuration error like a bad value,
-		 * not a module that starts and then stays off. */
-		if (module_check_config(m, err, sizeof(err)) || presentation_check(&c->pres, err, sizeof(err))) {
-			ERROR(PLUGIN_NAME " plugin: module \"%s\": %s", m->label, err);
+		if (presentation_module_option(&c->pres, c->m, &o, err, sizeof(err))) {
+			ERROR(PLUGIN_NAME " plugin: module \"%s\": %s", c->m->label, err);
 			return -1;
 		}
 	}
 	return 0;
+}
+
+/* Options that contradict each other are a configuration error like a bad value, not a
+ * module that starts and then stays off. */
+static int check_module_options(const struct configured_module *c)
+{
+	char err[512];
+
+	if (module_check_config(c->m, err, sizeof(err)) || presentation_check(&c->pres, err, sizeof(err))) {
+		ERROR(PLUGIN_NAME " plugin: module \"%s\": %s", c->m->label, err);
+		return -1;
+	}
+	return 0;
+}
+
+static int config_module(const oconfig_item_t *ci)
+{
+	const struct module_ops *ops;
+	const char *instance;
+	struct configured_module *c;
+
+	if (module_block_names(ci, &instance))
+		return -1;
+	ops = find_module_ops(ci->values[0].value.string);
+	if (!ops)
+		return -1;
+	c = add_configured_module(ops, instance);
+	if (!c || set_module_options(c, ci))
+		return -1;
+	return check_module_options(c);
 }
 
 /* collectd's block as the core's conf_node tree (values point into collectd's config, which
@@ -633,18 +670,9 @@ static int plan_kernel_memory(struct memory_plan *plan)
 	return 0;
 }
 
-static int ebpf_init(void)
+/* `collectd -T` publishes no snapshot and dispatches nothing (collectd_test_run). */
+static void enter_test_run(void)
 {
-	struct memory_plan plan;
-	struct plugin_module *running[MAX_MODULES];
-	int started = 0, total;
-	int64_t now_us = snapshot_now_us();
-
-	ebpf_log_set_handler(log_to_collectd);
-	ebpf_event_set_handler(on_event);
-	if (!config_seen || nconfigured == 0)
-		add_default_modules();
-	total = nconfigured;
 	if (collectd_test_run() && snapshot_cfg.path[0]) {
 		INFO(PLUGIN_NAME " plugin: collectd -T: a test run publishes no SNMP snapshot (%s is left as it is)",
 		     snapshot_cfg.path);
@@ -656,11 +684,19 @@ static int ebpf_init(void)
 	test_run = collectd_test_run();
 	if (test_run)
 		INFO(PLUGIN_NAME " plugin: collectd -T: every module is read once, its values go to no writer");
+}
+
+static void open_snapshot_store(void)
+{
 	snapshot_store = snapshot_store_new(&snapshot_cfg);
 	if (snapshot_store)
 		INFO(PLUGIN_NAME " plugin: publishing module values and states for SNMP in %s", snapshot_cfg.path);
-	/* types.db is read only after the configuration (unless TypesDB names it), so the
-	 * BucketType can be checked here, not while its option is parsed. */
+}
+
+/* types.db is read only after the configuration (unless TypesDB names it), so the
+ * BucketType can be checked here, not while its option is parsed. */
+static int check_bucket_types(void)
+{
 	for (int i = 0; i < nconfigured; i++) {
 		const struct presentation *h = &configured[i].pres;
 
@@ -671,54 +707,90 @@ static int ebpf_init(void)
 			return -1;
 		}
 	}
-	/* Before the modules start, so that their first read already has the cost. */
-	if (collect_cost) {
-		char err[512];
+	return 0;
+}
 
-		if (self_metrics_cost_start(err, sizeof(err)))
-			ERROR(PLUGIN_NAME " plugin: %s", err);
-		else
-			INFO(PLUGIN_NAME " plugin: CollectCost: each module sends its programs' run count and time");
-	}
-	publish_disabled_modules(configured, nconfigured, now_us);
-	if (plan_kernel_memory(&plan))
-		return -1;
-	for (int i = 0; i < nconfigured; i++) {
-		struct module *m = configured[i].m;
-		struct plugin_module *pm;
+/* Before the modules start, so that their first read already has the cost. */
+static void start_cost_collection(void)
+{
+	char err[512];
 
-		if (plan.refused[i])
-			module_refuse(m, plan.errors[i]);
-		if (plan.refused[i] || module_start(m)) { /* logged once by the core, with the fix */
-			publish_off_module(m, NULL, now_us);
-			continue;
-		}
-		pm = calloc(1, sizeof(*pm));
-		if (!pm)
-			continue;
-		configured[i].m = NULL;
-		pm->m = m;
-		pm->pres = configured[i].pres;
-		pm->last_read = monotonic_now();
-		pm->discontinuity_us = snapshot_now_us();
-		if (snapshot_store)
-			publish(pm, false);
-		running[started++] = pm;
+	if (!collect_cost)
+		return;
+	if (self_metrics_cost_start(err, sizeof(err)))
+		ERROR(PLUGIN_NAME " plugin: %s", err);
+	else
+		INFO(PLUGIN_NAME " plugin: CollectCost: each module sends its programs' run count and time");
+}
+
+/* Starts configured module i as the plan allows and takes it from configured[]. NULL when
+ * the plan refused it or it could not start (both published as off), or out of memory. */
+static struct plugin_module *start_module(int i, const struct memory_plan *plan, int64_t now_us)
+{
+	struct module *m = configured[i].m;
+	struct plugin_module *pm;
+
+	if (plan->refused[i])
+		module_refuse(m, plan->errors[i]);
+	if (plan->refused[i] || module_start(m)) { /* logged once by the core, with the fix */
+		publish_off_module(m, NULL, now_us);
+		return NULL;
 	}
-	/* collectd schedules a read callback's first read at its registration and the next one
-	 * an interval after that, however late the first ran. Registered as each module started,
-	 * the first modules' first reads waited for the later modules' loads (a second under
-	 * load), and their second reads followed within the same second: rrdtool refused those
-	 * ("minimum one second step") and a series born then lost its first interval. So every
-	 * module's read is registered once all have started. */
-	for (int i = 0; i < started; i++) {
+	pm = calloc(1, sizeof(*pm));
+	if (!pm)
+		return NULL;
+	configured[i].m = NULL;
+	pm->m = m;
+	pm->pres = configured[i].pres;
+	pm->last_read = monotonic_now();
+	pm->discontinuity_us = snapshot_now_us();
+	if (snapshot_store)
+		publish(pm, false);
+	return pm;
+}
+
+/* collectd schedules a read callback's first read at its registration and the next one
+ * an interval after that, however late the first ran. Registered as each module started,
+ * the first modules' first reads waited for the later modules' loads (a second under
+ * load), and their second reads followed within the same second: rrdtool refused those
+ * ("minimum one second step") and a series born then lost its first interval. So every
+ * module's read is registered once all have started. */
+static void register_reads(struct plugin_module **running, int n)
+{
+	for (int i = 0; i < n; i++) {
 		char cb_name[128];
 
 		snprintf(cb_name, sizeof(cb_name), PLUGIN_NAME "-%s", running[i]->m->label);
 		plugin_register_complex_read(NULL, cb_name, ebpf_read, 0,
 					     &(user_data_t){ .data = running[i], .free_func = free_plugin_module });
 	}
+}
+
+/* Plans the kernel memory, starts what fits and registers their reads: the number started,
+ * -1 when no plan could be made. */
+static int start_modules(int64_t now_us)
+{
+	struct memory_plan plan;
+	struct plugin_module *running[MAX_MODULES];
+	int started = 0;
+
+	if (plan_kernel_memory(&plan))
+		return -1;
+	for (int i = 0; i < nconfigured; i++) {
+		struct plugin_module *pm = start_module(i, &plan, now_us);
+
+		if (pm)
+			running[started++] = pm;
+	}
+	register_reads(running, started);
 	memory_plan_free(&plan);
+	return started;
+}
+
+/* Frees the modules that did not start (the read callbacks own the others) and says how
+ * many run; -1 when none does. */
+static int finish_start(int started, int total)
+{
 	for (int i = 0; i < nconfigured; i++)
 		module_free(configured[i].m); /* the ones that did not start */
 	nconfigured = 0;
@@ -729,6 +801,28 @@ static int ebpf_init(void)
 	}
 	INFO(PLUGIN_NAME " plugin: %d of %d module%s running", started, total, total == 1 ? "" : "s");
 	return 0;
+}
+
+static int ebpf_init(void)
+{
+	int started, total;
+	int64_t now_us = snapshot_now_us();
+
+	ebpf_log_set_handler(log_to_collectd);
+	ebpf_event_set_handler(on_event);
+	if (!config_seen || nconfigured == 0)
+		add_default_modules();
+	total = nconfigured;
+	enter_test_run();
+	open_snapshot_store();
+	if (check_bucket_types())
+		return -1;
+	start_cost_collection();
+	publish_disabled_modules(configured, nconfigured, now_us);
+	started = start_modules(now_us);
+	if (started < 0)
+		return -1;
+	return finish_start(started, total);
 }
 
 /* Read callbacks own the running modules (freed through free_func); this frees the ones
