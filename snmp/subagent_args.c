@@ -73,6 +73,92 @@ static int parse_seconds(const char *s, long min, long max, int *out)
 	return 0;
 }
 
+static void set_defaults(struct subagent_args *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->snapshot = SNAPSHOT_DEFAULT_PATH;
+	out->agentx_socket = AGENTX_DEFAULT_SOCKET;
+	out->ping_interval = SUBAGENT_DEFAULT_PING;
+	out->stale_after = SUBAGENT_DEFAULT_STALE_AFTER;
+	subagent_parse_oid(SUBAGENT_DEFAULT_BASE_OID, out->base, SUBAGENT_MAX_BASE_OID, &out->base_len);
+}
+
+/* The options that take a value (getopt's letter c, its value arg). */
+static int set_value_option(int c, char *arg, struct subagent_args *out, char *err, size_t errlen)
+{
+	switch (c) {
+	case 's':
+		if (!arg[0] || arg[0] != '/') {
+			snprintf(err, errlen, "--snapshot \"%s\": give the absolute path of the plugin's "
+				 "SnapshotFile, e.g. --snapshot=%s", arg, SNAPSHOT_DEFAULT_PATH);
+			return -1;
+		}
+		out->snapshot = arg;
+		return 0;
+	case 'x':
+		if (!arg[0]) {
+			snprintf(err, errlen, "--agentx-socket is empty; give snmpd's agentXSocket, "
+				 "e.g. --agentx-socket=" AGENTX_DEFAULT_SOCKET);
+			return -1;
+		}
+		out->agentx_socket = arg;
+		return 0;
+	case 'b':
+		if (subagent_parse_oid(arg, out->base, SUBAGENT_MAX_BASE_OID, &out->base_len)) {
+			snprintf(err, errlen, "--base-oid \"%s\" is not a numeric OID of 2 to %d arcs; use e.g. "
+				 "--base-oid=1.3.6.1.4.1.<your enterprise number>.1", arg, SUBAGENT_MAX_BASE_OID);
+			return -1;
+		}
+		return 0;
+	case 'p':
+		if (parse_seconds(arg, 1, 3600, &out->ping_interval)) {
+			snprintf(err, errlen, "--ping-interval \"%s\": expected whole seconds from 1 to 3600 "
+				 "(default %d)", arg, SUBAGENT_DEFAULT_PING);
+			return -1;
+		}
+		return 0;
+	default: /* 'a' */
+		if (parse_seconds(arg, 0, 86400, &out->stale_after)) {
+			snprintf(err, errlen, "--stale-after \"%s\": expected whole seconds from 0 (never stale) "
+				 "to 86400, at least 3 x collectd's Interval (default %d)", arg,
+				 SUBAGENT_DEFAULT_STALE_AFTER);
+			return -1;
+		}
+		return 0;
+	}
+}
+
+/* One option getopt_long returned as c: a value option, a flag, or an error naming it. */
+static int set_option(int c, char **argv, struct subagent_args *out, char *err, size_t errlen)
+{
+	switch (c) {
+	case 's':
+	case 'x':
+	case 'b':
+	case 'p':
+	case 'a':
+		return set_value_option(c, optarg, out, err, errlen);
+	case 'l':
+		out->syslog = true;
+		return 0;
+	case 'd':
+		out->debug = true;
+		return 0;
+	case 'h':
+		out->help = true;
+		return 0;
+	case 'V':
+		out->version = true;
+		return 0;
+	case ':':
+		snprintf(err, errlen, "%s needs a value; see ebpf-subagent --help", argv[optind - 1]);
+		return -1;
+	default:
+		snprintf(err, errlen, "unknown option %s; see ebpf-subagent --help", argv[optind - 1]);
+		return -1;
+	}
+}
+
 int subagent_args_parse(int argc, char **argv, struct subagent_args *out, char *err, size_t errlen)
 {
 	static const struct option longopts[] = {
@@ -89,75 +175,12 @@ int subagent_args_parse(int argc, char **argv, struct subagent_args *out, char *
 	};
 	int c;
 
-	memset(out, 0, sizeof(*out));
-	out->snapshot = SNAPSHOT_DEFAULT_PATH;
-	out->agentx_socket = AGENTX_DEFAULT_SOCKET;
-	out->ping_interval = SUBAGENT_DEFAULT_PING;
-	out->stale_after = SUBAGENT_DEFAULT_STALE_AFTER;
-	subagent_parse_oid(SUBAGENT_DEFAULT_BASE_OID, out->base, SUBAGENT_MAX_BASE_OID, &out->base_len);
+	set_defaults(out);
 	optind = 0; /* reset getopt, so that tests can parse more than once */
 	opterr = 0; /* our own messages */
-	while ((c = getopt_long(argc, argv, ":s:x:b:p:a:ldhV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			if (!optarg[0] || optarg[0] != '/') {
-				snprintf(err, errlen, "--snapshot \"%s\": give the absolute path of the plugin's "
-					 "SnapshotFile, e.g. --snapshot=%s", optarg, SNAPSHOT_DEFAULT_PATH);
-				return -1;
-			}
-			out->snapshot = optarg;
-			break;
-		case 'x':
-			if (!optarg[0]) {
-				snprintf(err, errlen, "--agentx-socket is empty; give snmpd's agentXSocket, "
-					 "e.g. --agentx-socket=" AGENTX_DEFAULT_SOCKET);
-				return -1;
-			}
-			out->agentx_socket = optarg;
-			break;
-		case 'b':
-			if (subagent_parse_oid(optarg, out->base, SUBAGENT_MAX_BASE_OID, &out->base_len)) {
-				snprintf(err, errlen, "--base-oid \"%s\" is not a numeric OID of 2 to %d arcs; use e.g. "
-					 "--base-oid=1.3.6.1.4.1.<your enterprise number>.1", optarg,
-					 SUBAGENT_MAX_BASE_OID);
-				return -1;
-			}
-			break;
-		case 'p':
-			if (parse_seconds(optarg, 1, 3600, &out->ping_interval)) {
-				snprintf(err, errlen, "--ping-interval \"%s\": expected whole seconds from 1 to 3600 "
-					 "(default %d)", optarg, SUBAGENT_DEFAULT_PING);
-				return -1;
-			}
-			break;
-		case 'a':
-			if (parse_seconds(optarg, 0, 86400, &out->stale_after)) {
-				snprintf(err, errlen, "--stale-after \"%s\": expected whole seconds from 0 (never stale) "
-					 "to 86400, at least 3 x collectd's Interval (default %d)", optarg,
-					 SUBAGENT_DEFAULT_STALE_AFTER);
-				return -1;
-			}
-			break;
-		case 'l':
-			out->syslog = true;
-			break;
-		case 'd':
-			out->debug = true;
-			break;
-		case 'h':
-			out->help = true;
-			break;
-		case 'V':
-			out->version = true;
-			break;
-		case ':':
-			snprintf(err, errlen, "%s needs a value; see ebpf-subagent --help", argv[optind - 1]);
+	while ((c = getopt_long(argc, argv, ":s:x:b:p:a:ldhV", longopts, NULL)) != -1)
+		if (set_option(c, argv, out, err, errlen))
 			return -1;
-		default:
-			snprintf(err, errlen, "unknown option %s; see ebpf-subagent --help", argv[optind - 1]);
-			return -1;
-		}
-	}
 	if (optind < argc) {
 		snprintf(err, errlen, "unexpected argument \"%s\" (ebpf-subagent takes options only); "
 			 "see ebpf-subagent --help", argv[optind]);
