@@ -190,91 +190,128 @@ static const char *const histogram_keys[] = { "Layout", "SlotsField", "SumField"
 static const char *const value_keys[] = { "Type", "ValueField", "<Label>", "TypeInstance", "MaxSeries", "ReclaimAfter", "PerCPU",
 					  NULL };
 
+/* The option parsers below that share hist_config_option's answer: 1 the option was theirs
+ * and is valid, 0 it is not theirs, -1 theirs and invalid (err set). ours() turns a
+ * 0-or--1 parse into that. */
+static int ours(int r)
+{
+	return r ? -1 : 1;
+}
+
+/* <Label>: one more, under the cap, with a name not used yet in this map block. */
+static int add_view_label(const struct conf_node *n, struct program_view *v, char *err, size_t errlen)
+{
+	if (v->nlabels == PROGRAM_MAX_LABELS) {
+		snprintf(err, errlen, "at most %d labels per map", PROGRAM_MAX_LABELS);
+		return -1;
+	}
+	for (int i = 0; i < v->nlabels; i++)
+		if (n->opt.nvalues && n->opt.values[0].type == OPT_STRING &&
+		    !strcasecmp(v->labels[i].name, n->opt.values[0].string)) {
+			snprintf(err, errlen, "<Label \"%s\"> appears twice", v->labels[i].name);
+			return -1;
+		}
+	return parse_label(n, &v->labels[v->nlabels++], err, errlen);
+}
+
+static int parse_percpu(const struct option *o, struct program_view *v, char *err, size_t errlen)
+{
+	if (opt_expect_strings(o, 1, err, errlen))
+		return -1;
+	if (o->nvalues == 1 && !strcasecmp(o->values[0].string, "sum"))
+		v->percpu = PERCPU_SUM;
+	else if (o->nvalues == 1 && !strcasecmp(o->values[0].string, "label"))
+		v->percpu = PERCPU_LABEL;
+	else {
+		snprintf(err, errlen, "PerCPU takes \"sum\" (the CPUs added up) or \"label\" (a cpu label)");
+		return -1;
+	}
+	v->percpu_given = true;
+	return 0;
+}
+
+static int parse_layout(const struct option *o, struct program_view *v, char *err, size_t errlen)
+{
+	if (opt_expect_strings(o, 1, err, errlen))
+		return -1;
+	if (o->nvalues == 1 && !strcasecmp(o->values[0].string, "value"))
+		v->layout = HIST_LAYOUT_VALUE;
+	else if (o->nvalues == 1 && !strcasecmp(o->values[0].string, "key"))
+		v->layout = HIST_LAYOUT_KEY;
+	else {
+		snprintf(err, errlen, "Layout takes \"value\" (a slot array in the map's value) or \"key\" (the "
+				      "bucket index is the last part of the key)");
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_multiplier(const struct option *o, struct program_view *v, char *err, size_t errlen)
+{
+	if (opt_expect_numbers(o, 1, 1, err, errlen))
+		return -1;
+	if (!(o->values[0].number > 0) || !isfinite(o->values[0].number)) {
+		snprintf(err, errlen, "Multiplier takes a number above 0 (slot unit -> collectd unit, e.g. "
+				      "0.000000001 for ns -> s), got %g", o->values[0].number);
+		return -1;
+	}
+	v->multiplier = o->values[0].number;
+	return 0;
+}
+
+/* The options every map block takes (ValueField only those that are not histograms). */
+static int parse_view_series_option(const struct option *o, struct program_view *v, char *err, size_t errlen)
+{
+	if (!strcasecmp(o->key, "Type"))
+		return ours(get_name(o, v->type, sizeof(v->type), err, errlen));
+	if (!strcasecmp(o->key, "TypeInstance"))
+		return ours(get_name(o, v->type_instance, sizeof(v->type_instance), err, errlen));
+	if (!strcasecmp(o->key, "MaxSeries"))
+		return ours(get_count(o, 1, 1000000, &v->max_series, err, errlen));
+	if (!strcasecmp(o->key, "ReclaimAfter"))
+		return ours(get_count(o, 0, 1000000, &v->reclaim_after, err, errlen));
+	if (!strcasecmp(o->key, "PerCPU"))
+		return ours(parse_percpu(o, v, err, errlen));
+	if (v->kind != VIEW_KIND_HISTOGRAM && !strcasecmp(o->key, "ValueField"))
+		return ours(get_name(o, v->value_field, sizeof(v->value_field), err, errlen));
+	return 0;
+}
+
+/* The options only a <Histogram> block takes. */
+static int parse_histogram_option(const struct option *o, struct program_view *v, char *err, size_t errlen)
+{
+	if (!strcasecmp(o->key, "Layout"))
+		return ours(parse_layout(o, v, err, errlen));
+	if (!strcasecmp(o->key, "SlotsField"))
+		return ours(get_name(o, v->slots_field, sizeof(v->slots_field), err, errlen));
+	if (!strcasecmp(o->key, "SumField"))
+		return ours(get_name(o, v->sum_field, sizeof(v->sum_field), err, errlen));
+	if (!strcasecmp(o->key, "Buckets"))
+		return ours(parse_buckets(o, v, err, errlen));
+	if (!strcasecmp(o->key, "KeyRange"))
+		return ours(parse_key_range(o, v, err, errlen));
+	if (!strcasecmp(o->key, "Multiplier"))
+		return ours(parse_multiplier(o, v, err, errlen));
+	return hist_config_option(&v->hist, o, err, errlen);
+}
+
 static int parse_view_option(const struct conf_node *n, struct program_view *v, char *err, size_t errlen)
 {
 	const struct option *o = &n->opt;
 	bool hist = v->kind == VIEW_KIND_HISTOGRAM;
 	int r;
 
-	if (!strcasecmp(o->key, "Label")) {
-		if (v->nlabels == PROGRAM_MAX_LABELS) {
-			snprintf(err, errlen, "at most %d labels per map", PROGRAM_MAX_LABELS);
-			return -1;
-		}
-		for (int i = 0; i < v->nlabels; i++)
-			if (n->opt.nvalues && n->opt.values[0].type == OPT_STRING &&
-			    !strcasecmp(v->labels[i].name, n->opt.values[0].string)) {
-				snprintf(err, errlen, "<Label \"%s\"> appears twice", v->labels[i].name);
-				return -1;
-			}
-		return parse_label(n, &v->labels[v->nlabels++], err, errlen);
-	}
+	if (!strcasecmp(o->key, "Label"))
+		return add_view_label(n, v, err, errlen);
 	if (n->nchildren) {
 		snprintf(err, errlen, "\"%s\" is not a block; only <Label> is", o->key);
 		return -1;
 	}
-	if (!strcasecmp(o->key, "Type"))
-		return get_name(o, v->type, sizeof(v->type), err, errlen);
-	if (!strcasecmp(o->key, "TypeInstance"))
-		return get_name(o, v->type_instance, sizeof(v->type_instance), err, errlen);
-	if (!strcasecmp(o->key, "MaxSeries"))
-		return get_count(o, 1, 1000000, &v->max_series, err, errlen);
-	if (!strcasecmp(o->key, "ReclaimAfter"))
-		return get_count(o, 0, 1000000, &v->reclaim_after, err, errlen);
-	if (!strcasecmp(o->key, "PerCPU")) {
-		if (opt_expect_strings(o, 1, err, errlen))
-			return -1;
-		if (o->nvalues == 1 && !strcasecmp(o->values[0].string, "sum"))
-			v->percpu = PERCPU_SUM;
-		else if (o->nvalues == 1 && !strcasecmp(o->values[0].string, "label"))
-			v->percpu = PERCPU_LABEL;
-		else {
-			snprintf(err, errlen, "PerCPU takes \"sum\" (the CPUs added up) or \"label\" (a cpu label)");
-			return -1;
-		}
-		v->percpu_given = true;
-		return 0;
-	}
-	if (!hist && !strcasecmp(o->key, "ValueField"))
-		return get_name(o, v->value_field, sizeof(v->value_field), err, errlen);
-	if (hist && !strcasecmp(o->key, "Layout")) {
-		if (opt_expect_strings(o, 1, err, errlen))
-			return -1;
-		if (o->nvalues == 1 && !strcasecmp(o->values[0].string, "value"))
-			v->layout = HIST_LAYOUT_VALUE;
-		else if (o->nvalues == 1 && !strcasecmp(o->values[0].string, "key"))
-			v->layout = HIST_LAYOUT_KEY;
-		else {
-			snprintf(err, errlen, "Layout takes \"value\" (a slot array in the map's value) or \"key\" (the "
-					      "bucket index is the last part of the key)");
-			return -1;
-		}
-		return 0;
-	}
-	if (hist && !strcasecmp(o->key, "SlotsField"))
-		return get_name(o, v->slots_field, sizeof(v->slots_field), err, errlen);
-	if (hist && !strcasecmp(o->key, "SumField"))
-		return get_name(o, v->sum_field, sizeof(v->sum_field), err, errlen);
-	if (hist && !strcasecmp(o->key, "Buckets"))
-		return parse_buckets(o, v, err, errlen);
-	if (hist && !strcasecmp(o->key, "KeyRange"))
-		return parse_key_range(o, v, err, errlen);
-	if (hist && !strcasecmp(o->key, "Multiplier")) {
-		if (opt_expect_numbers(o, 1, 1, err, errlen))
-			return -1;
-		if (!(o->values[0].number > 0) || !isfinite(o->values[0].number)) {
-			snprintf(err, errlen, "Multiplier takes a number above 0 (slot unit -> collectd unit, e.g. "
-					      "0.000000001 for ns -> s), got %g", o->values[0].number);
-			return -1;
-		}
-		v->multiplier = o->values[0].number;
-		return 0;
-	}
-	if (hist) {
-		r = hist_config_option(&v->hist, o, err, errlen);
-		if (r)
-			return r < 0 ? -1 : 0;
-	}
+	r = parse_view_series_option(o, v, err, errlen);
+	if (!r && hist)
+		r = parse_histogram_option(o, v, err, errlen);
+	if (r)
+		return r < 0 ? -1 : 0;
 	opt_refuse_unknown(o->key, hist ? histogram_keys : value_keys, "valid", err, errlen);
 	return -1;
 }
@@ -399,31 +436,93 @@ static int add_policy_names(struct program_config *c, const struct option *o, bo
 	return 0;
 }
 
+static int parse_object(const struct option *o, struct program_config *c, char *err, size_t errlen)
+{
+	if (opt_expect_strings(o, 1, err, errlen) || o->nvalues != 1 || o->values[0].string[0] != '/') {
+		snprintf(err, errlen, "Object takes the absolute path of a compiled BPF object (collectd-ebpf-cc "
+				      "makes one): Object \"/etc/collectd/ebpf.d/prog.bpf.o\"");
+		return -1;
+	}
+	snprintf(c->object, sizeof(c->object), "%s", o->values[0].string);
+	return 0;
+}
+
+static int parse_exporter_config(const struct option *o, struct program_config *c, char *err, size_t errlen)
+{
+	size_t len = o->nvalues == 1 && o->values[0].type == OPT_STRING ? strlen(o->values[0].string) : 0;
+
+	if (len <= 5 || o->values[0].string[0] != '/' || strcmp(o->values[0].string + len - 5, ".yaml") ||
+	    len >= sizeof(c->exporter_config) || c->exporter_config[0]) {
+		snprintf(err, errlen, "ExporterConfig takes the absolute path of one ebpf_exporter config, "
+				      "once: ExporterConfig \"/etc/collectd/ebpf.d/biolatency.yaml\"");
+		return -1;
+	}
+	snprintf(c->exporter_config, sizeof(c->exporter_config), "%s", o->values[0].string);
+	return 0;
+}
+
+static int add_skips(const struct option *o, struct program_config *c, char *err, size_t errlen)
+{
+	if (opt_expect_strings(o, 1, err, errlen))
+		return -1;
+	for (int i = 0; i < o->nvalues; i++) {
+		if (c->nskip == PROGRAM_MAX_SKIPS) {
+			snprintf(err, errlen, "Skip: at most %d programs", PROGRAM_MAX_SKIPS);
+			return -1;
+		}
+		snprintf(c->skip[c->nskip++], PROGRAM_NAME_MAX, "%s", o->values[i].string);
+	}
+	return 0;
+}
+
+static int add_kernel_addresses(const struct option *o, struct program_config *c, char *err, size_t errlen)
+{
+	if (opt_expect_strings(o, 1, err, errlen))
+		return -1;
+	for (int i = 0; i < o->nvalues; i++)
+		if (program_config_add_kaddr(c, o->values[i].string, err, errlen))
+			return -1;
+	return 0;
+}
+
+static int parse_cgroup_id_map(const struct option *o, struct program_config *c, char *err, size_t errlen)
+{
+	const char *patterns[CGROUP_ID_MAP_PATTERNS + 1];
+
+	if (opt_expect_strings(o, 2, err, errlen) || o->nvalues > CGROUP_ID_MAP_PATTERNS + 2) {
+		snprintf(err, errlen, "CgroupIdMap takes a map, its type and up to %d patterns: CgroupIdMap "
+				      "\"cgroup_id_map\" \"hash\" \"^.*(system.slice/.*)$\"", CGROUP_ID_MAP_PATTERNS);
+		return -1;
+	}
+	for (int i = 2; i < o->nvalues; i++)
+		patterns[i - 2] = o->values[i].string;
+	return program_config_set_cgroup_ids(c, o->values[0].string, o->values[1].string, patterns,
+					     o->nvalues - 2, err, errlen);
+}
+
+/* <Histogram>, <Counter> or <Gauge>: one more map block, under the cap. */
+static int add_view(const struct conf_node *n, struct program_config *c, char *err, size_t errlen)
+{
+	const char *key = n->opt.key;
+	enum program_view_kind k = !strcasecmp(key, "Histogram") ? VIEW_KIND_HISTOGRAM
+				   : !strcasecmp(key, "Gauge")   ? VIEW_KIND_GAUGE
+								 : VIEW_KIND_COUNTER;
+
+	if (c->nviews == PROGRAM_MAX_VIEWS) {
+		snprintf(err, errlen, "at most %d map blocks", PROGRAM_MAX_VIEWS);
+		return -1;
+	}
+	return parse_view(n, k, &c->views[c->nviews++], err, errlen);
+}
+
 static int parse_line(const struct conf_node *n, struct program_config *c, char *err, size_t errlen)
 {
 	const struct option *o = &n->opt;
 
-	if (!strcasecmp(o->key, "Object")) {
-		if (opt_expect_strings(o, 1, err, errlen) || o->nvalues != 1 || o->values[0].string[0] != '/') {
-			snprintf(err, errlen, "Object takes the absolute path of a compiled BPF object (collectd-ebpf-cc "
-					      "makes one): Object \"/etc/collectd/ebpf.d/prog.bpf.o\"");
-			return -1;
-		}
-		snprintf(c->object, sizeof(c->object), "%s", o->values[0].string);
-		return 0;
-	}
-	if (!strcasecmp(o->key, "ExporterConfig")) {
-		size_t len = o->nvalues == 1 && o->values[0].type == OPT_STRING ? strlen(o->values[0].string) : 0;
-
-		if (len <= 5 || o->values[0].string[0] != '/' || strcmp(o->values[0].string + len - 5, ".yaml") ||
-		    len >= sizeof(c->exporter_config) || c->exporter_config[0]) {
-			snprintf(err, errlen, "ExporterConfig takes the absolute path of one ebpf_exporter config, "
-					      "once: ExporterConfig \"/etc/collectd/ebpf.d/biolatency.yaml\"");
-			return -1;
-		}
-		snprintf(c->exporter_config, sizeof(c->exporter_config), "%s", o->values[0].string);
-		return 0;
-	}
+	if (!strcasecmp(o->key, "Object"))
+		return parse_object(o, c, err, errlen);
+	if (!strcasecmp(o->key, "ExporterConfig"))
+		return parse_exporter_config(o, c, err, errlen);
 	if (!strcasecmp(o->key, "Param")) {
 		if (c->nparams == PROGRAM_MAX_PARAMS) {
 			snprintf(err, errlen, "at most %d Param lines", PROGRAM_MAX_PARAMS);
@@ -438,52 +537,16 @@ static int parse_line(const struct conf_node *n, struct program_config *c, char 
 		}
 		return parse_probe(n, &c->probes[c->nprobes++], err, errlen);
 	}
-	if (!strcasecmp(o->key, "Skip")) {
-		if (opt_expect_strings(o, 1, err, errlen))
-			return -1;
-		for (int i = 0; i < o->nvalues; i++) {
-			if (c->nskip == PROGRAM_MAX_SKIPS) {
-				snprintf(err, errlen, "Skip: at most %d programs", PROGRAM_MAX_SKIPS);
-				return -1;
-			}
-			snprintf(c->skip[c->nskip++], PROGRAM_NAME_MAX, "%s", o->values[i].string);
-		}
-		return 0;
-	}
-	if (!strcasecmp(o->key, "KernelAddress")) {
-		if (opt_expect_strings(o, 1, err, errlen))
-			return -1;
-		for (int i = 0; i < o->nvalues; i++)
-			if (program_config_add_kaddr(c, o->values[i].string, err, errlen))
-				return -1;
-		return 0;
-	}
-	if (!strcasecmp(o->key, "CgroupIdMap")) {
-		const char *patterns[CGROUP_ID_MAP_PATTERNS + 1];
-
-		if (opt_expect_strings(o, 2, err, errlen) || o->nvalues > CGROUP_ID_MAP_PATTERNS + 2) {
-			snprintf(err, errlen, "CgroupIdMap takes a map, its type and up to %d patterns: CgroupIdMap "
-					      "\"cgroup_id_map\" \"hash\" \"^.*(system.slice/.*)$\"", CGROUP_ID_MAP_PATTERNS);
-			return -1;
-		}
-		for (int i = 2; i < o->nvalues; i++)
-			patterns[i - 2] = o->values[i].string;
-		return program_config_set_cgroup_ids(c, o->values[0].string, o->values[1].string, patterns,
-						     o->nvalues - 2, err, errlen);
-	}
+	if (!strcasecmp(o->key, "Skip"))
+		return add_skips(o, c, err, errlen);
+	if (!strcasecmp(o->key, "KernelAddress"))
+		return add_kernel_addresses(o, c, err, errlen);
+	if (!strcasecmp(o->key, "CgroupIdMap"))
+		return parse_cgroup_id_map(o, c, err, errlen);
 	if (!strcasecmp(o->key, "AllowProgramType") || !strcasecmp(o->key, "AllowHelper"))
 		return add_policy_names(c, o, !strcasecmp(o->key, "AllowProgramType"), err, errlen);
-	if (!strcasecmp(o->key, "Histogram") || !strcasecmp(o->key, "Counter") || !strcasecmp(o->key, "Gauge")) {
-		enum program_view_kind k = !strcasecmp(o->key, "Histogram") ? VIEW_KIND_HISTOGRAM
-					   : !strcasecmp(o->key, "Gauge")   ? VIEW_KIND_GAUGE
-									    : VIEW_KIND_COUNTER;
-
-		if (c->nviews == PROGRAM_MAX_VIEWS) {
-			snprintf(err, errlen, "at most %d map blocks", PROGRAM_MAX_VIEWS);
-			return -1;
-		}
-		return parse_view(n, k, &c->views[c->nviews++], err, errlen);
-	}
+	if (!strcasecmp(o->key, "Histogram") || !strcasecmp(o->key, "Counter") || !strcasecmp(o->key, "Gauge"))
+		return add_view(n, c, err, errlen);
 	snprintf(err, errlen, "unknown option \"%s\"; valid: Object, Param, <Probe>, Skip, AllowProgramType, "
 			      "AllowHelper, <Histogram>, <Counter>, <Gauge>, ExporterConfig, KernelAddress, CgroupIdMap", o->key);
 	return -1;
