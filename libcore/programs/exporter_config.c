@@ -241,17 +241,12 @@ static int build_chain(const struct walk *w, const yaml_node_t *seq, struct prog
 
 /* ---- labels ---- */
 
-/* One label into l, or (is_bucket) the histogram's bucket label, checked only: the bucket
- * index is the rest of the key (Layout "key"). */
-static int read_label(const struct walk *w, const yaml_node_t *n, struct program_label *l, bool is_bucket)
+/* A label's fields: *sized when it gives its size, *decoders_node its decoders' list. */
+static int read_label_fields(const struct walk *w, const yaml_node_t *n, struct program_label *l, bool *sized,
+			     const yaml_node_t **decoders_node)
 {
-	const yaml_node_t *decoders_node = NULL;
-	bool sized = false;
 	double v;
 
-	memset(l, 0, sizeof(*l));
-	if (expect(w, n, YAML_MAPPING_NODE, "a label"))
-		return -1;
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
 		const yaml_node_t *k = node_at(w, p->key), *val = node_at(w, p->value);
 		const char *key = scalar(k);
@@ -267,7 +262,7 @@ static int read_label(const struct walk *w, const yaml_node_t *n, struct program
 			if (get_number(w, val, "size", 1, DECODE_BYTES_MAX, true, &v))
 				return -1;
 			l->size = (uint32_t)v;
-			sized = true;
+			*sized = true;
 		} else if (!strcmp(key, "padding")) {
 			if (get_number(w, val, "padding", 0, 4096, true, &v))
 				return -1;
@@ -275,11 +270,50 @@ static int read_label(const struct walk *w, const yaml_node_t *n, struct program
 		} else if (!strcmp(key, "decoders")) {
 			if (expect(w, val, YAML_SEQUENCE_NODE, "decoders"))
 				return -1;
-			decoders_node = val;
+			*decoders_node = val;
 		} else {
 			return unknown(w, k, key, "a label", "name, size, padding, decoders");
 		}
 	}
+	return 0;
+}
+
+/* The histogram's bucket label, checked only: the bucket index is the rest of the key
+ * (Layout "key"), read as a plain number. */
+static int check_bucket_label(const struct walk *w, const yaml_node_t *n, const yaml_node_t *decoders_node,
+			      const struct program_label *l)
+{
+	const yaml_node_t *only = decoders_node->data.sequence.items.top - decoders_node->data.sequence.items.start == 1
+					  ? node_at(w, decoders_node->data.sequence.items.start[0])
+					  : NULL;
+	struct decoder_read d;
+	int bad = !only || read_decoder(w, only, &d) || strcmp(d.name, "uint");
+
+	if (only)
+		decoder_read_free(&d);
+	if (bad)
+		return only && w->err[0] ? -1
+					 : fail(w, decoders_node, "the histogram's last label \"%s\" is its bucket "
+								  "index: its decoders are `- name: uint` only", l->name);
+	if (l->size != 1 && l->size != 2 && l->size != 4 && l->size != 8)
+		return fail(w, n, "the bucket label \"%s\" has size %u: a bucket index is 1, 2, 4 or 8 bytes",
+			    l->name, l->size);
+	if (l->padding)
+		return not_yet(w, n, "padding", "after the bucket label: the bucket is the key's last part");
+	return 0;
+}
+
+/* One label into l, or (is_bucket) the histogram's bucket label, checked only. */
+static int read_label(const struct walk *w, const yaml_node_t *n, struct program_label *l, bool is_bucket)
+{
+	const yaml_node_t *decoders_node = NULL;
+	bool sized = false;
+
+	memset(l, 0, sizeof(*l));
+	if (expect(w, n, YAML_MAPPING_NODE, "a label"))
+		return -1;
+	if (read_label_fields(w, n, l, &sized, &decoders_node))
+		return -1;
 	if (!l->name[0])
 		return fail(w, n, "a label needs a name");
 	if (!sized)
@@ -287,26 +321,8 @@ static int read_label(const struct walk *w, const yaml_node_t *n, struct program
 	if (!decoders_node)
 		return fail(w, n, "label \"%s\" needs decoders (`- name: uint` for a number)", l->name);
 	decoder_chain_init(&l->decoders, l->name);
-	if (is_bucket) {
-		const yaml_node_t *only = decoders_node->data.sequence.items.top - decoders_node->data.sequence.items.start == 1
-						  ? node_at(w, decoders_node->data.sequence.items.start[0])
-						  : NULL;
-		struct decoder_read d;
-		int bad = !only || read_decoder(w, only, &d) || strcmp(d.name, "uint");
-
-		if (only)
-			decoder_read_free(&d);
-		if (bad)
-			return only && w->err[0] ? -1
-						 : fail(w, decoders_node, "the histogram's last label \"%s\" is its bucket "
-									  "index: its decoders are `- name: uint` only", l->name);
-		if (l->size != 1 && l->size != 2 && l->size != 4 && l->size != 8)
-			return fail(w, n, "the bucket label \"%s\" has size %u: a bucket index is 1, 2, 4 or 8 bytes",
-				    l->name, l->size);
-		if (l->padding)
-			return not_yet(w, n, "padding", "after the bucket label: the bucket is the key's last part");
-		return 0;
-	}
+	if (is_bucket)
+		return check_bucket_label(w, n, decoders_node, l);
 	return build_chain(w, decoders_node, l);
 }
 
@@ -379,104 +395,153 @@ static struct program_view *new_view(const struct walk *w, const yaml_node_t *n,
 	return v;
 }
 
-static int read_metric(const struct walk *w, const yaml_node_t *n, enum program_view_kind kind)
-{
-	const bool hist = kind == VIEW_KIND_HISTOGRAM;
-	const char *where = hist ? "a histogram" : "a counter";
-	const char *valid = hist ? "name, help, bucket_type, bucket_min, bucket_max, bucket_multiplier, bucket_keys, labels"
-				 : "name, help, perf_event_array, flush_interval, labels";
-	const yaml_node_t *labels = NULL;
-	char bucket_type[16] = "";
-	bool help = false, max_given = false;
-	double min = 0, max = 0, mult = 1;
-	struct program_view *v;
+/* What a metric's fields say beyond its map's name, used once all are read. */
+struct metric_fields {
+	bool hist;
+	const char *where; /* "a histogram" or "a counter", for the messages */
+	const yaml_node_t *labels;
+	bool help;
+	char bucket_type[16];
+	double min, max, mult;
+	bool max_given;
+};
 
-	if (expect(w, n, YAML_MAPPING_NODE, where) || !(v = new_view(w, n, kind)))
-		return -1;
+static int read_counter_field(const struct walk *w, const yaml_node_t *k, const char *key, const yaml_node_t *val,
+			      const struct metric_fields *f)
+{
+	bool flag;
+
+	if (!strcmp(key, "perf_event_array")) {
+		if (get_bool(w, val, "perf_event_array", &flag))
+			return -1;
+		if (flag)
+			return not_yet(w, k, "perf_event_array", "counters sent through a perf event array");
+		return 0;
+	}
+	if (!strcmp(key, "flush_interval"))
+		return not_yet(w, k, "flush_interval", "it goes with perf_event_array");
+	return unknown(w, k, key, f->where, "name, help, perf_event_array, flush_interval, labels");
+}
+
+static int read_histogram_field(const struct walk *w, const yaml_node_t *k, const char *key, const yaml_node_t *val,
+				struct metric_fields *f)
+{
+	if (!strcmp(key, "bucket_type"))
+		return get_text(w, val, "bucket_type", f->bucket_type, sizeof(f->bucket_type));
+	if (!strcmp(key, "bucket_min"))
+		return get_number(w, val, "bucket_min", 0, 1000000, true, &f->min);
+	if (!strcmp(key, "bucket_max")) {
+		if (get_number(w, val, "bucket_max", 0, 1000000, true, &f->max))
+			return -1;
+		f->max_given = true;
+		return 0;
+	}
+	if (!strcmp(key, "bucket_multiplier")) {
+		if (get_number(w, val, "bucket_multiplier", 0, 1e12, false, &f->mult))
+			return -1;
+		if (f->mult == 0)
+			f->mult = 1; /* ebpf_exporter's default */
+		return 0;
+	}
+	if (!strcmp(key, "bucket_keys"))
+		return not_yet(w, k, "bucket_keys", "fixed buckets");
+	return unknown(w, k, key, f->where,
+		       "name, help, bucket_type, bucket_min, bucket_max, bucket_multiplier, bucket_keys, labels");
+}
+
+static int read_metric_fields(const struct walk *w, const yaml_node_t *n, struct program_view *v,
+			      struct metric_fields *f)
+{
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
 		const yaml_node_t *k = node_at(w, p->key), *val = node_at(w, p->value);
 		const char *key = scalar(k);
-		bool flag;
+		int r;
 
 		if (!key)
-			return fail(w, k, "%s's field names are plain words", where);
+			return fail(w, k, "%s's field names are plain words", f->where);
 		if (!strcmp(key, "name")) {
-			if (get_text(w, val, "name (the map's name)", v->map, sizeof(v->map)))
-				return -1;
+			r = get_text(w, val, "name (the map's name)", v->map, sizeof(v->map));
 		} else if (!strcmp(key, "help")) {
-			help = true; /* collectd has no help text: checked, not sent */
+			f->help = true; /* collectd has no help text: checked, not sent */
+			r = 0;
 		} else if (!strcmp(key, "labels")) {
-			if (expect(w, val, YAML_SEQUENCE_NODE, "labels"))
-				return -1;
-			labels = val;
-		} else if (!hist && !strcmp(key, "perf_event_array")) {
-			if (get_bool(w, val, "perf_event_array", &flag))
-				return -1;
-			if (flag)
-				return not_yet(w, k, "perf_event_array", "counters sent through a perf event array");
-		} else if (!hist && !strcmp(key, "flush_interval")) {
-			return not_yet(w, k, "flush_interval", "it goes with perf_event_array");
-		} else if (hist && !strcmp(key, "bucket_type")) {
-			if (get_text(w, val, "bucket_type", bucket_type, sizeof(bucket_type)))
-				return -1;
-		} else if (hist && !strcmp(key, "bucket_min")) {
-			if (get_number(w, val, "bucket_min", 0, 1000000, true, &min))
-				return -1;
-		} else if (hist && !strcmp(key, "bucket_max")) {
-			if (get_number(w, val, "bucket_max", 0, 1000000, true, &max))
-				return -1;
-			max_given = true;
-		} else if (hist && !strcmp(key, "bucket_multiplier")) {
-			if (get_number(w, val, "bucket_multiplier", 0, 1e12, false, &mult))
-				return -1;
-			if (mult == 0)
-				mult = 1; /* ebpf_exporter's default */
-		} else if (hist && !strcmp(key, "bucket_keys")) {
-			return not_yet(w, k, "bucket_keys", "fixed buckets");
+			r = expect(w, val, YAML_SEQUENCE_NODE, "labels");
+			f->labels = r ? f->labels : val;
 		} else {
-			return unknown(w, k, key, where, valid);
+			r = f->hist ? read_histogram_field(w, k, key, val, f) : read_counter_field(w, k, key, val, f);
 		}
+		if (r)
+			return -1;
 	}
-	if (!v->map[0])
-		return fail(w, n, "%s needs a name (the map's name too)", where);
-	if (!help)
-		return fail(w, n, "metric \"%s\" needs help (ebpf_exporter requires it)", v->map);
-	if (labels && read_labels(w, labels, v, hist))
-		return -1;
-	if (!hist) {
-		snprintf(v->type, sizeof(v->type), "derive");
-		name_series(v, v->map, "_total");
-		return 0;
-	}
-	if (!labels)
-		return fail(w, n, "histogram \"%s\" has no labels: they end with its bucket index (`- name: bucket`, "
-			    "`size: 8`, `decoders: [{name: uint}]`)", v->map);
-	v->layout = HIST_LAYOUT_KEY;
-	v->multiplier = mult;
-	if (!strcmp(bucket_type, "exp2") || !strcmp(bucket_type, "exp2zero")) {
-		v->buckets = bucket_type[4] ? SLOTS_EXP2ZERO : SLOTS_EXP2;
-		if (max > 64)
-			return fail(w, n, "histogram \"%s\": bucket_max %g is beyond 2^64 for %s", v->map, max, bucket_type);
-	} else if (!strcmp(bucket_type, "linear")) {
+	return 0;
+}
+
+/* bucket_type and bucket_max as the view's slot convention. */
+static int set_histogram_buckets(const struct walk *w, const yaml_node_t *n, struct program_view *v,
+				 const struct metric_fields *f)
+{
+	if (!strcmp(f->bucket_type, "exp2") || !strcmp(f->bucket_type, "exp2zero")) {
+		v->buckets = f->bucket_type[4] ? SLOTS_EXP2ZERO : SLOTS_EXP2;
+		if (f->max > 64)
+			return fail(w, n, "histogram \"%s\": bucket_max %g is beyond 2^64 for %s", v->map, f->max,
+				    f->bucket_type);
+	} else if (!strcmp(f->bucket_type, "linear")) {
 		/* bucket k holds values k (the program's k = value / step): [k, k + 1) */
 		v->buckets = SLOTS_LINEAR;
 		v->linear_min = 1;
 		v->linear_width = 1;
-		v->linear_count = max >= 1 ? (uint32_t)max : 1;
-	} else if (!strcmp(bucket_type, "fixed")) {
+		v->linear_count = f->max >= 1 ? (uint32_t)f->max : 1;
+	} else if (!strcmp(f->bucket_type, "fixed")) {
 		return not_yet(w, n, "bucket_type: fixed", "fixed buckets (bucket_keys)");
 	} else {
 		return fail(w, n, "histogram \"%s\": bucket_type \"%s\"; ebpf_exporter's are exp2, exp2zero, linear, fixed",
-			    v->map, bucket_type);
+			    v->map, f->bucket_type);
 	}
-	if (!max_given || max <= min)
-		return fail(w, n, "histogram \"%s\": bucket_max must be above bucket_min (%g .. %g)", v->map, min, max);
+	return 0;
+}
+
+static int finish_histogram(const struct walk *w, const yaml_node_t *n, struct program_view *v,
+			    const struct metric_fields *f)
+{
+	if (!f->labels)
+		return fail(w, n, "histogram \"%s\" has no labels: they end with its bucket index (`- name: bucket`, "
+			    "`size: 8`, `decoders: [{name: uint}]`)", v->map);
+	v->layout = HIST_LAYOUT_KEY;
+	v->multiplier = f->mult;
+	if (set_histogram_buckets(w, n, v, f))
+		return -1;
+	if (!f->max_given || f->max <= f->min)
+		return fail(w, n, "histogram \"%s\": bucket_max must be above bucket_min (%g .. %g)", v->map, f->min,
+			    f->max);
 	v->key_range = true;
-	v->key_min = (uint64_t)min;
-	v->key_max = (uint64_t)max;
+	v->key_min = (uint64_t)f->min;
+	v->key_max = (uint64_t)f->max;
 	snprintf(v->type, sizeof(v->type), "%s",
 		 strlen(v->map) > 8 && !strcmp(v->map + strlen(v->map) - 8, "_seconds") ? "latency" : "gauge");
 	name_series(v, v->map, "_seconds");
+	return 0;
+}
+
+static int read_metric(const struct walk *w, const yaml_node_t *n, enum program_view_kind kind)
+{
+	struct metric_fields f = { .hist = kind == VIEW_KIND_HISTOGRAM, .mult = 1 };
+	struct program_view *v;
+
+	f.where = f.hist ? "a histogram" : "a counter";
+	if (expect(w, n, YAML_MAPPING_NODE, f.where) || !(v = new_view(w, n, kind)))
+		return -1;
+	if (read_metric_fields(w, n, v, &f))
+		return -1;
+	if (!v->map[0])
+		return fail(w, n, "%s needs a name (the map's name too)", f.where);
+	if (!f.help)
+		return fail(w, n, "metric \"%s\" needs help (ebpf_exporter requires it)", v->map);
+	if (f.labels && read_labels(w, f.labels, v, f.hist))
+		return -1;
+	if (f.hist)
+		return finish_histogram(w, n, v, &f);
+	snprintf(v->type, sizeof(v->type), "derive");
+	name_series(v, v->map, "_total");
 	return 0;
 }
 
