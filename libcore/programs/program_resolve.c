@@ -242,22 +242,12 @@ static int resolve_hist_value(const struct program_view *v, const struct btf *bt
 	return 0;
 }
 
-static int resolve_view(struct program_view *v, struct bpf_object *obj, struct view_layout *vl, char *err,
+/* The map's kind into vl (per-CPU, hash); -1 for a kind collectd does not read. */
+static int set_map_kind(const struct program_view *v, const struct bpf_map *map, struct view_layout *vl, char *err,
 			size_t errlen)
 {
-	const struct btf *btf = bpf_object__btf(obj);
-	struct bpf_map *map = bpf_object__find_map_by_name(obj, v->map);
-	uint32_t key_type, value_type, labels_end;
-	enum bpf_map_type mt;
+	enum bpf_map_type mt = bpf_map__type(map);
 
-	if (!map) {
-		char maps[256];
-
-		list_maps(obj, maps, sizeof(maps));
-		snprintf(err, errlen, "the object has no map \"%s\" (its maps: %s)", v->map, maps[0] ? maps : "none");
-		return -1;
-	}
-	mt = bpf_map__type(map);
 	switch (mt) {
 	case BPF_MAP_TYPE_ARRAY: break;
 	case BPF_MAP_TYPE_PERCPU_ARRAY: vl->percpu = true; break;
@@ -268,9 +258,28 @@ static int resolve_view(struct program_view *v, struct bpf_object *obj, struct v
 			 v->map, libbpf_bpf_map_type_str(mt) ? libbpf_bpf_map_type_str(mt) : "map of another type");
 		return -1;
 	}
-	key_type = bpf_map__btf_key_type_id(map);
-	value_type = bpf_map__btf_value_type_id(map);
-	if (!btf || !key_type || !value_type) {
+	return 0;
+}
+
+/* The view's map: its kind and sizes into vl, the BTF ids of its key and value. */
+static int resolve_map(const struct program_view *v, struct bpf_object *obj, struct view_layout *vl,
+		       uint32_t *key_type, uint32_t *value_type, char *err, size_t errlen)
+{
+	const struct btf *btf = bpf_object__btf(obj);
+	struct bpf_map *map = bpf_object__find_map_by_name(obj, v->map);
+
+	if (!map) {
+		char maps[256];
+
+		list_maps(obj, maps, sizeof(maps));
+		snprintf(err, errlen, "the object has no map \"%s\" (its maps: %s)", v->map, maps[0] ? maps : "none");
+		return -1;
+	}
+	if (set_map_kind(v, map, vl, err, errlen))
+		return -1;
+	*key_type = bpf_map__btf_key_type_id(map);
+	*value_type = bpf_map__btf_value_type_id(map);
+	if (!btf || !*key_type || !*value_type) {
 		snprintf(err, errlen, "map \"%s\" has no BTF for its key and value: declare it with __type(key, ...) "
 				      "and __type(value, ...) and compile with -g (collectd-ebpf-cc does)", v->map);
 		return -1;
@@ -282,22 +291,39 @@ static int resolve_view(struct program_view *v, struct bpf_object *obj, struct v
 		snprintf(err, errlen, "PerCPU: map \"%s\" is not a per-CPU map", v->map);
 		return -1;
 	}
+	return 0;
+}
+
+/* Layout "key": the bucket index is the key's part after the labels, the value a count. */
+static int resolve_key_buckets(const struct program_view *v, const struct btf *btf, uint32_t value_type,
+			       uint32_t labels_end, struct view_layout *vl, char *err, size_t errlen)
+{
+	vl->bucket_offset = labels_end;
+	vl->bucket_width = vl->key_size - labels_end;
+	if (vl->bucket_width != 1 && vl->bucket_width != 2 && vl->bucket_width != 4 && vl->bucket_width != 8) {
+		snprintf(err, errlen,
+			 "Layout \"key\": after the labels (%u bytes) the key's last %u bytes should be the bucket "
+			 "index (1, 2, 4 or 8 bytes); declare the key's other parts as labels (Size/Padding)",
+			 labels_end, vl->bucket_width);
+		return -1;
+	}
+	vl->nslots = vl->hash ? 0 : vl->max_entries;
+	vl->has_sum = v->key_range; /* ebpf_exporter's sum is the bucket after key_max */
+	return resolve_value_number(v, btf, value_type, vl, err, errlen);
+}
+
+static int resolve_view(struct program_view *v, struct bpf_object *obj, struct view_layout *vl, char *err,
+			size_t errlen)
+{
+	const struct btf *btf = bpf_object__btf(obj);
+	uint32_t key_type, value_type, labels_end;
+
+	if (resolve_map(v, obj, vl, &key_type, &value_type, err, errlen))
+		return -1;
 	if (resolve_labels(v, btf, key_type, vl->key_size, &labels_end, err, errlen))
 		return -1;
-	if (v->kind == VIEW_KIND_HISTOGRAM && v->layout == HIST_LAYOUT_KEY) {
-		vl->bucket_offset = labels_end;
-		vl->bucket_width = vl->key_size - labels_end;
-		if (vl->bucket_width != 1 && vl->bucket_width != 2 && vl->bucket_width != 4 && vl->bucket_width != 8) {
-			snprintf(err, errlen,
-				 "Layout \"key\": after the labels (%u bytes) the key's last %u bytes should be the bucket "
-				 "index (1, 2, 4 or 8 bytes); declare the key's other parts as labels (Size/Padding)",
-				 labels_end, vl->bucket_width);
-			return -1;
-		}
-		vl->nslots = vl->hash ? 0 : vl->max_entries;
-		vl->has_sum = v->key_range; /* ebpf_exporter's sum is the bucket after key_max */
-		return resolve_value_number(v, btf, value_type, vl, err, errlen);
-	}
+	if (v->kind == VIEW_KIND_HISTOGRAM && v->layout == HIST_LAYOUT_KEY)
+		return resolve_key_buckets(v, btf, value_type, labels_end, vl, err, errlen);
 	/* An array's index is its key: without labels it is one series only if it has one row. */
 	if (labels_end != vl->key_size && !(labels_end == 0 && !vl->hash && vl->max_entries == 1)) {
 		snprintf(err, errlen,
@@ -380,11 +406,13 @@ static int find_global(struct bpf_object *obj, const char *name, struct bpf_map 
 	return -1;
 }
 
-static int set_param(const struct program_param *p, struct bpf_object *obj, char *err, size_t errlen)
+/* Where Param p's global is in its section's initial value (writable until load), with
+ * its BTF type and size; NULL with err set when there is none to set. */
+static char *param_global(const struct program_param *p, struct bpf_object *obj, uint32_t *type_id, uint32_t *size,
+			  char *err, size_t errlen)
 {
 	const struct btf *btf = bpf_object__btf(obj);
-	const struct btf_type *t;
-	uint32_t offset, type_id, size;
+	uint32_t offset;
 	struct bpf_map *map;
 	size_t data_size;
 	char *data, globals[256];
@@ -392,53 +420,66 @@ static int set_param(const struct program_param *p, struct bpf_object *obj, char
 
 	if (extern_sec) {
 		/* no global is named "": this only lists them */
-		find_global(obj, "", &map, &offset, &type_id, &size, globals, sizeof(globals));
+		find_global(obj, "", &map, &offset, type_id, size, globals, sizeof(globals));
 		snprintf(err, errlen, "Param \"%s\": that is an extern in %s, which libbpf sets from the running kernel "
 				      "at load, not a global of the object (its globals: %s)", p->name, extern_sec,
 			 globals[0] ? globals : "none");
-		return -1;
+		return NULL;
 	}
-	if (find_global(obj, p->name, &map, &offset, &type_id, &size, globals, sizeof(globals))) {
+	if (find_global(obj, p->name, &map, &offset, type_id, size, globals, sizeof(globals))) {
 		snprintf(err, errlen, "Param \"%s\": the object has no global variable of that name (its globals: %s; "
 				      "declare it as `const volatile` or a plain global)", p->name, globals[0] ? globals : "none");
-		return -1;
+		return NULL;
 	}
 	/* Writable until load (skeletons write their globals here too); libbpf 1.1 types it const. */
 	data = (char *)bpf_map__initial_value(map, &data_size);
-	if (!data || offset + size > data_size) {
+	if (!data || offset + *size > data_size) {
 		snprintf(err, errlen, "Param \"%s\": its section cannot be set before load", p->name);
+		return NULL;
+	}
+	return data + offset;
+}
+
+/* A number Param into an integer global that holds it. */
+static int set_number_param(const struct program_param *p, const struct btf *btf, uint32_t type_id, char *dst,
+			    char *err, size_t errlen)
+{
+	const struct btf_type *t = resolved(btf, type_id, NULL);
+	bool is_signed;
+	double v = p->number;
+
+	if (!t || !btf_is_int(t) || (t->size != 1 && t->size != 2 && t->size != 4 && t->size != 8)) {
+		char what[128];
+
+		describe_type(btf, type_id, what, sizeof(what));
+		snprintf(err, errlen, "Param \"%s\" is a number, but the global is %s, not an integer%s", p->name, what,
+			 t && btf_is_array(t) && integer_width(btf, btf_array(t)->type) == 1
+				 ? " (a string: put the value in double quotes)" : "");
 		return -1;
 	}
-	t = resolved(btf, type_id, NULL);
-	if (p->is_number) {
-		bool is_signed;
-		double v = p->number;
-
-		if (!t || !btf_is_int(t) || (t->size != 1 && t->size != 2 && t->size != 4 && t->size != 8)) {
-			char what[128];
-
-			describe_type(btf, type_id, what, sizeof(what));
-			snprintf(err, errlen, "Param \"%s\" is a number, but the global is %s, not an integer%s", p->name, what,
-				 t && btf_is_array(t) && integer_width(btf, btf_array(t)->type) == 1
-					 ? " (a string: put the value in double quotes)" : "");
-			return -1;
-		}
-		is_signed = btf_int_encoding(t) & BTF_INT_SIGNED;
-		if (v != floor(v) || (!is_signed && v < 0) ||
-		    fabs(v) >= ldexp(1.0, (int)(t->size * 8) - (is_signed ? 1 : 0))) {
-			snprintf(err, errlen, "Param \"%s\" %g does not fit the global's %s%u-bit integer", p->name, v,
-				 is_signed ? "signed " : "unsigned ", t->size * 8);
-			return -1;
-		}
-		if (is_signed) {
-			int64_t x = (int64_t)v;
-			memcpy(data + offset, &x, t->size); /* little-endian: the low bytes first */
-		} else {
-			uint64_t x = (uint64_t)v;
-			memcpy(data + offset, &x, t->size);
-		}
-		return 0;
+	is_signed = btf_int_encoding(t) & BTF_INT_SIGNED;
+	if (v != floor(v) || (!is_signed && v < 0) ||
+	    fabs(v) >= ldexp(1.0, (int)(t->size * 8) - (is_signed ? 1 : 0))) {
+		snprintf(err, errlen, "Param \"%s\" %g does not fit the global's %s%u-bit integer", p->name, v,
+			 is_signed ? "signed " : "unsigned ", t->size * 8);
+		return -1;
 	}
+	if (is_signed) {
+		int64_t x = (int64_t)v;
+		memcpy(dst, &x, t->size); /* little-endian: the low bytes first */
+	} else {
+		uint64_t x = (uint64_t)v;
+		memcpy(dst, &x, t->size);
+	}
+	return 0;
+}
+
+/* A string Param into a char array global of size bytes, NUL included. */
+static int set_text_param(const struct program_param *p, const struct btf *btf, uint32_t type_id, uint32_t size,
+			  char *dst, char *err, size_t errlen)
+{
+	const struct btf_type *t = resolved(btf, type_id, NULL);
+
 	if (!t || !btf_is_array(t) || integer_width(btf, btf_array(t)->type) != 1) {
 		char what[128];
 
@@ -452,9 +493,21 @@ static int set_param(const struct program_param *p, struct bpf_object *obj, char
 			 p->text, strlen(p->text) + 1, size);
 		return -1;
 	}
-	memset(data + offset, 0, size);
-	memcpy(data + offset, p->text, strlen(p->text));
+	memset(dst, 0, size);
+	memcpy(dst, p->text, strlen(p->text));
 	return 0;
+}
+
+static int set_param(const struct program_param *p, struct bpf_object *obj, char *err, size_t errlen)
+{
+	uint32_t type_id, size;
+	char *dst = param_global(p, obj, &type_id, &size, err, errlen);
+
+	if (!dst)
+		return -1;
+	if (p->is_number)
+		return set_number_param(p, bpf_object__btf(obj), type_id, dst, err, errlen);
+	return set_text_param(p, bpf_object__btf(obj), type_id, size, dst, err, errlen);
 }
 
 /* KernelAddress: each symbol's address into its `kaddr_<symbol>`, an 8-byte integer global,
