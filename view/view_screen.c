@@ -288,12 +288,9 @@ static void draw_choices(FILE *out, const struct snapshot *cur)
 	}
 }
 
-int view_draw(FILE *out, const char *path, const struct snapshot *cur, const struct snapshot *prev,
-	      const struct view_options *o)
+static void draw_title(FILE *out, const char *path, const struct snapshot *cur, const struct snapshot *prev)
 {
-	char written[16], from[16], off[1024] = "";
-	size_t off_used = 0;
-	int matched = 0;
+	char written[16], from[16];
 
 	clock_text(written, sizeof(written), cur->written_us);
 	if (prev) {
@@ -303,72 +300,114 @@ int view_draw(FILE *out, const char *path, const struct snapshot *cur, const str
 	} else {
 		fprintf(out, "collectd-ebpf-hist: %s, written %s, since each module started\n", path, written);
 	}
+}
+
+/* Off modules: one line each for the ones that failed, a list of the rest (off). */
+static void note_off_module(FILE *out, const struct snapshot_module *m, char *off, size_t offlen, size_t *off_used)
+{
+	if (m->state == SNAPSHOT_STATE_DISABLED)
+		text_appendf(off, offlen, off_used, "%s%s", *off_used ? ", " : "", m->label);
+	else
+		fprintf(out, "\n== %s: %s: %s\n", m->label, snapshot_state_name(m->state), m->error);
+}
+
+/* The seconds m's values were counted over, and through *pm its record in prev to
+ * subtract (NULL: none, everything since it started). */
+static double module_interval(const struct snapshot *cur, const struct snapshot *prev,
+			      const struct snapshot_module *m, const struct snapshot_module **pm, bool *restarted)
+{
+	*pm = NULL;
+	*restarted = false;
+	if (!prev)
+		return (double)(cur->written_us - m->discontinuity_us) / 1e6;
+	*pm = find_module(prev, m->label);
+	/* Restarted in between: everything counted since the restart. A record without values
+	 * (the one published before the module's first read) is no restart: counting simply
+	 * starts. */
+	if (*pm && (*pm)->discontinuity_us != m->discontinuity_us) {
+		*restarted = has_values(*pm);
+		*pm = NULL;
+	}
+	return *pm ? (double)(cur->written_us - prev->written_us) / 1e6
+		   : (double)(cur->written_us - m->discontinuity_us) / 1e6;
+}
+
+static void draw_module_header(FILE *out, const struct snapshot_module *m, bool restarted)
+{
+	char since[16];
+
+	clock_text(since, sizeof(since), m->discontinuity_us);
+	fprintf(out, "\n== %s: %s, counting since %s%s\n", m->label, snapshot_state_name(m->state), since,
+		restarted ? " (restarted in this interval)" : "");
+	if (m->error[0])
+		fprintf(out, "   %s\n", m->error);
+}
+
+/* --cgroup: a section per matching cgroup that has a series passing the metric filter. */
+static int draw_cgroups(FILE *out, const struct snapshot_module *m, const struct snapshot_module *base,
+			double seconds, const struct view_options *o, const struct view_cgroup *cgroups, int ncgroups)
+{
+	int matched = 0;
+
+	for (int c = 0; c < ncgroups; c++) {
+		char plugin_instance[2 * LABEL_VALUE_MAX + 2], safe[LABEL_VALUE_MAX];
+
+		if (!cgroup_has_series(m, o, &cgroups[c]))
+			continue;
+		/* As the plugin names it (scope_plugin_instance() in plugin/ebpf.c). */
+		snprintf(plugin_instance, sizeof(plugin_instance), "%s.%s", m->label, cgroups[c].name);
+		fprintf(out, "\n-- cgroup %s: collectd's ebpf-%s/...\n", cgroups[c].name,
+			label_value_safe(plugin_instance, safe));
+		matched += draw_series(out, m, base, seconds, o, &cgroups[c]);
+	}
+	return matched;
+}
+
+/* A module with values: its header and series; the number of series that matched. */
+static int draw_module(FILE *out, const struct snapshot_module *m, const struct snapshot *cur,
+		       const struct snapshot *prev, const struct view_options *o)
+{
+	const struct snapshot_module *pm;
+	bool restarted;
+	double seconds;
+	struct view_cgroup *cgroups = NULL;
+	int ncgroups = 0, matched;
+
+	/* With --cgroup, a module without a row of a matching cgroup is not drawn. */
+	if (o->cgroup_glob) {
+		if (view_cgroup_list(m, o->cgroup_glob, &cgroups, &ncgroups)) {
+			fprintf(out, "\n== %s: (out of memory: its cgroups not shown)\n", m->label);
+			return 0;
+		}
+		if (!ncgroups)
+			return 0;
+	}
+	seconds = module_interval(cur, prev, m, &pm, &restarted);
+	draw_module_header(out, m, restarted);
+	if (!o->cgroup_glob)
+		return draw_series(out, m, base_of(prev, pm), seconds, o, NULL);
+	matched = draw_cgroups(out, m, base_of(prev, pm), seconds, o, cgroups, ncgroups);
+	view_cgroup_free(cgroups, ncgroups);
+	return matched;
+}
+
+int view_draw(FILE *out, const char *path, const struct snapshot *cur, const struct snapshot *prev,
+	      const struct view_options *o)
+{
+	char off[1024] = "";
+	size_t off_used = 0;
+	int matched = 0;
+
+	draw_title(out, path, cur, prev);
 	for (int i = 0; i < cur->nmodules; i++) {
 		const struct snapshot_module *m = &cur->modules[i];
-		const struct snapshot_module *pm = NULL;
-		bool restarted = false;
-		double seconds;
-		char since[16];
-		struct view_cgroup *cgroups = NULL;
-		int ncgroups = 0;
 
 		if (!module_selected(o, m->label))
 			continue;
-		if (!has_values(m) && !m->error[0])
-			continue;
-		if (!has_values(m)) {
-			/* Off modules: one line each for the ones that failed, a list of the rest. */
-			if (m->state == SNAPSHOT_STATE_DISABLED) {
-				text_appendf(off, sizeof(off), &off_used, "%s%s", off_used ? ", " : "", m->label);
-			} else {
-				fprintf(out, "\n== %s: %s: %s\n", m->label, snapshot_state_name(m->state), m->error);
-			}
-			continue;
-		}
-		/* With --cgroup, a module without a row of a matching cgroup is not drawn. */
-		if (o->cgroup_glob) {
-			if (view_cgroup_list(m, o->cgroup_glob, &cgroups, &ncgroups)) {
-				fprintf(out, "\n== %s: (out of memory: its cgroups not shown)\n", m->label);
-				continue;
-			}
-			if (!ncgroups)
-				continue;
-		}
-		if (prev) {
-			pm = find_module(prev, m->label);
-			/* Restarted in between: everything counted since the restart. A record
-			 * without values (the one published before the module's first read) is
-			 * no restart: counting simply starts. */
-			if (pm && pm->discontinuity_us != m->discontinuity_us) {
-				restarted = has_values(pm);
-				pm = NULL;
-			}
-			seconds = pm ? (double)(cur->written_us - prev->written_us) / 1e6
-				     : (double)(cur->written_us - m->discontinuity_us) / 1e6;
-		} else {
-			seconds = (double)(cur->written_us - m->discontinuity_us) / 1e6;
-		}
-		clock_text(since, sizeof(since), m->discontinuity_us);
-		fprintf(out, "\n== %s: %s, counting since %s%s\n", m->label, snapshot_state_name(m->state), since,
-			restarted ? " (restarted in this interval)" : "");
-		if (m->error[0])
-			fprintf(out, "   %s\n", m->error);
-		if (!o->cgroup_glob) {
-			matched += draw_series(out, m, base_of(prev, pm), seconds, o, NULL);
-			continue;
-		}
-		for (int c = 0; c < ncgroups; c++) {
-			char plugin_instance[2 * LABEL_VALUE_MAX + 2], safe[LABEL_VALUE_MAX];
-
-			if (!cgroup_has_series(m, o, &cgroups[c]))
-				continue;
-			/* As the plugin names it (scope_plugin_instance() in plugin/ebpf.c). */
-			snprintf(plugin_instance, sizeof(plugin_instance), "%s.%s", m->label, cgroups[c].name);
-			fprintf(out, "\n-- cgroup %s: collectd's ebpf-%s/...\n", cgroups[c].name,
-				label_value_safe(plugin_instance, safe));
-			matched += draw_series(out, m, base_of(prev, pm), seconds, o, &cgroups[c]);
-		}
-		view_cgroup_free(cgroups, ncgroups);
+		if (has_values(m))
+			matched += draw_module(out, m, cur, prev, o);
+		else if (m->error[0])
+			note_off_module(out, m, off, sizeof(off), &off_used);
 	}
 	if (off_used)
 		fprintf(out, "\nnot enabled: %s\n", off);
