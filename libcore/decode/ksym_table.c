@@ -75,9 +75,16 @@ oom:
 
 const char *ksym_table_find(const struct ksym_table *t, uint64_t addr)
 {
+	if (!t->n || addr > t->v[t->n - 1].addr)
+		return NULL;
+	return ksym_table_at_or_below(t, addr);
+}
+
+const char *ksym_table_at_or_below(const struct ksym_table *t, uint64_t addr)
+{
 	size_t lo = 0, hi = t->n;
 
-	if (!t->n || addr < t->v[0].addr || addr > t->v[t->n - 1].addr)
+	if (!t->n || addr < t->v[0].addr)
 		return NULL;
 	/* The last entry with v[i].addr <= addr. */
 	while (hi - lo > 1) {

@@ -26,6 +26,9 @@ int ksym_table_parse(struct ksym_table *t, const char *text, size_t len);
 /* The symbol holding addr: the nearest at or below it (of aliases, the one kallsyms lists
  * first), NULL below the first symbol or past the last one. */
 const char *ksym_table_find(const struct ksym_table *t, uint64_t addr);
+/* The nearest symbol at or below addr however far above it (past the last symbol too: the
+ * last one), as ebpf_exporter's kstack names frames; NULL below the first symbol. */
+const char *ksym_table_at_or_below(const struct ksym_table *t, uint64_t addr);
 /* The symbol that starts at addr exactly (ebpf_exporter's ksym), else NULL. */
 const char *ksym_table_exact(const struct ksym_table *t, uint64_t addr);
 void ksym_table_free(struct ksym_table *t);

@@ -245,8 +245,9 @@ static int build_chain(const struct walk *w, const yaml_node_t *seq, struct prog
  * index is the rest of the key (Layout "key"). */
 static int read_label(const struct walk *w, const yaml_node_t *n, struct program_label *l, bool is_bucket)
 {
-	const yaml_node_t *decoders_node = NULL;
+	const yaml_node_t *decoders_node = NULL, *size_node = NULL;
 	bool sized = false;
+	char why[512];
 	double v;
 
 	memset(l, 0, sizeof(*l));
@@ -268,6 +269,7 @@ static int read_label(const struct walk *w, const yaml_node_t *n, struct program
 				return -1;
 			l->size = (uint32_t)v;
 			sized = true;
+			size_node = val;
 		} else if (!strcmp(key, "padding")) {
 			if (get_number(w, val, "padding", 0, 4096, true, &v))
 				return -1;
@@ -307,7 +309,13 @@ static int read_label(const struct walk *w, const yaml_node_t *n, struct program
 			return not_yet(w, n, "padding", "after the bucket label: the bucket is the key's last part");
 		return 0;
 	}
-	return build_chain(w, decoders_node, l);
+	if (build_chain(w, decoders_node, l))
+		return -1;
+	/* The size against what the first decoder reads, here with the YAML's line (the object's
+	 * key is checked against the sizes when it loads). */
+	if (decoder_chain_check(&l->decoders, l->size, why, sizeof(why)))
+		return fail(w, size_node, "%s: change its size", why);
+	return 0;
 }
 
 static int read_labels(const struct walk *w, const yaml_node_t *seq, struct program_view *v, bool histogram)
