@@ -572,6 +572,30 @@ static int read_cgroup_id_map(const struct walk *w, const yaml_node_t *n)
 	return 0;
 }
 
+/* ebpf_exporter's tracing: spans a program writes into a ring buffer, which ebpf_exporter
+ * sends to an OpenTelemetry collector. collectd has nothing to send a span to, and counting
+ * them would drop what they are for (their durations and parent links), so the section is
+ * refused; the fix depends on whether the config has metrics besides. */
+static int refuse_tracing(const struct walk *w, const yaml_node_t *root, const yaml_node_t *k)
+{
+	bool has_metrics = false;
+
+	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
+		const char *key = scalar(node_at(w, p->key));
+
+		has_metrics |= key && !strcmp(key, "metrics");
+	}
+	if (has_metrics)
+		return fail(w, k, "field \"tracing\" is not supported: its spans (written into a ring buffer for "
+				  "ebpf_exporter to send to an OpenTelemetry collector) have no place in collectd; delete "
+				  "the tracing: section to load this config's metrics without its spans (the program's "
+				  "ring buffer is then left unread), or run the config with ebpf_exporter");
+	return fail(w, k, "field \"tracing\" is not supported: its spans (written into a ring buffer for "
+			  "ebpf_exporter to send to an OpenTelemetry collector) have no place in collectd, and this "
+			  "config has no metrics: besides them; run it with ebpf_exporter (ExporterConfig loads the "
+			  "counters and histograms of metrics:)");
+}
+
 static int read_root(const struct walk *w, const yaml_node_t *root)
 {
 	int before = w->c->nviews;
@@ -596,7 +620,7 @@ static int read_root(const struct walk *w, const yaml_node_t *root)
 			if (read_cgroup_id_map(w, val))
 				return -1;
 		} else if (!strcmp(key, "tracing")) {
-			return not_yet(w, k, "tracing", "spans over a ring buffer");
+			return refuse_tracing(w, root, k);
 		} else {
 			return unknown(w, k, key, "the config", "metrics, kaddrs, cgroup_id_map, tracing");
 		}
