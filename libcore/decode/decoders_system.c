@@ -125,7 +125,9 @@ static void ksym_decode(struct label_decoder *d, const struct decode_input *in, 
 	uint64_t addr = decode_uint(in);
 	const char *name = d->ebpf_exporter ? ksym_table_exact(d->state, addr) : ksym_table_find(d->state, addr);
 
-	if (name)
+	if (name && d->ebpf_exporter) /* a module's symbol with its "\t[module]", as kallsyms lists it */
+		snprintf(out, outlen, "%s%s", name, ksym_name_module(name));
+	else if (name)
 		snprintf(out, outlen, "%s", name);
 	else if (d->ebpf_exporter) /* it names a symbol's own address only */
 		snprintf(out, outlen, "unknown_addr:0x%" PRIx64, addr);
@@ -147,8 +149,9 @@ const struct decoder_kind decoder_ksym = {
  *   own text:         frames joined by ';' (one character, readable in a collectd type
  *                     instance, which turns a newline into '_' like the '_' in names); a
  *                     frame outside the kernel's symbols as "0x..." (ksym's rule).
- *   "ebpf_exporter":  frames joined by a newline, a frame below the first symbol as "??",
- *                     one past the last symbol named by the last (ebpf_exporter's kstack).
+ *   "ebpf_exporter":  frames joined by a newline, a module's symbol with its "\t[module]",
+ *                     a frame below the first symbol as "??", one past the last symbol
+ *                     named by the last (ebpf_exporter's kstack).
  * Innermost first in both: the text collectd cuts to 127 characters keeps the frames that
  * tell stacks apart soonest. An empty stack is the empty text. */
 #define KSTACK_FRAME_SIZE 8
@@ -169,7 +172,8 @@ static void kstack_decode(struct label_decoder *d, const struct decode_input *in
 			break;
 		name = d->ebpf_exporter ? ksym_table_at_or_below(t, addr) : ksym_table_find(t, addr);
 		if (name)
-			text_appendf(out, outlen, &used, "%s%s", off ? sep : "", name);
+			text_appendf(out, outlen, &used, "%s%s%s", off ? sep : "", name,
+				     d->ebpf_exporter ? ksym_name_module(name) : "");
 		else if (d->ebpf_exporter)
 			text_appendf(out, outlen, &used, "%s??", off ? sep : "");
 		else

@@ -13,6 +13,7 @@
  *    rename, and as unknown:N from the read after its deletion. */
 #define _GNU_SOURCE /* name_to_handle_at, unshare */
 #include "libcore/decode/cgroup_paths.h"
+#include "libcore/decode/ksym_table.h"
 #include "libcore/decode/label_decoder.h"
 #include "base/label_value.h"
 #include "tests/loop_device.h"
@@ -187,22 +188,25 @@ static uint64_t kallsyms_address(const char *want)
 	return found;
 }
 
-/* The name of the highest address kallsyms lists (absolute symbols left out; of several
- * there, the first listed), as the kstack of ebpf_exporter names any address above it. */
-static void kallsyms_last(char *out, size_t outlen)
+/* The name, as ebpf_exporter prints it, of the table's highest address (of aliases, the
+ * first listed): the kstack of ebpf_exporter names any address above it so. The table's,
+ * not /proc/kallsyms' now: a BPF program loaded since (its symbols are the highest) is not
+ * in the table. */
+static void table_last(char *out, size_t outlen)
 {
-	FILE *f = fopen("/proc/kallsyms", "re");
-	char line[512], name[256], type;
-	unsigned long long addr, max = 0;
+	char err[256];
+	const struct ksym_table *t = ksym_table_kernel(err, sizeof(err));
+	size_t i;
+	const char *name;
 
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) == 3 && type != 'a' && type != 'A' &&
-		    addr > max) {
-			max = addr;
-			snprintf(out, outlen, "%s", name);
-		}
-	if (f)
-		fclose(f);
+	if (!t || !t->n) {
+		snprintf(out, outlen, "<no table: %s>", t ? "empty" : err);
+		return;
+	}
+	for (i = t->n - 1; i > 0 && t->v[i - 1].addr == t->v[t->n - 1].addr; i--)
+		;
+	name = t->names + t->v[i].name;
+	snprintf(out, outlen, "%s%s", name, ksym_name_module(name));
 }
 
 static void test_kstack(void)
@@ -220,7 +224,7 @@ static void test_kstack(void)
 	CHECK_STR(decode1("kstack", NULL, stack, sizeof(stack)), "vfs_read;schedule;do_sys_openat2");
 	CHECK_STR(decode1("kstack", "ebpf_exporter", stack, sizeof(stack)), "vfs_read\nschedule\ndo_sys_openat2");
 	CHECK_STR(decode1("kstack", NULL, outside, sizeof(outside)), "0x10;vfs_read;0xffffffffffffff00");
-	kallsyms_last(last, sizeof(last));
+	table_last(last, sizeof(last));
 	snprintf(want, sizeof(want), "??\nvfs_read\n%s", last);
 	CHECK_STR(decode1("kstack", "ebpf_exporter", outside, sizeof(outside)), want);
 	CHECK_STR(decode1("kstack", "ebpf_exporter", empty, sizeof(empty)), "");

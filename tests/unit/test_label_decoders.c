@@ -314,6 +314,10 @@ static void test_ksym_table(void)
 	CHECK_STR(ksym_table_find(&t, 0xffffffff81001fffull), "first_func");
 	CHECK_STR(ksym_table_find(&t, 0xffffffff81003001ull), "second_func"); /* the absolute one is left out */
 	CHECK_STR(ksym_table_find(&t, 0xffffffffc0a01010ull), "ext4_thing");
+	/* its module as kallsyms lists it, for ebpf_exporter's "ext4_thing\t[ext4]" */
+	CHECK_STR(ksym_name_module(ksym_table_find(&t, 0xffffffffc0a01010ull)), "\t[ext4]");
+	CHECK_STR(ksym_name_module(ksym_table_find(&t, 0xffffffff81001000ull)), "");
+	CHECK_STR(ksym_name_module(ksym_table_find(&t, 0xffffffffc0a02000ull)), "");
 	CHECK_STR(ksym_table_find(&t, 0xffffffffc0a02000ull), "last");
 	/* ebpf_exporter's ksym: a symbol's own address only */
 	CHECK_STR(ksym_table_exact(&t, 0xffffffff81001000ull), "first_func");
