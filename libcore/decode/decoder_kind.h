@@ -27,6 +27,7 @@ struct label_decoder;
 struct decoder_kind {
 	const char *name;
 	unsigned int sizes;      /* raw sizes taken, 0: text only */
+	unsigned int size_step;  /* with SIZES_ANY: the size must be a multiple of it (kstack's 8) */
 	const char *sizes_text;  /* "4 or 8 bytes", for messages */
 	bool takes_text;         /* may follow another decoder */
 	bool may_drop;           /* may drop the key's label set (label_decoder.dropped) */
@@ -78,7 +79,7 @@ int decoder_flavour_arg(struct label_decoder *d, const char *const *args, int na
 
 extern const struct decoder_kind decoder_uint, decoder_hex, decoder_syscall, decoder_errno, decoder_inet_ip;
 extern const struct decoder_kind decoder_string, decoder_static_map, decoder_regexp;
-extern const struct decoder_kind decoder_majorminor, decoder_ksym, decoder_cgroup;
+extern const struct decoder_kind decoder_majorminor, decoder_ksym, decoder_kstack, decoder_cgroup;
 extern const struct decoder_kind decoder_regexps;
 extern const struct decoder_kind decoder_ifname, decoder_dname;
 extern const struct decoder_kind decoder_pci_vendor, decoder_pci_device, decoder_pci_class, decoder_pci_subclass;

@@ -1,9 +1,10 @@
-/* Decoders that ask the running system: majorminor (disk names), ksym (kernel symbols),
- * cgroup (cgroup paths). Their caches are bounded (label_decoder.h). */
+/* Decoders that ask the running system: majorminor (disk names), ksym and kstack (kernel
+ * symbols), cgroup (cgroup paths). Their caches are bounded (label_decoder.h). */
 #include "libcore/decode/cgroup_paths.h"
 #include "libcore/decode/decoder_kind.h"
 #include "libcore/decode/disk_names.h"
 #include "libcore/decode/ksym_table.h"
+#include "base/text_append.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -124,7 +125,9 @@ static void ksym_decode(struct label_decoder *d, const struct decode_input *in, 
 	uint64_t addr = decode_uint(in);
 	const char *name = d->ebpf_exporter ? ksym_table_exact(d->state, addr) : ksym_table_find(d->state, addr);
 
-	if (name)
+	if (name && d->ebpf_exporter) /* a module's symbol with its "\t[module]", as kallsyms lists it */
+		snprintf(out, outlen, "%s%s", name, ksym_name_module(name));
+	else if (name)
 		snprintf(out, outlen, "%s", name);
 	else if (d->ebpf_exporter) /* it names a symbol's own address only */
 		snprintf(out, outlen, "unknown_addr:0x%" PRIx64, addr);
@@ -135,6 +138,53 @@ static void ksym_decode(struct label_decoder *d, const struct decode_input *in, 
 const struct decoder_kind decoder_ksym = {
 	.name = "ksym", .sizes = SIZE_BIT(8), .sizes_text = "8 bytes", .max_args = 1, .create = ksym_create,
 	.decode = ksym_decode,
+};
+
+/* ---- kstack: a kernel stack -> the names of its frames' functions ---- */
+
+/* The key part holds the u64 addresses bpf_get_stack writes, innermost frame first; the
+ * stack ends at its first 0 address (bpf_get_stack leaves the rest of a short stack zeroed)
+ * or at the key part's end. Each frame is named by the nearest symbol at or below its
+ * address, from ksym's table (created by ksym_create: no cache grows with the stacks seen).
+ *   own text:         frames joined by ';' (one character, readable in a collectd type
+ *                     instance, which turns a newline into '_' like the '_' in names); a
+ *                     frame outside the kernel's symbols as "0x..." (ksym's rule).
+ *   "ebpf_exporter":  frames joined by a newline, a module's symbol with its "\t[module]",
+ *                     a frame below the first symbol as "??", one past the last symbol
+ *                     named by the last (ebpf_exporter's kstack).
+ * Innermost first in both: the text collectd cuts to 127 characters keeps the frames that
+ * tell stacks apart soonest. An empty stack is the empty text. */
+#define KSTACK_FRAME_SIZE 8
+
+static void kstack_decode(struct label_decoder *d, const struct decode_input *in, char *out, size_t outlen)
+{
+	const struct ksym_table *t = d->state;
+	const char *sep = d->ebpf_exporter ? "\n" : ";";
+	size_t used = 0;
+
+	out[0] = '\0';
+	for (size_t off = 0; off + KSTACK_FRAME_SIZE <= in->size; off += KSTACK_FRAME_SIZE) {
+		uint64_t addr;
+		const char *name;
+
+		memcpy(&addr, in->bytes + off, sizeof(addr));
+		if (addr == 0)
+			break;
+		name = d->ebpf_exporter ? ksym_table_at_or_below(t, addr) : ksym_table_find(t, addr);
+		if (name)
+			text_appendf(out, outlen, &used, "%s%s%s", off ? sep : "", name,
+				     d->ebpf_exporter ? ksym_name_module(name) : "");
+		else if (d->ebpf_exporter)
+			text_appendf(out, outlen, &used, "%s??", off ? sep : "");
+		else
+			text_appendf(out, outlen, &used, "%s0x%" PRIx64, off ? sep : "", addr);
+	}
+}
+
+const struct decoder_kind decoder_kstack = {
+	.name = "kstack", .sizes = SIZES_ANY, .size_step = KSTACK_FRAME_SIZE,
+	.sizes_text = "a multiple of 8 bytes (one u64 address a frame), at most 256 (32 frames)", .max_args = 1,
+	.create = ksym_create, .decode = kstack_decode,
 };
 
 /* ---- cgroup: a cgroup id -> its path under the cgroup2 mount ---- */

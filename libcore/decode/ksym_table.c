@@ -23,10 +23,10 @@ int ksym_table_parse(struct ksym_table *t, const char *text, size_t len)
 	memset(t, 0, sizeof(*t));
 	while (p < end) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		const char *line = p, *name;
+		const char *line = p, *name, *module;
 		unsigned long long addr;
 		char type, *after;
-		size_t namelen;
+		size_t namelen, modlen;
 
 		if (!eol)
 			eol = end;
@@ -41,6 +41,9 @@ int ksym_table_parse(struct ksym_table *t, const char *text, size_t len)
 			namelen = (size_t)(eol - name);
 		if (!addr || type == 'a' || type == 'A' || namelen == 0)
 			continue;
+		/* a module's "\t[ext4]": kept after the name's NUL (ksym_name_module()) */
+		module = name + namelen;
+		modlen = module < eol && *module == '\t' ? (size_t)(eol - module) : 0;
 		if (t->n == cap) {
 			struct ksym *v = realloc(t->v, (cap = cap ? cap * 2 : 4096) * sizeof(*v));
 
@@ -48,11 +51,11 @@ int ksym_table_parse(struct ksym_table *t, const char *text, size_t len)
 				goto oom;
 			t->v = v;
 		}
-		if (names_used + namelen + 1 > names_cap) {
+		if (names_used + namelen + modlen + 2 > names_cap) {
 			char *n;
 
 			names_cap = names_cap ? names_cap * 2 : 65536;
-			while (names_used + namelen + 1 > names_cap)
+			while (names_used + namelen + modlen + 2 > names_cap)
 				names_cap *= 2;
 			if (!(n = realloc(t->names, names_cap)))
 				goto oom;
@@ -60,10 +63,12 @@ int ksym_table_parse(struct ksym_table *t, const char *text, size_t len)
 		}
 		memcpy(t->names + names_used, name, namelen);
 		t->names[names_used + namelen] = '\0';
+		memcpy(t->names + names_used + namelen + 1, module, modlen);
+		t->names[names_used + namelen + 1 + modlen] = '\0';
 		t->v[t->n].addr = addr;
 		t->v[t->n].name = names_used;
 		t->n++;
-		names_used += namelen + 1;
+		names_used += namelen + modlen + 2;
 	}
 	if (t->n)
 		qsort(t->v, t->n, sizeof(*t->v), by_addr);
@@ -75,9 +80,16 @@ oom:
 
 const char *ksym_table_find(const struct ksym_table *t, uint64_t addr)
 {
+	if (!t->n || addr > t->v[t->n - 1].addr)
+		return NULL;
+	return ksym_table_at_or_below(t, addr);
+}
+
+const char *ksym_table_at_or_below(const struct ksym_table *t, uint64_t addr)
+{
 	size_t lo = 0, hi = t->n;
 
-	if (!t->n || addr < t->v[0].addr || addr > t->v[t->n - 1].addr)
+	if (!t->n || addr < t->v[0].addr)
 		return NULL;
 	/* The last entry with v[i].addr <= addr. */
 	while (hi - lo > 1) {
@@ -110,6 +122,11 @@ const char *ksym_table_exact(const struct ksym_table *t, uint64_t addr)
 			hi = mid;
 	}
 	return lo < t->n && t->v[lo].addr == addr ? name : NULL;
+}
+
+const char *ksym_name_module(const char *name)
+{
+	return name + strlen(name) + 1;
 }
 
 void ksym_table_free(struct ksym_table *t)

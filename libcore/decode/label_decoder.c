@@ -11,7 +11,7 @@ static const struct decoder_kind *const kinds[] = {
 	&decoder_uint,       &decoder_hex,  &decoder_string,     &decoder_syscall, &decoder_errno,   &decoder_majorminor,
 	&decoder_ksym,       &decoder_static_map, &decoder_regexp, &decoder_cgroup, &decoder_inet_ip,
 	&decoder_regexps,    &decoder_ifname, &decoder_dname,     &decoder_pci_vendor, &decoder_pci_device,
-	&decoder_pci_class,  &decoder_pci_subclass,
+	&decoder_pci_class,  &decoder_pci_subclass, &decoder_kstack,
 };
 #define NKINDS ((int)(sizeof(kinds) / sizeof(kinds[0])))
 
@@ -158,7 +158,8 @@ int decoder_chain_check(const struct decoder_chain *c, size_t size, char *err, s
 			 k->name, c->label);
 		return -1;
 	}
-	if (k->sizes == SIZES_ANY ? size > DECODE_BYTES_MAX : (size > 31 || !(k->sizes & SIZE_BIT(size)))) {
+	if (k->sizes == SIZES_ANY ? size > DECODE_BYTES_MAX || (k->size_step && size % k->size_step)
+				  : (size > 31 || !(k->sizes & SIZE_BIT(size)))) {
 		snprintf(err, errlen, "decoder %s needs %s, label \"%s\" has %zu", k->name, k->sizes_text, c->label,
 			 size);
 		return -1;

@@ -24,6 +24,9 @@
  *               as stat's st_dev) or "ebpf_exporter" (stat's, first 4 bytes, unknown as
  *               "unknown:M:m")             -> the disk's name in /proc/diskstats, "loop0"
  *   ksym        8 bytes                             -> the kernel symbol holding the address
+ *   kstack      a multiple of 8 bytes (bpf_get_stack's addresses, up to the first 0) -> each
+ *               frame's symbol, joined by ';' ("ebpf_exporter": by '\n', "??" below every
+ *               symbol; decoders_system.c)
  *   static_map  1, 2, 4, 8 bytes or text; "value=text" arguments -> the text, else the value
  *               (after the TEXT of a "*=TEXT" argument: ebpf_exporter's "unknown:" prefix)
  *   regexp      text; "pattern" [replacement]       -> group 1 (or the match), or the
@@ -47,9 +50,10 @@
  * "unknown pci vendor: 0x..." and its lookups by shorter hex widths).
  * A label without Decode lines reads as "uint" when its size is 1, 2, 4 or 8, else "hex".
  *
- * Caches, all bounded: ksym loads /proc/kallsyms once per process, at config time, into a
- * sorted table (one entry per kernel symbol, shared by every ksym decoder); cgroup keeps at
- * most CGROUP_CACHE_SLOTS paths per decoder, majorminor at most DISK_NAMES_MAX disk names,
+ * Caches, all bounded: ksym and kstack load /proc/kallsyms once per process, at config time,
+ * into a sorted table (one entry per kernel symbol, shared by every ksym and kstack decoder);
+ * cgroup keeps at most CGROUP_CACHE_SLOTS paths per decoder, majorminor at most
+ * DISK_NAMES_MAX disk names,
  * regexp at most REGEXP_MEMO_SLOTS results, ifname IF_NAMES_SLOTS names (asked again after
  * each next_read); pci_* read the system's pci.ids once per process (a file given as argument
  * once per decoder), at config time, at most PCI_IDS_FILE_MAX bytes. A chain (its caches) is

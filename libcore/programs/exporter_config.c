@@ -241,9 +241,9 @@ static int build_chain(const struct walk *w, const yaml_node_t *seq, struct prog
 
 /* ---- labels ---- */
 
-/* A label's fields: *sized when it gives its size, *decoders_node its decoders' list. */
-static int read_label_fields(const struct walk *w, const yaml_node_t *n, struct program_label *l, bool *sized,
-			     const yaml_node_t **decoders_node)
+/* A label's fields: *size_node when it gives its size, *decoders_node its decoders' list. */
+static int read_label_fields(const struct walk *w, const yaml_node_t *n, struct program_label *l,
+			     const yaml_node_t **size_node, const yaml_node_t **decoders_node)
 {
 	double v;
 
@@ -262,7 +262,7 @@ static int read_label_fields(const struct walk *w, const yaml_node_t *n, struct 
 			if (get_number(w, val, "size", 1, DECODE_BYTES_MAX, true, &v))
 				return -1;
 			l->size = (uint32_t)v;
-			*sized = true;
+			*size_node = val;
 		} else if (!strcmp(key, "padding")) {
 			if (get_number(w, val, "padding", 0, 4096, true, &v))
 				return -1;
@@ -306,24 +306,30 @@ static int check_bucket_label(const struct walk *w, const yaml_node_t *n, const 
 /* One label into l, or (is_bucket) the histogram's bucket label, checked only. */
 static int read_label(const struct walk *w, const yaml_node_t *n, struct program_label *l, bool is_bucket)
 {
-	const yaml_node_t *decoders_node = NULL;
-	bool sized = false;
+	const yaml_node_t *decoders_node = NULL, *size_node = NULL;
+	char why[512];
 
 	memset(l, 0, sizeof(*l));
 	if (expect(w, n, YAML_MAPPING_NODE, "a label"))
 		return -1;
-	if (read_label_fields(w, n, l, &sized, &decoders_node))
+	if (read_label_fields(w, n, l, &size_node, &decoders_node))
 		return -1;
 	if (!l->name[0])
 		return fail(w, n, "a label needs a name");
-	if (!sized)
+	if (!size_node)
 		return fail(w, n, "label \"%s\" needs its size: the bytes of the key it reads", l->name);
 	if (!decoders_node)
 		return fail(w, n, "label \"%s\" needs decoders (`- name: uint` for a number)", l->name);
 	decoder_chain_init(&l->decoders, l->name);
 	if (is_bucket)
 		return check_bucket_label(w, n, decoders_node, l);
-	return build_chain(w, decoders_node, l);
+	if (build_chain(w, decoders_node, l))
+		return -1;
+	/* The size against what the first decoder reads, here with the YAML's line (the object's
+	 * key is checked against the sizes when it loads). */
+	if (decoder_chain_check(&l->decoders, l->size, why, sizeof(why)))
+		return fail(w, size_node, "%s: change its size", why);
+	return 0;
 }
 
 static int read_labels(const struct walk *w, const yaml_node_t *seq, struct program_view *v, bool histogram)
@@ -629,6 +635,30 @@ static int read_cgroup_id_map(const struct walk *w, const yaml_node_t *n)
 	return 0;
 }
 
+/* ebpf_exporter's tracing: spans a program writes into a ring buffer, which ebpf_exporter
+ * sends to an OpenTelemetry collector. collectd has nothing to send a span to, and counting
+ * them would drop what they are for (their durations and parent links), so the section is
+ * refused; the fix depends on whether the config has metrics besides. */
+static int refuse_tracing(const struct walk *w, const yaml_node_t *root, const yaml_node_t *k)
+{
+	bool has_metrics = false;
+
+	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
+		const char *key = scalar(node_at(w, p->key));
+
+		has_metrics |= key && !strcmp(key, "metrics");
+	}
+	if (has_metrics)
+		return fail(w, k, "field \"tracing\" is not supported: its spans (written into a ring buffer for "
+				  "ebpf_exporter to send to an OpenTelemetry collector) have no place in collectd; delete "
+				  "the tracing: section to load this config's metrics without its spans (the program's "
+				  "ring buffer is then left unread), or run the config with ebpf_exporter");
+	return fail(w, k, "field \"tracing\" is not supported: its spans (written into a ring buffer for "
+			  "ebpf_exporter to send to an OpenTelemetry collector) have no place in collectd, and this "
+			  "config has no metrics: besides them; run it with ebpf_exporter (ExporterConfig loads the "
+			  "counters and histograms of metrics:)");
+}
+
 static int read_root(const struct walk *w, const yaml_node_t *root)
 {
 	int before = w->c->nviews;
@@ -653,7 +683,7 @@ static int read_root(const struct walk *w, const yaml_node_t *root)
 			if (read_cgroup_id_map(w, val))
 				return -1;
 		} else if (!strcmp(key, "tracing")) {
-			return not_yet(w, k, "tracing", "spans over a ring buffer");
+			return refuse_tracing(w, root, k);
 		} else {
 			return unknown(w, k, key, "the config", "metrics, kaddrs, cgroup_id_map, tracing");
 		}

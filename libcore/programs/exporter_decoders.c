@@ -22,6 +22,8 @@ static const struct exporter_decoder decoders[] = {
 	/* its programs write the dev_t with user space's MKDEV; the name, else unknown:M:m */
 	{ "majorminor", READS_BYTES, "ebpf_exporter" },
 	{ "ksym", READS_BYTES, "ebpf_exporter" },
+	/* frames joined by newlines, "??" below the kernel's first symbol */
+	{ "kstack", READS_BYTES, "ebpf_exporter" },
 	{ "syscall", READS_NUMBER_TEXT, "ebpf_exporter" },
 	{ "errno", READS_NUMBER_TEXT, "ebpf_exporter" },
 	{ "cgroup", READS_NUMBER_TEXT, "ebpf_exporter" },
@@ -38,15 +40,8 @@ static const struct exporter_decoder decoders[] = {
 	/* regexps: the first pattern that matches gives the label, none drops the label set */
 	{ "regexp", READS_TEXT, NULL },
 };
-const char exporter_decoders_here[] = "uint, string, hex, inet_ip, majorminor, ksym, syscall, errno, cgroup, "
+const char exporter_decoders_here[] = "uint, string, hex, inet_ip, majorminor, ksym, kstack, syscall, errno, cgroup, "
 				      "ifname, dname, pci_vendor, pci_device, pci_class, pci_subclass, static_map, regexp";
-
-/* ebpf_exporter's other decoders, and why each is not here yet. */
-static const struct {
-	const char *name, *why;
-} not_yet[] = {
-	{ "kstack", "stacks of kernel addresses" },
-};
 
 static const struct exporter_decoder *decoder_named(const char *name)
 {
@@ -56,18 +51,9 @@ static const struct exporter_decoder *decoder_named(const char *name)
 	return NULL;
 }
 
-static const char *not_yet_why(const char *name)
-{
-	for (size_t i = 0; i < sizeof(not_yet) / sizeof(not_yet[0]); i++)
-		if (!strcmp(not_yet[i].name, name))
-			return not_yet[i].why;
-	return NULL;
-}
-
 enum exporter_decoder_support exporter_decoder_support(const char *name)
 {
-	return decoder_named(name) ? EXPORTER_DECODER_HERE
-	       : not_yet_why(name) ? EXPORTER_DECODER_NOT_YET : EXPORTER_DECODER_UNKNOWN;
+	return decoder_named(name) ? EXPORTER_DECODER_HERE : EXPORTER_DECODER_UNKNOWN;
 }
 
 /* static_map's entries as the chain's arguments, and "*=unknown:" (what ebpf_exporter
@@ -103,13 +89,7 @@ int exporter_decoder_add(struct decoder_chain *chain, const char *label, int pos
 			 const struct exporter_decoder_spec *d, char *err, size_t errlen)
 {
 	const struct exporter_decoder *k = decoder_named(d->name);
-	const char *why = not_yet_why(d->name);
 
-	if (!k && why) {
-		snprintf(err, errlen, "label \"%s\": decoder \"%s\" is not supported yet (%s); the decoders here: %s",
-			 label, d->name, why, exporter_decoders_here);
-		return -1;
-	}
 	if (!k) {
 		snprintf(err, errlen, "label \"%s\": unknown decoder \"%s\"; the decoders here: %s", label, d->name,
 			 exporter_decoders_here);

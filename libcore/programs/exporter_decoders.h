@@ -1,7 +1,7 @@
 /* ebpf_exporter's label decoders (`decoders: [{name: uint}, {name: syscall}]`) as this
  * project's decoder chains (libcore/decode/label_decoder.h), with ebpf_exporter's semantics:
  * each decoder takes the one before's output; the ones that read bytes (uint, string, hex,
- * inet_ip, ksym, majorminor) come first, the ones that read text (syscall, errno and cgroup a
+ * inet_ip, ksym, kstack, majorminor) come first, the ones that read text (syscall, errno and cgroup a
  * number's text, static_map and regexp any text) after one that makes it; regexp (this
  * project's regexps) drops the key's label set when no pattern matches; a value without a name prints
  * as ebpf_exporter prints it (the decoders' "ebpf_exporter" argument). The YAML is read by
@@ -26,8 +26,7 @@ struct exporter_decoder_spec {
 
 /* What ebpf_exporter's decoder `name` is here. */
 enum exporter_decoder_support {
-	EXPORTER_DECODER_HERE,    /* honoured, with its semantics */
-	EXPORTER_DECODER_NOT_YET, /* one of ebpf_exporter's, not here yet */
+	EXPORTER_DECODER_HERE,    /* honoured, with its semantics (all 18 of ebpf_exporter's) */
 	EXPORTER_DECODER_UNKNOWN, /* not one of ebpf_exporter's */
 };
 enum exporter_decoder_support exporter_decoder_support(const char *name);

@@ -21,7 +21,7 @@
 static const char *const names[] = { "uint",       "hex",        "string",    "syscall",      "errno",
 				     "majorminor", "ksym",       "static_map", "regexp",      "cgroup",
 				     "inet_ip",    "regexps",    "ifname",     "dname",       "pci_vendor",
-				     "pci_device", "pci_class",  "pci_subclass", "no_such" };
+				     "pci_device", "pci_class",  "pci_subclass", "kstack",      "no_such" };
 #define NNAMES (sizeof(names) / sizeof(names[0]))
 
 struct reader {

@@ -1,9 +1,9 @@
 #!/bin/sh
 # `collectd -T` on ebpf_exporter configs (<Program> ExporterConfig) that are wrong or use what
 # is not supported yet (tests/integration/exporter_errors.table: an unknown field at each
-# level, a decoder that is not here yet, an unknown one, a chain in the wrong order, kaddrs,
-# tracing, fixed buckets, no help, a bucket label that is not a number, text that is not
-# YAML): each stops collectd -T with one error naming the file, the line and the field. A
+# level, a label size its decoder cannot read, an unknown decoder, a chain in the wrong order,
+# kaddrs, tracing with and without metrics, fixed buckets, no help, a bucket label that is not
+# a number, text that is not YAML): each stops collectd -T with one error naming the file, the line and the field. A
 # label whose size does not add up to the map's key is refused against the object, and the
 # good config passes -T, so it is the mistake that fails the others.
 . "$top_srcdir/tests/integration/lib.sh"

@@ -6,11 +6,14 @@
  *    bpf_get_current_cgroup_id() gives it) equal to its inode number, must read as its path,
  *    by file handle and by walking the hierarchy; a removed one as its number;
  *  - ksym: addresses of symbols /proc/kallsyms lists must read as their names;
+ *  - kstack: a stack of addresses inside three of those functions, in both texts, ending at
+ *    its first 0, with an address below every symbol and one above them all;
  *  - ifname: in a network namespace of its own (last: the process stays in it), a veth
  *    interface made here must read as its name, under its new name from the read after a
  *    rename, and as unknown:N from the read after its deletion. */
 #define _GNU_SOURCE /* name_to_handle_at, unshare */
 #include "libcore/decode/cgroup_paths.h"
+#include "libcore/decode/ksym_table.h"
 #include "libcore/decode/label_decoder.h"
 #include "base/label_value.h"
 #include "tests/loop_device.h"
@@ -169,6 +172,76 @@ static void test_ksym(void)
 	CHECK_STR(decode1("ksym", NULL, &a, 8), "0x10");
 }
 
+/* The address /proc/kallsyms gives `want` (a function of the kernel's), 0 if none. */
+static uint64_t kallsyms_address(const char *want)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512], name[256], type;
+	unsigned long long addr, found = 0;
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) == 3 && (type == 'T' || type == 't') &&
+		    !strcmp(name, want))
+			found = addr;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* The name, as ebpf_exporter prints it, of the table's highest address (of aliases, the
+ * first listed): the kstack of ebpf_exporter names any address above it so. The table's,
+ * not /proc/kallsyms' now: a BPF program loaded since (its symbols are the highest) is not
+ * in the table. */
+static void table_last(char *out, size_t outlen)
+{
+	char err[256];
+	const struct ksym_table *t = ksym_table_kernel(err, sizeof(err));
+	size_t i;
+	const char *name;
+
+	if (!t || !t->n) {
+		snprintf(out, outlen, "<no table: %s>", t ? "empty" : err);
+		return;
+	}
+	for (i = t->n - 1; i > 0 && t->v[i - 1].addr == t->v[t->n - 1].addr; i--)
+		;
+	name = t->names + t->v[i].name;
+	snprintf(out, outlen, "%s%s", name, ksym_name_module(name));
+}
+
+static void test_kstack(void)
+{
+	uint64_t vfs_read = kallsyms_address("vfs_read"), schedule = kallsyms_address("schedule"),
+		 openat2 = kallsyms_address("do_sys_openat2");
+	/* return addresses inside each function, innermost first, as bpf_get_stack writes them */
+	uint64_t stack[5] = { vfs_read + 1, schedule + 2, openat2 + 3, 0, vfs_read };
+	uint64_t outside[3] = { 0x10, vfs_read + 1, UINT64_MAX - 0xff };
+	uint64_t empty[2] = { 0, vfs_read };
+	struct decoder_chain c;
+	char err[512], last[256], want[512];
+
+	CHECK(vfs_read && schedule && openat2);
+	CHECK_STR(decode1("kstack", NULL, stack, sizeof(stack)), "vfs_read;schedule;do_sys_openat2");
+	CHECK_STR(decode1("kstack", "ebpf_exporter", stack, sizeof(stack)), "vfs_read\nschedule\ndo_sys_openat2");
+	CHECK_STR(decode1("kstack", NULL, outside, sizeof(outside)), "0x10;vfs_read;0xffffffffffffff00");
+	table_last(last, sizeof(last));
+	snprintf(want, sizeof(want), "??\nvfs_read\n%s", last);
+	CHECK_STR(decode1("kstack", "ebpf_exporter", outside, sizeof(outside)), want);
+	CHECK_STR(decode1("kstack", "ebpf_exporter", empty, sizeof(empty)), "");
+	CHECK_STR(decode1("kstack", NULL, empty, sizeof(empty)), "");
+
+	decoder_chain_init(&c, "stack");
+	CHECK(decoder_chain_add(&c, "kstack", NULL, 0, err, sizeof(err)) == 0);
+	CHECK(decoder_chain_check(&c, 256, err, sizeof(err)) == 0);
+	CHECK(decoder_chain_check(&c, 12, err, sizeof(err)) == -1);
+	CHECK_STR(err, "decoder kstack needs a multiple of 8 bytes (one u64 address a frame), at most 256 (32 frames), "
+		       "label \"stack\" has 12");
+	CHECK(decoder_chain_check(&c, 264, err, sizeof(err)) == -1);
+	CHECK_STR(err, "decoder kstack needs a multiple of 8 bytes (one u64 address a frame), at most 256 (32 frames), "
+		       "label \"stack\" has 264");
+	decoder_chain_free(&c);
+}
+
 static void test_ifname(void)
 {
 	struct decoder_chain c;
@@ -206,6 +279,7 @@ int main(void)
 	test_majorminor();
 	test_cgroup();
 	test_ksym();
+	test_kstack();
 	test_ifname();
 	return testing_done();
 }

@@ -46,7 +46,7 @@ static void put_label(char *token, int index)
 	}
 }
 
-/* The row's YAML from its needs column; whether it names ksym (root only). */
+/* The row's YAML from its needs column; whether it names ksym or kstack (kallsyms: root only). */
 static void build(char *needs, bool *ksym)
 {
 	char *tokens[32], *save;
@@ -55,7 +55,7 @@ static void build(char *needs, bool *ksym)
 	bool perf = false;
 
 	used = 0;
-	*ksym = strstr(needs, "=ksym") != NULL;
+	*ksym = strstr(needs, "=ksym") || strstr(needs, "=kstack");
 	for (char *t = strtok_r(needs, " `", &save); t && n < 32; t = strtok_r(NULL, " `", &save))
 		tokens[n++] = t;
 	for (int i = 0; i < n; i++) {
@@ -144,7 +144,7 @@ int main(void)
 		rows++;
 		build(c[1], &ksym);
 		if (ksym && geteuid() != 0) {
-			printf("%s: not root, ksym cannot read kallsyms: not tried\n", c[0]);
+			printf("%s: not root, ksym and kstack cannot read kallsyms: not tried\n", c[0]);
 			continue;
 		}
 		memset(&conf, 0, sizeof(conf));

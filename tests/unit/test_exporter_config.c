@@ -176,9 +176,27 @@ static void test_chains(void)
 		CHECK(parse_label("[{name: ksym}]", 8, &c, err, sizeof(err)) == 0);
 		CHECK_STR(decode_u64(&c.views[0].labels[0].decoders, 1, 8, out), "unknown_addr:0x1");
 		program_config_free(&c);
+		/* kstack: ebpf_exporter's text (frames by newline, "??" below every symbol) */
+		CHECK(parse_label("[{name: kstack}]", 16, &c, err, sizeof(err)) == 0);
+		CHECK_STR(decoder_chain_decode(&c.views[0].labels[0].decoders, (uint64_t[]){ 1, 2 }, 16, out,
+					       DECODE_TEXT_MAX), "??\n??");
+		program_config_free(&c);
+		/* a size kstack cannot read: refused at the label's size line, before any object */
+		CHECK(parse_label("[{name: kstack}]", 12, &c, err, sizeof(err)) == -1);
+		CHECK_STR(err, "ExporterConfig \"t.yaml\" line 7: decoder kstack needs a multiple of 8 bytes (one u64 "
+			       "address a frame), at most 256 (32 frames), label \"l\" has 12: change its size");
+		program_config_free(&c);
 	} else {
-		printf("not root: ksym's config is not tried\n");
+		printf("not root: ksym's and kstack's configs are not tried\n");
 	}
+	CHECK(parse_label("[{name: uint}, {name: kstack}]", 8, &c, err, sizeof(err)) == -1);
+	CHECK_STR(err, "ExporterConfig \"t.yaml\" line 8: label \"l\": decoder kstack reads the key's bytes, so it must "
+		       "be the label's first decoder");
+	program_config_free(&c);
+	CHECK(parse_label("[{name: majorminor}]", 2, &c, err, sizeof(err)) == -1);
+	CHECK_STR(err, "ExporterConfig \"t.yaml\" line 7: decoder majorminor needs 4 or 8 bytes, label \"l\" has 2: "
+		       "change its size");
+	program_config_free(&c);
 
 	/* The order ebpf_exporter would not make a label of, each named. */
 	CHECK(parse_label("[{name: syscall}]", 8, &c, err, sizeof(err)) == -1);

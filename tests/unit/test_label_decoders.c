@@ -175,7 +175,7 @@ static void test_config_errors(void)
 	CHECK_STR(config_error(NULL, "nope", NULL, 0, 0),
 		  "label \"device\": unknown decoder \"nope\"; the decoders are uint, hex, string, syscall, errno, "
 		  "majorminor, ksym, static_map, regexp, cgroup, inet_ip, regexps, ifname, dname, pci_vendor, "
-		  "pci_device, pci_class, pci_subclass");
+		  "pci_device, pci_class, pci_subclass, kstack");
 	CHECK_STR(config_error(NULL, "uint", one_arg, 1, 0),
 		  "label \"device\": decoder uint takes no arguments, it was given 1");
 	CHECK_STR(config_error(NULL, "majorminor", enc, 1, 0),
@@ -314,6 +314,10 @@ static void test_ksym_table(void)
 	CHECK_STR(ksym_table_find(&t, 0xffffffff81001fffull), "first_func");
 	CHECK_STR(ksym_table_find(&t, 0xffffffff81003001ull), "second_func"); /* the absolute one is left out */
 	CHECK_STR(ksym_table_find(&t, 0xffffffffc0a01010ull), "ext4_thing");
+	/* its module as kallsyms lists it, for ebpf_exporter's "ext4_thing\t[ext4]" */
+	CHECK_STR(ksym_name_module(ksym_table_find(&t, 0xffffffffc0a01010ull)), "\t[ext4]");
+	CHECK_STR(ksym_name_module(ksym_table_find(&t, 0xffffffff81001000ull)), "");
+	CHECK_STR(ksym_name_module(ksym_table_find(&t, 0xffffffffc0a02000ull)), "");
 	CHECK_STR(ksym_table_find(&t, 0xffffffffc0a02000ull), "last");
 	/* ebpf_exporter's ksym: a symbol's own address only */
 	CHECK_STR(ksym_table_exact(&t, 0xffffffff81001000ull), "first_func");
@@ -323,8 +327,15 @@ static void test_ksym_table(void)
 	CHECK(ksym_table_exact(&t, 0xffffffff80ffffffull) == NULL);
 	CHECK(ksym_table_find(&t, 0xffffffff80ffffffull) == NULL);
 	CHECK(ksym_table_find(&t, 0xffffffffc0a02001ull) == NULL);
+	/* ebpf_exporter's kstack: the nearest symbol below, however far, past the last one too */
+	CHECK_STR(ksym_table_at_or_below(&t, 0xffffffffc0a02001ull), "last");
+	CHECK_STR(ksym_table_at_or_below(&t, UINT64_MAX), "last");
+	CHECK_STR(ksym_table_at_or_below(&t, 0xffffffff81001fffull), "first_func");
+	CHECK_STR(ksym_table_at_or_below(&t, 0xffffffff81000000ull), "_stext");
+	CHECK(ksym_table_at_or_below(&t, 0xffffffff80ffffffull) == NULL);
 	ksym_table_free(&t);
 	CHECK(ksym_table_parse(&t, "", 0) == 0 && t.n == 0 && ksym_table_find(&t, 1) == NULL);
+	CHECK(ksym_table_at_or_below(&t, 1) == NULL);
 	ksym_table_free(&t);
 }
 
