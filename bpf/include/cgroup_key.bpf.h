@@ -34,10 +34,20 @@ const volatile __u32 cgroup_depth = 2;
 		__type(value, __u64);              \
 	} cgroup_full SEC(".maps")
 
+/* Set by user space before load: whether tracing programs may call
+ * bpf_get_current_ancestor_cgroup_id on this kernel (5.10 refuses the whole program).
+ * Without it the current task's cgroup is read by CO-RE, as another task's is; rodata is
+ * frozen, so the verifier never sees the path this kernel cannot take. */
+const volatile bool ancestor_helper = true;
+
+static __always_inline __u64 task_cgroup_at_depth(const void *task);
+
 /* The current task's cgroup at cgroup_depth, or its own cgroup when that is shallower
  * (the root, init.scope): the ancestor helper answers 0 there. */
 static __always_inline __u64 current_cgroup_at_depth(void)
 {
+	if (!ancestor_helper)
+		return task_cgroup_at_depth((const void *)bpf_get_current_task());
 	__u64 id = bpf_get_current_ancestor_cgroup_id(cgroup_depth);
 
 	return id ? id : bpf_get_current_cgroup_id();
