@@ -227,11 +227,8 @@ static __always_inline void settle_pending(__u32 prev_pid)
 
 	if (!p || !p->pid)
 		return;
-	/* Read from the task as in the other flavours: 5.10 gives tracepoint programs no
-	 * bpf_get_current_ancestor_cgroup_id (current_cgroup_at_depth). Else a switch we
-	 * did not see (attach): forgotten. */
-	if (p->pid == prev_pid)
-		record_by_cgroup(task_cgroup_at_depth((void *)bpf_get_current_task()), p->delta);
+	if (p->pid == prev_pid) /* else a switch we did not see (attach): forgotten */
+		record_by_cgroup(current_cgroup_at_depth(), p->delta);
 	p->pid = 0;
 }
 
