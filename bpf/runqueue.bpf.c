@@ -10,6 +10,10 @@
  * The histogram is a per-CPU array of one row: sched_switch runs with interrupts off on
  * the CPU the next thread runs on, so each CPU's copy is that run queue's, written by one
  * CPU only, without atomics.
+ *
+ * By "cgroup": each wait is also counted for the cgroup of the thread that waited (the one
+ * switched in), read from that task by CO-RE where the program has it (tp_btf, raw_tp);
+ * the classic tracepoint has only its pid, see rq_switch_tp_hash.
  */
 #include "include/kernel_types.h"
 #include <bpf/bpf_helpers.h>
@@ -20,6 +24,7 @@
 #include <bpf/bpf_core_read.h>
 #include "include/entry_points.bpf.h"
 #include "runqueue.h"
+#include "include/cgroup_key.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -53,6 +58,52 @@ static __always_inline void record(__u64 delta)
 		hist_record_exclusive(h, delta);
 }
 
+/* ---- By "cgroup": the same histogram per cgroup (cgroup_key.bpf.h) ---------------------- */
+
+/* Keyed by (cgroup, row 0: the one histogram); shared by all CPUs, so with atomic adds.
+ * Sized by user space and created only with By "cgroup", as the aux maps. */
+HIST_HASH_MAP(cgroup_latency, struct cgroup_row_key);
+
+CGROUP_AUX_MAPS(struct hist_row);
+
+/* A wait the classic tracepoint flavour measured at a switch-in and counts for its cgroup
+ * at that thread's next switch-out (rq_switch_tp_hash): one per CPU, since the thread
+ * switched in on a CPU is the next one switched out there. */
+struct runq_pending {
+	__u32 pid; /* 0: none */
+	__u32 pad;
+	__u64 delta;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct runq_pending);
+} cgroup_pending SEC(".maps");
+
+static __always_inline void record_by_cgroup(__u64 cgroup, __u64 delta)
+{
+	struct cgroup_row_key key = { .cgroup = cgroup };
+	__u32 zero_key = 0;
+	void *zero = bpf_map_lookup_elem(&cgroup_zero, &zero_key);
+	struct hist_row *h;
+
+	if (!zero || !cgroup) /* no cgroup read: the host-wide row has the wait */
+		return;
+	h = cgroup_row(&cgroup_latency, &key, zero, &cgroup_full);
+	if (h)
+		hist_record(h, delta);
+}
+
+/* A wait of task `next`, which now runs: host-wide, and for its cgroup. */
+static __always_inline void record_task(struct task_struct *next, __u64 delta)
+{
+	record(delta);
+	if (by_cgroup)
+		record_by_cgroup(task_cgroup_at_depth(next), delta);
+}
+
 /* ---- workers: task storage ---------------------------------------------------------- */
 
 static __always_inline void enqueue_task(struct task_struct *p)
@@ -74,7 +125,7 @@ static __always_inline void switch_task(bool preempt, struct task_struct *prev, 
 		return;
 	start = start_task_take(&start_task, next);
 	if (start)
-		record(bpf_ktime_get_ns() - start);
+		record_task(next, bpf_ktime_get_ns() - start);
 }
 
 /* ---- workers: pid hash -------------------------------------------------------------- */
@@ -85,12 +136,15 @@ static __always_inline void enqueue_pid(__u32 pid)
 		start_hash_put(&start_pid, &pid, bpf_ktime_get_ns(), &stats, RUNQ_STAT_START_LOST);
 }
 
-static __always_inline void run_pid(__u32 pid)
+/* The wait of thread pid, which now runs, into *delta: false when its start is unknown. */
+static __always_inline bool run_pid(__u32 pid, __u64 *delta)
 {
 	__u64 start = start_hash_take(&start_pid, &pid);
 
-	if (start)
-		record(bpf_ktime_get_ns() - start);
+	if (!start)
+		return false;
+	*delta = bpf_ktime_get_ns() - start;
+	return true;
 }
 
 static __always_inline bool wanted_task(struct task_struct *p)
@@ -106,10 +160,12 @@ static __always_inline void enqueue_task_pid(struct task_struct *p)
 
 static __always_inline void switch_pid(bool preempt, struct task_struct *prev, struct task_struct *next)
 {
+	__u64 delta;
+
 	if (prev && (preempt || task_runnable(prev)))
 		enqueue_task_pid(prev);
-	if (next)
-		run_pid(BPF_CORE_READ(next, pid));
+	if (next && run_pid(BPF_CORE_READ(next, pid), &delta))
+		record_task(next, delta);
 }
 
 /* ---- entry points: tp_btf + task storage --------------------------------------------- */
@@ -156,14 +212,52 @@ int rq_wakeup_new_tp_hash(struct trace_event_raw_sched_wakeup_template *ctx)
 	return 0;
 }
 
+/* By "cgroup" here: the record names `next` by pid only, and the program runs in `prev`
+ * (the switch has not happened yet), so the cgroup of the thread that waited cannot be read
+ * when its wait ends, nor at its wakeup (which runs in the waker). It can be at the thread's
+ * next switch-out, where it is the current task: the wait is held in this CPU's
+ * cgroup_pending until then and counted for the cgroup the thread is in at that moment (the
+ * host-wide row counts it at once). A wait is so counted per cgroup up to one time slice
+ * later than host-wide; a thread moved to another cgroup while running counts its last wait
+ * for the new one. */
+static __always_inline void settle_pending(__u32 prev_pid)
+{
+	__u32 zero = 0;
+	struct runq_pending *p = bpf_map_lookup_elem(&cgroup_pending, &zero);
+
+	if (!p || !p->pid)
+		return;
+	if (p->pid == prev_pid) /* else a switch we did not see (attach): forgotten */
+		record_by_cgroup(current_cgroup_at_depth(), p->delta);
+	p->pid = 0;
+}
+
+static __always_inline void hold_pending(__u32 pid, __u64 delta)
+{
+	__u32 zero = 0;
+	struct runq_pending *p = bpf_map_lookup_elem(&cgroup_pending, &zero);
+
+	if (p) { /* this CPU's, interrupts off */
+		p->pid = pid;
+		p->delta = delta;
+	}
+}
+
 SEC("tp/sched/sched_switch")
 int rq_switch_tp_hash(struct trace_event_raw_sched_switch *ctx)
 {
 	long state = ctx->prev_state;
+	__u64 delta;
 
+	if (by_cgroup)
+		settle_pending(ctx->prev_pid);
 	if ((state == 0 || (state & TASK_REPORT_MAX)) &&
 	    tgid_filter_passes(filter_tgid))
 		enqueue_pid(ctx->prev_pid);
-	run_pid(ctx->next_pid);
+	if (!run_pid(ctx->next_pid, &delta))
+		return 0;
+	record(delta);
+	if (by_cgroup)
+		hold_pending(ctx->next_pid, delta);
 	return 0;
 }

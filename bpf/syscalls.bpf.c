@@ -104,12 +104,7 @@ struct {
 	__type(value, struct syscall_counts);
 } cgroup_counts SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);
-	__uint(key_size, sizeof(struct cgroup_row_key));
-	__uint(value_size, sizeof(struct hist_row)); /* sized for the precision by user space */
-} cgroup_latency SEC(".maps");
+HIST_HASH_MAP(cgroup_latency, struct cgroup_row_key);
 
 CGROUP_AUX_MAPS(struct hist_row);
 

@@ -18,6 +18,12 @@ const volatile __u32 hist_precision = HIST_PRECISION_DEFAULT;
 	struct { __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); __uint(max_entries, rows);          \
 		 __uint(key_size, sizeof(__u32)); __uint(value_size, sizeof(struct hist_row)); } name SEC(".maps")
 
+/* A hash of histogram rows shared by all CPUs (record with hist_record: atomic adds), keyed
+ * by key_type; user space sets its size and value size (By "cgroup" tables). */
+#define HIST_HASH_MAP(name, key_type)                                                         \
+	struct { __uint(type, BPF_MAP_TYPE_HASH); __uint(max_entries, 1);                     \
+		 __uint(key_size, sizeof(key_type)); __uint(value_size, sizeof(struct hist_row)); } name SEC(".maps")
+
 /* One value v: its slot and the sum, with atomic adds (see counting.bpf.h for why). */
 static __always_inline void hist_record(struct hist_row *h, __u64 v)
 {

@@ -1,6 +1,10 @@
 /* The `runqueue` module: how long runnable threads wait for a CPU (runqlat,
- * continuously), for the whole system and optionally per CPU. */
+ * continuously), for the whole system and optionally per CPU, and with By "cgroup" per
+ * cgroup of the thread that waited. */
 #include "libcore/engine/module.h"
+
+#include "libcore/engine/cgroup_rows.h"
+#include "base/log.h"
 
 #include "runqueue.h"
 #include "runqueue.skel.h"
@@ -27,12 +31,16 @@ static const struct module_point points[] = {
 
 struct runqueue {
 	bool per_cpu;
+	/* By "cgroup": its options and reader */
+	struct cgroup_options cg;
+	struct cgroup_rows *cg_rows;
 };
 
-enum { FEATURE_PER_CPU = 1 };
+enum { FEATURE_PER_CPU = 1, FEATURE_CGROUP = 2 };
 
 static const struct module_option options[] = {
 	{ "PerCPU", MODOPT_BOOL, offsetof(struct runqueue, per_cpu) },
+	CGROUP_OPTION_KEYS,
 	{ NULL },
 };
 
@@ -47,6 +55,11 @@ static const struct view_row stat_rows[] = {
 	{ RUNQ_STAT_START_LOST, "dropped", "start_lost", VIEW_ALWAYS },
 };
 
+/* By "cgroup": waits whose cgroup found no room in a full per-cgroup table. */
+static const struct view_row cgroup_full_rows[] = {
+	{ 0, "dropped", "cgroup_full", VIEW_ALWAYS, FEATURE_CGROUP },
+};
+
 /* One row, system-wide ("all"); with PerCPU also each CPU's own row ("cpu<N>"). */
 static const struct map_view views[] = {
 	{ .map = "latency", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct hist_row), .nrows = 1,
@@ -54,21 +67,101 @@ static const struct map_view views[] = {
 	  .per_cpu_feature = FEATURE_PER_CPU },
 	{ .map = "stats", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(uint64_t), .nrows = RUNQ_STAT_COUNT,
 	  .rows = stat_rows, .nrows_view = COUNT_OF(stat_rows) },
+	{ .map = "cgroup_full", .shape = VIEW_ARRAY, .value_size = sizeof(uint64_t), .nrows = 1, .needs = FEATURE_CGROUP,
+	  .rows = cgroup_full_rows, .nrows_view = COUNT_OF(cgroup_full_rows) },
 };
+
+static const char *all_row(const struct module *m, uint32_t row, char *buf, size_t len)
+{
+	return "all";
+}
+
+/* One histogram per cgroup, the host-wide row's ("all": ebpf-runqueue.<cgroup>/latency-all-99). */
+static const struct cgroup_table cgroup_tables[] = {
+	{ .map = "cgroup_latency", .hist_metric = "latency", .unit = HIST_UNIT_NANOSECONDS, .nrows = 1,
+	  .rows_per_cgroup = 1, .row_instance = all_row },
+};
+/* cgroup_pending: the classic tracepoint's waits held until their thread's cgroup can be read. */
+static const char *const cgroup_aux_maps[] = { "cgroup_zero", "cgroup_full", "cgroup_pending", NULL };
+
+static int runqueue_create(struct module *m)
+{
+	cgroup_options_init(&((struct runqueue *)m->priv)->cg);
+	return 0;
+}
+
+static int runqueue_set_option(struct module *m, const struct option *o, char *err, size_t errlen)
+{
+	return cgroup_options_set(&((struct runqueue *)m->priv)->cg, o, err, errlen);
+}
+
+static int runqueue_check_config(struct module *m, char *err, size_t errlen)
+{
+	return cgroup_options_check(&((struct runqueue *)m->priv)->cg, err, errlen);
+}
 
 static int runqueue_prepare(struct module *m, char *err, size_t errlen)
 {
 	const struct runqueue *r = m->priv;
 
-	m->features = r->per_cpu ? FEATURE_PER_CPU : 0;
+	m->features = (r->per_cpu ? FEATURE_PER_CPU : 0) | (r->cg.on ? FEATURE_CGROUP : 0);
+	/* The per-cgroup rows count in the precision's budget; without them, as the views say. */
+	m->hist_rows = r->cg.on ? views_hist_rows(m) + cgroup_rows_hist_rows(&r->cg, cgroup_tables, 1) : 0;
 	return 0;
+}
+
+static int runqueue_configure(struct module *m, struct bpf_object *obj)
+{
+	const struct runqueue *r = m->priv;
+
+	return cgroup_rows_configure(m, obj, &r->cg, cgroup_tables, COUNT_OF(cgroup_tables), cgroup_aux_maps);
+}
+
+static int runqueue_start(struct module *m, char *err, size_t errlen)
+{
+	struct runqueue *r = m->priv;
+
+	cgroup_rows_free(r->cg_rows); /* a start after a failed one */
+	r->cg_rows = NULL;
+	if (!r->cg.on)
+		return 0;
+	if (!(r->cg_rows = cgroup_rows_new(m, &r->cg, cgroup_tables, COUNT_OF(cgroup_tables), err, errlen)))
+		return -1;
+	ebpf_log(EBPF_LOG_INFO, "%s: and per cgroup of the waiting thread at depth %u, at most %u cgroups and other",
+		 m->label, r->cg.depth, r->cg.max_series);
+	return 0;
+}
+
+static int runqueue_read(struct module *m, const struct metric_sink *sink)
+{
+	struct runqueue *r = m->priv;
+
+	return r->cg_rows ? cgroup_rows_read(r->cg_rows, sink) : 0;
+}
+
+static void runqueue_destroy(struct module *m)
+{
+	struct runqueue *r = m->priv;
+
+	if (!r)
+		return;
+	cgroup_rows_free(r->cg_rows);
+	r->cg_rows = NULL;
+	cgroup_options_free(&r->cg);
 }
 
 const struct module_ops runqueue_module = {
 	.name = "runqueue",
-	.description = "run-queue latency (wakeup to running), system-wide and per CPU",
+	.description = "run-queue latency (wakeup to running), system-wide, per CPU and per cgroup",
 	.options = options,
 	.priv_size = sizeof(struct runqueue),
 	MODULE_OBJECT(runqueue),
+	.create = runqueue_create,
+	.set_option = runqueue_set_option,
+	.check_config = runqueue_check_config,
 	.prepare = runqueue_prepare,
+	.configure = runqueue_configure,
+	.start = runqueue_start,
+	.read = runqueue_read,
+	.destroy = runqueue_destroy,
 };

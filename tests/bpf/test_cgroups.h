@@ -7,6 +7,7 @@
 #include "bpf/include/cgroup_key.h"
 #include "libcore/decode/cgroup_paths.h"
 #include "libcore/engine/module.h"
+#include "tests/recording_sink.h"
 #include "tests/testing.h"
 
 #include <bpf/bpf.h>
@@ -111,6 +112,18 @@ static inline int tcg_rows_of(struct module *m, const char *map, uint64_t id)
 		prev = &k;
 	}
 	return n;
+}
+
+/* Events in histogram `metric` of a cgroup's row (the cgroup as the module names it, or
+ * "other"; the row's instance: "fsync", "all") since the module started; 0 while unsent. */
+static inline uint64_t tcg_hist_total(const struct recording *r, const char *metric, const char *cgroup, const char *row)
+{
+	char inst[600];
+	const struct hist_interval *h;
+
+	snprintf(inst, sizeof(inst), "%.300s/%.200s", cgroup, row);
+	h = recorded_histogram(r, metric, inst, HIST_UNIT_NANOSECONDS);
+	return h ? h->total_count : 0;
 }
 
 /* Sets a string or number option; the check fails when it is refused. */

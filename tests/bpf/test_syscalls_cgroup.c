@@ -89,12 +89,7 @@ static uint64_t counter_of(const struct recording *r, const char *metric, const 
 
 static uint64_t samples_of(const struct recording *r, const char *cgroup)
 {
-	char inst[600];
-	const struct hist_interval *h;
-
-	snprintf(inst, sizeof(inst), "%s/fsync", cgroup);
-	h = recorded_histogram(r, "latency", inst, HIST_UNIT_NANOSECONDS);
-	return h ? h->total_count : 0;
+	return tcg_hist_total(r, "latency", cgroup, "fsync");
 }
 
 static int rows_of(struct module *m, uint64_t id)
