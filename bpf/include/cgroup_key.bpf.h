@@ -16,6 +16,11 @@
 const volatile bool by_cgroup = false;
 /* CgroupDepth: the ancestor level of the cgroup2 hierarchy events are counted for. */
 const volatile __u32 cgroup_depth = 2;
+/* Whether tracing programs may call bpf_get_current_ancestor_cgroup_id (5.18 and later;
+ * before, cgroup programs only: 5.10 refuses a tracepoint program that calls it). Set by
+ * user space, which probes it; without it the current task's cgroup is read by CO-RE as
+ * another task's (the helper's call is then dead code the verifier never checks). */
+const volatile bool ancestor_helper = true;
 
 /* A per-cgroup table of counters: value_type per (cgroup, row) key. Sized by user space
  * (cgroup_rows_configure) and created only with By "cgroup". */
@@ -53,15 +58,6 @@ const volatile __u32 cgroup_depth = 2;
 		__type(key, __u32);                \
 		__type(value, __u64);              \
 	} cgroup_full SEC(".maps")
-
-/* The current task's cgroup at cgroup_depth, or its own cgroup when that is shallower
- * (the root, init.scope): the ancestor helper answers 0 there. */
-static __always_inline __u64 current_cgroup_at_depth(void)
-{
-	__u64 id = bpf_get_current_ancestor_cgroup_id(cgroup_depth);
-
-	return id ? id : bpf_get_current_cgroup_id();
-}
 
 /* The value of key in hash `map`, inserted from `zero` (a zeroed global of the value's
  * size: a histogram row is too big for the BPF stack) when new; NULL when the table is
@@ -132,6 +128,18 @@ static __always_inline __u64 task_cgroup_at_depth(const void *task)
 	const struct task_struct___cgk *t = task;
 
 	return cgroup_at_depth(BPF_CORE_READ(t, cgroups, dfl_cgrp));
+}
+
+/* The current task's cgroup at cgroup_depth, or its own cgroup when that is shallower
+ * (the root, init.scope): the ancestor helper answers 0 there. */
+static __always_inline __u64 current_cgroup_at_depth(void)
+{
+	__u64 id;
+
+	if (!ancestor_helper)
+		return task_cgroup_at_depth((const void *)bpf_get_current_task());
+	id = bpf_get_current_ancestor_cgroup_id(cgroup_depth);
+	return id ? id : bpf_get_current_cgroup_id();
 }
 
 /* A socket's cgroup2 cgroup, recorded when it was made (sk->sk_cgrp_data): from 5.15 the
