@@ -50,12 +50,7 @@ static __always_inline bool wanted(void)
 
 /* Keyed by (cgroup, count row); sized by user space and created only with By "cgroup", as
  * cgroup_zero (a zeroed value new rows are inserted from) and cgroup_full. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);
-	__type(key, struct cgroup_row_key);
-	__type(value, __u64);
-} cgroup_counts SEC(".maps");
+CGROUP_COUNTS_MAP(cgroup_counts, __u64);
 
 CGROUP_AUX_MAPS(__u64);
 

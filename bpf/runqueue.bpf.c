@@ -62,7 +62,7 @@ static __always_inline void record(__u64 delta)
 
 /* Keyed by (cgroup, row 0: the one histogram); shared by all CPUs, so with atomic adds.
  * Sized by user space and created only with By "cgroup", as the aux maps. */
-HIST_HASH_MAP(cgroup_latency, struct cgroup_row_key);
+CGROUP_HIST_MAP(cgroup_latency);
 
 CGROUP_AUX_MAPS(struct hist_row);
 

@@ -97,15 +97,8 @@ static __always_inline void record_latency(__u32 row, __u64 delta)
 /* Keyed by (cgroup, syscall number) and (cgroup, latency row); sized by user space and
  * created only with By "cgroup", as cgroup_zero (one zeroed row, what new rows are
  * inserted from) and cgroup_full (events no row could take). */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);
-	__type(key, struct cgroup_row_key);
-	__type(value, struct syscall_counts);
-} cgroup_counts SEC(".maps");
-
-HIST_HASH_MAP(cgroup_latency, struct cgroup_row_key);
-
+CGROUP_COUNTS_MAP(cgroup_counts, struct syscall_counts);
+CGROUP_HIST_MAP(cgroup_latency);
 CGROUP_AUX_MAPS(struct hist_row);
 
 /* lrow: the latency row + 1 of a call whose start was known (delta its time), else 0. */

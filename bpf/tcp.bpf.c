@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* tcp module: retransmissions (skbs resent), resets sent and received, and the connect latency
  * distribution (SYN sent to established), optionally broken down by a capped list of
- * local or remote ports.
+ * local or remote ports, and optionally per cgroup of the socket (By "cgroup").
  *
  * Four probe points, each in three attach flavours (tp_btf, raw_tp, classic tracepoint);
  * user space loads one flavour per point. Every flavour reduces its arguments to socket
@@ -13,6 +13,7 @@
 #include "include/counting.bpf.h"
 #include "include/hist_row.bpf.h"
 #include "include/start_time.bpf.h"
+#include "include/cgroup_key.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_endian.h>
@@ -55,6 +56,29 @@ struct {
 /* SYN_SENT start times by socket address. Every transition out of SYN_SENT deletes the
  * entry, so entries live for one handshake; a full map is counted, never evicts. */
 START_HASH_MAP(connect_start, __u64, TCP_CONNECT_START_CAP);
+
+/* ---- By "cgroup": the same values per cgroup of the socket (cgroup_key.bpf.h) ----------- */
+
+/* Keyed by (cgroup, port row); sized by user space and created only with By "cgroup", as
+ * cgroup_zero (one zeroed row, what new rows are inserted from) and cgroup_full (events no
+ * row could take). */
+CGROUP_COUNTS_MAP(cgroup_counts, struct tcp_cgroup_counts);
+CGROUP_HIST_MAP(cgroup_latency);
+CGROUP_AUX_MAPS(struct hist_row);
+
+/* The row of (the socket's cgroup, port row) in `map`; NULL without a cgroup (no socket, or
+ * one that carries none) or room. */
+static __always_inline void *sock_cgroup_row(void *map, const struct sock *sk, __u32 row)
+{
+	struct cgroup_row_key key = { .cgroup = sock_cgroup_at_depth(sk), .row = row };
+	__u32 zero_key = 0;
+	void *zero;
+
+	if (!key.cgroup)
+		return NULL;
+	zero = bpf_map_lookup_elem(&cgroup_zero, &zero_key);
+	return zero ? cgroup_row(map, &key, zero, &cgroup_full) : NULL;
+}
 
 static __always_inline void count_stat(__u32 which)
 {
@@ -113,19 +137,31 @@ static __always_inline __u32 row_of_incoming_skb(const struct sk_buff *skb)
 
 enum tcp_event { EV_RETRANSMIT, EV_RETRANSMIT_FAILED, EV_RESET_SENT, EV_RESET_RECEIVED };
 
-static __always_inline void count_event(enum tcp_event ev, const struct sock *sk, const struct sk_buff *skb)
+static __always_inline void add_event(struct tcp_counts *c, enum tcp_event ev)
 {
-	__u32 row = sk ? row_of_sock(sk) : row_of_incoming_skb(skb);
-	struct tcp_counts *c = bpf_map_lookup_elem(&counts, &row);
-
-	if (!c)
-		return;
 	switch (ev) {
 	case EV_RETRANSMIT: counter_add(&c->retransmits, 1); break;
 	case EV_RETRANSMIT_FAILED: counter_add(&c->retransmit_failures, 1); break;
 	case EV_RESET_SENT: counter_add(&c->resets_sent, 1); break;
 	case EV_RESET_RECEIVED: counter_add(&c->resets_received, 1); break;
 	}
+}
+
+/* A reset sent without a socket (answering a segment no socket wanted) has no cgroup: it
+ * counts host-wide only. */
+static __always_inline void count_event(enum tcp_event ev, const struct sock *sk, const struct sk_buff *skb)
+{
+	__u32 row = sk ? row_of_sock(sk) : row_of_incoming_skb(skb);
+	struct tcp_counts *c = bpf_map_lookup_elem(&counts, &row);
+	struct tcp_cgroup_counts *cc;
+
+	if (c)
+		add_event(c, ev);
+	if (!by_cgroup || !sk)
+		return;
+	cc = sock_cgroup_row(&cgroup_counts, sk, row);
+	if (cc)
+		add_event(&cc->counts, ev);
 }
 
 static __always_inline void on_retransmit(const struct sock *sk, const struct sk_buff *skb, int err)
@@ -136,6 +172,7 @@ static __always_inline void on_retransmit(const struct sock *sk, const struct sk
 static __always_inline void on_state(const struct sock *sk, int oldstate, int newstate, __u16 protocol)
 {
 	__u64 key = (__u64)(unsigned long)sk, start, delta;
+	struct tcp_cgroup_counts *c;
 	struct hist_row *h;
 	__u32 row;
 
@@ -154,13 +191,17 @@ static __always_inline void on_state(const struct sock *sk, int oldstate, int ne
 	if (!start)
 		return; /* began before we attached, or filtered out */
 	delta = bpf_ktime_get_ns() - start;
+	row = row_of_sock(sk);
 	if (newstate != TCP_ESTABLISHED) {
 		count_stat(TCP_STAT_CONNECT_FAILED);
+		if (by_cgroup && (c = sock_cgroup_row(&cgroup_counts, sk, row)))
+			counter_add(&c->connect_failures, 1);
 		return;
 	}
-	row = row_of_sock(sk);
 	h = bpf_map_lookup_elem(&connect_latency, &row);
 	if (h)
+		hist_record(h, delta);
+	if (by_cgroup && (h = sock_cgroup_row(&cgroup_latency, sk, row)))
 		hist_record(h, delta);
 }
 

@@ -30,6 +30,13 @@ struct tcp_counts {
 	__u64 resets_received;     /* RSTs received that reset a socket (tcp:tcp_receive_reset) */
 };
 
+/* Value of map `cgroup_counts` (By "cgroup": a shared hash keyed by cgroup and port row):
+ * the counts of the socket's cgroup, and its connects that failed (host-wide a stat). */
+struct tcp_cgroup_counts {
+	struct tcp_counts counts;
+	__u64 connect_failures;
+};
+
 /* Value of map `connect_latency` (per-CPU array, one row per port row): struct hist_row
  * of nanoseconds from SYN_SENT to ESTABLISHED. */
 

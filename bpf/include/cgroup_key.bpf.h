@@ -16,6 +16,25 @@
 const volatile bool by_cgroup = false;
 /* CgroupDepth: the ancestor level of the cgroup2 hierarchy events are counted for. */
 const volatile __u32 cgroup_depth = 2;
+/* Whether tracing programs may call bpf_get_current_ancestor_cgroup_id (5.18 and later;
+ * before, cgroup programs only: 5.10 refuses a tracepoint program that calls it). Set by
+ * user space, which probes it; without it the current task's cgroup is read by CO-RE as
+ * another task's (the helper's call is then dead code the verifier never checks). */
+const volatile bool ancestor_helper = true;
+
+/* A per-cgroup table of counters: value_type per (cgroup, row) key. Sized by user space
+ * (cgroup_rows_configure) and created only with By "cgroup". */
+#define CGROUP_COUNTS_MAP(name, value_type)              \
+	struct {                                         \
+		__uint(type, BPF_MAP_TYPE_HASH);         \
+		__uint(max_entries, 1);                  \
+		__type(key, struct cgroup_row_key);      \
+		__type(value, value_type);               \
+	} name SEC(".maps")
+
+/* A per-cgroup table of histogram rows: hist_row.bpf.h's HIST_HASH_MAP keyed by cgroup and
+ * row (no BTF value type: its rows are sized for the precision by user space). */
+#define CGROUP_HIST_MAP(name) HIST_HASH_MAP(name, struct cgroup_row_key)
 
 /* The maps every per-cgroup module has besides its tables: cgroup_zero, one zeroed value
  * of zero_type (what new rows are inserted from: the largest value of the module's tables),
@@ -34,25 +53,6 @@ const volatile __u32 cgroup_depth = 2;
 		__type(value, __u64);              \
 	} cgroup_full SEC(".maps")
 
-/* Set by user space before load: whether tracing programs may call
- * bpf_get_current_ancestor_cgroup_id on this kernel (5.10 refuses the whole program).
- * Without it the current task's cgroup is read by CO-RE, as another task's is; rodata is
- * frozen, so the verifier never sees the path this kernel cannot take. */
-const volatile bool ancestor_helper = true;
-
-static __always_inline __u64 task_cgroup_at_depth(const void *task);
-
-/* The current task's cgroup at cgroup_depth, or its own cgroup when that is shallower
- * (the root, init.scope): the ancestor helper answers 0 there. */
-static __always_inline __u64 current_cgroup_at_depth(void)
-{
-	if (!ancestor_helper)
-		return task_cgroup_at_depth((const void *)bpf_get_current_task());
-	__u64 id = bpf_get_current_ancestor_cgroup_id(cgroup_depth);
-
-	return id ? id : bpf_get_current_cgroup_id();
-}
-
 /* The value of key in hash `map`, inserted from `zero` (a zeroed global of the value's
  * size: a histogram row is too big for the BPF stack) when new; NULL when the table is
  * full, counted in row 0 of `full` (an array of u64). Two CPUs inserting the same key at
@@ -70,9 +70,9 @@ static __always_inline void *cgroup_row(void *map, const struct cgroup_row_key *
 	return v;
 }
 
-/* Another task's cgroup at cgroup_depth (an OOM victim, not the current task), by CO-RE:
- * the ancestor array is `struct cgroup *ancestors[]` on recent kernels, `u64 ancestor_ids[]`
- * before (5.10). */
+/* A cgroup's ancestor at cgroup_depth by CO-RE, for events whose owner is not the current
+ * task (an OOM victim, a socket): the ancestor array is `struct cgroup *ancestors[]` on
+ * recent kernels, `u64 ancestor_ids[]` before (5.10). */
 struct kernfs_node___cgk {
 	__u64 id;
 };
@@ -95,10 +95,10 @@ struct task_struct___cgk {
 	struct css_set___cgk *cgroups;
 };
 
-static __always_inline __u64 task_cgroup_at_depth(const void *task)
+/* The id of cg's ancestor at cgroup_depth, or cg's own when it is shallower; 0 without cg. */
+static __always_inline __u64 cgroup_at_depth(const struct cgroup___cgk *cg)
 {
-	const struct task_struct___cgk *t = task;
-	struct cgroup___cgk *cg = BPF_CORE_READ(t, cgroups, dfl_cgrp), *anc = NULL;
+	struct cgroup___cgk *anc = NULL;
 	struct cgroup___cgk_ids *ids = (void *)cg;
 	__u64 id = 0;
 
@@ -115,6 +115,64 @@ static __always_inline __u64 task_cgroup_at_depth(const void *task)
 		bpf_probe_read_kernel(&id, sizeof(id),
 				      (char *)cg + bpf_core_field_offset(ids->ancestor_ids) + cgroup_depth * sizeof(id));
 	return id ? id : BPF_CORE_READ(cg, kn, id);
+}
+
+static __always_inline __u64 task_cgroup_at_depth(const void *task)
+{
+	const struct task_struct___cgk *t = task;
+
+	return cgroup_at_depth(BPF_CORE_READ(t, cgroups, dfl_cgrp));
+}
+
+/* The current task's cgroup at cgroup_depth, or its own cgroup when that is shallower
+ * (the root, init.scope): the ancestor helper answers 0 there. */
+static __always_inline __u64 current_cgroup_at_depth(void)
+{
+	__u64 id;
+
+	if (!ancestor_helper)
+		return task_cgroup_at_depth((const void *)bpf_get_current_task());
+	id = bpf_get_current_ancestor_cgroup_id(cgroup_depth);
+	return id ? id : bpf_get_current_cgroup_id();
+}
+
+/* A socket's cgroup2 cgroup, recorded when it was made (sk->sk_cgrp_data): from 5.15 the
+ * field `cgroup`; before, a union whose `val` is the cgroup pointer unless one of its low
+ * two bits is set (cgroup v1 net_prio or net_cls took the field over, or the socket holds
+ * no reference), when the kernel itself counts the socket for the root. */
+struct sock_cgroup_data___cgk_ptr {
+	struct cgroup___cgk *cgroup;
+};
+
+struct sock_cgroup_data___cgk_val {
+	__u64 val;
+};
+
+struct sock___cgk_ptr {
+	struct sock_cgroup_data___cgk_ptr sk_cgrp_data;
+};
+
+struct sock___cgk_val {
+	struct sock_cgroup_data___cgk_val sk_cgrp_data;
+};
+
+/* The socket's cgroup at cgroup_depth; 0 (unknown) where the socket carries none: the
+ * event then counts host-wide only. Not the current task's: a retransmit or a handshake
+ * completes in softirq or timer context, in whichever task the CPU was running. */
+static __always_inline __u64 sock_cgroup_at_depth(const void *sk)
+{
+	const struct sock___cgk_ptr *p = sk;
+	const struct sock___cgk_val *v = sk;
+	__u64 val;
+
+	if (!sk)
+		return 0;
+	if (bpf_core_field_exists(p->sk_cgrp_data.cgroup))
+		return cgroup_at_depth(BPF_CORE_READ(p, sk_cgrp_data.cgroup));
+	if (!bpf_core_field_exists(v->sk_cgrp_data.val))
+		return 0;
+	val = BPF_CORE_READ(v, sk_cgrp_data.val);
+	return val & 3 ? 0 : cgroup_at_depth((const struct cgroup___cgk *)(unsigned long)val);
 }
 
 #endif

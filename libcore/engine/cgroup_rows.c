@@ -148,13 +148,16 @@ int cgroup_rows_configure(struct module *m, struct bpf_object *obj, const struct
 {
 	bool *by = module_rodata(obj, "by_cgroup", sizeof(bool));
 	uint32_t *depth = module_rodata(obj, "cgroup_depth", sizeof(uint32_t));
+	/* Not in an object whose programs never ask for the current task's cgroup (tcp's: the
+	 * socket's). */
 	bool *helper = module_rodata(obj, "ancestor_helper", sizeof(bool));
 
-	if (!by || !depth || !helper)
+	if (!by || !depth)
 		return -ENOENT;
 	*by = o->on;
 	*depth = o->depth;
-	*helper = o->on && tracing_helper_available(BPF_FUNC_get_current_ancestor_cgroup_id);
+	if (helper)
+		*helper = o->on && tracing_helper_available(BPF_FUNC_get_current_ancestor_cgroup_id);
 	for (int t = 0; t < ntables; t++) {
 		struct bpf_map *map = bpf_object__find_map_by_name(obj, tables[t].map);
 		uint32_t entries = cgroups_sized(o) * (tables[t].rows_per_cgroup ? tables[t].rows_per_cgroup : 1);

@@ -1,9 +1,11 @@
 /* The `tcp` module: retransmissions (skbs resent), resets sent and received, and the connect
  * latency distribution (SYN sent to established), optionally per local or remote port
- * for a capped list of ports (everything else is "other"). */
+ * for a capped list of ports (everything else is "other"), and optionally per cgroup of
+ * the socket (By "cgroup", cgroup_rows.h), the port rows within each cgroup. */
 #include "libcore/engine/module.h"
 
 #include "base/log.h"
+#include "libcore/engine/cgroup_rows.h"
 #include "libcore/kernel/btf_facts.h"
 #include "tcp.h"
 #include "tcp.skel.h"
@@ -36,22 +38,37 @@ struct tcp {
 	enum tcp_port_mode mode;
 	int nports;
 	uint16_t ports[TCP_MAX_PORTS]; /* row i + 1 is ports[i] */
+	char port_names[TCP_MAX_PORTS][8];
+	/* By "cgroup": its options, its tables (sized at prepare), its reader */
+	struct cgroup_options cg;
+	struct cgroup_table cg_tables[2];
+	struct cgroup_rows *cg_rows;
 };
 
-static const struct module_option options[] = { { "PortBreakdown" }, { "Ports" }, { NULL } };
+static const struct module_option options[] = { { "PortBreakdown" }, { "Ports" }, CGROUP_OPTION_KEYS, { NULL } };
 
 /* Rows: one without a breakdown; with one, row 0 "other" and a row per listed port (the
  * maps are sized so at open). Only series with data. */
-static const struct view_field count_fields[] = {
-	{ "retransmits", VALUE_COUNTER, offsetof(struct tcp_counts, retransmits) },
-	{ "retransmit_failures", VALUE_COUNTER, offsetof(struct tcp_counts, retransmit_failures) },
-	{ "resets_sent", VALUE_COUNTER, offsetof(struct tcp_counts, resets_sent) },
-	{ "resets_received", VALUE_COUNTER, offsetof(struct tcp_counts, resets_received) },
+#define TCP_COUNT_FIELDS                                                                             \
+	{ "retransmits", VALUE_COUNTER, offsetof(struct tcp_counts, retransmits) },                   \
+	{ "retransmit_failures", VALUE_COUNTER, offsetof(struct tcp_counts, retransmit_failures) },   \
+	{ "resets_sent", VALUE_COUNTER, offsetof(struct tcp_counts, resets_sent) },                   \
+	{ "resets_received", VALUE_COUNTER, offsetof(struct tcp_counts, resets_received) }
+
+static const struct view_field count_fields[] = { TCP_COUNT_FIELDS };
+
+/* Per cgroup the same counts (struct tcp_counts leads the value) and the failed connects,
+ * named as the host-wide stat. */
+static const struct view_field cgroup_count_fields[] = {
+	TCP_COUNT_FIELDS,
+	{ "connect_failures", VALUE_COUNTER, offsetof(struct tcp_cgroup_counts, connect_failures) },
 };
 
 static const struct view_field latency_fields[] = {
 	{ "latency", VALUE_HISTOGRAM, 0, HIST_UNIT_NANOSECONDS, .instance_prefix = "connect" },
 };
+
+enum { FEATURE_PORTS = 1, FEATURE_CGROUP = 2 };
 
 static const struct view_row stat_rows[] = {
 	{ TCP_STAT_CONNECT_FAILED, "connect_failures", "" },
@@ -59,8 +76,12 @@ static const struct view_row stat_rows[] = {
 	{ TCP_STAT_CONNECT_START_LOST, "dropped", "connect_start_lost", VIEW_ALWAYS },
 };
 
+/* By "cgroup": events whose cgroup found no room in a full per-cgroup table. */
+static const struct view_row cgroup_full_rows[] = {
+	{ 0, "dropped", "cgroup_full", VIEW_ALWAYS, FEATURE_CGROUP },
+};
+
 /* Without a breakdown no label (the instance ""); with one the rows' ports, named at start. */
-enum { FEATURE_PORTS = 1 };
 static const struct view_label port_labels[] = { ROW_LABEL("port", .needs = FEATURE_PORTS) };
 
 enum { VIEW_COUNTS, VIEW_LATENCY };
@@ -73,7 +94,12 @@ static const struct map_view views[] = {
 			   .fields = latency_fields, .nfields = COUNT_OF(latency_fields) },
 	{ .map = "stats", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(uint64_t), .nrows = TCP_STAT_COUNT,
 	  .rows = stat_rows, .nrows_view = COUNT_OF(stat_rows) },
+	{ .map = "cgroup_full", .shape = VIEW_ARRAY, .value_size = sizeof(uint64_t), .nrows = 1, .needs = FEATURE_CGROUP,
+	  .rows = cgroup_full_rows, .nrows_view = COUNT_OF(cgroup_full_rows) },
 };
+
+/* Per-cgroup maps created only with By "cgroup" besides the tables. */
+static const char *const cgroup_aux_maps[] = { "cgroup_zero", "cgroup_full", NULL };
 
 static int set_port_breakdown(struct tcp *t, const struct option *o, char *err, size_t errlen)
 {
@@ -131,16 +157,67 @@ static int set_ports(struct tcp *t, const struct option *o, char *err, size_t er
 	return 1;
 }
 
+static int tcp_create(struct module *m)
+{
+	cgroup_options_init(&((struct tcp *)m->priv)->cg);
+	return 0;
+}
+
 static int tcp_set_option(struct module *m, const struct option *o, char *err, size_t errlen)
 {
+	struct tcp *t = m->priv;
+	int r = cgroup_options_set(&t->cg, o, err, errlen);
+
+	if (r)
+		return r;
 	if (!strcasecmp(o->key, "PortBreakdown"))
-		return set_port_breakdown(m->priv, o, err, errlen);
-	return set_ports(m->priv, o, err, errlen);
+		return set_port_breakdown(t, o, err, errlen);
+	return set_ports(t, o, err, errlen);
 }
 
 static int nrows(const struct tcp *t)
 {
 	return t->mode == TCP_PORTS_NONE ? 1 : t->nports + 1;
+}
+
+/* Port rows the per-cgroup tables are sized for per cgroup: a service talks to or listens
+ * on a few of the listed ports (one that uses more fills the shared tables sooner, and
+ * cgroup_full counts what found no room). */
+#define CGROUP_PORT_ROWS 8
+
+/* Row r's name: "" without a breakdown, else "other" or its port (named at prepare). */
+static const char *port_row_name(const struct tcp *t, uint32_t row)
+{
+	if (t->mode == TCP_PORTS_NONE)
+		return "";
+	return row == 0 ? "other" : t->port_names[row - 1];
+}
+
+static const char *cgroup_count_row_name(const struct module *m, uint32_t row, char *buf, size_t len)
+{
+	return port_row_name(m->priv, row);
+}
+
+/* As the host-wide histograms are named: "connect", "connect-443", "connect-other". */
+static const char *cgroup_latency_row_name(const struct module *m, uint32_t row, char *buf, size_t len)
+{
+	const char *name = port_row_name(m->priv, row);
+
+	snprintf(buf, len, "connect%s%s", name[0] ? "-" : "", name);
+	return buf;
+}
+
+/* The per-cgroup tables: rows as the host-wide maps', keyed by cgroup too. */
+static void size_cgroup_tables(struct tcp *t)
+{
+	uint32_t rows = (uint32_t)nrows(t), per_cgroup = rows < CGROUP_PORT_ROWS ? rows : CGROUP_PORT_ROWS;
+
+	t->cg_tables[0] = (struct cgroup_table){ .map = "cgroup_counts", .fields = cgroup_count_fields,
+						 .nfields = COUNT_OF(cgroup_count_fields), .nrows = rows,
+						 .rows_per_cgroup = per_cgroup, .row_instance = cgroup_count_row_name };
+	t->cg_tables[1] = (struct cgroup_table){ .map = "cgroup_latency", .hist_metric = "latency",
+						 .unit = HIST_UNIT_NANOSECONDS, .nrows = rows, .rows_per_cgroup = per_cgroup,
+						 .row_instance = cgroup_latency_row_name };
 }
 
 /* What the running kernel's BTF says, from one read of it: recent kernels added `err` to
@@ -155,14 +232,18 @@ static int tcp_prepare(struct module *m, char *err, size_t errlen)
 	t->retransmit_has_err = btf && btf_tracepoint_nargs(btf, "tcp_retransmit_skb") >= 3;
 	t->socketless_resets = !btf || btf_has_struct(btf, "trace_event_raw_tcp_send_reset");
 	btf_facts_close(btf);
-	m->hist_rows = (uint32_t)nrows(t); /* connect_latency is sized to them in configure */
-	m->features = t->mode == TCP_PORTS_NONE ? 0 : FEATURE_PORTS;
+	for (int i = 0; i < t->nports; i++)
+		snprintf(t->port_names[i], sizeof(t->port_names[i]), "%u", t->ports[i]);
+	size_cgroup_tables(t);
+	/* connect_latency and cgroup_latency are sized to them in configure */
+	m->hist_rows = (uint32_t)nrows(t) + cgroup_rows_hist_rows(&t->cg, &t->cg_tables[1], 1);
+	m->features = (t->mode == TCP_PORTS_NONE ? 0 : FEATURE_PORTS) | (t->cg.on ? FEATURE_CGROUP : 0);
 	return 0;
 }
 
 static int tcp_configure(struct module *m, struct bpf_object *obj)
 {
-	const struct tcp *t = m->priv;
+	struct tcp *t = m->priv;
 	uint8_t *port_mode = module_rodata(obj, "port_mode", 1);
 	uint8_t *port_row = module_rodata(obj, "port_row", 65536);
 	bool *retransmit_has_err = module_rodata(obj, "retransmit_has_err", sizeof(bool));
@@ -176,7 +257,9 @@ static int tcp_configure(struct module *m, struct bpf_object *obj)
 		for (int i = 0; i < t->nports; i++)
 			port_row[t->ports[i]] = i + 1;
 	e = bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "counts"), nrows(t));
-	return e ? e : bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "connect_latency"), nrows(t));
+	if (!e)
+		e = bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "connect_latency"), nrows(t));
+	return e ? e : cgroup_rows_configure(m, obj, &t->cg, t->cg_tables, COUNT_OF(t->cg_tables), cgroup_aux_maps);
 }
 
 /* PortBreakdown and Ports only make sense together. */
@@ -194,20 +277,17 @@ static int tcp_check_config(struct module *m, char *err, size_t errlen)
 				      "connection to match");
 		return -1;
 	}
-	return 0;
+	return cgroup_options_check(&t->cg, err, errlen);
 }
 
 /* With a breakdown, row 0 is "other" and row i port i - 1. */
 static int name_port_rows(struct module *m, char *err, size_t errlen)
 {
 	const struct tcp *t = m->priv;
-	char texts[TCP_MAX_PORTS][8];
-	const char *names[TCP_MAX_PORTS + 1] = { "other" };
+	const char *names[TCP_MAX_PORTS + 1];
 
-	for (int i = 0; i < t->nports; i++) {
-		snprintf(texts[i], sizeof(texts[i]), "%u", t->ports[i]);
-		names[i + 1] = texts[i];
-	}
+	for (uint32_t r = 0; r <= (uint32_t)t->nports; r++)
+		names[r] = port_row_name(t, r);
 	if (view_label_names(m, VIEW_COUNTS, 0, names, (uint32_t)t->nports + 1, err, errlen))
 		return -1;
 	return view_label_names(m, VIEW_LATENCY, 0, names, (uint32_t)t->nports + 1, err, errlen);
@@ -215,8 +295,13 @@ static int name_port_rows(struct module *m, char *err, size_t errlen)
 
 static int tcp_start(struct module *m, char *err, size_t errlen)
 {
-	const struct tcp *t = m->priv;
+	struct tcp *t = m->priv;
 
+	cgroup_rows_free(t->cg_rows); /* a start after a failed one */
+	t->cg_rows = NULL;
+	if (t->cg.on &&
+	    !(t->cg_rows = cgroup_rows_new(m, &t->cg, t->cg_tables, COUNT_OF(t->cg_tables), err, errlen)))
+		return -1;
 	if (name_port_rows(m, err, errlen))
 		return -1;
 
@@ -230,18 +315,40 @@ static int tcp_start(struct module *m, char *err, size_t errlen)
 	ebpf_log(EBPF_LOG_INFO, "%s: counting retransmits, resets and connect latency%s%s", m->label,
 		 t->mode == TCP_PORTS_LOCAL ? " per local port" : t->mode == TCP_PORTS_REMOTE ? " per remote port" : "",
 		 m->filter_tgid ? " (connects of one process)" : "");
+	if (t->cg.on)
+		ebpf_log(EBPF_LOG_INFO, "%s: and per cgroup of the socket at depth %u, at most %u cgroups and other",
+			 m->label, t->cg.depth, t->cg.max_series);
 	return 0;
+}
+
+static int tcp_read(struct module *m, const struct metric_sink *sink)
+{
+	struct tcp *t = m->priv;
+
+	return t->cg_rows ? cgroup_rows_read(t->cg_rows, sink) : 0;
+}
+
+static void tcp_destroy(struct module *m)
+{
+	struct tcp *t = m->priv;
+
+	cgroup_rows_free(t->cg_rows);
+	t->cg_rows = NULL;
+	cgroup_options_free(&t->cg);
 }
 
 const struct module_ops tcp_module = {
 	.name = "tcp",
-	.description = "TCP retransmits, resets sent and received, connect latency; optionally per port",
+	.description = "TCP retransmits, resets sent and received, connect latency; optionally per port and per cgroup",
 	.options = options,
 	.priv_size = sizeof(struct tcp),
 	MODULE_OBJECT(tcp),
+	.create = tcp_create,
 	.set_option = tcp_set_option,
 	.check_config = tcp_check_config,
 	.prepare = tcp_prepare,
 	.configure = tcp_configure,
 	.start = tcp_start,
+	.read = tcp_read,
+	.destroy = tcp_destroy,
 };

@@ -74,6 +74,23 @@ static inline int tcg_join(const char *dir)
 	return ok ? 0 : -1;
 }
 
+/* The calling process's own cgroup2 directory ("0::/x" in /proc/self/cgroup), to go back
+ * to after a tcg_join(); "" when unknown. */
+static inline void tcg_own(char *out, size_t len)
+{
+	FILE *f = fopen("/proc/self/cgroup", "r");
+	char line[1024];
+
+	out[0] = '\0';
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "0::", 3)) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(out, len, "%s%s", tcg_root, line + 3);
+		}
+	if (f)
+		fclose(f);
+}
+
 /* Runs work(arg) in a child that joined cgroup dir first; the child's exit status must
  * be 0. */
 static inline void tcg_run_in(const char *dir, int (*work)(void *), void *arg)

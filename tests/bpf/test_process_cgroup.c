@@ -89,22 +89,6 @@ static void run_method(const char *method)
 	CHECK(tcg_remove(b) == 0);
 }
 
-/* The process's own cgroup2 path ("0::/x" in /proc/self/cgroup), to go back to. */
-static void own_cgroup(char *out, size_t len)
-{
-	FILE *f = fopen("/proc/self/cgroup", "r");
-	char line[1024];
-
-	out[0] = '\0';
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "0::", 3)) {
-			line[strcspn(line, "\n")] = '\0';
-			snprintf(out, len, "%s%s", tcg_root, line + 3);
-		}
-	if (f)
-		fclose(f);
-}
-
 /* The victim's cgroup: the test joins cgroup c (so the hog starts there); the hog then
  * joins the memory-limited cgroup, which on cgroup v1 leaves its cgroup2 cgroup c and on
  * v2 is its cgroup2 cgroup. */
@@ -132,7 +116,7 @@ static void run_oom(const char *method)
 	CHECK(module_start(m) == 0);
 	CHECK(recording_read(&r, m) == 0);
 	before = recorded_counter(&r, "oom_kills", "");
-	own_cgroup(back, sizeof(back));
+	tcg_own(back, sizeof(back));
 	CHECK(tcg_join(c) == 0);
 	victim = oom_cgroup_run_hog(&cg, "ebpf_oom_hog", &killed);
 	CHECK(back[0] && tcg_join(back) == 0);

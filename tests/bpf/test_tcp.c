@@ -15,6 +15,7 @@
 #include "libcore/kernel/privileges.h"
 #include "tests/bpf/attach_methods.h"
 #include "tests/bpf/start_on_method.h"
+#include "tests/bpf/tcp_netns.h"
 #include "tests/recording_sink.h"
 #include "tests/testing.h"
 
@@ -32,12 +33,7 @@
 #include <unistd.h>
 
 #define NCONNECT 20
-#define PAYLOAD 100
 #define NDROP 3
-
-static char netns[64];
-static int orig_netns = -1;
-static uint16_t port_open, port_closed;
 
 struct row {
 	uint64_t retransmits, resets_sent, resets_received;
@@ -114,30 +110,6 @@ static struct seen read_module(struct module *m)
 	return s;
 }
 
-/* ---- the namespace ------------------------------------------------------------------- */
-
-static int run(const char *cmd)
-{
-	int rc = system(cmd);
-
-	if (rc)
-		fprintf(stderr, "command failed (%d): %s\n", rc, cmd);
-	return rc;
-}
-
-static void delete_netns(void)
-{
-	char cmd[128];
-
-	if (!netns[0])
-		return;
-	if (orig_netns >= 0)
-		setns(orig_netns, CLONE_NEWNET);
-	snprintf(cmd, sizeof(cmd), "ip netns delete %s", netns);
-	run(cmd);
-	netns[0] = '\0';
-}
-
 /* Resets sent without a socket (to a closed port) pass tcp_send_reset only on kernels whose
  * BTF has its own record type for it (6.10+); Debian's 5.10 and 6.1 have none. The test
  * reads that fact itself, and the module must have said so when it started. */
@@ -172,121 +144,7 @@ static uint64_t closed_port_resets_expected(void)
 	return kernel_traces_socketless_resets ? 1 : 0;
 }
 
-static void on_signal(int sig)
-{
-	delete_netns();
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static int enter_netns(void)
-{
-	char cmd[256], path[128];
-	int fd;
-
-	snprintf(netns, sizeof(netns), "ebpf-test-tcp-%d", (int)getpid());
-	atexit(delete_netns);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	snprintf(cmd, sizeof(cmd), "ip netns add %s && ip -n %s link set lo up", netns, netns);
-	if (run(cmd))
-		return -1;
-	orig_netns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	snprintf(path, sizeof(path), "/run/netns/%s", netns);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (orig_netns < 0 || fd < 0 || setns(fd, CLONE_NEWNET))
-		return -1;
-	close(fd);
-	return 0;
-}
-
-/* Drops the first `ndrop` data segments of PAYLOAD bytes to the listener, at the input
- * hook (after a successful transmit, so every resend is a real retransmit). */
-static int add_drop_rule(int ndrop)
-{
-	const int seg_len = 20 + 32 + PAYLOAD; /* IPv4 + TCP with timestamps + payload */
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd),
-		 "nft -f - <<'EOF'\n"
-		 "table inet ebpf_test {\n"
-		 "  chain input {\n"
-		 "    type filter hook input priority 0; policy accept;\n"
-		 "    tcp dport %u ip length > 100 quota until %d bytes counter drop\n"
-		 "  }\n"
-		 "}\n"
-		 "EOF",
-		 port_open, ndrop * seg_len + seg_len / 2);
-	return run(cmd);
-}
-
-static long nft_dropped(void)
-{
-	FILE *p = popen("nft list table inet ebpf_test", "r");
-	char line[512];
-	long packets = -1;
-
-	while (p && fgets(line, sizeof(line), p)) {
-		char *c = strstr(line, "counter packets ");
-
-		if (c)
-			packets = strtol(c + strlen("counter packets "), NULL, 10);
-	}
-	if (p)
-		pclose(p);
-	run("nft delete table inet ebpf_test");
-	return packets;
-}
-
-/* The kernel's own count of the segments a socket retransmitted (tp->total_retrans, added
- * where the tcp_retransmit_skb tracepoint fires). The witness for the listener's port row:
- * that row holds the client side of the connection (its remote port is the listener's).
- * Not the namespace's TcpRetransSegs: it also counts the server side's resends (a SYN-ACK
- * or FIN resent when the VM stalls past the RTO), which the module puts in other rows, and
- * once read 3 against the row's 2 for that reason. */
-static long socket_retransmits(int fd)
-{
-	struct tcp_info ti;
-	socklen_t len = sizeof(ti);
-
-	memset(&ti, 0, sizeof(ti));
-	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len))
-		return -1;
-	return ti.tcpi_total_retrans;
-}
-
 /* ---- workload ------------------------------------------------------------------------- */
-
-static struct sockaddr_in addr_of(uint16_t port)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
-
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	return a;
-}
-
-static int listener(void)
-{
-	struct sockaddr_in a = addr_of(port_open);
-	int one = 1, fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, 64))
-		return -1;
-	return fd;
-}
-
-/* Connects and accepts; returns the client fd, the accepted one in *server. */
-static int connect_pair(int lfd, int *server)
-{
-	struct sockaddr_in a = addr_of(port_open);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)))
-		return -1;
-	*server = accept(lfd, NULL, NULL);
-	return *server < 0 ? -1 : fd;
-}
 
 static void connect_n(int lfd, int n)
 {
@@ -297,15 +155,6 @@ static void connect_n(int lfd, int n)
 		close(client);
 		close(server);
 	}
-}
-
-static void connect_closed_port(void)
-{
-	struct sockaddr_in a = addr_of(port_closed);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	CHECK(connect(fd, (struct sockaddr *)&a, sizeof(a)) == -1 && errno == ECONNREFUSED);
-	close(fd);
 }
 
 /* One PAYLOAD-byte write through the drop rule; returns what nft dropped. */
@@ -374,7 +223,7 @@ static void run_method(const char *method, int lfd)
 	       (unsigned long long)s.open.connect.count, hist_mean(&s.open.connect) / 1e3,
 	       hist_percentile(&s.open.connect, 99) / 1e3);
 
-	connect_closed_port();
+	CHECK(connect_closed_port() == 0);
 	s = read_module(m);
 	CHECK_EQ_U64(s.closed.resets_received, 1);
 	CHECK(s.closed.resets_sent + s.other.resets_sent + s.open.resets_sent >= closed_port_resets_expected());
@@ -420,7 +269,7 @@ static void run_local_mode(const char *method)
 
 	if (!m)
 		return;
-	connect_closed_port();
+	CHECK(connect_closed_port() == 0);
 	s = read_module(m);
 	printf("%-10s by local port: resets sent on %u: %llu, received elsewhere: %llu\n", method, port_closed,
 	       (unsigned long long)s.closed.resets_sent, (unsigned long long)s.other.resets_received);
@@ -463,9 +312,7 @@ int main(int argc, char **argv)
 
 	ebpf_log_set_handler(capture_log);
 	read_kernel_reset_coverage();
-	port_open = 20000 + getpid() % 20000;
-	port_closed = port_open + 1;
-	if (enter_netns()) {
+	if (enter_netns("ebpf-test-tcp")) {
 		CHECK(!"created and entered a network namespace");
 		return testing_done();
 	}

@@ -1,5 +1,6 @@
 /* The tcp module's own options, parsed as the plugin does it, without collectd or root:
- * PortBreakdown and Ports, their limits, and the errors that name the fix. */
+ * PortBreakdown and Ports, their limits, By "cgroup" beside them, and the errors that name
+ * the fix. */
 #include "libcore/engine/module.h"
 #include "tests/unit/option_values.h"
 #include "tests/testing.h"
@@ -45,7 +46,8 @@ int main(void)
 	CHECK(set_option(m, "Ports", dup, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "443 is listed twice") != NULL);
 	CHECK(set_option(m, "Portz", dup, 1, err, sizeof(err)) == -1);
-	CHECK(strstr(err, "valid options: PortBreakdown, Ports, AttachOrder") != NULL);
+	CHECK(strstr(err, "valid options: PortBreakdown, Ports, By, CgroupDepth, Cgroup, CgroupIgnoreSelected, "
+			  "MaxSeries, AttachOrder") != NULL);
 	module_free(m);
 
 	/* The cap: 32 ports get rows of their own, the 33rd is refused with the reason. */
@@ -70,6 +72,23 @@ int main(void)
 	CHECK(set_option(m, "PortBreakdown", remote, 1, err, sizeof(err)) == 0);
 	CHECK(module_check_config(m, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "PortBreakdown needs the ports") != NULL);
+	module_free(m);
+
+	/* By "cgroup" goes with a port breakdown (the port rows within each cgroup); its
+	 * tuning without it is refused, naming what to add. */
+	m = module_new(module_find("tcp"), NULL);
+	struct opt_value depth[] = { num(3) };
+	CHECK(set_option(m, "CgroupDepth", depth, 1, err, sizeof(err)) == 0);
+	CHECK(module_check_config(m, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "add By \"cgroup\"") != NULL);
+	struct opt_value by[] = { str("cgroup") };
+	CHECK(set_option(m, "By", by, 1, err, sizeof(err)) == 0);
+	CHECK(set_option(m, "PortBreakdown", remote, 1, err, sizeof(err)) == 0);
+	CHECK(set_option(m, "Ports", web, 2, err, sizeof(err)) == 0);
+	CHECK(module_check_config(m, err, sizeof(err)) == 0);
+	struct opt_value pid[] = { str("pid") };
+	CHECK(set_option(m, "By", pid, 1, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "By takes one value, \"cgroup\"") != NULL);
 	module_free(m);
 
 	/* process has only the per-cgroup options of its own: the error lists them, then the
