@@ -124,7 +124,8 @@ static int parse_owned(struct pci_ids *t, char *text, size_t len)
 			return -1;
 		}
 	}
-	qsort(t->v, t->n, sizeof(*t->v), entry_cmp);
+	if (t->n) /* an empty table has no array: qsort takes no NULL, even for 0 entries */
+		qsort(t->v, t->n, sizeof(*t->v), entry_cmp);
 	return 0;
 }
 
