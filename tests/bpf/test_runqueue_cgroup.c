@@ -374,11 +374,15 @@ static void run_method(const char *method)
 	       (unsigned long long)(p1.a - p0.a), (unsigned long long)(p1.hog_before - p0.hog_after),
 	       (unsigned long long)(p1.other - p0.other), nc, (unsigned long long)(p1.sc - p0.sc), PINGS_C, nd,
 	       (unsigned long long)(p1.sd - p0.sd), (unsigned long long)(p1.host - p0.host));
+	/* Exact: a worker's waits are its own context switches. Not every ping is one: the test
+	 * runs on another CPU and can write the next ping before the worker, having replied,
+	 * is back asleep in read() (199 switches for 200 pings in a sanitized run), so the
+	 * pings only show that the workload ran (half of them at least). */
 	CHECK_EQ_U64(p1.b - p0.b, p1.sb - p0.sb);
-	CHECK(p1.b - p0.b >= PINGS_B);
+	CHECK(p1.sb - p0.sb >= PINGS_B / 2);
 	CHECK_EQ_U64(p1.other - p0.other, p1.sc - p0.sc);
-	CHECK(p1.other - p0.other >= PINGS_C);
-	CHECK(p1.sd - p0.sd >= PINGS_D);
+	CHECK(p1.sc - p0.sc >= PINGS_C / 2);
+	CHECK(p1.sd - p0.sd >= PINGS_D / 2);
 	/* The hog, always runnable, waits after each switch-out: its waits in the window are
 	 * at most its switches around the window (plus the one a read can fall into), and
 	 * exist. Not exact: it runs at the window's edges, and on a loaded machine it was seen
