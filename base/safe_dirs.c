@@ -125,71 +125,95 @@ static int follow(struct walk *w, int fd, const char *parent, const char *rest, 
 	return 0;
 }
 
-int safe_dirs_open_parent(const char *path, uid_t allowed_uid, const char *risk, const char **last, char *err,
-			  size_t errlen)
+/* path split for the walk: todo, the directories before its last slash; *last, what
+ * follows that slash ("." when nothing does). 0, or -1 when path is not absolute or is too
+ * long to walk. */
+static int split_path(const char *path, const char **last, char *todo, size_t todolen, char *err, size_t errlen)
 {
-	struct walk w = { .fd = -1, .allowed_uid = allowed_uid, .risk = risk, .err = err, .errlen = errlen };
 	const char *slash = strrchr(path, '/');
-	char todo[PATH_MAX];
-	size_t pos = 0;
-	int links = 0;
 
 	if (path[0] != '/') {
 		snprintf(err, errlen, "\"%s\" is not an absolute path", path);
 		return -1;
 	}
-	if ((size_t)(slash - path) >= sizeof(todo)) {
+	if ((size_t)(slash - path) >= todolen) {
 		snprintf(err, errlen, "\"%.200s...\": %s", path, strerror(ENAMETOOLONG));
 		return -1;
 	}
 	*last = slash[1] ? slash + 1 : ".";
-	snprintf(todo, sizeof(todo), "%.*s", (int)(slash - path), path);
-	if (enter_root(&w))
+	snprintf(todo, todolen, "%.*s", (int)(slash - path), path);
+	return 0;
+}
+
+/* The component of todo at *pos (past any slashes) copied into name, *pos moved past it;
+ * name is empty where todo ends in slashes. -1 when it cannot be a directory's name. */
+static int next_name(const char *todo, size_t *pos, char name[NAME_MAX + 1], const char *path, char *err,
+		     size_t errlen)
+{
+	size_t len;
+
+	*pos += strspn(todo + *pos, "/");
+	len = strcspn(todo + *pos, "/");
+	if (len > NAME_MAX) {
+		snprintf(err, errlen, "a component of \"%s\" is longer than %d characters", path, NAME_MAX);
+		return -1;
+	}
+	memcpy(name, todo + *pos, len);
+	name[len] = '\0';
+	*pos += len;
+	return 0;
+}
+
+/* The walk one component further: name, in the walk's directory, entered if it is a safe
+ * directory; a link followed instead, todo then rewritten to what is left to walk and *pos
+ * back to its start. *links counts the links followed, so that a loop ends. */
+static int walk_name(struct walk *w, const char *name, const char *path, char *todo, size_t todolen, size_t *pos,
+		     int *links)
+{
+	char parent[PATH_MAX];
+	struct stat st;
+	int fd, r;
+
+	snprintf(parent, sizeof(parent), "%s", w->at);
+	step(w, name);
+	/* O_PATH: search permission on the directory is all it needs; O_NOFOLLOW: a link
+	 * is opened as itself, to be looked at before it is followed. */
+	fd = openat(w->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(w->err, w->errlen, "cannot open directory \"%s\" (on the way to \"%s\"): %s", w->at, path,
+			 strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) || !S_ISLNK(st.st_mode))
+		return enter(w, fd);
+	if (++*links > SAFE_DIRS_MAX_LINKS) {
+		snprintf(w->err, w->errlen, "cannot walk \"%s\": more than %d symbolic links on the way (a loop?)", path,
+			 SAFE_DIRS_MAX_LINKS);
+		close(fd);
+		return -1;
+	}
+	r = follow(w, fd, parent, todo + *pos, todo, todolen);
+	close(fd);
+	*pos = 0;
+	return r;
+}
+
+int safe_dirs_open_parent(const char *path, uid_t allowed_uid, const char *risk, const char **last, char *err,
+			  size_t errlen)
+{
+	struct walk w = { .fd = -1, .allowed_uid = allowed_uid, .risk = risk, .err = err, .errlen = errlen };
+	char todo[PATH_MAX], name[NAME_MAX + 1];
+	size_t pos = 0;
+	int links = 0;
+
+	if (split_path(path, last, todo, sizeof(todo), err, errlen) || enter_root(&w))
 		return -1;
 	while (todo[pos]) {
-		char name[NAME_MAX + 1], parent[PATH_MAX];
-		size_t len;
-		struct stat st;
-		int fd;
-
-		pos += strspn(todo + pos, "/");
-		len = strcspn(todo + pos, "/");
-		if (len > NAME_MAX) {
-			snprintf(err, errlen, "a component of \"%s\" is longer than %d characters", path, NAME_MAX);
+		if (next_name(todo, &pos, name, path, err, errlen))
 			goto fail;
-		}
-		memcpy(name, todo + pos, len);
-		name[len] = '\0';
-		pos += len;
-		if (!len || !strcmp(name, "."))
+		if (!name[0] || !strcmp(name, "."))
 			continue;
-		snprintf(parent, sizeof(parent), "%s", w.at);
-		step(&w, name);
-		/* O_PATH: search permission on the directory is all it needs; O_NOFOLLOW: a link
-		 * is opened as itself, to be looked at before it is followed. */
-		fd = openat(w.fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0) {
-			snprintf(err, errlen, "cannot open directory \"%s\" (on the way to \"%s\"): %s", w.at, path,
-				 strerror(errno));
-			goto fail;
-		}
-		if (fstat(fd, &st) == 0 && S_ISLNK(st.st_mode)) {
-			int r;
-
-			if (++links > SAFE_DIRS_MAX_LINKS) {
-				snprintf(err, errlen, "cannot walk \"%s\": more than %d symbolic links on the way (a loop?)",
-					 path, SAFE_DIRS_MAX_LINKS);
-				close(fd);
-				goto fail;
-			}
-			r = follow(&w, fd, parent, todo + pos, todo, sizeof(todo));
-			close(fd);
-			if (r)
-				goto fail;
-			pos = 0;
-			continue;
-		}
-		if (enter(&w, fd))
+		if (walk_name(&w, name, path, todo, sizeof(todo), &pos, &links))
 			goto fail;
 	}
 	return w.fd;
