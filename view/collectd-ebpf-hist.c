@@ -62,6 +62,32 @@ static void bad_usage(const char *fmt, const char *arg)
 	exit(2);
 }
 
+/* --interval's seconds, or exit 2 when they are not a number above 0 and at most a day. */
+static double interval_arg(const char *arg)
+{
+	char *end;
+	double seconds;
+
+	errno = 0;
+	seconds = strtod(arg, &end);
+	if (errno || end == arg || *end || !(seconds > 0 && seconds <= 86400))
+		bad_usage("--interval \"%s\" is not a number of seconds between 0 and 86400 (e.g. -i 2)", arg);
+	return seconds;
+}
+
+/* --top's count, or exit 2 when it is not a whole number from 0 to 100000. */
+static int top_arg(const char *arg)
+{
+	char *end;
+	long top;
+
+	errno = 0;
+	top = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || top < 0 || top > 100000)
+		bad_usage("--top \"%s\" is not a count of counters, 0 to 100000 (0 shows all)", arg);
+	return (int)top;
+}
+
 static void parse_args(int argc, char **argv, struct args *a)
 {
 	static const struct option longopts[] = {
@@ -72,8 +98,7 @@ static void parse_args(int argc, char **argv, struct args *a)
 		{ "cgroup", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end, why[512];
-	long top;
+	char why[512];
 	int c;
 
 	*a = (struct args){ .path = SNAPSHOT_DEFAULT_PATH, .interval = 2, .view = { .top = 10 } };
@@ -85,10 +110,7 @@ static void parse_args(int argc, char **argv, struct args *a)
 			a->path = optarg;
 			break;
 		case 'i':
-			errno = 0;
-			a->interval = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(a->interval > 0 && a->interval <= 86400))
-				bad_usage("--interval \"%s\" is not a number of seconds between 0 and 86400 (e.g. -i 2)", optarg);
+			a->interval = interval_arg(optarg);
 			break;
 		case 'S':
 			a->since_start = true;
@@ -105,11 +127,7 @@ static void parse_args(int argc, char **argv, struct args *a)
 			a->view.cgroup_glob = a->cgroup_glob;
 			break;
 		case 't':
-			errno = 0;
-			top = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || top < 0 || top > 100000)
-				bad_usage("--top \"%s\" is not a count of counters, 0 to 100000 (0 shows all)", optarg);
-			a->view.top = (int)top;
+			a->view.top = top_arg(optarg);
 			break;
 		case '1':
 			a->once = true;
@@ -183,73 +201,100 @@ static int draw(const struct args *a, const struct snapshot *cur, const struct s
 	return 1;
 }
 
-int main(int argc, char **argv)
-{
-	struct snapshot prev = { 0 }, cur = { 0 };
-	char err[4600];
-	double waited = 0, patience;
-	struct args a;
+/* Room for read_snapshot()'s messages, which quote the path and the parser's reason. */
+#define ERR_MAX 4600
 
-	parse_args(argc, argv, &a);
+/* --since-start: each screen shows everything since each module started, so one snapshot
+ * at a time is all it needs. Frees snap; returns main's exit status with --once. */
+static int show_since_start(const struct args *a, struct snapshot *snap)
+{
+	char err[ERR_MAX];
+
+	for (;;) {
+		int bad = draw(a, snap, NULL);
+
+		if (a->once) {
+			snapshot_free(snap); /* the sanitized build's leak check runs at exit */
+			return bad;
+		}
+		sleep_seconds(a->interval);
+		snapshot_free(snap);
+		if (read_snapshot(a->path, snap, err, sizeof(err)))
+			printf(PROG ": %s\n", err); /* collectd restarting: try again */
+	}
+}
+
+/* Reads the snapshot into cur, interval after interval, until it is newer than prev: 0.
+ * With --once, 1 (said on standard error) when it cannot be read or is not replaced in
+ * time; a live view says so and waits on. */
+static int wait_for_newer(const struct args *a, const struct snapshot *prev, struct snapshot *cur)
+{
 	/* collectd's Interval may be longer than ours: a screen waits for a new snapshot, but
 	 * not forever. */
-	patience = a.interval * 3 > 30 ? a.interval * 3 : 30;
-	if (read_snapshot(a.path, &prev, err, sizeof(err))) {
-		fprintf(stderr, PROG ": %s\n", err);
-		return 1;
-	}
-	if (a.since_start) {
-		for (;;) {
-			int bad = draw(&a, &prev, NULL);
+	double patience = a->interval * 3 > 30 ? a->interval * 3 : 30, waited = 0;
+	char err[ERR_MAX];
 
-			if (a.once) {
-				snapshot_free(&prev); /* the sanitized build's leak check runs at exit */
-				return bad;
-			}
-			sleep_seconds(a.interval);
-			snapshot_free(&prev);
-			if (read_snapshot(a.path, &prev, err, sizeof(err)))
-				printf(PROG ": %s\n", err); /* collectd restarting: try again */
-		}
-	}
-	if (!a.once)
-		printf(PROG ": %s, waiting %g s for the next snapshot to compare with...\n", a.path, a.interval);
 	for (;;) {
-		sleep_seconds(a.interval);
-		waited += a.interval;
-		if (read_snapshot(a.path, &cur, err, sizeof(err))) {
-			if (a.once) {
+		sleep_seconds(a->interval);
+		waited += a->interval;
+		if (read_snapshot(a->path, cur, err, sizeof(err))) {
+			if (a->once) {
 				fprintf(stderr, PROG ": %s\n", err);
-				snapshot_free(&prev);
 				return 1;
 			}
 			printf(PROG ": %s\n", err);
 			continue;
 		}
-		if (cur.written_us == prev.written_us) {
-			snapshot_free(&cur);
-			if (waited >= patience) {
-				fprintf(stderr, PROG ": %s was not replaced for %.0f s: collectd is not running, or its "
-					"Interval is longer (raise --interval)\n", a.path, waited);
-				if (a.once) {
-					snapshot_free(&prev);
-					return 1;
-				}
-				waited = 0;
-			}
-			continue;
+		if (cur->written_us != prev->written_us)
+			return 0;
+		snapshot_free(cur);
+		if (waited >= patience) {
+			fprintf(stderr, PROG ": %s was not replaced for %.0f s: collectd is not running, or its "
+				"Interval is longer (raise --interval)\n", a->path, waited);
+			if (a->once)
+				return 1;
+			waited = 0;
 		}
-		waited = 0;
-		if (a.once) {
-			int bad = draw(&a, &cur, &prev);
+	}
+}
+
+/* Each screen shows what happened between two snapshots: prev, then each newer one in
+ * turn. Frees prev; returns main's exit status with --once. */
+static int show_intervals(const struct args *a, struct snapshot *prev)
+{
+	struct snapshot cur = { 0 };
+
+	if (!a->once)
+		printf(PROG ": %s, waiting %g s for the next snapshot to compare with...\n", a->path, a->interval);
+	for (;;) {
+		if (wait_for_newer(a, prev, &cur)) {
+			snapshot_free(prev);
+			return 1;
+		}
+		if (a->once) {
+			int bad = draw(a, &cur, prev);
 
 			snapshot_free(&cur);
-			snapshot_free(&prev);
+			snapshot_free(prev);
 			return bad ? 1 : 0;
 		}
-		draw(&a, &cur, &prev);
-		snapshot_free(&prev);
-		prev = cur;
+		draw(a, &cur, prev);
+		snapshot_free(prev);
+		*prev = cur;
 		memset(&cur, 0, sizeof(cur));
 	}
+}
+
+int main(int argc, char **argv)
+{
+	struct snapshot first = { 0 };
+	char err[ERR_MAX];
+	struct args a;
+
+	parse_args(argc, argv, &a);
+	if (read_snapshot(a.path, &first, err, sizeof(err))) {
+		fprintf(stderr, PROG ": %s\n", err);
+		return 1;
+	}
+	return a.since_start ? show_since_start(&a, &first) : show_intervals(&a, &first);
 }
