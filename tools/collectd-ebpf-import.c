@@ -90,54 +90,73 @@ static bool is_option(const char *arg, const char *short_name, const char *long_
 	return !strcmp(arg, short_name) || (!strncmp(arg, long_name, len) && (arg[len] == '\0' || arg[len] == '='));
 }
 
-int main(int argc, char **argv)
-{
-	/* large: not on the stack. getopt_long's `struct option` is the name of base/options.h's
-	 * configuration option, which program_config.h includes: the command line is read by hand. */
-	static struct program_config c;
-	const char *object = NULL, *name = NULL, *yaml = NULL;
-	char err[1024];
-	size_t len;
-	int r;
+/* What the command line names: the config to print, and the optional --object and --name. */
+struct command_line {
+	const char *yaml, *object, *name;
+};
 
+/* Fills cl from argv; exits 0 after --help, 2 for a command line it cannot take. */
+static void read_command_line(int argc, char **argv, struct command_line *cl)
+{
+	size_t len;
+
+	*cl = (struct command_line){ 0 };
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
 
 		if (is_option(arg, "-h", "--help")) {
 			usage(stdout);
-			return 0;
+			exit(0);
 		} else if (is_option(arg, "-o", "--object")) {
-			object = option_value(argc, argv, &i, arg);
-			if (!object[0])
+			cl->object = option_value(argc, argv, &i, arg);
+			if (!cl->object[0])
 				bad_usage("--object needs a path: --object %s", "/etc/collectd/ebpf.d/biolatency.bpf.o");
 		} else if (is_option(arg, "-n", "--name")) {
-			name = option_value(argc, argv, &i, arg);
-			if (!name[0] || strchr(name, '/') || strlen(name) >= sizeof(c.name))
+			cl->name = option_value(argc, argv, &i, arg);
+			if (!cl->name[0] || strchr(cl->name, '/') ||
+			    strlen(cl->name) >= sizeof(((struct program_config *)0)->name))
 				bad_usage("--name takes a program name without '/', at most 63 characters, not \"%s\"",
-					  name);
+					  cl->name);
 		} else if (arg[0] == '-' && arg[1]) {
 			bad_usage("unknown option %s", arg);
-		} else if (yaml) {
+		} else if (cl->yaml) {
 			bad_usage("%s", "give one ebpf_exporter config, not several");
 		} else {
-			yaml = arg;
+			cl->yaml = arg;
 		}
 	}
-	if (!yaml)
+	if (!cl->yaml)
 		bad_usage("%s", "give the ebpf_exporter config to print: " PROG " biolatency.yaml");
-	len = strlen(yaml);
-	if (len <= 5 || strcmp(yaml + len - 5, ".yaml"))
-		bad_usage("\"%s\" is not an ebpf_exporter config: its name ends in .yaml", yaml);
+	len = strlen(cl->yaml);
+	if (len <= 5 || strcmp(cl->yaml + len - 5, ".yaml"))
+		bad_usage("\"%s\" is not an ebpf_exporter config: its name ends in .yaml", cl->yaml);
+}
 
-	if (name)
-		snprintf(c.name, sizeof(c.name), "%s", name);
-	else if (default_name(yaml, c.name, sizeof(c.name)))
-		bad_usage("cannot make a program name from \"%s\": give one with --name", yaml);
-	if (absolute(yaml, c.exporter_config, sizeof(c.exporter_config)) ||
-	    (object ? absolute(object, c.object, sizeof(c.object))
-		    : exporter_object_path(c.exporter_config, c.object, sizeof(c.object))))
-		bad_usage("the path of \"%s\" is too long", object ? object : yaml);
+/* The program's name and paths as ExporterConfig would set them for this config; exits 2
+ * when a name cannot be made or a path does not fit. */
+static void name_and_paths(const struct command_line *cl, struct program_config *c)
+{
+	if (cl->name)
+		snprintf(c->name, sizeof(c->name), "%s", cl->name);
+	else if (default_name(cl->yaml, c->name, sizeof(c->name)))
+		bad_usage("cannot make a program name from \"%s\": give one with --name", cl->yaml);
+	if (absolute(cl->yaml, c->exporter_config, sizeof(c->exporter_config)) ||
+	    (cl->object ? absolute(cl->object, c->object, sizeof(c->object))
+			: exporter_object_path(c->exporter_config, c->object, sizeof(c->object))))
+		bad_usage("the path of \"%s\" is too long", cl->object ? cl->object : cl->yaml);
+}
 
+int main(int argc, char **argv)
+{
+	/* large: not on the stack. getopt_long's `struct option` is the name of base/options.h's
+	 * configuration option, which program_config.h includes: the command line is read by hand. */
+	static struct program_config c;
+	struct command_line cl;
+	char err[1024];
+	int r;
+
+	read_command_line(argc, argv, &cl);
+	name_and_paths(&cl, &c);
 	/* ExporterConfig reads the file by the path the block gives: messages name it so. */
 	r = exporter_config_read(c.exporter_config, &c, err, sizeof(err));
 	if (r) {
