@@ -64,20 +64,74 @@ static char *decoder_line(const char *name, const char *const *args, int nargs)
 	return line;
 }
 
+/* "unknown decoder", with the names of all there are to choose from. */
+static void explain_unknown(const struct decoder_chain *c, const char *name, char *err, size_t errlen)
+{
+	size_t used = 0;
+
+	text_appendf(err, errlen, &used, "label \"%s\": unknown decoder \"%s\"; the decoders are", c->label, name);
+	for (int i = 0; i < NKINDS; i++)
+		text_appendf(err, errlen, &used, "%s %s", i ? "," : "", kinds[i]->name);
+}
+
+/* Whether decoder k may take nargs arguments; -1 with what it takes when not. */
+static int check_nargs(const struct decoder_chain *c, const struct decoder_kind *k, int nargs, char *err,
+		       size_t errlen)
+{
+	if (nargs >= k->min_args && nargs <= k->max_args)
+		return 0;
+	if (k->max_args == 0)
+		snprintf(err, errlen, "label \"%s\": decoder %s takes no arguments, it was given %d", c->label, k->name,
+			 nargs);
+	else if (k->min_args == k->max_args)
+		snprintf(err, errlen, "label \"%s\": decoder %s takes %d argument%s, it was given %d", c->label,
+			 k->name, k->min_args, k->min_args == 1 ? "" : "s", nargs);
+	else if (k->max_args > 16) /* as many as one likes: only the least is worth saying */
+		snprintf(err, errlen, "label \"%s\": decoder %s needs at least %d argument%s", c->label, k->name,
+			 k->min_args, k->min_args == 1 ? "" : "s");
+	else
+		snprintf(err, errlen, "label \"%s\": decoder %s takes %d to %d arguments, it was given %d", c->label,
+			 k->name, k->min_args, k->max_args, nargs);
+	return -1;
+}
+
+/* A decoder of kind k made from its arguments, with its Decode line kept for the config
+ * it is printed back as; NULL with the reason in err. */
+static struct label_decoder *decoder_new(const struct decoder_chain *c, const struct decoder_kind *k,
+					 const char *const *args, int nargs, char *err, size_t errlen)
+{
+	struct label_decoder *d = calloc(1, sizeof(*d));
+	char msg[512];
+
+	if (!d) {
+		snprintf(err, errlen, "label \"%s\": out of memory", c->label);
+		return NULL;
+	}
+	d->kind = k;
+	if (k->create && k->create(d, args, nargs, msg, sizeof(msg))) {
+		snprintf(err, errlen, "label \"%s\": decoder %s: %s", c->label, k->name, msg);
+		free(d);
+		return NULL;
+	}
+	d->line = decoder_line(k->name, args, nargs);
+	if (!d->line) {
+		snprintf(err, errlen, "label \"%s\": out of memory", c->label);
+		if (k->destroy)
+			k->destroy(d);
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
 int decoder_chain_add(struct decoder_chain *c, const char *name, const char *const *args, int nargs, char *err,
 		      size_t errlen)
 {
 	const struct decoder_kind *k = kind_named(name);
 	struct label_decoder *d;
-	char msg[512];
 
 	if (!k) {
-		size_t used = 0;
-
-		text_appendf(err, errlen, &used, "label \"%s\": unknown decoder \"%s\"; the decoders are", c->label,
-			     name);
-		for (int i = 0; i < NKINDS; i++)
-			text_appendf(err, errlen, &used, "%s %s", i ? "," : "", kinds[i]->name);
+		explain_unknown(c, name, err, errlen);
 		return -1;
 	}
 	if (c->n == DECODER_CHAIN_MAX) {
@@ -91,40 +145,11 @@ int decoder_chain_add(struct decoder_chain *c, const char *name, const char *con
 			 c->label, name, c->d[c->n - 1]->kind->name);
 		return -1;
 	}
-	if (nargs < k->min_args || nargs > k->max_args) {
-		if (k->max_args == 0)
-			snprintf(err, errlen, "label \"%s\": decoder %s takes no arguments, it was given %d", c->label,
-				 name, nargs);
-		else if (k->min_args == k->max_args)
-			snprintf(err, errlen, "label \"%s\": decoder %s takes %d argument%s, it was given %d", c->label,
-				 name, k->min_args, k->min_args == 1 ? "" : "s", nargs);
-		else if (k->max_args > 16)
-			snprintf(err, errlen, "label \"%s\": decoder %s needs at least %d argument%s", c->label, name,
-				 k->min_args, k->min_args == 1 ? "" : "s");
-		else
-			snprintf(err, errlen, "label \"%s\": decoder %s takes %d to %d arguments, it was given %d",
-				 c->label, name, k->min_args, k->max_args, nargs);
+	if (check_nargs(c, k, nargs, err, errlen))
 		return -1;
-	}
-	d = calloc(1, sizeof(*d));
-	if (!d) {
-		snprintf(err, errlen, "label \"%s\": out of memory", c->label);
+	d = decoder_new(c, k, args, nargs, err, errlen);
+	if (!d)
 		return -1;
-	}
-	d->kind = k;
-	if (k->create && k->create(d, args, nargs, msg, sizeof(msg))) {
-		snprintf(err, errlen, "label \"%s\": decoder %s: %s", c->label, name, msg);
-		free(d);
-		return -1;
-	}
-	d->line = decoder_line(name, args, nargs);
-	if (!d->line) {
-		snprintf(err, errlen, "label \"%s\": out of memory", c->label);
-		if (k->destroy)
-			k->destroy(d);
-		free(d);
-		return -1;
-	}
 	c->d[c->n++] = d;
 	return 0;
 }
