@@ -39,16 +39,15 @@ static int read_all(int fd, size_t len, struct object_bytes *out, const char *pa
 	return 0;
 }
 
-int object_file_read(const char *path, uid_t allowed_uid, struct object_bytes *out, char *err, size_t errlen)
+/* path opened for reading, in its directory as safe_dirs walked and checked it: every
+ * directory from "/" down (safe_dirs.h), and the file looked at there before it is opened.
+ * The fd, or -1. */
+static int open_in_checked_dir(const char *path, uid_t allowed_uid, char *err, size_t errlen)
 {
-	struct stat lst, st;
+	struct stat lst;
 	const char *base;
-	int dirfd, fd, r;
+	int dirfd, fd;
 
-	out->data = NULL;
-	out->len = 0;
-	/* Every directory from "/" down, walked and checked (safe_dirs.h); the file is then
-	 * looked at and opened in the directory that was checked. */
 	dirfd = safe_dirs_open_parent(path, allowed_uid, OBJECT_RISK, &base, err, errlen);
 	if (dirfd < 0)
 		return -1;
@@ -68,37 +67,52 @@ int object_file_read(const char *path, uid_t allowed_uid, struct object_bytes *o
 	 * swapped in after fstatat() is refused too. */
 	fd = openat(dirfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	close(dirfd);
-	if (fd < 0) {
+	if (fd < 0)
 		snprintf(err, errlen, "cannot open BPF object \"%s\": %s", path, strerror(errno));
-		return -1;
-	}
-	if (fstat(fd, &st)) {
+	return fd;
+}
+
+/* The opened object as it is, not as its name said: a regular file of sensible size that
+ * only root or collectd's user can change. 0, or -1 saying which it is not. */
+static int check_opened(int fd, const char *path, uid_t allowed_uid, struct stat *st, char *err, size_t errlen)
+{
+	if (fstat(fd, st)) {
 		snprintf(err, errlen, "cannot check BPF object \"%s\": %s", path, strerror(errno));
-		close(fd);
 		return -1;
 	}
-	if (!S_ISREG(st.st_mode)) {
+	if (!S_ISREG(st->st_mode)) {
 		snprintf(err, errlen, "BPF object \"%s\" is not a regular file", path);
-		close(fd);
 		return -1;
 	}
-	if (!safe_owner(&st, allowed_uid)) {
-		safe_explain_owner("BPF object", path, &st, OBJECT_RISK, err, errlen);
-		close(fd);
+	if (!safe_owner(st, allowed_uid)) {
+		safe_explain_owner("BPF object", path, st, OBJECT_RISK, err, errlen);
 		return -1;
 	}
-	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-		safe_explain_mode("BPF object", path, &st, OBJECT_RISK, err, errlen);
-		close(fd);
+	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+		safe_explain_mode("BPF object", path, st, OBJECT_RISK, err, errlen);
 		return -1;
 	}
-	if ((unsigned long long)st.st_size > OBJECT_FILE_MAX_BYTES) {
+	if ((unsigned long long)st->st_size > OBJECT_FILE_MAX_BYTES) {
 		snprintf(err, errlen, "BPF object \"%s\" is %lld bytes, more than the %u MiB a BPF object can sensibly be",
-			 path, (long long)st.st_size, OBJECT_FILE_MAX_BYTES >> 20);
-		close(fd);
+			 path, (long long)st->st_size, OBJECT_FILE_MAX_BYTES >> 20);
 		return -1;
 	}
-	r = read_all(fd, (size_t)st.st_size, out, path, err, errlen);
+	return 0;
+}
+
+int object_file_read(const char *path, uid_t allowed_uid, struct object_bytes *out, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd, r;
+
+	out->data = NULL;
+	out->len = 0;
+	fd = open_in_checked_dir(path, allowed_uid, err, errlen);
+	if (fd < 0)
+		return -1;
+	r = check_opened(fd, path, allowed_uid, &st, err, errlen);
+	if (!r)
+		r = read_all(fd, (size_t)st.st_size, out, path, err, errlen);
 	close(fd);
 	return r;
 }
