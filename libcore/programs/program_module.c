@@ -312,12 +312,47 @@ const char *program_module_refusal(const struct module *m)
 	return m->ops->prepare == refuse_start ? s->start_error : NULL;
 }
 
+/* The module's operations once check_object() has judged the object: a refused one's only
+ * refuse to start, so that the other modules and programs run; an accepted one's load and
+ * read it. */
+static void set_ops(struct program_state *s, bool refused)
+{
+	int npoints;
+
+	if (refused) {
+		s->ops = (struct module_ops){ .name = s->cfg.name, .description = "a user's BPF program",
+					      .prepare = refuse_start, .destroy = destroy };
+		return;
+	}
+	npoints = s->ops.npoints; /* counted by check_object() */
+	s->ops = (struct module_ops){
+		.name = s->cfg.name,
+		.description = "a user's BPF program",
+		.points = s->points,
+		.npoints = npoints,
+		.configure = configure,
+		.loaded = loaded,
+		.start = start,
+		.read = read_views,
+		.destroy = destroy,
+	};
+}
+
+/* The first histogram's Precision is the program's (program_config_parse refuses another). */
+static void set_precision(struct module *m, const struct program_config *cfg)
+{
+	for (int i = 0; i < cfg->nviews; i++)
+		if (cfg->views[i].kind == VIEW_KIND_HISTOGRAM) {
+			m->hist = cfg->views[i].hist;
+			return;
+		}
+}
+
 struct module *program_module_new(const struct conf_node *block, char *err, size_t errlen)
 {
 	struct program_state *s = calloc(1, sizeof(*s));
 	struct module *m;
-	bool refused;
-	int npoints;
+	bool refused, bad;
 
 	if (!s) {
 		snprintf(err, errlen, "out of memory");
@@ -330,29 +365,14 @@ struct module *program_module_new(const struct conf_node *block, char *err, size
 				      "the name becomes collectd's plugin instance", s->cfg.name);
 		goto fail;
 	}
-	npoints = 0;
-	if (check_object(s, &refused, s->start_error, sizeof(s->start_error))) {
-		if (!refused) {
-			snprintf(err, errlen, "<Program \"%s\">: %s (in %.600s)", s->cfg.name, s->start_error,
-				 s->cfg.object);
-			goto fail;
-		}
-		s->ops = (struct module_ops){ .name = s->cfg.name, .description = "a user's BPF program",
-					      .prepare = refuse_start, .destroy = destroy };
-	} else {
-		npoints = s->ops.npoints;
-		s->ops = (struct module_ops){
-			.name = s->cfg.name,
-			.description = "a user's BPF program",
-			.points = s->points,
-			.npoints = npoints,
-			.configure = configure,
-			.loaded = loaded,
-			.start = start,
-			.read = read_views,
-			.destroy = destroy,
-		};
+	/* An object refused is kept as a program that will not start; one that passed the checks
+	 * but does not fit the configuration is a configuration error. */
+	bad = check_object(s, &refused, s->start_error, sizeof(s->start_error)) != 0;
+	if (bad && !refused) {
+		snprintf(err, errlen, "<Program \"%s\">: %s (in %.600s)", s->cfg.name, s->start_error, s->cfg.object);
+		goto fail;
 	}
+	set_ops(s, bad);
 	m = module_new(&s->ops, NULL);
 	if (!m) {
 		snprintf(err, errlen, "<Program \"%s\">: out of memory", s->cfg.name);
@@ -361,12 +381,7 @@ struct module *program_module_new(const struct conf_node *block, char *err, size
 	m->priv = s;
 	m->elf = s->bytes.data;
 	m->elf_size = s->bytes.len;
-	/* The first histogram's Precision is the program's (program_config_parse refuses another). */
-	for (int i = 0; i < s->cfg.nviews; i++)
-		if (s->cfg.views[i].kind == VIEW_KIND_HISTOGRAM) {
-			m->hist = s->cfg.views[i].hist;
-			break;
-		}
+	set_precision(m, &s->cfg);
 	return m;
 fail:
 	program_config_free(&s->cfg);
