@@ -15,67 +15,96 @@ static int by_addr(const void *a, const void *b)
 	return x->name < y->name ? -1 : x->name > y->name;
 }
 
+/* One line of /proc/kallsyms, "ffffffff81000000 T name" with "\t[module]" for a module's. */
+struct kallsyms_line {
+	unsigned long long addr;
+	const char *name, *module;
+	size_t namelen, modlen;
+};
+
+/* The line from `line` to `eol` read into l: 0, or -1 for one to pass over (not in that form,
+ * an absolute symbol, which is no code, or an address hidden as 0). */
+static int read_line(const char *line, const char *eol, struct kallsyms_line *l)
+{
+	char type, *after;
+
+	l->addr = strtoull(line, &after, 16);
+	if (after == line || after + 3 > eol || after[0] != ' ' || after[2] != ' ')
+		return -1;
+	type = after[1];
+	l->name = after + 3;
+	l->namelen = strcspn(l->name, "\t \n");
+	if (l->name + l->namelen > eol)
+		l->namelen = (size_t)(eol - l->name);
+	if (!l->addr || type == 'a' || type == 'A' || l->namelen == 0)
+		return -1;
+	/* a module's "\t[ext4]": kept after the name's NUL (ksym_name_module()) */
+	l->module = l->name + l->namelen;
+	l->modlen = l->module < eol && *l->module == '\t' ? (size_t)(eol - l->module) : 0;
+	return 0;
+}
+
+/* How much of the table's arrays is allocated, and how much of the names is used. */
+struct table_room {
+	size_t cap, names_used, names_cap;
+};
+
+/* l appended to the table (its names, NUL after each, to t->names); -1 when out of memory. */
+static int add_symbol(struct ksym_table *t, struct table_room *room, const struct kallsyms_line *l)
+{
+	size_t need = room->names_used + l->namelen + l->modlen + 2;
+
+	if (t->n == room->cap) {
+		struct ksym *v = realloc(t->v, (room->cap = room->cap ? room->cap * 2 : 4096) * sizeof(*v));
+
+		if (!v)
+			return -1;
+		t->v = v;
+	}
+	if (need > room->names_cap) {
+		char *n;
+
+		room->names_cap = room->names_cap ? room->names_cap * 2 : 65536;
+		while (need > room->names_cap)
+			room->names_cap *= 2;
+		if (!(n = realloc(t->names, room->names_cap)))
+			return -1;
+		t->names = n;
+	}
+	memcpy(t->names + room->names_used, l->name, l->namelen);
+	t->names[room->names_used + l->namelen] = '\0';
+	memcpy(t->names + room->names_used + l->namelen + 1, l->module, l->modlen);
+	t->names[room->names_used + l->namelen + 1 + l->modlen] = '\0';
+	t->v[t->n].addr = l->addr;
+	t->v[t->n].name = room->names_used;
+	t->n++;
+	room->names_used = need;
+	return 0;
+}
+
 int ksym_table_parse(struct ksym_table *t, const char *text, size_t len)
 {
-	size_t cap = 0, names_used = 0, names_cap = 0;
+	struct table_room room = { 0 };
 	const char *p = text, *end = text + len;
 
 	memset(t, 0, sizeof(*t));
 	while (p < end) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		const char *line = p, *name, *module;
-		unsigned long long addr;
-		char type, *after;
-		size_t namelen, modlen;
+		const char *eol = memchr(p, '\n', (size_t)(end - p)), *line = p;
+		struct kallsyms_line l;
 
 		if (!eol)
 			eol = end;
 		p = eol + 1;
-		addr = strtoull(line, &after, 16);
-		if (after == line || after + 3 > eol || after[0] != ' ' || after[2] != ' ')
+		if (read_line(line, eol, &l))
 			continue;
-		type = after[1];
-		name = after + 3;
-		namelen = strcspn(name, "\t \n");
-		if (name + namelen > eol)
-			namelen = (size_t)(eol - name);
-		if (!addr || type == 'a' || type == 'A' || namelen == 0)
-			continue;
-		/* a module's "\t[ext4]": kept after the name's NUL (ksym_name_module()) */
-		module = name + namelen;
-		modlen = module < eol && *module == '\t' ? (size_t)(eol - module) : 0;
-		if (t->n == cap) {
-			struct ksym *v = realloc(t->v, (cap = cap ? cap * 2 : 4096) * sizeof(*v));
-
-			if (!v)
-				goto oom;
-			t->v = v;
+		if (add_symbol(t, &room, &l)) {
+			ksym_table_free(t);
+			return -1;
 		}
-		if (names_used + namelen + modlen + 2 > names_cap) {
-			char *n;
-
-			names_cap = names_cap ? names_cap * 2 : 65536;
-			while (names_used + namelen + modlen + 2 > names_cap)
-				names_cap *= 2;
-			if (!(n = realloc(t->names, names_cap)))
-				goto oom;
-			t->names = n;
-		}
-		memcpy(t->names + names_used, name, namelen);
-		t->names[names_used + namelen] = '\0';
-		memcpy(t->names + names_used + namelen + 1, module, modlen);
-		t->names[names_used + namelen + 1 + modlen] = '\0';
-		t->v[t->n].addr = addr;
-		t->v[t->n].name = names_used;
-		t->n++;
-		names_used += namelen + modlen + 2;
 	}
 	if (t->n)
 		qsort(t->v, t->n, sizeof(*t->v), by_addr);
 	return 0;
-oom:
-	ksym_table_free(t);
-	return -1;
 }
 
 const char *ksym_table_find(const struct ksym_table *t, uint64_t addr)
