@@ -120,41 +120,43 @@ static void add_row(struct cg_row *rows, int *n, const char *instance, const cha
 	rows[(*n)++] = (struct cg_row){ .cgroup = instance, .len = len, .counter = counter, .index = index };
 }
 
-int view_cgroup_list(const struct snapshot_module *m, const char *glob, struct view_cgroup **out, int *n)
+/* Whether rows[i] (rows sorted by_cgroup) is its cgroup's first. */
+static bool starts_group(const struct cg_row *rows, int i)
 {
-	struct cg_row *rows = malloc(((size_t)m->nhistograms + (size_t)m->ncounters + 1) * sizeof(*rows));
-	int nrows = 0, *indexes = NULL, ngroups = 0;
-	struct view_cgroup *groups = NULL;
+	return !i || rows[i].len != rows[i - 1].len || memcmp(rows[i].cgroup, rows[i - 1].cgroup, rows[i].len);
+}
 
-	*out = NULL;
-	*n = 0;
-	if (!rows)
+/* The module's rows whose cgroup glob matches, sorted by_cgroup, into *rows (the caller
+ * frees it); their count, or -1 when out of memory. */
+static int matching_rows(const struct snapshot_module *m, const char *glob, struct cg_row **rows)
+{
+	int nrows = 0;
+
+	*rows = malloc(((size_t)m->nhistograms + (size_t)m->ncounters + 1) * sizeof(**rows));
+	if (!*rows)
 		return -1;
 	for (int i = 0; i < m->nhistograms; i++)
-		add_row(rows, &nrows, m->histograms[i].instance, glob, 0, i);
+		add_row(*rows, &nrows, m->histograms[i].instance, glob, 0, i);
 	for (int i = 0; i < m->ncounters; i++)
-		add_row(rows, &nrows, m->counters[i].instance, glob, 1, i);
-	if (!nrows) {
-		free(rows);
-		return 0;
-	}
-	qsort(rows, (size_t)nrows, sizeof(*rows), by_cgroup);
-	for (int i = 0; i < nrows; i++)
-		if (!i || rows[i].len != rows[i - 1].len || memcmp(rows[i].cgroup, rows[i - 1].cgroup, rows[i].len))
-			ngroups++;
-	/* One array of indexes for all: each group's histograms, then its counters, in a run. */
-	indexes = malloc((size_t)nrows * sizeof(*indexes));
-	groups = calloc((size_t)ngroups, sizeof(*groups));
-	if (!indexes || !groups)
-		goto oom;
+		add_row(*rows, &nrows, m->counters[i].instance, glob, 1, i);
+	if (nrows)
+		qsort(*rows, (size_t)nrows, sizeof(**rows), by_cgroup);
+	return nrows;
+}
+
+/* The sorted rows as ngroups cgroups, into groups, each's indexes a run of the one array
+ * indexes: its histograms, then its counters. 0, or -1 when out of memory, with *made the
+ * groups whose names were made. */
+static int fill_groups(const struct cg_row *rows, int nrows, struct view_cgroup *groups, int *indexes, int *made)
+{
 	for (int i = 0, g = -1; i < nrows; i++) {
 		struct view_cgroup *c;
 
-		if (!i || rows[i].len != rows[i - 1].len || memcmp(rows[i].cgroup, rows[i - 1].cgroup, rows[i].len)) {
+		if (starts_group(rows, i)) {
 			c = &groups[++g];
 			if (!(c->name = strndup(rows[i].cgroup, rows[i].len))) {
-				ngroups = g; /* the names made so far are freed */
-				goto oom;
+				*made = g;
+				return -1;
 			}
 			c->histograms = c->counters = &indexes[i];
 		}
@@ -167,6 +169,30 @@ int view_cgroup_list(const struct snapshot_module *m, const char *glob, struct v
 			c->counters++;
 		}
 	}
+	return 0;
+}
+
+int view_cgroup_list(const struct snapshot_module *m, const char *glob, struct view_cgroup **out, int *n)
+{
+	struct cg_row *rows;
+	int nrows, *indexes = NULL, ngroups = 0;
+	struct view_cgroup *groups = NULL;
+
+	*out = NULL;
+	*n = 0;
+	nrows = matching_rows(m, glob, &rows);
+	if (nrows <= 0) {
+		free(rows);
+		return nrows;
+	}
+	for (int i = 0; i < nrows; i++)
+		if (starts_group(rows, i))
+			ngroups++;
+	/* One array of indexes for all: each group's histograms, then its counters, in a run. */
+	indexes = malloc((size_t)nrows * sizeof(*indexes));
+	groups = calloc((size_t)ngroups, sizeof(*groups));
+	if (!indexes || !groups || fill_groups(rows, nrows, groups, indexes, &ngroups))
+		goto oom;
 	free(rows);
 	*out = groups;
 	*n = ngroups;
@@ -174,7 +200,7 @@ int view_cgroup_list(const struct snapshot_module *m, const char *glob, struct v
 oom:
 	free(rows);
 	if (groups) {
-		groups[0].histograms = indexes;
+		groups[0].histograms = indexes; /* the names made so far are freed */
 		view_cgroup_free(groups, ngroups);
 	} else {
 		free(indexes);
