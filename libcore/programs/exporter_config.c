@@ -388,16 +388,7 @@ static struct program_view *new_view(const struct walk *w, const yaml_node_t *n,
 		return NULL;
 	}
 	v = &w->c->views[w->c->nviews++];
-	memset(v, 0, sizeof(*v));
-	v->kind = kind;
-	v->max_series = PROGRAM_DEFAULT_MAX_SERIES;
-	/* As a <Program>'s: ebpf_exporter shows every label set in the map, so a newcomer
-	 * waiting in `other` behind a label set gone idle is further from it than a reclaim. */
-	v->reclaim_after = PROGRAM_DEFAULT_RECLAIM_AFTER;
-	v->multiplier = 1;
-	v->layout = HIST_LAYOUT_VALUE;
-	v->buckets = SLOTS_NATIVE;
-	hist_config_init(&v->hist);
+	program_view_init(v, kind); /* as a <Program>'s */
 	return v;
 }
 

@@ -316,6 +316,20 @@ static int parse_view_option(const struct conf_node *n, struct program_view *v, 
 	return -1;
 }
 
+void program_view_init(struct program_view *v, enum program_view_kind kind)
+{
+	memset(v, 0, sizeof(*v));
+	v->kind = kind;
+	v->max_series = PROGRAM_DEFAULT_MAX_SERIES;
+	/* ExporterConfig's too: ebpf_exporter shows every label set in the map, so a newcomer
+	 * waiting in `other` behind a label set gone idle is further from it than a reclaim. */
+	v->reclaim_after = PROGRAM_DEFAULT_RECLAIM_AFTER;
+	v->multiplier = 1;
+	v->layout = HIST_LAYOUT_VALUE;
+	v->buckets = SLOTS_NATIVE;
+	hist_config_init(&v->hist);
+}
+
 static const char *kind_name(enum program_view_kind k)
 {
 	return k == VIEW_KIND_HISTOGRAM ? "Histogram" : k == VIEW_KIND_GAUGE ? "Gauge" : "Counter";
@@ -326,13 +340,7 @@ static int parse_view(const struct conf_node *n, enum program_view_kind kind, st
 {
 	char why[768];
 
-	v->kind = kind;
-	v->max_series = PROGRAM_DEFAULT_MAX_SERIES;
-	v->reclaim_after = PROGRAM_DEFAULT_RECLAIM_AFTER;
-	v->multiplier = 1;
-	v->layout = HIST_LAYOUT_VALUE;
-	v->buckets = SLOTS_NATIVE;
-	hist_config_init(&v->hist);
+	program_view_init(v, kind);
 	if (n->opt.nvalues != 1 || n->opt.values[0].type != OPT_STRING || !n->opt.values[0].string[0] ||
 	    strlen(n->opt.values[0].string) >= sizeof(v->map)) {
 		snprintf(err, errlen, "<%s> takes the map's name: <%s \"my_map\">", kind_name(kind), kind_name(kind));

@@ -153,6 +153,9 @@ int program_config_add_kaddr(struct program_config *c, const char *symbol, char 
 int program_config_set_cgroup_ids(struct program_config *c, const char *map, const char *type,
 				  const char *const *patterns, int npatterns, char *err, size_t errlen);
 void program_config_free(struct program_config *c);
+/* A map block's view before its options are read: zeroed, then the defaults a <Histogram>,
+ * <Counter> or <Gauge> (and an ExporterConfig metric) starts from. */
+void program_view_init(struct program_view *v, enum program_view_kind kind);
 
 /* "native", "log2", ... */
 const char *slot_convention_name(enum slot_convention s);
