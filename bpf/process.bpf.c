@@ -5,7 +5,8 @@
  *
  * Four probe points, each in three attach flavours (tp_btf, raw_tp, classic tracepoint);
  * user space loads one flavour per point. The counting flavours need no tracepoint
- * argument: the task doing the fork, exec or exit is the current task.
+ * argument: the task doing the fork, exec or exit is the current task. Each point has a
+ * witness (include/witness.bpf.h) for its tp_btf and raw_tp flavours.
  */
 #include "include/kernel_types.h"
 #include <bpf/bpf_helpers.h>
@@ -15,6 +16,9 @@
 #include "include/entry_points.bpf.h"
 #include "process.h"
 #include "include/cgroup_key.bpf.h"
+
+#define WITNESS_POINTS PROC_POINTS
+#include "include/witness.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -134,13 +138,14 @@ static __always_inline void on_victim_args(unsigned long long *ctx)
 /* ---- sched:sched_process_fork, sched_process_exec, sched_process_exit (the last runs in
  * the exiting task) -------------------------------------------------------------------- */
 
-TP_ALL_FLAVOURS(sched, sched_process_fork, fork, on_event(PROC_FORKS))
-TP_ALL_FLAVOURS(sched, sched_process_exec, exec, on_event(PROC_EXECS))
-TP_ALL_FLAVOURS(sched, sched_process_exit, exit, on_exit())
+WITNESSED_TP_ALL_FLAVOURS(sched, sched_process_fork, fork, PROC_POINT_FORK, on_event(PROC_FORKS))
+WITNESSED_TP_ALL_FLAVOURS(sched, sched_process_exec, exec, PROC_POINT_EXEC, on_event(PROC_EXECS))
+WITNESSED_TP_ALL_FLAVOURS(sched, sched_process_exit, exit, PROC_POINT_EXIT, on_exit())
 
 /* ---- oom:mark_victim (runs in whichever task hit the limit, not the victim) ---------- */
 
-TP_BTF_RAW("mark_victim", victim_btf, victim_raw, on_victim_args(ctx))
+TP_BTF_RAW("mark_victim", victim_btf, victim_raw, witness_count_ran(PROC_POINT_VICTIM); on_victim_args(ctx))
+WITNESS_PROGRAMS(victim, "mark_victim", PROC_POINT_VICTIM)
 
 SEC("tp/oom/mark_victim")
 int victim_tp(struct trace_event_raw_mark_victim *ctx)

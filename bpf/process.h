@@ -5,6 +5,16 @@
 
 #include <linux/types.h>
 
+/* The module's probe points, in its points table's order: the row of each in map
+ * `witness` (include/witness.bpf.h). */
+enum process_point {
+	PROC_POINT_FORK,
+	PROC_POINT_EXEC,
+	PROC_POINT_EXIT,
+	PROC_POINT_VICTIM,
+	PROC_POINTS,
+};
+
 /* Index into map `counts` (per-CPU array). */
 enum process_count {
 	PROC_FORKS = 0,        /* new tasks, processes and threads (sched_process_fork); /proc/stat "processes" also counts io_uring and vhost workers */

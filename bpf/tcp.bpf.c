@@ -6,7 +6,9 @@
  * Four probe points, each in three attach flavours (tp_btf, raw_tp, classic tracepoint);
  * user space loads one flavour per point. Every flavour reduces its arguments to socket
  * and skb pointers and calls the same always-inline worker, which reads the ports through
- * CO-RE.
+ * CO-RE. Each point has a witness (include/witness.bpf.h) for its tp_btf and raw_tp
+ * flavours: events in softirq and timer context are where the kernel was seen to skip a
+ * program without a count.
  */
 #include "include/kernel_types.h"
 #include <bpf/bpf_helpers.h>
@@ -18,6 +20,9 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_endian.h>
 #include "tcp.h"
+
+#define WITNESS_POINTS TCP_POINTS
+#include "include/witness.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -210,6 +215,11 @@ static __always_inline __u16 sock_protocol(const struct sock *sk)
 	return (__u16)BPF_CORE_READ_BITFIELD_PROBED(sk, sk_protocol);
 }
 
+WITNESS_PROGRAMS(retransmit, "tcp_retransmit_skb", TCP_POINT_RETRANSMIT)
+WITNESS_PROGRAMS(send_reset, "tcp_send_reset", TCP_POINT_SEND_RESET)
+WITNESS_PROGRAMS(receive_reset, "tcp_receive_reset", TCP_POINT_RECEIVE_RESET)
+WITNESS_PROGRAMS(state, "inet_sock_set_state", TCP_POINT_STATE)
+
 /* ---- tcp:tcp_retransmit_skb ---------------------------------------------------------
  * `err` exists in recent kernels (6.18 here; the tracepoint then fires for failed attempts too); user space
  * reads the signature from BTF, and the verifier drops the branch this kernel lacks. */
@@ -219,6 +229,7 @@ int retransmit_btf(unsigned long long *ctx)
 {
 	int err = retransmit_has_err ? (int)ctx[2] : 0;
 
+	witness_count_ran(TCP_POINT_RETRANSMIT);
 	on_retransmit((const struct sock *)ctx[0], (const struct sk_buff *)ctx[1], err);
 	return 0;
 }
@@ -228,6 +239,7 @@ int retransmit_raw(unsigned long long *ctx)
 {
 	int err = retransmit_has_err ? (int)ctx[2] : 0;
 
+	witness_count_ran(TCP_POINT_RETRANSMIT);
 	on_retransmit((const struct sock *)ctx[0], (const struct sk_buff *)ctx[1], err);
 	return 0;
 }
@@ -252,6 +264,7 @@ int retransmit_tp(void *ctx)
 SEC("tp_btf/tcp_send_reset")
 int send_reset_btf(unsigned long long *ctx)
 {
+	witness_count_ran(TCP_POINT_SEND_RESET);
 	count_event(EV_RESET_SENT, (const struct sock *)ctx[0], (const struct sk_buff *)ctx[1]);
 	return 0;
 }
@@ -259,6 +272,7 @@ int send_reset_btf(unsigned long long *ctx)
 SEC("raw_tp/tcp_send_reset")
 int send_reset_raw(unsigned long long *ctx)
 {
+	witness_count_ran(TCP_POINT_SEND_RESET);
 	count_event(EV_RESET_SENT, (const struct sock *)ctx[0], (const struct sk_buff *)ctx[1]);
 	return 0;
 }
@@ -283,6 +297,7 @@ int send_reset_tp(void *ctx)
 SEC("tp_btf/tcp_receive_reset")
 int receive_reset_btf(unsigned long long *ctx)
 {
+	witness_count_ran(TCP_POINT_RECEIVE_RESET);
 	count_event(EV_RESET_RECEIVED, (const struct sock *)ctx[0], NULL);
 	return 0;
 }
@@ -290,6 +305,7 @@ int receive_reset_btf(unsigned long long *ctx)
 SEC("raw_tp/tcp_receive_reset")
 int receive_reset_raw(unsigned long long *ctx)
 {
+	witness_count_ran(TCP_POINT_RECEIVE_RESET);
 	count_event(EV_RESET_RECEIVED, (const struct sock *)ctx[0], NULL);
 	return 0;
 }
@@ -306,6 +322,7 @@ int receive_reset_tp(struct trace_event_raw_tcp_event_sk *ctx)
 SEC("tp_btf/inet_sock_set_state")
 int BPF_PROG(state_btf, const struct sock *sk, int oldstate, int newstate)
 {
+	witness_count_ran(TCP_POINT_STATE);
 	on_state(sk, oldstate, newstate, sock_protocol(sk));
 	return 0;
 }
@@ -313,6 +330,7 @@ int BPF_PROG(state_btf, const struct sock *sk, int oldstate, int newstate)
 SEC("raw_tp/inet_sock_set_state")
 int BPF_PROG(state_raw, const struct sock *sk, int oldstate, int newstate)
 {
+	witness_count_ran(TCP_POINT_STATE);
 	on_state(sk, oldstate, newstate, sock_protocol(sk));
 	return 0;
 }

@@ -40,6 +40,16 @@ struct tcp_cgroup_counts {
 /* Value of map `connect_latency` (per-CPU array, one row per port row): struct hist_row
  * of nanoseconds from SYN_SENT to ESTABLISHED. */
 
+/* The module's probe points, in its points table's order: the row of each in map
+ * `witness` (include/witness.bpf.h). */
+enum tcp_point {
+	TCP_POINT_RETRANSMIT,
+	TCP_POINT_SEND_RESET,
+	TCP_POINT_RECEIVE_RESET,
+	TCP_POINT_STATE,
+	TCP_POINTS,
+};
+
 /* Index into map `stats` (per-CPU array). */
 enum tcp_stat {
 	TCP_STAT_CONNECT_START_LOST = 0, /* connect start not stored: hash full */

@@ -3,6 +3,7 @@
 #include "base/log.h"
 #include "libcore/engine/map_layout.h"
 #include "libcore/engine/self_metrics.h"
+#include "libcore/engine/witness.h"
 #include "base/text_append.h"
 
 #include <bpf/libbpf.h>
@@ -233,6 +234,8 @@ static void object_close(void *ctx)
 static void stop_object(struct module *m)
 {
 	probe_set_stop(&m->probes);
+	witness_reader_free(m->witness);
+	m->witness = NULL;
 	views_free(m);
 	if (m->obj)
 		object_close(m);
@@ -244,6 +247,7 @@ static int start_object(struct module *m, char *err, size_t errlen)
 	struct probe_object po = { .ctx = m, .open = object_open, .load = object_load, .close = object_close };
 	if (probe_set_start(&m->probes, &po, err, errlen))
 		return -1;
+	m->witness = witness_reader_new(m);
 	return views_start(m, err, errlen);
 }
 

@@ -52,6 +52,7 @@ struct module;
 struct bpf_object;
 struct map_view;
 struct view_state;
+struct witness_reader;
 
 /* One key of a module's options table, in the order users are told them. A bool is
  * parsed by the engine into the module's private state; anything else goes to the
@@ -157,6 +158,7 @@ struct module {
 	const void *elf;
 	size_t elf_size;
 	struct view_state *views;   /* one per descriptor view, while running */
+	struct witness_reader *witness; /* its witnessed points' "untraced" (witness.h), while running */
 	/* Events (module_events.h): the rate limit per kind, the loss counters watched. */
 	struct event_limiter event_limits[EBPF_EVENT_KINDS];
 	struct loss_watch losses;

@@ -54,6 +54,9 @@ struct probe_candidate {
 	 * SEC("fentry"), SEC("fexit"), SEC("kprobe"), SEC("kretprobe") without a name; a
 	 * kretprobe is recognised by its section. Tracepoint candidates leave this empty. */
 	const char *targets[PROBE_MAX_TARGETS];
+	/* The last of progs is the point's witness (witness.h), attached after the others:
+	 * its count of firings against theirs of runs is the point's "untraced". */
+	bool witnessed;
 };
 
 /* The three tracepoint flavours of one program, in the usual order: programs named
@@ -63,6 +66,15 @@ struct probe_candidate {
 		{ ATTACH_TP_BTF, NULL, { prog "_btf" }, { NULL } },  \
 		{ ATTACH_RAW_TP, NULL, { prog "_raw" }, { NULL } },  \
 		{ ATTACH_TRACEPOINT, NULL, { prog "_tp" }, { NULL } }, \
+	}
+
+/* The same with a witness (bpf/include/witness.bpf.h: WITNESS_PROGRAMS) after the tp_btf
+ * and raw_tp programs; the classic tracepoint method has none (why: witness.bpf.h). */
+#define WITNESSED_TRACEPOINT_CANDIDATES(prog)                                                          \
+	{                                                                                              \
+		{ ATTACH_TP_BTF, NULL, { prog "_btf", "witness_" prog "_btf" }, { NULL }, .witnessed = true }, \
+		{ ATTACH_RAW_TP, NULL, { prog "_raw", "witness_" prog "_raw" }, { NULL }, .witnessed = true }, \
+		{ ATTACH_TRACEPOINT, NULL, { prog "_tp" }, { NULL } },                                  \
 	}
 
 struct probe_point {

@@ -5,6 +5,7 @@
 #include "libcore/kernel/kretprobe_events.h"
 #include "libcore/kernel/map_entries.h"
 #include "libcore/kernel/prog_stats.h"
+#include "libcore/engine/witness.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -213,6 +214,7 @@ void self_metrics_read(const struct module *m, const struct metric_sink *sink)
 	if (m->probes.obj) {
 		emit_program_stats(m, sink);
 		emit_kretprobe_missed(m, sink);
+		witness_read(m->witness, m, sink);
 	}
 	emit_attach_methods(m, sink);
 	if (m->probes.obj) {

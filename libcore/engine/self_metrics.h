@@ -8,6 +8,8 @@
  *   gauge   "attach"    "<point>-<method>" candidates that failed before the attached one
  *   gauge   "map_fill"  "<map>"            entries / max_entries in percent, per map that
  *                                          can fill (hash maps; map_entries.h)
+ *   counter "untraced"  "<point>"          firings of a witnessed point that its program did
+ *                                          not run for (witness.h), always sent for those
  * and with CollectCost on (self_metrics_cost_start), per loaded program and per module:
  *   counter "runs"        "<program>"      times the program ran
  *   counter "run_time"    "<program>"      nanoseconds it ran

@@ -17,19 +17,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct probe_candidate fork_candidates[] = TRACEPOINT_CANDIDATES("fork");
+static const struct probe_candidate fork_candidates[] = WITNESSED_TRACEPOINT_CANDIDATES("fork");
 
-static const struct probe_candidate exec_candidates[] = TRACEPOINT_CANDIDATES("exec");
+static const struct probe_candidate exec_candidates[] = WITNESSED_TRACEPOINT_CANDIDATES("exec");
 
-static const struct probe_candidate exit_candidates[] = TRACEPOINT_CANDIDATES("exit");
+static const struct probe_candidate exit_candidates[] = WITNESSED_TRACEPOINT_CANDIDATES("exit");
 
-static const struct probe_candidate victim_candidates[] = TRACEPOINT_CANDIDATES("victim");
+static const struct probe_candidate victim_candidates[] = WITNESSED_TRACEPOINT_CANDIDATES("victim");
 
 static const struct module_point points[] = {
-	MODULE_POINT("sched_process_fork", fork_candidates),
-	MODULE_POINT("sched_process_exec", exec_candidates),
-	MODULE_POINT("sched_process_exit", exit_candidates),
-	MODULE_POINT("mark_victim", victim_candidates),
+	[PROC_POINT_FORK] = MODULE_POINT("sched_process_fork", fork_candidates),
+	[PROC_POINT_EXEC] = MODULE_POINT("sched_process_exec", exec_candidates),
+	[PROC_POINT_EXIT] = MODULE_POINT("sched_process_exit", exit_candidates),
+	[PROC_POINT_VICTIM] = MODULE_POINT("mark_victim", victim_candidates),
 };
 
 struct process {

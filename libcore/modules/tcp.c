@@ -16,19 +16,19 @@
 #include <stdio.h>
 #include <strings.h>
 
-static const struct probe_candidate retransmit_candidates[] = TRACEPOINT_CANDIDATES("retransmit");
+static const struct probe_candidate retransmit_candidates[] = WITNESSED_TRACEPOINT_CANDIDATES("retransmit");
 
-static const struct probe_candidate send_reset_candidates[] = TRACEPOINT_CANDIDATES("send_reset");
+static const struct probe_candidate send_reset_candidates[] = WITNESSED_TRACEPOINT_CANDIDATES("send_reset");
 
-static const struct probe_candidate receive_reset_candidates[] = TRACEPOINT_CANDIDATES("receive_reset");
+static const struct probe_candidate receive_reset_candidates[] = WITNESSED_TRACEPOINT_CANDIDATES("receive_reset");
 
-static const struct probe_candidate state_candidates[] = TRACEPOINT_CANDIDATES("state");
+static const struct probe_candidate state_candidates[] = WITNESSED_TRACEPOINT_CANDIDATES("state");
 
 static const struct module_point points[] = {
-	MODULE_POINT("tcp_retransmit_skb", retransmit_candidates),
-	MODULE_POINT("tcp_send_reset", send_reset_candidates),
-	MODULE_POINT("tcp_receive_reset", receive_reset_candidates),
-	MODULE_POINT("inet_sock_set_state", state_candidates),
+	[TCP_POINT_RETRANSMIT] = MODULE_POINT("tcp_retransmit_skb", retransmit_candidates),
+	[TCP_POINT_SEND_RESET] = MODULE_POINT("tcp_send_reset", send_reset_candidates),
+	[TCP_POINT_RECEIVE_RESET] = MODULE_POINT("tcp_receive_reset", receive_reset_candidates),
+	[TCP_POINT_STATE] = MODULE_POINT("inet_sock_set_state", state_candidates),
 };
 
 struct tcp {

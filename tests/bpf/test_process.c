@@ -3,7 +3,9 @@
  * this process and its children, N fork+exec of /bin/true and one thread give exact fork,
  * exec, exit and thread-exit counts; without the filter the counts grow by at least N.
  * An OOM kill in a memory-limited cgroup is counted and its victim (pid, name) is what
- * user space receives and logs. */
+ * user space receives and logs. With tp_btf and raw_tp every point sends "untraced" (its
+ * witness, witness.h), 0 for that workload; with the exec program detached, the execs are
+ * untraced and not counted. */
 #include "base/log.h"
 #include "libcore/engine/module.h"
 #include "libcore/kernel/privileges.h"
@@ -13,8 +15,10 @@
 #include "tests/bpf/start_on_method.h"
 #include "tests/testing.h"
 
+#include <bpf/libbpf.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <string.h>
 #include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,6 +28,9 @@
 struct seen {
 	uint64_t forks, execs, exits, thread_exits, oom_kills, oom_lost;
 	bool oom_lost_sent;
+	/* the points' witnesses (witness.h): how many sent "untraced", and its sum and exec's */
+	int untraced_points;
+	uint64_t untraced, untraced_execs;
 };
 
 static struct seen read_module(struct module *m)
@@ -40,6 +47,11 @@ static struct seen read_module(struct module *m)
 	s.oom_kills = recorded_counter(&r, "oom_kills", NULL);
 	s.oom_lost = recorded_counter(&r, "dropped", "oom_events");
 	s.oom_lost_sent = recorded(&r, RECORDED_COUNTER, "dropped", "oom_events") != NULL;
+	s.untraced_points = recorded_count(&r, RECORDED_COUNTER, "untraced", NULL);
+	for (int i = 0; i < r.n; i++)
+		if (r.values[i].kind == RECORDED_COUNTER && !strcmp(r.values[i].metric, "untraced"))
+			s.untraced += r.values[i].counter;
+	s.untraced_execs = recorded_counter(&r, "untraced", "sched_process_exec");
 	recording_free(&r);
 	CHECK(s.oom_lost_sent); /* the dropped counter is always sent */
 	return s;
@@ -117,12 +129,14 @@ static void run_filtered(const char *method)
 {
 	const int n = 50;
 	struct module *m = start_process(method, true);
+	uint64_t untraced_before;
 	struct seen s;
 
 	if (!m)
 		return;
 	s = read_module(m);
 	CHECK_EQ_U64(s.execs, 0);
+	untraced_before = s.untraced;
 	exec_true(n);
 	run_thread_to_exit();
 	s = read_module(m);
@@ -133,6 +147,38 @@ static void run_filtered(const char *method)
 	CHECK_EQ_U64(s.execs, n);
 	CHECK_EQ_U64(s.exits, n);
 	CHECK_EQ_U64(s.thread_exits, 1);
+	/* tp_btf and raw_tp have a witness per point; every point sends what its program
+	 * missed, here nothing */
+	CHECK_EQ_U64(s.untraced_points, strcmp(method, "tracepoint") ? 4 : 0);
+	CHECK_EQ_U64(s.untraced - untraced_before, 0);
+	module_free(m);
+}
+
+/* The exec witness counts what the program did not run for: with the module's exec
+ * program detached (its link destroyed, as a kernel that skipped it would leave it), our n
+ * execs are untraced and not counted. The witness sees the whole machine, so other
+ * processes' execs (parallel tests) only add. */
+static void run_witness_catches(const char *method)
+{
+	const int n = 20;
+	struct module *m = start_process(method, true);
+	struct probe_point *p;
+	struct seen a, b;
+
+	if (!m)
+		return;
+	p = &m->probes.points[1];
+	CHECK_STR(p->name, "sched_process_exec");
+	CHECK(p->links[0] && p->links[1]); /* the module's program, then the witness */
+	a = read_module(m);
+	bpf_link__destroy(p->links[0]);
+	p->links[0] = NULL;
+	exec_true(n);
+	b = read_module(m);
+	printf("%-10s the exec program detached: %d execs, counted %llu, untraced %llu\n", method, n,
+	       (unsigned long long)(b.execs - a.execs), (unsigned long long)(b.untraced_execs - a.untraced_execs));
+	CHECK_EQ_U64(b.execs - a.execs, 0);
+	CHECK(b.untraced_execs - a.untraced_execs >= (uint64_t)n);
 	module_free(m);
 }
 
@@ -203,6 +249,9 @@ int main(int argc, char **argv)
 	for (int i = 0; i < methods.n; i++)
 		run_filtered(methods.names[i]);
 	run_unfiltered();
+	for (int i = 0; i < methods.n; i++)
+		if (strcmp(methods.names[i], "tracepoint"))
+			run_witness_catches(methods.names[i]);
 
 	snprintf(name, sizeof(name), "ebpf-test-oom-%d", (int)getpid());
 	if (oom_cgroup_create(&cg, name, 32 << 20, why, sizeof(why))) {

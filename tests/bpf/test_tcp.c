@@ -7,7 +7,10 @@
  *    sent, and a failed connect;
  *  - an nftables rule drops the first data segments to the listener (a byte quota), which
  *    forces retransmits: at least as many as nft dropped, and as many as the sending
- *    socket's own count (TCP_INFO tcpi_total_retrans).
+ *    socket's own count (TCP_INFO tcpi_total_retrans);
+ *  - with tp_btf and raw_tp every point sends "untraced" (its witness, witness.h), 0 in
+ *    that workload; and with the module's retransmit program detached, every retransmit
+ *    the socket counts is untraced and none counted.
  * The namespace is deleted on every exit path. */
 #define _GNU_SOURCE
 #include "base/log.h"
@@ -20,6 +23,7 @@
 #include "tests/testing.h"
 
 #include <arpa/inet.h>
+#include <bpf/libbpf.h>
 #include <bpf/btf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -45,6 +49,10 @@ struct seen {
 	struct row open, closed, other;
 	uint64_t connect_failures, start_lost;
 	bool start_lost_sent;
+	/* firings of tcp_retransmit_skb no program of ours ran for (witness.h), and how many
+	 * points sent "untraced" */
+	uint64_t untraced_retransmits;
+	int untraced_points;
 };
 
 /* Rows are named by port ("443", "other"), histograms "connect-<row>". */
@@ -75,7 +83,11 @@ static void note_counter(struct seen *s, const struct recorded_value *v)
 		row_for(s, instance)->resets_received = v->counter;
 	else if (!strcmp(metric, "connect_failures"))
 		s->connect_failures = v->counter;
-	else if (!strcmp(metric, "dropped") && !strcmp(instance, "connect_start_lost")) {
+	else if (!strcmp(metric, "untraced")) {
+		s->untraced_points++;
+		if (!strcmp(instance, "tcp_retransmit_skb"))
+			s->untraced_retransmits = v->counter;
+	} else if (!strcmp(metric, "dropped") && !strcmp(instance, "connect_start_lost")) {
 		s->start_lost = v->counter;
 		s->start_lost_sent = true;
 	}
@@ -177,7 +189,30 @@ static long send_through_drops(int lfd, int *client, int *server)
 	return nft_dropped();
 }
 
+/* Reads m until the client socket's own retransmit count is the same on both sides of the
+ * read: a slow VM can still be retransmitting the last segment (seen: module 4, witness
+ * read just before it 3). Returns that count. */
+static long read_settled(struct module *m, int client, struct seen *s)
+{
+	long count;
+
+	for (int tries = 0;; tries++) {
+		long before_read = socket_retransmits(client);
+
+		*s = read_module(m);
+		count = socket_retransmits(client);
+		if (count == before_read || tries == 50)
+			return count;
+		usleep(100 * 1000);
+	}
+}
+
 /* ---- per attach method ------------------------------------------------------------------ */
+
+static bool witnessed(const char *method)
+{
+	return !strcmp(method, "tp_btf") || !strcmp(method, "raw_tp");
+}
 
 static struct module *start_tcp(const char *method, const char *breakdown)
 {
@@ -203,7 +238,7 @@ static void run_method(const char *method, int lfd)
 	struct module *m = start_tcp(method, "remote");
 	long witness, dropped;
 	int client, server;
-	uint64_t row_before;
+	uint64_t row_before, untraced_before;
 	struct seen s;
 
 	if (!m)
@@ -236,26 +271,21 @@ static void run_method(const char *method, int lfd)
 
 	/* The row's count before this connection: the earlier connections' sockets are gone. */
 	row_before = s.open.retransmits;
+	untraced_before = s.untraced_retransmits;
 	dropped = send_through_drops(lfd, &client, &server);
-	/* The witness is read on both sides of the module's read, until no retransmit lands in
-	 * between: a slow VM can still be retransmitting the last segment (seen: module 4,
-	 * witness read just before it 3). */
-	for (int tries = 0;; tries++) {
-		long before_read = socket_retransmits(client);
-
-		s = read_module(m);
-		witness = socket_retransmits(client);
-		if (witness == before_read || tries == 50)
-			break;
-		usleep(100 * 1000);
-	}
+	witness = read_settled(m, client, &s);
 	close(client);
 	close(server);
-	printf("%-10s nft dropped %ld segments: retransmits %llu (port %u), the socket's own count %ld\n", method,
-	       dropped, (unsigned long long)(s.open.retransmits - row_before), port_open, witness);
+	printf("%-10s nft dropped %ld segments: retransmits %llu (port %u), the socket's own count %ld, untraced %llu\n",
+	       method, dropped, (unsigned long long)(s.open.retransmits - row_before), port_open, witness,
+	       (unsigned long long)(s.untraced_retransmits - untraced_before));
 	CHECK(dropped >= NDROP);
 	CHECK(s.open.retransmits - row_before >= (uint64_t)dropped);
 	CHECK_EQ_U64(s.open.retransmits - row_before, (uint64_t)witness);
+	/* Where a witness runs (tp_btf, raw_tp) every point says what it missed, and here it
+	 * missed nothing of what the socket counted. */
+	CHECK_EQ_U64(s.untraced_points, witnessed(method) ? 4 : 0);
+	CHECK_EQ_U64(s.untraced_retransmits - untraced_before, 0);
 	CHECK_EQ_U64(s.open.connect.total_count, NCONNECT + 1);
 	module_free(m);
 }
@@ -276,6 +306,44 @@ static void run_local_mode(const char *method)
 	CHECK_EQ_U64(s.closed.resets_sent, closed_port_resets_expected());
 	CHECK_EQ_U64(s.closed.resets_received, 0);
 	CHECK_EQ_U64(s.other.resets_received, 1); /* the client's local port is ephemeral */
+	module_free(m);
+}
+
+/* The witness counts what the program did not run for: with the module's own retransmit
+ * program detached (its link destroyed, as a kernel that skipped it would leave it) and the
+ * witness still attached, every retransmit the socket counts is untraced and none is
+ * counted. The witness sees the whole host; the test's namespace is where retransmits
+ * happen on an idle test machine. */
+static void run_witness_catches(const char *method, int lfd)
+{
+	struct module *m = start_tcp(method, "remote");
+	struct probe_point *p;
+	uint64_t row_before, untraced_before;
+	long resent, dropped;
+	int client, server;
+	struct seen s;
+
+	if (!m)
+		return;
+	p = &m->probes.points[0];
+	CHECK_STR(p->name, "tcp_retransmit_skb");
+	CHECK(p->links[0] && p->links[1]); /* the module's program, then the witness */
+	s = read_module(m);
+	row_before = s.open.retransmits;
+	untraced_before = s.untraced_retransmits;
+	bpf_link__destroy(p->links[0]);
+	p->links[0] = NULL;
+	dropped = send_through_drops(lfd, &client, &server);
+	resent = read_settled(m, client, &s);
+	close(client);
+	close(server);
+	printf("%-10s the retransmit program detached: the socket resent %ld, counted %llu, untraced %llu\n", method,
+	       resent, (unsigned long long)(s.open.retransmits - row_before),
+	       (unsigned long long)(s.untraced_retransmits - untraced_before));
+	CHECK(dropped >= NDROP);
+	CHECK(resent >= NDROP);
+	CHECK_EQ_U64(s.open.retransmits - row_before, 0);
+	CHECK_EQ_U64(s.untraced_retransmits - untraced_before, (uint64_t)resent);
 	module_free(m);
 }
 
@@ -323,6 +391,9 @@ int main(int argc, char **argv)
 		run_method(methods.names[i], lfd);
 	for (int i = 0; i < methods.n; i++)
 		run_local_mode(methods.names[i]);
+	for (int i = 0; i < methods.n && lfd >= 0; i++)
+		if (witnessed(methods.names[i]))
+			run_witness_catches(methods.names[i], lfd);
 	close(lfd);
 	test_option_errors();
 	delete_netns();
