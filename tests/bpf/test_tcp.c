@@ -8,9 +8,10 @@
  *  - an nftables rule drops the first data segments to the listener (a byte quota), which
  *    forces retransmits: at least as many as nft dropped, and as many as the sending
  *    socket's own count (TCP_INFO tcpi_total_retrans);
- *  - with tp_btf and raw_tp every point sends "untraced" (its witness, witness.h), 0 in
- *    that workload; and with the module's retransmit program detached, every retransmit
- *    the socket counts is untraced and none counted.
+ *  - with tp_btf and raw_tp every point sends "untraced" (its witness, witness.h), and
+ *    the retransmits counted plus untraced are the socket's count, at most one untraced;
+ *    with the module's retransmit program detached, every retransmit the socket counts is
+ *    untraced and none counted.
  * The namespace is deleted on every exit path. */
 #define _GNU_SOURCE
 #include "base/log.h"
@@ -280,12 +281,22 @@ static void run_method(const char *method, int lfd)
 	       method, dropped, (unsigned long long)(s.open.retransmits - row_before), port_open, witness,
 	       (unsigned long long)(s.untraced_retransmits - untraced_before));
 	CHECK(dropped >= NDROP);
-	CHECK(s.open.retransmits - row_before >= (uint64_t)dropped);
-	CHECK_EQ_U64(s.open.retransmits - row_before, (uint64_t)witness);
-	/* Where a witness runs (tp_btf, raw_tp) every point says what it missed, and here it
-	 * missed nothing of what the socket counted. */
 	CHECK_EQ_U64(s.untraced_points, witnessed(method) ? 4 : 0);
-	CHECK_EQ_U64(s.untraced_retransmits - untraced_before, 0);
+	if (witnessed(method)) {
+		/* What the product guarantees where a witness runs: every retransmit the socket
+		 * made is counted or untraced, exactly, and the kernel skipped at most one of
+		 * them (the most seen: one of 3, in softirq under load). */
+		uint64_t untraced = s.untraced_retransmits - untraced_before;
+
+		CHECK(witness >= dropped);
+		CHECK_EQ_U64(s.open.retransmits - row_before + untraced, (uint64_t)witness);
+		CHECK(untraced <= 1);
+	} else {
+		/* The classic tracepoint method has no witness: its skips are counted only
+		 * module-wide (dropped-recursion), so the count itself must be exact. */
+		CHECK(s.open.retransmits - row_before >= (uint64_t)dropped);
+		CHECK_EQ_U64(s.open.retransmits - row_before, (uint64_t)witness);
+	}
 	CHECK_EQ_U64(s.open.connect.total_count, NCONNECT + 1);
 	module_free(m);
 }
