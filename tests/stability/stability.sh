@@ -7,7 +7,8 @@
 # doc/contributing.md, Stability.
 #
 # Prints one line per test: "<test>: P of N passed", and for test_block how many IOs the kernel
-# did not hand to the programs (its untraced values; doc/modules.md, Known limits). Each run
+# did not hand to the programs (its untraced values; doc/modules.md, Known limits), and for
+# test_tcp how many retransmits its witness found untraced. Each run
 # takes the test lock as make check's driver does, so nothing else attaches while it counts.
 set -eu
 : "${top_srcdir:?run through make stability}" "${top_builddir:?run through make stability}"
@@ -68,11 +69,14 @@ for t in $tests; do
 		fi
 		# test_block: "<what>: N of M not handed to the programs (untraced)"
 		n=$(awk '/not handed to the programs/ { s += $(NF - 8) } END { print s + 0 }' "$out")
+		# test_tcp: "<method> nft dropped ...: retransmits R ..., untraced U" (the witness)
+		[ "$name" != test_tcp ] || n=$(awk '/nft dropped/ && /untraced/ { s += $NF } END { print s + 0 }' "$out")
 		[ "$n" = 0 ] || { lost=$((lost + n)); lossy=$((lossy + 1)); }
 		i=$((i + 1))
 	done
 	line="$name: $pass of $runs passed"
 	[ "$name" != test_block ] || line="$line; $lossy runs had IOs the kernel did not hand to the programs ($lost in all, each counted in untraced)"
+	[ "$name" != test_tcp ] || line="$line; $lossy runs had retransmits the kernel did not hand to the programs ($lost in all, each counted in untraced by the witness)"
 	echo "stability: $line"
 done
 for k in $kernels; do
