@@ -16,6 +16,12 @@
  * their request_queue argument in 5.11 (a54895fa057c), and QUEUE_FLAG_STATS / __RQF_STATS
  * are enumerators only in recent kernels. Branches on rodata constants are pruned by
  * the verifier, so the argument a kernel does not have is never read.
+ *
+ * By "cgroup" (cgroup_key.bpf.h): at insert and issue the request's cgroup goes into
+ * `cgroup_inflight` (keyed as `inflight`), and its completion adds IOs, bytes and latency
+ * into the (cgroup, operation) rows, the disks summed. The insert programs are attached
+ * with QueueTime or By "cgroup", and keep an insert time only with QueueTime. The host-wide
+ * maps and stats are the same with it on or off: the per-cgroup path only adds to its own.
  */
 #include "include/kernel_types.h"
 #include <bpf/bpf_helpers.h>
@@ -25,6 +31,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "block.h"
+#include "include/cgroup_key.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -63,6 +70,20 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } stats SEC(".maps");
+
+/* By "cgroup": rows per (cgroup, operation), sized by user space; the cgroup of each
+ * request from its insert or issue to its completion (a full hash is counted in cgroup_full, that
+ * request then counts host-wide only). All created only with By "cgroup". */
+CGROUP_COUNTS_MAP(cgroup_counts, struct block_cgroup_counts);
+CGROUP_HIST_MAP(cgroup_latency);
+CGROUP_AUX_MAPS(struct hist_row);
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, BLOCK_MAX_INFLIGHT);
+	__type(key, struct block_rq_key);
+	__type(value, __u64);
+} cgroup_inflight SEC(".maps");
 
 /* A new row of `disks` starts from this (zero) value. */
 static const struct block_row empty_row;
@@ -159,6 +180,141 @@ static __always_inline bool kernel_stamps_issue(struct request *rq, __u32 cmd_fl
 	return (flags >> queue_flag_stats) & 1;
 }
 
+/* ---- By "cgroup" -------------------------------------------------------------------- */
+
+/* The cgroup the block layer charges a request to: its first bio's blkcg (the io
+ * controller's cgroup of the submitter; for page-cache writeback, of the pages' owner).
+ * Kernels without CONFIG_BLK_CGROUP have no bi_blkg. */
+struct cgroup_subsys_state___blk {
+	struct cgroup___cgk *cgroup;
+};
+
+struct blkcg___blk {
+	struct cgroup_subsys_state___blk css;
+};
+
+struct blkcg_gq___blk {
+	struct blkcg___blk *blkcg;
+};
+
+struct bio___blk {
+	struct blkcg_gq___blk *bi_blkg;
+};
+
+struct request___blk {
+	struct bio___blk *bio;
+};
+
+struct task_struct___blk {
+	unsigned int flags;
+};
+
+struct cgroup___blk {
+	void *root; /* the hierarchy */
+};
+
+#define PF_KTHREAD 0x00200000
+
+static __always_inline bool current_is_kthread(void)
+{
+	struct task_struct___blk *t = (void *)bpf_get_current_task();
+
+	return BPF_CORE_READ(t, flags) & PF_KTHREAD;
+}
+
+/* Whether cg is in the cgroup2 hierarchy, as the current task's cgroup2 cgroup is. Not when
+ * cgroup v1's blkio is mounted (hybrid systems): the io controller's cgroups are then v1's,
+ * whose ids name nothing in cgroup2. */
+static __always_inline bool in_cgroup2(const struct cgroup___cgk *cg)
+{
+	const struct task_struct___cgk *t = (void *)bpf_get_current_task();
+	const struct cgroup___blk *dfl = (void *)BPF_CORE_READ(t, cgroups, dfl_cgrp);
+
+	return dfl && BPF_CORE_READ((const struct cgroup___blk *)cg, root) == BPF_CORE_READ(dfl, root);
+}
+
+/* cgroup for the request of key until it completes; with BPF_NOEXIST only if none is kept. */
+static __always_inline void keep_cgroup(struct block_rq_key *key, __u64 cgroup, __u64 flags)
+{
+	/* An int: 5.10 hands the helper's error back zero-extended (-EEXIST as 4294967279). */
+	int err;
+
+	if (!cgroup)
+		return;
+	err = bpf_map_update_elem(&cgroup_inflight, key, &cgroup, flags);
+	if (err && err != -EEXIST)
+		add_to_row(&cgroup_full, 0, 1);
+}
+
+/* The current task's cgroup for a request it inserts (at_insert) or issues. The submitter
+ * inserts a request, or issues it at once without a scheduler queue; a request dispatched
+ * later from a queue is issued by whichever task runs the queue (kblockd, another
+ * submitter), so an issue never replaces the cgroup left at insert, and neither does a
+ * kernel thread's insert (a requeue from kblockd): a kernel thread's own cgroup says nothing
+ * of whose IO it is. */
+static __always_inline void cgroup_by_task(struct block_rq_key *key, bool at_insert)
+{
+	keep_cgroup(key, current_cgroup_at_depth(), at_insert && !current_is_kthread() ? BPF_ANY : BPF_NOEXIST);
+}
+
+/* The request's cgroup at cgroup_depth, kept until it completes. The bio's blkcg where it
+ * is at least that deep (the io controller is enabled down to it); else the task's
+ * (cgroup_by_task): a shallower blkcg is only an ancestor of the submitter. But a kernel
+ * thread that moves a request nobody left a cgroup for (writeback) takes the shallower
+ * blkcg (the pages' owner's ancestor): the best there is. */
+static __always_inline void cgroup_of_request(struct block_rq_key *key, struct request *rq, bool at_insert)
+{
+	struct request___blk *r = (void *)rq;
+	struct bio___blk *bio;
+	struct cgroup___cgk *cg = NULL;
+
+	if (bpf_core_field_exists(((struct bio___blk *)0)->bi_blkg)) {
+		bio = BPF_CORE_READ(r, bio);
+		if (bio)
+			cg = BPF_CORE_READ(bio, bi_blkg, blkcg, css.cgroup);
+	}
+	if (cg && in_cgroup2(cg) && BPF_CORE_READ(cg, level) >= (int)cgroup_depth)
+		keep_cgroup(key, cgroup_at_depth(cg), BPF_ANY);
+	else if (cg && in_cgroup2(cg) && current_is_kthread())
+		keep_cgroup(key, cgroup_at_depth(cg), BPF_NOEXIST);
+	else
+		cgroup_by_task(key, at_insert);
+}
+
+/* At completion: bytes into the request's (cgroup, op) row; when it is done, its IO and
+ * latency too, and the cgroup is forgotten. A request issued before the programs were
+ * attached has no cgroup: it counts host-wide only, as it has no latency there. */
+static __always_inline void cgroup_account(struct block_rq_key *key, const struct completion *c)
+{
+	struct cgroup_row_key k = { .row = c->op };
+	struct block_cgroup_counts *counts;
+	__u64 *cgroup = bpf_map_lookup_elem(&cgroup_inflight, key);
+	struct hist_row *h;
+	__u32 zero_key = 0;
+	void *zero;
+	__u64 now;
+
+	if (!cgroup)
+		return;
+	k.cgroup = *cgroup;
+	if (c->final)
+		bpf_map_delete_elem(&cgroup_inflight, key);
+	zero = bpf_map_lookup_elem(&cgroup_zero, &zero_key);
+	if (!zero)
+		return;
+	counts = cgroup_row(&cgroup_counts, &k, zero, &cgroup_full);
+	if (counts) {
+		counter_add(&counts->bytes, c->bytes);
+		if (c->final)
+			counter_add(&counts->ios, 1);
+	}
+	if (!c->final)
+		return;
+	now = bpf_ktime_get_ns();
+	if (c->start && c->start <= now && (h = cgroup_row(&cgroup_latency, &k, zero, &cgroup_full)))
+		hist_record(h, now - c->start);
+}
+
 /* ---- workers ------------------------------------------------------------------------ */
 
 static __always_inline void on_insert(struct block_rq_key *key)
@@ -233,14 +389,20 @@ static __always_inline void on_issue_rq(struct request *rq)
 		return;
 	cmd = BPF_CORE_READ(rq, cmd_flags);
 	on_issue(&key, rq_dev(rq), op_of_flags(cmd), BPF_CORE_READ(rq, __data_len), kernel_stamps_issue(rq, cmd));
+	if (by_cgroup)
+		cgroup_of_request(&key, rq, false);
 }
 
 static __always_inline void on_insert_rq(struct request *rq)
 {
 	struct block_rq_key key = { .id = (__u64)rq };
 
-	if (rq)
+	if (!rq)
+		return;
+	if (queue_time)
 		on_insert(&key);
+	if (by_cgroup)
+		cgroup_of_request(&key, rq, true);
 }
 
 static __always_inline void on_complete_rq(struct request *rq, __u32 nr_bytes)
@@ -270,6 +432,8 @@ static __always_inline void on_complete_rq(struct request *rq, __u32 nr_bytes)
 		}
 	}
 	account(&c);
+	if (by_cgroup)
+		cgroup_account(&key, &c);
 }
 
 /* Before 5.11 block_rq_issue/insert were (q, rq), since then (rq). */
@@ -369,7 +533,10 @@ int blk_insert_tp(struct trace_event_raw_block_rq *ctx)
 {
 	struct block_rq_key key = { .id = ctx->dev, .sector = ctx->sector };
 
-	on_insert(&key);
+	if (queue_time)
+		on_insert(&key);
+	if (by_cgroup)
+		cgroup_by_task(&key, true);
 	return 0;
 }
 
@@ -378,6 +545,9 @@ static __always_inline void on_issue_tp(struct trace_event_raw_block_rq *ctx)
 	struct block_rq_key key = { .id = ctx->dev, .sector = ctx->sector };
 
 	on_issue(&key, ctx->dev, op_of_rwbs(ctx->rwbs[0], ctx->rwbs[1]), ctx->bytes, false);
+	/* No request here, so no bio: the cgroup of the task that inserts or issues it. */
+	if (by_cgroup)
+		cgroup_by_task(&key, false);
 }
 
 /* Each completion is taken as the whole request: without the request the tracepoint
@@ -390,6 +560,8 @@ static __always_inline void on_complete_tp(struct completion *c, __u64 sector)
 	c->size = c->bytes;
 	take_start(&key, c);
 	account(c);
+	if (by_cgroup)
+		cgroup_account(&key, c);
 }
 
 /* The record's fields under either of its type names (kernel_types.h); the branch for the

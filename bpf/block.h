@@ -55,6 +55,14 @@ struct block_start {
 	__u64 bytes; /* request size at issue */
 };
 
+/* By "cgroup": value of map `cgroup_counts`, keyed by struct cgroup_row_key (the cgroup
+ * that issued the request, at CgroupDepth; row = enum block_op), the disks summed. Its
+ * latency is in `cgroup_latency`, a bare hist_row per key. */
+struct block_cgroup_counts {
+	__u64 ios;   /* completed requests */
+	__u64 bytes; /* bytes completed */
+};
+
 /* Index into map `stats` (per-CPU array). */
 enum block_stat {
 	BLOCK_STAT_ROWS_FULL = 0,    /* a disk x op row did not fit in `disks`: IO not counted */

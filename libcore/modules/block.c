@@ -1,8 +1,10 @@
 /* The `block` module: per disk and operation, completed IOs, bytes, latency from issue to
  * completion, request sizes and, with QueueTime, the time from insert to issue
- * (biolatency, biosnoop and bitesize, continuously). */
+ * (biolatency, biosnoop and bitesize, continuously); with By "cgroup" also IOs, bytes and
+ * latency per cgroup that issued the requests and operation, the disks summed. */
 #include "libcore/engine/map_layout.h"
 #include "libcore/engine/module.h"
+#include "libcore/engine/module_cgroup.h"
 
 #include "block.h"
 #include "block.skel.h"
@@ -28,8 +30,8 @@ static const struct probe_candidate io_candidates[] = {
 	{ ATTACH_TRACEPOINT, NULL, { "blk_issue_tp", "blk_complete_tp" }, { NULL } },
 };
 
-/* With QueueTime, insert joins the same flavour: the key of `queued` (request or disk +
- * sector) must be the same at insert and at issue. Its issue and complete programs are
+/* With QueueTime or By "cgroup", insert joins the same flavour: the key of `queued` and
+ * `cgroup_inflight` (request or disk + sector) must be the same at insert and at issue. Its issue and complete programs are
  * copies of the ones above, since a program belongs to one probe point. */
 static const struct probe_candidate queue_candidates[] = {
 	{ ATTACH_TP_BTF, NULL, { "blk_insert_btf", "blk_issue_btf_q", "blk_complete_btf_q" }, { "queued" } },
@@ -62,16 +64,18 @@ struct block {
 	/* reading */
 	struct block_untraced untraced; /* what diskstats counted and the programs did not */
 	bool have_diskstats;            /* this read's /proc/diskstats was read */
+	struct module_cgroup cg;        /* By "cgroup" */
 };
 
 static const struct module_option options[] = {
 	{ "Disk" },
 	{ "IgnoreSelected", MODOPT_BOOL, offsetof(struct block, disks_filter.ignore_selected) },
 	{ "QueueTime", MODOPT_BOOL, offsetof(struct block, queue_time) },
+	CGROUP_OPTION_KEYS,
 	{ NULL },
 };
 
-enum { FEATURE_QUEUE_TIME = 1 };
+enum { FEATURE_QUEUE_TIME = 1, FEATURE_CGROUP = 2 };
 
 /* Self-metrics, always sent so that "nothing lost" is visible as a zero. */
 static const struct view_row stat_rows[] = {
@@ -113,19 +117,59 @@ static const struct map_view views[] = {
 	  .labels = disk_labels, .nlabels = COUNT_OF(disk_labels), .fields = row_fields, .nfields = COUNT_OF(row_fields),
 	  .packed_head = offsetof(struct block_row, latency), .packed_rows = BLOCK_HISTS, .fresh_labels = true,
 	  .before_read = read_diskstats, .entry = count_traced },
+	MODULE_CGROUP_FULL_VIEW(FEATURE_CGROUP),
 };
+
+/* By "cgroup": per (cgroup, operation) the counts and the latency, named as the host-wide
+ * rows' operation ("block.<cgroup>/ios-read", "latency-write-99"); the disks summed. */
+static const struct view_field cgroup_count_fields[] = {
+	{ "ios", VALUE_COUNTER, offsetof(struct block_cgroup_counts, ios) },
+	{ "bytes", VALUE_COUNTER, offsetof(struct block_cgroup_counts, bytes) },
+};
+
+static const char *op_row_name(const struct module *m, uint32_t row, char *buf, size_t len)
+{
+	return row < BLOCK_OP_COUNT ? op_names[row] : NULL;
+}
+
+/* Counter rows (32 bytes) for every operation of every cgroup; histogram rows, which count
+ * in the precision's budget, for three per cgroup on average (read, write, flush: discards
+ * and the others are rare), in a table all cgroups share. */
+#define CGROUP_LATENCY_ROWS 3
+static const struct cgroup_table cgroup_tables[] = {
+	{ .map = "cgroup_counts", .fields = cgroup_count_fields, .nfields = COUNT_OF(cgroup_count_fields),
+	  .nrows = BLOCK_OP_COUNT, .rows_per_cgroup = BLOCK_OP_COUNT, .row_instance = op_row_name },
+	{ .map = "cgroup_latency", .hist_metric = "latency", .unit = HIST_UNIT_NANOSECONDS, .nrows = BLOCK_OP_COUNT,
+	  .rows_per_cgroup = CGROUP_LATENCY_ROWS, .row_instance = op_row_name },
+};
+/* cgroup_inflight: each request's cgroup from issue to completion. */
+static const char *const cgroup_aux_maps[] = { MODULE_CGROUP_AUX_MAPS, "cgroup_inflight", NULL };
+
+static int block_create(struct module *m)
+{
+	module_cgroup_init(&((struct block *)m->priv)->cg, cgroup_tables, COUNT_OF(cgroup_tables), cgroup_aux_maps);
+	return 0;
+}
 
 static int block_set_option(struct module *m, const struct option *o, char *err, size_t errlen)
 {
 	struct block *b = m->priv;
+	int r = module_cgroup_set_option(&b->cg, o, err, errlen);
 
-	/* Disk, the one key of the table not a bool */
+	if (r)
+		return r;
+	/* Disk, the one key of the table left: not a bool, not a cgroup option */
 	if (opt_expect_strings(o, 1, err, errlen))
 		return -1;
 	for (int i = 0; i < o->nvalues; i++)
 		if (name_filter_add(&b->disks_filter, "Disk", o->values[i].string, err, errlen))
 			return -1;
 	return 1;
+}
+
+static int block_check_config(struct module *m, char *err, size_t errlen)
+{
+	return module_cgroup_check(&((struct block *)m->priv)->cg, err, errlen);
 }
 
 /* Tracepoint signatures and flag numbers from BTF; defaults (request first, no kernel
@@ -178,16 +222,21 @@ static uint32_t possible_cpus(const struct module *m)
 static int block_prepare(struct module *m, char *err, size_t errlen)
 {
 	struct block *b = m->priv;
+	bool insert;
 
 	read_kernel_facts(&b->facts);
-	m->probes.points[POINT_IO].enabled = !b->queue_time;
-	m->probes.points[POINT_IO_QUEUE].enabled = b->queue_time;
-	m->features = b->queue_time ? FEATURE_QUEUE_TIME : 0;
+	/* By "cgroup" needs block_rq_insert too: the submitter inserts a request that another
+	 * task may issue later (the programs keep no insert time without QueueTime). */
+	insert = b->queue_time || module_cgroup_on(&b->cg);
+	m->probes.points[POINT_IO].enabled = !insert;
+	m->probes.points[POINT_IO_QUEUE].enabled = insert;
+	m->features = (b->queue_time ? FEATURE_QUEUE_TIME : 0) | (module_cgroup_on(&b->cg) ? FEATURE_CGROUP : 0);
 	/* `disks` is one hash for all CPUs, preallocated: counted as an eighth of its
 	 * histograms against the budget, with the spare element per possible CPU that the
 	 * kernel adds to a preallocated hash (256 rows' worth at 256 CPUs: precision 4 there). */
 	b->max_rows = disk_table_rows();
-	m->hist_rows = (b->max_rows + possible_cpus(m)) * BLOCK_HISTS / 8;
+	m->hist_rows = (b->max_rows + possible_cpus(m)) * BLOCK_HISTS / 8 +
+		       cgroup_rows_hist_rows(&b->cg.opts, cgroup_tables, COUNT_OF(cgroup_tables));
 	return 0;
 }
 
@@ -215,7 +264,9 @@ static int block_configure(struct module *m, struct bpf_object *obj)
 	*queue_time = b->queue_time;
 	disks = bpf_object__find_map_by_name(obj, "disks");
 	e = bpf_map__set_value_size(disks, PACKED_ROW_SIZE(m->precision));
-	return e ? e : bpf_map__set_max_entries(disks, b->max_rows);
+	if (!e)
+		e = bpf_map__set_max_entries(disks, b->max_rows);
+	return e ? e : module_cgroup_configure(m, obj, &b->cg);
 }
 
 static int block_start(struct module *m, char *err, size_t errlen)
@@ -234,7 +285,7 @@ static int block_start(struct module *m, char *err, size_t errlen)
 	else
 		ebpf_log(EBPF_LOG_INFO, "%s: issue times kept in a hash of %d requests (no QUEUE_FLAG_STATS in BTF)",
 			 m->label, BLOCK_MAX_INFLIGHT);
-	return 0;
+	return module_cgroup_start(m, &b->cg, " that issued the requests", err, errlen);
 }
 
 /* Before `disks` is read: every IO diskstats counts has then passed the programs already. */
@@ -280,7 +331,7 @@ static int block_read(struct module *m, const struct metric_sink *sink)
 
 	if (b->have_diskstats)
 		block_untraced_each(&b->untraced, emit_untraced, &ue);
-	return 0;
+	return module_cgroup_read(&b->cg, sink);
 }
 
 static void block_destroy(struct module *m)
@@ -289,15 +340,19 @@ static void block_destroy(struct module *m)
 
 	name_filter_free(&b->disks_filter);
 	block_untraced_free(&b->untraced);
+	module_cgroup_free(&b->cg);
 }
 
 const struct module_ops block_module = {
 	.name = "block",
-	.description = "per disk and operation: IOs, bytes, latency and size distributions, queue time",
+	.description = "per disk and operation: IOs, bytes, latency and size distributions, queue time; "
+		       "optionally per cgroup",
 	.options = options,
 	.priv_size = sizeof(struct block),
 	MODULE_OBJECT(block),
+	.create = block_create,
 	.set_option = block_set_option,
+	.check_config = block_check_config,
 	.prepare = block_prepare,
 	.configure = block_configure,
 	.start = block_start,

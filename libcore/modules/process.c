@@ -7,7 +7,7 @@
 #include "libcore/engine/module.h"
 
 #include "libcore/decode/cgroup_paths.h"
-#include "libcore/engine/cgroup_rows.h"
+#include "libcore/engine/module_cgroup.h"
 #include "base/log.h"
 #include "libcore/kernel/tracepoint_btf.h"
 #include "process.h"
@@ -35,9 +35,7 @@ static const struct module_point points[] = {
 struct process {
 	bool victim_arg_is_task;
 	struct cgroup_paths *cgroups; /* NULL without a cgroup2 mount: the events carry ids only */
-	/* By "cgroup": its options and reader */
-	struct cgroup_options cg;
-	struct cgroup_rows *cg_rows;
+	struct module_cgroup cg; /* By "cgroup" */
 };
 
 static const struct module_option options[] = { CGROUP_OPTION_KEYS, { NULL } };
@@ -94,18 +92,12 @@ static const struct view_row count_rows[] = {
 	{ PROC_OOM_EVENTS_LOST, "dropped", "oom_events", VIEW_ALWAYS },
 };
 
-/* By "cgroup": events whose cgroup found no room in a full per-cgroup table. */
-static const struct view_row cgroup_full_rows[] = {
-	{ 0, "dropped", "cgroup_full", VIEW_ALWAYS, FEATURE_CGROUP },
-};
-
 /* Victims first, so that the log line precedes the count that includes it. */
 static const struct map_view views[] = {
 	{ .map = "oom_events", .shape = VIEW_RINGBUF, .record = report_victim, .ring_name = "OOM event" },
 	{ .map = "counts", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(uint64_t), .nrows = PROC_COUNT,
 	  .rows = count_rows, .nrows_view = COUNT_OF(count_rows) },
-	{ .map = "cgroup_full", .shape = VIEW_ARRAY, .value_size = sizeof(uint64_t), .nrows = 1, .needs = FEATURE_CGROUP,
-	  .rows = cgroup_full_rows, .nrows_view = COUNT_OF(cgroup_full_rows) },
+	MODULE_CGROUP_FULL_VIEW(FEATURE_CGROUP),
 };
 
 /* The per-cgroup counts: the rows of `counts` that a task's cgroup has (not the lost events). */
@@ -113,29 +105,26 @@ static const struct cgroup_table cgroup_tables[] = {
 	{ .map = "cgroup_counts", .rows = count_rows, .nrows_view = COUNT_OF(count_rows) - 1, .nrows = PROC_COUNT,
 	  .rows_per_cgroup = PROC_OOM_KILLS + 1 },
 };
-static const char *const cgroup_aux_maps[] = { "cgroup_zero", "cgroup_full", NULL };
 
 static int process_create(struct module *m)
 {
-	cgroup_options_init(&((struct process *)m->priv)->cg);
+	module_cgroup_init(&((struct process *)m->priv)->cg, cgroup_tables, COUNT_OF(cgroup_tables), NULL);
 	return 0;
 }
 
 static int process_set_option(struct module *m, const struct option *o, char *err, size_t errlen)
 {
-	return cgroup_options_set(&((struct process *)m->priv)->cg, o, err, errlen);
+	return module_cgroup_set_option(&((struct process *)m->priv)->cg, o, err, errlen);
 }
 
 static int process_check_config(struct module *m, char *err, size_t errlen)
 {
-	return cgroup_options_check(&((struct process *)m->priv)->cg, err, errlen);
+	return module_cgroup_check(&((struct process *)m->priv)->cg, err, errlen);
 }
 
 static int process_read(struct module *m, const struct metric_sink *sink)
 {
-	struct process *p = m->priv;
-
-	return p->cg_rows ? cgroup_rows_read(p->cg_rows, sink) : 0;
+	return module_cgroup_read(&((struct process *)m->priv)->cg, sink);
 }
 
 /* Recent mark_victim passes the task, older ones only its pid: BTF says which. */
@@ -145,7 +134,7 @@ static int process_prepare(struct module *m, char *err, size_t errlen)
 	struct tracepoint_args args;
 
 	p->victim_arg_is_task = tracepoint_btf_args("mark_victim", &args) != 0 || args.nargs < 0 || args.is_pointer[0];
-	m->features = p->cg.on ? FEATURE_CGROUP : 0;
+	m->features = module_cgroup_on(&p->cg) ? FEATURE_CGROUP : 0;
 	return 0;
 }
 
@@ -157,7 +146,7 @@ static int process_configure(struct module *m, struct bpf_object *obj)
 	if (!victim_arg_is_task)
 		return -ENOENT;
 	*victim_arg_is_task = p->victim_arg_is_task;
-	return cgroup_rows_configure(m, obj, &p->cg, cgroup_tables, COUNT_OF(cgroup_tables), cgroup_aux_maps);
+	return module_cgroup_configure(m, obj, &p->cg);
 }
 
 static int process_start(struct module *m, char *err, size_t errlen)
@@ -173,14 +162,7 @@ static int process_start(struct module *m, char *err, size_t errlen)
 	}
 	ebpf_log(EBPF_LOG_INFO, "%s: counting forks, execs, exits and OOM kills%s", m->label,
 		 m->filter_tgid ? " of one process and its children" : "");
-	cgroup_rows_free(p->cg_rows); /* a start after a failed one */
-	p->cg_rows = NULL;
-	if (p->cg.on && !(p->cg_rows = cgroup_rows_new(m, &p->cg, cgroup_tables, COUNT_OF(cgroup_tables), err, errlen)))
-		return -1;
-	if (p->cg.on)
-		ebpf_log(EBPF_LOG_INFO, "%s: and per cgroup at depth %u, at most %u cgroups and other", m->label,
-			 p->cg.depth, p->cg.max_series);
-	return 0;
+	return module_cgroup_start(m, &p->cg, "", err, errlen);
 }
 
 static void process_destroy(struct module *m)
@@ -192,11 +174,8 @@ static void process_destroy(struct module *m)
 		free(p->cgroups);
 		p->cgroups = NULL;
 	}
-	if (p) {
-		cgroup_rows_free(p->cg_rows);
-		p->cg_rows = NULL;
-		cgroup_options_free(&p->cg);
-	}
+	if (p)
+		module_cgroup_free(&p->cg);
 }
 
 const struct module_ops process_module = {

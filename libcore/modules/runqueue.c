@@ -3,7 +3,7 @@
  * cgroup of the thread that waited. */
 #include "libcore/engine/module.h"
 
-#include "libcore/engine/cgroup_rows.h"
+#include "libcore/engine/module_cgroup.h"
 #include "base/log.h"
 
 #include "runqueue.h"
@@ -31,9 +31,7 @@ static const struct module_point points[] = {
 
 struct runqueue {
 	bool per_cpu;
-	/* By "cgroup": its options and reader */
-	struct cgroup_options cg;
-	struct cgroup_rows *cg_rows;
+	struct module_cgroup cg; /* By "cgroup" */
 };
 
 enum { FEATURE_PER_CPU = 1, FEATURE_CGROUP = 2 };
@@ -55,11 +53,6 @@ static const struct view_row stat_rows[] = {
 	{ RUNQ_STAT_START_LOST, "dropped", "start_lost", VIEW_ALWAYS },
 };
 
-/* By "cgroup": waits whose cgroup found no room in a full per-cgroup table. */
-static const struct view_row cgroup_full_rows[] = {
-	{ 0, "dropped", "cgroup_full", VIEW_ALWAYS, FEATURE_CGROUP },
-};
-
 /* One row, system-wide ("all"); with PerCPU also each CPU's own row ("cpu<N>"). */
 static const struct map_view views[] = {
 	{ .map = "latency", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct hist_row), .nrows = 1,
@@ -67,8 +60,7 @@ static const struct map_view views[] = {
 	  .per_cpu_feature = FEATURE_PER_CPU },
 	{ .map = "stats", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(uint64_t), .nrows = RUNQ_STAT_COUNT,
 	  .rows = stat_rows, .nrows_view = COUNT_OF(stat_rows) },
-	{ .map = "cgroup_full", .shape = VIEW_ARRAY, .value_size = sizeof(uint64_t), .nrows = 1, .needs = FEATURE_CGROUP,
-	  .rows = cgroup_full_rows, .nrows_view = COUNT_OF(cgroup_full_rows) },
+	MODULE_CGROUP_FULL_VIEW(FEATURE_CGROUP), /* waits whose cgroup found no room */
 };
 
 static const char *all_row(const struct module *m, uint32_t row, char *buf, size_t len)
@@ -82,31 +74,31 @@ static const struct cgroup_table cgroup_tables[] = {
 	  .rows_per_cgroup = 1, .row_instance = all_row },
 };
 /* cgroup_pending: the classic tracepoint's waits held until their thread's cgroup can be read. */
-static const char *const cgroup_aux_maps[] = { "cgroup_zero", "cgroup_full", "cgroup_pending", NULL };
+static const char *const cgroup_aux_maps[] = { MODULE_CGROUP_AUX_MAPS, "cgroup_pending", NULL };
 
 static int runqueue_create(struct module *m)
 {
-	cgroup_options_init(&((struct runqueue *)m->priv)->cg);
+	module_cgroup_init(&((struct runqueue *)m->priv)->cg, cgroup_tables, COUNT_OF(cgroup_tables), cgroup_aux_maps);
 	return 0;
 }
 
 static int runqueue_set_option(struct module *m, const struct option *o, char *err, size_t errlen)
 {
-	return cgroup_options_set(&((struct runqueue *)m->priv)->cg, o, err, errlen);
+	return module_cgroup_set_option(&((struct runqueue *)m->priv)->cg, o, err, errlen);
 }
 
 static int runqueue_check_config(struct module *m, char *err, size_t errlen)
 {
-	return cgroup_options_check(&((struct runqueue *)m->priv)->cg, err, errlen);
+	return module_cgroup_check(&((struct runqueue *)m->priv)->cg, err, errlen);
 }
 
 static int runqueue_prepare(struct module *m, char *err, size_t errlen)
 {
 	const struct runqueue *r = m->priv;
 
-	m->features = (r->per_cpu ? FEATURE_PER_CPU : 0) | (r->cg.on ? FEATURE_CGROUP : 0);
+	m->features = (r->per_cpu ? FEATURE_PER_CPU : 0) | (module_cgroup_on(&r->cg) ? FEATURE_CGROUP : 0);
 	/* The per-cgroup rows count in the precision's budget; without them, as the views say. */
-	m->hist_rows = r->cg.on ? views_hist_rows(m) + cgroup_rows_hist_rows(&r->cg, cgroup_tables, 1) : 0;
+	m->hist_rows = module_cgroup_on(&r->cg) ? views_hist_rows(m) + cgroup_rows_hist_rows(&r->cg.opts, cgroup_tables, 1) : 0;
 	return 0;
 }
 
@@ -114,40 +106,27 @@ static int runqueue_configure(struct module *m, struct bpf_object *obj)
 {
 	const struct runqueue *r = m->priv;
 
-	return cgroup_rows_configure(m, obj, &r->cg, cgroup_tables, COUNT_OF(cgroup_tables), cgroup_aux_maps);
+	return module_cgroup_configure(m, obj, &r->cg);
 }
 
 static int runqueue_start(struct module *m, char *err, size_t errlen)
 {
 	struct runqueue *r = m->priv;
 
-	cgroup_rows_free(r->cg_rows); /* a start after a failed one */
-	r->cg_rows = NULL;
-	if (!r->cg.on)
-		return 0;
-	if (!(r->cg_rows = cgroup_rows_new(m, &r->cg, cgroup_tables, COUNT_OF(cgroup_tables), err, errlen)))
-		return -1;
-	ebpf_log(EBPF_LOG_INFO, "%s: and per cgroup of the waiting thread at depth %u, at most %u cgroups and other",
-		 m->label, r->cg.depth, r->cg.max_series);
-	return 0;
+	return module_cgroup_start(m, &r->cg, " of the waiting thread", err, errlen);
 }
 
 static int runqueue_read(struct module *m, const struct metric_sink *sink)
 {
-	struct runqueue *r = m->priv;
-
-	return r->cg_rows ? cgroup_rows_read(r->cg_rows, sink) : 0;
+	return module_cgroup_read(&((struct runqueue *)m->priv)->cg, sink);
 }
 
 static void runqueue_destroy(struct module *m)
 {
 	struct runqueue *r = m->priv;
 
-	if (!r)
-		return;
-	cgroup_rows_free(r->cg_rows);
-	r->cg_rows = NULL;
-	cgroup_options_free(&r->cg);
+	if (r)
+		module_cgroup_free(&r->cg);
 }
 
 const struct module_ops runqueue_module = {

@@ -4,7 +4,7 @@
 #include "libcore/engine/module.h"
 
 #include "libcore/decode/syscall_names.h"
-#include "libcore/engine/cgroup_rows.h"
+#include "libcore/engine/module_cgroup.h"
 #include "base/log.h"
 #include "syscalls.h"
 #include "syscalls.skel.h"
@@ -46,10 +46,9 @@ struct syscalls {
 	/* derived at start: row r of map `latency` holds syscall row_nr[r] */
 	uint16_t nrows;
 	uint16_t row_nr[MAX_SYSCALLS];
-	/* By "cgroup": its options, its tables (latency sized at start), its reader */
-	struct cgroup_options cg;
+	/* By "cgroup": its tables (latency sized at prepare) and the rest */
 	struct cgroup_table cg_tables[2];
-	struct cgroup_rows *cg_rows;
+	struct module_cgroup cg;
 };
 
 static const struct module_option options[] = { { "Latency" }, CGROUP_OPTION_KEYS, { NULL } };
@@ -75,11 +74,6 @@ static const struct view_row stat_rows[] = {
 static const struct view_label count_labels[] = { ROW_LABEL("syscall", .decode = { "syscall" }) };
 static const struct view_label latency_labels[] = { ROW_LABEL("syscall") };
 
-/* By "cgroup": events whose cgroup found no room in a full per-cgroup table. */
-static const struct view_row cgroup_full_rows[] = {
-	{ 0, "dropped", "cgroup_full", VIEW_ALWAYS, FEATURE_CGROUP },
-};
-
 enum { VIEW_COUNTS, VIEW_LATENCY, VIEW_STATS, VIEW_CGROUP_FULL };
 static const struct map_view views[] = {
 	/* Only series with data: a syscall nobody called has no file, no graph. Hot: every
@@ -95,12 +89,8 @@ static const struct map_view views[] = {
 			   .nfields = COUNT_OF(latency_fields) },
 	[VIEW_STATS] = { .map = "stats", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(uint64_t),
 			 .nrows = SYSCALL_STAT_COUNT, .rows = stat_rows, .nrows_view = COUNT_OF(stat_rows) },
-	[VIEW_CGROUP_FULL] = { .map = "cgroup_full", .shape = VIEW_ARRAY, .value_size = sizeof(uint64_t), .nrows = 1,
-			       .needs = FEATURE_CGROUP, .rows = cgroup_full_rows, .nrows_view = COUNT_OF(cgroup_full_rows) },
+	[VIEW_CGROUP_FULL] = MODULE_CGROUP_FULL_VIEW(FEATURE_CGROUP),
 };
-
-/* Per-cgroup maps created only with By "cgroup" besides the tables. */
-static const char *const cgroup_aux_maps[] = { "cgroup_zero", "cgroup_full", NULL };
 
 /* A process calls a few dozen distinct syscalls: the count table is sized for this many per
  * cgroup (a cgroup calling more fills it sooner: cgroup_full counts what found no room). */
@@ -158,21 +148,21 @@ static const char *cgroup_latency_row_name(const struct module *m, uint32_t row,
 
 static int syscalls_create(struct module *m)
 {
-	cgroup_options_init(&((struct syscalls *)m->priv)->cg);
+	module_cgroup_init(&((struct syscalls *)m->priv)->cg, NULL, 0, NULL); /* tables at prepare */
 	return 0;
 }
 
 static int syscalls_set_option(struct module *m, const struct option *o, char *err, size_t errlen)
 {
 	struct syscalls *s = m->priv;
-	int r = cgroup_options_set(&s->cg, o, err, errlen);
+	int r = module_cgroup_set_option(&s->cg, o, err, errlen);
 
 	return r ? r : set_latency(s, o, err, errlen); /* Latency: the other key of the table */
 }
 
 static int syscalls_check_config(struct module *m, char *err, size_t errlen)
 {
-	return cgroup_options_check(&((struct syscalls *)m->priv)->cg, err, errlen);
+	return module_cgroup_check(&((struct syscalls *)m->priv)->cg, err, errlen);
 }
 
 /* Assigns a `latency` map row to every syscall with latency enabled; counting alone needs
@@ -192,15 +182,17 @@ static int syscalls_prepare(struct module *m, char *err, size_t errlen)
 	}
 	m->probes.points[POINT_COUNTERS].enabled = s->nrows == 0;
 	m->probes.points[POINT_LATENCY].enabled = s->nrows > 0;
-	m->features = (s->nrows ? FEATURE_LATENCY : 0) | (s->cg.on ? FEATURE_CGROUP : 0);
+	m->features = (s->nrows ? FEATURE_LATENCY : 0) | (module_cgroup_on(&s->cg) ? FEATURE_CGROUP : 0);
 	s->cg_tables[0] = (struct cgroup_table){ .map = "cgroup_counts", .fields = count_fields,
 						 .nfields = COUNT_OF(count_fields), .nrows = MAX_SYSCALLS,
 						 .rows_per_cgroup = CGROUP_SYSCALL_ROWS, .row_instance = count_row_name };
 	s->cg_tables[1] = (struct cgroup_table){ .map = "cgroup_latency", .hist_metric = "latency",
 						 .unit = HIST_UNIT_NANOSECONDS, .nrows = s->nrows,
 						 .rows_per_cgroup = s->nrows, .row_instance = cgroup_latency_row_name };
+	/* Without latency the latency table holds nothing: it is left out like the others. */
+	module_cgroup_tables(&s->cg, s->cg_tables, s->nrows ? 2 : 1, NULL);
 	/* the latency maps are sized to them in configure */
-	m->hist_rows = s->nrows + cgroup_rows_hist_rows(&s->cg, &s->cg_tables[1], 1);
+	m->hist_rows = s->nrows + cgroup_rows_hist_rows(&s->cg.opts, &s->cg_tables[1], 1);
 	return 0;
 }
 
@@ -214,8 +206,7 @@ static int syscalls_configure(struct module *m, struct bpf_object *obj)
 		return -ENOENT;
 	for (uint16_t r = 0; r < s->nrows; r++)
 		latency_row[s->row_nr[r]] = r + 1;
-	/* Without latency the latency table holds nothing: it is left out like the others. */
-	e = cgroup_rows_configure(m, obj, &s->cg, s->cg_tables, s->nrows ? 2 : 1, cgroup_aux_maps);
+	e = module_cgroup_configure(m, obj, &s->cg);
 	if (!e && !s->nrows)
 		e = bpf_map__set_autocreate(bpf_object__find_map_by_name(obj, "cgroup_latency"), false);
 	return e ? e : bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "latency"), s->nrows ? s->nrows : 1);
@@ -237,34 +228,21 @@ static int syscalls_start(struct module *m, char *err, size_t errlen)
 {
 	struct syscalls *s = m->priv;
 
-	cgroup_rows_free(s->cg_rows); /* a start after a failed one */
-	s->cg_rows = NULL;
-	if (s->cg.on && !(s->cg_rows = cgroup_rows_new(m, &s->cg, s->cg_tables, s->nrows ? 2 : 1, err, errlen)))
-		return -1;
 	if (name_latency_rows(m, err, errlen))
 		return -1;
 	ebpf_log(EBPF_LOG_INFO, "%s: counting every syscall%s, latency for %u syscall%s", m->label,
 		 m->filter_tgid ? " of one process" : "", s->nrows, s->nrows == 1 ? "" : "s");
-	if (s->cg.on)
-		ebpf_log(EBPF_LOG_INFO, "%s: and per cgroup at depth %u, at most %u cgroups and other", m->label,
-			 s->cg.depth, s->cg.max_series);
-	return 0;
+	return module_cgroup_start(m, &s->cg, "", err, errlen);
 }
 
 static int syscalls_read(struct module *m, const struct metric_sink *sink)
 {
-	struct syscalls *s = m->priv;
-
-	return s->cg_rows ? cgroup_rows_read(s->cg_rows, sink) : 0;
+	return module_cgroup_read(&((struct syscalls *)m->priv)->cg, sink);
 }
 
 static void syscalls_destroy(struct module *m)
 {
-	struct syscalls *s = m->priv;
-
-	cgroup_rows_free(s->cg_rows);
-	s->cg_rows = NULL;
-	cgroup_options_free(&s->cg);
+	module_cgroup_free(&((struct syscalls *)m->priv)->cg);
 }
 
 const struct module_ops syscalls_module = {

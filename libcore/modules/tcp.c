@@ -5,7 +5,7 @@
 #include "libcore/engine/module.h"
 
 #include "base/log.h"
-#include "libcore/engine/cgroup_rows.h"
+#include "libcore/engine/module_cgroup.h"
 #include "libcore/kernel/btf_facts.h"
 #include "tcp.h"
 #include "tcp.skel.h"
@@ -39,10 +39,9 @@ struct tcp {
 	int nports;
 	uint16_t ports[TCP_MAX_PORTS]; /* row i + 1 is ports[i] */
 	char port_names[TCP_MAX_PORTS][8];
-	/* By "cgroup": its options, its tables (sized at prepare), its reader */
-	struct cgroup_options cg;
+	/* By "cgroup": its tables (sized at prepare) and the rest */
 	struct cgroup_table cg_tables[2];
-	struct cgroup_rows *cg_rows;
+	struct module_cgroup cg;
 };
 
 static const struct module_option options[] = { { "PortBreakdown" }, { "Ports" }, CGROUP_OPTION_KEYS, { NULL } };
@@ -76,11 +75,6 @@ static const struct view_row stat_rows[] = {
 	{ TCP_STAT_CONNECT_START_LOST, "dropped", "connect_start_lost", VIEW_ALWAYS },
 };
 
-/* By "cgroup": events whose cgroup found no room in a full per-cgroup table. */
-static const struct view_row cgroup_full_rows[] = {
-	{ 0, "dropped", "cgroup_full", VIEW_ALWAYS, FEATURE_CGROUP },
-};
-
 /* Without a breakdown no label (the instance ""); with one the rows' ports, named at start. */
 static const struct view_label port_labels[] = { ROW_LABEL("port", .needs = FEATURE_PORTS) };
 
@@ -94,12 +88,8 @@ static const struct map_view views[] = {
 			   .fields = latency_fields, .nfields = COUNT_OF(latency_fields) },
 	{ .map = "stats", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(uint64_t), .nrows = TCP_STAT_COUNT,
 	  .rows = stat_rows, .nrows_view = COUNT_OF(stat_rows) },
-	{ .map = "cgroup_full", .shape = VIEW_ARRAY, .value_size = sizeof(uint64_t), .nrows = 1, .needs = FEATURE_CGROUP,
-	  .rows = cgroup_full_rows, .nrows_view = COUNT_OF(cgroup_full_rows) },
+	MODULE_CGROUP_FULL_VIEW(FEATURE_CGROUP),
 };
-
-/* Per-cgroup maps created only with By "cgroup" besides the tables. */
-static const char *const cgroup_aux_maps[] = { "cgroup_zero", "cgroup_full", NULL };
 
 static int set_port_breakdown(struct tcp *t, const struct option *o, char *err, size_t errlen)
 {
@@ -159,14 +149,14 @@ static int set_ports(struct tcp *t, const struct option *o, char *err, size_t er
 
 static int tcp_create(struct module *m)
 {
-	cgroup_options_init(&((struct tcp *)m->priv)->cg);
+	module_cgroup_init(&((struct tcp *)m->priv)->cg, NULL, 0, NULL); /* tables at prepare */
 	return 0;
 }
 
 static int tcp_set_option(struct module *m, const struct option *o, char *err, size_t errlen)
 {
 	struct tcp *t = m->priv;
-	int r = cgroup_options_set(&t->cg, o, err, errlen);
+	int r = module_cgroup_set_option(&t->cg, o, err, errlen);
 
 	if (r)
 		return r;
@@ -218,6 +208,7 @@ static void size_cgroup_tables(struct tcp *t)
 	t->cg_tables[1] = (struct cgroup_table){ .map = "cgroup_latency", .hist_metric = "latency",
 						 .unit = HIST_UNIT_NANOSECONDS, .nrows = rows, .rows_per_cgroup = per_cgroup,
 						 .row_instance = cgroup_latency_row_name };
+	module_cgroup_tables(&t->cg, t->cg_tables, COUNT_OF(t->cg_tables), NULL);
 }
 
 /* What the running kernel's BTF says, from one read of it: recent kernels added `err` to
@@ -236,8 +227,8 @@ static int tcp_prepare(struct module *m, char *err, size_t errlen)
 		snprintf(t->port_names[i], sizeof(t->port_names[i]), "%u", t->ports[i]);
 	size_cgroup_tables(t);
 	/* connect_latency and cgroup_latency are sized to them in configure */
-	m->hist_rows = (uint32_t)nrows(t) + cgroup_rows_hist_rows(&t->cg, &t->cg_tables[1], 1);
-	m->features = (t->mode == TCP_PORTS_NONE ? 0 : FEATURE_PORTS) | (t->cg.on ? FEATURE_CGROUP : 0);
+	m->hist_rows = (uint32_t)nrows(t) + cgroup_rows_hist_rows(&t->cg.opts, &t->cg_tables[1], 1);
+	m->features = (t->mode == TCP_PORTS_NONE ? 0 : FEATURE_PORTS) | (module_cgroup_on(&t->cg) ? FEATURE_CGROUP : 0);
 	return 0;
 }
 
@@ -259,7 +250,7 @@ static int tcp_configure(struct module *m, struct bpf_object *obj)
 	e = bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "counts"), nrows(t));
 	if (!e)
 		e = bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "connect_latency"), nrows(t));
-	return e ? e : cgroup_rows_configure(m, obj, &t->cg, t->cg_tables, COUNT_OF(t->cg_tables), cgroup_aux_maps);
+	return e ? e : module_cgroup_configure(m, obj, &t->cg);
 }
 
 /* PortBreakdown and Ports only make sense together. */
@@ -277,7 +268,7 @@ static int tcp_check_config(struct module *m, char *err, size_t errlen)
 				      "connection to match");
 		return -1;
 	}
-	return cgroup_options_check(&t->cg, err, errlen);
+	return module_cgroup_check(&t->cg, err, errlen);
 }
 
 /* With a breakdown, row 0 is "other" and row i port i - 1. */
@@ -297,11 +288,6 @@ static int tcp_start(struct module *m, char *err, size_t errlen)
 {
 	struct tcp *t = m->priv;
 
-	cgroup_rows_free(t->cg_rows); /* a start after a failed one */
-	t->cg_rows = NULL;
-	if (t->cg.on &&
-	    !(t->cg_rows = cgroup_rows_new(m, &t->cg, t->cg_tables, COUNT_OF(t->cg_tables), err, errlen)))
-		return -1;
 	if (name_port_rows(m, err, errlen))
 		return -1;
 
@@ -315,26 +301,17 @@ static int tcp_start(struct module *m, char *err, size_t errlen)
 	ebpf_log(EBPF_LOG_INFO, "%s: counting retransmits, resets and connect latency%s%s", m->label,
 		 t->mode == TCP_PORTS_LOCAL ? " per local port" : t->mode == TCP_PORTS_REMOTE ? " per remote port" : "",
 		 m->filter_tgid ? " (connects of one process)" : "");
-	if (t->cg.on)
-		ebpf_log(EBPF_LOG_INFO, "%s: and per cgroup of the socket at depth %u, at most %u cgroups and other",
-			 m->label, t->cg.depth, t->cg.max_series);
-	return 0;
+	return module_cgroup_start(m, &t->cg, " of the socket", err, errlen);
 }
 
 static int tcp_read(struct module *m, const struct metric_sink *sink)
 {
-	struct tcp *t = m->priv;
-
-	return t->cg_rows ? cgroup_rows_read(t->cg_rows, sink) : 0;
+	return module_cgroup_read(&((struct tcp *)m->priv)->cg, sink);
 }
 
 static void tcp_destroy(struct module *m)
 {
-	struct tcp *t = m->priv;
-
-	cgroup_rows_free(t->cg_rows);
-	t->cg_rows = NULL;
-	cgroup_options_free(&t->cg);
+	module_cgroup_free(&((struct tcp *)m->priv)->cg);
 }
 
 const struct module_ops tcp_module = {

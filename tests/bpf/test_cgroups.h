@@ -143,6 +143,22 @@ static inline uint64_t tcg_hist_total(const struct recording *r, const char *met
 	return h ? h->total_count : 0;
 }
 
+/* Starts m (By "cgroup" off): none of the per-cgroup maps is created, and no cgroup_full
+ * is sent; then frees m. */
+static inline void tcg_check_off(struct module *m, const char *const *maps, int nmaps)
+{
+	struct recording r = { 0 };
+
+	CHECK(module_start(m) == 0);
+	for (int i = 0; i < nmaps; i++)
+		CHECK(bpf_map__fd(bpf_object__find_map_by_name(m->obj, maps[i])) < 0 ||
+		      !bpf_map__autocreate(bpf_object__find_map_by_name(m->obj, maps[i])));
+	CHECK(recording_read(&r, m) == 0);
+	CHECK_EQ_U64(recorded_count(&r, RECORDED_COUNTER, "dropped", "cgroup_full"), 0);
+	recording_free(&r);
+	module_free(m);
+}
+
 /* Sets a string or number option; the check fails when it is refused. */
 static inline void tcg_option(struct module *m, const char *key, const char *s, double num)
 {

@@ -218,18 +218,9 @@ static void run_method(const char *method, bool ports)
 /* Off (the default): none of the per-cgroup maps is created. */
 static void test_off(void)
 {
-	struct module *m = module_new(module_find("tcp"), NULL);
-	const char *maps[] = { "cgroup_counts", "cgroup_latency", "cgroup_zero", "cgroup_full" };
-	struct recording r = { 0 };
+	static const char *const maps[] = { "cgroup_counts", "cgroup_latency", "cgroup_zero", "cgroup_full" };
 
-	CHECK(module_start(m) == 0);
-	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
-		CHECK(bpf_map__fd(bpf_object__find_map_by_name(m->obj, maps[i])) < 0 ||
-		      !bpf_map__autocreate(bpf_object__find_map_by_name(m->obj, maps[i])));
-	CHECK(recording_read(&r, m) == 0);
-	CHECK_EQ_U64(recorded_count(&r, RECORDED_COUNTER, "dropped", "cgroup_full"), 0);
-	module_free(m);
-	recording_free(&r);
+	tcg_check_off(module_new(module_find("tcp"), NULL), maps, 4);
 }
 
 int main(int argc, char **argv)

@@ -1,0 +1,63 @@
+/* `By "cgroup"` wired into a module (module_cgroup.h). */
+#include "libcore/engine/module_cgroup.h"
+
+#include "base/log.h"
+#include "libcore/engine/module.h"
+
+static const char *const default_aux[] = { MODULE_CGROUP_AUX_MAPS, NULL };
+
+void module_cgroup_tables(struct module_cgroup *c, const struct cgroup_table *tables, int ntables,
+			  const char *const *aux)
+{
+	c->tables = tables;
+	c->ntables = ntables;
+	c->aux = aux ? aux : default_aux;
+}
+
+void module_cgroup_init(struct module_cgroup *c, const struct cgroup_table *tables, int ntables,
+			const char *const *aux)
+{
+	cgroup_options_init(&c->opts);
+	module_cgroup_tables(c, tables, ntables, aux);
+}
+
+int module_cgroup_set_option(struct module_cgroup *c, const struct option *o, char *err, size_t errlen)
+{
+	return cgroup_options_set(&c->opts, o, err, errlen);
+}
+
+int module_cgroup_check(const struct module_cgroup *c, char *err, size_t errlen)
+{
+	return cgroup_options_check(&c->opts, err, errlen);
+}
+
+int module_cgroup_configure(struct module *m, struct bpf_object *obj, const struct module_cgroup *c)
+{
+	return cgroup_rows_configure(m, obj, &c->opts, c->tables, c->ntables, c->aux);
+}
+
+int module_cgroup_start(struct module *m, struct module_cgroup *c, const char *whose, char *err, size_t errlen)
+{
+	cgroup_rows_free(c->rows); /* a start after a failed one */
+	c->rows = NULL;
+	if (!c->opts.on)
+		return 0;
+	c->rows = cgroup_rows_new(m, &c->opts, c->tables, c->ntables, err, errlen);
+	if (!c->rows)
+		return -1;
+	ebpf_log(EBPF_LOG_INFO, "%s: and per cgroup%s at depth %u, at most %u cgroups and other", m->label, whose,
+		 c->opts.depth, c->opts.max_series);
+	return 0;
+}
+
+int module_cgroup_read(struct module_cgroup *c, const struct metric_sink *sink)
+{
+	return c->rows ? cgroup_rows_read(c->rows, sink) : 0;
+}
+
+void module_cgroup_free(struct module_cgroup *c)
+{
+	cgroup_rows_free(c->rows);
+	c->rows = NULL;
+	cgroup_options_free(&c->opts);
+}
