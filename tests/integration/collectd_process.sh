@@ -2,6 +2,7 @@
 # The real collectd daemon with the process module: N execs of /bin/true show in the csv
 # files as exec and exit counts that grow by at least N, and an OOM kill in a
 # memory-limited cgroup is counted and logged by collectd with the victim's pid and name.
+# Every point sends derive-untraced-<point> (its witness).
 . "$top_srcdir/tests/integration/lib.sh"
 
 N=300
@@ -40,6 +41,11 @@ echo "execs: $before -> $after (+$grown), exits +$exits_grown, workload $N"
 # tests/bpf/test_process asserts exact counts with the process-tree filter.
 pass "exec and exit counts grew by at least N"
 [ -n "$(csv_file process derive-forks)" ] || fail "no derive-forks value"
+# Each point's witness (tp_btf): what the kernel did not hand to the programs, always sent.
+for point in sched_process_fork sched_process_exec sched_process_exit mark_victim; do
+	[ -n "$(csv_file process "derive-untraced-$point")" ] || fail "no derive-untraced-$point value"
+done
+pass "untraced per point sent (execs untraced: $(csv_last process derive-untraced-sched_process_exec))"
 [ "$(csv_last process derive-dropped-oom_events)" = 0 ] || fail "OOM events were dropped"
 
 set +e
