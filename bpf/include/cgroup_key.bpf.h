@@ -53,16 +53,33 @@ const volatile bool ancestor_helper = true;
 		__type(value, __u64);              \
 	} cgroup_full SEC(".maps")
 
+/* Cgroups the `Cgroup` selection leaves out, put here by user space when a read first
+ * finds one in a table (and its rows deleted): their events then take no row, so that on
+ * a host with many cgroups outside the selection the tables keep their room for the
+ * selected ones. Least recently used first out: a cgroup pushed out takes a row again
+ * until the next read finds it. Created only with By "cgroup" (cgroup_rows_configure). */
+#define CGROUP_IGNORED_CAP 1024
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, CGROUP_IGNORED_CAP);
+	__type(key, __u64);
+	__type(value, __u8);
+} cgroup_ignored SEC(".maps");
+
 /* The value of key in hash `map`, inserted from `zero` (a zeroed global of the value's
  * size: a histogram row is too big for the BPF stack) when new; NULL when the table is
- * full, counted in row 0 of `full` (an array of u64). Two CPUs inserting the same key at
- * once: one insert wins, both then find it. */
+ * full, counted in row 0 of `full` (an array of u64), or when the cgroup is one the
+ * selection leaves out (not counted: its events are in the host-wide values, as every
+ * unselected cgroup's). Two CPUs inserting the same key at once: one insert wins, both
+ * then find it. */
 static __always_inline void *cgroup_row(void *map, const struct cgroup_row_key *key, const void *zero, void *full)
 {
 	void *v = bpf_map_lookup_elem(map, key);
 
 	if (v)
 		return v;
+	if (bpf_map_lookup_elem(&cgroup_ignored, &key->cgroup))
+		return NULL;
 	bpf_map_update_elem(map, key, zero, BPF_NOEXIST);
 	v = bpf_map_lookup_elem(map, key);
 	if (!v)

@@ -151,6 +151,7 @@ int cgroup_rows_configure(struct module *m, struct bpf_object *obj, const struct
 	/* Not in an object whose programs never ask for the current task's cgroup (tcp's: the
 	 * socket's). */
 	bool *helper = module_rodata(obj, "ancestor_helper", sizeof(bool));
+	struct bpf_map *ignored;
 
 	if (!by || !depth)
 		return -ENOENT;
@@ -183,7 +184,9 @@ int cgroup_rows_configure(struct module *m, struct bpf_object *obj, const struct
 		if (e)
 			return e;
 	}
-	return 0;
+	/* every object with per-cgroup rows has it (cgroup_key.bpf.h) */
+	ignored = bpf_object__find_map_by_name(obj, "cgroup_ignored");
+	return ignored ? bpf_map__set_autocreate(ignored, o->on) : -ENOENT;
 }
 
 /* ---- the reader ----------------------------------------------------------------------------- */
@@ -231,6 +234,7 @@ struct cgroup_rows {
 	uint32_t folded;
 	bool ever_folded;
 	uint64_t reclaimed;
+	int ignored_fd;                   /* cgroup_ignored (cgroup_key.bpf.h), or -1 */
 };
 
 static uint32_t id_slot(uint64_t id, uint32_t cap)
@@ -471,18 +475,26 @@ static void clear_other(struct cgroup_rows *r, int ti)
 }
 
 /* The rows of cgroups found gone: deleted (they can never count again: no task can join a
- * removed cgroup), their series places freed. */
+ * removed cgroup), their series places freed. The rows of cgroups the selection leaves out
+ * are deleted too, and those cgroups told to the kernel (cgroup_ignored), which then gives
+ * them no row: the tables' room stays for the selected ones. */
 static void reclaim_gone(struct cgroup_rows *r)
 {
+	const uint8_t ignored = 1;
+
 	for (int ti = 0; ti < r->ntables; ti++) {
 		struct table_state *s = &r->ts[ti];
 
 		for (uint32_t i = 0; i < s->dump.count; i++) {
 			const uint8_t *key = s->dump.keys + (size_t)i * s->dump.key_size;
 			struct cgroup_row_key k;
+			const struct cg_entry *e;
 
 			memcpy(&k, key, sizeof(k));
-			if (id_find(r->ids, r->cap, k.cgroup)->gone)
+			e = id_find(r->ids, r->cap, k.cgroup);
+			if (e->state == CG_IGNORED && r->ignored_fd >= 0)
+				bpf_map_update_elem(r->ignored_fd, &k.cgroup, &ignored, BPF_ANY);
+			if (e->gone || e->state == CG_IGNORED)
 				bpf_map_delete_elem(s->fd, key);
 		}
 	}
@@ -577,6 +589,7 @@ struct cgroup_rows *cgroup_rows_new(struct module *m, const struct cgroup_option
 				    int ntables, char *err, size_t errlen)
 {
 	struct cgroup_rows *r = calloc(1, sizeof(*r));
+	struct bpf_map *map;
 	uint64_t entries = 0;
 	int e = 0;
 
@@ -589,6 +602,8 @@ struct cgroup_rows *cgroup_rows_new(struct module *m, const struct cgroup_option
 	r->tables = tables;
 	r->ntables = ntables;
 	r->paths.root_fd = -1;
+	map = bpf_object__find_map_by_name(m->obj, "cgroup_ignored");
+	r->ignored_fd = map ? bpf_map__fd(map) : -1;
 	if (cgroup_paths_init(&r->paths, NULL, err, errlen)) {
 		free(r);
 		return NULL;

@@ -12,10 +12,10 @@
 #include "tests/oom_cgroup.h"
 #include "tests/recording_sink.h"
 #include "tests/bpf/attach_methods.h"
+#include "tests/bpf/detach_program.h"
 #include "tests/bpf/start_on_method.h"
 #include "tests/testing.h"
 
-#include <bpf/libbpf.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <string.h>
@@ -162,17 +162,12 @@ static void run_witness_catches(const char *method)
 {
 	const int n = 20;
 	struct module *m = start_process(method, true);
-	struct probe_point *p;
 	struct seen a, b;
 
 	if (!m)
 		return;
-	p = &m->probes.points[1];
-	CHECK_STR(p->name, "sched_process_exec");
-	CHECK(p->links[0] && p->links[1]); /* the module's program, then the witness */
 	a = read_module(m);
-	bpf_link__destroy(p->links[0]);
-	p->links[0] = NULL;
+	detach_module_program(m, "sched_process_exec");
 	exec_true(n);
 	b = read_module(m);
 	printf("%-10s the exec program detached: %d execs, counted %llu, untraced %llu\n", method, n,

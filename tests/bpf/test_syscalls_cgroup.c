@@ -3,7 +3,8 @@
  * a known number of fsync() calls (and one cgroup a known number of failing ones): each
  * cgroup's series equals its workload exactly, counts, errors and latency samples. Then:
  * with MaxSeries 1 the second cgroup is `other`, exactly, with the folded count; a removed
- * cgroup's last values are sent, its kernel rows deleted, its series place freed; options
+ * cgroup's last values are sent, its kernel rows deleted, its series place freed; a cgroup
+ * outside the selection gets no kernel row after the first read that finds it; options
  * without By "cgroup" are refused; with By "cgroup" off none of its maps exist. */
 #include "base/log.h"
 #include "bpf/include/cgroup_key.h"
@@ -271,6 +272,39 @@ static void test_churn(const char *method, int fd)
 	recording_free(&r);
 }
 
+/* A cgroup the selection leaves out (a sibling of the test's parent, outside its glob): its
+ * first events take a row until a read finds it; from then on the kernel gives it none (a
+ * host's unselected cgroups must not fill the tables the selected ones need), and it is
+ * never a series. */
+static void test_unselected(const char *method, int fd)
+{
+	char out[1200];
+	struct module *m;
+	struct recording r = { 0 };
+	uint64_t id;
+
+	snprintf(out, sizeof(out), "%s-out", tcg_parent);
+	CHECK(mkdir(out, 0755) == 0);
+	id = tcg_inode(out);
+	m = cgroup_module(method, "10", true);
+	CHECK(module_start(m) == 0);
+	workload_in(out, fd, 5, 0);
+	CHECK(rows_of(m, id) > 0);
+	CHECK(recording_read(&r, m) == 0);
+	CHECK_EQ_U64(rows_of(m, id), 0);
+	workload_in(out, fd, 5, 0);
+	CHECK_EQ_U64(rows_of(m, id), 0);
+	CHECK_EQ_U64(tcg_rows_of(m, "cgroup_latency", id), 0);
+	CHECK(recording_read(&r, m) == 0);
+	CHECK_EQ_U64(recorded_counter(&r, "dropped", "cgroup_full"), 0);
+	for (int i = 0; i < r.n; i++)
+		CHECK(!strstr(r.values[i].instance, "-out"));
+	printf("%-10s a cgroup outside the selection: no row after the first read\n", method);
+	recording_free(&r);
+	module_free(m);
+	CHECK(rmdir(out) == 0);
+}
+
 /* Off (the default): none of the per-cgroup maps is created; tuning without By is refused. */
 static void test_off(void)
 {
@@ -278,7 +312,7 @@ static void test_off(void)
 	char err[512] = "";
 	struct opt_value v = { .type = OPT_NUMBER, .number = 3 };
 	struct option o = { .key = "CgroupDepth", .values = &v, .nvalues = 1 };
-	const char *maps[] = { "cgroup_counts", "cgroup_latency", "cgroup_zero", "cgroup_full" };
+	const char *maps[] = { "cgroup_counts", "cgroup_latency", "cgroup_zero", "cgroup_full", "cgroup_ignored" };
 
 	m->filter_tgid = getpid();
 	CHECK(module_start(m) == 0);
@@ -322,6 +356,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < methods.n; i++) {
 		run_method(methods.names[i], false, fd);
 		run_method(methods.names[i], true, fd);
+		test_unselected(methods.names[i], fd);
 	}
 	test_churn(methods.names[0], fd);
 	test_off();

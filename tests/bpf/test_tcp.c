@@ -18,13 +18,13 @@
 #include "libcore/engine/module.h"
 #include "libcore/kernel/privileges.h"
 #include "tests/bpf/attach_methods.h"
+#include "tests/bpf/detach_program.h"
 #include "tests/bpf/start_on_method.h"
 #include "tests/bpf/tcp_netns.h"
 #include "tests/recording_sink.h"
 #include "tests/testing.h"
 
 #include <arpa/inet.h>
-#include <bpf/libbpf.h>
 #include <bpf/btf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -328,7 +328,6 @@ static void run_local_mode(const char *method)
 static void run_witness_catches(const char *method, int lfd)
 {
 	struct module *m = start_tcp(method, "remote");
-	struct probe_point *p;
 	uint64_t row_before, untraced_before;
 	long resent, dropped;
 	int client, server;
@@ -336,14 +335,10 @@ static void run_witness_catches(const char *method, int lfd)
 
 	if (!m)
 		return;
-	p = &m->probes.points[0];
-	CHECK_STR(p->name, "tcp_retransmit_skb");
-	CHECK(p->links[0] && p->links[1]); /* the module's program, then the witness */
 	s = read_module(m);
 	row_before = s.open.retransmits;
 	untraced_before = s.untraced_retransmits;
-	bpf_link__destroy(p->links[0]);
-	p->links[0] = NULL;
+	detach_module_program(m, "tcp_retransmit_skb");
 	dropped = send_through_drops(lfd, &client, &server);
 	resent = read_settled(m, client, &s);
 	close(client);
