@@ -23,7 +23,9 @@ static bool same_file(const struct stat *a, const struct stat *b)
 	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
 }
 
-/* Sets the new status, rebuilds the view and reports a change of status or error. */
+/* Sets the new status, rebuilds the view and reports a change of status or error, or more
+ * series left out than any report said (once per new high: names that come and go, as
+ * short-lived cgroups do, are not logged again and again). */
 static void settle(struct snapshot_cache *c, enum mib_snapshot_status status, const char *error)
 {
 	bool changed = status != c->status || strcmp(error, c->error);
@@ -39,6 +41,10 @@ static void settle(struct snapshot_cache *c, enum mib_snapshot_status status, co
 		c->status = MIB_SNAPSHOT_UNREADABLE;
 		snprintf(c->error, sizeof(c->error), "%s: out of memory building the tables", c->path);
 		mib_view_build(&c->view, NULL, c->status, c->error, c->room);
+		changed = true;
+	}
+	if (c->status == MIB_SNAPSHOT_OK && c->view.skipped_series > c->skipped_reported) {
+		c->skipped_reported = c->view.skipped_series;
 		changed = true;
 	}
 	if (!changed || !c->report)

@@ -23,8 +23,11 @@ struct snapshot_cache {
 	int stale_after;
 	char error[600];
 	struct mib_view view;
-	/* Called when the status or error changes, so that the log tells why values vanish. */
+	/* Called when the status or error changes, so that the log tells why values vanish,
+	 * and when more series are left out than ever reported (a cgroup with a long name
+	 * that appears while the snapshot is served). */
 	void (*report)(bool ok, const char *msg);
+	size_t skipped_reported; /* the most series left out a report has named */
 };
 
 /* room: MIB_MAX_OID less the base OID's length. */

@@ -38,15 +38,13 @@ start_collectd "$WORK/collectd.conf"
 run() { sh -c 'echo $$ > "$1/cgroup.procs" && exec "$2" "$3"' sh "$CG_ROOT/$PARENT/$1" "$FSYNC_N" "$2" || sfail "the workload in $1 failed"; }
 run a $N
 run b $K
+start_subagent
+wait_until $((PING + 5)) status_is 1 || sfail "snapshot status not ok(1) over SNMP"
+# The long cgroup appears while the subagent serves: it names the new series it leaves out.
 run "$LONG" $M
-# The subagent names the series it leaves out when it starts serving a snapshot (and when the
-# snapshot's status changes), not for every later snapshot: it starts once collectd's
-# snapshot has the long cgroup.
 snap_has_long() { grep -q "^counter	calls	$LONG_INSTANCE	$M\$" "$SNAP"; }
 wait_until 15 snap_has_long ||
 	sfail "the snapshot has no counter calls $LONG_INSTANCE $M: $(grep "$PARENT" "$SNAP" 2>&1 | head -5)"
-start_subagent
-wait_until $((PING + 5)) status_is 1 || sfail "snapshot status not ok(1) over SNMP"
 
 CALLS="$BASE.1.3.1.3.$(str_oid syscalls).$(str_oid calls)"
 HISTCOUNT="$BASE.1.4.1.4.$(str_oid syscalls).$(str_oid latency)"
