@@ -604,7 +604,7 @@ static int read_perf_event(const struct walk *w, const yaml_node_t *n)
 	e = program_config_new_perf_event(w->c, why, sizeof(why));
 	if (!e || perf_event_set(e, target, (uint32_t)type, (uint64_t)config, (uint64_t)period, (uint64_t)frequency,
 				 why, sizeof(why)))
-		return fail(w, n, "perf_events: %s", why);
+		return fail(w, n, "perf_events entry of target %s: %s", target, why);
 	return 0;
 }
 

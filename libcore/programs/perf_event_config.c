@@ -248,24 +248,29 @@ int perf_event_parse_block(const struct conf_node *n, struct program_perf_event 
 		snprintf(err, errlen, "<PerfEvent \"%s\">: %s", name, why);
 		return -1;
 	}
-	return perf_event_set(e, name, e->type, e->config, period, frequency, err, errlen);
+	if (perf_event_set(e, name, e->type, e->config, period, frequency, why, sizeof(why))) {
+		snprintf(err, errlen, "<PerfEvent \"%s\">: %s", name, why);
+		return -1;
+	}
+	return 0;
 }
 
 int perf_event_set(struct program_perf_event *e, const char *program, uint32_t type, uint64_t config,
 		   uint64_t period, uint64_t frequency, char *err, size_t errlen)
 {
 	if (strlen(program) >= sizeof(e->program)) {
-		snprintf(err, errlen, "perf event program name \"%s\" is too long", program);
+		snprintf(err, errlen, "the program's name is longer than %zu characters", sizeof(e->program) - 1);
 		return -1;
 	}
 	if (period && frequency) {
-		snprintf(err, errlen, "<PerfEvent \"%s\">: SamplePeriod and SampleFrequency both given: one says how "
-				      "often the program runs, keep the one you mean", program);
+		snprintf(err, errlen, "a sample period and a sample frequency both given: each says how often the "
+				      "program runs, keep the one you mean");
 		return -1;
 	}
 	if (!period && !frequency) {
-		snprintf(err, errlen, "<PerfEvent \"%s\"> says neither how often to run the program: SamplePeriod N "
-				      "(every Nth event) or SampleFrequency N (N a second on each CPU)", program);
+		snprintf(err, errlen, "neither a sample period (SamplePeriod N, sample_period: every Nth event) nor a "
+				      "sample frequency (SampleFrequency N, sample_frequency: N a second on each CPU) says "
+				      "how often to run the program");
 		return -1;
 	}
 	snprintf(e->program, sizeof(e->program), "%s", program);

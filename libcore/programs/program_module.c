@@ -1,5 +1,6 @@
 #include "libcore/programs/program_module.h"
 
+#include "base/text_append.h"
 #include "libcore/engine/module.h"
 #include "libcore/programs/object_file.h"
 #include "libcore/programs/object_policy.h"
@@ -99,10 +100,19 @@ static int check_perf_events(const struct program_config *c, struct bpf_object *
 
 		p = bpf_object__find_program_by_name(obj, name);
 		if (!p || bpf_program__type(p) != BPF_PROG_TYPE_PERF_EVENT || skipped(c, name)) {
-			snprintf(err, errlen, "<PerfEvent \"%s\">: %s", name,
+			char names[512] = "";
+			size_t used = 0;
+
+			bpf_object__for_each_program(p, obj)
+				if (bpf_program__type(p) == BPF_PROG_TYPE_PERF_EVENT)
+					text_appendf(names, sizeof(names), &used, "%s%s", used ? ", " : "",
+						     bpf_program__name(p));
+			p = bpf_object__find_program_by_name(obj, name);
+			snprintf(err, errlen, "<PerfEvent \"%s\">: %s (its perf_event programs: %s)", name,
 				 !p ? "the object has no program of that name"
 				 : skipped(c, name) ? "that program is left out with Skip"
-						    : "that program is not SEC(\"perf_event\"): a perf event runs only those");
+						    : "that program is not SEC(\"perf_event\"): a perf event runs only those",
+				 used ? names : "none");
 			return -1;
 		}
 	}
