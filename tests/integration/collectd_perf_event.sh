@@ -2,7 +2,8 @@
 # SEC("perf_event") programs in the real collectd: tests/programs/perf_event_samples.bpf.c
 # counts, per CPU, the samples of the perf event it is attached to. Loaded through a
 # <Program> block with <PerfEvent> and through ExporterConfig with ebpf_exporter's
-# perf_events (tests/programs/perf_event_samples.yaml, llcstat's shape), it runs on the
+# perf_events (tests/programs/perf_event_samples.yaml, llcstat's shape), and through the block
+# collectd-ebpf-import prints of that YAML, it runs on the
 # software event cpu-clock at 99 samples a second on each online CPU: every CPU counts, and
 # the total grows at that rate (bounds wide for a loaded machine: more than 0, less than 10
 # times 99 x CPUs x seconds). A hardware cache event on a machine without the CPU's
@@ -68,6 +69,12 @@ conf program "Object \"$OBJ/perf_event_samples.bpf.o\"\n<PerfEvent \"on_sample\"
 runs program
 conf exporter "ExporterConfig \"$OBJ/perf_event_samples.yaml\""
 runs exporter
+# The YAML printed as a <Program> block by collectd-ebpf-import: its perf_events as <PerfEvent>.
+"$top_builddir/collectd-ebpf-import" "$OBJ/perf_event_samples.yaml" > "$WORK/imported.block" ||
+	fail "collectd-ebpf-import refused perf_event_samples.yaml"
+grep -q '<PerfEvent "on_sample">' "$WORK/imported.block" || { cat "$WORK/imported.block" >&2; fail "the imported block has no <PerfEvent>"; }
+conf imported "$(grep -v '^#' "$WORK/imported.block" | sed '1d;$d')"
+runs imported
 
 # A hardware cache event: on this machine's PMU, or the error that there is none.
 conf hw_cache "Object \"$OBJ/perf_event_samples.bpf.o\"\n<PerfEvent \"on_sample\">\n Type \"hw_cache\"\n Config \"LLC-load-misses\"\n SamplePeriod 10000\n</PerfEvent>\n$COUNTER"
