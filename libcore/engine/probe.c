@@ -245,7 +245,7 @@ static void note_missing(struct probe_set *ps, struct kernel_funcs *kf, struct p
 /* Loads only candidate `cand` of point `pi`; 0 if the kernel accepts it. */
 static int test_load_alone(struct probe_set *ps, const struct probe_object *po, int pi, int cand)
 {
-	int sel[ps->npoints];
+	int sel[ps->npoints > 0 ? ps->npoints : 1]; /* none: a user's object of perf_event programs only */
 	struct bpf_object *obj;
 	int err;
 
@@ -456,7 +456,7 @@ static int blame_candidates(struct probe_set *ps, const struct probe_object *po,
 static int start_rounds(struct probe_set *ps, const struct probe_object *po, struct kernel_funcs *kf, char *err,
 			size_t errlen)
 {
-	int sel[ps->npoints];
+	int sel[ps->npoints > 0 ? ps->npoints : 1]; /* none: a user's object of perf_event programs only */
 
 	for (int i = 0; i < ps->npoints; i++) {
 		struct probe_point *p = &ps->points[i];

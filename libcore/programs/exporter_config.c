@@ -566,6 +566,58 @@ static int read_metrics(const struct walk *w, const yaml_node_t *n)
 	return 0;
 }
 
+/* One entry of perf_events: ebpf_exporter's type (perf_event_attr.type), name (its
+ * config, a number), target (the SEC("perf_event") program it runs) and sample_period or
+ * sample_frequency; checked as a <PerfEvent> block is (perf_event_config.h). */
+static int read_perf_event(const struct walk *w, const yaml_node_t *n)
+{
+	double type = -1, config = -1, period = 0, frequency = 0;
+	char target[PROGRAM_NAME_MAX] = "", why[512];
+	struct program_perf_event *e;
+
+	if (expect(w, n, YAML_MAPPING_NODE, "a perf_events entry"))
+		return -1;
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		const yaml_node_t *k = node_at(w, p->key), *v = node_at(w, p->value);
+		const char *key = scalar(k);
+		int r;
+
+		if (key && !strcmp(key, "type"))
+			r = get_number(w, v, "type", 0, UINT32_MAX, true, &type);
+		else if (key && !strcmp(key, "name"))
+			r = get_number(w, v, "name", 0, 9007199254740992.0, true, &config);
+		else if (key && !strcmp(key, "target"))
+			r = get_text(w, v, "target", target, sizeof(target));
+		else if (key && !strcmp(key, "sample_period"))
+			r = get_number(w, v, "sample_period", 1, 1e15, true, &period);
+		else if (key && !strcmp(key, "sample_frequency"))
+			r = get_number(w, v, "sample_frequency", 1, 1e15, true, &frequency);
+		else
+			r = unknown(w, k, key ? key : "?", "a perf_events entry",
+				    "type, name, target, sample_period, sample_frequency");
+		if (r)
+			return -1;
+	}
+	if (type < 0 || config < 0 || !target[0])
+		return fail(w, n, "a perf_events entry needs type, name (the event's config number) and target (the "
+				  "SEC(\"perf_event\") program it runs)");
+	e = program_config_new_perf_event(w->c, why, sizeof(why));
+	if (!e || perf_event_set(e, target, (uint32_t)type, (uint64_t)config, (uint64_t)period, (uint64_t)frequency,
+				 why, sizeof(why)))
+		return fail(w, n, "perf_events entry of target %s: %s", target, why);
+	return 0;
+}
+
+static int read_perf_events(const struct walk *w, const yaml_node_t *seq)
+{
+	if (expect(w, seq, YAML_SEQUENCE_NODE, "perf_events"))
+		return -1;
+	for (yaml_node_item_t *i = seq->data.sequence.items.start; i < seq->data.sequence.items.top; i++)
+		if (read_perf_event(w, node_at(w, *i)))
+			return -1;
+	return 0;
+}
+
 /* kaddrs: kernel symbols whose addresses go into the globals kaddr_<symbol> before load
  * (KernelAddress, program_resolve.c). */
 static int read_kaddrs(const struct walk *w, const yaml_node_t *seq)
@@ -673,10 +725,13 @@ static int read_root(const struct walk *w, const yaml_node_t *root)
 		} else if (!strcmp(key, "cgroup_id_map")) {
 			if (read_cgroup_id_map(w, val))
 				return -1;
+		} else if (!strcmp(key, "perf_events")) {
+			if (read_perf_events(w, val))
+				return -1;
 		} else if (!strcmp(key, "tracing")) {
 			return refuse_tracing(w, root, k);
 		} else {
-			return unknown(w, k, key, "the config", "metrics, kaddrs, cgroup_id_map, tracing");
+			return unknown(w, k, key, "the config", "metrics, kaddrs, cgroup_id_map, perf_events, tracing");
 		}
 	}
 	if (w->c->nviews == before)

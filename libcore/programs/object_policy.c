@@ -20,15 +20,19 @@ static bool listed(const char *const *names, int n, const char *name)
 }
 
 /* Types that only observe, as documented in doc/programs.md: kprobe (kprobe, kretprobe,
- * ksyscall, uprobe, usdt), tracepoint, raw_tp, and of BPF_PROG_TYPE_TRACING only fentry,
- * fexit and tp_btf. TRACING also carries fmod_ret (rewrites what a function returns) and
- * iter (a program run by reads of a bpffs file), refused below. */
+ * ksyscall, uprobe, usdt), tracepoint, raw_tp, perf_event (run by a perf event's samples:
+ * it reads the sample's registers and counts, as a kprobe reads a function's), and of
+ * BPF_PROG_TYPE_TRACING only fentry, fexit and tp_btf. All of them may call the helpers of
+ * tracing, but not the ones of refused_helpers below, which change what they observe.
+ * TRACING also carries fmod_ret (rewrites what a function returns) and iter (a program run
+ * by reads of a bpffs file), refused below. */
 static bool observing(enum bpf_prog_type t, enum bpf_attach_type a)
 {
 	switch (t) {
 	case BPF_PROG_TYPE_KPROBE:
 	case BPF_PROG_TYPE_TRACEPOINT:
 	case BPF_PROG_TYPE_RAW_TRACEPOINT:
+	case BPF_PROG_TYPE_PERF_EVENT:
 		return true;
 	case BPF_PROG_TYPE_TRACING:
 		return a == BPF_TRACE_FENTRY || a == BPF_TRACE_FEXIT || a == BPF_TRACE_RAW_TP;
@@ -83,7 +87,7 @@ int object_policy_check_types(struct bpf_object *obj, const struct object_policy
 		else
 			snprintf(err, errlen,
 				 "%s: program \"%s\" has type %s, not a tracing type (kprobe, tracing, tracepoint, "
-				 "raw_tracepoint); allow it with AllowProgramType \"%s\" or leave it out "
+				 "raw_tracepoint, perf_event); allow it with AllowProgramType \"%s\" or leave it out "
 				 "with Skip \"%s\"",
 				 file, name, tname, tname, name);
 		return -1;

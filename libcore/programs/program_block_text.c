@@ -128,6 +128,16 @@ int program_block_write(FILE *f, const struct program_config *c)
 		}
 		fprintf(f, "\n");
 	}
+	for (int i = 0; i < c->nperf_events; i++) {
+		const struct program_perf_event *e = &c->perf_events[i];
+
+		/* by number, as perf_events: gives them; the comment names the event */
+		fprintf(f, "  # %s\n  <PerfEvent ", e->description);
+		put_quoted(f, e->program);
+		fprintf(f, ">\n    Type %u\n    Config %llu\n    %s %llu\n  </PerfEvent>\n",
+			e->type, (unsigned long long)e->config, e->frequency ? "SampleFrequency" : "SamplePeriod",
+			(unsigned long long)e->sample);
+	}
 	for (int i = 0; i < c->nviews; i++)
 		put_view(f, &c->views[i]);
 	fprintf(f, "</Program>\n");

@@ -545,6 +545,11 @@ static int parse_line(const struct conf_node *n, struct program_config *c, char 
 		}
 		return parse_probe(n, &c->probes[c->nprobes++], err, errlen);
 	}
+	if (!strcasecmp(o->key, "PerfEvent")) {
+		struct program_perf_event *e = program_config_new_perf_event(c, err, errlen);
+
+		return e ? perf_event_parse_block(n, e, err, errlen) : -1;
+	}
 	if (!strcasecmp(o->key, "Skip"))
 		return add_skips(o, c, err, errlen);
 	if (!strcasecmp(o->key, "KernelAddress"))
@@ -556,7 +561,8 @@ static int parse_line(const struct conf_node *n, struct program_config *c, char 
 	if (!strcasecmp(o->key, "Histogram") || !strcasecmp(o->key, "Counter") || !strcasecmp(o->key, "Gauge"))
 		return add_view(n, c, err, errlen);
 	snprintf(err, errlen, "unknown option \"%s\"; valid: Object, Param, <Probe>, Skip, AllowProgramType, "
-			      "AllowHelper, <Histogram>, <Counter>, <Gauge>, ExporterConfig, KernelAddress, CgroupIdMap", o->key);
+			      "AllowHelper, <Histogram>, <Counter>, <Gauge>, ExporterConfig, KernelAddress, CgroupIdMap, "
+			      "<PerfEvent>", o->key);
 	return -1;
 }
 
@@ -701,6 +707,16 @@ int program_config_set_cgroup_ids(struct program_config *c, const char *map, con
 	}
 	snprintf(g->map, sizeof(g->map), "%s", map);
 	return 0;
+}
+
+struct program_perf_event *program_config_new_perf_event(struct program_config *c, char *err, size_t errlen)
+{
+	if (c->nperf_events == PROGRAM_MAX_PERF_EVENTS) {
+		snprintf(err, errlen, "at most %d perf events (<PerfEvent> blocks, perf_events: entries)",
+			 PROGRAM_MAX_PERF_EVENTS);
+		return NULL;
+	}
+	return &c->perf_events[c->nperf_events++];
 }
 
 void program_config_free(struct program_config *c)

@@ -12,6 +12,8 @@
  *                       kernel_addresses.h; ebpf_exporter's kaddrs)
  *     CgroupIdMap "map" "hash"|"cgrp_storage" "pattern"...   (cgroup_id_map.h)
  *     <Probe "sync"> Program "sync_fentry" "sync_kprobe" "sync_tp" </Probe>
+ *     <PerfEvent "on_sample"> Type "software" Config "cpu-clock" SampleFrequency 99 </PerfEvent>
+ *                       (what runs a SEC("perf_event") program: perf_event_config.h)
  *     Skip "debug_prog"
  *     AllowProgramType "xdp"            AllowHelper "bpf_send_signal"
  *     <Histogram "map"> Layout "value"|"key"  SlotsField  SumField  Buckets  Multiplier
@@ -35,6 +37,7 @@
 #include "libcore/hist/hist_config.h"
 #include "libcore/programs/object_policy.h"
 #include "libcore/programs/cgroup_id_map.h"
+#include "libcore/programs/perf_event_config.h"
 
 #define PROGRAM_NAME_MAX 64
 #define PROGRAM_MAX_PARAMS 16
@@ -42,6 +45,7 @@
 #define PROGRAM_MAX_ALTERNATIVES 8
 #define PROGRAM_MAX_SKIPS 16
 #define PROGRAM_MAX_KADDRS 16
+#define PROGRAM_MAX_PERF_EVENTS 8
 #define PROGRAM_MAX_VIEWS 16
 #define PROGRAM_MAX_LABELS 8
 #define PROGRAM_MAX_FIXED_BOUNDS 64
@@ -135,6 +139,8 @@ struct program_config {
 	char kaddrs[PROGRAM_MAX_KADDRS][PROGRAM_NAME_MAX]; /* KernelAddress: symbols for kaddr_<symbol> */
 	int nkaddrs;
 	struct cgroup_id_map_config cgroup_ids; /* CgroupIdMap (cgroup_id_map.h) */
+	struct program_perf_event perf_events[PROGRAM_MAX_PERF_EVENTS]; /* <PerfEvent>, perf_events: */
+	int nperf_events;
 	struct program_view views[PROGRAM_MAX_VIEWS];
 	int nviews;
 	struct object_policy policy;
@@ -152,6 +158,8 @@ int program_config_add_kaddr(struct program_config *c, const char *symbol, char 
 /* Sets the CgroupIdMap: map, type "hash" or "cgrp_storage", patterns. 0, or -1 with err. */
 int program_config_set_cgroup_ids(struct program_config *c, const char *map, const char *type,
 				  const char *const *patterns, int npatterns, char *err, size_t errlen);
+/* Room for one more perf event: its slot, or NULL with err. */
+struct program_perf_event *program_config_new_perf_event(struct program_config *c, char *err, size_t errlen);
 void program_config_free(struct program_config *c);
 /* A map block's view before its options are read: zeroed, then the defaults a <Histogram>,
  * <Counter> or <Gauge> (and an ExporterConfig metric) starts from. */

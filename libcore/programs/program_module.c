@@ -1,9 +1,11 @@
 #include "libcore/programs/program_module.h"
 
+#include "base/text_append.h"
 #include "libcore/engine/module.h"
 #include "libcore/programs/object_file.h"
 #include "libcore/programs/object_policy.h"
 #include "libcore/programs/object_sandbox.h"
+#include "libcore/programs/perf_event_attach.h"
 #include "libcore/programs/program_config.h"
 #include "libcore/read/program_read.h"
 #include "libcore/programs/program_resolve.h"
@@ -31,6 +33,7 @@ struct program_state {
 	char variants[PROGRAM_MAX_POINTS][PROGRAM_MAX_ALTERNATIVES][16];
 	struct program_reader *readers[PROGRAM_MAX_VIEWS];
 	struct cgroup_id_sync *cgroup_ids; /* CgroupIdMap, NULL without */
+	struct perf_event_links *perf_links; /* its perf_event programs' events, while running */
 	char start_error[1024]; /* the object was refused: the program stays off with this */
 };
 
@@ -55,9 +58,15 @@ static int program_method(struct bpf_program *p, enum attach_method *method, cha
 		if (strncmp(sec, "kprobe", 6))
 			snprintf(variant, len, "%.*s", (int)n, sec); /* kretprobe, ksyscall, uprobe, usdt */
 		return 0;
+	case BPF_PROG_TYPE_PERF_EVENT:
+		snprintf(err, errlen, "program \"%s\" is a perf_event program: a perf event runs it, not a "
+				      "<Probe>; give the event with <PerfEvent \"%s\">", bpf_program__name(p),
+			 bpf_program__name(p));
+		return -1;
 	default:
 		snprintf(err, errlen, "program \"%s\" (SEC \"%s\") cannot be attached by its section; collectd "
-				      "attaches tracing programs (kprobe, fentry, tracepoint, raw_tp, tp_btf, uprobe, usdt)",
+				      "attaches tracing programs (kprobe, fentry, tracepoint, raw_tp, tp_btf, uprobe, usdt) "
+				      "and perf_event programs (<PerfEvent>)",
 			 bpf_program__name(p), sec);
 		return -1;
 	}
@@ -78,6 +87,52 @@ static bool in_probe(const struct program_config *c, const char *name)
 			if (!strcmp(c->probes[i].programs[j], name))
 				return true;
 	return false;
+}
+
+/* Every perf_event program that is not skipped runs on at least one <PerfEvent>, and every
+ * <PerfEvent> (perf_events: entry) names one. 0, or -1 with the fix. */
+static int check_perf_events(const struct program_config *c, struct bpf_object *obj, char *err, size_t errlen)
+{
+	struct bpf_program *p;
+
+	for (int i = 0; i < c->nperf_events; i++) {
+		const char *name = c->perf_events[i].program;
+
+		p = bpf_object__find_program_by_name(obj, name);
+		if (!p || bpf_program__type(p) != BPF_PROG_TYPE_PERF_EVENT || skipped(c, name)) {
+			char names[512] = "";
+			size_t used = 0;
+
+			bpf_object__for_each_program(p, obj)
+				if (bpf_program__type(p) == BPF_PROG_TYPE_PERF_EVENT)
+					text_appendf(names, sizeof(names), &used, "%s%s", used ? ", " : "",
+						     bpf_program__name(p));
+			p = bpf_object__find_program_by_name(obj, name);
+			snprintf(err, errlen, "<PerfEvent \"%s\">: %s (its perf_event programs: %s)", name,
+				 !p ? "the object has no program of that name"
+				 : skipped(c, name) ? "that program is left out with Skip"
+						    : "that program is not SEC(\"perf_event\"): a perf event runs only those",
+				 used ? names : "none");
+			return -1;
+		}
+	}
+	bpf_object__for_each_program(p, obj) {
+		const char *name = bpf_program__name(p);
+		bool given = false;
+
+		if (bpf_program__type(p) != BPF_PROG_TYPE_PERF_EVENT || skipped(c, name))
+			continue;
+		for (int i = 0; i < c->nperf_events; i++)
+			given |= !strcmp(c->perf_events[i].program, name);
+		if (!given) {
+			snprintf(err, errlen, "program \"%s\" is SEC(\"perf_event\"): say which perf event runs it with "
+				 "<PerfEvent \"%s\"> Type \"software\" Config \"cpu-clock\" SampleFrequency 99 "
+				 "</PerfEvent> (or a perf_events: entry with target %s in an ExporterConfig), or leave it "
+				 "out with Skip \"%s\"", name, name, name, name);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 /* Point `pt` with candidate `j`: program `name` of obj. */
@@ -111,7 +166,8 @@ static int build_points(struct program_state *s, struct bpf_object *obj, char *e
 	bpf_object__for_each_program(p, obj) {
 		const char *name = bpf_program__name(p);
 
-		if (skipped(c, name) || in_probe(c, name))
+		/* attached to their perf events at start (perf_event_attach.h), not a probe point */
+		if (skipped(c, name) || in_probe(c, name) || bpf_program__type(p) == BPF_PROG_TYPE_PERF_EVENT)
 			continue;
 		if (n == PROGRAM_MAX_POINTS) {
 			snprintf(err, errlen, "more than %d programs: leave some out with Skip", PROGRAM_MAX_POINTS);
@@ -123,7 +179,7 @@ static int build_points(struct program_state *s, struct bpf_object *obj, char *e
 						      .ncandidates = 1 };
 		n++;
 	}
-	if (!n) {
+	if (!n && !c->nperf_events) {
 		snprintf(err, errlen, "every program is skipped: nothing would run");
 		return -1;
 	}
@@ -146,10 +202,9 @@ static int configure(struct module *m, struct bpf_object *obj)
 	return 0;
 }
 
-static int start(struct module *m, char *err, size_t errlen)
+/* The views' readers and the cgroup id map's sync. */
+static int start_readers(struct module *m, struct program_state *s, char *err, size_t errlen)
 {
-	struct program_state *s = m->priv;
-
 	for (int i = 0; i < s->cfg.nviews; i++) {
 		struct bpf_map *map = bpf_object__find_map_by_name(m->obj, s->cfg.views[i].map);
 
@@ -166,6 +221,25 @@ static int start(struct module *m, char *err, size_t errlen)
 		if (!s->cgroup_ids)
 			return -1;
 		cgroup_id_sync_run(s->cgroup_ids, NULL);
+	}
+	return 0;
+}
+
+static int start(struct module *m, char *err, size_t errlen)
+{
+	struct program_state *s = m->priv;
+
+	/* module_start() closes only the engine's own on a failed start: what fails here
+	 * leaves nothing open (perf_event_links_attach()), and a later failure closes them. */
+	if (s->cfg.nperf_events) {
+		s->perf_links = perf_event_links_attach(m->obj, s->cfg.perf_events, s->cfg.nperf_events, err, errlen);
+		if (!s->perf_links)
+			return -1;
+	}
+	if (start_readers(m, s, err, errlen)) {
+		perf_event_links_free(s->perf_links);
+		s->perf_links = NULL;
+		return -1;
 	}
 	return 0;
 }
@@ -189,6 +263,8 @@ static void destroy(struct module *m)
 {
 	struct program_state *s = m->priv;
 
+	perf_event_links_free(s->perf_links);
+	s->perf_links = NULL;
 	for (int i = 0; i < PROGRAM_MAX_VIEWS; i++) {
 		program_reader_free(s->readers[i]);
 		s->readers[i] = NULL;
@@ -226,6 +302,8 @@ static int check_bytes(struct program_state *s, bool *refused, char *err, size_t
 		*refused = false;
 		r = program_resolve(&s->cfg, obj, &s->layout, err, errlen);
 	}
+	if (!r)
+		r = check_perf_events(&s->cfg, obj, err, errlen);
 	if (!r)
 		r = build_points(s, obj, err, errlen);
 	bpf_object__close(obj);

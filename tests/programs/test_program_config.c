@@ -2,6 +2,7 @@
  * (program_resolve), on the real objects of contrib/programs and of the two foreign styles in
  * tests/programs, compiled by the build with collectd-ebpf-cc. No root: nothing is loaded. */
 #include "bpf/include/hist_slot.h"
+#include "libcore/programs/perf_event_attach.h"
 #include "libcore/programs/program_config.h"
 #include "libcore/programs/program_resolve.h"
 #include "tests/programs/conf_text.h"
@@ -283,10 +284,45 @@ static void test_param_boolean(void)
 			    "Param \"comm\" is a number, but the global is"));
 }
 
+/* <PerfEvent>: names and numbers become perf_event_attr's type and config (perf's own
+ * numbering: hw_cache is cache | operation << 8 | result << 16). */
+static void test_perf_events(void)
+{
+	struct program_config c;
+	struct conf_node *tree = conf_text("<Program \"p\">\n  Object \"/x.o\"\n"
+					   "  <PerfEvent \"a\">\n    Type \"software\"\n    Config \"cpu-clock\"\n"
+					   "    SampleFrequency 99\n  </PerfEvent>\n"
+					   "  <PerfEvent \"b\">\n    Type \"hw_cache\"\n    Config \"LLC-load-misses\"\n"
+					   "    SamplePeriod 10000\n  </PerfEvent>\n"
+					   "  <PerfEvent \"c\">\n    Type 8\n    Config 4660\n    SamplePeriod 7\n  </PerfEvent>\n"
+					   "  <Counter \"m\">\n  </Counter>\n</Program>");
+	int cpus[8];
+
+	CHECK(program_config_parse(tree, &c, err, sizeof(err)) == 0);
+	CHECK(c.nperf_events == 3);
+	CHECK(!strcmp(c.perf_events[0].program, "a") && c.perf_events[0].type == 1 && c.perf_events[0].config == 0 &&
+	      c.perf_events[0].frequency && c.perf_events[0].sample == 99);
+	CHECK(!strcmp(c.perf_events[0].description, "software event cpu-clock"));
+	CHECK(c.perf_events[1].type == 3 && c.perf_events[1].config == 0x10002 && !c.perf_events[1].frequency &&
+	      c.perf_events[1].sample == 10000);
+	CHECK(!strcmp(c.perf_events[1].description, "hw_cache event LLC-load-misses"));
+	CHECK(c.perf_events[2].type == 8 && c.perf_events[2].config == 4660 && c.perf_events[2].sample == 7);
+	CHECK(!strcmp(c.perf_events[2].description, "event type 8 config 0x1234"));
+	program_config_free(&c);
+	conf_text_free(tree);
+
+	CHECK(perf_event_parse_cpu_list("0-3,5\n", cpus, 8) == 5 && cpus[3] == 3 && cpus[4] == 5);
+	CHECK(perf_event_parse_cpu_list("0\n", cpus, 8) == 1 && cpus[0] == 0);
+	CHECK(perf_event_parse_cpu_list("0-8\n", cpus, 8) == -1); /* more than out holds */
+	CHECK(perf_event_parse_cpu_list("3-1\n", cpus, 8) == -1);
+	CHECK(perf_event_parse_cpu_list("x\n", cpus, 8) == -1);
+}
+
 int main(void)
 {
 	libbpf_set_print(NULL);
 	test_parse_errors();
+	test_perf_events();
 	test_resolve();
 	test_param_boolean();
 	return testing_done();
