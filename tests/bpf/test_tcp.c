@@ -10,8 +10,8 @@
  *    socket's own count (TCP_INFO tcpi_total_retrans);
  *  - with tp_btf and raw_tp every point sends "untraced" (its witness, witness.h), and
  *    the retransmits counted plus untraced are the socket's count, at most one untraced;
- *    with the module's retransmit program detached, every retransmit the socket counts is
- *    untraced and none counted.
+ *    with the module's retransmit program detached, none is counted and the retransmits
+ *    the socket counts are untraced (at most one short: the witness can be skipped too).
  * The namespace is deleted on every exit path. */
 #define _GNU_SOURCE
 #include "base/log.h"
@@ -322,7 +322,7 @@ static void run_local_mode(const char *method)
 
 /* The witness counts what the program did not run for: with the module's own retransmit
  * program detached (its link destroyed, as a kernel that skipped it would leave it) and the
- * witness still attached, every retransmit the socket counts is untraced and none is
+ * witness still attached, the retransmits the socket counts are untraced and none is
  * counted. The witness sees the whole host; the test's namespace is where retransmits
  * happen on an idle test machine. */
 static void run_witness_catches(const char *method, int lfd)
@@ -349,7 +349,13 @@ static void run_witness_catches(const char *method, int lfd)
 	CHECK(dropped >= NDROP);
 	CHECK(resent >= NDROP);
 	CHECK_EQ_U64(s.open.retransmits - row_before, 0);
-	CHECK_EQ_U64(s.untraced_retransmits - untraced_before, (uint64_t)resent);
+	/* The witness is a program too, and the kernel can skip it as it skips ours: seen once
+	 * in a sanitized CI run, raw_tp, 2 of 3 (retransmits come from the timer softirq, where
+	 * the uncounted skips were seen; doc/modules.md, Known limits). So untraced never
+	 * overstates (at most what the socket resent) and, as the counts above, misses at most
+	 * one of them. */
+	CHECK(s.untraced_retransmits - untraced_before <= (uint64_t)resent);
+	CHECK(s.untraced_retransmits - untraced_before + 1 >= (uint64_t)resent);
 	module_free(m);
 }
 

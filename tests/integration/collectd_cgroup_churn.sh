@@ -121,9 +121,17 @@ pass "cgroup_counts $fill_after % full after the churn ($fill_before % before)"
 # RSS: between cgroup 200 and the end, 1,800 cgroups more went by. Nothing in collectd may
 # keep anything per cgroup seen (series are MaxSeries, the path cache 1,024 slots), so the RSS
 # stays flat: 1 MiB of growth is 580 bytes per cgroup, less than one leaked path and its series.
+# Not in the sanitized build: ASan keeps freed memory in its quarantine (256 MiB by default)
+# and never hands it back, so RSS grows with every free there (seen: +28 MiB); that pass
+# checks for leaks with LeakSanitizer at collectd's exit instead (lib.sh), and the plain
+# build, which make check runs first, asserts the bound.
 rss_end=$(rss_kib)
 echo "collectd VmRSS: $rss_200 kB after 200 cgroups, $rss_end kB after $CHURN"
-[ $((rss_end - rss_200)) -lt 1024 ] || fail "collectd's RSS grew by $((rss_end - rss_200)) kB over $((CHURN - 200)) churned cgroups"
+if [ -z "${SANITIZER_RUNTIME:-}" ]; then
+	[ $((rss_end - rss_200)) -lt 1024 ] || fail "collectd's RSS grew by $((rss_end - rss_200)) kB over $((CHURN - 200)) churned cgroups"
+else
+	echo "RSS bound not asserted: an ASan build's RSS holds its quarantine of freed memory"
+fi
 kill -0 "$COLLECTD_PID" || fail "collectd died"
 # collectd's rrdtool plugin, on a loaded disk, says "already being created" (and "failed")
 # when a second value of a new series comes before its file is written: its own, not a read's.
