@@ -113,7 +113,7 @@ static __always_inline struct block_row *row_of(__u32 dev, __u32 op)
 {
 	struct block_key k = { .dev = dev, .op = op };
 	struct block_row *r = bpf_map_lookup_elem(&disks, &k);
-	long err;
+	int err; /* not a long: keep_cgroup() says why */
 
 	if (r)
 		return r;

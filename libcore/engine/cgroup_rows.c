@@ -492,8 +492,6 @@ static void reclaim_gone(struct cgroup_rows *r)
 
 			memcpy(&k, key, sizeof(k));
 			e = id_find(r->ids, r->cap, k.cgroup);
-			if (e->state == CG_IGNORED && r->ignored_fd >= 0)
-				bpf_map_update_elem(r->ignored_fd, &k.cgroup, &ignored, BPF_ANY);
 			if (e->gone || e->state == CG_IGNORED)
 				bpf_map_delete_elem(s->fd, key);
 		}
@@ -501,6 +499,8 @@ static void reclaim_gone(struct cgroup_rows *r)
 	for (uint32_t i = 0; i < r->cap; i++) {
 		struct cg_entry *e = &r->ids[i];
 
+		if (e->state == CG_IGNORED && !e->gone && r->ignored_fd >= 0) /* once per cgroup, not per row */
+			bpf_map_update_elem(r->ignored_fd, &e->id, &ignored, BPF_ANY);
 		if (e->state == CG_FREE || !e->gone)
 			continue;
 		if (e->state == CG_SERIES)

@@ -239,9 +239,9 @@ static void test_max_series(const char *method)
 static void test_off(void)
 {
 	static const char *const maps[] = { "cgroup_counts", "cgroup_latency", "cgroup_zero", "cgroup_full",
-					    "cgroup_inflight" };
+					    "cgroup_inflight", "cgroup_ignored" };
 
-	tcg_check_off(module_new(module_find("block"), NULL), maps, 5);
+	tcg_check_off(module_new(module_find("block"), NULL), maps, 6);
 }
 
 int main(int argc, char **argv)

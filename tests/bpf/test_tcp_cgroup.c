@@ -218,9 +218,10 @@ static void run_method(const char *method, bool ports)
 /* Off (the default): none of the per-cgroup maps is created. */
 static void test_off(void)
 {
-	static const char *const maps[] = { "cgroup_counts", "cgroup_latency", "cgroup_zero", "cgroup_full" };
+	static const char *const maps[] = { "cgroup_counts", "cgroup_latency", "cgroup_zero", "cgroup_full",
+					    "cgroup_ignored" };
 
-	tcg_check_off(module_new(module_find("tcp"), NULL), maps, 4);
+	tcg_check_off(module_new(module_find("tcp"), NULL), maps, 5);
 }
 
 int main(int argc, char **argv)
