@@ -40,7 +40,7 @@ static const char bpftrace_script[] =
 	" $s = @start[args->next_pid];"
 	" if ($s) { @ns = hist(nsecs - $s); delete(@start[args->next_pid]); } }";
 
-enum cfg { NO_PROBE, TASK_STORAGE, BEFORE, PID_HASH, BPFTRACE, NCFG };
+enum cfg { NO_PROBE, TASK_STORAGE, BEFORE, PID_HASH, WITNESS, BPFTRACE, NCFG };
 
 static const char *const labels[NCFG] = {
 	[NO_PROBE] = "no probe",
@@ -48,10 +48,12 @@ static const char *const labels[NCFG] = {
 	/* The layout before libcore/engine/map_layout.h, side by side with today's. */
 	[BEFORE] = "runqueue, every map per-CPU (before)",
 	[PID_HASH] = "runqueue, AttachOrder raw_tp",
+	/* Its three tracepoints each run one more program, which counts the firing. */
+	[WITNESS] = "runqueue, Witness true",
 	[BPFTRACE] = "bpftrace runqlat-style",
 };
 /* "added vs": the default against the layout before; the others against the default. */
-static const int refs[NCFG] = { -1, BEFORE, -1, TASK_STORAGE, TASK_STORAGE };
+static const int refs[NCFG] = { -1, BEFORE, -1, TASK_STORAGE, TASK_STORAGE, TASK_STORAGE };
 
 struct bench {
 	int rounds, batches, trips, cpu, other_cpu;
@@ -147,8 +149,9 @@ static void stop_pingpong(struct bench *b)
 static int attach(void *ctx, int c, int round)
 {
 	struct bench *b = ctx;
-	struct opt_value raw = { .type = OPT_STRING, .string = "raw_tp" };
+	struct opt_value raw = { .type = OPT_STRING, .string = "raw_tp" }, on = { .type = OPT_BOOLEAN, .boolean = true };
 	struct option order = { .key = "AttachOrder", .values = &raw, .nvalues = 1 };
+	struct option witness = { .key = "Witness", .values = &on, .nvalues = 1 };
 	char err[256];
 
 	(void)round;
@@ -165,6 +168,10 @@ static int attach(void *ctx, int c, int round)
 		return SBS_FAILED;
 	if (c == PID_HASH && module_set_option(b->mod, &order, err, sizeof(err))) {
 		fprintf(stderr, "AttachOrder raw_tp: %s\n", err);
+		return SBS_FAILED;
+	}
+	if (c == WITNESS && module_set_option(b->mod, &witness, err, sizeof(err))) {
+		fprintf(stderr, "Witness true: %s\n", err);
 		return SBS_FAILED;
 	}
 	if (bench_start_in_layout(b->mod, c == BEFORE ? LAYOUT_BEFORE : LAYOUT_HERE)) {

@@ -43,8 +43,9 @@ static const char bpftrace_script[] =
 /* In print order. Letters are the issue's; i, j, h and k are the map layouts of
  * libcore/engine/map_layout.h side by side with the layout this machine gets. */
 enum cfg {
-	NO_PROBE, EMPTY_EXIT, COUNTERS, COUNTERS_PERCPU, COUNTERS_MANY, COUNTERS_CGROUP, EMPTY_PAIR, LATENCY_ALL,
-	LATENCY_ALL_PERCPU, LATENCY_ALL_MANY, LATENCY_ALL_LOG2, LATENCY_ALL_CGROUP, BPFTRACE, NCFG
+	NO_PROBE, EMPTY_EXIT, COUNTERS, COUNTERS_PERCPU, COUNTERS_MANY, COUNTERS_CGROUP, COUNTERS_WITNESS, EMPTY_PAIR,
+	LATENCY_ALL, LATENCY_ALL_PERCPU, LATENCY_ALL_MANY, LATENCY_ALL_LOG2, LATENCY_ALL_CGROUP, LATENCY_ALL_WITNESS,
+	BPFTRACE, NCFG
 };
 
 static const struct {
@@ -56,6 +57,7 @@ static const struct {
 	int which;         /* start_module's: 0 counters, 1 latency all, 2 latency all at precision 0 */
 	enum bench_layout layout;
 	bool by_cgroup;    /* By "cgroup" (MaxSeries 10): "vs before" is then the same without it */
+	bool witness;      /* Witness true (witness.h): "vs before" is then the same without it */
 } cfgs[NCFG] = {
 	[NO_PROBE] = { 'a', "no probe", -1, "", -1, -1, LAYOUT_HERE },
 	[EMPTY_EXIT] = { 'b', "empty tp_btf sys_exit", -1, "", -1, -1, LAYOUT_HERE },
@@ -66,6 +68,8 @@ static const struct {
 	[COUNTERS_MANY] = { 'j', "  same, layout at 256 CPUs", EMPTY_EXIT, "", COUNTERS_PERCPU, 0, LAYOUT_MANY_CPUS },
 	/* By "cgroup": every syscall also adds to its cgroup's row of a shared hash. */
 	[COUNTERS_CGROUP] = { 'l', "  same, By \"cgroup\"", EMPTY_EXIT, "", COUNTERS, 0, LAYOUT_HERE, true },
+	/* Witness true: sys_exit runs one more program, which counts every firing. */
+	[COUNTERS_WITNESS] = { 'n', "  same, Witness true", EMPTY_EXIT, "", COUNTERS, 0, LAYOUT_HERE, false, true },
 	[EMPTY_PAIR] = { 'e', "empty tp_btf sys_enter+sys_exit", -1, "", -1, -1, LAYOUT_HERE },
 	[LATENCY_ALL] = { 'd', "syscalls: counters + latency all", EMPTY_PAIR, "<= 3", LATENCY_ALL_PERCPU, 1,
 			  LAYOUT_HERE },
@@ -75,6 +79,8 @@ static const struct {
 	/* The log2 slots of Precision 0 (the only layout before log-linear), side by side with the default log-linear ones. */
 	[LATENCY_ALL_LOG2] = { 'g', "  same, Precision 0 (log2)", EMPTY_PAIR, "", -1, 2, LAYOUT_HERE },
 	[LATENCY_ALL_CGROUP] = { 'm', "  same, By \"cgroup\"", EMPTY_PAIR, "", LATENCY_ALL, 1, LAYOUT_HERE, true },
+	[LATENCY_ALL_WITNESS] = { 'o', "  same, Witness true", EMPTY_PAIR, "", LATENCY_ALL, 1, LAYOUT_HERE, false,
+				  true },
 	[BPFTRACE] = { 'f', "bpftrace enter/exit hist", EMPTY_PAIR, "", -1, -1, LAYOUT_HERE },
 };
 
@@ -99,6 +105,18 @@ struct bench {
 	struct side_by_side sbs; /* section 1's rounds and results */
 };
 
+static int set_module_option(struct module *m, const char *key, struct opt_value v)
+{
+	struct option o = { .key = key, .values = &v, .nvalues = 1 };
+	char err[256];
+
+	if (module_set_option(m, &o, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", key, err);
+		return -1;
+	}
+	return 0;
+}
+
 /* Starts b->mod for configuration c (cfgs[c].which: 0 counters, 1 latency all, 2 latency
  * all at precision 0; in cfgs[c].layout); its module_start() wall time goes to *ms. */
 static int start_module(struct bench *b, enum cfg c, double *ms)
@@ -110,16 +128,13 @@ static int start_module(struct bench *b, enum cfg c, double *ms)
 	b->mod = new_syscalls(latency_all, which == 2 ? 0 : -1);
 	if (!b->mod)
 		return -1;
-	if (cfgs[c].by_cgroup) {
-		struct opt_value by = { .type = OPT_STRING, .string = "cgroup" }, max = { .type = OPT_NUMBER, .number = 10 };
-		struct option o1 = { .key = "By", .values = &by, .nvalues = 1 }, o2 = { .key = "MaxSeries", .values = &max, .nvalues = 1 };
-		char err[256];
-
-		if (module_set_option(b->mod, &o1, err, sizeof(err)) || module_set_option(b->mod, &o2, err, sizeof(err))) {
-			fprintf(stderr, "By \"cgroup\": %s\n", err);
-			return -1;
-		}
-	}
+	if (cfgs[c].by_cgroup &&
+	    (set_module_option(b->mod, "By", (struct opt_value){ .type = OPT_STRING, .string = "cgroup" }) ||
+	     set_module_option(b->mod, "MaxSeries", (struct opt_value){ .type = OPT_NUMBER, .number = 10 })))
+		return -1;
+	if (cfgs[c].witness &&
+	    set_module_option(b->mod, "Witness", (struct opt_value){ .type = OPT_BOOLEAN, .boolean = true }))
+		return -1;
 	t0 = now_ns();
 	if (bench_start_in_layout(b->mod, cfgs[c].layout)) {
 		fprintf(stderr, "syscalls module (%s) did not start: %s\n", cfgs[c].label, b->mod->last_error);
@@ -159,7 +174,9 @@ static int attach(void *ctx, int cfg, int round)
 	case COUNTERS_PERCPU:
 	case COUNTERS_MANY:
 	case COUNTERS_CGROUP:
+	case COUNTERS_WITNESS:
 	case LATENCY_ALL_CGROUP:
+	case LATENCY_ALL_WITNESS:
 	case LATENCY_ALL_PERCPU:
 	case LATENCY_ALL_MANY:
 		return start_module(b, c, &b->start_ms[3][round]) ? SBS_FAILED : SBS_ATTACHED;
@@ -263,8 +280,9 @@ static void print_cost_table(const struct bench *b)
 	       "   and %s (latency); the empty programs are tp_btf.\n",
 	       b->method[0], b->method[1]);
 	printf("   vs before = added ns / that of the same module with every map per-CPU, the layout before\n"
-	       "   libcore/engine/map_layout.h; for l and m (By \"cgroup\", MaxSeries 10) / that of the same\n"
-	       "   module without it (c, d). The maps, as each configuration laid them out:\n");
+	       "   libcore/engine/map_layout.h; for l and m (By \"cgroup\", MaxSeries 10) and n and o\n"
+	       "   (Witness true) / that of the same module without it (c, d). The maps, as each\n"
+	       "   configuration laid them out:\n");
 	for (int c = 0; c < NCFG; c++)
 		if (b->layout[c][0])
 			printf("     %c  %s\n", cfgs[c].letter, b->layout[c]);

@@ -25,6 +25,8 @@
 #include "include/entry_points.bpf.h"
 #include "runqueue.h"
 #include "include/cgroup_key.bpf.h"
+#define WITNESS_POINTS RUNQ_POINTS
+#include "include/witness.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -170,22 +172,32 @@ static __always_inline void switch_pid(bool preempt, struct task_struct *prev, s
 
 /* ---- entry points: tp_btf + task storage --------------------------------------------- */
 
-SEC("tp_btf/sched_wakeup") int BPF_PROG(rq_wakeup_btf_task, struct task_struct *p) { enqueue_task(p); return 0; }
-SEC("tp_btf/sched_wakeup_new") int BPF_PROG(rq_wakeup_new_btf_task, struct task_struct *p) { enqueue_task(p); return 0; }
+/* Each program counts its run first (witness.bpf.h); the witnesses are defined below. */
+#define RAN witness_count_ran(RUNQ_POINT_SCHED)
+
+SEC("tp_btf/sched_wakeup") int BPF_PROG(rq_wakeup_btf_task, struct task_struct *p) { RAN; enqueue_task(p); return 0; }
+SEC("tp_btf/sched_wakeup_new") int BPF_PROG(rq_wakeup_new_btf_task, struct task_struct *p) { RAN; enqueue_task(p); return 0; }
 SEC("tp_btf/sched_switch")
 int BPF_PROG(rq_switch_btf_task, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
+	RAN;
 	switch_task(preempt, prev, next);
 	return 0;
 }
 
 /* ---- entry points: tp_btf / raw_tp + pid hash ------------------------------------------ */
 
-TP_BTF_RAW("sched_wakeup", rq_wakeup_btf_hash, rq_wakeup_raw_hash, enqueue_task_pid(p), struct task_struct *p)
-TP_BTF_RAW("sched_wakeup_new", rq_wakeup_new_btf_hash, rq_wakeup_new_raw_hash, enqueue_task_pid(p),
+TP_BTF_RAW("sched_wakeup", rq_wakeup_btf_hash, rq_wakeup_raw_hash, RAN; enqueue_task_pid(p), struct task_struct *p)
+TP_BTF_RAW("sched_wakeup_new", rq_wakeup_new_btf_hash, rq_wakeup_new_raw_hash, RAN; enqueue_task_pid(p),
 	   struct task_struct *p)
-TP_BTF_RAW("sched_switch", rq_switch_btf_hash, rq_switch_raw_hash, switch_pid(preempt, prev, next), bool preempt,
-	   struct task_struct *prev, struct task_struct *next)
+TP_BTF_RAW("sched_switch", rq_switch_btf_hash, rq_switch_raw_hash, RAN; switch_pid(preempt, prev, next),
+	   bool preempt, struct task_struct *prev, struct task_struct *next)
+
+/* The witnesses of the three tracepoints, attached after the module's programs with
+ * `Witness true` (every context switch then runs one more program). */
+WITNESS_PROGRAMS(rq_wakeup, "sched_wakeup", RUNQ_POINT_SCHED)
+WITNESS_PROGRAMS(rq_wakeup_new, "sched_wakeup_new", RUNQ_POINT_SCHED)
+WITNESS_PROGRAMS(rq_switch, "sched_switch", RUNQ_POINT_SCHED)
 
 /* ---- entry points: classic tracepoints + pid hash --------------------------------------- */
 

@@ -21,4 +21,11 @@ enum runq_stat {
 	RUNQ_STAT_COUNT,
 };
 
+/* The module's one probe point: its row in map `witness` (include/witness.bpf.h), where the
+ * firings and runs of its three tracepoints add up. */
+enum runq_point {
+	RUNQ_POINT_SCHED,
+	RUNQ_POINTS,
+};
+
 #endif

@@ -16,6 +16,8 @@
 #include <bpf/bpf_core_read.h>
 #include "include/syscall_regs.bpf.h"
 #include "syscalls.h"
+#define WITNESS_POINTS SYSCALLS_POINTS
+#include "include/witness.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -166,10 +168,11 @@ static __always_inline void on_exit(long id, long ret, bool with_latency, bool t
 /* count_exit_<flavour> (sec: tp_btf or raw_tp; nr: how it reads the syscall number). */
 #define COUNT_EXIT(sec, flavour, nr)                                                          \
 	SEC(sec "/sys_exit") int BPF_PROG(count_exit_##flavour, struct pt_regs *regs, long ret) \
-	{ on_exit(nr(regs), ret, false, false); return 0; }
+	{ witness_count_ran(SYSCALLS_POINT_COUNTERS); on_exit(nr(regs), ret, false, false); return 0; }
 
 COUNT_EXIT("tp_btf", btf, regs_syscall_nr_btf)
 COUNT_EXIT("raw_tp", raw, regs_syscall_nr)
+WITNESS_PROGRAMS(count_exit, "sys_exit", SYSCALLS_POINT_COUNTERS)
 
 SEC("tp/raw_syscalls/sys_exit")
 int count_exit_tp(struct trace_event_raw_sys_exit *ctx)
@@ -185,9 +188,9 @@ int count_exit_tp(struct trace_event_raw_sys_exit *ctx)
  * storage, else in the tid hash). */
 #define LATENCY_PAIR(sec, flavour, nr, task)                                                  \
 	SEC(sec "/sys_enter") int BPF_PROG(lat_enter_##flavour, struct pt_regs *regs, long id) \
-	{ on_enter(id, task); return 0; }                                                     \
+	{ witness_count_ran(SYSCALLS_POINT_LATENCY); on_enter(id, task); return 0; }        \
 	SEC(sec "/sys_exit") int BPF_PROG(lat_exit_##flavour, struct pt_regs *regs, long ret) \
-	{ on_exit(nr(regs), ret, true, task); return 0; }
+	{ witness_count_ran(SYSCALLS_POINT_LATENCY); on_exit(nr(regs), ret, true, task); return 0; }
 
 LATENCY_PAIR("tp_btf", btf_task, regs_syscall_nr_btf, true)
 /* tp_btf with the tid hash: kernels with tp_btf but without task storage for tracing
@@ -195,6 +198,10 @@ LATENCY_PAIR("tp_btf", btf_task, regs_syscall_nr_btf, true)
 LATENCY_PAIR("tp_btf", btf_hash, regs_syscall_nr_btf, false)
 LATENCY_PAIR("raw_tp", raw_task, regs_syscall_nr, true)
 LATENCY_PAIR("raw_tp", raw_hash, regs_syscall_nr, false)
+/* The latency point's witnesses: a missed sys_enter loses a latency sample, a missed
+ * sys_exit a call, so both tracepoints' firings count in the point's one row. */
+WITNESS_PROGRAMS(lat_enter, "sys_enter", SYSCALLS_POINT_LATENCY)
+WITNESS_PROGRAMS(lat_exit, "sys_exit", SYSCALLS_POINT_LATENCY)
 
 SEC("tp/raw_syscalls/sys_enter")
 int lat_enter_tp_hash(struct trace_event_raw_sys_enter *ctx)

@@ -28,4 +28,12 @@ enum syscall_stat {
 	SYSCALL_STAT_COUNT,
 };
 
+/* The module's probe points, in its points table's order: the row of each in map
+ * `witness` (include/witness.bpf.h). One runs at a time: counters alone, or with latency. */
+enum syscalls_point {
+	SYSCALLS_POINT_COUNTERS,
+	SYSCALLS_POINT_LATENCY, /* sys_enter and sys_exit: one row, both tracepoints' firings */
+	SYSCALLS_POINTS,
+};
+
 #endif

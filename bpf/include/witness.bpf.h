@@ -24,14 +24,11 @@ struct witness_count {
 
 #ifndef WITNESS_POINTS
 #error "define WITNESS_POINTS, the module's probe points, before including witness.bpf.h"
-/* TP_ALL_FLAVOURS (entry_points.bpf.h) of a witnessed point: the tp_btf and raw_tp
- * programs count their run first, and the point's witness programs are defined beside. */
-#define WITNESSED_TP_ALL_FLAVOURS(category, tp, name, point, call)                        \
-	TP_BTF_RAW(#tp, name##_btf, name##_raw, witness_count_ran(point); call)            \
-	SEC("tp/" #category "/" #tp) int name##_tp(void *ctx) { call; return 0; }          \
-	WITNESS_PROGRAMS(name, #tp, point)
-
 #endif
+
+/* `Witness false` (or a module whose witnesses are opt-in, module.h): the engine loads no
+ * witness program and sets this false, so the verifier drops the run count too. */
+const volatile bool witness_on = true;
 
 /* The module's witness rows, one per probe point of its points table. */
 struct {
@@ -52,7 +49,8 @@ static __always_inline void witness_add(__u32 point, bool fired)
 /* First in the module's tp_btf and raw_tp programs of a witnessed point. */
 static __always_inline void witness_count_ran(__u32 point)
 {
-	witness_add(point, false);
+	if (witness_on)
+		witness_add(point, false);
 }
 
 /* The witness programs of one point, `<prog>_btf` and `<prog>_raw` as the candidates name

@@ -15,8 +15,9 @@
 #include <string.h>
 #include <strings.h>
 
-/* The keys every module takes, after its own: what to attach with, how finely to record. */
-static const char *const common_options[] = { "AttachOrder", HIST_PRECISION_KEY, NULL };
+/* The keys every module takes, after its own: what to attach with, how finely to record,
+ * whether its witnesses run (refused where it has none). */
+static const char *const common_options[] = { "AttachOrder", HIST_PRECISION_KEY, "Witness", NULL };
 
 const char *module_state_name(enum module_state s)
 {
@@ -81,6 +82,7 @@ struct module *module_new(const struct module_ops *ops, const char *instance)
 	else
 		snprintf(m->label, sizeof(m->label), "%s", ops->name);
 	m->probes.module = m->label;
+	m->probes.witness_off = ops->witness_opt_in;
 	hist_config_init(&m->hist);
 	if ((ops->priv_size && !(m->priv = calloc(1, ops->priv_size))) || copy_points(m) ||
 	    (ops->create && ops->create(m))) {
@@ -110,6 +112,35 @@ static int set_attach_order(struct module *m, const struct option *o, char *err,
 		}
 		m->probes.order[m->probes.norder++] = am;
 	}
+	return 0;
+}
+
+/* True when a point of the module has a witnessed candidate (witness.h). */
+static bool has_witness(const struct module *m)
+{
+	for (int i = 0; i < m->probes.npoints; i++)
+		for (int j = 0; j < m->probes.points[i].ncandidates; j++)
+			if (m->probes.points[i].candidates[j].witnesses)
+				return true;
+	return false;
+}
+
+/* `Witness true|false`: whether the witnesses run; a module without any is told so
+ * rather than accepted, since the user would then wait for an "untraced" never sent. */
+static int set_witness(struct module *m, const struct option *o, char *err, size_t errlen)
+{
+	bool on;
+
+	if (!has_witness(m)) {
+		snprintf(err, errlen,
+			 "Witness: the %s module has no witness programs (tcp, process, syscalls and runqueue "
+			 "have them); remove the option",
+			 m->ops->name);
+		return -1;
+	}
+	if (opt_get_boolean(o, &on, err, errlen))
+		return -1;
+	m->probes.witness_off = !on;
 	return 0;
 }
 
@@ -154,6 +185,8 @@ int module_set_option(struct module *m, const struct option *o, char *err, size_
 
 	if (!strcasecmp(o->key, "AttachOrder"))
 		return set_attach_order(m, o, err, errlen);
+	if (!strcasecmp(o->key, "Witness"))
+		return set_witness(m, o, err, errlen);
 	r = hist_config_option(&m->hist, o, err, errlen);
 	if (r)
 		return r < 0 ? -1 : 0;
@@ -181,6 +214,7 @@ static struct bpf_object *object_open(void *ctx)
 	size_t size;
 	const void *bytes = m->elf ? m->elf : m->ops->elf_bytes(&size);
 	uint32_t *filter_tgid, *hist_precision;
+	bool *witness_on;
 	int e;
 
 	if (m->elf)
@@ -197,6 +231,9 @@ static struct bpf_object *object_open(void *ctx)
 	hist_precision = module_rodata(m->obj, "hist_precision", sizeof(*hist_precision));
 	if (hist_precision)
 		*hist_precision = m->precision;
+	witness_on = module_rodata(m->obj, "witness_on", sizeof(*witness_on));
+	if (witness_on)
+		*witness_on = !m->probes.witness_off;
 	e = views_size_rows(m, m->obj);
 	if (!e && m->ops->configure)
 		e = m->ops->configure(m, m->obj);

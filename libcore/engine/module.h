@@ -98,6 +98,10 @@ struct module_ops {
 	const char *name;
 	const char *description;
 	bool in_default_set;              /* enabled by a bare `LoadPlugin ebpf` */
+	/* Its witnesses (witness.h) run only with `Witness true`: its tracepoints fire so often
+	 * (every syscall, every context switch) that a second program per event is a cost the
+	 * user chooses. Elsewhere they run unless `Witness false`. */
+	bool witness_opt_in;
 	/* configuration */
 	const struct module_option *options; /* NULL-terminated */
 	const char *const *option_names;  /* without a table: keys set_option parses */
@@ -180,7 +184,7 @@ void module_names(char *buf, size_t len);
 
 /* instance: NULL or "" for the module's only instance, else a name that sets it apart. */
 struct module *module_new(const struct module_ops *ops, const char *instance);
-/* Common keys (AttachOrder, Precision) and then the module's own; an unknown key is an
+/* Common keys (AttachOrder, Precision, Witness) and then the module's own; an unknown key is an
  * error listing the valid ones (opt_refuse_unknown: "valid options: Latency, AttachOrder,
  * Precision", the module's own, then the common ones). 0 or -1. */
 int module_set_option(struct module *m, const struct option *o, char *err, size_t errlen);

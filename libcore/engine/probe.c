@@ -96,34 +96,59 @@ static bool candidate_uses_map(const struct probe_candidate *c, const char *map)
 
 static void select_maps(const struct probe_set *ps, struct bpf_object *obj, const int *sel);
 
-/* Enables the programs and own maps of the selected candidates (sel[i] for point i, -1 to
- * load nothing for it), disables every other candidate's. */
-static int select_candidates(const struct probe_set *ps, struct bpf_object *obj, const int *sel)
+/* True when progs[k] of c is a witness left out by `Witness false`. */
+static bool witness_left_out(const struct probe_set *ps, const struct probe_candidate *c, int k)
 {
-	for (int i = 0; i < ps->npoints; i++) {
-		const struct probe_point *p = &ps->points[i];
+	int n = 0;
 
-		for (int j = 0; j < p->ncandidates; j++) {
-			const struct probe_candidate *c = &p->candidates[j];
+	while (n < PROBE_MAX_PROGS && c->progs[n])
+		n++;
+	return ps->witness_off && k >= n - c->witnesses;
+}
 
-			for (int k = 0; k < PROBE_MAX_PROGS && c->progs[k]; k++) {
-				struct bpf_program *prog = bpf_object__find_program_by_name(obj, c->progs[k]);
+/* Candidate j's programs of point p: loaded or not; when selected, fentry targets set. */
+static int select_programs(const struct probe_set *ps, struct bpf_object *obj, const struct probe_point *p, int j,
+			   bool selected)
+{
+	const struct probe_candidate *c = &p->candidates[j];
 
-				if (!prog) {
-					ebpf_log(EBPF_LOG_ERROR, "%s: program %s missing from the BPF object (build bug)",
-						 ps->module, c->progs[k]);
-					return -1;
-				}
-				bpf_program__set_autoload(prog, sel[i] == j);
-				if (sel[i] == j && c->method == ATTACH_FENTRY && has_targets(c)) {
-					int e = bpf_program__set_attach_target(prog, 0, c->targets[p->target]);
+	for (int k = 0; k < PROBE_MAX_PROGS && c->progs[k]; k++) {
+		struct bpf_program *prog = bpf_object__find_program_by_name(obj, c->progs[k]);
 
-					if (e)
-						return e;
-				}
-			}
+		if (!prog) {
+			ebpf_log(EBPF_LOG_ERROR, "%s: program %s missing from the BPF object (build bug)", ps->module,
+				 c->progs[k]);
+			return -1;
+		}
+		bpf_program__set_autoload(prog, selected && !witness_left_out(ps, c, k));
+		if (selected && c->method == ATTACH_FENTRY && has_targets(c)) {
+			int e = bpf_program__set_attach_target(prog, 0, c->targets[p->target]);
+
+			if (e)
+				return e;
 		}
 	}
+	return 0;
+}
+
+/* Enables the programs and own maps of the selected candidates (sel[i] for point i, -1 to
+ * load nothing for it), disables every other candidate's. Two passes, because candidates
+ * can share a program (a point's witnesses serve all its variants of a method): one that
+ * a selected candidate uses stays enabled whatever the others say. */
+static int select_candidates(const struct probe_set *ps, struct bpf_object *obj, const int *sel)
+{
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < ps->npoints; i++)
+			for (int j = 0; j < ps->points[i].ncandidates; j++) {
+				bool selected = sel[i] == j;
+				int e;
+
+				if (selected != (pass == 1))
+					continue;
+				e = select_programs(ps, obj, &ps->points[i], j, selected);
+				if (e)
+					return e;
+			}
 	select_maps(ps, obj, sel);
 	return 0;
 }
@@ -353,6 +378,8 @@ static int attach_chosen(struct probe_set *ps, struct bpf_object *obj)
 		for (int k = 0; k < PROBE_MAX_PROGS && c->progs[k]; k++) {
 			struct bpf_program *prog = bpf_object__find_program_by_name(obj, c->progs[k]);
 
+			if (witness_left_out(ps, c, k))
+				continue;
 			ebpf_log_clear_libbpf_warning();
 			p->links[k] = attach_prog(prog, c, p->target, p->kretprobe_events[k]);
 			if (!p->links[k]) {

@@ -38,7 +38,8 @@ enum attach_method {
 const char *attach_method_name(enum attach_method m);
 int attach_method_parse(const char *name, enum attach_method *out);
 
-#define PROBE_MAX_PROGS 4
+/* 6: runqueue's three tracepoints, each with its witness. */
+#define PROBE_MAX_PROGS 6
 #define PROBE_MAX_MAPS 2
 #define PROBE_MAX_CANDIDATES 8
 #define PROBE_MAX_TARGETS 4
@@ -54,9 +55,10 @@ struct probe_candidate {
 	 * SEC("fentry"), SEC("fexit"), SEC("kprobe"), SEC("kretprobe") without a name; a
 	 * kretprobe is recognised by its section. Tracepoint candidates leave this empty. */
 	const char *targets[PROBE_MAX_TARGETS];
-	/* The last of progs is the point's witness (witness.h), attached after the others:
-	 * its count of firings against theirs of runs is the point's "untraced". */
-	bool witnessed;
+	/* The last `witnesses` of progs are the point's witnesses (witness.h), one per
+	 * tracepoint of the point, attached after the others: their count of firings against
+	 * the others' of runs is the point's "untraced". Left out with probe_set.witness_off. */
+	uint8_t witnesses;
 };
 
 /* The three tracepoint flavours of one program, in the usual order: programs named
@@ -72,8 +74,8 @@ struct probe_candidate {
  * and raw_tp programs; the classic tracepoint method has none (why: witness.bpf.h). */
 #define WITNESSED_TRACEPOINT_CANDIDATES(prog)                                                          \
 	{                                                                                              \
-		{ ATTACH_TP_BTF, NULL, { prog "_btf", "witness_" prog "_btf" }, { NULL }, .witnessed = true }, \
-		{ ATTACH_RAW_TP, NULL, { prog "_raw", "witness_" prog "_raw" }, { NULL }, .witnessed = true }, \
+		{ ATTACH_TP_BTF, NULL, { prog "_btf", "witness_" prog "_btf" }, { NULL }, .witnesses = 1 }, \
+		{ ATTACH_RAW_TP, NULL, { prog "_raw", "witness_" prog "_raw" }, { NULL }, .witnesses = 1 }, \
 		{ ATTACH_TRACEPOINT, NULL, { prog "_tp" }, { NULL } },                                  \
 	}
 
@@ -115,6 +117,9 @@ struct probe_set {
 	/* The loaded object while the points are attached (after probe_set_start() succeeds,
 	 * until probe_set_stop()), else NULL: what the module-wide self-metrics read. */
 	struct bpf_object *obj;
+	/* `Witness false`: the witnesses of witnessed candidates are neither loaded nor
+	 * attached, and the module's programs skip their run count (rodata witness_on). */
+	bool witness_off;
 	/* After a failed start: true when a point had no candidate left (this kernel lacks
 	 * every way in), false for anything else (privileges, memory, a load error). */
 	bool no_method;

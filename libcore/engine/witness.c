@@ -22,9 +22,9 @@ struct witness_reader {
 	struct witness_count *row;   /* one point's per-CPU values */
 };
 
-static bool point_witnessed(const struct probe_point *p)
+static bool point_witnessed(const struct probe_set *ps, const struct probe_point *p)
 {
-	return p->enabled && p->chosen >= 0 && p->candidates[p->chosen].witnessed;
+	return !ps->witness_off && p->enabled && p->chosen >= 0 && p->candidates[p->chosen].witnesses;
 }
 
 struct witness_reader *witness_reader_new(const struct module *m)
@@ -34,7 +34,7 @@ struct witness_reader *witness_reader_new(const struct module *m)
 	struct witness_reader *w;
 
 	for (int i = 0; i < m->probes.npoints; i++)
-		any |= point_witnessed(&m->probes.points[i]);
+		any |= point_witnessed(&m->probes, &m->probes.points[i]);
 	if (!any || !map || ncpus <= 0 || bpf_map__fd(map) < 0)
 		return NULL;
 	w = calloc(1, sizeof(*w));
@@ -74,7 +74,7 @@ void witness_read(struct witness_reader *w, const struct module *m, const struct
 	if (!w)
 		return;
 	for (int i = 0; i < w->npoints && i < m->probes.npoints; i++)
-		if (point_witnessed(&m->probes.points[i]) && !point_untraced(w, (uint32_t)i, &untraced))
+		if (point_witnessed(&m->probes, &m->probes.points[i]) && !point_untraced(w, (uint32_t)i, &untraced))
 			sink->counter(sink->ctx, "untraced", m->probes.points[i].name, untraced);
 }
 

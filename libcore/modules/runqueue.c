@@ -14,13 +14,19 @@
 /* Task storage first: nothing to size, freed with the thread. The pid hash is for
  * kernels without task storage for tracing programs, and for raw_tp and classic
  * tracepoints, which cannot pass another task to the task storage helper. */
+/* The three tracepoints' witnesses (witness.h), with `Witness true`, come last. */
+#define RUNQ_WITNESSES(flavour) "witness_rq_wakeup_" flavour, "witness_rq_wakeup_new_" flavour, \
+	"witness_rq_switch_" flavour
 static const struct probe_candidate candidates[] = {
 	{ ATTACH_TP_BTF, "task_storage",
-	  { "rq_wakeup_btf_task", "rq_wakeup_new_btf_task", "rq_switch_btf_task" }, { "start_task" } },
+	  { "rq_wakeup_btf_task", "rq_wakeup_new_btf_task", "rq_switch_btf_task", RUNQ_WITNESSES("btf") },
+	  { "start_task" }, .witnesses = 3 },
 	{ ATTACH_TP_BTF, "pid_hash",
-	  { "rq_wakeup_btf_hash", "rq_wakeup_new_btf_hash", "rq_switch_btf_hash" }, { "start_pid" } },
+	  { "rq_wakeup_btf_hash", "rq_wakeup_new_btf_hash", "rq_switch_btf_hash", RUNQ_WITNESSES("btf") },
+	  { "start_pid" }, .witnesses = 3 },
 	{ ATTACH_RAW_TP, "pid_hash",
-	  { "rq_wakeup_raw_hash", "rq_wakeup_new_raw_hash", "rq_switch_raw_hash" }, { "start_pid" } },
+	  { "rq_wakeup_raw_hash", "rq_wakeup_new_raw_hash", "rq_switch_raw_hash", RUNQ_WITNESSES("raw") },
+	  { "start_pid" }, .witnesses = 3 },
 	{ ATTACH_TRACEPOINT, "pid_hash",
 	  { "rq_wakeup_tp_hash", "rq_wakeup_new_tp_hash", "rq_switch_tp_hash" }, { "start_pid" } },
 };
@@ -132,6 +138,7 @@ static void runqueue_destroy(struct module *m)
 const struct module_ops runqueue_module = {
 	.name = "runqueue",
 	.description = "run-queue latency (wakeup to running), system-wide, per CPU and per cgroup",
+	.witness_opt_in = true,
 	.options = options,
 	.priv_size = sizeof(struct runqueue),
 	MODULE_OBJECT(runqueue),

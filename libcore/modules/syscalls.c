@@ -17,26 +17,29 @@
 
 _Static_assert(SYSCALL_TABLE_SIZE == MAX_SYSCALLS, "name table and maps must agree");
 
-static const struct probe_candidate counter_candidates[] = {
-	{ ATTACH_TP_BTF, NULL, { "count_exit_btf" }, { NULL } },
-	{ ATTACH_RAW_TP, NULL, { "count_exit_raw" }, { NULL } },
-	{ ATTACH_TRACEPOINT, NULL, { "count_exit_tp" }, { NULL } },
-};
+/* Witnessed (witness.h) with `Witness true`: every syscall would run one more program. */
+static const struct probe_candidate counter_candidates[] = WITNESSED_TRACEPOINT_CANDIDATES("count_exit");
 
 /* Task storage first: no size limit, freed with the task. The tid hash is for kernels
- * where these program types cannot use task storage. */
+ * where these program types cannot use task storage. The witnesses of both tracepoints
+ * come last (bpf/syscalls.bpf.c). */
+#define LATENCY_WITNESSES(flavour) "witness_lat_enter_" flavour, "witness_lat_exit_" flavour
 static const struct probe_candidate latency_candidates[] = {
-	{ ATTACH_TP_BTF, "task_storage", { "lat_enter_btf_task", "lat_exit_btf_task" }, { "start_task" } },
-	{ ATTACH_TP_BTF, "tid_hash", { "lat_enter_btf_hash", "lat_exit_btf_hash" }, { "start_tid" } },
-	{ ATTACH_RAW_TP, "task_storage", { "lat_enter_raw_task", "lat_exit_raw_task" }, { "start_task" } },
-	{ ATTACH_RAW_TP, "tid_hash", { "lat_enter_raw_hash", "lat_exit_raw_hash" }, { "start_tid" } },
+	{ ATTACH_TP_BTF, "task_storage", { "lat_enter_btf_task", "lat_exit_btf_task", LATENCY_WITNESSES("btf") },
+	  { "start_task" }, .witnesses = 2 },
+	{ ATTACH_TP_BTF, "tid_hash", { "lat_enter_btf_hash", "lat_exit_btf_hash", LATENCY_WITNESSES("btf") },
+	  { "start_tid" }, .witnesses = 2 },
+	{ ATTACH_RAW_TP, "task_storage", { "lat_enter_raw_task", "lat_exit_raw_task", LATENCY_WITNESSES("raw") },
+	  { "start_task" }, .witnesses = 2 },
+	{ ATTACH_RAW_TP, "tid_hash", { "lat_enter_raw_hash", "lat_exit_raw_hash", LATENCY_WITNESSES("raw") },
+	  { "start_tid" }, .witnesses = 2 },
 	{ ATTACH_TRACEPOINT, "tid_hash", { "lat_enter_tp_hash", "lat_exit_tp_hash" }, { "start_tid" } },
 };
 
-enum { POINT_COUNTERS, POINT_LATENCY };
+/* In the order of bpf/syscalls.h's enum syscalls_point: the points' rows of `witness`. */
 static const struct module_point points[] = {
-	[POINT_COUNTERS] = MODULE_POINT_OFF("sys_exit", counter_candidates),
-	[POINT_LATENCY] = MODULE_POINT_OFF("sys_enter+sys_exit", latency_candidates),
+	[SYSCALLS_POINT_COUNTERS] = MODULE_POINT_OFF("sys_exit", counter_candidates),
+	[SYSCALLS_POINT_LATENCY] = MODULE_POINT_OFF("sys_enter+sys_exit", latency_candidates),
 };
 
 struct syscalls {
@@ -180,8 +183,8 @@ static int syscalls_prepare(struct module *m, char *err, size_t errlen)
 		if (on)
 			s->row_nr[s->nrows++] = nr;
 	}
-	m->probes.points[POINT_COUNTERS].enabled = s->nrows == 0;
-	m->probes.points[POINT_LATENCY].enabled = s->nrows > 0;
+	m->probes.points[SYSCALLS_POINT_COUNTERS].enabled = s->nrows == 0;
+	m->probes.points[SYSCALLS_POINT_LATENCY].enabled = s->nrows > 0;
 	m->features = (s->nrows ? FEATURE_LATENCY : 0) | (module_cgroup_on(&s->cg) ? FEATURE_CGROUP : 0);
 	s->cg_tables[0] = (struct cgroup_table){ .map = "cgroup_counts", .fields = count_fields,
 						 .nfields = COUNT_OF(count_fields), .nrows = MAX_SYSCALLS,
@@ -249,6 +252,7 @@ const struct module_ops syscalls_module = {
 	.name = "syscalls",
 	.description = "per-syscall call and error counts; latency histograms for the listed syscalls",
 	.in_default_set = true,
+	.witness_opt_in = true,
 	.options = options,
 	.priv_size = sizeof(struct syscalls),
 	MODULE_OBJECT(syscalls),

@@ -3,11 +3,14 @@
  * must give waits above 100 us and 1 ms and a total wait of at least half the
  * (threads - CPUs) x seconds the scheduler cannot avoid; threads that sleep and wake for
  * as long must wait far less in total. With
- * PerCPU, the per-CPU series add up to the total. */
+ * PerCPU, the per-CPU series add up to the total. The witnesses (witness.h) run only with
+ * `Witness true`: then the point sends "untraced", and with the module's sched_wakeup
+ * program detached the sleeping threads' wakeups are in it. */
 #include "base/log.h"
 #include "libcore/engine/module.h"
 #include "tests/bpf/attach_methods.h"
 #include "tests/bpf/bpf_requirements.h"
+#include "tests/bpf/detach_program.h"
 #include "tests/recording_sink.h"
 #include "tests/testing.h"
 
@@ -26,6 +29,8 @@ struct seen {
 	uint64_t per_cpu_count;
 	int per_cpu_series;
 	uint64_t start_lost;
+	int untraced_points; /* points that sent "untraced" (only with Witness true) */
+	uint64_t untraced;
 };
 
 static struct seen read_module(struct module *m)
@@ -36,6 +41,8 @@ static struct seen read_module(struct module *m)
 
 	CHECK(recording_read(&r, m) == 0);
 	s.start_lost = recorded_counter(&r, "dropped", "start_lost");
+	s.untraced_points = recorded_count(&r, RECORDED_COUNTER, "untraced", NULL);
+	s.untraced = recorded_counter(&r, "untraced", NULL);
 	all = recorded_histogram(&r, "latency", "all", HIST_UNIT_NANOSECONDS);
 	if (all) {
 		s.all = *all;
@@ -74,12 +81,16 @@ static void *spin(void *arg)
 	return arg;
 }
 
+static uint64_t sleeps_done; /* sleep_wake's sleeps, all threads */
+
 static void *sleep_wake(void *arg)
 {
 	double end = now_s() + RUN_SECONDS;
 
-	while (now_s() < end)
+	while (now_s() < end) {
 		usleep(2000);
+		__atomic_add_fetch(&sleeps_done, 1, __ATOMIC_RELAXED);
+	}
 	return arg;
 }
 
@@ -156,6 +167,7 @@ static void run_method(const char *method)
 	CHECK_EQ_U64(busy.per_cpu_count, busy.all.count);
 	CHECK(busy.per_cpu_series >= 1 && busy.per_cpu_series <= ncpus);
 	CHECK_EQ_U64(busy.start_lost, 0);
+	CHECK_EQ_U64(busy.untraced_points, 0); /* the witnesses are opt-in here */
 	if (strcmp(method, "tracepoint")) {
 		/* Wakeups are attributed to this process (not with classic tracepoints and a
 		 * process filter, see runqueue.bpf.c): ~1000 per thread per run. */
@@ -166,6 +178,41 @@ static void run_method(const char *method)
 	module_free(m);
 }
 
+/* `Witness true` (tp_btf, raw_tp) with the module's sched_wakeup program detached, as a
+ * kernel that skipped it would leave it: each of the sleeping threads' sleeps ends in a
+ * wakeup that the witness counts and the program does not. The witness sees the whole
+ * machine, so other wakeups only add. A sleep's end can find the thread not yet off its
+ * CPU (no wakeup then), hence half of the sleeps as the floor. */
+static void run_witness(const char *method)
+{
+	struct module *m = module_new(module_find("runqueue"), NULL);
+	struct seen a, b;
+
+	m->filter_tgid = getpid();
+	set_option(m, "AttachOrder", (struct opt_value){ .type = OPT_STRING, .string = method });
+	set_option(m, "Witness", (struct opt_value){ .type = OPT_BOOLEAN, .boolean = true });
+	if (module_start(m)) {
+		fprintf(stderr, "%s witness: start failed: %s\n", method, m->last_error);
+		CHECK(!"module started");
+		module_free(m);
+		return;
+	}
+	a = read_module(m);
+	/* a variant that shares the witnesses with another got them loaded too */
+	CHECK(!strstr(m->probes.points[0].failures, "witness"));
+	CHECK_EQ_U64(a.untraced_points, 1);
+	detach_module_program(m, "sched_wakeup+sched_wakeup_new+sched_switch");
+	sleeps_done = 0;
+	run_threads(sleep_wake, 2);
+	b = read_module(m);
+	printf("%-10s Witness true, sched_wakeup's program detached: %llu sleeps, untraced %llu\n", method,
+	       (unsigned long long)sleeps_done, (unsigned long long)(b.untraced - a.untraced));
+	CHECK_EQ_U64(b.untraced_points, 1);
+	CHECK(sleeps_done >= 100);
+	CHECK(b.untraced - a.untraced >= sleeps_done / 2);
+	module_free(m);
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const tracepoint_methods[] = { "tp_btf", "raw_tp", "tracepoint", NULL };
@@ -173,7 +220,10 @@ int main(int argc, char **argv)
 	require_bpf_tracing("/sys/kernel/tracing/events/sched");
 
 	methods_from(argc, argv, tracepoint_methods, &methods);
-	for (int i = 0; i < methods.n; i++)
+	for (int i = 0; i < methods.n; i++) {
 		run_method(methods.names[i]);
+		if (strcmp(methods.names[i], "tracepoint")) /* the classic method has no witness */
+			run_witness(methods.names[i]);
+	}
 	return testing_done();
 }

@@ -1,11 +1,14 @@
 /* Root test: loads the real syscalls programs into the running kernel with every attach
  * method, runs a workload with a known number of calls from this process (the programs
  * filter on our tgid), and asserts exact counts and latencies consistent with the wall
- * time measured around each call. */
+ * time measured around each call. The witnesses (witness.h) run only with `Witness true`:
+ * then, with tp_btf and raw_tp, the point sends "untraced", and with the module's program
+ * detached every call of ours is in it. */
 #include "base/log.h"
 #include "libcore/engine/module.h"
 #include "libcore/kernel/privileges.h"
 #include "tests/bpf/attach_methods.h"
+#include "tests/bpf/detach_program.h"
 #include "tests/recording_sink.h"
 #include "tests/testing.h"
 
@@ -23,6 +26,8 @@
 struct seen {
 	uint64_t fsync_calls, fsync_errors, close_errors, close_calls, start_lost, out_of_range;
 	int latency_series;
+	int untraced_points;   /* points that sent "untraced" (only with Witness true) */
+	uint64_t untraced;
 	struct hist_interval fsync;
 	bool got_fsync_latency;
 };
@@ -41,6 +46,8 @@ static struct seen read_module(struct module *m)
 	s.start_lost = recorded_counter(&r, "dropped", "start_lost");
 	s.out_of_range = recorded_counter(&r, "dropped", "out_of_range");
 	s.latency_series = recorded_count(&r, RECORDED_HISTOGRAM, NULL, NULL);
+	s.untraced_points = recorded_count(&r, RECORDED_COUNTER, "untraced", NULL);
+	s.untraced = recorded_counter(&r, "untraced", NULL);
 	fsync = recorded(&r, RECORDED_HISTOGRAM, "latency", "fsync");
 	if (fsync) {
 		s.fsync = *fsync->hist;
@@ -100,6 +107,56 @@ static struct module *start_syscalls(const char *method, bool latency, char *err
 	return m;
 }
 
+static void set_witness_on(struct module *m)
+{
+	struct opt_value on = { .type = OPT_BOOLEAN, .boolean = true };
+	struct option o = { .key = "Witness", .values = &on, .nvalues = 1 };
+	char err[256] = "";
+
+	CHECK(module_set_option(m, &o, err, sizeof(err)) == 0);
+}
+
+/* `Witness true` (tp_btf, raw_tp): the running point sends "untraced". With its first
+ * program detached (sys_exit's counter, or the latency point's sys_enter), a kernel that
+ * skipped it made on purpose: n fsyncs of ours are untraced. The witness sees the whole
+ * machine, so others' syscalls only add. Counters alone: none of them counted. With
+ * latency: all counted at sys_exit, none timed (their start was never stored). */
+static void run_witness(const char *method, bool latency, int fd)
+{
+	char err[512] = "";
+	struct module *m = start_syscalls(method, latency, err, sizeof(err));
+	const char *point = latency ? "sys_enter+sys_exit" : "sys_exit";
+	const int n = 300;
+	uint64_t max_call = 0;
+	struct seen a, b;
+
+	set_witness_on(m);
+	if (module_start(m)) {
+		fprintf(stderr, "%s witness: start failed: %s\n", method, m->last_error);
+		CHECK(!"module started");
+		module_free(m);
+		return;
+	}
+	a = read_module(m);
+	/* a variant that shares the witnesses with another got them loaded too */
+	CHECK(!strstr(m->probes.points[latency ? 1 : 0].failures, "witness"));
+	CHECK_EQ_U64(a.untraced_points, 1); /* the running point only */
+	detach_module_program(m, point);
+	fsync_workload(fd, n, &max_call);
+	b = read_module(m);
+	printf("%-10s latency=%d, Witness true, %s's first program detached: %d fsyncs, counted %llu, timed %llu, "
+	       "untraced %llu\n",
+	       method, latency, point, n, (unsigned long long)(b.fsync_calls - a.fsync_calls),
+	       (unsigned long long)(b.got_fsync_latency ? b.fsync.count : 0),
+	       (unsigned long long)(b.untraced - a.untraced));
+	CHECK_EQ_U64(b.untraced_points, 1);
+	CHECK(b.untraced - a.untraced >= (uint64_t)n);
+	CHECK_EQ_U64(b.fsync_calls - a.fsync_calls, latency ? (uint64_t)n : 0);
+	if (latency)
+		CHECK_EQ_U64(b.got_fsync_latency ? b.fsync.count : 0, 0);
+	module_free(m);
+}
+
 static void run_method(const char *method, bool latency, int fd)
 {
 	char err[512] = "", used[64];
@@ -152,6 +209,7 @@ static void run_method(const char *method, bool latency, int fd)
 	} else {
 		CHECK(s.latency_series == 0);
 	}
+	CHECK_EQ_U64(s.untraced_points, 0); /* the witnesses are opt-in here */
 
 	/* Every signal handler returns through rt_sigreturn, whose exit the kernel reports with
 	 * syscall number -1: not a syscall we lost, so nothing is counted as dropped. */
@@ -232,6 +290,10 @@ int main(int argc, char **argv)
 	for (int i = 0; i < methods.n; i++) {
 		run_method(methods.names[i], false, fd);
 		run_method(methods.names[i], true, fd);
+		if (strcmp(methods.names[i], "tracepoint")) { /* the classic method has no witness */
+			run_witness(methods.names[i], false, fd);
+			run_witness(methods.names[i], true, fd);
+		}
 	}
 	test_excluded_methods();
 	test_unprivileged();
