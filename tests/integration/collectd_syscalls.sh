@@ -2,7 +2,8 @@
 # The real collectd daemon with the syscalls module: N fsync() calls show up as an fsync
 # count that grows by N, an fsync latency distribution, percentiles and bucket rates in
 # csv and rrdtool files; a second module that cannot attach stays off while syscalls runs;
-# a collectd restart shows as a gap in the RRD, never as a spike.
+# a collectd restart shows as a gap in the RRD, never as a spike; with Witness true the
+# latency point sends derive-untraced-sys_enter+sys_exit.
 . "$top_srcdir/tests/integration/lib.sh"
 
 N=500
@@ -17,6 +18,7 @@ write_config "$WORK/collectd.conf" <<'CONF'
     Percentile 99
     Bucket 0 0.001
     Bucket 0.001 0
+    Witness true
   </Module>
   # Restricted to a method this module does not have: it must stay off, alone.
   <Module "syscalls" "broken">
@@ -59,6 +61,12 @@ echo "fsync count: $before -> $after (+$grown, workload $N)"
 # No upper bound: other processes (and other tests running in parallel) call fsync too;
 # tests/bpf/test_syscalls asserts exact counts with a pid filter.
 pass "fsync count grew by at least N"
+# Witness true: the latency point's witnesses send what the kernel did not hand to it.
+untraced=$(csv_last syscalls "derive-untraced-sys_enter+sys_exit")
+case "$untraced" in
+'' | *[!0-9.]*) fail "no derive-untraced-sys_enter+sys_exit value with Witness true (got '$untraced')" ;;
+esac
+pass "Witness true: derive-untraced-sys_enter+sys_exit sent ($untraced)"
 
 for ti in fsync-50 fsync-99 fsync-average; do
 	v=$(csv_last syscalls latency-$ti)
