@@ -11,6 +11,8 @@
 #include <bpf/bpf_helpers.h>
 #include "include/counting.bpf.h"
 #include "signals.h"
+#define WITNESS_POINTS SIGNALS_POINTS
+#include "include/witness.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -44,6 +46,7 @@ static __always_inline void on_deliver(int sig)
 SEC("tp_btf/signal_deliver")
 int deliver_btf(unsigned long long *ctx)
 {
+	witness_count_ran(SIGNALS_POINT_DELIVER);
 	on_deliver((int)ctx[0]);
 	return 0;
 }
@@ -51,9 +54,13 @@ int deliver_btf(unsigned long long *ctx)
 SEC("raw_tp/signal_deliver")
 int deliver_raw(unsigned long long *ctx)
 {
+	witness_count_ran(SIGNALS_POINT_DELIVER);
 	on_deliver((int)ctx[0]);
 	return 0;
 }
+
+/* What the kernel did not hand to deliver_btf / deliver_raw: "untraced" (witness.h). */
+WITNESS_PROGRAMS(deliver, "signal_deliver", SIGNALS_POINT_DELIVER)
 
 SEC("tp/signal/signal_deliver")
 int deliver_tp(struct signal_deliver_record *ctx)

@@ -9,4 +9,10 @@
  * kernel numbers it (1..64, _NSIG; 32 and up are real-time signals). Row 0 stays 0. */
 #define SIGNALS_ROWS 65
 
+/* The module's one probe point: its row in map `witness` (include/witness.bpf.h). */
+enum signals_point {
+	SIGNALS_POINT_DELIVER,
+	SIGNALS_POINTS,
+};
+
 #endif

@@ -12,7 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static const struct probe_candidate deliver_candidates[] = TRACEPOINT_CANDIDATES("deliver");
+/* With a witness (witness.h): signals come at most thousands a second, so it is on. */
+static const struct probe_candidate deliver_candidates[] = WITNESSED_TRACEPOINT_CANDIDATES("deliver");
 
 static const struct module_point points[] = {
 	MODULE_POINT("signal_deliver", deliver_candidates),

@@ -2,7 +2,11 @@
  * N1 SIGUSR1, N2 SIGUSR2 and N3 of a real-time signal (queued, so none coalesce), and the
  * module must count exactly those, under the names users see ("usr1", "usr2", "rt<n>"),
  * and nothing else of this process. A child that gets signals of its own is another
- * process: the test's filter must leave it out. */
+ * process: the test's filter must leave it out. With tp_btf and raw_tp the point's witness
+ * (witness.h) sends "untraced", 0 for this workload unless the kernel skipped a run (at
+ * most one is allowed, the bound test_tcp has), and with the module's program detached,
+ * every signal of ours is untraced and none counted. */
+#include "tests/bpf/detach_program.h"
 #include "tests/bpf/module_test.h"
 #include "tests/recording_sink.h"
 
@@ -12,6 +16,8 @@
 #define MAX_SEEN 80
 
 struct seen {
+	int untraced_points; /* points that sent "untraced" (the witness) */
+	uint64_t untraced;
 	int n;
 	char instance[MAX_SEEN][32];
 	uint64_t value[MAX_SEEN];
@@ -41,6 +47,8 @@ static struct seen read_module(struct module *m)
 
 	CHECK(recording_read(&r, m) == 0);
 	CHECK(recorded_count(&r, RECORDED_HISTOGRAM, NULL, NULL) == 0 && "signals sends no histogram");
+	s.untraced_points = recorded_count(&r, RECORDED_COUNTER, "untraced", NULL);
+	s.untraced = recorded_counter(&r, "untraced", "signal_deliver");
 	for (int i = 0; i < r.n; i++) {
 		const struct recorded_value *v = &r.values[i];
 
@@ -80,17 +88,12 @@ static void signal_a_child(void)
 	CHECK(waitpid(child, &status, 0) == child);
 }
 
-static void workload_and_check(struct module *m)
+/* Sent to this single-threaded process, each is taken before kill() returns. */
+static void send_own_signals(int rt)
 {
-	int rt = SIGRTMIN + 1;
-	char rt_name[16];
 	union sigval v = { 0 };
-	struct seen s0, s1;
 
-	snprintf(rt_name, sizeof(rt_name), "rt%d", rt);
-	s0 = read_module(m);
 	handled = 0;
-	/* Sent to this single-threaded process, each is taken before kill() returns. */
 	for (int i = 0; i < N1; i++)
 		CHECK(kill(getpid(), SIGUSR1) == 0);
 	for (int i = 0; i < N2; i++)
@@ -98,6 +101,17 @@ static void workload_and_check(struct module *m)
 	for (int i = 0; i < N3; i++)
 		CHECK(sigqueue(getpid(), rt, v) == 0);
 	CHECK_EQ_U64(handled, N1 + N2 + N3);
+}
+
+static void workload_and_check(struct module *m, bool witnessed)
+{
+	int rt = SIGRTMIN + 1;
+	char rt_name[16];
+	struct seen s0, s1;
+
+	snprintf(rt_name, sizeof(rt_name), "rt%d", rt);
+	s0 = read_module(m);
+	send_own_signals(rt);
 	signal_a_child();
 	s1 = read_module(m);
 	printf("  usr1 +%llu, usr2 +%llu, %s +%llu, all +%llu\n",
@@ -111,6 +125,24 @@ static void workload_and_check(struct module *m)
 	/* SIGCHLD from the child is ignored by default but still delivered to this process. */
 	CHECK(value_of(&s1, "chld") - value_of(&s0, "chld") <= 1);
 	CHECK_EQ_U64(total(&s1) - total(&s0) - (value_of(&s1, "chld") - value_of(&s0, "chld")), N1 + N2 + N3);
+	CHECK_EQ_U64(s1.untraced_points, witnessed ? 1 : 0);
+	CHECK(s1.untraced - s0.untraced <= 1);
+}
+
+/* The module's program detached, the witness kept: what a kernel that skipped the program
+ * leaves. Every signal of ours is untraced (others' signals only add) and none counted. */
+static void witness_catches(struct module *m)
+{
+	struct seen s0, s1;
+
+	s0 = read_module(m);
+	detach_module_program(m, "signal_deliver");
+	send_own_signals(SIGRTMIN + 1);
+	s1 = read_module(m);
+	printf("  the program detached: %d signals, counted %llu, untraced %llu\n", N1 + N2 + N3,
+	       (unsigned long long)(total(&s1) - total(&s0)), (unsigned long long)(s1.untraced - s0.untraced));
+	CHECK_EQ_U64(total(&s1) - total(&s0), 0);
+	CHECK(s1.untraced - s0.untraced >= N1 + N2 + N3);
 }
 
 static void run_method(const char *method)
@@ -124,7 +156,9 @@ static void run_method(const char *method)
 	if (!mt_start(m, "test_signals", method, before, NULL))
 		return;
 	CHECK(m->state == MODULE_RUNNING || m->state == MODULE_DEGRADED);
-	workload_and_check(m);
+	workload_and_check(m, strcmp(method, "tracepoint") != 0); /* the classic method has no witness */
+	if (strcmp(method, "tracepoint"))
+		witness_catches(m);
 	CHECK(mt_log.errors == 0);
 	mt_result("test_signals", method, before, NULL);
 	module_free(m);
