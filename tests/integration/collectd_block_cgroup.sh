@@ -90,11 +90,8 @@ pass "per cgroup: a $NA fsync calls and $RA reads of $SIZE bytes, b $NB and $RB"
 hist_count() { awk -F'\t' -v m="$1" -v i="$2" '$1 == "histogram" && $2 == m && $3 == i { print $6 }' "$WORK/snap/snapshot"; }
 hist_is() { [ "$(hist_count "$1" "$2")" = "$3" ]; }
 # timed PLUGIN_INSTANCE TYPE-INSTANCE: the percentile was a time in seconds in an interval
-# with the workload (an interval without events writes 0).
-timed() {
-	tail -n +2 "$(csv_file "$1" "$2")" | cut -d, -f2 | awk '$1 > 0 { seen = 1 } $1 < 0 || $1 >= 10 { bad = 1 } END { exit bad || !seen }' ||
-		fail "ebpf-$1/$2 never had a time in seconds: $(tail -n +2 "$(csv_file "$1" "$2")" | cut -d, -f2 | tr '\n' ' ')"
-}
+# with the workload.
+timed() { csv_had_seconds "$1" "$2" || fail "ebpf-$1/$2 never had a time in seconds: $(csv_values "$1" "$2")"; }
 for c in a:$NA:$RA b:$NB:$RB; do
 	IFS=: read -r n fsyncs reads <<EOF
 $c
