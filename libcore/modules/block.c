@@ -266,6 +266,10 @@ static int block_configure(struct module *m, struct bpf_object *obj)
 	e = bpf_map__set_value_size(disks, PACKED_ROW_SIZE(m->precision));
 	if (!e)
 		e = bpf_map__set_max_entries(disks, b->max_rows);
+	/* By "cgroup" alone attaches the insert programs, which write `queued` only with
+	 * QueueTime: one entry then, not a hash of 10,240 preallocated (977 KiB) never used. */
+	if (!e && !b->queue_time)
+		e = bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "queued"), 1);
 	return e ? e : module_cgroup_configure(m, obj, &b->cg);
 }
 

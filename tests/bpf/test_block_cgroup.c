@@ -190,6 +190,10 @@ static void run_method(const char *method, bool io, bool queue_time)
 	if (block_start(m, method) == 0) {
 		printf("%-10s QueueTime=%d, io controller %s\n", method, queue_time,
 		       io ? "on (tp_btf, raw_tp: the bio's blkcg)" : "off (the task's cgroup)");
+		/* The insert times' hash is sized only where QueueTime writes it. */
+		const struct bpf_map *queued = bpf_object__find_map_by_name(m->obj, "queued");
+
+		CHECK(queued && (bpf_map__max_entries(queued) == 1) == !queue_time);
 		CHECK(block_diskstats(dev.name, &d0) == 0);
 		tcg_run_in(a, direct_io, &n_a);
 		tcg_run_in(b, direct_io, &n_b);

@@ -165,6 +165,15 @@ csv_is() {
 	[ "$(csv_last "$1" "$2")" = "$3" ]
 }
 
+# csv_had_seconds PLUGIN_INSTANCE TYPE-INSTANCE: every value written is a time in seconds
+# (0 to 10) and at least one is above 0 (an interval without events writes 0).
+csv_had_seconds() {
+	_f=$(csv_file "$1" "$2")
+	[ -n "$_f" ] && tail -n +2 "$_f" | cut -d, -f2 | awk '$1 > 0 { seen = 1 } $1 < 0 || $1 >= 10 { bad = 1 } END { exit bad || !seen }'
+}
+# csv_values PLUGIN_INSTANCE TYPE-INSTANCE: every value written, on one line (for messages).
+csv_values() { _f=$(csv_file "$1" "$2"); [ -n "$_f" ] && tail -n +2 "$_f" | cut -d, -f2 | tr '\n' ' '; }
+
 # wait_for_csv PLUGIN_INSTANCE TYPE-INSTANCE SECONDS: until the file has at least one value.
 wait_for_csv() {
 	wait_until "$3" csv_has_value "$1" "$2"

@@ -12,11 +12,11 @@ install_objects() {
 	done
 }
 
-# attach_loop MEGABYTES: a loop device with direct IO over a new file in /var/tmp, set as
-# LOOP (/dev/loopN) and DISK (loopN); detached and removed when the test exits.
+# attach_loop MEGABYTES [DIR]: a loop device with direct IO over a new file in DIR (default
+# /var/tmp), set as LOOP (/dev/loopN) and DISK (loopN); detached and removed when the test exits.
 attach_loop() {
 	command -v losetup >/dev/null 2>&1 || skip "losetup is missing (apt-get install mount)"
-	BACKING=$(mktemp /var/tmp/ebpf-it-loop.XXXXXX)
+	BACKING=$(mktemp "${2:-/var/tmp}/ebpf-it-loop.XXXXXX")
 	LOOP=
 	trap cleanup_loop EXIT INT TERM
 	truncate -s "$1M" "$BACKING"
