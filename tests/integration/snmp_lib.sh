@@ -70,7 +70,7 @@ is_number() { case "$(value "$1")" in ''|*[!0-9]*) return 1 ;; esac; }
 
 # OID of a string index component: length-prefixed unless "implied".
 str_oid() {
-	bytes=$(printf '%s' "$1" | od -An -tu1 | tr -s ' \n' '  ' | sed 's/^ *//; s/ *$//' | tr ' ' '.')
+	bytes=$(printf '%s' "$1" | od -An -v -tu1 | tr -s ' \n' '  ' | sed 's/^ *//; s/ *$//' | tr ' ' '.')
 	if [ "${2:-}" = implied ]; then echo "$bytes"; else echo "${#1}.$bytes"; fi
 }
 
