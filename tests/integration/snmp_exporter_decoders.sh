@@ -1,0 +1,201 @@
+#!/bin/sh
+# ebpf_exporter configs (ExporterConfig) of every decoder and feature the collectd_exporter_*
+# tests count exactly, in the SNMP tables, with the real daemons (snmpd as AgentX master, the
+# subagent as nobody, collectd with the plugin). This project's own configs and programs in
+# ebpf_exporter's format (tests/programs/exporter_*.yaml, .bpf.c), run by collectds one after
+# the other under the same snmpd and subagent, with the workloads of those tests. Over SNMP, every row
+# equal to what collectd dispatched (its csv files), and the values those tests expect:
+# - string then regexp (exporter_comm): ebpfCounterTable comm.marked_closes_total rows
+#   marked_closes-worker = 7 (worker-1's 3 and worker-2's 4) and marked_closes-dbsync = 5, no
+#   other row; "other" dropped, counted in ebpfGaugeTable comm.unmatched.marked_closes_total = 1;
+# - kaddrs (exporter_kaddrs): kaddr_halves-high and -low are vfs_read's address in kallsyms;
+# - cgroup_id_map, uint then cgroup (exporter_cgroup_ids): marked_closes_kept-<parent>_keep = 5,
+#   marked_closes_unkept-<parent>_other = 6, the gauge cgroup_ids.cgroup_id_map = 1;
+# - majorminor and an exp2 histogram in seconds (exporter_biolatency): ebpfHistTable
+#   bio.latency.bio_latency-loopN-read counts exactly NR more after NR O_DIRECT reads, its count
+#   and sum equal to collectd's -count and -sum;
+# - a perf_event program with a per-CPU label (perf_event_samples, cpu-clock at 99 a second):
+#   one row samples-<cpu> per online CPU, each equal to collectd's at one moment (they grow);
+# - ifname, pci_vendor, pci_subclass, dname (exporter_names.bpf.c under a config per decoder
+#   the test writes, so that the instances fit the MIB's 48-byte index): the names and the
+#   texts of unknown ids, 3 closes as "known" and 4 as "other" in each; the one text still too
+#   long (an unknown subclass) is left out, the others served;
+# - kstack (exporter_kstack) and the four decoders in one config (exporter_names): their
+#   instances are longer than the index, so they are not served: collectd counts them exactly
+#   (7 renames; 3 and 4 closes), the tables have no row of them, and the subagent logs each
+#   one left out by name.
+. "$top_srcdir/tests/integration/lib.sh"
+. "$top_srcdir/tests/integration/snmp_lib.sh"
+. "$top_srcdir/tests/integration/program_lib.sh"
+
+command -v dd >/dev/null 2>&1 || skip "dd is missing"
+CG_ROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+[ -n "$CG_ROOT" ] || skip "no cgroup2 mount"
+addr=$(awk '$3 == "vfs_read" && NF == 3 { a = $1 } END { print a }' /proc/kallsyms)
+[ -n "$addr" ] && [ "$addr" != 0000000000000000 ] || skip "kallsyms shows no address of vfs_read"
+
+OBJ="$WORK/objects"
+install_exporter_configs "$OBJ" exporter_comm exporter_kaddrs exporter_cgroup_ids exporter_biolatency \
+	perf_event_samples exporter_names exporter_kstack
+attach_loop 16
+PARENT=ebpf-it-cgid-$$
+CG="$CG_ROOT/$PARENT"
+mkdir "$CG" "$CG/keep" "$CG/other" || sfail "cannot make the cgroups under $CG"
+trap 'rmdir "$CG/keep" "$CG/other" "$CG" 2>/dev/null; detach_loop; snmp_cleanup' EXIT INT TERM
+CLOSE_N="$top_builddir/tests/integration/close_n"
+
+start_snmp
+
+# run_config MODULE YAML PROGRAM [MODULE YAML PROGRAM]...: collectd (the one before stopped)
+# with a <Program "MODULE"> reading $OBJ/YAML.yaml for each triple, publishing the snapshot
+# the subagent serves; until each PROGRAM is attached (PROGRAM "": a perf_event program, which
+# logs no attach point) and each module's row says running. The collectd before's log is
+# kept in collectd.before.log: collectd.log is this one's, waited on and shown on failure.
+program_blocks() {
+	while [ $# -ge 3 ]; do
+		printf '  <Program "%s">\n    ExporterConfig "%s"\n  </Program>\n' "$1" "$OBJ/$2.yaml"
+		shift 3
+	done
+}
+run_config() {
+	if [ -n "$COLLECTD_PID" ]; then
+		stop_collectd
+		cat "$WORK/collectd.log" >> "$WORK/collectd.before.log" && rm "$WORK/collectd.log"
+	fi
+	conf="$WORK/$1.conf"
+	{
+		printf '<Plugin ebpf>\n  SnapshotFile "%s"\n  SnapshotGroup "nogroup"\n' "$SNAP"
+		program_blocks "$@"
+		echo '</Plugin>'
+	} | write_config "$conf"
+	start_collectd "$conf"
+	while [ $# -ge 3 ]; do
+		[ -z "$3" ] || wait_for_log "$1: $3 attached" 10 || sfail "$1: $3 did not attach"
+		wait_module_running "$1"
+		shift 3
+	done
+}
+
+run_config comm exporter_comm count_close
+echo go | "$CLOSE_N" worker-1:3 worker-2:4 dbsync:5 other:6 || sfail "the workload failed"
+snmp_counter_as_csv comm marked_closes_total derive-marked_closes-worker 7
+snmp_counter_as_csv comm marked_closes_total derive-marked_closes-dbsync 5
+rows=$(snmp_rows "$COUNTER_VALUE" comm marked_closes_total)
+[ "$rows" = 2 ] || sfail "comm/marked_closes_total has $rows rows over SNMP, expected worker and dbsync"
+snmp_as_csv "$GAUGE_VALUE" comm unmatched marked_closes_total gauge-unmatched-marked_closes_total 1
+pass "regexp: 2 rows, worker 7 and dbsync 5; other's key dropped, ebpfGaugeTable comm.unmatched.marked_closes_total = 1"
+
+run_config kaddrs exporter_kaddrs show_kaddr
+for i in 1 2 3; do sh -c 'echo $PPID' > /dev/null; done # getppid() runs the program
+snmp_counter_as_csv kaddrs kaddr_halves_total derive-kaddr_halves-high $((0x${addr%????????}))
+snmp_counter_as_csv kaddrs kaddr_halves_total derive-kaddr_halves-low $((0x${addr#????????}))
+pass "kaddrs: the halves of kaddr_vfs_read over SNMP are vfs_read's address in kallsyms, $addr"
+
+run_config cgids exporter_cgroup_ids count_close
+snmp_as_csv "$GAUGE_VALUE" cgids cgroup_ids cgroup_id_map gauge-cgroup_ids-cgroup_id_map 1
+close_in_cgroup "$CG/keep" w 5
+close_in_cgroup "$CG/other" w 6
+snmp_counter_as_csv cgids marked_closes_kept_total derive-marked_closes_kept-${PARENT}_keep 5
+snmp_counter_as_csv cgids marked_closes_unkept_total derive-marked_closes_unkept-${PARENT}_other 6
+rows=$(snmp_rows "$COUNTER_VALUE" cgids marked_closes_kept_total)
+[ "$rows" = 1 ] || sfail "cgids/marked_closes_kept_total has $rows rows over SNMP, expected keep's only"
+pass "cgroup_id_map: keep's 5 closes the one kept row, other's 6 unkept, 1 id in the map"
+
+run_config bio exporter_biolatency complete
+S=bio_latency-$DISK-read
+# One read makes the series exist; then two reads of collectd with no IO before counting.
+dd if="$LOOP" of=/dev/null bs=16k count=1 iflag=direct status=none || sfail "dd read failed"
+wait_for_csv bio "derive-$S-count" 10 || sfail "no derive-$S-count: $(ls "$WORK/csv/itest/ebpf-bio/" | tr '\n' ' ')"
+settle() { wait_for_new_line bio "derive-$S-count"; wait_for_new_line bio "derive-$S-count"; }
+# bio_as_csv: the histogram's count and sum over SNMP equal collectd's; its count in C.
+bio_as_csv() {
+	C=$(csv_last bio "derive-$S-count")
+	snmp_as_csv "$HIST_COUNT" bio latency "$S" "derive-$S-count" "$C"
+	snmp_as_csv "$HIST_SUM" bio latency "$S" "derive-$S-sum" "$(csv_last bio "derive-$S-sum")"
+}
+settle
+bio_as_csv
+c0=$C
+NR=200
+dd if="$LOOP" of=/dev/null bs=16k count=$NR iflag=direct status=none || sfail "dd read failed"
+settle
+bio_as_csv
+[ $((C - c0)) = $NR ] || sfail "ebpfHistCount of bio/latency/$S grew by $((C - c0)), expected exactly $NR reads"
+pass "majorminor: ebpfHistTable bio.latency.$S counts exactly $NR more reads, count and sum as collectd's"
+
+run_config perf perf_event_samples ""
+rows_per_cpu() { [ "$(snmp_rows "$COUNTER_VALUE" perf samples_total)" = "$(online_cpus | wc -l)" ]; }
+wait_until 10 rows_per_cpu ||
+	sfail "perf/samples_total has $(snmp_rows "$COUNTER_VALUE" perf samples_total) rows over SNMP, expected one per online CPU ($(online_cpus | wc -l))"
+for cpu in $(online_cpus); do
+	snmp_counter_follows_csv perf samples_total derive-samples-$cpu
+done
+pass "perf_event: one ebpfCounterTable row per online CPU, each equal to collectd's samples-<cpu>"
+
+# The names decoders' labels together make instances too long for the index: each decoder
+# also in a config of its own over the same object, the other ids read by uint from their
+# first byte (1 for "known", 240 for "other") or skipped as padding, so that its instances fit.
+# names_yaml NAME: $OBJ/NAME.yaml, the counter marked_closes_total with the labels on stdin
+# (a line each: name size padding decoder...), and exporter_names.bpf.o beside it.
+names_yaml() {
+	{
+		printf 'metrics:\n  counters:\n    - name: marked_closes_total\n      help: close() of the marker fd, by one of its ids\n      labels:\n'
+		while read -r label size padding decoders; do
+			printf '        - name: %s\n          size: %s\n          padding: %s\n          decoders:\n' "$label" "$size" "$padding"
+			for d in $decoders; do printf '            - name: %s\n' "$d"; done
+		done
+	} > "$OBJ/$1.yaml"
+	cp "$OBJ/exporter_names.bpf.o" "$OBJ/$1.bpf.o" && chmod 644 "$OBJ/$1.yaml" "$OBJ/$1.bpf.o"
+}
+names_yaml names_ifname <<LABELS
+interface 4 20 ifname
+LABELS
+names_yaml names_vendor <<LABELS
+interface 1 3 uint
+vendor 4 16 uint pci_vendor
+LABELS
+names_yaml names_subclass <<LABELS
+interface 1 7 uint
+subclass 2 14 uint pci_subclass
+LABELS
+names_yaml names_dname <<LABELS
+interface 1 11 uint
+qname 12 0 dname
+LABELS
+run_config names_ifname names_ifname count_close names_vendor names_vendor count_close \
+	names_subclass names_subclass count_close names_dname names_dname count_close
+echo go | "$CLOSE_N" known:3 other:4 || sfail "the workload failed"
+snmp_counter_as_csv names_ifname marked_closes_total derive-marked_closes-lo 3
+snmp_counter_as_csv names_ifname marked_closes_total derive-marked_closes-unknown:2147483632 4
+snmp_counter_as_csv names_vendor marked_closes_total "derive-marked_closes-1-Intel Corporation" 3
+snmp_counter_as_csv names_vendor marked_closes_total "derive-marked_closes-240-unknown pci vendor: 0x8087" 4
+snmp_counter_as_csv names_subclass marked_closes_total "derive-marked_closes-1-Ethernet controller" 3
+snmp_counter_as_csv names_dname marked_closes_total derive-marked_closes-1-example.com 3
+snmp_counter_as_csv names_dname marked_closes_total derive-marked_closes-240-abc.xyz.... 4
+for m in names_ifname names_vendor names_dname; do
+	rows=$(snmp_rows "$COUNTER_VALUE" $m marked_closes_total)
+	[ "$rows" = 2 ] || sfail "$m/marked_closes_total has $rows rows over SNMP, expected known's and other's"
+done
+LONG="marked_closes-240-unknown pci subclass: 0x0b (class 0x01)"
+wait_until 10 csv_is names_subclass "derive-$LONG" 4 ||
+	sfail "collectd's derive-$LONG is '$(csv_last names_subclass "derive-$LONG")', expected 4"
+snmp_left_out names_subclass marked_closes_total "$LONG" 1
+pass "ifname, pci_vendor, pci_subclass, dname: each name and unknown text served as collectd counted it"
+
+# kstack's and the four names decoders' label sets: too long for the index.
+run_config kstack exporter_kstack count_rename names exporter_names count_close
+echo go | "$CLOSE_N" kstk:0 kstx:0 kstk:0 kstk:0 kstx:0 kstk:0 kstk:0 kstx:0 kstk:0 kstk:0 || sfail "the workload failed"
+echo go | "$CLOSE_N" known:3 other:4 || sfail "the workload failed"
+DIR="$WORK/csv/itest/ebpf-kstack"
+one_stack() { [ "$(ls "$DIR" 2>/dev/null | grep -c '^derive-kstk_renames-')" = 1 ]; }
+wait_until 10 one_stack || sfail "not one kstk_renames series: $(ls "$DIR" 2>&1 | tr '\n' ' ')"
+SERIES=$(ls "$DIR" | sed -n 's/^\(derive-kstk_renames-.*\)-[0-9]\{4\}-[0-9]\{2\}-[0-9]\{2\}$/\1/p')
+wait_until 10 csv_is kstack "$SERIES" 7 || sfail "collectd's $SERIES is '$(csv_last kstack "$SERIES")', expected 7"
+KNOWN="marked_closes-lo-Intel Corporation-Ethernet controller-example.com"
+OTHER="marked_closes-unknown:2147483632-unknown pci vendor: 0x8087-unknown pci subclass: 0x0b (class 0x01)-abc.xyz...."
+wait_until 10 csv_is names "derive-$KNOWN" 3 || sfail "collectd's derive-$KNOWN is '$(csv_last names "derive-$KNOWN")', expected 3"
+wait_until 10 csv_is names "derive-$OTHER" 4 || sfail "collectd's derive-$OTHER is '$(csv_last names "derive-$OTHER")', expected 4"
+snmp_left_out kstack kstk_renames_total "${SERIES#derive-}" 0
+snmp_left_out names marked_closes_total "$KNOWN" 0
+snmp_left_out names marked_closes_total "$OTHER" 0
+stop_collectd
