@@ -19,7 +19,9 @@
 # - ifname, pci_vendor, pci_subclass, dname (exporter_names.bpf.c under a config per decoder
 #   the test writes, so that the instances fit the MIB's 48-byte index): the names and the
 #   texts of unknown ids, 3 closes as "known" and 4 as "other" in each; the one text still too
-#   long (an unknown subclass) is left out, the others served;
+#   long (an unknown subclass) is left out, the others served; errno, inet_ip, hex and ksym
+#   (exporter_codes) the same, EACCES-127.0.0.1-be-vfs_read 3 and the 48-byte
+#   ENOENT-1.2.3.4-0a-unknown_addr:0x1 (the longest instance the index takes) 4;
 # - kstack (exporter_kstack) and the four decoders in one config (exporter_names): their
 #   instances are longer than the index, so they are not served: collectd counts them exactly
 #   (7 renames; 3 and 4 closes), the tables have no row of them, and the subagent logs each
@@ -36,7 +38,7 @@ addr=$(awk '$3 == "vfs_read" && NF == 3 { a = $1 } END { print a }' /proc/kallsy
 
 OBJ="$WORK/objects"
 install_exporter_configs "$OBJ" exporter_comm exporter_kaddrs exporter_cgroup_ids exporter_biolatency \
-	perf_event_samples exporter_names exporter_kstack
+	perf_event_samples exporter_names exporter_codes exporter_kstack
 attach_loop 16
 PARENT=ebpf-it-cgid-$$
 CG="$CG_ROOT/$PARENT"
@@ -163,7 +165,8 @@ interface 1 11 uint
 qname 12 0 dname
 LABELS
 run_config names_ifname names_ifname count_close names_vendor names_vendor count_close \
-	names_subclass names_subclass count_close names_dname names_dname count_close
+	names_subclass names_subclass count_close names_dname names_dname count_close \
+	codes exporter_codes count_close
 echo go | "$CLOSE_N" known:3 other:4 || sfail "the workload failed"
 snmp_counter_as_csv names_ifname marked_closes_total derive-marked_closes-lo 3
 snmp_counter_as_csv names_ifname marked_closes_total derive-marked_closes-unknown:2147483632 4
@@ -172,7 +175,11 @@ snmp_counter_as_csv names_vendor marked_closes_total "derive-marked_closes-240-u
 snmp_counter_as_csv names_subclass marked_closes_total "derive-marked_closes-1-Ethernet controller" 3
 snmp_counter_as_csv names_dname marked_closes_total derive-marked_closes-1-example.com 3
 snmp_counter_as_csv names_dname marked_closes_total derive-marked_closes-240-abc.xyz.... 4
-for m in names_ifname names_vendor names_dname; do
+snmp_counter_as_csv codes marked_closes_total derive-marked_closes-EACCES-127.0.0.1-be-vfs_read 3
+OTHER=marked_closes-ENOENT-1.2.3.4-0a-unknown_addr:0x1
+[ ${#OTHER} = 48 ] || sfail "$OTHER is ${#OTHER} bytes, the test means the index's 48"
+snmp_counter_as_csv codes marked_closes_total derive-$OTHER 4
+for m in names_ifname names_vendor names_dname codes; do
 	rows=$(snmp_rows "$COUNTER_VALUE" $m marked_closes_total)
 	[ "$rows" = 2 ] || sfail "$m/marked_closes_total has $rows rows over SNMP, expected known's and other's"
 done
@@ -180,7 +187,7 @@ LONG="marked_closes-240-unknown pci subclass: 0x0b (class 0x01)"
 wait_until 10 csv_is names_subclass "derive-$LONG" 4 ||
 	sfail "collectd's derive-$LONG is '$(csv_last names_subclass "derive-$LONG")', expected 4"
 snmp_left_out names_subclass marked_closes_total "$LONG" 1
-pass "ifname, pci_vendor, pci_subclass, dname: each name and unknown text served as collectd counted it"
+pass "ifname, pci_vendor, pci_subclass, dname, errno, inet_ip, hex, ksym: each name and unknown text served as collectd counted it, up to 48 bytes"
 
 # kstack's and the four names decoders' label sets: too long for the index.
 run_config kstack exporter_kstack count_rename names exporter_names count_close
