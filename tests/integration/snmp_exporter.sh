@@ -51,18 +51,11 @@ snmp_as_csv "$HIST_COUNT" exporter gauge $INSTANCE derive-$INSTANCE-count 12
 snmp_as_csv "$HIST_SUM" exporter gauge $INSTANCE derive-$INSTANCE-sum 15700
 pass "ebpfHistTable exporter.gauge.$INSTANCE: count 12, sum 15700 bytes, as collectd's -count and -sum"
 
-# Its bucket rows (the instance is not the last index part there): ebpfBucketLower (.2),
-# Upper (.3), Count (.4), one line each "lower upper count".
-HIST="$(str_oid exporter).$(str_oid gauge).$(str_oid $INSTANCE)"
-for c in 2 3 4; do
-	v2walk "$BASE.1.5.1.$c.$HIST" 2>/dev/null | sed 's/.*: //' > "$WORK/col$c"
-done
-paste -d ' ' "$WORK/col2" "$WORK/col3" "$WORK/col4" > "$WORK/buckets"
-[ -s "$WORK/buckets" ] || sfail "no ebpfBucketTable rows for exporter/gauge/$INSTANCE"
-total=$(awk '{ s += $3 } END { printf "%d", s }' "$WORK/buckets")
+snmp_buckets exporter gauge $INSTANCE "$WORK/buckets"
+total=$(bucket_total "$WORK/buckets")
 [ "$total" = 12 ] || sfail "the bucket rows add up to $total, expected 12: $(cat "$WORK/buckets")"
 # exp2: bucket 7 holds 65..128 bytes (the 100-byte writes), bucket 12 2049..4096 (3000).
-holding() { awk -v v="$1" '$1 + 0 < v && v <= $2 + 0 { print $3 }' "$WORK/buckets"; }
+holding() { bucket_holding "$WORK/buckets" "$1"; }
 [ "$(holding 100)" = 7 ] && [ "$(holding 3000)" = 5 ] ||
 	sfail "the bucket holding 100 bytes counts '$(holding 100)' (expected 7), 3000 bytes '$(holding 3000)' (expected 5): $(cat "$WORK/buckets")"
 pass "ebpfBucketTable: $(wc -l < "$WORK/buckets") buckets adding up to 12: 7 holding 100 bytes, 5 holding 3000"

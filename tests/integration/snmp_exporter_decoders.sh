@@ -14,6 +14,10 @@
 # - majorminor and an exp2 histogram in seconds (exporter_biolatency): ebpfHistTable
 #   bio.latency.bio_latency-loopN-read counts exactly NR more after NR O_DIRECT reads, its count
 #   and sum equal to collectd's -count and -sum;
+# - exp2zero and linear buckets (exporter_buckets: the values 0 twice, 3 three times, 7 five
+#   times, 999 once): ebpfHistTable buckets.gauge.close_values_exp2zero and _linear count 11
+#   and sum 1043, as collectd's, and their ebpfBucketTable rows are exactly the buckets that
+#   hold those values;
 # - a perf_event program with a per-CPU label (perf_event_samples, cpu-clock at 99 a second):
 #   one row samples-<cpu> per online CPU, each equal to collectd's at one moment (they grow);
 # - ifname, pci_vendor, pci_subclass, dname (exporter_names.bpf.c under a config per decoder
@@ -38,7 +42,7 @@ addr=$(awk '$3 == "vfs_read" && NF == 3 { a = $1 } END { print a }' /proc/kallsy
 
 OBJ="$WORK/objects"
 install_exporter_configs "$OBJ" exporter_comm exporter_kaddrs exporter_cgroup_ids exporter_biolatency \
-	perf_event_samples exporter_names exporter_codes exporter_kstack
+	perf_event_samples exporter_buckets exporter_names exporter_codes exporter_kstack
 attach_loop 16
 PARENT=ebpf-it-cgid-$$
 CG="$CG_ROOT/$PARENT"
@@ -134,6 +138,22 @@ for cpu in $(online_cpus); do
 done
 pass "perf_event: one ebpfCounterTable row per online CPU, each equal to collectd's samples-<cpu>"
 
+run_config buckets exporter_buckets count_close
+echo go | "$CLOSE_N" v0:2 v3:3 v7:5 v999:1 || sfail "the workload failed"
+# The bucket rows ("lower upper count", whole numbers: (lower, upper]), exactly: exp2zero's
+# bucket 0 (the value 0) reads (0, 1], 3 is in (2, 4], 7 in (4, 8], and 999 in the last
+# bucket, 10: (256, 512]; linear's bucket k holds the value k, (k - 1, k], 999 in bucket 10.
+EXP2ZERO='0 1 2;2 4 3;4 8 5;256 512 1;'
+LINEAR='0 1 2;2 3 3;6 7 5;9 10 1;'
+for h in close_values_exp2zero close_values_linear; do
+	snmp_as_csv "$HIST_COUNT" buckets gauge $h derive-$h-count 11
+	snmp_as_csv "$HIST_SUM" buckets gauge $h derive-$h-sum 1043
+	snmp_buckets buckets gauge $h "$WORK/$h"
+	rows=$(tr '\n' ';' < "$WORK/$h")
+	case $h in *exp2zero) want=$EXP2ZERO ;; *) want=$LINEAR ;; esac
+	[ "$rows" = "$want" ] || sfail "the bucket rows of buckets/gauge/$h are '$rows', expected '$want'"
+	pass "ebpfHistTable buckets.gauge.$h: 11 values summing to 1043, as collectd's; its bucket rows $rows"
+done
 # The names decoders' labels together make instances too long for the index: each decoder
 # also in a config of its own over the same object, the other ids read by uint from their
 # first byte (1 for "known", 240 for "other") or skipped as padding, so that its instances fit.

@@ -162,6 +162,22 @@ snmp_same_as_csv() {
 	[ -n "$_now" ] && [ "$_now" != 0 ] && csv_number_is "$_module" "$_series" "$_now"
 }
 
+# snmp_buckets MODULE HIST INSTANCE FILE: the histogram's ebpfBucketTable rows into FILE, a
+# line each "lower upper count" (ebpfBucketLower .2, Upper .3, Count .4; the instance is
+# length-prefixed there, not the last index part).
+snmp_buckets() {
+	_index="$(str_oid "$1").$(str_oid "$2").$(str_oid "$3")"
+	for _c in 2 3 4; do
+		v2walk "$BASE.1.5.1.$_c.$_index" 2>/dev/null | sed 's/.*: //' > "$4.$_c"
+	done
+	paste -d ' ' "$4.2" "$4.3" "$4.4" > "$4"
+	[ -s "$4" ] || sfail "no ebpfBucketTable rows for $1/$2/$3"
+}
+# bucket_holding FILE VALUE: the count of the bucket row (lower, upper] that holds VALUE.
+bucket_holding() { awk -v v="$2" '$1 + 0 < v && v <= $2 + 0 { print $3 }' "$1"; }
+# bucket_total FILE: the counts of all its rows added up.
+bucket_total() { awk '{ s += $3 } END { printf "%d", s }' "$1"; }
+
 # snmp_rows COLUMN MODULE METRIC: how many rows the metric has in COLUMN.
 snmp_rows() { v2walk "$1.$(str_oid "$2").$(str_oid "$3")" 2>/dev/null | grep -c ' = [A-Za-z0-9]*: ' || true; }
 
