@@ -20,12 +20,13 @@
 #   hold those values;
 # - a perf_event program with a per-CPU label (perf_event_samples, cpu-clock at 99 a second):
 #   one row samples-<cpu> per online CPU, each equal to collectd's at one moment (they grow);
-# - ifname, pci_vendor, pci_subclass, dname (exporter_names.bpf.c under a config per decoder
-#   the test writes, so that the instances fit the MIB's 48-byte index): the names and the
+# - ifname, pci_vendor, pci_subclass, dname (exporter_names.bpf.c under configs of fewer
+#   labels the test writes, so that the instances fit the MIB's 48-byte index): the names and the
 #   texts of unknown ids, 3 closes as "known" and 4 as "other" in each; the one text still too
-#   long (an unknown subclass) is left out, the others served; errno, inet_ip, hex and ksym
-#   (exporter_codes) the same, EACCES-127.0.0.1-be-vfs_read 3 and the 48-byte
-#   ENOENT-1.2.3.4-0a-unknown_addr:0x1 (the longest instance the index takes) 4;
+#   long (an unknown subclass) is left out, the others served; errno, inet_ip, hex, ksym,
+#   pci_device and pci_class (exporter_codes.bpf.c) the same, among them
+#   EACCES-127.0.0.1-be-vfs_read 3 and the 48-byte ENOENT-1.2.3.4-0a-unknown_addr:0x1 (the
+#   longest instance the index takes) 4;
 # - kstack (exporter_kstack) and the four decoders in one config (exporter_names): their
 #   instances are longer than the index, so they are not served: collectd counts them exactly
 #   (7 renames; 3 and 4 closes), the tables have no row of them, and the subagent logs each
@@ -154,12 +155,13 @@ for h in close_values_exp2zero close_values_linear; do
 	[ "$rows" = "$want" ] || sfail "the bucket rows of buckets/gauge/$h are '$rows', expected '$want'"
 	pass "ebpfHistTable buckets.gauge.$h: 11 values summing to 1043, as collectd's; its bucket rows $rows"
 done
-# The names decoders' labels together make instances too long for the index: each decoder
-# also in a config of its own over the same object, the other ids read by uint from their
-# first byte (1 for "known", 240 for "other") or skipped as padding, so that its instances fit.
-# names_yaml NAME: $OBJ/NAME.yaml, the counter marked_closes_total with the labels on stdin
-# (a line each: name size padding decoder...), and exporter_names.bpf.o beside it.
-names_yaml() {
+# The names and codes decoders' labels together make instances too long for the index: each
+# decoder also in a config of its own over the same object, the other values read by uint
+# from their first byte (names: 1 for "known", 240 for "other"; codes: the errno, 13 or 2) or
+# skipped as padding, so that its instances fit.
+# variant_yaml NAME OBJECT: $OBJ/NAME.yaml, the counter marked_closes_total with the labels
+# on stdin (a line each: name size padding decoder...), and $OBJ/OBJECT.bpf.o beside it.
+variant_yaml() {
 	{
 		printf 'metrics:\n  counters:\n    - name: marked_closes_total\n      help: close() of the marker fd, by one of its ids\n      labels:\n'
 		while read -r label size padding decoders; do
@@ -167,26 +169,41 @@ names_yaml() {
 			for d in $decoders; do printf '            - name: %s\n' "$d"; done
 		done
 	} > "$OBJ/$1.yaml"
-	cp "$OBJ/exporter_names.bpf.o" "$OBJ/$1.bpf.o" && chmod 644 "$OBJ/$1.yaml" "$OBJ/$1.bpf.o"
+	[ "$2" != exporter_codes ] || printf 'kaddrs:\n  - vfs_read\n' >> "$OBJ/$1.yaml"
+	cp "$OBJ/$2.bpf.o" "$OBJ/$1.bpf.o" && chmod 644 "$OBJ/$1.yaml" "$OBJ/$1.bpf.o"
 }
-names_yaml names_ifname <<LABELS
+variant_yaml names_ifname exporter_names <<LABELS
 interface 4 20 ifname
 LABELS
-names_yaml names_vendor <<LABELS
+variant_yaml names_vendor exporter_names <<LABELS
 interface 1 3 uint
 vendor 4 16 uint pci_vendor
 LABELS
-names_yaml names_subclass <<LABELS
+variant_yaml names_subclass exporter_names <<LABELS
 interface 1 7 uint
 subclass 2 14 uint pci_subclass
 LABELS
-names_yaml names_dname <<LABELS
+variant_yaml names_dname exporter_names <<LABELS
 interface 1 11 uint
 qname 12 0 dname
 LABELS
+variant_yaml codes_short exporter_codes <<LABELS
+errno 8 0 uint errno
+addr 4 0 inet_ip
+tag 1 3 hex
+function 8 8 ksym
+LABELS
+variant_yaml codes_device exporter_codes <<LABELS
+errno 1 23 uint
+device 4 4 uint pci_device
+LABELS
+variant_yaml codes_class exporter_codes <<LABELS
+errno 1 27 uint
+class 1 3 uint pci_class
+LABELS
 run_config names_ifname names_ifname count_close names_vendor names_vendor count_close \
 	names_subclass names_subclass count_close names_dname names_dname count_close \
-	codes exporter_codes count_close
+	codes_short codes_short count_close codes_device codes_device count_close codes_class codes_class count_close
 echo go | "$CLOSE_N" known:3 other:4 || sfail "the workload failed"
 snmp_counter_as_csv names_ifname marked_closes_total derive-marked_closes-lo 3
 snmp_counter_as_csv names_ifname marked_closes_total derive-marked_closes-unknown:2147483632 4
@@ -195,11 +212,15 @@ snmp_counter_as_csv names_vendor marked_closes_total "derive-marked_closes-240-u
 snmp_counter_as_csv names_subclass marked_closes_total "derive-marked_closes-1-Ethernet controller" 3
 snmp_counter_as_csv names_dname marked_closes_total derive-marked_closes-1-example.com 3
 snmp_counter_as_csv names_dname marked_closes_total derive-marked_closes-240-abc.xyz.... 4
-snmp_counter_as_csv codes marked_closes_total derive-marked_closes-EACCES-127.0.0.1-be-vfs_read 3
+snmp_counter_as_csv codes_short marked_closes_total derive-marked_closes-EACCES-127.0.0.1-be-vfs_read 3
 OTHER=marked_closes-ENOENT-1.2.3.4-0a-unknown_addr:0x1
 [ ${#OTHER} = 48 ] || sfail "$OTHER is ${#OTHER} bytes, the test means the index's 48"
-snmp_counter_as_csv codes marked_closes_total derive-$OTHER 4
-for m in names_ifname names_vendor names_dname codes; do
+snmp_counter_as_csv codes_short marked_closes_total derive-$OTHER 4
+snmp_counter_as_csv codes_device marked_closes_total "derive-marked_closes-13-Virtio network device" 3
+snmp_counter_as_csv codes_device marked_closes_total "derive-marked_closes-2-unknown pci device: 0xdeadbeef" 4
+snmp_counter_as_csv codes_class marked_closes_total "derive-marked_closes-13-Network controller" 3
+snmp_counter_as_csv codes_class marked_closes_total "derive-marked_closes-2-unknown pci class: 0xfe" 4
+for m in names_ifname names_vendor names_dname codes_short codes_device codes_class; do
 	rows=$(snmp_rows "$COUNTER_VALUE" $m marked_closes_total)
 	[ "$rows" = 2 ] || sfail "$m/marked_closes_total has $rows rows over SNMP, expected known's and other's"
 done
@@ -207,7 +228,7 @@ LONG="marked_closes-240-unknown pci subclass: 0x0b (class 0x01)"
 wait_until 10 csv_is names_subclass "derive-$LONG" 4 ||
 	sfail "collectd's derive-$LONG is '$(csv_last names_subclass "derive-$LONG")', expected 4"
 snmp_left_out names_subclass marked_closes_total "$LONG" 1
-pass "ifname, pci_vendor, pci_subclass, dname, errno, inet_ip, hex, ksym: each name and unknown text served as collectd counted it, up to 48 bytes"
+pass "ifname, pci_vendor, pci_subclass, dname, errno, inet_ip, hex, ksym, pci_device, pci_class: each name and unknown text served as collectd counted it, up to 48 bytes"
 
 # kstack's and the four names decoders' label sets: too long for the index.
 run_config kstack exporter_kstack count_rename names exporter_names count_close

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* A program in ebpf_exporter's config format (tests/programs/exporter_codes.yaml beside it),
- * for the ExporterConfig test of the errno, inet_ip, hex and ksym decoders; written for this
- * project. It counts close() of one file descriptor no process has open (MARK_FD: the
- * workload's marker) under a key of fixed values the caller's command chooses: a command
- * starting with 'k' gets EACCES, 127.0.0.1, the byte 0xbe and vfs_read's address (which the
- * YAML's kaddrs write into kaddr_vfs_read), any other ENOENT, 1.2.3.4, 0x0a and the address 1,
- * which no kernel symbol starts at, so that both sides of ksym reach collectd. */
+ * for the ExporterConfig test of the errno, inet_ip, hex, ksym, pci_device and pci_class
+ * decoders; written for this project. It counts close() of one file descriptor no process
+ * has open (MARK_FD: the workload's marker) under a key of fixed values the caller's command
+ * chooses: a command starting with 'k' gets EACCES, 127.0.0.1, the byte 0xbe, vfs_read's
+ * address (which the YAML's kaddrs write into kaddr_vfs_read), the PCI device 1af4:1000 and
+ * class 0x02, which pci.ids names; any other ENOENT, 1.2.3.4, 0x0a, the address 1, which no
+ * kernel symbol starts at, and a device and class pci.ids does not have, so that both sides
+ * of ksym and the pci_* decoders reach collectd. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "counting.bpf.h" /* counter_add_at */
@@ -22,6 +24,9 @@ struct codes_key {
 	__u8 tag;
 	__u8 pad[3];
 	__u64 function; /* a kernel address */
+	__u32 pci_device; /* vendor << 16 | device */
+	__u8 pci_class;
+	__u8 pad2[3];
 };
 
 struct {
@@ -46,6 +51,8 @@ int count_close(struct trace_event_raw_sys_enter *ctx)
 		key.addr[3] = 1;
 		key.tag = 0xbe;
 		key.function = kaddr_vfs_read;
+		key.pci_device = 0x1af41000;
+		key.pci_class = 0x02;
 	} else {
 		key.err = 2; /* ENOENT */
 		key.addr[0] = 1;
@@ -54,6 +61,8 @@ int count_close(struct trace_event_raw_sys_enter *ctx)
 		key.addr[3] = 4;
 		key.tag = 0x0a;
 		key.function = 1;
+		key.pci_device = 0xdeadbeef;
+		key.pci_class = 0xfe;
 	}
 	counter_add_at(&marked_closes_total, &key, 1);
 	return 0;
