@@ -47,8 +47,8 @@ wait "$WORKLOAD" || sfail "the workload failed"
 snmp_counter_as_csv exporter syscalls_total derive-syscalls-write 12
 
 INSTANCE=write_size_bytes-unknown:3
-snmp_as_csv "$HIST_COUNT" exporter gauge $INSTANCE derive-$INSTANCE-count 12
-snmp_as_csv "$HIST_SUM" exporter gauge $INSTANCE derive-$INSTANCE-sum 15700
+snmp_as_csv "$EBPF_HIST_COUNT" exporter gauge $INSTANCE derive-$INSTANCE-count 12
+snmp_as_csv "$EBPF_HIST_SUM" exporter gauge $INSTANCE derive-$INSTANCE-sum 15700
 pass "ebpfHistTable exporter.gauge.$INSTANCE: count 12, sum 15700 bytes, as collectd's -count and -sum"
 
 snmp_buckets exporter gauge $INSTANCE "$WORK/buckets"

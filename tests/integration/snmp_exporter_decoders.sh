@@ -87,9 +87,9 @@ run_config comm exporter_comm count_close
 echo go | "$CLOSE_N" worker-1:3 worker-2:4 dbsync:5 other:6 || sfail "the workload failed"
 snmp_counter_as_csv comm marked_closes_total derive-marked_closes-worker 7
 snmp_counter_as_csv comm marked_closes_total derive-marked_closes-dbsync 5
-rows=$(snmp_rows "$COUNTER_VALUE" comm marked_closes_total)
+rows=$(snmp_rows "$EBPF_COUNTER_VALUE" comm marked_closes_total)
 [ "$rows" = 2 ] || sfail "comm/marked_closes_total has $rows rows over SNMP, expected worker and dbsync"
-snmp_as_csv "$GAUGE_VALUE" comm unmatched marked_closes_total gauge-unmatched-marked_closes_total 1
+snmp_as_csv "$EBPF_GAUGE_VALUE" comm unmatched marked_closes_total gauge-unmatched-marked_closes_total 1
 pass "regexp: 2 rows, worker 7 and dbsync 5; other's key dropped, ebpfGaugeTable comm.unmatched.marked_closes_total = 1"
 
 run_config kaddrs exporter_kaddrs show_kaddr
@@ -99,12 +99,12 @@ snmp_counter_as_csv kaddrs kaddr_halves_total derive-kaddr_halves-low $((0x${add
 pass "kaddrs: the halves of kaddr_vfs_read over SNMP are vfs_read's address in kallsyms, $addr"
 
 run_config cgids exporter_cgroup_ids count_close
-snmp_as_csv "$GAUGE_VALUE" cgids cgroup_ids cgroup_id_map gauge-cgroup_ids-cgroup_id_map 1
+snmp_as_csv "$EBPF_GAUGE_VALUE" cgids cgroup_ids cgroup_id_map gauge-cgroup_ids-cgroup_id_map 1
 close_in_cgroup "$CG/keep" w 5
 close_in_cgroup "$CG/other" w 6
 snmp_counter_as_csv cgids marked_closes_kept_total derive-marked_closes_kept-${PARENT}_keep 5
 snmp_counter_as_csv cgids marked_closes_unkept_total derive-marked_closes_unkept-${PARENT}_other 6
-rows=$(snmp_rows "$COUNTER_VALUE" cgids marked_closes_kept_total)
+rows=$(snmp_rows "$EBPF_COUNTER_VALUE" cgids marked_closes_kept_total)
 [ "$rows" = 1 ] || sfail "cgids/marked_closes_kept_total has $rows rows over SNMP, expected keep's only"
 pass "cgroup_id_map: keep's 5 closes the one kept row, other's 6 unkept, 1 id in the map"
 
@@ -117,8 +117,8 @@ settle() { wait_for_new_line bio "derive-$S-count"; wait_for_new_line bio "deriv
 # bio_as_csv: the histogram's count and sum over SNMP equal collectd's; its count in C.
 bio_as_csv() {
 	C=$(csv_last bio "derive-$S-count")
-	snmp_as_csv "$HIST_COUNT" bio latency "$S" "derive-$S-count" "$C"
-	snmp_as_csv "$HIST_SUM" bio latency "$S" "derive-$S-sum" "$(csv_last bio "derive-$S-sum")"
+	snmp_as_csv "$EBPF_HIST_COUNT" bio latency "$S" "derive-$S-count" "$C"
+	snmp_as_csv "$EBPF_HIST_SUM" bio latency "$S" "derive-$S-sum" "$(csv_last bio "derive-$S-sum")"
 }
 settle
 bio_as_csv
@@ -131,9 +131,9 @@ bio_as_csv
 pass "majorminor: ebpfHistTable bio.latency.$S counts exactly $NR more reads, count and sum as collectd's"
 
 run_config perf perf_event_samples ""
-rows_per_cpu() { [ "$(snmp_rows "$COUNTER_VALUE" perf samples_total)" = "$(online_cpus | wc -l)" ]; }
+rows_per_cpu() { [ "$(snmp_rows "$EBPF_COUNTER_VALUE" perf samples_total)" = "$(online_cpus | wc -l)" ]; }
 wait_until 10 rows_per_cpu ||
-	sfail "perf/samples_total has $(snmp_rows "$COUNTER_VALUE" perf samples_total) rows over SNMP, expected one per online CPU ($(online_cpus | wc -l))"
+	sfail "perf/samples_total has $(snmp_rows "$EBPF_COUNTER_VALUE" perf samples_total) rows over SNMP, expected one per online CPU ($(online_cpus | wc -l))"
 for cpu in $(online_cpus); do
 	snmp_counter_follows_csv perf samples_total derive-samples-$cpu
 done
@@ -147,8 +147,8 @@ echo go | "$CLOSE_N" v0:2 v3:3 v7:5 v999:1 || sfail "the workload failed"
 EXP2ZERO='0 1 2;2 4 3;4 8 5;256 512 1;'
 LINEAR='0 1 2;2 3 3;6 7 5;9 10 1;'
 for h in close_values_exp2zero close_values_linear; do
-	snmp_as_csv "$HIST_COUNT" buckets gauge $h derive-$h-count 11
-	snmp_as_csv "$HIST_SUM" buckets gauge $h derive-$h-sum 1043
+	snmp_as_csv "$EBPF_HIST_COUNT" buckets gauge $h derive-$h-count 11
+	snmp_as_csv "$EBPF_HIST_SUM" buckets gauge $h derive-$h-sum 1043
 	snmp_buckets buckets gauge $h "$WORK/$h"
 	rows=$(tr '\n' ';' < "$WORK/$h")
 	case $h in *exp2zero) want=$EXP2ZERO ;; *) want=$LINEAR ;; esac
@@ -221,7 +221,7 @@ snmp_counter_as_csv codes_device marked_closes_total "derive-marked_closes-2-unk
 snmp_counter_as_csv codes_class marked_closes_total "derive-marked_closes-13-Network controller" 3
 snmp_counter_as_csv codes_class marked_closes_total "derive-marked_closes-2-unknown pci class: 0xfe" 4
 for m in names_ifname names_vendor names_dname codes_short codes_device codes_class; do
-	rows=$(snmp_rows "$COUNTER_VALUE" $m marked_closes_total)
+	rows=$(snmp_rows "$EBPF_COUNTER_VALUE" $m marked_closes_total)
 	[ "$rows" = 2 ] || sfail "$m/marked_closes_total has $rows rows over SNMP, expected known's and other's"
 done
 LONG="marked_closes-240-unknown pci subclass: 0x0b (class 0x01)"

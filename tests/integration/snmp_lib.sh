@@ -118,12 +118,12 @@ start_snmp() {
 	start_subagent "$@"
 }
 
-# The tables' value columns under $BASE (COLLECTD-EBPF-MIB): each row's index is the module,
-# the metric (both length-prefixed), then the instance (implied; length-prefixed in buckets).
-COUNTER_VALUE=$BASE.1.3.1.3
-HIST_COUNT=$BASE.1.4.1.4
-HIST_SUM=$BASE.1.4.1.6
-GAUGE_VALUE=$BASE.1.6.1.3
+# The tables' value columns under $BASE, named as COLLECTD-EBPF-MIB names them: each row's
+# index is the module, the metric (both length-prefixed), then the instance (implied).
+EBPF_COUNTER_VALUE=$BASE.1.3.1.3
+EBPF_HIST_COUNT=$BASE.1.4.1.4
+EBPF_HIST_SUM=$BASE.1.4.1.6
+EBPF_GAUGE_VALUE=$BASE.1.6.1.3
 
 # snmp_is OID VALUE: the object reads VALUE over v2c.
 snmp_is() { [ "$(value "$1")" = "$2" ]; }
@@ -145,14 +145,14 @@ csv_number_is() { [ "$(awk -v v="$(csv_last "$1" "$2")" 'BEGIN { if (v != "") pr
 # snmp_counter_as_csv MODULE COUNTER CSV-SERIES VALUE: ebpfCounterTable's row of the series
 # (its instance is the series without its type: derive-syscalls-write is syscalls-write).
 snmp_counter_as_csv() {
-	snmp_as_csv "$COUNTER_VALUE" "$1" "$2" "${3#*-}" "$3" "$4"
+	snmp_as_csv "$EBPF_COUNTER_VALUE" "$1" "$2" "${3#*-}" "$3" "$4"
 	pass "ebpfCounterTable $1.$2.${3#*-} = $4, as collectd's $3"
 }
 
 # snmp_counter_follows_csv MODULE COUNTER CSV-SERIES: for a count that grows at every read,
 # the row and collectd's csv say the same number, not 0, at one moment within 10 s.
 snmp_counter_follows_csv() {
-	_oid=$(snmp_row "$COUNTER_VALUE" "$1" "$2" "${3#*-}") _module=$1 _series=$3
+	_oid=$(snmp_row "$EBPF_COUNTER_VALUE" "$1" "$2" "${3#*-}") _module=$1 _series=$3
 	wait_until 10 snmp_same_as_csv ||
 		sfail "$1/$2/${3#*-} over SNMP ($(value "$_oid")) never equalled collectd's $3 ($(csv_last "$1" "$3"))"
 	pass "ebpfCounterTable $1.$2.${3#*-} = $_now, as collectd's $3 at that moment"
@@ -188,12 +188,12 @@ snmp_rows() { v2walk "$1.$(str_oid "$2").$(str_oid "$3")" 2>/dev/null | grep -c 
 # are more than it ever named: a test has a new one log by leaving out more than before.
 snmp_left_out() {
 	[ ${#3} -gt 48 ] || sfail "$3 is ${#3} bytes: short enough to be served"
-	_oid=$(snmp_row "$COUNTER_VALUE" "$1" "$2" "$3")
+	_oid=$(snmp_row "$EBPF_COUNTER_VALUE" "$1" "$2" "$3")
 	# (an OID of more than 128 arcs, SNMP's limit, cannot even be asked for)
 	[ "$(printf '%s' "$_oid" | tr -cd . | wc -c)" -gt 128 ] || v2 "$_oid" 2>&1 | grep -q "No Such" ||
 		sfail "the ${#3}-byte instance $1/$2/$3 answered: $(v2 "$_oid" 2>&1)"
-	_rows=$(snmp_rows "$COUNTER_VALUE" "$1" "$2")
-	[ "$_rows" = "$4" ] || sfail "$1/$2 has $_rows rows over SNMP, expected $4: $(v2walk "$COUNTER_VALUE.$(str_oid "$1").$(str_oid "$2")")"
+	_rows=$(snmp_rows "$EBPF_COUNTER_VALUE" "$1" "$2")
+	[ "$_rows" = "$4" ] || sfail "$1/$2 has $_rows rows over SNMP, expected $4: $(v2walk "$EBPF_COUNTER_VALUE.$(str_oid "$1").$(str_oid "$2")")"
 	_named="$1/$2/$(printf '%.64s' "$3")"
 	wait_until 10 grep -qF -- "$_named" "$WORK/subagent.log" ||
 		sfail "the subagent did not log the left-out series $_named"
