@@ -10,7 +10,8 @@
 #   other row; "other" dropped, counted in ebpfGaugeTable comm.unmatched.marked_closes_total = 1;
 # - kaddrs (exporter_kaddrs): kaddr_halves-high and -low are vfs_read's address in kallsyms;
 # - cgroup_id_map, uint then cgroup (exporter_cgroup_ids): marked_closes_kept-<parent>_keep = 5,
-#   marked_closes_unkept-<parent>_other = 6, the gauge cgroup_ids.cgroup_id_map = 1;
+#   marked_closes_unkept-<parent>_other = 6, the gauge cgroup_ids.cgroup_id_map = 1; then 2
+#   with keep2 made while collectd runs, its 4 closes kept, and 1 again once it is removed;
 # - majorminor and an exp2 histogram in seconds (exporter_biolatency): ebpfHistTable
 #   bio.latency.bio_latency-loopN-read counts exactly NR more after NR O_DIRECT reads, its count
 #   and sum equal to collectd's -count and -sum;
@@ -48,7 +49,7 @@ attach_loop 16
 PARENT=ebpf-it-cgid-$$
 CG="$CG_ROOT/$PARENT"
 mkdir "$CG" "$CG/keep" "$CG/other" || sfail "cannot make the cgroups under $CG"
-trap 'rmdir "$CG/keep" "$CG/other" "$CG" 2>/dev/null; detach_loop; snmp_cleanup' EXIT INT TERM
+trap 'rmdir "$CG/keep2" "$CG/keep" "$CG/other" "$CG" 2>/dev/null || true; detach_loop; snmp_cleanup' EXIT INT TERM
 CLOSE_N="$top_builddir/tests/integration/close_n"
 
 start_snmp
@@ -107,6 +108,13 @@ snmp_counter_as_csv cgids marked_closes_unkept_total derive-marked_closes_unkept
 rows=$(snmp_rows "$EBPF_COUNTER_VALUE" cgids marked_closes_kept_total)
 [ "$rows" = 1 ] || sfail "cgids/marked_closes_kept_total has $rows rows over SNMP, expected keep's only"
 pass "cgroup_id_map: keep's 5 closes the one kept row, other's 6 unkept, 1 id in the map"
+mkdir "$CG/keep2" || sfail "cannot make $CG/keep2"
+snmp_as_csv "$EBPF_GAUGE_VALUE" cgids cgroup_ids cgroup_id_map gauge-cgroup_ids-cgroup_id_map 2
+close_in_cgroup "$CG/keep2" w 4
+snmp_counter_as_csv cgids marked_closes_kept_total derive-marked_closes_kept-${PARENT}_keep2 4
+rmdir "$CG/keep2" || sfail "cannot remove $CG/keep2"
+snmp_as_csv "$EBPF_GAUGE_VALUE" cgids cgroup_ids cgroup_id_map gauge-cgroup_ids-cgroup_id_map 1
+pass "cgroup_id_map: keep2, made while collectd ran, in the map (2 ids) and its 4 closes kept; removed, 1 id"
 
 run_config bio exporter_biolatency complete
 S=bio_latency-$DISK-read
