@@ -5,7 +5,8 @@
 # programs in that format: close() of a marker fd under a key of fixed values the command
 # chooses). The workload (tests/integration/close_n) closes the marker 3 times as "known",
 # whose ids have names (interface 1, lo; vendor 0x8086; subclass 0x0200; example.com; errno
-# 13; vfs_read's address, which kaddrs gives the program; device 1af4:1000, class 0x02), and 4
+# 13; vfs_read's address, which kaddrs gives the program; device 1af4:1000, class 0x02; the
+# IPv4 and IPv6 addresses, as addresses), and 4
 # times as "other", whose ids have none (an address 1 no symbol starts at, a device and class
 # pci.ids has not); each series must count exactly that, under
 # the label texts ebpf_exporter gives (pci names from the system's pci.ids, Debian's package
@@ -52,11 +53,11 @@ ls "$WORK/csv/itest/ebpf-names/" > "$WORK/files"
 [ "$(grep -c '^derive-marked_closes-' "$WORK/files")" = 2 ] || { cat "$WORK/files" >&2; fail "series besides the two were sent"; }
 pass "no other series"
 
-KNOWN="derive-marked_closes-EACCES-127.0.0.1-be-vfs_read-Virtio network device-Network controller"
+KNOWN="derive-marked_closes-EACCES-127.0.0.1-be-vfs_read-Virtio network device-Network controller-::1"
 wait_until 5 csv_is codes "$KNOWN" 3 || fail "$KNOWN is $(csv_last codes "$KNOWN"), expected 3"
-OTHER="derive-marked_closes-ENOENT-1.2.3.4-0a-unknown_addr:0x1-unknown pci device: 0xdeadbeef-unknown pci class: 0xfe"
+OTHER="derive-marked_closes-ENOENT-1.2.3.4-0a-unknown_addr:0x1-unknown pci device: 0xdeadbeef-unknown pci class: 0xfe-2001:db8::1"
 wait_until 5 csv_is codes "$OTHER" 4 || fail "$OTHER is $(csv_last codes "$OTHER"), expected 4"
 ls "$WORK/csv/itest/ebpf-codes/" > "$WORK/files"
 [ "$(grep -c '^derive-marked_closes-' "$WORK/files")" = 2 ] || { cat "$WORK/files" >&2; fail "codes: series besides the two were sent"; }
-pass "errno, inet_ip, hex, ksym, pci_device, pci_class: ${KNOWN#derive-marked_closes-} 3 closes, ${OTHER#derive-marked_closes-} 4, nothing else"
+pass "errno, inet_ip (IPv4 and IPv6), hex, ksym, pci_device, pci_class: ${KNOWN#derive-marked_closes-} 3 closes, ${OTHER#derive-marked_closes-} 4, nothing else"
 stop_collectd

@@ -25,7 +25,7 @@
 #   labels the test writes, so that the instances fit the MIB's 48-byte index): the names and the
 #   texts of unknown ids, 3 closes as "known" and 4 as "other" in each; the one text still too
 #   long (an unknown subclass) is left out, the others served; errno, inet_ip, hex, ksym,
-#   pci_device and pci_class (exporter_codes.bpf.c) the same, among them
+#   pci_device, pci_class and inet_ip of IPv6 (exporter_codes.bpf.c) the same, among them
 #   EACCES-127.0.0.1-be-vfs_read 3 and the 48-byte ENOENT-1.2.3.4-0a-unknown_addr:0x1 (the
 #   longest instance the index takes) 4;
 # - kstack (exporter_kstack) and the four decoders in one config (exporter_names): their
@@ -199,19 +199,24 @@ variant_yaml codes_short exporter_codes <<LABELS
 errno 8 0 uint errno
 addr 4 0 inet_ip
 tag 1 3 hex
-function 8 8 ksym
+function 8 24 ksym
 LABELS
 variant_yaml codes_device exporter_codes <<LABELS
 errno 1 23 uint
-device 4 4 uint pci_device
+device 4 20 uint pci_device
 LABELS
 variant_yaml codes_class exporter_codes <<LABELS
 errno 1 27 uint
-class 1 3 uint pci_class
+class 1 19 uint pci_class
+LABELS
+variant_yaml codes_ip6 exporter_codes <<LABELS
+errno 1 31 uint
+addr6 16 0 inet_ip
 LABELS
 run_config names_ifname names_ifname count_close names_vendor names_vendor count_close \
 	names_subclass names_subclass count_close names_dname names_dname count_close \
-	codes_short codes_short count_close codes_device codes_device count_close codes_class codes_class count_close
+	codes_short codes_short count_close codes_device codes_device count_close codes_class codes_class count_close \
+	codes_ip6 codes_ip6 count_close
 echo go | "$CLOSE_N" known:3 other:4 || sfail "the workload failed"
 snmp_counter_as_csv names_ifname marked_closes_total derive-marked_closes-lo 3
 snmp_counter_as_csv names_ifname marked_closes_total derive-marked_closes-unknown:2147483632 4
@@ -228,7 +233,9 @@ snmp_counter_as_csv codes_device marked_closes_total "derive-marked_closes-13-Vi
 snmp_counter_as_csv codes_device marked_closes_total "derive-marked_closes-2-unknown pci device: 0xdeadbeef" 4
 snmp_counter_as_csv codes_class marked_closes_total "derive-marked_closes-13-Network controller" 3
 snmp_counter_as_csv codes_class marked_closes_total "derive-marked_closes-2-unknown pci class: 0xfe" 4
-for m in names_ifname names_vendor names_dname codes_short codes_device codes_class; do
+snmp_counter_as_csv codes_ip6 marked_closes_total derive-marked_closes-13-::1 3
+snmp_counter_as_csv codes_ip6 marked_closes_total derive-marked_closes-2-2001:db8::1 4
+for m in names_ifname names_vendor names_dname codes_short codes_device codes_class codes_ip6; do
 	rows=$(snmp_rows "$EBPF_COUNTER_VALUE" $m marked_closes_total)
 	[ "$rows" = 2 ] || sfail "$m/marked_closes_total has $rows rows over SNMP, expected known's and other's"
 done

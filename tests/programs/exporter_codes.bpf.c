@@ -5,9 +5,9 @@
  * has open (MARK_FD: the workload's marker) under a key of fixed values the caller's command
  * chooses: a command starting with 'k' gets EACCES, 127.0.0.1, the byte 0xbe, vfs_read's
  * address (which the YAML's kaddrs write into kaddr_vfs_read), the PCI device 1af4:1000 and
- * class 0x02, which pci.ids names; any other ENOENT, 1.2.3.4, 0x0a, the address 1, which no
- * kernel symbol starts at, and a device and class pci.ids does not have, so that both sides
- * of ksym and the pci_* decoders reach collectd. */
+ * class 0x02, which pci.ids names, and ::1; any other ENOENT, 1.2.3.4, 0x0a, the address 1,
+ * which no kernel symbol starts at, a device and class pci.ids does not have, and
+ * 2001:db8::1, so that both sides of ksym and the pci_* decoders reach collectd. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "counting.bpf.h" /* counter_add_at */
@@ -27,6 +27,7 @@ struct codes_key {
 	__u32 pci_device; /* vendor << 16 | device */
 	__u8 pci_class;
 	__u8 pad2[3];
+	__u8 addr6[16]; /* IPv6, network byte order */
 };
 
 struct {
@@ -53,6 +54,7 @@ int count_close(struct trace_event_raw_sys_enter *ctx)
 		key.function = kaddr_vfs_read;
 		key.pci_device = 0x1af41000;
 		key.pci_class = 0x02;
+		key.addr6[15] = 1;
 	} else {
 		key.err = 2; /* ENOENT */
 		key.addr[0] = 1;
@@ -63,6 +65,11 @@ int count_close(struct trace_event_raw_sys_enter *ctx)
 		key.function = 1;
 		key.pci_device = 0xdeadbeef;
 		key.pci_class = 0xfe;
+		key.addr6[0] = 0x20;
+		key.addr6[1] = 0x01;
+		key.addr6[2] = 0x0d;
+		key.addr6[3] = 0xb8;
+		key.addr6[15] = 1;
 	}
 	counter_add_at(&marked_closes_total, &key, 1);
 	return 0;
