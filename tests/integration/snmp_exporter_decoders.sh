@@ -1,10 +1,11 @@
 #!/bin/sh
 # ebpf_exporter configs (ExporterConfig) of every decoder and feature the collectd_exporter_*
-# tests count exactly, in the SNMP tables, with the real daemons (snmpd as AgentX master, the
-# subagent as nobody, collectd with the plugin). This project's own configs and programs in
-# ebpf_exporter's format (tests/programs/exporter_*.yaml, .bpf.c), run by collectds one after
-# the other under the same snmpd and subagent, with the workloads of those tests. Over SNMP, every row
-# equal to what collectd dispatched (its csv files), and the values those tests expect:
+# and collectd_perf_event tests count, in the SNMP tables, with the real daemons (snmpd as
+# AgentX master, the subagent as nobody, collectd with the plugin). This project's own configs
+# and programs in ebpf_exporter's format (tests/programs/*.yaml, .bpf.c), run by collectds one
+# after the other under the same snmpd and subagent, with the workloads of those tests. Over
+# SNMP, every row equal to what collectd dispatched (its csv files) and to the values those
+# tests expect:
 # - string then regexp (exporter_comm): ebpfCounterTable comm.marked_closes_total rows
 #   marked_closes-worker = 7 (worker-1's 3 and worker-2's 4) and marked_closes-dbsync = 5, no
 #   other row; "other" dropped, counted in ebpfGaugeTable comm.unmatched.marked_closes_total = 1;
