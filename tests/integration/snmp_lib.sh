@@ -117,3 +117,93 @@ start_snmp() {
 	start_snmpd
 	start_subagent "$@"
 }
+
+# The tables' value columns under $BASE, named as COLLECTD-EBPF-MIB names them: each row's
+# index is the module, the metric (both length-prefixed), then the instance (implied).
+EBPF_COUNTER_VALUE=$BASE.1.3.1.3
+EBPF_HIST_COUNT=$BASE.1.4.1.4
+EBPF_HIST_SUM=$BASE.1.4.1.6
+EBPF_GAUGE_VALUE=$BASE.1.6.1.3
+
+# snmp_is OID VALUE: the object reads VALUE over v2c.
+snmp_is() { [ "$(value "$1")" = "$2" ]; }
+
+# snmp_row COLUMN MODULE METRIC INSTANCE: the OID of one row's value in COLUMN.
+snmp_row() { echo "$1.$(str_oid "$2").$(str_oid "$3").$(str_oid "$4" implied)"; }
+
+# snmp_as_csv COLUMN MODULE METRIC INSTANCE CSV-SERIES VALUE: the row reads VALUE over SNMP
+# and collectd wrote VALUE as CSV-SERIES of plugin instance ebpf-MODULE (each waited for, 10 s),
+# so what the subagent serves is what collectd dispatched. A gauge's csv value is compared as
+# a number (collectd writes 1 as 1.000000).
+snmp_as_csv() {
+	_oid=$(snmp_row "$1" "$2" "$3" "$4")
+	wait_until 10 snmp_is "$_oid" "$6" || sfail "$2/$3/$4 is '$(value "$_oid")' over SNMP ($_oid), expected $6"
+	wait_until 10 csv_number_is "$2" "$5" "$6" || sfail "collectd's $5 of ebpf-$2 is '$(csv_last "$2" "$5")', expected $6"
+}
+csv_number_is() { [ "$(awk -v v="$(csv_last "$1" "$2")" 'BEGIN { if (v != "") printf "%.15g", v }')" = "$3" ]; }
+
+# snmp_counter_as_csv MODULE COUNTER CSV-SERIES VALUE: ebpfCounterTable's row of the series
+# (its instance is the series without its type: derive-syscalls-write is syscalls-write).
+snmp_counter_as_csv() {
+	snmp_as_csv "$EBPF_COUNTER_VALUE" "$1" "$2" "${3#*-}" "$3" "$4"
+	pass "ebpfCounterTable $1.$2.${3#*-} = $4, as collectd's $3"
+}
+
+# snmp_counter_follows_csv MODULE COUNTER CSV-SERIES: for a count that grows at every read,
+# the row and collectd's csv say the same number, not 0, at one moment within 10 s.
+snmp_counter_follows_csv() {
+	_oid=$(snmp_row "$EBPF_COUNTER_VALUE" "$1" "$2" "${3#*-}") _module=$1 _series=$3
+	wait_until 10 snmp_same_as_csv ||
+		sfail "$1/$2/${3#*-} over SNMP ($(value "$_oid")) never equalled collectd's $3 ($(csv_last "$1" "$3"))"
+	pass "ebpfCounterTable $1.$2.${3#*-} = $_now, as collectd's $3 at that moment"
+}
+snmp_same_as_csv() {
+	_now=$(value "$_oid")
+	[ -n "$_now" ] && [ "$_now" != 0 ] && csv_number_is "$_module" "$_series" "$_now"
+}
+
+# snmp_buckets MODULE HIST INSTANCE FILE: the histogram's ebpfBucketTable rows into FILE, a
+# line each "lower upper count" (ebpfBucketLower .2, Upper .3, Count .4; the instance is
+# length-prefixed there, not the last index part).
+snmp_buckets() {
+	_index="$(str_oid "$1").$(str_oid "$2").$(str_oid "$3")"
+	for _c in 2 3 4; do
+		v2walk "$BASE.1.5.1.$_c.$_index" 2>/dev/null | sed 's/.*: //' > "$4.$_c"
+	done
+	paste -d ' ' "$4.2" "$4.3" "$4.4" > "$4"
+	[ -s "$4" ] || sfail "no ebpfBucketTable rows for $1/$2/$3"
+}
+# bucket_holding FILE VALUE: the count of the bucket row (lower, upper] that holds VALUE.
+bucket_holding() { awk -v v="$2" '$1 + 0 < v && v <= $2 + 0 { print $3 }' "$1"; }
+# bucket_total FILE: the counts of all its rows added up.
+bucket_total() { awk '{ s += $3 } END { printf "%d", s }' "$1"; }
+
+# snmp_rows COLUMN MODULE METRIC: how many rows the metric has in COLUMN.
+snmp_rows() { v2walk "$1.$(str_oid "$2").$(str_oid "$3")" 2>/dev/null | grep -c ' = [A-Za-z0-9]*: ' || true; }
+
+# snmp_left_out MODULE METRIC INSTANCE ROWS: a series whose instance is longer than the
+# index's 48 bytes is not served (its row answers nothing, the metric has ROWS rows, the
+# others) and the subagent logs it by name, the instance cut at 64 bytes as it cuts it;
+# collectd has it (the caller checked). The subagent names the series left out when there
+# are more than it ever named: a test has a new one log by leaving out more than before.
+snmp_left_out() {
+	[ ${#3} -gt 48 ] || sfail "$3 is ${#3} bytes: short enough to be served"
+	_oid=$(snmp_row "$EBPF_COUNTER_VALUE" "$1" "$2" "$3")
+	# (an OID of more than 128 arcs, SNMP's limit, cannot even be asked for)
+	[ "$(printf '%s' "$_oid" | tr -cd . | wc -c)" -gt 128 ] || v2 "$_oid" 2>&1 | grep -q "No Such" ||
+		sfail "the ${#3}-byte instance $1/$2/$3 answered: $(v2 "$_oid" 2>&1)"
+	_rows=$(snmp_rows "$EBPF_COUNTER_VALUE" "$1" "$2")
+	[ "$_rows" = "$4" ] || sfail "$1/$2 has $_rows rows over SNMP, expected $4: $(v2walk "$EBPF_COUNTER_VALUE.$(str_oid "$1").$(str_oid "$2")")"
+	_named="$1/$2/$(printf '%.64s' "$3")"
+	wait_until 10 grep -qF -- "$_named" "$WORK/subagent.log" ||
+		sfail "the subagent did not log the left-out series $_named"
+	grep 'series left out (names longer than the MIB' "$WORK/subagent.log" | grep -qF -- "$_named" ||
+		sfail "the subagent named $_named, but not as a series left out: $(grep -F -- "$_named" "$WORK/subagent.log")"
+	pass "the ${#3}-byte instance of $1/$2 is not served; the subagent logs it left out by name"
+}
+
+# wait_module_running MODULE: its ebpfModuleTable row says running(1) within 10 s.
+module_running() { case "$(value "$BASE.1.2.1.2.$(str_oid "$1" implied)")" in 1|running*) return 0 ;; esac; return 1; }
+wait_module_running() {
+	wait_until 10 module_running "$1" || sfail "ebpfModuleState.$1 = $(value "$BASE.1.2.1.2.$(str_oid "$1" implied)"), not running"
+}
