@@ -53,28 +53,6 @@ HISTCOUNT="$BASE.1.4.1.4.$(str_oid syscalls).$(str_oid latency)"
 oid_a="$CALLS.$(str_oid "${PARENT}_a/fsync" implied)"
 oid_b="$CALLS.$(str_oid "${PARENT}_b/fsync" implied)"
 value_is() { [ "$(value "$1")" = "$2" ]; }
-# index_of INSTANCE: the MIB's index text of an instance (COLLECTD-EBPF-MIB, ebpfCounterInstance):
-# itself up to 48 bytes, else its first 34 bytes, '~' and 13 base32hex digits of FNV-1a 64 of the
-# whole, most significant first. The hash in 32-bit halves, so that sh's 64-bit arithmetic never
-# overflows: h * (2^40 + 0x1b3) mod 2^64. ASCII only (the C cuts back to a UTF-8 boundary).
-index_of() {
-	[ ${#1} -le 48 ] && { printf '%s' "$1"; return; }
-	hi=$((0xcbf29ce4)) lo=$((0x84222325))
-	for b in $(printf '%s' "$1" | od -An -v -tu1); do
-		lo=$((lo ^ b))
-		p=$((lo * 0x1b3))
-		hi=$(((hi * 0x1b3 + (p >> 32) + (lo << 8)) & 0xffffffff))
-		lo=$((p & 0xffffffff))
-	done
-	out="$(printf '%s' "$1" | cut -b1-34)~" s=60
-	while [ $s -ge 0 ]; do
-		if [ $s -ge 32 ]; then d=$(((hi >> (s - 32)) & 31))
-		else d=$((((lo >> s) | (hi << (32 - s))) & 31)); fi
-		out=$out$(echo 0123456789abcdefghijklmnopqrstuv | cut -c$((d + 1)))
-		s=$((s - 5))
-	done
-	printf '%s' "$out"
-}
 # The rule on the MIB's own example, so that a wrong index_of fails here and not as a missing row.
 [ "$(index_of system.slice_docker-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope/fsync)" = \
 	system.slice_docker-0123456789abcd~atmmkn27eg7ds ] || fail "index_of does not give the MIB's example index"

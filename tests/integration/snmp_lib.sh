@@ -121,6 +121,7 @@ start_snmp() {
 # The tables' value columns under $BASE, named as COLLECTD-EBPF-MIB names them: each row's
 # index is the module, the metric (both length-prefixed), then the instance (implied).
 EBPF_COUNTER_VALUE=$BASE.1.3.1.3
+EBPF_COUNTER_FULL=$BASE.1.3.1.5
 EBPF_HIST_COUNT=$BASE.1.4.1.4
 EBPF_HIST_SUM=$BASE.1.4.1.6
 EBPF_GAUGE_VALUE=$BASE.1.6.1.3
@@ -181,25 +182,43 @@ bucket_total() { awk '{ s += $3 } END { printf "%d", s }' "$1"; }
 # snmp_rows COLUMN MODULE METRIC: how many rows the metric has in COLUMN.
 snmp_rows() { v2walk "$1.$(str_oid "$2").$(str_oid "$3")" 2>/dev/null | grep -c ' = [A-Za-z0-9]*: ' || true; }
 
-# snmp_left_out MODULE METRIC INSTANCE ROWS: a series whose instance is longer than the
-# index's 48 bytes is not served (its row answers nothing, the metric has ROWS rows, the
-# others) and the subagent logs it by name, the instance cut at 64 bytes as it cuts it;
-# collectd has it (the caller checked). The subagent names the series left out when there
-# are more than it ever named: a test has a new one log by leaving out more than before.
-snmp_left_out() {
-	[ ${#3} -gt 48 ] || sfail "$3 is ${#3} bytes: short enough to be served"
-	_oid=$(snmp_row "$EBPF_COUNTER_VALUE" "$1" "$2" "$3")
-	# (an OID of more than 128 arcs, SNMP's limit, cannot even be asked for)
-	[ "$(printf '%s' "$_oid" | tr -cd . | wc -c)" -gt 128 ] || v2 "$_oid" 2>&1 | grep -q "No Such" ||
-		sfail "the ${#3}-byte instance $1/$2/$3 answered: $(v2 "$_oid" 2>&1)"
-	_rows=$(snmp_rows "$EBPF_COUNTER_VALUE" "$1" "$2")
-	[ "$_rows" = "$4" ] || sfail "$1/$2 has $_rows rows over SNMP, expected $4: $(v2walk "$EBPF_COUNTER_VALUE.$(str_oid "$1").$(str_oid "$2")")"
-	_named="$1/$2/$(printf '%.64s' "$3")"
-	wait_until 10 grep -qF -- "$_named" "$WORK/subagent.log" ||
-		sfail "the subagent did not log the left-out series $_named"
-	grep 'series left out (names longer than the MIB' "$WORK/subagent.log" | grep -qF -- "$_named" ||
-		sfail "the subagent named $_named, but not as a series left out: $(grep -F -- "$_named" "$WORK/subagent.log")"
-	pass "the ${#3}-byte instance of $1/$2 is not served; the subagent logs it left out by name"
+# index_of INSTANCE: the MIB's index text of an instance (COLLECTD-EBPF-MIB, ebpfCounterInstance):
+# itself up to 48 bytes, else its first 34 bytes, '~' and 13 base32hex digits of FNV-1a 64 of the
+# whole, most significant first. The hash in 32-bit halves, so that sh's 64-bit arithmetic never
+# overflows: h * (2^40 + 0x1b3) mod 2^64. ASCII only (the C cuts back to a UTF-8 boundary).
+index_of() {
+	[ ${#1} -le 48 ] && { printf '%s' "$1"; return; }
+	hi=$((0xcbf29ce4)) lo=$((0x84222325))
+	for b in $(printf '%s' "$1" | od -An -v -tu1); do
+		lo=$((lo ^ b))
+		p=$((lo * 0x1b3))
+		hi=$(((hi * 0x1b3 + (p >> 32) + (lo << 8)) & 0xffffffff))
+		lo=$((p & 0xffffffff))
+	done
+	out="$(printf '%s' "$1" | cut -b1-34)~" s=60
+	while [ $s -ge 0 ]; do
+		if [ $s -ge 32 ]; then d=$(((hi >> (s - 32)) & 31))
+		else d=$((((lo >> s) | (hi << (32 - s))) & 31)); fi
+		out=$out$(echo 0123456789abcdefghijklmnopqrstuv | cut -c$((d + 1)))
+		s=$((s - 5))
+	done
+	printf '%s' "$out"
+}
+
+# snmp_long_served MODULE METRIC INSTANCE VALUE: a series whose instance is longer than 48
+# bytes is served under the index the MIB's rule gives (index_of) with VALUE, its whole
+# instance in ebpfCounterFullInstance, and the subagent does not log it as left out; collectd
+# has it (the caller checked).
+snmp_long_served() {
+	[ ${#3} -gt 48 ] || sfail "$3 is ${#3} bytes: served under itself, not a long instance"
+	_index=$(index_of "$3")
+	_oid=$(snmp_row "$EBPF_COUNTER_VALUE" "$1" "$2" "$_index")
+	wait_until 10 snmp_is "$_oid" "$4" || sfail "the ${#3}-byte $1/$2/$3 is '$(value "$_oid")' at index $_index, expected $4"
+	_full=$(value "$(snmp_row "$EBPF_COUNTER_FULL" "$1" "$2" "$_index")")
+	[ "$_full" = "$3" ] || sfail "ebpfCounterFullInstance of $1/$2 at index $_index is '$_full', not $3"
+	! grep -qF -- "$1/$2/$(printf '%.40s' "$3")" "$WORK/subagent.log" ||
+		sfail "the subagent logged $1/$2/$3: $(grep -F -- "$1/$2/$(printf '%.40s' "$3")" "$WORK/subagent.log")"
+	pass "the ${#3}-byte instance of $1/$2 is served at index $_index = $4, its whole instance in ebpfCounterFullInstance"
 }
 
 # wait_module_running MODULE: its ebpfModuleTable row says running(1) within 10 s.
