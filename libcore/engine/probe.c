@@ -201,9 +201,15 @@ static const char *user_binary_hint(const char *why)
 		return " [a binary named without a '/' in SEC() is looked for in collectd's PATH, then "
 		       "/usr/bin:/usr/sbin (libraries: LD_LIBRARY_PATH, then the library directories); "
 		       "write its full path in SEC(), e.g. SEC(\"usdt//usr/bin/python3:python:function__entry\")]";
-	if (strstr(why, "usdt"))
-		return " [the binary has no USDT probe of that provider and name: `readelf -n BINARY` "
-		       "lists its probes (stapsdt notes)]";
+	if (strstr(why, "USDT notes"))
+		return " [the binary has no USDT probes: `readelf -n BINARY` lists a binary's probes "
+		       "(stapsdt notes)]";
+	/* Before BPF cookies (5.15), libbpf tells a position-independent binary's probes apart
+	 * only within one process. */
+	if (strstr(why, "without specific PID"))
+		return " [this kernel has no BPF cookies (5.15 on): a shared library's or position-"
+		       "independent executable's USDT probes attach here only with a process id; an "
+		       "executable built with -no-pie attaches for every process]";
 	return "";
 }
 

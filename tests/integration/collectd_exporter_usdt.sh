@@ -10,8 +10,7 @@
 
 N=101
 OBJ="$WORK/objects"
-install_objects "$OBJ" tests/programs/exporter_usdt.bpf.o
-cp "$top_srcdir/tests/programs/exporter_usdt.yaml" "$OBJ/" && chmod 644 "$OBJ/exporter_usdt.yaml"
+install_exporter exporter_usdt
 start_waiting_workload usdt_n $N
 program_block() {
 	cat <<CONF
@@ -26,7 +25,9 @@ CONF
 }
 program_block | write_config "$WORK/collectd.conf"
 # The same without the logfile: collectd -T's errors on stderr.
-{ write_config /dev/stdout < /dev/null | sed '/^LoadPlugin logfile/,/^<\/Plugin>/d'; program_block; } > "$WORK/errors.conf"
+# (a file, not /dev/stdout, which the kernel matrix's initramfs has not).
+write_config "$WORK/base.conf" < /dev/null
+{ sed '/^LoadPlugin logfile/,/^<\/Plugin>/d' "$WORK/base.conf"; program_block; } > "$WORK/errors.conf"
 
 # refused PATH WHAT ERROR-PART: collectd -T with that PATH fails, its error containing ERROR-PART.
 refused() {
@@ -43,7 +44,7 @@ refused "/usr/bin:/bin" "usdt_n not in PATH" \
 pass "without usdt_n in PATH, collectd -T stops naming the binary and where it was looked for"
 mkdir -p "$WORK/bin" && cp "$top_builddir/tests/integration/gai_n" "$WORK/bin/usdt_n"
 refused "$WORK/bin:/usr/bin:/bin" "a usdt_n without the probe" \
-	"[the binary has no USDT probe of that provider and name"
+	'[the binary has no USDT probes: `readelf -n BINARY`'
 pass "a usdt_n without the probe stops collectd -T, saying so"
 
 PATH="$top_builddir/tests/integration:$PATH" "$COLLECTD" -T -C "$WORK/collectd.conf" > "$WORK/t.out" 2>&1 ||

@@ -12,6 +12,14 @@ install_objects() {
 	done
 }
 
+# install_exporter NAME: tests/programs/NAME.bpf.o and NAME.yaml (an ebpf_exporter config and
+# its object) into $OBJ, as install_objects does; ExporterConfig "$OBJ/NAME.yaml" finds the
+# object beside it.
+install_exporter() {
+	install_objects "$OBJ" "tests/programs/$1.bpf.o"
+	cp "$top_srcdir/tests/programs/$1.yaml" "$OBJ/" && chmod 644 "$OBJ/$1.yaml" || fail "cannot copy $1.yaml into $OBJ"
+}
+
 # attach_loop MEGABYTES [DIR]: a loop device with direct IO over a new file in DIR (default
 # /var/tmp), set as LOOP (/dev/loopN) and DISK (loopN); detached and removed when the test exits.
 attach_loop() {
