@@ -219,7 +219,7 @@ static void note_failure(struct probe_set *ps, struct probe_point *p, const char
 {
 	const struct probe_candidate *c = &p->candidates[p->chosen];
 	const char *why = ebpf_log_last_libbpf_warning();
-	char method[96], text[512];
+	char method[96], text[1024]; /* as long as the failures it goes into */
 
 	/* Classic tracepoints are looked up in tracefs, which many systems do not mount, and
 	 * which is root's only (mode 0700): access() says EACCES, not ENOENT, to anyone else. */
