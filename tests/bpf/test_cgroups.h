@@ -60,18 +60,30 @@ static inline uint64_t tcg_inode(const char *dir)
 	return stat(dir, &st) ? 0 : (uint64_t)st.st_ino;
 }
 
+/* dir's cgroup.procs opened for writing, or -1: a test that counts its own file calls
+ * opens it before it counts, and then joins with tcg_join_fd (one write, nothing else). */
+static inline int tcg_procs_fd(const char *dir)
+{
+	char procs[1700];
+
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+	return open(procs, O_WRONLY);
+}
+
+/* Moves the calling process into the cgroup whose cgroup.procs is fd. 0 or -1. */
+static inline int tcg_join_fd(int fd)
+{
+	return fd >= 0 && write(fd, "0", 1) == 1 ? 0 : -1;
+}
+
 /* Moves the calling process into dir. 0 or -1. */
 static inline int tcg_join(const char *dir)
 {
-	char procs[1700];
-	int p, ok;
+	int p = tcg_procs_fd(dir), e = tcg_join_fd(p);
 
-	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
-	p = open(procs, O_WRONLY);
-	ok = p >= 0 && write(p, "0", 1) == 1;
 	if (p >= 0)
 		close(p);
-	return ok ? 0 : -1;
+	return e;
 }
 
 /* The calling process's own cgroup2 directory ("0::/x" in /proc/self/cgroup), to go back
