@@ -8,12 +8,18 @@
  * which user space reports as an approximation: a read() of a pipe and a read() of a file
  * both count, kernel-internal reads do not, and the time includes the syscall's own work.
  * Entry points are thin; the workers are on_entry() and on_exit().
+ *
+ * By "cgroup" (cgroup_key.bpf.h): each completed call also adds to the rows of the calling
+ * task's cgroup and its operation, read at the return (a task that moves during a call, as
+ * one writing its own pid into cgroup.procs, counts for where it arrived). The host-wide
+ * maps are the same with it on or off: the per-cgroup path only adds to its own.
  */
 #include "include/kernel_types.h"
 #include <bpf/bpf_helpers.h>
 #include "include/counting.bpf.h"
 #include "include/hist_row.bpf.h"
 #include "include/start_time.bpf.h"
+#include "include/cgroup_key.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "include/entry_points.bpf.h"
@@ -39,6 +45,14 @@ COUNTER_ROWS_MAP(stats, VFS_STAT_COUNT);
  * vfs_fsync_range inside vfs_write), so the op is part of the key. */
 START_HASH_MAP(start, struct start_thread_key, 16384);
 
+/* By "cgroup": calls and errors, latency and bytes keyed by (cgroup, operation), sized by
+ * user space and created only with By "cgroup", as cgroup_zero (one zeroed row, what new
+ * rows are inserted from) and cgroup_full (events a full table had no room for). */
+CGROUP_COUNTS_MAP(cgroup_counts, struct cgroup_call_counts);
+CGROUP_HIST_MAP(cgroup_latency);
+CGROUP_HIST_MAP(cgroup_bytes);
+CGROUP_AUX_MAPS(struct hist_row);
+
 /* ---- workers ------------------------------------------------------------------------ */
 
 static __always_inline void on_entry(__u32 op)
@@ -47,10 +61,35 @@ static __always_inline void on_entry(__u32 op)
 		start_thread_put(&start, op, &stats, VFS_STAT_START_LOST);
 }
 
+/* One completed call for the current task's cgroup, with the host-wide row's slots (for
+ * the bytes of a successful read or write; latency_slot for a call whose start was known). */
+static __always_inline void count_by_cgroup(__u32 op, long ret, __u64 bytes_slot, __u64 start_ns, __u64 delta,
+					    __u64 latency_slot)
+{
+	struct cgroup_row_key key = { .cgroup = current_cgroup_at_depth(), .row = op };
+	void *zero = cgroup_zero_row();
+	struct hist_row *h;
+
+	if (!zero)
+		return;
+	cgroup_count_call(&cgroup_counts, &key, zero, &cgroup_full, ret);
+	if (ret >= 0 && (op == VFS_OP_READ || op == VFS_OP_WRITE)) {
+		h = cgroup_row(&cgroup_bytes, &key, zero, &cgroup_full);
+		if (h)
+			hist_record_at(h, bytes_slot, ret);
+	}
+	if (!start_ns)
+		return;
+	h = cgroup_row(&cgroup_latency, &key, zero, &cgroup_full);
+	if (h)
+		hist_record_at(h, latency_slot, delta);
+}
+
 static __always_inline void on_exit(__u32 op, long ret)
 {
 	struct vfs_op_stats *s;
-	__u64 start_ns;
+	__u64 start_ns, delta;
+	__u64 bytes_slot = 0, latency_slot = 0; /* 64-bit: a 32-bit spill would lose their bound on 5.10 */
 
 	if (!tgid_filter_passes(filter_tgid))
 		return;
@@ -61,12 +100,18 @@ static __always_inline void on_exit(__u32 op, long ret)
 	if (ret < 0)
 		counter_add(&s->errors, 1);
 	else if (op == VFS_OP_READ || op == VFS_OP_WRITE) {
-		hist_record(&s->bytes, ret);
+		bytes_slot = hist_slot_p(ret, hist_precision);
+		hist_record_at(&s->bytes, bytes_slot, ret);
 	}
+	/* 0: the call began before we attached, or its start found no room */
 	start_ns = start_thread_take(&start, op);
-	if (!start_ns) /* the call began before we attached, or its start found no room */
-		return;
-	hist_record(&s->latency, bpf_ktime_get_ns() - start_ns);
+	delta = start_ns ? bpf_ktime_get_ns() - start_ns : 0;
+	if (start_ns) {
+		latency_slot = hist_slot_p(delta, hist_precision);
+		hist_record_at(&s->latency, latency_slot, delta);
+	}
+	if (by_cgroup)
+		count_by_cgroup(op, ret, bytes_slot, start_ns, delta, latency_slot);
 }
 
 /* Fallback: the operation a syscall number stands for, or -1. */

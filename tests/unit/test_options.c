@@ -52,7 +52,7 @@ int main(void)
 	CHECK(set_option(fsm, "Filesystem", fsmany, 3, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "at most 4 filesystems") != NULL);
 	CHECK(set_option(fsm, "Latency", fss, 1, err, sizeof(err)) == -1);
-	CHECK(strstr(err, "valid options: Filesystem, AttachOrder") != NULL);
+	CHECK(strstr(err, "valid options: Filesystem, By, CgroupDepth, Cgroup, CgroupIgnoreSelected, MaxSeries, AttachOrder") != NULL);
 	module_free(fsm);
 
 	/* bad input: each error names the problem and the fix */
