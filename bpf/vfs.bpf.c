@@ -25,6 +25,8 @@
 #include "include/entry_points.bpf.h"
 #include "include/syscall_regs.bpf.h"
 #include "vfs.h"
+#define WITNESS_POINTS VFS_OPS /* one row per operation's point */
+#include "include/witness.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -150,30 +152,35 @@ FEXIT_KRETPROBE(open_exit, on_exit(VFS_OP_OPEN, ret), int, const struct path *pa
 
 /* ---- entry points: syscall fallback, one pair per operation and flavour ---------------
  * Each operation's probe point falls back on its own, so each has its own programs; they
- * differ only in the op they pass. */
+ * differ only in the op they pass. The tp_btf and raw_tp pairs count their runs, and the
+ * point's witnesses on sys_enter and sys_exit (with `Witness true`) its firings. */
 
 #define SYSCALL_FALLBACK(name, OP)                                                   \
 	SEC("tp_btf/sys_enter")                                                      \
 	int BPF_PROG(name##_enter_btf, struct pt_regs *regs, long id)                \
 	{                                                                            \
+		witness_count_ran(OP);                                               \
 		on_sys_enter(OP, id);                                                \
 		return 0;                                                            \
 	}                                                                            \
 	SEC("tp_btf/sys_exit")                                                       \
 	int BPF_PROG(name##_exit_btf, struct pt_regs *regs, long ret)                \
 	{                                                                            \
+		witness_count_ran(OP);                                               \
 		on_sys_exit(OP, regs_syscall_nr(regs), ret);                         \
 		return 0;                                                            \
 	}                                                                            \
 	SEC("raw_tp/sys_enter")                                                      \
 	int BPF_PROG(name##_enter_raw, struct pt_regs *regs, long id)                \
 	{                                                                            \
+		witness_count_ran(OP);                                               \
 		on_sys_enter(OP, id);                                                \
 		return 0;                                                            \
 	}                                                                            \
 	SEC("raw_tp/sys_exit")                                                       \
 	int BPF_PROG(name##_exit_raw, struct pt_regs *regs, long ret)                \
 	{                                                                            \
+		witness_count_ran(OP);                                               \
 		on_sys_exit(OP, regs_syscall_nr(regs), ret);                         \
 		return 0;                                                            \
 	}                                                                            \
@@ -188,7 +195,9 @@ FEXIT_KRETPROBE(open_exit, on_exit(VFS_OP_OPEN, ret), int, const struct path *pa
 	{                                                                            \
 		on_sys_exit(OP, ctx->id, ctx->ret);                                  \
 		return 0;                                                            \
-	}
+	}                                                                            \
+	WITNESS_PROGRAMS(name##_enter, "sys_enter", OP)                              \
+	WITNESS_PROGRAMS(name##_exit, "sys_exit", OP)
 
 SYSCALL_FALLBACK(sys_read, VFS_OP_READ)
 SYSCALL_FALLBACK(sys_write, VFS_OP_WRITE)

@@ -18,13 +18,19 @@
 
 _Static_assert(VFS_SYSCALL_ROWS == SYSCALL_TABLE_SIZE, "syscall numbering must agree");
 
-/* Order: the VFS function itself (fentry, then kprobe), then the syscalls (approximation). */
+/* Order: the VFS function itself (fentry, then kprobe), then the syscalls (approximation),
+ * whose tp_btf and raw_tp pairs have witnesses (witness.h) with `Witness true`: off by
+ * default, since each would run on every syscall. */
 #define VFS_CANDIDATES(op, function)                                                                   \
 	{                                                                                              \
 		{ ATTACH_FENTRY, NULL, { op "_entry_fentry", op "_exit_fexit" }, { NULL }, { function } },       \
 		{ ATTACH_KPROBE, NULL, { op "_entry_kprobe", op "_exit_kretprobe" }, { NULL }, { function } },   \
-		{ ATTACH_TP_BTF, "syscalls", { "sys_" op "_enter_btf", "sys_" op "_exit_btf" }, { NULL } },      \
-		{ ATTACH_RAW_TP, "syscalls", { "sys_" op "_enter_raw", "sys_" op "_exit_raw" }, { NULL } },      \
+		{ ATTACH_TP_BTF, "syscalls", { "sys_" op "_enter_btf", "sys_" op "_exit_btf",                     \
+					       "witness_sys_" op "_enter_btf", "witness_sys_" op "_exit_btf" },     \
+		  { NULL }, .witnesses = 2 },                                                                  \
+		{ ATTACH_RAW_TP, "syscalls", { "sys_" op "_enter_raw", "sys_" op "_exit_raw",                     \
+					       "witness_sys_" op "_enter_raw", "witness_sys_" op "_exit_raw" },     \
+		  { NULL }, .witnesses = 2 },                                                                  \
 		{ ATTACH_TRACEPOINT, "syscalls", { "sys_" op "_enter_tp", "sys_" op "_exit_tp" }, { NULL } },    \
 	}
 
@@ -204,6 +210,7 @@ const struct module_ops vfs_module = {
 	.name = "vfs",
 	.description = "calls, errors, latency and bytes per call of VFS read, write, fsync and open; "
 		       "optionally per cgroup",
+	.witness_opt_in = true,
 	.options = options,
 	.priv_size = sizeof(struct vfs),
 	MODULE_OBJECT(vfs),
