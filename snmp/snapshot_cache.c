@@ -24,8 +24,9 @@ static bool same_file(const struct stat *a, const struct stat *b)
 }
 
 /* Sets the new status, rebuilds the view and reports a change of status or error, or more
- * series left out than any report said (once per new high: names that come and go, as
- * short-lived cgroups do, are not logged again and again). */
+ * series left out than any report said since every series was last served (once per new
+ * high: names that come and go, as short-lived cgroups do, are not logged again and again;
+ * once none is left out, that is reported, and the next one left out is reported again). */
 static void settle(struct snapshot_cache *c, enum mib_snapshot_status status, const char *error)
 {
 	bool changed = status != c->status || strcmp(error, c->error);
@@ -43,9 +44,14 @@ static void settle(struct snapshot_cache *c, enum mib_snapshot_status status, co
 		mib_view_build(&c->view, NULL, c->status, c->error, c->room);
 		changed = true;
 	}
+	bool all_served_again = false;
+
 	if (c->status == MIB_SNAPSHOT_OK && c->view.skipped_series > c->skipped_reported) {
 		c->skipped_reported = c->view.skipped_series;
 		changed = true;
+	} else if (c->status == MIB_SNAPSHOT_OK && !c->view.skipped_series && c->skipped_reported) {
+		c->skipped_reported = 0;
+		all_served_again = changed = true;
 	}
 	if (!changed || !c->report)
 		return;
@@ -62,8 +68,8 @@ static void settle(struct snapshot_cache *c, enum mib_snapshot_status status, co
 			 c->path, c->snap.nmodules, c->snap.nmodules == 1 ? "" : "s", c->view.skipped_series,
 			 c->view.skipped_names, tail);
 	} else if (c->status == MIB_SNAPSHOT_OK)
-		snprintf(msg, sizeof(msg), "serving %s: %d module%s", c->path, c->snap.nmodules,
-			 c->snap.nmodules == 1 ? "" : "s");
+		snprintf(msg, sizeof(msg), "serving %s: %d module%s%s", c->path, c->snap.nmodules,
+			 c->snap.nmodules == 1 ? "" : "s", all_served_again ? "; every series served again" : "");
 	else
 		snprintf(msg, sizeof(msg), "%s", c->error);
 	c->report(c->status == MIB_SNAPSHOT_OK, msg);

@@ -135,7 +135,13 @@ fi
 kill -0 "$COLLECTD_PID" || fail "collectd died"
 # collectd's rrdtool plugin, on a loaded disk, says "already being created" (and "failed")
 # when a second value of a new series comes before its file is written: its own, not a read's.
-errors=$(grep -i -E 'error|fail|cannot' "$WORK/collectd.log" | grep -v -E 'rrdtool plugin: cu_rrd_create_file' || true)
+# And librrd 1.7 sets up its NaN on first use without a lock (rrd_set_to_DNAN: a flag, then
+# the value): two write threads creating the daemon's first files at once can read the flag
+# set and the value still 0, so an "U" maximum parses as 0 and rrd_create refuses
+# "DS:value:DERIVE:2:0.000000:U" with "min must be less than max" (seen once in CI, Debian
+# 13). Every other log line still fails the test.
+errors=$(grep -i -E 'error|fail|cannot' "$WORK/collectd.log" |
+	grep -v -E 'rrdtool plugin: cu_rrd_create_file|rrdtool plugin: srrd_create: .*:0\.000000:U: min must be less than max in DS definition' || true)
 [ -z "$errors" ] || fail "collectd logged errors through the churn: $errors"
 bound="bound 1024"
 [ -z "${SANITIZER_RUNTIME:-}" ] || bound="not bounded under ASan"

@@ -212,6 +212,30 @@ static void report(bool ok, const char *msg)
 	snprintf(last_report, sizeof(last_report), "%s", msg);
 }
 
+/* The cache rereads a file whose identity or mtime changed: give each rewrite a new mtime,
+ * as a second write in the same clock tick could otherwise look unchanged. */
+static void bump_mtime(const char *path)
+{
+	static time_t t = 1000;
+	struct utimbuf times = { .actime = t, .modtime = t };
+
+	t++;
+	CHECK(utime(path, &times) == 0);
+}
+
+/* The snapshot `text` without its last module (the one whose name is too long). */
+static void write_without_long_module(const char *path)
+{
+	const char *cut = strstr(text, "module\tthis-label");
+	FILE *f = fopen(path, "w");
+
+	CHECK(f != NULL && cut != NULL);
+	fwrite(text, 1, (size_t)(cut - text), f);
+	fputs("end\n", f);
+	fclose(f);
+	bump_mtime(path);
+}
+
 static void test_cache(void)
 {
 	char dir[] = "/tmp/ebpf-mibview.XXXXXX", path[256];
@@ -245,6 +269,23 @@ static void test_cache(void)
 	CHECK(strstr(last_report, "serving ") == last_report);
 	CHECK(strstr(last_report, ": 3 modules; 1 series left out (names longer than the MIB's index sizes") != NULL);
 	CHECK(strstr(last_report, "): this-label-is-far-too-long-for-the-index-of-the-mib") != NULL);
+
+	/* The module with the long name goes away: the log says every series is served again,
+	 * and when it comes back it is reported again (the count of one is no new high). */
+	write_without_long_module(path);
+	snapshot_cache_refresh(&c);
+	CHECK(c.status == MIB_SNAPSHOT_OK && c.snap.nmodules == 2);
+	CHECK(strstr(last_report, ": 2 modules; every series served again") != NULL);
+	last_report[0] = '\0';
+	write_without_long_module(path); /* rewritten as it was: nothing new to say */
+	snapshot_cache_refresh(&c);
+	CHECK(last_report[0] == '\0');
+	f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+	bump_mtime(path);
+	snapshot_cache_refresh(&c);
+	CHECK(strstr(last_report, ": 3 modules; 1 series left out (names longer than the MIB's index sizes") != NULL);
 
 	if (geteuid() != 0) { /* root reads anything: only an unprivileged run can check this */
 		chmod(path, 0);
