@@ -58,6 +58,8 @@ dd if="$LOOP" of=/dev/null bs=$SIZE count=1 iflag=direct status=none || fail "dd
 wait_for_csv block "operations-$DISK-read" 10 || fail "no operations-$DISK-read from collectd"
 wait_for_new_line block "operations-$DISK-read"
 r0=$(csv_last block "operations-$DISK-read")
+kernel_reads() { awk '{ print $1 }' "/sys/block/$DISK/stat"; } # reads completed, the disk's life long
+k0=$(kernel_reads)
 
 # run CGROUP FSYNCS READS: from inside the cgroup, fsync_n FSYNCS times on tmpfs, then READS
 # O_DIRECT reads of SIZE bytes from the loop device.
@@ -69,10 +71,22 @@ series() { ls "$WORK/csv/itest/" | tr '\n' ' '; }
 run a $NA $RA
 run b $NB $RB
 
+# evidence: what tells an extra request in a cgroup (bytes grow with it, the host-wide count
+# too, /sys/block/DISK/stat's reads) from a request counted twice or in the wrong cgroup.
+evidence() {
+	for c in a b; do
+		printf 'ebpf-block.%s: operations-read %s, total_bytes-read %s; ' "${PARENT}_$c" \
+			"$(csv_last "block.${PARENT}_$c" operations-read)" "$(csv_last "block.${PARENT}_$c" total_bytes-read)"
+	done
+	printf 'host-wide operations-%s-read %s (before the workloads %s), untraced %s, dropped-recursion %s; ' "$DISK" \
+		"$(csv_last block "operations-$DISK-read")" "$r0" "$(csv_last block "derive-untraced-$DISK-read")" \
+		"$(csv_last block derive-dropped-recursion)"
+	printf 'the kernel completed %s reads of %s since then (/sys/block/%s/stat)' "$(($(kernel_reads) - k0))" "$DISK" "$DISK"
+}
 # wait_exact PLUGIN_INSTANCE TYPE-INSTANCE WANT: until collectd wrote WANT, else fail.
 wait_exact() {
 	wait_until 15 csv_is "$1" "$2" "$3" ||
-		fail "ebpf-$1/$2 is '$(csv_last "$1" "$2")', not $3; plugin instances: $(series)"
+		fail "ebpf-$1/$2 is '$(csv_last "$1" "$2")', not $3; plugin instances: $(series); $(evidence)"
 }
 for c in a:$NA:$RA b:$NB:$RB; do
 	IFS=: read -r n fsyncs reads <<EOF
