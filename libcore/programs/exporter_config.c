@@ -401,6 +401,7 @@ struct metric_fields {
 	char bucket_type[16];
 	double min, max, mult;
 	bool max_given;
+	const yaml_node_t *bucket_keys; /* fixed: the list, read once the type is known */
 };
 
 static int read_counter_field(const struct walk *w, const yaml_node_t *k, const char *key, const yaml_node_t *val,
@@ -440,8 +441,12 @@ static int read_histogram_field(const struct walk *w, const yaml_node_t *k, cons
 			f->mult = 1; /* ebpf_exporter's default */
 		return 0;
 	}
-	if (!strcmp(key, "bucket_keys"))
-		return not_yet(w, k, "bucket_keys", "fixed buckets");
+	if (!strcmp(key, "bucket_keys")) {
+		if (expect(w, val, YAML_SEQUENCE_NODE, "bucket_keys"))
+			return -1;
+		f->bucket_keys = val;
+		return 0;
+	}
 	return unknown(w, k, key, f->where,
 		       "name, help, bucket_type, bucket_min, bucket_max, bucket_multiplier, bucket_keys, labels");
 }
@@ -473,6 +478,40 @@ static int read_metric_fields(const struct walk *w, const yaml_node_t *n, struct
 	return 0;
 }
 
+/* bucket_type fixed: the key's bucket is one of bucket_keys (the program writes the key of the
+ * bucket a value falls in, upper bounds before bucket_multiplier), in increasing order; the
+ * sum is in the bucket after the last key. Other bucket values are not events, as
+ * ebpf_exporter reads only the listed ones; bucket_min and bucket_max are not used. */
+static int set_fixed_buckets(const struct walk *w, const yaml_node_t *n, struct program_view *v,
+			     const struct metric_fields *f)
+{
+	const yaml_node_t *seq = f->bucket_keys;
+	int count = seq ? (int)(seq->data.sequence.items.top - seq->data.sequence.items.start) : 0;
+
+	if (count < 1 || count > PROGRAM_MAX_FIXED_BOUNDS)
+		return fail(w, seq ? seq : n, "histogram \"%s\": bucket_type fixed takes bucket_keys, a list of 1 to %d "
+			    "bucket values in increasing order (%d given)", v->map, PROGRAM_MAX_FIXED_BOUNDS, count);
+	v->buckets = SLOTS_FIXED;
+	v->key_listed_only = true;
+	v->nfixed_bounds = 0;
+	for (yaml_node_item_t *i = seq->data.sequence.items.start; i < seq->data.sequence.items.top; i++) {
+		const yaml_node_t *item = node_at(w, *i);
+		double key;
+
+		/* bucket_max's range: KeyRange writes it back (program_block_text.h) */
+		if (get_number(w, item, "each of bucket_keys", 0, 1000000, true, &key))
+			return -1;
+		if (v->nfixed_bounds && key <= v->fixed_bounds[v->nfixed_bounds - 1])
+			return fail(w, item, "histogram \"%s\": bucket_keys must increase (%g after %g): they are the "
+				    "buckets' upper bounds", v->map, key, v->fixed_bounds[v->nfixed_bounds - 1]);
+		v->fixed_bounds[v->nfixed_bounds++] = key;
+	}
+	v->key_range = true;
+	v->key_min = (uint64_t)v->fixed_bounds[0];
+	v->key_max = (uint64_t)v->fixed_bounds[v->nfixed_bounds - 1];
+	return 0;
+}
+
 /* bucket_type and bucket_max as the view's slot convention. */
 static int set_histogram_buckets(const struct walk *w, const yaml_node_t *n, struct program_view *v,
 				 const struct metric_fields *f)
@@ -489,7 +528,7 @@ static int set_histogram_buckets(const struct walk *w, const yaml_node_t *n, str
 		v->linear_width = 1;
 		v->linear_count = f->max >= 1 ? (uint32_t)f->max : 1;
 	} else if (!strcmp(f->bucket_type, "fixed")) {
-		return not_yet(w, n, "bucket_type: fixed", "fixed buckets (bucket_keys)");
+		return set_fixed_buckets(w, n, v, f);
 	} else {
 		return fail(w, n, "histogram \"%s\": bucket_type \"%s\"; ebpf_exporter's are exp2, exp2zero, linear, fixed",
 			    v->map, f->bucket_type);
@@ -505,14 +544,21 @@ static int finish_histogram(const struct walk *w, const yaml_node_t *n, struct p
 			    "`size: 8`, `decoders: [{name: uint}]`)", v->map);
 	v->layout = HIST_LAYOUT_KEY;
 	v->multiplier = f->mult;
+	if (f->bucket_keys && strcmp(f->bucket_type, "fixed"))
+		return fail(w, f->bucket_keys, "histogram \"%s\": bucket_keys are for bucket_type fixed, not \"%s\"",
+			    v->map, f->bucket_type);
 	if (set_histogram_buckets(w, n, v, f))
 		return -1;
-	if (!f->max_given || f->max <= f->min)
+	if (v->buckets == SLOTS_FIXED)
+		; /* its key range is its bucket_keys' */
+	else if (!f->max_given || f->max <= f->min)
 		return fail(w, n, "histogram \"%s\": bucket_max must be above bucket_min (%g .. %g)", v->map, f->min,
 			    f->max);
-	v->key_range = true;
-	v->key_min = (uint64_t)f->min;
-	v->key_max = (uint64_t)f->max;
+	else {
+		v->key_range = true;
+		v->key_min = (uint64_t)f->min;
+		v->key_max = (uint64_t)f->max;
+	}
 	snprintf(v->type, sizeof(v->type), "%s",
 		 strlen(v->map) > 8 && !strcmp(v->map + strlen(v->map) - 8, "_seconds") ? "latency" : "gauge");
 	name_series(v, v->map, "_seconds");

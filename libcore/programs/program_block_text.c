@@ -78,6 +78,8 @@ static void put_histogram_settings(FILE *f, const struct program_view *v)
 		put_buckets(f, v);
 	if (v->key_range)
 		fprintf(f, "    KeyRange %llu %llu\n", (unsigned long long)v->key_min, (unsigned long long)v->key_max);
+	if (v->key_listed_only)
+		fprintf(f, "    ListedKeysOnly true\n");
 	if (v->multiplier != 1)
 		fprintf(f, "    Multiplier %s\n", program_number_text(v->multiplier, num, sizeof(num)));
 	if (v->hist.precision_from_user)

@@ -170,11 +170,12 @@ static int parse_buckets(const struct option *o, struct program_view *v, char *e
 static int parse_key_range(const struct option *o, struct program_view *v, char *err, size_t errlen)
 {
 	if (o->nvalues != 2 || o->values[0].type != OPT_NUMBER || o->values[1].type != OPT_NUMBER ||
-	    o->values[0].number < 0 || o->values[1].number <= o->values[0].number || o->values[1].number > 1000000 ||
+	    o->values[0].number < 0 || o->values[1].number < o->values[0].number || o->values[1].number > 1000000 ||
 	    o->values[0].number != floor(o->values[0].number) || o->values[1].number != floor(o->values[1].number)) {
 		snprintf(err, errlen, "KeyRange takes the first and last bucket index that are events, whole numbers "
-				      "from 0 to 1000000, the last above the first (ebpf_exporter's bucket_min and "
-				      "bucket_max; the index after the last holds the sum): KeyRange 0 27");
+				      "from 0 to 1000000, the last not below the first (ebpf_exporter's bucket_min and "
+				      "bucket_max, or its fixed bucket_keys' first and last; the index after the last "
+				      "holds the sum): KeyRange 0 27");
 		return -1;
 	}
 	v->key_range = true;
@@ -183,8 +184,22 @@ static int parse_key_range(const struct option *o, struct program_view *v, char 
 	return 0;
 }
 
+/* ListedKeysOnly true|false (Layout "key" with Buckets "fixed", ebpf_exporter's bucket_keys):
+ * only a bucket value equal to one of the bounds is an event, as ebpf_exporter reads those
+ * keys and no other; false (the default) counts any value in the bucket of the first bound
+ * at or above it. */
+static int parse_listed_keys_only(const struct option *o, struct program_view *v, char *err, size_t errlen)
+{
+	if (o->nvalues != 1 || o->values[0].type != OPT_BOOLEAN) {
+		snprintf(err, errlen, "ListedKeysOnly takes true or false: ListedKeysOnly true");
+		return -1;
+	}
+	v->key_listed_only = o->values[0].boolean;
+	return 0;
+}
+
 /* Each map block's keys, in the order an "unknown option" message lists them. */
-static const char *const histogram_keys[] = { "Layout", "SlotsField", "SumField", "Buckets", "KeyRange", "Multiplier", "Type",
+static const char *const histogram_keys[] = { "Layout", "SlotsField", "SumField", "Buckets", "KeyRange", "ListedKeysOnly", "Multiplier", "Type",
 					      HIST_PRECISION_KEY, "<Label>", "TypeInstance", "MaxSeries", "ReclaimAfter", "PerCPU",
 					      NULL };
 static const char *const value_keys[] = { "Type", "ValueField", "<Label>", "TypeInstance", "MaxSeries", "ReclaimAfter", "PerCPU",
@@ -290,6 +305,8 @@ static int parse_histogram_option(const struct option *o, struct program_view *v
 		return ours(parse_buckets(o, v, err, errlen));
 	if (!strcasecmp(o->key, "KeyRange"))
 		return ours(parse_key_range(o, v, err, errlen));
+	if (!strcasecmp(o->key, "ListedKeysOnly"))
+		return ours(parse_listed_keys_only(o, v, err, errlen));
 	if (!strcasecmp(o->key, "Multiplier"))
 		return ours(parse_multiplier(o, v, err, errlen));
 	return hist_config_option(&v->hist, o, err, errlen);
@@ -367,6 +384,11 @@ static int parse_view(const struct conf_node *n, enum program_view_kind kind, st
 	if (kind == VIEW_KIND_HISTOGRAM && v->layout == HIST_LAYOUT_VALUE && v->key_range) {
 		snprintf(err, errlen, "<Histogram \"%s\">: KeyRange is the range of bucket indexes in the key: it goes "
 				      "with Layout \"key\"", v->map);
+		return -1;
+	}
+	if (kind == VIEW_KIND_HISTOGRAM && v->key_listed_only && (v->layout != HIST_LAYOUT_KEY || v->buckets != SLOTS_FIXED)) {
+		snprintf(err, errlen, "<Histogram \"%s\">: ListedKeysOnly picks the key's bucket values that are "
+				      "events among fixed bounds: it goes with Layout \"key\" and Buckets \"fixed\"", v->map);
 		return -1;
 	}
 	if (kind == VIEW_KIND_HISTOGRAM && v->layout == HIST_LAYOUT_KEY && v->buckets == SLOTS_NATIVE) {

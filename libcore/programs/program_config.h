@@ -124,6 +124,9 @@ struct program_view {
 	 * key_max are events; bucket key_max + 1 holds the sum, others are not read. */
 	bool key_range;
 	uint64_t key_min, key_max;
+	/* ebpf_exporter's fixed buckets: only bucket values equal to one of fixed_bounds are
+	 * events (it reads those keys and no other). */
+	bool key_listed_only;
 };
 
 struct program_config {

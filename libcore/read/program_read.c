@@ -241,6 +241,15 @@ static bool series_name(struct program_reader *r, const uint8_t *key, int cpu, c
 	return true;
 }
 
+/* Whether bucket is one of the view's fixed bounds exactly (ebpf_exporter's bucket_keys). */
+static bool fixed_bound_listed(const struct program_view *v, uint64_t bucket)
+{
+	for (int i = 0; i < v->nfixed_bounds; i++)
+		if ((double)bucket == v->fixed_bounds[i])
+			return true;
+	return false;
+}
+
 /* Adds one CPU's value of one entry into series s. */
 static void add_entry(struct program_reader *r, struct series *s, const uint8_t *key, const uint8_t *val)
 {
@@ -260,6 +269,8 @@ static void add_entry(struct program_reader *r, struct series *s, const uint8_t 
 				s->sum += count;
 			return;
 		}
+		if (r->v->key_listed_only && !fixed_bound_listed(r->v, bucket))
+			return;
 		s->hist->slots[slot_map_slot(&r->map, bucket)] += count;
 		return;
 	}

@@ -16,10 +16,10 @@
 # - majorminor and an exp2 histogram in seconds (exporter_biolatency): ebpfHistTable
 #   bio.latency.bio_latency-loopN-read counts exactly NR more after NR O_DIRECT reads, its count
 #   and sum equal to collectd's -count and -sum;
-# - exp2zero and linear buckets (exporter_buckets: the values 0 twice, 3 three times, 7 five
-#   times, 999 once): ebpfHistTable buckets.gauge.close_values_exp2zero and _linear count 11
-#   and sum 1043, as collectd's, and their ebpfBucketTable rows are exactly the buckets that
-#   hold those values;
+# - exp2zero, linear and fixed buckets (exporter_buckets: the values 0 twice, 3 three times,
+#   7 five times, 999 once): ebpfHistTable buckets.gauge.close_values_exp2zero and _linear
+#   count 11 and sum 1043, _fixed 6 (7's bucket is not among its bucket_keys) and 1043, as
+#   collectd's, and their ebpfBucketTable rows are exactly the buckets that hold those values;
 # - a perf_event program with a per-CPU label (perf_event_samples, cpu-clock at 99 a second):
 #   one row samples-<cpu> per online CPU, each equal to collectd's at one moment (they grow);
 # - ifname, pci_vendor, pci_subclass, dname (exporter_names.bpf.c under configs of fewer
@@ -152,17 +152,21 @@ run_config buckets exporter_buckets count_close
 echo go | "$CLOSE_N" v0:2 v3:3 v7:5 v999:1 || sfail "the workload failed"
 # The bucket rows ("lower upper count", whole numbers: (lower, upper]), exactly: exp2zero's
 # bucket 0 (the value 0) reads (0, 1], 3 is in (2, 4], 7 in (4, 8], and 999 in the last
-# bucket, 10: (256, 512]; linear's bucket k holds the value k, (k - 1, k], 999 in bucket 10.
+# bucket, 10: (256, 512]; linear's bucket k holds the value k, (k - 1, k], 999 in bucket 10;
+# fixed's bucket 0 reads as exp2zero's, bucket 5 ((0, 5]) and bucket 100 ((5, 100], 999's)
+# each in the slot of its middle, 3 and 53, and 7 nowhere (its bucket 7 is not listed).
 EXP2ZERO='0 1 2;2 4 3;4 8 5;256 512 1;'
 LINEAR='0 1 2;2 3 3;6 7 5;9 10 1;'
-for h in close_values_exp2zero close_values_linear; do
-	snmp_as_csv "$EBPF_HIST_COUNT" buckets gauge $h derive-$h-count 11
+FIXED='0 1 2;2 3 3;52 53 1;'
+for h in close_values_exp2zero:11 close_values_linear:11 close_values_fixed:6; do
+	n=${h#*:} h=${h%:*}
+	snmp_as_csv "$EBPF_HIST_COUNT" buckets gauge $h derive-$h-count "$n"
 	snmp_as_csv "$EBPF_HIST_SUM" buckets gauge $h derive-$h-sum 1043
 	snmp_buckets buckets gauge $h "$WORK/$h"
 	rows=$(tr '\n' ';' < "$WORK/$h")
-	case $h in *exp2zero) want=$EXP2ZERO ;; *) want=$LINEAR ;; esac
+	case $h in *exp2zero) want=$EXP2ZERO ;; *linear) want=$LINEAR ;; *) want=$FIXED ;; esac
 	[ "$rows" = "$want" ] || sfail "the bucket rows of buckets/gauge/$h are '$rows', expected '$want'"
-	pass "ebpfHistTable buckets.gauge.$h: 11 values summing to 1043, as collectd's; its bucket rows $rows"
+	pass "ebpfHistTable buckets.gauge.$h: $n values summing to 1043, as collectd's; its bucket rows $rows"
 done
 # The names and codes decoders' labels together make instances too long for the index: each
 # decoder also in a config of its own over the same object, the other values read by uint

@@ -197,7 +197,7 @@ static void test_program(void)
 	CHECK(program_config_parse(&out, &c, err, sizeof(err)) == -1);
 	presentation_add_keys(err, sizeof(err));
 	CHECK(strstr(err, "<Program \"p\">: <Histogram \"h\">: unknown option \"Percentil\"; valid: Layout, SlotsField, "
-			  "SumField, Buckets, KeyRange, Multiplier, Type, Percentile, Bucket, BucketType, Precision, <Label>, "
+			  "SumField, Buckets, KeyRange, ListedKeysOnly, Multiplier, Type, Percentile, Bucket, BucketType, Precision, <Label>, "
 			  "TypeInstance, MaxSeries, ReclaimAfter, PerCPU") != NULL);
 	program_config_free(&c);
 	presentation_program_free(&out);

@@ -2,7 +2,7 @@
  * collectd-ebpf-import prints) and that block parsed back (program_config_parse) give the
  * same views, field by field, with decoder chains that decode the same key bytes to the same
  * text: the block loaded in place of ExporterConfig configures the same thing. Configs: every
- * bucket type, Multiplier below 1, static_map with and without allow_unknown, chains of
+ * bucket type (fixed's bucket_keys too), Multiplier below 1, static_map with and without allow_unknown, chains of
  * three, a counter without labels; and KeyRange's own checks. */
 #include "libcore/programs/exporter_config.h"
 #include "libcore/programs/program_block_text.h"
@@ -140,8 +140,11 @@ static void check_same_view(struct program_view *a, struct program_view *b)
 	CHECK(a->linear_min == b->linear_min && a->linear_width == b->linear_width &&
 	      a->linear_count == b->linear_count);
 	CHECK(a->nfixed_bounds == b->nfixed_bounds);
+	for (int k = 0; k < a->nfixed_bounds && k < b->nfixed_bounds; k++)
+		CHECK(a->fixed_bounds[k] == b->fixed_bounds[k]);
 	CHECK(a->hist.precision == b->hist.precision && a->hist.precision_from_user == b->hist.precision_from_user);
 	CHECK(a->key_range == b->key_range && a->key_min == b->key_min && a->key_max == b->key_max);
+	CHECK(a->key_listed_only == b->key_listed_only);
 	CHECK(a->nlabels == b->nlabels);
 	for (int l = 0; l < a->nlabels && l < b->nlabels; l++) {
 		struct program_label *la = &a->labels[l], *lb = &b->labels[l];
@@ -212,6 +215,27 @@ static void test_linear_and_bytes(void)
 	free(text);
 }
 
+/* ebpf_exporter's fixed buckets: the keys as the bounds, their first and last as KeyRange
+ * (one key: a range of one), and only those keys events (ListedKeysOnly). */
+static void test_fixed(void)
+{
+	static const char config[] = "metrics:\n  histograms:\n    - name: wait_seconds\n      help: x\n"
+				     "      bucket_type: fixed\n      bucket_multiplier: 0.001\n"
+				     "      bucket_keys: [%s]\n      labels:\n"
+				     "        - name: bucket\n          size: 8\n          decoders: [{name: uint}]\n";
+	char yaml[512], *text;
+
+	snprintf(yaml, sizeof(yaml), config, "1, 10, 250");
+	text = round_trip(yaml);
+	CHECK(strstr(text, "    Buckets \"fixed\" 1 10 250\n    KeyRange 1 250\n    ListedKeysOnly true\n"
+			   "    Multiplier 0.001\n") != NULL);
+	free(text);
+	snprintf(yaml, sizeof(yaml), config, "7");
+	text = round_trip(yaml);
+	CHECK(strstr(text, "    Buckets \"fixed\" 7\n    KeyRange 7 7\n    ListedKeysOnly true\n") != NULL);
+	free(text);
+}
+
 /* ebpf_exporter's regexp: its patterns as one regexps line, which drops the same keys. */
 static void test_regexp(void)
 {
@@ -244,11 +268,16 @@ static void test_number_text(void)
 	CHECK(strtod(program_number_text(1.0 / 3, out, sizeof(out)), NULL) == 1.0 / 3 && !strchr(out, 'e'));
 }
 
-/* KeyRange: whole indexes, the last above the first, with Layout "key" only. */
+/* KeyRange: whole indexes, the last not below the first (one index is a range: a fixed
+ * histogram of one bucket key), with Layout "key" only; ListedKeysOnly with fixed bounds in
+ * the key only. */
 static void test_key_range_checks(void)
 {
 	static const char *const refused[][2] = {
-		{ "Layout \"key\"\n Buckets \"exp2\"\n KeyRange 5 5\n", "KeyRange takes" },
+		{ "Layout \"key\"\n Buckets \"exp2\"\n KeyRange 5 4\n", "KeyRange takes" },
+		{ "Layout \"key\"\n Buckets \"exp2\"\n ListedKeysOnly true\n", "goes with Layout \"key\" and Buckets \"fixed\"" },
+		{ "SlotsField \"slots\"\n Buckets \"fixed\" 1 2\n ListedKeysOnly true\n", "goes with Layout \"key\" and Buckets \"fixed\"" },
+		{ "Layout \"key\"\n Buckets \"fixed\" 1 2\n ListedKeysOnly 1\n", "ListedKeysOnly takes true or false" },
 		{ "Layout \"key\"\n Buckets \"exp2\"\n KeyRange 0.5 4\n", "KeyRange takes" },
 		{ "Layout \"key\"\n Buckets \"exp2\"\n KeyRange 4\n", "KeyRange takes" },
 		{ "SlotsField \"slots\"\n KeyRange 0 4\n", "goes with Layout \"key\"" },
@@ -277,6 +306,7 @@ int main(void)
 	test_exp2zero_and_counters();
 	test_linear_and_bytes();
 	test_regexp();
+	test_fixed();
 	test_kaddrs();
 	test_number_text();
 	test_key_range_checks();
