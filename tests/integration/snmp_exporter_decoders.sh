@@ -22,6 +22,7 @@
 #   collectd's, and their ebpfBucketTable rows are exactly the buckets that hold those values;
 # - a perf_event program with a per-CPU label (perf_event_samples, cpu-clock at 99 a second):
 #   one row samples-<cpu> per online CPU, each equal to collectd's at one moment (they grow);
+# - a USDT probe (exporter_usdt): its fires by argument, exactly;
 # - ifname, pci_vendor, pci_subclass, dname (exporter_names.bpf.c under configs of fewer
 #   labels the test writes, so that most instances are their own index): the names and the
 #   texts of unknown ids, 3 closes as "known" and 4 as "other" in each; the one text longer
@@ -45,7 +46,7 @@ addr=$(awk '$3 == "vfs_read" && NF == 3 { a = $1 } END { print a }' /proc/kallsy
 
 OBJ="$WORK/objects"
 install_exporter_configs "$OBJ" exporter_comm exporter_kaddrs exporter_cgroup_ids exporter_biolatency \
-	perf_event_samples exporter_buckets exporter_names exporter_codes exporter_kstack
+	perf_event_samples exporter_buckets exporter_names exporter_codes exporter_kstack exporter_usdt
 attach_loop 16
 PARENT=ebpf-it-cgid-$$
 CG="$CG_ROOT/$PARENT"
@@ -60,9 +61,13 @@ start_snmp
 # the subagent serves; until each PROGRAM is attached (PROGRAM "": a perf_event program, which
 # logs no attach point) and each module's row says running. The collectd before's log is
 # kept in collectd.before.log: collectd.log is this one's, waited on and shown on failure.
+# PROGRAM_LINES: lines each <Program> block also gets (Param ...), none when empty.
+PROGRAM_LINES=
 program_blocks() {
 	while [ $# -ge 3 ]; do
-		printf '  <Program "%s">\n    ExporterConfig "%s"\n  </Program>\n' "$1" "$OBJ/$2.yaml"
+		printf '  <Program "%s">\n    ExporterConfig "%s"\n%s  </Program>\n' "$1" "$OBJ/$2.yaml" \
+			"${PROGRAM_LINES:+$PROGRAM_LINES
+}"
 		shift 3
 	done
 }
@@ -269,4 +274,17 @@ wait_until 10 csv_is names "derive-$OTHER" 4 || sfail "collectd's derive-$OTHER 
 snmp_long_served kstack kstk_renames_total "${SERIES#derive-}" 7
 snmp_long_served names marked_closes_total "$KNOWN" 3
 snmp_long_served names marked_closes_total "$OTHER" 4
+pass "kstack and the names decoders' long label sets served under head + hash indexes, as collectd counted them"
+
+# A USDT probe (exporter_usdt: SEC("usdt/usdt_n:collectd_ebpf_test:tick"), its argument as the
+# label): usdt_n fires it 101 times, 51 with 1 and 50 with 2; libbpf finds usdt_n in
+# collectd's PATH.
+start_waiting_workload usdt_n 101
+PROGRAM_LINES="    Param \"filter_tgid\" $WORKLOAD"
+PATH="$top_builddir/tests/integration:$PATH" run_config usdt exporter_usdt count_tick
+PROGRAM_LINES=
+waiting_workload_go
+snmp_counter_as_csv usdt usdt_ticks_total derive-usdt_ticks-1 51
+snmp_counter_as_csv usdt usdt_ticks_total derive-usdt_ticks-2 50
+pass "usdt: the probe's 101 fires served by argument, 51 and 50, as collectd counted them"
 stop_collectd
