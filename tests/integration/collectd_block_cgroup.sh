@@ -67,7 +67,6 @@ run() {
 	sh -c 'echo $$ > "$1/cgroup.procs" && "$2" "$3" "$4" && exec dd if="$5" of=/dev/null bs="$6" count="$7" iflag=direct status=none' \
 		sh "$CG_ROOT/$PARENT/$1" "$FSYNC_N" "$2" "$SHM" "$LOOP" $SIZE "$3" || fail "the workload in $1 failed"
 }
-series() { ls "$WORK/csv/itest/" | tr '\n' ' '; }
 run a $NA $RA
 run b $NB $RB
 
@@ -83,11 +82,7 @@ evidence() {
 		"$(csv_last block derive-dropped-recursion)"
 	printf 'the kernel completed %s reads of %s since then (/sys/block/%s/stat)' "$(($(kernel_reads) - k0))" "$DISK" "$DISK"
 }
-# wait_exact PLUGIN_INSTANCE TYPE-INSTANCE WANT: until collectd wrote WANT, else fail.
-wait_exact() {
-	wait_until 15 csv_is "$1" "$2" "$3" ||
-		fail "ebpf-$1/$2 is '$(csv_last "$1" "$2")', not $3; plugin instances: $(series); $(evidence)"
-}
+WAIT_EVIDENCE=evidence # wait_exact's (lib.sh) failures say it too
 for c in a:$NA:$RA b:$NB:$RB; do
 	IFS=: read -r n fsyncs reads <<EOF
 $c
@@ -99,10 +94,6 @@ EOF
 done
 pass "per cgroup: a $NA fsync calls and $RA reads of $SIZE bytes, b $NB and $RB"
 
-# The histograms' lifetime counts, from the snapshot (histogram <metric> <instance> <unit>
-# <precision> <count> ...): one latency per call and per read.
-hist_count() { awk -F'\t' -v m="$1" -v i="$2" '$1 == "histogram" && $2 == m && $3 == i { print $6 }' "$WORK/snap/snapshot"; }
-hist_is() { [ "$(hist_count "$1" "$2")" = "$3" ]; }
 # timed PLUGIN_INSTANCE TYPE-INSTANCE: the percentile was a time in seconds in an interval
 # with the workload.
 timed() { csv_had_seconds "$1" "$2" || fail "ebpf-$1/$2 never had a time in seconds: $(csv_values "$1" "$2")"; }

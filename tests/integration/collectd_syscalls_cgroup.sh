@@ -10,17 +10,7 @@
 # a series collectd wrote for that cgroup), one section per cgroup, and no other's.
 . "$top_srcdir/tests/integration/lib.sh"
 
-CG_ROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
-[ -n "$CG_ROOT" ] || skip "no cgroup2 mount (By \"cgroup\" names cgroup2 cgroups)"
-PARENT=ebpf-it-bycg-$$
-mkdir "$CG_ROOT/$PARENT" || skip "cannot make a cgroup under $CG_ROOT"
-for c in a b c; do mkdir "$CG_ROOT/$PARENT/$c" || fail "cannot make the cgroup $PARENT/$c"; done
-cg_cleanup() {
-	for c in a b c; do rmdir "$CG_ROOT/$PARENT/$c" 2>/dev/null || true; done
-	rmdir "$CG_ROOT/$PARENT" 2>/dev/null || true
-	cleanup
-}
-trap cg_cleanup EXIT INT TERM
+test_cgroups ebpf-it-bycg a b c
 
 N=120 K=75 M=33
 FSYNC_N="$top_builddir/tests/integration/fsync_n"
@@ -45,7 +35,6 @@ host_before=$(csv_last syscalls operations-fsync)
 
 # run CGROUP COUNT: fsync_n COUNT times from inside the cgroup.
 run() { sh -c 'echo $$ > "$1/cgroup.procs" && exec "$2" "$3"' sh "$CG_ROOT/$PARENT/$1" "$FSYNC_N" "$2" || fail "the workload in $1 failed"; }
-series() { ls "$WORK/csv/itest/" | tr '\n' ' '; }
 
 run a $N
 wait_until 15 csv_is "syscalls.${PARENT}_a" operations-fsync $N ||

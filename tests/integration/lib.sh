@@ -186,3 +186,39 @@ wait_for_new_line() {
 	i=0
 	while [ "$(wc -l < "$f")" -le "$n" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 }
+
+# test_cgroups PREFIX CHILD...: a private parent PREFIX-<pid> (PARENT) in the cgroup2 mount
+# (CG_ROOT), depth 1, with the CHILD cgroups in it (depth 2: CgroupDepth 2 is theirs); removed
+# when the test exits, before cleanup (a test with more to undo traps its own and ends it with
+# remove_test_cgroups). Skips without a cgroup2 mount.
+test_cgroups() {
+	CG_ROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+	[ -n "$CG_ROOT" ] || skip "no cgroup2 mount (By \"cgroup\" names cgroup2 cgroups)"
+	PARENT=$1-$$
+	shift
+	CG_CHILDREN=$*
+	trap remove_test_cgroups EXIT INT TERM
+	mkdir "$CG_ROOT/$PARENT" || skip "cannot make a cgroup under $CG_ROOT"
+	for c in $CG_CHILDREN; do mkdir "$CG_ROOT/$PARENT/$c" || fail "cannot make the cgroup $PARENT/$c"; done
+}
+remove_test_cgroups() {
+	for c in $CG_CHILDREN; do rmdir "$CG_ROOT/$PARENT/$c" 2>/dev/null || true; done
+	rmdir "$CG_ROOT/$PARENT" 2>/dev/null || true
+	cleanup
+}
+
+# series: the plugin instances collectd wrote, on one line (for messages).
+series() { ls "$WORK/csv/itest/" | tr '\n' ' '; }
+
+# wait_exact PLUGIN_INSTANCE TYPE-INSTANCE WANT: until collectd wrote WANT, else fail, with what
+# the test's function named in WAIT_EVIDENCE (if any) prints about it.
+WAIT_EVIDENCE=
+wait_exact() {
+	wait_until 15 csv_is "$1" "$2" "$3" ||
+		fail "ebpf-$1/$2 is '$(csv_last "$1" "$2")', not $3; plugin instances: $(series)${WAIT_EVIDENCE:+; $($WAIT_EVIDENCE)}"
+}
+
+# hist_count METRIC INSTANCE: a histogram's lifetime count in the snapshot $WORK/snap/snapshot
+# (histogram <metric> <instance> <unit> <precision> <count> ...); hist_is ... WANT: it is WANT.
+hist_count() { awk -F'\t' -v m="$1" -v i="$2" '$1 == "histogram" && $2 == m && $3 == i { print $6 }' "$WORK/snap/snapshot"; }
+hist_is() { [ "$(hist_count "$1" "$2")" = "$3" ]; }
