@@ -55,6 +55,8 @@ struct program_reader {
 	uint32_t waiting;            /* of them, new ones that found no room (not reclaimed ones) */
 	bool may_drop;               /* a label's decoders may drop a key (regexps) */
 	uint32_t unmatched;          /* keys dropped so this read: gauge "unmatched-<map>" */
+	uint64_t unlisted;           /* ListedKeysOnly: events in bucket values not listed, the
+	                              * map's whole (cumulative) count: counter "unlisted-<map>" */
 	/* ReclaimAfter: the series given up for newcomers are added into `other`, less what they
 	 * had when they were given up, so that `other` goes on from where it was; their names
 	 * (64-bit hashes) stay out of the series until MaxSeries of them were given up. */
@@ -269,8 +271,10 @@ static void add_entry(struct program_reader *r, struct series *s, const uint8_t 
 				s->sum += count;
 			return;
 		}
-		if (r->v->key_listed_only && !fixed_bound_listed(r->v, bucket))
+		if (r->v->key_listed_only && !fixed_bound_listed(r->v, bucket)) {
+			r->unlisted += count; /* no event, as in ebpf_exporter, but never out of sight */
 			return;
+		}
 		s->hist->slots[slot_map_slot(&r->map, bucket)] += count;
 		return;
 	}
@@ -392,6 +396,7 @@ static void add_dump(struct program_reader *r)
 	r->folded = 0;
 	r->waiting = 0;
 	r->unmatched = 0;
+	r->unlisted = 0;
 	for (uint32_t i = 0; i < r->rd.dump.count; i++)
 		add_key(r, map_read_key(&r->rd, i), map_read_value(&r->rd, i, 0));
 }
@@ -480,6 +485,8 @@ int program_reader_read(struct program_reader *r, const struct metric_sink *sink
 		sink->gauge(sink->ctx, "folded", r->v->map, r->folded);
 	if (sink->gauge && r->may_drop) /* ebpf_exporter drops them without a trace */
 		sink->gauge(sink->ctx, "unmatched", r->v->map, r->unmatched);
+	if (r->v->key_listed_only) /* the same */
+		sink->counter(sink->ctx, "unlisted", r->v->map, r->unlisted);
 	return 0;
 }
 

@@ -4,7 +4,9 @@
  * label sets beyond are added into the series "other" and their number is sent as
  * gauge "folded-<map>", so nothing read is lost from the totals. A key whose label set a
  * decoder drops (regexps: ebpf_exporter's regexp, no pattern matched) has no series; their
- * number in each read is gauge "unmatched-<map>". The map is read in one pass
+ * number in each read is gauge "unmatched-<map>". With ListedKeysOnly (ebpf_exporter's fixed
+ * bucket_keys) the events in bucket values the list lacks are no events, and their count,
+ * the map's whole, is counter "unlisted-<map>". The map is read in one pass
  * (map_dump.h: batches where the kernel has them), never cleared; a key's series is
  * remembered by its bytes (key_cache.h), so that it is decoded once in KEY_CACHE_REFRESH
  * reads, not at every read.

@@ -38,4 +38,7 @@ for h in close_values_exp2zero:11 close_values_linear:11 close_values_fixed:6; d
 		fail "derive-$h-sum is $(csv_last buckets derive-$h-sum), expected 1043"
 	pass "$h: exactly $n values, summing to 1043"
 done
+wait_until 5 csv_is buckets derive-unlisted-close_values_fixed 5 ||
+	fail "derive-unlisted-close_values_fixed is '$(csv_last buckets derive-unlisted-close_values_fixed)', expected the 5 closes with 7 (bucket 7 is not among bucket_keys)"
+pass "close_values_fixed: the 5 values in an unlisted bucket counted as unlisted, not as events"
 stop_collectd
