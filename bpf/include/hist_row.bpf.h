@@ -24,11 +24,19 @@ const volatile __u32 hist_precision = HIST_PRECISION_DEFAULT;
 	struct { __uint(type, BPF_MAP_TYPE_HASH); __uint(max_entries, 1);                     \
 		 __uint(key_size, sizeof(key_type)); __uint(value_size, sizeof(struct hist_row)); } name SEC(".maps")
 
-/* One value v: its slot and the sum, with atomic adds (see counting.bpf.h for why). */
+/* One value v into a row recorded at precision p (a rodata constant: hist_precision, or
+ * the per-cgroup rows' cgroup_hist_precision): its slot and the sum, with atomic adds (see
+ * counting.bpf.h for why). */
+static __always_inline void hist_record_at(struct hist_row *h, __u64 v, __u32 p)
+{
+	counter_add(&h->slots[hist_slot_p(v, p)], 1);
+	counter_add(&h->sum, v);
+}
+
+/* One value v into one of the host-wide rows, at hist_precision. */
 static __always_inline void hist_record(struct hist_row *h, __u64 v)
 {
-	counter_add(&h->slots[hist_slot_p(v, hist_precision)], 1);
-	counter_add(&h->sum, v);
+	hist_record_at(h, v, hist_precision);
 }
 
 /* The same without atomics, only for a row that one CPU writes with interrupts off

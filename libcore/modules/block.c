@@ -71,7 +71,7 @@ static const struct module_option options[] = {
 	{ "Disk" },
 	{ "IgnoreSelected", MODOPT_BOOL, offsetof(struct block, disks_filter.ignore_selected) },
 	{ "QueueTime", MODOPT_BOOL, offsetof(struct block, queue_time) },
-	CGROUP_OPTION_KEYS,
+	CGROUP_HIST_OPTION_KEYS,
 	{ NULL },
 };
 
@@ -235,8 +235,8 @@ static int block_prepare(struct module *m, char *err, size_t errlen)
 	 * histograms against the budget, with the spare element per possible CPU that the
 	 * kernel adds to a preallocated hash (256 rows' worth at 256 CPUs: precision 4 there). */
 	b->max_rows = disk_table_rows();
-	m->hist_rows = (b->max_rows + possible_cpus(m)) * BLOCK_HISTS / 8 +
-		       cgroup_rows_hist_rows(&b->cg.opts, cgroup_tables, COUNT_OF(cgroup_tables));
+	m->hist_rows = (b->max_rows + possible_cpus(m)) * BLOCK_HISTS / 8;
+	module_cgroup_prepare(m, &b->cg);
 	return 0;
 }
 
