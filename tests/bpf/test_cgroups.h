@@ -131,15 +131,21 @@ static inline int tcg_rows_of(struct module *m, const char *map, uint64_t id)
 	return n;
 }
 
+/* The instance of a cgroup's row ("<cgroup>/<row>"), in a static buffer. */
+static inline const char *tcg_hist_instance(const char *cgroup, const char *row)
+{
+	static char inst[600];
+
+	snprintf(inst, sizeof(inst), "%.300s/%.200s", cgroup, row);
+	return inst;
+}
+
 /* Events in histogram `metric` of a cgroup's row (the cgroup as the module names it, or
  * "other"; the row's instance: "fsync", "all") since the module started; 0 while unsent. */
 static inline uint64_t tcg_hist_total(const struct recording *r, const char *metric, const char *cgroup, const char *row)
 {
-	char inst[600];
-	const struct hist_interval *h;
+	const struct hist_interval *h = recorded_histogram(r, metric, tcg_hist_instance(cgroup, row), HIST_UNIT_NANOSECONDS);
 
-	snprintf(inst, sizeof(inst), "%.300s/%.200s", cgroup, row);
-	h = recorded_histogram(r, metric, inst, HIST_UNIT_NANOSECONDS);
 	return h ? h->total_count : 0;
 }
 
