@@ -133,8 +133,8 @@ static const char *op_row_name(const struct module *m, uint32_t row, char *buf, 
 }
 
 /* Counter rows (32 bytes) for every operation of every cgroup; histogram rows, which count
- * in the precision's budget, for three per cgroup on average (read, write, flush: discards
- * and the others are rare), in a table all cgroups share. */
+ * in the per-cgroup rows' own precision budget, for three per cgroup on average (read,
+ * write, flush: discards and the others are rare), in a table all cgroups share. */
 #define CGROUP_LATENCY_ROWS 3
 static const struct cgroup_table cgroup_tables[] = {
 	{ .map = "cgroup_counts", .fields = cgroup_count_fields, .nfields = COUNT_OF(cgroup_count_fields),
