@@ -35,18 +35,6 @@ static const unsigned int precisions[] = { 0, 3, 4, 5 };
 static const double pcts[] = { 50, 90, 99, 99.9 };
 #define NPCT (int)(sizeof(pcts) / sizeof(pcts[0]))
 
-static int set_option(struct module *m, const char *key, struct opt_value v)
-{
-	struct option o = { .key = key, .values = &v, .nvalues = 1 };
-	char err[256];
-
-	if (module_set_option(m, &o, err, sizeof(err))) {
-		fprintf(stderr, "%s: %s\n", key, err);
-		return -1;
-	}
-	return 0;
-}
-
 static struct opt_value text(const char *s)
 {
 	return (struct opt_value){ .type = OPT_STRING, .string = s };
@@ -62,9 +50,9 @@ static struct module *start_module_for(const char *name, const char *key, const 
 
 	snprintf(instance, sizeof(instance), "p%d", precision);
 	m = module_new(module_find(name), instance);
-	if (!m || set_option(m, key, text(value)) ||
+	if (!m || bench_set_option(m, key, text(value)) ||
 	    (precision >= 0 &&
-	     set_option(m, "Precision", (struct opt_value){ .type = OPT_NUMBER, .number = precision }))) {
+	     bench_set_option(m, "Precision", (struct opt_value){ .type = OPT_NUMBER, .number = precision }))) {
 		module_free(m);
 		return NULL;
 	}

@@ -149,10 +149,6 @@ static void stop_pingpong(struct bench *b)
 static int attach(void *ctx, int c, int round)
 {
 	struct bench *b = ctx;
-	struct opt_value raw = { .type = OPT_STRING, .string = "raw_tp" }, on = { .type = OPT_BOOLEAN, .boolean = true };
-	struct option order = { .key = "AttachOrder", .values = &raw, .nvalues = 1 };
-	struct option witness = { .key = "Witness", .values = &on, .nvalues = 1 };
-	char err[256];
 
 	(void)round;
 	if (c == BPFTRACE) {
@@ -166,14 +162,11 @@ static int attach(void *ctx, int c, int round)
 	b->mod = module_new(module_find("runqueue"), NULL);
 	if (!b->mod)
 		return SBS_FAILED;
-	if (c == PID_HASH && module_set_option(b->mod, &order, err, sizeof(err))) {
-		fprintf(stderr, "AttachOrder raw_tp: %s\n", err);
+	if (c == PID_HASH &&
+	    bench_set_option(b->mod, "AttachOrder", (struct opt_value){ .type = OPT_STRING, .string = "raw_tp" }))
 		return SBS_FAILED;
-	}
-	if (c == WITNESS && module_set_option(b->mod, &witness, err, sizeof(err))) {
-		fprintf(stderr, "Witness true: %s\n", err);
+	if (c == WITNESS && bench_set_option(b->mod, "Witness", (struct opt_value){ .type = OPT_BOOLEAN, .boolean = true }))
 		return SBS_FAILED;
-	}
 	if (bench_start_in_layout(b->mod, c == BEFORE ? LAYOUT_BEFORE : LAYOUT_HERE)) {
 		fprintf(stderr, "runqueue module (%s) did not start: %s\n", labels[c], b->mod->last_error);
 		return SBS_FAILED;

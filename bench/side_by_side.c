@@ -120,6 +120,18 @@ void module_methods(const struct module *m, char *buf, size_t len)
 	}
 }
 
+int bench_set_option(struct module *m, const char *key, struct opt_value v)
+{
+	struct option o = { .key = key, .values = &v, .nvalues = 1 };
+	char err[256];
+
+	if (module_set_option(m, &o, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", key, err);
+		return -1;
+	}
+	return 0;
+}
+
 int bench_start_in_layout(struct module *m, enum bench_layout layout)
 {
 	/* The planner's inputs, read when the object is opened, before load. */

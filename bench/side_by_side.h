@@ -5,6 +5,7 @@
 #ifndef EBPF_BENCH_SIDE_BY_SIDE_H
 #define EBPF_BENCH_SIDE_BY_SIDE_H
 
+#include "base/options.h"
 #include "base/log.h"
 
 #include <stdbool.h>
@@ -55,6 +56,9 @@ void bench_quiet_log(enum ebpf_log_level level, const char *msg);
  * shared), so that all three are timed side by side in one run. */
 enum bench_layout { LAYOUT_HERE, LAYOUT_BEFORE, LAYOUT_MANY_CPUS };
 #define BENCH_MANY_CPUS 256
+
+/* module_set_option(m, key, v) with one value; -1 with the error printed. */
+int bench_set_option(struct module *m, const char *key, struct opt_value v);
 
 /* module_start(m) in that layout; its result. */
 int bench_start_in_layout(struct module *m, enum bench_layout layout);

@@ -105,18 +105,6 @@ struct bench {
 	struct side_by_side sbs; /* section 1's rounds and results */
 };
 
-static int set_module_option(struct module *m, const char *key, struct opt_value v)
-{
-	struct option o = { .key = key, .values = &v, .nvalues = 1 };
-	char err[256];
-
-	if (module_set_option(m, &o, err, sizeof(err))) {
-		fprintf(stderr, "%s: %s\n", key, err);
-		return -1;
-	}
-	return 0;
-}
-
 /* Starts b->mod for configuration c (cfgs[c].which: 0 counters, 1 latency all, 2 latency
  * all at precision 0; in cfgs[c].layout); its module_start() wall time goes to *ms. */
 static int start_module(struct bench *b, enum cfg c, double *ms)
@@ -129,11 +117,11 @@ static int start_module(struct bench *b, enum cfg c, double *ms)
 	if (!b->mod)
 		return -1;
 	if (cfgs[c].by_cgroup &&
-	    (set_module_option(b->mod, "By", (struct opt_value){ .type = OPT_STRING, .string = "cgroup" }) ||
-	     set_module_option(b->mod, "MaxSeries", (struct opt_value){ .type = OPT_NUMBER, .number = 10 })))
+	    (bench_set_option(b->mod, "By", (struct opt_value){ .type = OPT_STRING, .string = "cgroup" }) ||
+	     bench_set_option(b->mod, "MaxSeries", (struct opt_value){ .type = OPT_NUMBER, .number = 10 })))
 		return -1;
 	if (cfgs[c].witness &&
-	    set_module_option(b->mod, "Witness", (struct opt_value){ .type = OPT_BOOLEAN, .boolean = true }))
+	    bench_set_option(b->mod, "Witness", (struct opt_value){ .type = OPT_BOOLEAN, .boolean = true }))
 		return -1;
 	t0 = now_ns();
 	if (bench_start_in_layout(b->mod, cfgs[c].layout)) {

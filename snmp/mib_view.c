@@ -1,6 +1,7 @@
 #include "mib_view.h"
 
 #include "base/text_append.h"
+#include "instance_index.h"
 
 #include <errno.h>
 #include <math.h>
@@ -9,10 +10,10 @@
 
 enum { T_MODULES, T_COUNTERS, T_HISTS, T_BUCKETS, T_GAUGES, T_SCALAR = -1 };
 
-/* Name limits: the SIZEs of COLLECTD-EBPF-MIB's index objects (keeps OIDs within 128 arcs). */
+/* Name limits: the SIZEs of COLLECTD-EBPF-MIB's index objects (keeps OIDs within 128 arcs).
+ * An instance of any length has an index of at most INSTANCE_INDEX_MAX (instance_index.h). */
 #define MODULE_NAME_MAX 32
 #define METRIC_NAME_MAX 32
-#define INSTANCE_NAME_MAX 48
 
 #define ROW_INDEX_MAX (MIB_MAX_SUFFIX - 4) /* the column prefix takes 4 arcs */
 
@@ -24,6 +25,7 @@ struct mib_row {
 	const struct snapshot_histogram *h;
 	int bucket; /* index into h->buckets */
 	const struct snapshot_gauge *g;
+	size_t seq; /* its place among the rows of its table as built: the last tie-break */
 };
 
 /* Every served column, in OID order; a scalar is a column whose only row is index 0. */
@@ -38,12 +40,14 @@ static const struct column columns[] = {
 	{ { 1, 1, 1 }, 3, T_SCALAR, 1 },     { { 1, 1, 2 }, 3, T_SCALAR, 2 },     { { 1, 1, 3 }, 3, T_SCALAR, 3 },
 	{ { 1, 2, 1, 2 }, 4, T_MODULES, 2 }, { { 1, 2, 1, 3 }, 4, T_MODULES, 3 }, { { 1, 2, 1, 4 }, 4, T_MODULES, 4 },
 	{ { 1, 2, 1, 5 }, 4, T_MODULES, 5 }, { { 1, 3, 1, 3 }, 4, T_COUNTERS, 3 }, { { 1, 3, 1, 4 }, 4, T_COUNTERS, 4 },
+	{ { 1, 3, 1, 5 }, 4, T_COUNTERS, 5 },
 	{ { 1, 4, 1, 3 }, 4, T_HISTS, 3 },   { { 1, 4, 1, 4 }, 4, T_HISTS, 4 },   { { 1, 4, 1, 5 }, 4, T_HISTS, 5 },
 	{ { 1, 4, 1, 6 }, 4, T_HISTS, 6 },   { { 1, 4, 1, 7 }, 4, T_HISTS, 7 },   { { 1, 4, 1, 8 }, 4, T_HISTS, 8 },
 	{ { 1, 4, 1, 9 }, 4, T_HISTS, 9 },   { { 1, 4, 1, 10 }, 4, T_HISTS, 10 }, { { 1, 4, 1, 11 }, 4, T_HISTS, 11 },
-	{ { 1, 4, 1, 12 }, 4, T_HISTS, 12 }, { { 1, 4, 1, 13 }, 4, T_HISTS, 13 }, { { 1, 5, 1, 2 }, 4, T_BUCKETS, 2 },
-	{ { 1, 5, 1, 3 }, 4, T_BUCKETS, 3 }, { { 1, 5, 1, 4 }, 4, T_BUCKETS, 4 }, { { 1, 5, 1, 5 }, 4, T_BUCKETS, 5 },
-	{ { 1, 6, 1, 3 }, 4, T_GAUGES, 3 },  { { 1, 6, 1, 4 }, 4, T_GAUGES, 4 },
+	{ { 1, 4, 1, 12 }, 4, T_HISTS, 12 }, { { 1, 4, 1, 13 }, 4, T_HISTS, 13 }, { { 1, 4, 1, 14 }, 4, T_HISTS, 14 },
+	{ { 1, 5, 1, 2 }, 4, T_BUCKETS, 2 }, { { 1, 5, 1, 3 }, 4, T_BUCKETS, 3 }, { { 1, 5, 1, 4 }, 4, T_BUCKETS, 4 },
+	{ { 1, 5, 1, 5 }, 4, T_BUCKETS, 5 }, { { 1, 6, 1, 3 }, 4, T_GAUGES, 3 },  { { 1, 6, 1, 4 }, 4, T_GAUGES, 4 },
+	{ { 1, 6, 1, 5 }, 4, T_GAUGES, 5 },
 };
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
 
@@ -65,12 +69,22 @@ static int put_string(struct mib_row *r, const char *s, size_t min, size_t max, 
 	return 0;
 }
 
+/* Module and metric as they are; the instance by the rule of instance_index.h. */
 static int put_names(struct mib_row *r, const struct snapshot_module *m, const char *metric, const char *instance,
 		     bool instance_implied)
 {
+	char index[INSTANCE_INDEX_MAX + 1];
+
+	instance_index(instance, index);
 	r->len = 0;
 	return put_string(r, m->label, 1, MODULE_NAME_MAX, false) || put_string(r, metric, 1, METRIC_NAME_MAX, false) ||
-	       put_string(r, instance, 0, INSTANCE_NAME_MAX, instance_implied);
+	       put_string(r, index, 0, INSTANCE_INDEX_MAX, instance_implied);
+}
+
+/* The row's whole instance ("" for a module row). */
+static const char *row_instance(const struct mib_row *r)
+{
+	return r->c ? r->c->instance : r->g ? r->g->instance : r->h ? r->h->instance : "";
 }
 
 static int cmp_oid(const uint32_t *a, size_t alen, const uint32_t *b, size_t blen)
@@ -81,11 +95,22 @@ static int cmp_oid(const uint32_t *a, size_t alen, const uint32_t *b, size_t ble
 	return alen < blen ? -1 : alen > blen;
 }
 
+static int same_index(const struct mib_row *x, const struct mib_row *y)
+{
+	return !cmp_oid(x->index, x->len, y->index, y->len);
+}
+
+/* By index; rows that share one (two long instances whose head and hash agree) by their
+ * whole instance, then as built: the row served of them, the first, is the same on every
+ * read, whatever order the snapshot lists them in. */
 static int cmp_rows(const void *a, const void *b)
 {
 	const struct mib_row *x = a, *y = b;
+	int c = cmp_oid(x->index, x->len, y->index, y->len);
 
-	return cmp_oid(x->index, x->len, y->index, y->len);
+	if (!c)
+		c = strcmp(row_instance(x), row_instance(y));
+	return c ? c : (x->seq > y->seq) - (x->seq < y->seq);
 }
 
 /* Adds a row to table t unless its names are too long for the index. */
@@ -104,6 +129,7 @@ static struct mib_row *new_row(struct mib_view *v, int t, size_t *cap)
 	}
 	r = &v->rows[t][v->nrows[t]];
 	memset(r, 0, sizeof(*r));
+	r->seq = v->nrows[t];
 	return r;
 }
 
@@ -117,7 +143,7 @@ static void put_cut(char *buf, size_t len, size_t *used, const char *sep, const 
 static void note_skipped(struct mib_view *v, const struct mib_row *r)
 {
 	const char *metric = r->c ? r->c->metric : r->g ? r->g->metric : r->h ? r->h->metric : NULL;
-	const char *instance = r->c ? r->c->instance : r->g ? r->g->instance : r->h ? r->h->instance : "";
+	const char *instance = row_instance(r);
 	char name[sizeof(v->skipped_last)] = "";
 	size_t used = 0, names_used = strlen(v->skipped_names);
 
@@ -192,27 +218,73 @@ static int add_module(struct mib_view *v, const struct snapshot_module *m, size_
 	return 0;
 }
 
-/* Drops rows whose index repeats an earlier one (a GET could not tell them apart). */
-static void drop_duplicates(struct mib_view *v, int t)
+/* The histograms whose row another took the index of: their bucket rows go too, or a slot
+ * only the loser has would be served under the winner's index. Sorted by address. */
+struct lost_hists {
+	const struct snapshot_histogram **h;
+	size_t n, cap;
+};
+
+static int cmp_address(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(const struct snapshot_histogram *const *)a;
+	uintptr_t y = (uintptr_t)*(const struct snapshot_histogram *const *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int note_lost(struct lost_hists *lost, const struct snapshot_histogram *h)
+{
+	if (lost->n == lost->cap) {
+		size_t ncap = lost->cap ? lost->cap * 2 : 4;
+		const struct snapshot_histogram **p = realloc(lost->h, ncap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		lost->h = p;
+		lost->cap = ncap;
+	}
+	lost->h[lost->n++] = h;
+	return 0;
+}
+
+static bool is_lost(const struct lost_hists *lost, const struct snapshot_histogram *h)
+{
+	return lost->n && bsearch(&h, lost->h, lost->n, sizeof(*lost->h), cmp_address);
+}
+
+/* Drops the rows of sorted table t whose index repeats an earlier one (a GET could not tell
+ * them apart; cmp_rows put the one to serve first), and the bucket rows of histograms that
+ * lost theirs (lost, filled while t is the histograms' table). 0 or -ENOMEM. */
+static int drop_duplicates(struct mib_view *v, int t, struct lost_hists *lost)
 {
 	size_t w = 0;
 
 	for (size_t i = 0; i < v->nrows[t]; i++) {
-		if (w && !cmp_rows(&v->rows[t][w - 1], &v->rows[t][i])) {
-			note_skipped(v, &v->rows[t][i]);
+		const struct mib_row *r = &v->rows[t][i];
+
+		if ((w && same_index(&v->rows[t][w - 1], r)) || (t == T_BUCKETS && is_lost(lost, r->h))) {
+			if (t == T_HISTS && note_lost(lost, r->h))
+				return -ENOMEM;
+			note_skipped(v, r);
 			continue;
 		}
 		if (w != i)
-			v->rows[t][w] = v->rows[t][i];
+			v->rows[t][w] = *r;
 		w++;
 	}
 	v->nrows[t] = w;
+	if (t == T_HISTS && lost->n)
+		qsort(lost->h, lost->n, sizeof(*lost->h), cmp_address);
+	return 0;
 }
 
 int mib_view_build(struct mib_view *v, const struct snapshot *snap, enum mib_snapshot_status status,
 		   const char *error, size_t room)
 {
 	size_t cap[MIB_TABLES] = { 0 };
+	struct lost_hists lost = { 0 };
+	int err = 0;
 
 	memset(v, 0, sizeof(*v));
 	v->room = room < MIB_MAX_SUFFIX ? room : MIB_MAX_SUFFIX;
@@ -229,12 +301,16 @@ int mib_view_build(struct mib_view *v, const struct snapshot *snap, enum mib_sna
 			return -ENOMEM;
 		}
 	}
-	for (int t = 0; t < MIB_TABLES; t++) {
+	/* T_HISTS comes before T_BUCKETS: the bucket rows know which histograms lost. */
+	for (int t = 0; t < MIB_TABLES && !err; t++) {
 		if (v->nrows[t])
 			qsort(v->rows[t], v->nrows[t], sizeof(struct mib_row), cmp_rows);
-		drop_duplicates(v, t);
+		err = drop_duplicates(v, t, &lost);
 	}
-	return 0;
+	free(lost.h);
+	if (err)
+		mib_view_free(v);
+	return err;
 }
 
 void mib_view_free(struct mib_view *v)
@@ -330,7 +406,8 @@ static void hist_value(const struct snapshot_histogram *h, uint32_t col, struct 
 	case 10: *out = (struct mib_value){ .type = MIB_GAUGE32, .num = gauge(h->mean / scale) }; break;
 	case 11: *out = (struct mib_value){ .type = MIB_GAUGE32, .num = gauge(h->p50 / scale) }; break;
 	case 12: *out = (struct mib_value){ .type = MIB_GAUGE32, .num = gauge(h->p95 / scale) }; break;
-	default: *out = (struct mib_value){ .type = MIB_GAUGE32, .num = gauge(h->p99 / scale) }; break;
+	case 13: *out = (struct mib_value){ .type = MIB_GAUGE32, .num = gauge(h->p99 / scale) }; break;
+	default: string_value(out, h->instance); break;
 	}
 }
 
@@ -352,8 +429,11 @@ static void row_value(const struct mib_env *env, int table, uint32_t col, const 
 						   .num = timestamp(env, r->m->discontinuity_us) };
 		break;
 	case T_COUNTERS:
-		*out = (struct mib_value){ .type = col == 3 ? MIB_COUNTER64 : MIB_COUNTER32,
-					   .num = col == 3 ? r->c->value : r->c->value & 0xffffffffu };
+		if (col == 5)
+			string_value(out, r->c->instance); /* the whole instance, whatever its index */
+		else
+			*out = (struct mib_value){ .type = col == 3 ? MIB_COUNTER64 : MIB_COUNTER32,
+						   .num = col == 3 ? r->c->value : r->c->value & 0xffffffffu };
 		break;
 	case T_HISTS:
 		hist_value(r->h, col, out);
@@ -361,6 +441,8 @@ static void row_value(const struct mib_env *env, int table, uint32_t col, const 
 	case T_GAUGES:
 		if (col == 3) {
 			*out = (struct mib_value){ .type = MIB_GAUGE32, .num = gauge_down(r->g->value) };
+		} else if (col == 5) {
+			string_value(out, r->g->instance);
 		} else {
 			char text[32];
 

@@ -5,12 +5,15 @@
  * Layout under the base (see snmp/COLLECTD-EBPF-MIB.txt):
  *   1.1.{1,2,3}.0            snapshot status, error, age
  *   1.2.1.<col>.<module>     modules                 (IMPLIED module name)
- *   1.3.1.<col>.<m>.<metric>.<instance>             (instance IMPLIED)
- *   1.4.1.<col>.<m>.<metric>.<instance>             (instance IMPLIED)
- *   1.5.1.<col>.<m>.<metric>.<instance>.<slot + 1>
+ *   1.3.1.<col>.<m>.<metric>.<instance>             counters (instance IMPLIED)
+ *   1.4.1.<col>.<m>.<metric>.<instance>             histograms (instance IMPLIED)
+ *   1.5.1.<col>.<m>.<metric>.<instance>.<slot + 1>  buckets
  *   1.6.1.<col>.<m>.<metric>.<instance>             gauges (instance IMPLIED)
  * Strings in indexes are length-prefixed (except IMPLIED ones), one arc per byte: the
- * same names give the same OIDs after any restart, with no state kept anywhere.
+ * same names give the same OIDs after any restart, with no state kept anywhere. The
+ * instance in an index is its index text (instance_index.h: itself up to 48 bytes, a head
+ * and a hash beyond); counters, histograms and gauges have a column with the whole
+ * instance (1.3.1.5, 1.4.1.14, 1.6.1.5).
  */
 #ifndef EBPF_SNMP_MIB_VIEW_H
 #define EBPF_SNMP_MIB_VIEW_H
@@ -61,8 +64,9 @@ struct mib_view {
 	struct mib_row *rows[MIB_TABLES]; /* modules, counters, histograms, buckets, gauges */
 	size_t nrows[MIB_TABLES];
 	size_t room;             /* arcs below the base (mib_view_build) */
-	size_t skipped;          /* rows whose names are too long for the MIB's index SIZEs, or
-				    whose OIDs would not fit in the room under the base */
+	size_t skipped;          /* rows whose module or metric names are too long for the MIB's
+				    index SIZEs, whose OIDs would not fit in the room under the
+				    base, or whose index another row has (served instead) */
 	/* The series of those rows, named for the subagent's log: the first MIB_SKIPPED_NAMED
 	 * as "module/metric/instance" (each name cut at 64 bytes), ", "-separated; a
 	 * histogram's bucket rows count as its series, not again. */

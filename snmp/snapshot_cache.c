@@ -57,7 +57,8 @@ static void settle(struct snapshot_cache *c, enum mib_snapshot_status status, co
 			snprintf(tail, sizeof(tail), " and %zu more", more);
 		snprintf(msg, sizeof(msg),
 			 "serving %s: %d module%s; %zu series left out (names longer than the MIB's index sizes: "
-			 "module and metric 32 bytes, instance 48; or OIDs longer than 128 arcs under --base-oid): %s%s",
+			 "module and metric 32 bytes; OIDs longer than 128 arcs under --base-oid; or the index of "
+			 "another series, which is served: instances past 48 bytes whose head and hash agree): %s%s",
 			 c->path, c->snap.nmodules, c->snap.nmodules == 1 ? "" : "s", c->view.skipped_series,
 			 c->view.skipped_names, tail);
 	} else if (c->status == MIB_SNAPSHOT_OK)

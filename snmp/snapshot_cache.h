@@ -24,8 +24,9 @@ struct snapshot_cache {
 	char error[600];
 	struct mib_view view;
 	/* Called when the status or error changes, so that the log tells why values vanish,
-	 * and when more series are left out than ever reported (a cgroup with a long name
-	 * that appears while the snapshot is served). */
+	 * and when more series are left out than ever reported (a module with a long metric
+	 * name, or a cgroup whose instance's index another has, that appears while the
+	 * snapshot is served). */
 	void (*report)(bool ok, const char *msg);
 	size_t skipped_reported; /* the most series left out a report has named */
 };

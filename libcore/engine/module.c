@@ -156,7 +156,8 @@ static void option_keys(const struct module *m, const char **keys, int room)
 	for (int i = 0; !m->ops->options && m->ops->option_names && m->ops->option_names[i] && n < room; i++)
 		keys[n++] = m->ops->option_names[i];
 	for (int i = 0; common_options[i] && n < room; i++)
-		keys[n++] = common_options[i];
+		if (strcmp(common_options[i], "Witness") || has_witness(m)) /* not offered where refused */
+			keys[n++] = common_options[i];
 	keys[n] = NULL;
 }
 

@@ -1,5 +1,6 @@
-/* Shared by test_process and test_tcp: start a module configured for one attach method and
- * insist that every probe point runs on exactly that method (no fallback, no variant). */
+/* Shared by the module tests: start a module and count a failure to start, or (test_process,
+ * test_tcp) insist that every probe point runs on exactly one method (no fallback, no
+ * variant). */
 #ifndef EBPF_TESTS_START_ON_METHOD_H
 #define EBPF_TESTS_START_ON_METHOD_H
 
@@ -8,15 +9,24 @@
 
 #include <stdio.h>
 
-/* `m` started, or NULL (and `m` freed) when it could not start: a failure, with its error. */
-static inline struct module *start_on_method(struct module *m, const char *method)
+/* `m` started, or NULL (and `m` freed) when it could not start: a failure, with its error
+ * after `what` (the method, the configuration). */
+static inline struct module *start_or_fail(struct module *m, const char *what)
 {
 	if (module_start(m)) {
-		fprintf(stderr, "%s: start failed: %s\n", method, m->last_error);
+		fprintf(stderr, "%s: start failed: %s\n", what, m->last_error);
 		CHECK(!"module started");
 		module_free(m);
 		return NULL;
 	}
+	return m;
+}
+
+/* The same, and every point on exactly `method`. */
+static inline struct module *start_on_method(struct module *m, const char *method)
+{
+	if (!start_or_fail(m, method))
+		return NULL;
 	for (int i = 0; i < m->probes.npoints; i++) {
 		char used[64];
 

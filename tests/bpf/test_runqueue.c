@@ -11,6 +11,7 @@
 #include "tests/bpf/attach_methods.h"
 #include "tests/bpf/bpf_requirements.h"
 #include "tests/bpf/detach_program.h"
+#include "tests/bpf/start_on_method.h"
 #include "tests/recording_sink.h"
 #include "tests/testing.h"
 
@@ -124,12 +125,8 @@ static void run_method(const char *method)
 	m->filter_tgid = getpid();
 	set_option(m, "AttachOrder", (struct opt_value){ .type = OPT_STRING, .string = method });
 	set_option(m, "PerCPU", (struct opt_value){ .type = OPT_BOOLEAN, .boolean = true });
-	if (module_start(m)) {
-		fprintf(stderr, "%s: start failed: %s\n", method, m->last_error);
-		CHECK(!"module started");
-		module_free(m);
+	if (!start_or_fail(m, method))
 		return;
-	}
 	probe_point_method(&m->probes.points[0], used, sizeof(used));
 	printf("%-10s attached via %s\n", method, used);
 	CHECK(!strncmp(used, method, strlen(method)));
@@ -191,12 +188,8 @@ static void run_witness(const char *method)
 	m->filter_tgid = getpid();
 	set_option(m, "AttachOrder", (struct opt_value){ .type = OPT_STRING, .string = method });
 	set_option(m, "Witness", (struct opt_value){ .type = OPT_BOOLEAN, .boolean = true });
-	if (module_start(m)) {
-		fprintf(stderr, "%s witness: start failed: %s\n", method, m->last_error);
-		CHECK(!"module started");
-		module_free(m);
+	if (!start_or_fail(m, method))
 		return;
-	}
 	a = read_module(m);
 	/* a variant that shares the witnesses with another got them loaded too */
 	CHECK(!strstr(m->probes.points[0].failures, "witness"));

@@ -9,6 +9,7 @@
 #include "libcore/kernel/privileges.h"
 #include "tests/bpf/attach_methods.h"
 #include "tests/bpf/detach_program.h"
+#include "tests/bpf/start_on_method.h"
 #include "tests/recording_sink.h"
 #include "tests/testing.h"
 
@@ -131,12 +132,8 @@ static void run_witness(const char *method, bool latency, int fd)
 	struct seen a, b;
 
 	set_witness_on(m);
-	if (module_start(m)) {
-		fprintf(stderr, "%s witness: start failed: %s\n", method, m->last_error);
-		CHECK(!"module started");
-		module_free(m);
+	if (!start_or_fail(m, method))
 		return;
-	}
 	a = read_module(m);
 	/* a variant that shares the witnesses with another got them loaded too */
 	CHECK(!strstr(m->probes.points[latency ? 1 : 0].failures, "witness"));

@@ -21,8 +21,7 @@ cg_cleanup() { rmdir "$CG/keep2" "$CG/keep" "$CG/other" "$CG" 2>/dev/null || tru
 trap cg_cleanup EXIT INT TERM
 
 OBJ="$WORK/objects"
-install_objects "$OBJ" tests/programs/exporter_cgroup_ids.bpf.o
-cp "$top_srcdir/tests/programs/exporter_cgroup_ids.yaml" "$OBJ/" && chmod 644 "$OBJ/exporter_cgroup_ids.yaml"
+install_exporter_configs "$OBJ" exporter_cgroup_ids
 
 write_config "$WORK/collectd.conf" <<CONF
 <Plugin ebpf>
@@ -35,10 +34,7 @@ CONF
 pass "collectd -T takes the config with its cgroup_id_map"
 
 # in_cgroup NAME COUNT: close_n, as process "w", closing the marker COUNT times in $CG/NAME
-in_cgroup() {
-	echo go | sh -c 'echo $$ > "$1/cgroup.procs" && exec "$2" "w:$3"' sh "$CG/$1" \
-		"$top_builddir/tests/integration/close_n" "$2" || fail "the workload in $1 failed"
-}
+in_cgroup() { close_in_cgroup "$CG/$1" w "$2"; }
 ids_are() { [ "$(awk -v v="$(csv_last cgids gauge-cgroup_ids-cgroup_id_map)" 'BEGIN { print v + 0 }')" = "$1" ]; }
 
 start_collectd "$WORK/collectd.conf"

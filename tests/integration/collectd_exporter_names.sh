@@ -1,18 +1,21 @@
 #!/bin/sh
-# ebpf_exporter's ifname, pci_vendor, pci_subclass and dname decoders in the real collectd:
-# <Program> ExporterConfig reads tests/programs/exporter_names.yaml (this project's own config
-# and program in that format: close() of a marker fd under a key of fixed ids the command
+# ebpf_exporter's ifname, pci_vendor, pci_subclass and dname decoders, and its errno, inet_ip,
+# hex, ksym, pci_device and pci_class, in the real collectd: <Program> ExporterConfig reads
+# tests/programs/exporter_names.yaml and exporter_codes.yaml (this project's own configs and
+# programs in that format: close() of a marker fd under a key of fixed values the command
 # chooses). The workload (tests/integration/close_n) closes the marker 3 times as "known",
-# whose ids have names (interface 1, lo; vendor 0x8086; subclass 0x0200; example.com), and 4
-# times as "other", whose ids have none; each series must count exactly that, under the
-# label texts ebpf_exporter gives (pci names from the system's pci.ids, Debian's package
+# whose ids have names (interface 1, lo; vendor 0x8086; subclass 0x0200; example.com; errno
+# 13; vfs_read's address, which kaddrs gives the program; device 1af4:1000, class 0x02; the
+# IPv4 and IPv6 addresses, as addresses), and 4
+# times as "other", whose ids have none (an address 1 no symbol starts at, a device and class
+# pci.ids has not); each series must count exactly that, under
+# the label texts ebpf_exporter gives (pci names from the system's pci.ids, Debian's package
 # pci.ids, which contrib/debian-setup.sh installs).
 . "$top_srcdir/tests/integration/lib.sh"
 . "$top_srcdir/tests/integration/program_lib.sh"
 
 OBJ="$WORK/objects"
-install_objects "$OBJ" tests/programs/exporter_names.bpf.o
-cp "$top_srcdir/tests/programs/exporter_names.yaml" "$OBJ/" && chmod 644 "$OBJ/exporter_names.yaml"
+install_exporter_configs "$OBJ" exporter_names exporter_codes
 
 mkfifo "$WORK/go"
 "$top_builddir/tests/integration/close_n" known:3 other:4 < "$WORK/go" &
@@ -24,14 +27,18 @@ write_config "$WORK/collectd.conf" <<CONF
   <Program "names">
     ExporterConfig "$OBJ/exporter_names.yaml"
   </Program>
+  <Program "codes">
+    ExporterConfig "$OBJ/exporter_codes.yaml"
+  </Program>
 </Plugin>
 CONF
 
 "$COLLECTD" -T -C "$WORK/collectd.conf" > "$WORK/t.out" 2>&1 || { cat "$WORK/t.out" >&2; fail "collectd -T refused the config"; }
-pass "collectd -T takes the config with its ifname, pci_vendor, pci_subclass and dname decoders"
+pass "collectd -T takes the configs with their ifname, pci_vendor, pci_subclass, dname, errno, inet_ip, hex, ksym, pci_device and pci_class decoders"
 
 start_collectd "$WORK/collectd.conf"
 wait_for_log 'names: count_close attached' 10 || fail "the program did not attach"
+wait_for_log 'codes: count_close attached' 10 || fail "the program codes did not attach"
 echo go >&7
 wait "$WORKLOAD" || fail "the workload failed"
 
@@ -45,4 +52,12 @@ pass "unnamed ids as ebpf_exporter prints them, the name's 4 trailing 0 bytes as
 ls "$WORK/csv/itest/ebpf-names/" > "$WORK/files"
 [ "$(grep -c '^derive-marked_closes-' "$WORK/files")" = 2 ] || { cat "$WORK/files" >&2; fail "series besides the two were sent"; }
 pass "no other series"
+
+KNOWN="derive-marked_closes-EACCES-127.0.0.1-be-vfs_read-Virtio network device-Network controller-::1"
+wait_until 5 csv_is codes "$KNOWN" 3 || fail "$KNOWN is $(csv_last codes "$KNOWN"), expected 3"
+OTHER="derive-marked_closes-ENOENT-1.2.3.4-0a-unknown_addr:0x1-unknown pci device: 0xdeadbeef-unknown pci class: 0xfe-2001:db8::1"
+wait_until 5 csv_is codes "$OTHER" 4 || fail "$OTHER is $(csv_last codes "$OTHER"), expected 4"
+ls "$WORK/csv/itest/ebpf-codes/" > "$WORK/files"
+[ "$(grep -c '^derive-marked_closes-' "$WORK/files")" = 2 ] || { cat "$WORK/files" >&2; fail "codes: series besides the two were sent"; }
+pass "errno, inet_ip (IPv4 and IPv6), hex, ksym, pci_device, pci_class: ${KNOWN#derive-marked_closes-} 3 closes, ${OTHER#derive-marked_closes-} 4, nothing else"
 stop_collectd

@@ -13,10 +13,8 @@
 . "$top_srcdir/tests/integration/program_lib.sh"
 
 OBJ="$WORK/objects"
-install_objects "$OBJ" tests/programs/perf_event_samples.bpf.o
-cp "$top_srcdir/tests/programs/perf_event_samples.yaml" "$OBJ/" && chmod 644 "$OBJ/perf_event_samples.yaml"
-CPUS=$(awk -F, '{ n = 0; for (i = 1; i <= NF; i++) { split($i, r, "-"); n += (r[2] == "" ? 1 : r[2] - r[1] + 1) } print n }' \
-	/sys/devices/system/cpu/online)
+install_exporter_configs "$OBJ" perf_event_samples
+CPUS=$(online_cpus | wc -l)
 FREQ=99
 
 # conf NAME BODY: $WORK/NAME.conf with <Program "perf"> of that body.

@@ -12,6 +12,28 @@ install_objects() {
 	done
 }
 
+# install_exporter_configs DIR NAME...: tests/programs/NAME.bpf.o and NAME.yaml (an
+# ebpf_exporter config and its object, ExporterConfig finds the object beside it) into DIR.
+install_exporter_configs() {
+	dir=$1; shift
+	for n in "$@"; do
+		install_objects "$dir" "tests/programs/$n.bpf.o"
+		cp "$top_srcdir/tests/programs/$n.yaml" "$dir/" && chmod 644 "$dir/$n.yaml" || fail "cannot copy $n.yaml"
+	done
+}
+
+# close_in_cgroup DIR COMM COUNT: tests/integration/close_n, as process COMM in the cgroup
+# directory DIR, closing the marker fd COUNT times.
+close_in_cgroup() {
+	echo go | sh -c 'echo $$ > "$1/cgroup.procs" && exec "$2" "$3:$4"' sh "$1" \
+		"$top_builddir/tests/integration/close_n" "$2" "$3" || fail "the workload in $1 failed"
+}
+
+# online_cpus: the ids of the online CPUs, one a line (/sys/devices/system/cpu/online: "0-3,6").
+online_cpus() {
+	tr ',' '\n' < /sys/devices/system/cpu/online | awk -F- '{ for (c = $1; c <= ($2 == "" ? $1 : $2); c++) print c }'
+}
+
 # attach_loop MEGABYTES [DIR]: a loop device with direct IO over a new file in DIR (default
 # /var/tmp), set as LOOP (/dev/loopN) and DISK (loopN); detached and removed when the test exits.
 attach_loop() {
@@ -26,9 +48,12 @@ attach_loop() {
 	command -v udevadm >/dev/null 2>&1 && udevadm settle 2>/dev/null || true
 }
 cleanup_loop() {
-	[ -n "$LOOP" ] && losetup -d "$LOOP"
-	rm -f "$BACKING"
+	detach_loop
 	cleanup
+}
+detach_loop() {
+	[ -z "$LOOP" ] || losetup -d "$LOOP" || true
+	rm -f "$BACKING"
 }
 
 # start_sync_workload N: tests/integration/sync_n, waiting on a fifo so that its pid (WORKLOAD)

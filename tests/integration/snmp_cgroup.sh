@@ -5,8 +5,10 @@
 # whose instance is the cgroup as collectd names it (path below the cgroup2 root, '/' -> '_')
 # before a '/' and the syscall: calls of <parent>_a/fsync is N exactly, of <parent>_b/fsync K,
 # by snmpget and in a snmpwalk of the module's calls; ebpfHistTable counts the same calls. A
-# third cgroup whose instance is longer than the MIB's 48 bytes is in collectd's snapshot but
-# not served, and the subagent logs it by name (doc/snmp.md).
+# third cgroup, whose instance is longer than the 48 bytes an index holds, is served under the
+# index the MIB's rule gives (its first 34 bytes, '~', 13 base32hex digits of the FNV-1a 64-bit
+# hash of the whole instance: computed here apart from the subagent), with its exact count,
+# and ebpfCounterFullInstance is the whole instance (doc/snmp.md).
 . "$top_srcdir/tests/integration/lib.sh"
 . "$top_srcdir/tests/integration/snmp_lib.sh"
 
@@ -51,6 +53,9 @@ HISTCOUNT="$BASE.1.4.1.4.$(str_oid syscalls).$(str_oid latency)"
 oid_a="$CALLS.$(str_oid "${PARENT}_a/fsync" implied)"
 oid_b="$CALLS.$(str_oid "${PARENT}_b/fsync" implied)"
 value_is() { [ "$(value "$1")" = "$2" ]; }
+# The rule on the MIB's own example, so that a wrong index_of fails here and not as a missing row.
+[ "$(index_of system.slice_docker-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope/fsync)" = \
+	system.slice_docker-0123456789abcd~atmmkn27eg7ds ] || fail "index_of does not give the MIB's example index"
 wait_until 15 value_is "$oid_a" $N || sfail "calls of ${PARENT}_a/fsync is '$(value "$oid_a")' at $oid_a, not $N"
 wait_until 15 value_is "$oid_b" $K || sfail "calls of ${PARENT}_b/fsync is '$(value "$oid_b")' at $oid_b, not $K"
 pass "snmpget ebpfCounterValue: ${PARENT}_a/fsync $N, ${PARENT}_b/fsync $K"
@@ -69,12 +74,24 @@ for c in a b; do
 done
 pass "snmpwalk: exactly the rows ${PARENT}_a/fsync = $N and ${PARENT}_b/fsync = $K; ebpfHistCount the same"
 
-# The long one: collectd has it (above), the MIB cannot index it, the subagent says so by name
-# (the first five series left out: the cgroup's other syscalls may come before its fsync).
+# The long one: collectd has it (above); its row is served under the index the rule gives, with
+# its exact count, and its whole instance in ebpfCounterFullInstance (column 5).
+LONG_INDEX=$(index_of "$LONG_INSTANCE")
+[ ${#LONG_INDEX} = 48 ] || fail "the index of $LONG_INSTANCE is not 48 bytes: $LONG_INDEX"
+oid_long="$CALLS.$(str_oid "$LONG_INDEX" implied)"
+wait_until 15 value_is "$oid_long" $M ||
+	sfail "calls of the ${#LONG_INSTANCE}-byte $LONG_INSTANCE is '$(value "$oid_long")' at index $LONG_INDEX, not $M"
+full=$(value "$BASE.1.3.1.5.$(str_oid syscalls).$(str_oid calls).$(str_oid "$LONG_INDEX" implied)")
+[ "$full" = "$LONG_INSTANCE" ] || sfail "ebpfCounterFullInstance at index $LONG_INDEX is '$full', not $LONG_INSTANCE"
+h=$(value "$HISTCOUNT.$(str_oid "$LONG_INDEX" implied)")
+[ "$h" = $M ] || sfail "ebpfHistCount of $LONG_INSTANCE (index $LONG_INDEX) is '$h', not $M"
+walk=$(v2walk "$CALLS" 2>&1) || sfail "snmpwalk of $CALLS: $walk"
+echo "$walk" | grep -qxF "$oid_long = Counter64: $M" || sfail "the walk of calls has no $oid_long = $M"
+# The whole instance is no index (its OID would pass 128 arcs with a longer cgroup), and the
+# subagent no longer leaves it out.
 out=$(v2 "$CALLS.$(str_oid "$LONG_INSTANCE" implied)" 2>&1) || true
-echo "$out" | grep -q "No Such" || sfail "the ${#LONG_INSTANCE}-byte instance $LONG_INSTANCE answered: $out"
-! echo "$walk" | grep -qF "$(str_oid "${PARENT}_$LONG" implied)" || sfail "the walk has a row of $LONG_INSTANCE"
-wait_for_log "series left out (names longer than the MIB's index sizes.*syscalls/[a-z]*/${PARENT}_$LONG/" 5 "$WORK/subagent.log" ||
-	sfail "the subagent did not log the left-out $LONG_INSTANCE"
-pass "the ${#LONG_INSTANCE}-byte instance $LONG_INSTANCE is not served; logged: $(grep -m1 -o 'series left out.*' "$WORK/subagent.log" | cut -c1-160)"
+echo "$out" | grep -q "No Such" || sfail "the whole ${#LONG_INSTANCE}-byte instance answered as an index: $out"
+! grep -q "series left out.*${PARENT}_$LONG" "$WORK/subagent.log" ||
+	sfail "the subagent logged $LONG_INSTANCE as left out: $(grep -m1 'series left out' "$WORK/subagent.log")"
+pass "the ${#LONG_INSTANCE}-byte instance $LONG_INSTANCE: calls $M and ebpfHistCount $M at index $LONG_INDEX, ebpfCounterFullInstance = the instance"
 stop_collectd

@@ -15,8 +15,7 @@
 . "$top_srcdir/tests/integration/program_lib.sh"
 
 OBJ="$WORK/objects"
-install_objects "$OBJ" tests/programs/exporter_syscalls.bpf.o
-cp "$top_srcdir/tests/programs/exporter_syscalls.yaml" "$OBJ/" && chmod 644 "$OBJ/exporter_syscalls.yaml"
+install_exporter_configs "$OBJ" exporter_syscalls
 
 mkfifo "$WORK/go"
 # fd 3 closed: the workload's /dev/null is its fd 3 whatever the shell had open
@@ -39,45 +38,24 @@ CONF
 start_collectd "$WORK/collectd.conf"
 wait_for_log 'exporter: write_size attached' 10 || sfail "the program did not attach"
 
-MOD=$(str_oid exporter implied)
-module_up() { case "$(value $BASE.1.2.1.2.$MOD)" in 1|running*) return 0 ;; esac; return 1; }
-wait_until 10 module_up || sfail "ebpfModuleState.exporter = $(value $BASE.1.2.1.2.$MOD)"
-pass "module row: exporter running, attached $(value $BASE.1.2.1.3.$MOD)"
+wait_module_running exporter
+pass "module row: exporter running, attached $(value $BASE.1.2.1.3.$(str_oid exporter implied))"
 
 echo go >&7
 wait "$WORKLOAD" || sfail "the workload failed"
 
-CALLS="$BASE.1.3.1.3.$(str_oid exporter).$(str_oid syscalls_total).$(str_oid syscalls-write implied)"
-is() { [ "$(value "$1")" = "$2" ]; }
-wait_until 10 is "$CALLS" 12 || sfail "ebpfCounterValue of exporter/syscalls_total/syscalls-write is '$(value "$CALLS")', expected 12"
-wait_until 5 csv_is exporter derive-syscalls-write 12 ||
-	sfail "collectd's derive-syscalls-write is $(csv_last exporter derive-syscalls-write), expected 12"
-pass "ebpfCounterTable exporter.syscalls_total.syscalls-write = 12, as collectd's derive-syscalls-write"
+snmp_counter_as_csv exporter syscalls_total derive-syscalls-write 12
 
 INSTANCE=write_size_bytes-unknown:3
-HIST="$(str_oid exporter).$(str_oid gauge).$(str_oid $INSTANCE implied)"
-wait_until 10 is "$BASE.1.4.1.4.$HIST" 12 ||
-	sfail "ebpfHistCount of exporter/gauge/$INSTANCE is '$(value "$BASE.1.4.1.4.$HIST")', expected 12"
-wait_until 10 is "$BASE.1.4.1.6.$HIST" 15700 ||
-	sfail "ebpfHistSum of exporter/gauge/$INSTANCE is '$(value "$BASE.1.4.1.6.$HIST")', expected 15700"
-wait_until 5 csv_is exporter derive-$INSTANCE-count 12 ||
-	sfail "collectd's derive-$INSTANCE-count is $(csv_last exporter derive-$INSTANCE-count), expected 12"
-wait_until 5 csv_is exporter derive-$INSTANCE-sum 15700 ||
-	sfail "collectd's derive-$INSTANCE-sum is $(csv_last exporter derive-$INSTANCE-sum), expected 15700"
+snmp_as_csv "$EBPF_HIST_COUNT" exporter gauge $INSTANCE derive-$INSTANCE-count 12
+snmp_as_csv "$EBPF_HIST_SUM" exporter gauge $INSTANCE derive-$INSTANCE-sum 15700
 pass "ebpfHistTable exporter.gauge.$INSTANCE: count 12, sum 15700 bytes, as collectd's -count and -sum"
 
-# Its bucket rows (the instance is not the last index part there): ebpfBucketLower (.2),
-# Upper (.3), Count (.4), one line each "lower upper count".
-HIST="$(str_oid exporter).$(str_oid gauge).$(str_oid $INSTANCE)"
-for c in 2 3 4; do
-	v2walk "$BASE.1.5.1.$c.$HIST" 2>/dev/null | sed 's/.*: //' > "$WORK/col$c"
-done
-paste -d ' ' "$WORK/col2" "$WORK/col3" "$WORK/col4" > "$WORK/buckets"
-[ -s "$WORK/buckets" ] || sfail "no ebpfBucketTable rows for exporter/gauge/$INSTANCE"
-total=$(awk '{ s += $3 } END { printf "%d", s }' "$WORK/buckets")
+snmp_buckets exporter gauge $INSTANCE "$WORK/buckets"
+total=$(bucket_total "$WORK/buckets")
 [ "$total" = 12 ] || sfail "the bucket rows add up to $total, expected 12: $(cat "$WORK/buckets")"
 # exp2: bucket 7 holds 65..128 bytes (the 100-byte writes), bucket 12 2049..4096 (3000).
-holding() { awk -v v="$1" '$1 + 0 < v && v <= $2 + 0 { print $3 }' "$WORK/buckets"; }
+holding() { bucket_holding "$WORK/buckets" "$1"; }
 [ "$(holding 100)" = 7 ] && [ "$(holding 3000)" = 5 ] ||
 	sfail "the bucket holding 100 bytes counts '$(holding 100)' (expected 7), 3000 bytes '$(holding 3000)' (expected 5): $(cat "$WORK/buckets")"
 pass "ebpfBucketTable: $(wc -l < "$WORK/buckets") buckets adding up to 12: 7 holding 100 bytes, 5 holding 3000"

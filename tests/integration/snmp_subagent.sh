@@ -123,6 +123,8 @@ echo "$hist" | grep -q 'index|ebpfHistUnit|ebpfHistCount|' || sfail "snmptable d
 unit=$(echo "$row" | cut -d'|' -f2); count=$(echo "$row" | cut -d'|' -f3); sunit=$(echo "$row" | cut -d'|' -f7)
 mean=$(echo "$row" | cut -d'|' -f9); p50=$(echo "$row" | cut -d'|' -f10); p99=$(echo "$row" | cut -d'|' -f12)
 [ "$unit" = nanoseconds ] && [ "$sunit" = microseconds ] || sfail "units: $unit / $sunit"
+# The last column, ebpfHistFullInstance: a short instance whole, as its index has it.
+[ "$(echo "$row" | cut -d'|' -f13)" = fsync ] || sfail "ebpfHistFullInstance of the fsync row is not fsync: $row"
 [ "$count" -ge $N ] || sfail "ebpfHistCount $count < $N"
 [ "$p50" -le "$p99" ] && [ "$mean" -gt 0 ] || sfail "mean $mean, p50 $p50, p99 $p99"
 sleep 1.5

@@ -21,6 +21,8 @@ tree=$(smidump -f identifiers "$MIB" 2>&1)
 for expect in "collectdEbpfMIB node 1.3.6.1.3.3273" "ebpfSnapshotStatus scalar 1.3.6.1.3.3273.1.1.1" \
 	"ebpfModuleState column 1.3.6.1.3.3273.1.2.1.2" "ebpfCounterValue32 column 1.3.6.1.3.3273.1.3.1.4" \
 	"ebpfHistP99 column 1.3.6.1.3.3273.1.4.1.13" "ebpfBucketCount32 column 1.3.6.1.3.3273.1.5.1.5" \
+	"ebpfCounterFullInstance column 1.3.6.1.3.3273.1.3.1.5" "ebpfHistFullInstance column 1.3.6.1.3.3273.1.4.1.14" \
+	"ebpfGaugeFullInstance column 1.3.6.1.3.3273.1.6.1.5" \
 	"ebpfOomKill notification 1.3.6.1.3.3273.0.1" "ebpfModuleStateChange notification 1.3.6.1.3.3273.0.2" \
 	"ebpfEventsNotSent notification 1.3.6.1.3.3273.0.5" "ebpfEventPid scalar 1.3.6.1.3.3273.1.7.7" \
 	"ebpfEventTotal scalar 1.3.6.1.3.3273.1.7.14"; do

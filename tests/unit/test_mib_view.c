@@ -1,6 +1,7 @@
 /* COLLECTD-EBPF-MIB over a snapshot, without net-snmp: the index encoding (stable names,
  * IMPLIED last string), GET, GETNEXT order over the whole subtree, value conversions
  * (Counter32 twins, microseconds, TimeStamp), and the snapshot cache's states. */
+#include "snmp/instance_index.h"
 #include "snmp/mib_view.h"
 #include "snmp/snapshot_cache.h"
 #include "tests/mib_walk.h"
@@ -137,11 +138,11 @@ static void test_walk(void)
 	if (why)
 		printf("walk: %s\n", why);
 	CHECK(why == NULL);
-	/* 3 scalars; 2 modules x 4 columns (the too-long label is left out); 3 counters x 2;
-	 * 2 histograms x 11; 4 buckets x 4. */
-	CHECK_EQ_U64(w.count, 3 + 8 + 6 + 22 + 16);
+	/* 3 scalars; 2 modules x 4 columns (the too-long label is left out); 3 counters x 3;
+	 * 2 histograms x 12; 4 buckets x 4. */
+	CHECK_EQ_U64(w.count, 3 + 8 + 9 + 24 + 16);
 	CHECK_EQ_U64(w.per_table[2], 8);
-	CHECK_EQ_U64(w.per_table[3], 6);
+	CHECK_EQ_U64(w.per_table[3], 9);
 	CHECK_EQ_U64(w.per_table[5], 16);
 	CHECK(view.skipped == 1);
 	/* The subagent's log names the series left out, not only that some were. */
@@ -192,8 +193,8 @@ static void test_base_room(void)
 	CHECK_EQ_U64(v.skipped_series, 1);
 	CHECK(!strncmp(v.skipped_names, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb/cccc", 70));
 	CHECK_EQ_U64(w.per_table[5], 0);
-	CHECK_EQ_U64(w.per_table[3], 4); /* both counters, both columns: zz's after the long one */
-	CHECK_EQ_U64(w.per_table[4], 11);
+	CHECK_EQ_U64(w.per_table[3], 6); /* both counters, all 3 columns: zz's after the long one */
+	CHECK_EQ_U64(w.per_table[4], 12);
 	mib_view_free(&v);
 
 	CHECK(mib_view_build(&v, &s, MIB_SNAPSHOT_OK, "", MIB_MAX_SUFFIX) == 0);
@@ -355,8 +356,9 @@ static void check_display_string(const struct mib_value *v, const char *full)
 	CHECK(((unsigned char)full[kept] & 0xc0) != 0x80);
 }
 
-/* Many series too long for the index: each is counted, the first MIB_SKIPPED_NAMED are named
- * (a histogram's bucket rows do not name it again), each name cut at 64 bytes. */
+/* Many series whose metric is too long for the index: each is counted, the first
+ * MIB_SKIPPED_NAMED are named (a histogram's bucket rows do not name it again), each name cut
+ * at 64 bytes. */
 static void test_skipped_named(void)
 {
 	struct snapshot_bucket buckets[3] = { { .slot = 0, .count = 1 }, { .slot = 1, .count = 1 }, { .slot = 2, .count = 1 } };
@@ -369,11 +371,11 @@ static void test_skipped_named(void)
 	int commas = 0;
 
 	memset(c, 0, sizeof(c));
-	snprintf(h.metric, sizeof(h.metric), "latency");
-	memset(h.instance, 'h', 100);
+	memset(h.metric, 'l', 33);
+	memset(h.instance, 'h', 100); /* served if the metric were not too long: it is cut in the log */
 	for (int i = 0; i < 7; i++) {
-		snprintf(c[i].metric, sizeof(c[i].metric), "calls");
-		memset(c[i].instance, 'a' + i, 49); /* the index allows 48 */
+		memset(c[i].metric, 'a' + i, 33); /* the index allows 32 */
+		snprintf(c[i].instance, sizeof(c[i].instance), "fsync");
 	}
 	m.histograms = &h, m.nhistograms = 1, m.buckets = buckets, m.nbuckets = 3;
 	m.counters = c, m.ncounters = 7;
@@ -383,13 +385,14 @@ static void test_skipped_named(void)
 	for (p = v.skipped_names; (p = strstr(p, ", ")); p++)
 		commas++;
 	CHECK(commas == MIB_SKIPPED_NAMED - 1);
-	CHECK(!strncmp(v.skipped_names, "prog/calls/aaaa", 15));
+	CHECK(!strncmp(v.skipped_names, "prog/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/fsync, prog/bbbb", 54));
 	mib_view_free(&v);
 	m.ncounters = 0;
 	CHECK(mib_view_build(&v, &s, MIB_SNAPSHOT_OK, "", MIB_MAX_SUFFIX) == 0);
 	CHECK_EQ_U64(v.skipped, 1 + 3);
 	CHECK_EQ_U64(v.skipped_series, 1);
-	CHECK_STR(v.skipped_names, "prog/latency/hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh...");
+	CHECK_STR(v.skipped_names, "prog/lllllllllllllllllllllllllllllllll/"
+				   "hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh...");
 	mib_view_free(&v);
 }
 
@@ -463,12 +466,148 @@ static void test_gauges(void)
 	CHECK(mib_view_get(&v, &env, o, n, &val) == MIB_FOUND);
 	CHECK(val.type == MIB_STRING);
 	CHECK_STR(val.str, "99.9");
-	/* The attach row sorts first (shorter metric name), and the walk ends after column 4. */
+	/* The attach row sorts first (shorter metric name); after column 4 comes the whole
+	 * instance (column 5) of each row, then the walk ends. */
 	CHECK(mib_view_next(&v, &env, (uint32_t[]){ 1, 6 }, 2, false, next, &next_len, &val) == MIB_FOUND);
 	CHECK(next[1] == 6 && next[3] == 3 && val.num == 0);
+	CHECK(mib_view_next(&v, &env, o, n, false, next, &next_len, &val) == MIB_FOUND);
+	CHECK(next[3] == 5 && val.type == MIB_STRING && !strcmp(val.str, "sys_exit-tp_btf"));
+	o[3] = 5;
+	CHECK(mib_view_get(&v, &env, o, n, &val) == MIB_FOUND && !strcmp(val.str, "start_tid"));
 	CHECK(mib_view_next(&v, &env, o, n, false, next, &next_len, &val) == MIB_END);
 	mib_view_free(&v);
 	snapshot_free(&s);
+}
+
+/* GET of column col of a row of table (3 counters, 4 histograms, 6 gauges) of module
+ * syscalls, with the instance's index text as given (implied), or of a bucket (5:
+ * length-prefixed, then slot + 1). */
+static enum mib_lookup get_row(const struct mib_view *v, uint32_t table, uint32_t col, const char *metric,
+			       const char *index, uint32_t slot, struct mib_value *out)
+{
+	uint32_t o[MIB_MAX_SUFFIX];
+	size_t n = 0;
+
+	o[n++] = 1, o[n++] = table, o[n++] = 1, o[n++] = col;
+	n = put(o, n, "syscalls", 0);
+	n = put(o, n, metric, 0);
+	n = put(o, n, index, table != 5);
+	if (table == 5)
+		o[n++] = slot + 1;
+	return mib_view_get(v, &env, o, n, out);
+}
+
+/* An instance past 48 bytes (a container's cgroup) is served under its index (its first 34
+ * bytes, '~', 13 digits of its hash: tests/unit/test_instance_index), and the whole instance
+ * is a column of every row of the counter, histogram and gauge tables. */
+static void test_long_instances(void)
+{
+	static const char docker[] = "system.slice_docker-0123456789abcdef0123456789abcdef0123456789abcdef"
+				     "0123456789abcdef.scope/fsync";
+	static const char index[] = "system.slice_docker-0123456789abcd~atmmkn27eg7ds";
+	struct snapshot_bucket buckets[2] = { { .slot = 3, .count = 4 }, { .slot = 9, .count = 6 } };
+	struct snapshot_histogram h = { .metric = "latency", .unit = SNAPSHOT_UNIT_NANOSECONDS, .count = 10,
+					.nbuckets = 2 };
+	struct snapshot_counter c[2] = { { .metric = "calls", .value = 7 }, { .metric = "calls", .instance = "fsync",
+										  .value = 3 } };
+	struct snapshot_gauge g = { .metric = "share", .value = 12.5 };
+	struct snapshot_module m = { .label = "syscalls", .counters = c, .ncounters = 2, .histograms = &h,
+				     .nhistograms = 1, .gauges = &g, .ngauges = 1, .buckets = buckets, .nbuckets = 2 };
+	struct snapshot s = { .modules = &m, .nmodules = 1, .written_us = 1 };
+	struct mib_value val;
+	struct mib_view v;
+	struct mib_walk w;
+
+	CHECK_EQ_U64(strlen(docker), 96);
+	snprintf(c[0].instance, sizeof(c[0].instance), "%s", docker);
+	snprintf(h.instance, sizeof(h.instance), "%s", docker);
+	snprintf(g.instance, sizeof(g.instance), "%s", docker);
+	CHECK(mib_view_build(&v, &s, MIB_SNAPSHOT_OK, "", MIB_MAX_SUFFIX) == 0);
+	CHECK_EQ_U64(v.skipped, 0);
+
+	CHECK(get_row(&v, 3, 3, "calls", index, 0, &val) == MIB_FOUND && val.type == MIB_COUNTER64 && val.num == 7);
+	/* ebpfCounterFullInstance */
+	CHECK(get_row(&v, 3, 5, "calls", index, 0, &val) == MIB_FOUND && val.type == MIB_STRING);
+	CHECK_STR(val.str, docker);
+	/* a short one's is its index */
+	CHECK(get_row(&v, 3, 5, "calls", "fsync", 0, &val) == MIB_FOUND);
+	CHECK_STR(val.str, "fsync");
+	/* the instance itself, cut or not, is no index */
+	CHECK(get_row(&v, 3, 3, "calls", docker, 0, &val) == MIB_NO_SUCH_INSTANCE);
+
+	CHECK(get_row(&v, 4, 4, "latency", index, 0, &val) == MIB_FOUND && val.type == MIB_COUNTER64 && val.num == 10);
+	CHECK(get_row(&v, 4, 14, "latency", index, 0, &val) == MIB_FOUND); /* ebpfHistFullInstance */
+	CHECK_STR(val.str, docker);
+	CHECK(get_row(&v, 5, 4, "latency", index, 9, &val) == MIB_FOUND && val.num == 6);
+	CHECK(get_row(&v, 6, 3, "share", index, 0, &val) == MIB_FOUND && val.type == MIB_GAUGE32 && val.num == 12);
+	CHECK(get_row(&v, 6, 5, "share", index, 0, &val) == MIB_FOUND); /* ebpfGaugeFullInstance */
+	CHECK_STR(val.str, docker);
+
+	/* 2 counters, 1 histogram, 2 buckets, 1 gauge; the walk's OIDs stay within 122 arcs */
+	CHECK(mib_walk_all(&v, &env, 1000, &w) == NULL);
+	CHECK_EQ_U64(w.per_table[3], 2 * 3);
+	CHECK_EQ_U64(w.per_table[4], 12);
+	CHECK_EQ_U64(w.per_table[5], 2 * 4);
+	mib_view_free(&v);
+}
+
+/* Two instances with one index: a long one and a 48-byte one that is that index, as a hash
+ * collision of two long ones would be. The row served is the one whose whole instance sorts
+ * first, in whichever order the snapshot lists them; the other is counted and named, and a
+ * bucket only the other histogram has is not served under the winner's index. */
+static void test_index_collision(void)
+{
+	char longer[64], index[INSTANCE_INDEX_MAX + 1];
+	const struct snapshot_bucket win_bucket = { .slot = 0, .count = 1 },
+				     lose_buckets[2] = { { .slot = 0, .count = 2 }, { .slot = 5, .count = 3 } };
+	struct snapshot_bucket buckets[3];
+	struct snapshot_histogram h[2] = { { .metric = "latency", .unit = SNAPSHOT_UNIT_BYTES },
+					   { .metric = "latency", .unit = SNAPSHOT_UNIT_BYTES } };
+	struct snapshot_counter c[2] = { { .metric = "calls" }, { .metric = "calls" } };
+	struct snapshot_module m = { .label = "syscalls", .counters = c, .ncounters = 2, .histograms = h,
+				     .nhistograms = 2, .buckets = buckets, .nbuckets = 3 };
+	struct snapshot s = { .modules = &m, .nmodules = 1, .written_us = 1 };
+	struct mib_value val;
+	struct mib_view v;
+	struct mib_walk w;
+
+	/* 34 'a' then 'b's: its byte after the head, 'b', sorts before the index's '~' */
+	snprintf(longer, sizeof(longer), "%.34s%s", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbbbbbb");
+	CHECK_EQ_U64(instance_index(longer, index), INSTANCE_INDEX_MAX);
+	for (int order = 0; order < 2; order++) {
+		int win = order, lose = !order; /* the long one first, then last */
+
+		snprintf(c[win].instance, sizeof(c[win].instance), "%s", longer);
+		c[win].value = 11;
+		snprintf(c[lose].instance, sizeof(c[lose].instance), "%s", index);
+		c[lose].value = 22;
+		/* the histograms: the winner has slot 0 (count 1), the loser slots 0 and 5 (2 and 3),
+		 * in the module's buckets in the order of its histograms */
+		snprintf(h[win].instance, sizeof(h[win].instance), "%s", longer);
+		snprintf(h[lose].instance, sizeof(h[lose].instance), "%s", index);
+		h[win].count = 1, h[win].nbuckets = 1;
+		h[lose].count = 5, h[lose].nbuckets = 2;
+		h[0].first_bucket = 0, h[1].first_bucket = h[0].nbuckets;
+		memcpy(&buckets[h[win].first_bucket], &win_bucket, sizeof(win_bucket));
+		memcpy(&buckets[h[lose].first_bucket], lose_buckets, sizeof(lose_buckets));
+		CHECK(mib_view_build(&v, &s, MIB_SNAPSHOT_OK, "", MIB_MAX_SUFFIX) == 0);
+
+		CHECK(get_row(&v, 3, 3, "calls", index, 0, &val) == MIB_FOUND && val.num == 11);
+		CHECK(get_row(&v, 3, 5, "calls", index, 0, &val) == MIB_FOUND);
+		CHECK_STR(val.str, longer);
+		CHECK(get_row(&v, 4, 4, "latency", index, 0, &val) == MIB_FOUND && val.num == 1);
+		CHECK(get_row(&v, 5, 4, "latency", index, 0, &val) == MIB_FOUND && val.num == 1);
+		CHECK(get_row(&v, 5, 4, "latency", index, 5, &val) == MIB_NO_SUCH_INSTANCE);
+		CHECK(mib_walk_all(&v, &env, 1000, &w) == NULL);
+		CHECK_EQ_U64(w.per_table[3], 3);
+		CHECK_EQ_U64(w.per_table[5], 4);
+		/* the counter, the histogram and its 2 buckets; 2 series, named */
+		CHECK_EQ_U64(v.skipped, 4);
+		CHECK_EQ_U64(v.skipped_series, 2);
+		CHECK(strstr(v.skipped_names, "syscalls/calls/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa~") == v.skipped_names);
+		CHECK(strstr(v.skipped_names, ", syscalls/latency/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa~") != NULL);
+		mib_view_free(&v);
+	}
 }
 
 int main(void)
@@ -486,6 +625,8 @@ int main(void)
 	test_skipped_named();
 	test_long_strings();
 	test_gauges();
+	test_long_instances();
+	test_index_collision();
 	mib_view_free(&view);
 	snapshot_free(&snap);
 	test_cache();

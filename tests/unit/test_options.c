@@ -94,7 +94,24 @@ int main(void)
 	CHECK(set_option(m, "AttachOrder", badm, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "unknown method \"kprobes\"") != NULL);
 	CHECK(set_option(m, "AttachOrder", badm, 0, err, sizeof(err)) == -1);
+	/* Witness: syscalls has witnesses, off by default; a boolean turns them on */
+	CHECK(m->probes.witness_off);
+	struct opt_value yes[] = { { .type = OPT_BOOLEAN, .boolean = true } };
+	CHECK(set_option(m, "Witness", yes, 1, err, sizeof(err)) == 0 && !m->probes.witness_off);
+	CHECK(set_option(m, "Witness", prec, 1, err, sizeof(err)) == -1);
+	module_free(m);
 
+	/* a module without witnesses refuses the key by name and does not offer it */
+	m = module_new(module_find("vfs"), NULL);
+	CHECK(m != NULL);
+	CHECK(set_option(m, "Witness", yes, 1, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "the vfs module has no witness programs") != NULL);
+	CHECK(set_option(m, "Latencyy", lat, 1, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "valid options:") != NULL && strstr(err, "Witness") == NULL);
+	module_free(m);
+	/* tcp has them on by default */
+	m = module_new(module_find("tcp"), NULL);
+	CHECK(m != NULL && !m->probes.witness_off);
 	module_free(m);
 	return testing_done();
 }
