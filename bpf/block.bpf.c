@@ -291,7 +291,6 @@ static __always_inline void cgroup_account(struct block_rq_key *key, const struc
 	struct block_cgroup_counts *counts;
 	__u64 *cgroup = bpf_map_lookup_elem(&cgroup_inflight, key);
 	struct hist_row *h;
-	__u32 zero_key = 0;
 	void *zero;
 	__u64 now;
 
@@ -300,7 +299,7 @@ static __always_inline void cgroup_account(struct block_rq_key *key, const struc
 	k.cgroup = *cgroup;
 	if (c->final)
 		bpf_map_delete_elem(&cgroup_inflight, key);
-	zero = bpf_map_lookup_elem(&cgroup_zero, &zero_key);
+	zero = cgroup_zero_row();
 	if (!zero)
 		return;
 	counts = cgroup_row(&cgroup_counts, &k, zero, &cgroup_full);

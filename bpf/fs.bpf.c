@@ -6,12 +6,18 @@
  * User space picks up to FS_SLOTS filesystems and sets each program's function at run time
  * (libcore/probe.h); the programs of slot s and operation op time row s * FS_OPS + op.
  * Entry points are generated per (slot, op) and only pass their row to the two workers.
+ *
+ * By "cgroup" (cgroup_key.bpf.h): each sample also goes into the (cgroup, row) histogram of
+ * the calling task's cgroup, read at the return. The host-wide rows are the same with it on
+ * or off.
  */
 #include "include/kernel_types.h"
 #include <bpf/bpf_helpers.h>
 #include "include/counting.bpf.h"
 #include "include/hist_row.bpf.h"
 #include "include/start_time.bpf.h"
+#include "include/cgroup_key.bpf.h"
+#include "include/cgroup_hist.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include "include/entry_points.bpf.h"
 #include "fs.h"
@@ -25,6 +31,26 @@ COUNTER_ROWS_MAP(stats, FS_STAT_COUNT);
 
 /* Start times by thread and row: a write can call fsync inside (O_SYNC). */
 START_HASH_MAP(start, struct start_thread_key, 16384);
+
+/* By "cgroup": a latency row per (cgroup, row), sized by user space and created only with
+ * By "cgroup", as cgroup_zero and cgroup_full. */
+CGROUP_HIST_MAP(cgroup_latency);
+CGROUP_AUX_MAPS(struct hist_row);
+
+/* The sample for the current task's cgroup, in its row at cgroup_hist_precision (its slot
+ * computed here, once). */
+static __always_inline void record_by_cgroup(__u32 row, __u64 delta)
+{
+	struct cgroup_row_key key = { .cgroup = current_cgroup_at_depth(), .row = row };
+	void *zero = cgroup_zero_row();
+	struct hist_row *h;
+
+	if (!zero)
+		return;
+	h = cgroup_row(&cgroup_latency, &key, zero, &cgroup_full);
+	if (h)
+		cgroup_hist_record(h, delta);
+}
 
 static __always_inline void on_entry(__u32 row)
 {
@@ -46,6 +72,8 @@ static __always_inline void on_exit(__u32 row)
 	h = bpf_map_lookup_elem(&latency, &row);
 	if (h)
 		hist_record(h, delta);
+	if (by_cgroup)
+		record_by_cgroup(row, delta);
 }
 
 /* The four programs of one (slot, op): fentry/fexit and kprobe/kretprobe (the exits read

@@ -61,8 +61,7 @@ CGROUP_AUX_MAPS(__u64);
 static __always_inline void count_by_cgroup(__u64 cgroup, __u32 which)
 {
 	struct cgroup_row_key key = { .cgroup = cgroup, .row = which };
-	__u32 zero_key = 0;
-	void *zero = bpf_map_lookup_elem(&cgroup_zero, &zero_key);
+	void *zero = cgroup_zero_row();
 	__u64 *c;
 
 	if (!zero)

@@ -88,8 +88,7 @@ struct {
 static __always_inline void record_by_cgroup(__u64 cgroup, __u64 delta)
 {
 	struct cgroup_row_key key = { .cgroup = cgroup };
-	__u32 zero_key = 0;
-	void *zero = bpf_map_lookup_elem(&cgroup_zero, &zero_key);
+	void *zero = cgroup_zero_row();
 	struct hist_row *h;
 
 	if (!zero || !cgroup) /* no cgroup read: the host-wide row has the wait */

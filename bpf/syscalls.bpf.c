@@ -101,6 +101,9 @@ static __always_inline void record_latency(__u32 row, __u64 delta)
  * created only with By "cgroup", as cgroup_zero (one zeroed row, what new rows are
  * inserted from) and cgroup_full (events no row could take). */
 CGROUP_COUNTS_MAP(cgroup_counts, struct syscall_counts);
+_Static_assert(sizeof(struct syscall_counts) == sizeof(struct cgroup_call_counts) &&
+		       __builtin_offsetof(struct syscall_counts, errors) == __builtin_offsetof(struct cgroup_call_counts, errors),
+	       "cgroup_count_call() adds to a syscall_counts as to a cgroup_call_counts");
 CGROUP_HIST_MAP(cgroup_latency);
 CGROUP_AUX_MAPS(struct hist_row);
 
@@ -108,19 +111,12 @@ CGROUP_AUX_MAPS(struct hist_row);
 static __always_inline void count_by_cgroup(__u32 nr, long ret, __u32 lrow, __u64 delta)
 {
 	struct cgroup_row_key key = { .cgroup = current_cgroup_at_depth(), .row = nr };
-	struct syscall_counts *c;
+	void *zero = cgroup_zero_row();
 	struct hist_row *h;
-	__u32 zero_key = 0;
-	void *zero = bpf_map_lookup_elem(&cgroup_zero, &zero_key);
 
 	if (!zero)
 		return;
-	c = cgroup_row(&cgroup_counts, &key, zero, &cgroup_full);
-	if (c) {
-		counter_add(&c->calls, 1);
-		if (ret < 0)
-			counter_add(&c->errors, 1);
-	}
+	cgroup_count_call(&cgroup_counts, &key, zero, &cgroup_full, ret);
 	if (!lrow)
 		return;
 	key.row = lrow - 1;

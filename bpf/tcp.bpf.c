@@ -77,12 +77,11 @@ CGROUP_AUX_MAPS(struct hist_row);
 static __always_inline void *sock_cgroup_row(void *map, const struct sock *sk, __u32 row)
 {
 	struct cgroup_row_key key = { .cgroup = sock_cgroup_at_depth(sk), .row = row };
-	__u32 zero_key = 0;
 	void *zero;
 
 	if (!key.cgroup)
 		return NULL;
-	zero = bpf_map_lookup_elem(&cgroup_zero, &zero_key);
+	zero = cgroup_zero_row();
 	return zero ? cgroup_row(map, &key, zero, &cgroup_full) : NULL;
 }
 

@@ -24,6 +24,11 @@ struct vfs_op_stats {
 	struct hist_row bytes;          /* read/write: bytes returned by successful calls */
 };
 
+/* By "cgroup": map `cgroup_counts` holds a struct cgroup_call_counts per struct
+ * cgroup_row_key (the calling task's cgroup at CgroupDepth; row = enum vfs_op); latency and
+ * bytes (read and write only) are in `cgroup_latency` and `cgroup_bytes`, a bare hist_row
+ * per key. */
+
 /* Syscall numbers the fallback programs see; rodata `syscall_op` maps each to op + 1. */
 #define VFS_SYSCALL_ROWS 512
 

@@ -5,7 +5,8 @@
 # (modprobe), procps, iproute2, git and systemd (make check-packaging: git ls-files,
 # systemd-analyze verify). libclang-rt-dev is clang's libFuzzer runtime, which clang 14 pulls
 # in on Debian 12 and clang 19 only recommends on 13. pci.ids is the PCI names database the
-# pci_* label decoders read (/usr/share/misc/pci.ids).
+# pci_* label decoders read (/usr/share/misc/pci.ids); systemtap-sdt-dev
+# gives sys/sdt.h, for the USDT test's workload (tests/integration/usdt_n.c).
 set -eu
 export DEBIAN_FRONTEND=noninteractive
 # A freshly booted Debian runs apt-daily/unattended-upgrades, which hold dpkg's lock for
@@ -13,7 +14,7 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -q -o DPkg::Lock::Timeout=600
 apt-get install -y -q -o DPkg::Lock::Timeout=600 --no-install-recommends \
 	build-essential autoconf automake libtool pkg-config \
-	clang llvm libclang-rt-dev libbpf-dev bpftool libelf-dev zlib1g-dev libyaml-dev linux-libc-dev pci.ids \
+	clang llvm libclang-rt-dev libbpf-dev bpftool libelf-dev zlib1g-dev libyaml-dev linux-libc-dev pci.ids systemtap-sdt-dev \
 	collectd-core collectd-dev rrdtool util-linux mount procps kmod e2fsprogs \
 	iproute2 nftables git systemd \
 	snmpd snmp snmptrapd libsnmp-dev smitools \

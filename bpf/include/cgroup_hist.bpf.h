@@ -14,11 +14,13 @@
  * value size for it. */
 const volatile __u32 cgroup_hist_precision = HIST_PRECISION_DEFAULT;
 
-/* One value v into a per-cgroup histogram row (a CGROUP_HIST_MAP value): never hist_record,
- * whose slots are laid out for hist_precision. */
+/* One value v into a per-cgroup histogram row (a CGROUP_HIST_MAP value), at
+ * cgroup_hist_precision: never the host-wide rows' slot of v, laid out for hist_precision.
+ * A value also recorded host-wide thus has two slots, each computed once (hist_row.bpf.h's
+ * hist_record_at says why once). */
 static __always_inline void cgroup_hist_record(struct hist_row *h, __u64 v)
 {
-	hist_record_at(h, v, cgroup_hist_precision);
+	hist_record_at(h, hist_slot_p(v, cgroup_hist_precision), v);
 }
 
 #endif

@@ -34,20 +34,25 @@ const volatile bool ancestor_helper = true;
 
 /* The maps every per-cgroup module has besides its tables: cgroup_zero, one zeroed value
  * of zero_type (what new rows are inserted from: the largest value of the module's tables),
- * and cgroup_full, the events no table had room for. */
-#define CGROUP_AUX_MAPS(zero_type)                 \
-	struct {                                   \
-		__uint(type, BPF_MAP_TYPE_ARRAY);  \
-		__uint(max_entries, 1);            \
-		__type(key, __u32);                \
-		__type(value, zero_type);          \
-	} cgroup_zero SEC(".maps");                \
-	struct {                                   \
-		__uint(type, BPF_MAP_TYPE_ARRAY);  \
-		__uint(max_entries, 1);            \
-		__type(key, __u32);                \
-		__type(value, __u64);              \
-	} cgroup_full SEC(".maps")
+ * and cgroup_full, the events no table had room for; and cgroup_zero_row(), that value. */
+#define CGROUP_AUX_MAPS(zero_type)                                       \
+	struct {                                                         \
+		__uint(type, BPF_MAP_TYPE_ARRAY);                        \
+		__uint(max_entries, 1);                                  \
+		__type(key, __u32);                                      \
+		__type(value, zero_type);                                \
+	} cgroup_zero SEC(".maps");                                      \
+	struct {                                                         \
+		__uint(type, BPF_MAP_TYPE_ARRAY);                        \
+		__uint(max_entries, 1);                                  \
+		__type(key, __u32);                                      \
+		__type(value, __u64);                                    \
+	} cgroup_full SEC(".maps");                                      \
+	static __always_inline void *cgroup_zero_row(void)               \
+	{                                                                \
+		__u32 zero_key = 0;                                      \
+		return bpf_map_lookup_elem(&cgroup_zero, &zero_key);     \
+	}
 
 /* Cgroups the `Cgroup` selection leaves out, put here by user space when a read first
  * finds one in a table (and its rows deleted): their events then take no row, so that on
@@ -81,6 +86,20 @@ static __always_inline void *cgroup_row(void *map, const struct cgroup_row_key *
 	if (!v)
 		add_to_row(full, 0, 1);
 	return v;
+}
+
+/* One completed call in the row of key of `map`, a table of struct cgroup_call_counts (or of
+ * a value that begins as it does); an error too when ret < 0. As cgroup_row for the rest. */
+static __always_inline void cgroup_count_call(void *map, const struct cgroup_row_key *key, const void *zero, void *full,
+					      long ret)
+{
+	struct cgroup_call_counts *c = cgroup_row(map, key, zero, full);
+
+	if (!c)
+		return;
+	counter_add(&c->calls, 1);
+	if (ret < 0)
+		counter_add(&c->errors, 1);
 }
 
 /* A cgroup's ancestor at cgroup_depth by CO-RE, for events whose owner is not the current

@@ -16,4 +16,11 @@ struct cgroup_row_key {
 	__u32 pad;    /* zeroed: a hash compares every byte of the key */
 };
 
+/* Value of a per-cgroup table of calls (syscalls', vfs'): completed calls, and those that
+ * returned an error. */
+struct cgroup_call_counts {
+	__u64 calls;
+	__u64 errors;
+};
+
 #endif

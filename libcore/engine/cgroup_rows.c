@@ -411,7 +411,7 @@ static void send_series_row(struct cgroup_rows *r, int ti, struct cg_series *s, 
 			return; /* out of memory: this row waits for the next read */
 		hist_tracker_init(*tr, 1, r->m->cgroup_precision);
 	}
-	emit_hist_row(sink, t->hist_metric, inst, t->unit, *tr, val);
+	emit_hist_row(sink, t->hist_metric, t->hist_count_metric, inst, t->unit, *tr, val);
 }
 
 static void add_other_row(struct cgroup_rows *r, int ti, uint32_t row, const uint8_t *val, bool gone)
@@ -453,7 +453,8 @@ static void send_other(struct cgroup_rows *r, int ti, const struct metric_sink *
 			continue;
 		if (t->hist_metric) {
 			add_hist(&s->hacc[row], &s->hcarry[row], nslots);
-			emit_hist_row(sink, t->hist_metric, inst, t->unit, &s->other_trackers[row], &s->hacc[row]);
+			emit_hist_row(sink, t->hist_metric, t->hist_count_metric, inst, t->unit, &s->other_trackers[row],
+				      &s->hacc[row]);
 			add_hist(&s->hcarry[row], &s->hgone[row], nslots);
 			continue;
 		}

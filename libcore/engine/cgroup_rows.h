@@ -74,6 +74,7 @@ struct cgroup_table {
 	const struct view_row *rows;     /* or counters: the value is one u64, named by its row */
 	int nrows_view;
 	const char *hist_metric;         /* or: the value is one bare struct hist_row */
+	const char *hist_count_metric;   /* and its lifetime count as this counter (fs's calls), or NULL */
 	enum hist_unit unit;
 	uint32_t nrows;                  /* rows a key's `row` may have (array sizes) */
 	uint32_t rows_per_cgroup;        /* kernel entries sized per cgroup (<= nrows) */

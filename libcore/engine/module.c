@@ -134,8 +134,8 @@ static int set_witness(struct module *m, const struct option *o, char *err, size
 
 	if (!has_witness(m)) {
 		snprintf(err, errlen,
-			 "Witness: the %s module has no witness programs (tcp, process, signals, syscalls and runqueue "
-			 "have them); remove the option",
+			 "Witness: the %s module has no witness programs (tcp, process, signals, syscalls, runqueue "
+			 "and vfs have them); remove the option",
 			 m->ops->name);
 		return -1;
 	}

@@ -193,13 +193,33 @@ static void append_failure(struct probe_point *p, const char *text)
 	snprintf(p->failures + used, sizeof(p->failures) - used, "%s%s", used ? "; " : "", text);
 }
 
+/* What to do when libbpf could not find a uprobe's or USDT probe's binary or probe (its
+ * warning `why`), or "". */
+static const char *user_binary_hint(const char *why)
+{
+	if (strstr(why, "resolve full path"))
+		return " [a binary named without a '/' in SEC() is looked for in collectd's PATH, then "
+		       "/usr/bin:/usr/sbin (libraries: LD_LIBRARY_PATH, then the library directories); "
+		       "write its full path in SEC(), e.g. SEC(\"usdt//usr/bin/python3:python:function__entry\")]";
+	if (strstr(why, "USDT notes"))
+		return " [the binary has no USDT probes: `readelf -n BINARY` lists a binary's probes "
+		       "(stapsdt notes)]";
+	/* Before BPF cookies (5.15), libbpf tells a position-independent binary's probes apart
+	 * only within one process. */
+	if (strstr(why, "without specific PID"))
+		return " [this kernel has no BPF cookies (5.15 on): a shared library's or position-"
+		       "independent executable's USDT probes attach here only with a process id; an "
+		       "executable built with -no-pie attaches for every process]";
+	return "";
+}
+
 /* The chosen candidate of p (with its current target) failed at `stage`. A candidate with
  * kernel-function targets is failed only once no alternate is left (choose() decides). */
 static void note_failure(struct probe_set *ps, struct probe_point *p, const char *stage, int err)
 {
 	const struct probe_candidate *c = &p->candidates[p->chosen];
 	const char *why = ebpf_log_last_libbpf_warning();
-	char method[96], text[512];
+	char method[96], text[1024]; /* as long as the failures it goes into */
 
 	/* Classic tracepoints are looked up in tracefs, which many systems do not mount, and
 	 * which is root's only (mode 0700): access() says EACCES, not ENOENT, to anyone else. */
@@ -208,8 +228,11 @@ static void note_failure(struct probe_set *ps, struct probe_point *p, const char
 	bool no_tracefs = tracepoint && !tracefs_denied && access("/sys/kernel/tracing/events", F_OK) &&
 			  access("/sys/kernel/debug/tracing/events", F_OK);
 
-	/* kprobes need CONFIG_KPROBES; without it libbpf's legacy fallback fails obscurely. */
-	bool no_kprobes = c->method == ATTACH_KPROBE && access("/sys/bus/event_source/devices/kprobe", F_OK) &&
+	/* kprobes need CONFIG_KPROBES; without it libbpf's legacy fallback fails obscurely.
+	 * uprobes and USDT probes are the uprobe PMU's, which kernels have without kprobes. */
+	bool user_space = c->variant && (!strncmp(c->variant, "uprobe", 6) || !strncmp(c->variant, "uretprobe", 9) ||
+					  !strcmp(c->variant, "usdt"));
+	bool no_kprobes = c->method == ATTACH_KPROBE && !user_space && access("/sys/bus/event_source/devices/kprobe", F_OK) &&
 			  access("/sys/kernel/tracing/kprobe_events", F_OK) &&
 			  access("/sys/kernel/debug/tracing/kprobe_events", F_OK);
 
@@ -218,8 +241,8 @@ static void note_failure(struct probe_set *ps, struct probe_point *p, const char
 		p->next_target[p->chosen] = p->target + 1;
 	else
 		p->failed |= 1u << p->chosen;
-	snprintf(text, sizeof(text), "%s %s failed (%s%s%s)%s%s%s", method, stage, strerror(err > 0 ? err : -err),
-		 why[0] ? ": " : "", why,
+	snprintf(text, sizeof(text), "%s %s failed (%s%s%s)%s%s%s%s", method, stage, strerror(err > 0 ? err : -err),
+		 why[0] ? ": " : "", why, user_space ? user_binary_hint(why) : "",
 		 no_tracefs ? " [tracefs is not mounted: mount -t tracefs nodev /sys/kernel/tracing]" : "",
 		 tracefs_denied ? " [tracefs is root's only: without root, grant CAP_DAC_READ_SEARCH too "
 				  "(AmbientCapabilities, see contrib/collectd-ebpf.service.d.conf)]" : "",

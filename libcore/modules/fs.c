@@ -6,8 +6,11 @@
  *   </Module>
  *
  * Filesystems are kernel functions only (no tracepoint covers them), so on a kernel
- * without fentry and kprobes the module says so once and stays off. */
+ * without fentry and kprobes the module says so once and stays off. With By "cgroup" also
+ * the distributions per cgroup of the calling task. */
 #include "libcore/engine/module.h"
+
+#include "libcore/engine/module_cgroup.h"
 
 #include "fs.h"
 #include "fs.skel.h"
@@ -54,9 +57,12 @@ struct fs {
 	int slot_type[FS_SLOTS];
 	struct fs_point storage[FS_ROWS];
 	struct probe_point points[FS_ROWS];
+	struct module_cgroup cg; /* By "cgroup" */
 };
 
-static const struct module_option options[] = { { "Filesystem" }, { NULL } };
+static const struct module_option options[] = { { "Filesystem" }, CGROUP_OPTION_KEYS, { NULL } };
+
+enum { FEATURE_CGROUP = 1 };
 
 /* Row slot * FS_OPS + op; "calls" is the latency histogram's count. */
 static const struct view_field latency_fields[] = {
@@ -75,6 +81,17 @@ static const struct map_view views[] = {
 	  .labels = labels, .nlabels = COUNT_OF(labels), .fields = latency_fields, .nfields = COUNT_OF(latency_fields) },
 	{ .map = "stats", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(uint64_t), .nrows = FS_STAT_COUNT,
 	  .rows = stat_rows, .nrows_view = COUNT_OF(stat_rows) },
+	MODULE_CGROUP_FULL_VIEW(FEATURE_CGROUP), /* samples whose cgroup found no room */
+};
+
+static const char *row_name(const struct module *m, uint32_t row, char *buf, size_t len);
+
+/* By "cgroup": a distribution per (cgroup, filesystem and operation), named as the host-wide
+ * row ("fs.<cgroup>/latency-ext4-read-99", "calls-ext4-read"); sized for one filesystem's four
+ * operations per cgroup (a cgroup on two filesystems fills the shared table sooner). */
+static const struct cgroup_table cgroup_tables[] = {
+	{ .map = "cgroup_latency", .hist_metric = "latency", .hist_count_metric = "calls", .unit = HIST_UNIT_NANOSECONDS,
+	  .nrows = FS_ROWS, .rows_per_cgroup = FS_OPS, .row_instance = row_name },
 };
 
 static const char *fs_type_list(char *buf, size_t len)
@@ -105,9 +122,23 @@ static void build_point(struct fs *f, int slot, int op)
 					       .chosen = -1 };
 }
 
+/* "ext4-read" for a row of a used slot, into buf; NULL for the others. */
+static const char *row_name(const struct module *m, uint32_t row, char *buf, size_t len)
+{
+	const struct fs *f = m->priv;
+	int type = row < FS_ROWS ? f->slot_type[row / FS_OPS] : -1;
+
+	if (type < 0)
+		return NULL;
+	snprintf(buf, len, "%s-%s", fs_types[type].name, op_names[row % FS_OPS]);
+	return buf;
+}
+
 static int fs_create(struct module *m)
 {
 	struct fs *f = m->priv;
+
+	module_cgroup_init(&f->cg, cgroup_tables, COUNT_OF(cgroup_tables), NULL);
 
 	for (int s = 0; s < FS_SLOTS; s++) {
 		f->slot_type[s] = -1;
@@ -158,7 +189,15 @@ static int set_filesystem(struct fs *f, const struct option *o, char *err, size_
 
 static int fs_set_option(struct module *m, const struct option *o, char *err, size_t errlen)
 {
-	return set_filesystem(m->priv, o, err, errlen); /* its only key */
+	struct fs *f = m->priv;
+	int r = module_cgroup_set_option(&f->cg, o, err, errlen);
+
+	return r ? r : set_filesystem(f, o, err, errlen); /* Filesystem: the one key left */
+}
+
+static int fs_check_config(struct module *m, char *err, size_t errlen)
+{
+	return module_cgroup_check(&((struct fs *)m->priv)->cg, err, errlen);
 }
 
 /* Whether /proc/filesystems lists `name` ("nodev\tnfs" or "\text4"). */
@@ -219,9 +258,15 @@ static int assign_slots(struct module *m, struct fs *f)
 
 static int fs_prepare(struct module *m, char *err, size_t errlen)
 {
+	struct fs *f = m->priv;
 	char known[128];
 
-	if (assign_slots(m, m->priv) == 0) {
+	m->features = module_cgroup_on(&f->cg) ? FEATURE_CGROUP : 0;
+	/* The per-cgroup rows count in the precision's budget; without them, as the views say. */
+	m->hist_rows = module_cgroup_on(&f->cg) ? views_hist_rows(m) + cgroup_rows_hist_rows(&f->cg.opts, cgroup_tables,
+												COUNT_OF(cgroup_tables))
+					       : 0;
+	if (assign_slots(m, f) == 0) {
 		snprintf(err, errlen,
 			 "none of the filesystems to measure is registered in /proc/filesystems (known: %s); "
 			 "mount or load one, or list present ones with Filesystem",
@@ -231,27 +276,39 @@ static int fs_prepare(struct module *m, char *err, size_t errlen)
 	return 0;
 }
 
+static int fs_configure(struct module *m, struct bpf_object *obj)
+{
+	return module_cgroup_configure(m, obj, &((struct fs *)m->priv)->cg);
+}
+
 /* "ext4-read" for each row of a used slot. */
 static int fs_start(struct module *m, char *err, size_t errlen)
 {
-	const struct fs *f = m->priv;
+	struct fs *f = m->priv;
 	char texts[FS_ROWS][48];
 	const char *names[FS_ROWS] = { NULL };
 
-	for (uint32_t row = 0; row < FS_ROWS; row++) {
-		int type = f->slot_type[row / FS_OPS];
+	for (uint32_t row = 0; row < FS_ROWS; row++)
+		names[row] = row_name(m, row, texts[row], sizeof(texts[row]));
+	if (view_label_names(m, 0, 0, names, FS_ROWS, err, errlen))
+		return -1;
+	return module_cgroup_start(m, &f->cg, "", err, errlen);
+}
 
-		if (type < 0)
-			continue;
-		snprintf(texts[row], sizeof(texts[row]), "%s-%s", fs_types[type].name, op_names[row % FS_OPS]);
-		names[row] = texts[row];
-	}
-	return view_label_names(m, 0, 0, names, FS_ROWS, err, errlen);
+static int fs_read(struct module *m, const struct metric_sink *sink)
+{
+	return module_cgroup_read(&((struct fs *)m->priv)->cg, sink);
+}
+
+static void fs_destroy(struct module *m)
+{
+	module_cgroup_free(&((struct fs *)m->priv)->cg);
 }
 
 const struct module_ops fs_module = {
 	.name = "fs",
-	.description = "latency of read, write, open and fsync per filesystem type (ext4, xfs, btrfs, nfs, f2fs)",
+	.description = "latency of read, write, open and fsync per filesystem type (ext4, xfs, btrfs, nfs, f2fs); "
+		       "optionally per cgroup",
 	.options = options,
 	.priv_size = sizeof(struct fs),
 	.elf_bytes = fs_bpf__elf_bytes,
@@ -259,6 +316,10 @@ const struct module_ops fs_module = {
 	.nviews = COUNT_OF(views),
 	.create = fs_create,
 	.set_option = fs_set_option,
+	.check_config = fs_check_config,
 	.prepare = fs_prepare,
+	.configure = fs_configure,
 	.start = fs_start,
+	.read = fs_read,
+	.destroy = fs_destroy,
 };

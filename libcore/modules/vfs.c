@@ -1,10 +1,13 @@
 /* The `vfs` module: calls, errors, latency and bytes per call of read, write, fsync and
  * open where every filesystem meets the kernel (vfs_read, vfs_write, vfs_fsync_range,
  * vfs_open). Without fentry or kprobes it falls back, per operation, to the syscalls that
- * lead there, logs that once and reports it as gauge-approximation-<op> = 1. */
+ * lead there, logs that once and reports it as gauge-approximation-<op> = 1. With By
+ * "cgroup" also calls, errors, latency and bytes per cgroup of the calling task. */
 #include "libcore/engine/module.h"
 
 #include "libcore/decode/syscall_names.h"
+#include "libcore/engine/module_cgroup.h"
+#include "bpf/include/cgroup_key.h"
 #include "base/log.h"
 #include "base/text_append.h"
 #include "vfs.h"
@@ -15,13 +18,19 @@
 
 _Static_assert(VFS_SYSCALL_ROWS == SYSCALL_TABLE_SIZE, "syscall numbering must agree");
 
-/* Order: the VFS function itself (fentry, then kprobe), then the syscalls (approximation). */
+/* Order: the VFS function itself (fentry, then kprobe), then the syscalls (approximation),
+ * whose tp_btf and raw_tp pairs have witnesses (witness.h) with `Witness true`: off by
+ * default, since each would run on every syscall. */
 #define VFS_CANDIDATES(op, function)                                                                   \
 	{                                                                                              \
 		{ ATTACH_FENTRY, NULL, { op "_entry_fentry", op "_exit_fexit" }, { NULL }, { function } },       \
 		{ ATTACH_KPROBE, NULL, { op "_entry_kprobe", op "_exit_kretprobe" }, { NULL }, { function } },   \
-		{ ATTACH_TP_BTF, "syscalls", { "sys_" op "_enter_btf", "sys_" op "_exit_btf" }, { NULL } },      \
-		{ ATTACH_RAW_TP, "syscalls", { "sys_" op "_enter_raw", "sys_" op "_exit_raw" }, { NULL } },      \
+		{ ATTACH_TP_BTF, "syscalls", { "sys_" op "_enter_btf", "sys_" op "_exit_btf",                     \
+					       "witness_sys_" op "_enter_btf", "witness_sys_" op "_exit_btf" },     \
+		  { NULL }, .witnesses = 2 },                                                                  \
+		{ ATTACH_RAW_TP, "syscalls", { "sys_" op "_enter_raw", "sys_" op "_exit_raw",                     \
+					       "witness_sys_" op "_enter_raw", "witness_sys_" op "_exit_raw" },     \
+		  { NULL }, .witnesses = 2 },                                                                  \
 		{ ATTACH_TRACEPOINT, "syscalls", { "sys_" op "_enter_tp", "sys_" op "_exit_tp" }, { NULL } },    \
 	}
 
@@ -49,7 +58,12 @@ static const char *const op_syscalls[VFS_OPS][6] = {
 
 struct vfs {
 	bool approximate[VFS_OPS];
+	struct module_cgroup cg; /* By "cgroup" */
 };
+
+static const struct module_option options[] = { CGROUP_OPTION_KEYS, { NULL } };
+
+enum { FEATURE_CGROUP = 1 };
 
 /* Bytes are recorded for read and write only: the other rows' histograms stay empty and
  * so send nothing. */
@@ -71,7 +85,59 @@ static const struct map_view views[] = {
 	  .labels = labels, .nlabels = COUNT_OF(labels), .fields = op_fields, .nfields = COUNT_OF(op_fields) },
 	{ .map = "stats", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(uint64_t), .nrows = VFS_STAT_COUNT,
 	  .rows = stat_rows, .nrows_view = COUNT_OF(stat_rows) },
+	MODULE_CGROUP_FULL_VIEW(FEATURE_CGROUP), /* calls whose cgroup found no room */
 };
+
+/* By "cgroup": per (cgroup, operation) as the host-wide rows ("vfs.<cgroup>/calls-read",
+ * "latency-write-99", "bytes-read-50"). */
+static const struct view_field cgroup_count_fields[] = {
+	{ "calls", VALUE_COUNTER, offsetof(struct cgroup_call_counts, calls) },
+	{ "errors", VALUE_COUNTER, offsetof(struct cgroup_call_counts, errors) },
+};
+
+static const char *op_row_name(const struct module *m, uint32_t row, char *buf, size_t len)
+{
+	return row < VFS_OPS ? op_names[row] : NULL;
+}
+
+/* Bytes are recorded for read and write only, rows 0 and 1. */
+_Static_assert(VFS_OP_READ == 0 && VFS_OP_WRITE == 1, "the bytes table holds rows 0 and 1");
+static const struct cgroup_table cgroup_tables[] = {
+	{ .map = "cgroup_counts", .fields = cgroup_count_fields, .nfields = COUNT_OF(cgroup_count_fields),
+	  .nrows = VFS_OPS, .rows_per_cgroup = VFS_OPS, .row_instance = op_row_name },
+	{ .map = "cgroup_latency", .hist_metric = "latency", .unit = HIST_UNIT_NANOSECONDS, .nrows = VFS_OPS,
+	  .rows_per_cgroup = VFS_OPS, .row_instance = op_row_name },
+	{ .map = "cgroup_bytes", .hist_metric = "bytes", .unit = HIST_UNIT_BYTES, .nrows = 2, .rows_per_cgroup = 2,
+	  .row_instance = op_row_name },
+};
+
+static int vfs_create(struct module *m)
+{
+	module_cgroup_init(&((struct vfs *)m->priv)->cg, cgroup_tables, COUNT_OF(cgroup_tables), NULL);
+	return 0;
+}
+
+static int vfs_set_option(struct module *m, const struct option *o, char *err, size_t errlen)
+{
+	return module_cgroup_set_option(&((struct vfs *)m->priv)->cg, o, err, errlen);
+}
+
+static int vfs_check_config(struct module *m, char *err, size_t errlen)
+{
+	return module_cgroup_check(&((struct vfs *)m->priv)->cg, err, errlen);
+}
+
+static int vfs_prepare(struct module *m, char *err, size_t errlen)
+{
+	const struct vfs *v = m->priv;
+
+	m->features = module_cgroup_on(&v->cg) ? FEATURE_CGROUP : 0;
+	/* The per-cgroup rows count in the precision's budget; without them, as the views say. */
+	m->hist_rows = module_cgroup_on(&v->cg) ? views_hist_rows(m) + cgroup_rows_hist_rows(&v->cg.opts, cgroup_tables,
+												COUNT_OF(cgroup_tables))
+					       : 0;
+	return 0;
+}
 
 /* The fallback maps each operation's syscalls to it. */
 static int vfs_configure(struct module *m, struct bpf_object *obj)
@@ -89,7 +155,7 @@ static int vfs_configure(struct module *m, struct bpf_object *obj)
 				syscall_op[nr] = op + 1;
 		}
 	}
-	return 0;
+	return module_cgroup_configure(m, obj, &((struct vfs *)m->priv)->cg);
 }
 
 static bool is_syscall_fallback(const struct probe_point *p)
@@ -122,25 +188,38 @@ static int vfs_start(struct module *m, char *err, size_t errlen)
 				   : "AttachOrder puts the syscalls first",
 			 op_names[op]);
 	}
-	return 0;
+	return module_cgroup_start(m, &v->cg, "", err, errlen);
 }
 
 static int vfs_read(struct module *m, const struct metric_sink *sink)
 {
-	const struct vfs *v = m->priv;
+	struct vfs *v = m->priv;
 
 	/* Always sent: a 0 is the statement "this is the real VFS figure". */
 	for (int op = 0; op < VFS_OPS && sink->gauge; op++)
 		sink->gauge(sink->ctx, "approximation", op_names[op], v->approximate[op] ? 1 : 0);
-	return 0;
+	return module_cgroup_read(&v->cg, sink);
+}
+
+static void vfs_destroy(struct module *m)
+{
+	module_cgroup_free(&((struct vfs *)m->priv)->cg);
 }
 
 const struct module_ops vfs_module = {
 	.name = "vfs",
-	.description = "calls, errors, latency and bytes per call of VFS read, write, fsync and open",
+	.description = "calls, errors, latency and bytes per call of VFS read, write, fsync and open; "
+		       "optionally per cgroup",
+	.witness_opt_in = true,
+	.options = options,
 	.priv_size = sizeof(struct vfs),
 	MODULE_OBJECT(vfs),
+	.create = vfs_create,
+	.set_option = vfs_set_option,
+	.check_config = vfs_check_config,
+	.prepare = vfs_prepare,
 	.configure = vfs_configure,
 	.start = vfs_start,
 	.read = vfs_read,
+	.destroy = vfs_destroy,
 };

@@ -84,13 +84,16 @@ static bool histogram_interval(struct hist_tracker *t, const void *row, struct h
 	return iv->total_count != 0;
 }
 
-void emit_hist_row(const struct metric_sink *sink, const char *metric, const char *instance, enum hist_unit unit,
-		   struct hist_tracker *t, const void *row)
+void emit_hist_row(const struct metric_sink *sink, const char *metric, const char *count_metric, const char *instance,
+		   enum hist_unit unit, struct hist_tracker *t, const void *row)
 {
 	struct hist_interval iv;
 
-	if (histogram_interval(t, row, &iv))
-		sink->histogram(sink->ctx, metric, instance, unit, &iv);
+	if (!histogram_interval(t, row, &iv))
+		return;
+	if (count_metric)
+		sink->counter(sink->ctx, count_metric, instance, iv.total_count);
+	sink->histogram(sink->ctx, metric, instance, unit, &iv);
 }
 
 static void emit_ratio(const struct view_ratio *r, struct view_state *s, const struct metric_sink *sink)

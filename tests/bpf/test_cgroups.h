@@ -60,18 +60,30 @@ static inline uint64_t tcg_inode(const char *dir)
 	return stat(dir, &st) ? 0 : (uint64_t)st.st_ino;
 }
 
+/* dir's cgroup.procs opened for writing, or -1: a test that counts its own file calls
+ * opens it before it counts, and then joins with tcg_join_fd (one write, nothing else). */
+static inline int tcg_procs_fd(const char *dir)
+{
+	char procs[1700];
+
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+	return open(procs, O_WRONLY);
+}
+
+/* Moves the calling process into the cgroup whose cgroup.procs is fd. 0 or -1. */
+static inline int tcg_join_fd(int fd)
+{
+	return fd >= 0 && write(fd, "0", 1) == 1 ? 0 : -1;
+}
+
 /* Moves the calling process into dir. 0 or -1. */
 static inline int tcg_join(const char *dir)
 {
-	char procs[1700];
-	int p, ok;
+	int p = tcg_procs_fd(dir), e = tcg_join_fd(p);
 
-	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
-	p = open(procs, O_WRONLY);
-	ok = p >= 0 && write(p, "0", 1) == 1;
 	if (p >= 0)
 		close(p);
-	return ok ? 0 : -1;
+	return e;
 }
 
 /* The calling process's own cgroup2 directory ("0::/x" in /proc/self/cgroup), to go back
@@ -113,6 +125,60 @@ static inline int tcg_remove(const char *dir)
 	while ((e = rmdir(dir)) && errno == EBUSY && tries++ < 200)
 		usleep(1000);
 	return e;
+}
+
+/* Cgroups this process visits itself (a test counting its own calls): `home`, where it
+ * lives during the test, a, b and c under the private parent, and `out`, a sibling of the
+ * parent (outside the glob of its children). Each cgroup.procs is opened at setup, so that a
+ * visit costs one write and nothing else. */
+struct tcg_visits {
+	char dirs[4][1100];  /* home, a, b, c */
+	char out[1200];
+	int procs[4], out_procs;
+	char names[4][300];  /* home, a, b, c as sent */
+	char back[1600];     /* where the process was */
+};
+
+/* After tcg_setup: makes them and moves the process to home. */
+static inline void tcg_visits_setup(struct tcg_visits *v)
+{
+	static const char *const children[] = { "home", "a", "b", "c" };
+
+	for (int i = 0; i < 4; i++) {
+		tcg_name(children[i], v->names[i], sizeof(v->names[i]));
+		CHECK(mkdir(tcg_dir(children[i], v->dirs[i], sizeof(v->dirs[i])), 0755) == 0);
+		CHECK((v->procs[i] = tcg_procs_fd(v->dirs[i])) >= 0);
+	}
+	snprintf(v->out, sizeof(v->out), "%s-out", tcg_parent);
+	CHECK(mkdir(v->out, 0755) == 0);
+	CHECK((v->out_procs = tcg_procs_fd(v->out)) >= 0);
+	tcg_own(v->back, sizeof(v->back));
+	CHECK(v->back[0] && tcg_join_fd(v->procs[0]) == 0);
+}
+
+/* The visits that fold: a (workload 1), a read that gives a its series, then b (2) and c
+ * (3), which find MaxSeries taken, and a read. */
+static inline void tcg_visits_fold(struct module *m, struct recording *r, const struct tcg_visits *v,
+				   void (*visit)(int procs_fd, int k))
+{
+	visit(v->procs[1], 1);
+	CHECK(recording_read(r, m) == 0);
+	visit(v->procs[2], 2);
+	visit(v->procs[3], 3);
+	CHECK(recording_read(r, m) == 0);
+}
+
+/* The process back where it was, the cgroups and the parent removed. */
+static inline void tcg_visits_teardown(struct tcg_visits *v)
+{
+	CHECK(tcg_join(v->back) == 0);
+	for (int i = 0; i < 4; i++) {
+		close(v->procs[i]);
+		CHECK(tcg_remove(v->dirs[i]) == 0);
+	}
+	close(v->out_procs);
+	CHECK(tcg_remove(v->out) == 0);
+	CHECK(rmdir(tcg_parent) == 0);
 }
 
 /* Rows of map (a per-cgroup table of m) whose cgroup is id. */
@@ -176,6 +242,17 @@ static inline void tcg_option(struct module *m, const char *key, const char *s, 
 	if (module_set_option(m, &o, err, sizeof(err)))
 		fprintf(stderr, "%s: %s\n", key, err);
 	CHECK(err[0] == '\0');
+}
+
+/* By "cgroup" for the parent's children (the Cgroup glob), and MaxSeries unless 0. */
+static inline void tcg_select(struct module *m, int max_series)
+{
+	char glob[1100];
+
+	tcg_option(m, "By", "cgroup", 0);
+	tcg_option(m, "Cgroup", tcg_glob(glob, sizeof(glob)), 0);
+	if (max_series)
+		tcg_option(m, "MaxSeries", NULL, max_series);
 }
 
 #endif

@@ -2,7 +2,11 @@
  * method (see module_test.h): N reads of a cached file are N vfs reads of 4096 bytes each,
  * reads of a write-only fd are reads that fail, and writes, fsyncs and opens count one
  * each. On the syscall fallback the module must say once in the log, and in the
- * approximation gauge, that the figures are an approximation. */
+ * approximation gauge, that the figures are an approximation. With `Witness true` (tp_btf,
+ * raw_tp) every operation's point sends "untraced", and with the read point's sys_enter
+ * program detached, every syscall of the workload is in it. */
+#include "tests/bpf/detach_program.h"
+#include "tests/bpf/start_on_method.h"
 #include "tests/bpf/module_test.h"
 #include "tests/recording_sink.h"
 
@@ -19,6 +23,8 @@ struct seen {
 	struct op_seen op[4]; /* read, write, fsync, open */
 	uint64_t start_lost;
 	int gauges;
+	int untraced_points; /* points that sent "untraced" (only with Witness true) */
+	uint64_t untraced_read;
 };
 
 static const char *const ops[4] = { "read", "write", "fsync", "open" };
@@ -30,6 +36,8 @@ static struct seen read_module(struct module *m)
 
 	CHECK(recording_read(&r, m) == 0);
 	s.start_lost = recorded_counter(&r, "dropped", "start_lost");
+	s.untraced_points = recorded_count(&r, RECORDED_COUNTER, "untraced", NULL);
+	s.untraced_read = recorded_counter(&r, "untraced", "read");
 	for (int i = 0; i < 4; i++) {
 		const struct hist_interval *latency = recorded_histogram(&r, "latency", ops[i], HIST_UNIT_NANOSECONDS);
 		const struct hist_interval *bytes = recorded_histogram(&r, "bytes", ops[i], HIST_UNIT_BYTES);
@@ -113,6 +121,7 @@ static void run_method(const char *method, const char *path, int fd)
 	CHECK_EQ_U64(s1.op[3].calls - s0.op[3].calls, NOPEN + 1);
 	CHECK_EQ_U64(s1.op[3].latency.count, NOPEN + 1);
 	CHECK_EQ_U64(s1.start_lost, 0);
+	CHECK_EQ_U64(s1.untraced_points, 0); /* the witnesses are opt-in here */
 	/* Every call's kernel time lies inside the workload's wall time. */
 	CHECK(s1.op[0].latency.sum + s1.op[1].latency.sum + s1.op[2].latency.sum + s1.op[3].latency.sum <= wall);
 
@@ -135,6 +144,28 @@ static void run_method(const char *method, const char *path, int fd)
 	module_free(m);
 }
 
+/* `Witness true` on the syscall fallback: each operation's point sends "untraced"; with the
+ * read point's sys_enter program detached (a kernel that skipped it), each syscall of the
+ * workload is a firing of sys_enter that program did not run for (others' only add). */
+static void run_witness(const char *method, const char *path, int fd)
+{
+	const uint64_t syscalls = NREAD + NBADREAD + NWRITE + NFSYNC + 2 * NOPEN;
+	struct module *m = mt_module("vfs", method, "Witness", "true", NULL);
+	struct seen s0, s1;
+
+	if (!m || !start_or_fail(m, method))
+		return;
+	s0 = read_module(m);
+	CHECK_EQ_U64(s0.untraced_points, 4);
+	detach_module_program(m, "read");
+	workload(path, fd);
+	s1 = read_module(m);
+	printf("%-10s Witness true, read's sys_enter program detached: %llu syscalls, untraced %llu\n", method,
+	       (unsigned long long)syscalls, (unsigned long long)(s1.untraced_read - s0.untraced_read));
+	CHECK(s1.untraced_read - s0.untraced_read >= syscalls);
+	module_free(m);
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const defaults[] = { "tp_btf", "raw_tp", "tracepoint", "auto", NULL };
@@ -154,8 +185,11 @@ int main(int argc, char **argv)
 	for (int i = 0; i < PAGES; i++)
 		CHECK(pread(fd, page, sizeof(page), (off_t)i * 4096) == sizeof(page));
 
-	for (int i = 0; i < ml.n; i++)
+	for (int i = 0; i < ml.n; i++) {
 		run_method(ml.names[i], path, fd);
+		if (!strcmp(ml.names[i], "tp_btf") || !strcmp(ml.names[i], "raw_tp"))
+			run_witness(ml.names[i], path, fd);
+	}
 	close(fd);
 	unlink(path);
 	return testing_done();

@@ -52,7 +52,7 @@ int main(void)
 	CHECK(set_option(fsm, "Filesystem", fsmany, 3, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "at most 4 filesystems") != NULL);
 	CHECK(set_option(fsm, "Latency", fss, 1, err, sizeof(err)) == -1);
-	CHECK(strstr(err, "valid options: Filesystem, AttachOrder") != NULL);
+	CHECK(strstr(err, "valid options: Filesystem, By, CgroupDepth, Cgroup, CgroupIgnoreSelected, MaxSeries, AttachOrder") != NULL);
 	module_free(fsm);
 
 	/* bad input: each error names the problem and the fix */
@@ -102,14 +102,18 @@ int main(void)
 	module_free(m);
 
 	/* a module without witnesses refuses the key by name and does not offer it */
-	m = module_new(module_find("vfs"), NULL);
+	m = module_new(module_find("dcache"), NULL);
 	CHECK(m != NULL);
 	CHECK(set_option(m, "Witness", yes, 1, err, sizeof(err)) == -1);
-	CHECK(strstr(err, "the vfs module has no witness programs") != NULL);
+	CHECK(strstr(err, "the dcache module has no witness programs") != NULL);
 	CHECK(set_option(m, "Latencyy", lat, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "valid options:") != NULL && strstr(err, "Witness") == NULL);
 	module_free(m);
-	/* tcp has them on by default */
+	/* vfs has them (its syscall fallback's), off by default; tcp has them on by default */
+	m = module_new(module_find("vfs"), NULL);
+	CHECK(m != NULL && m->probes.witness_off);
+	CHECK(set_option(m, "Witness", yes, 1, err, sizeof(err)) == 0 && !m->probes.witness_off);
+	module_free(m);
 	m = module_new(module_find("tcp"), NULL);
 	CHECK(m != NULL && !m->probes.witness_off);
 	module_free(m);

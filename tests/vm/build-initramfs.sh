@@ -4,9 +4,10 @@
 #   /bin/busybox, /init (init.sh), /etc/ebpf-tests.list (tests.list),
 #   /etc/ebpf-unavailable.list (unavailable.list)
 #   /build/...   every ELF executable under BUILDDIR/tests, BUILDDIR/.libs/ebpf.so and the
-#                users' programs built into BUILDDIR/contrib/programs (*.bpf.o), at their
-#                paths relative to the build tree (top_builddir=/build in the VM)
-#   /src/tests, /src/contrib   their scripts and configurations (top_srcdir=/src)
+#                users' programs built into BUILDDIR/contrib/programs (*.bpf.o) and
+#                BUILDDIR/tests/programs (exporter_*.bpf.o), at their paths relative to the
+#                build tree (top_builddir=/build in the VM)
+#   /src/tests, /src/contrib   their scripts and configurations, .conf and .yaml (top_srcdir=/src)
 #   collectd, the stock plugins the integration tests use, types.db, rrdtool, at their
 #                host paths
 #   every shared library those need, as ldd lists it, plus libgcc_s.so.1: glibc dlopens it
@@ -67,12 +68,13 @@ find "$builddir/tests" -type f -perm -u+x ! -path '*/.libs/*' | while read -r f;
 done
 # The scale bench (make bench-scale builds it; the matrix does not need it).
 [ -x "$builddir/bench/scale_cost" ] && copy_elf "$builddir/bench/scale_cost" /build/bench/scale_cost
-for f in "$builddir"/contrib/programs/*.bpf.o; do
-	[ -f "$f" ] || die "$builddir/contrib/programs/*.bpf.o are not built (make check builds them)"
+for f in "$builddir"/contrib/programs/*.bpf.o "$builddir"/tests/programs/exporter_*.bpf.o; do
+	[ -f "$f" ] || die "$f: the users' programs are not built (make check builds them)"
 	copy_file "$f" "/build${f#"$builddir"}"
 done
-# Scripts and the configurations they use; not the build outputs of an in-tree build.
-(cd "$srcdir" && find tests contrib -type f \( -name '*.sh' -o -name '*.conf' \)) | while read -r f; do
+# Scripts and the configurations they use (ExporterConfig's YAML too); not the build outputs
+# of an in-tree build.
+(cd "$srcdir" && find tests contrib -type f \( -name '*.sh' -o -name '*.conf' -o -name '*.yaml' \)) | while read -r f; do
 	copy_file "$srcdir/$f" "/src/$f"
 done
 
