@@ -37,8 +37,8 @@ START_HASH_MAP(start, struct start_thread_key, 16384);
 CGROUP_HIST_MAP(cgroup_latency);
 CGROUP_AUX_MAPS(struct hist_row);
 
-/* The sample for the current task's cgroup, in its row at cgroup_hist_precision (its slot
- * computed here, once). */
+/* The sample for the current task's cgroup (the host-wide row's slot of delta was
+ * computed: its own here, once, at the per-cgroup precision). */
 static __always_inline void record_by_cgroup(__u32 row, __u64 delta)
 {
 	struct cgroup_row_key key = { .cgroup = current_cgroup_at_depth(), .row = row };
@@ -49,7 +49,7 @@ static __always_inline void record_by_cgroup(__u32 row, __u64 delta)
 		return;
 	h = cgroup_row(&cgroup_latency, &key, zero, &cgroup_full);
 	if (h)
-		cgroup_hist_record(h, delta);
+		hist_record_at(h, cgroup_hist_slot_again(delta, zero), delta);
 }
 
 static __always_inline void on_entry(__u32 row)

@@ -65,7 +65,8 @@ static __always_inline void on_entry(__u32 op)
 }
 
 /* One completed call for the current task's cgroup; start_ns 0: no latency (as host-wide).
- * Its rows are at cgroup_hist_precision: their slots are computed here, once per value. */
+ * The host-wide rows' slots of ret and delta were computed: theirs here, once, at the
+ * per-cgroup precision. */
 static __always_inline void count_by_cgroup(__u32 op, long ret, __u64 start_ns, __u64 delta)
 {
 	struct cgroup_row_key key = { .cgroup = current_cgroup_at_depth(), .row = op };
@@ -78,13 +79,13 @@ static __always_inline void count_by_cgroup(__u32 op, long ret, __u64 start_ns, 
 	if (ret >= 0 && (op == VFS_OP_READ || op == VFS_OP_WRITE)) {
 		h = cgroup_row(&cgroup_bytes, &key, zero, &cgroup_full);
 		if (h)
-			cgroup_hist_record(h, ret);
+			hist_record_at(h, cgroup_hist_slot_again(ret, zero), ret);
 	}
 	if (!start_ns)
 		return;
 	h = cgroup_row(&cgroup_latency, &key, zero, &cgroup_full);
 	if (h)
-		cgroup_hist_record(h, delta);
+		hist_record_at(h, cgroup_hist_slot_again(delta, zero), delta);
 }
 
 static __always_inline void on_exit(__u32 op, long ret)

@@ -15,12 +15,23 @@
 const volatile __u32 cgroup_hist_precision = HIST_PRECISION_DEFAULT;
 
 /* One value v into a per-cgroup histogram row (a CGROUP_HIST_MAP value), at
- * cgroup_hist_precision: never the host-wide rows' slot of v, laid out for hist_precision.
- * A value also recorded host-wide thus has two slots, each computed once (hist_row.bpf.h's
- * hist_record_at says why once). */
+ * cgroup_hist_precision: never the host-wide rows' slot of v, laid out for hist_precision. */
 static __always_inline void cgroup_hist_record(struct hist_row *h, __u64 v)
 {
 	hist_record_at(h, hist_slot_p(v, cgroup_hist_precision), v);
+}
+
+/* The slot at cgroup_hist_precision of a value v whose host-wide slot the program has just
+ * computed, for hist_record_at: computed on v plus the first word of the module's zero row
+ * (`zero`, cgroup_zero_row(): 0, but a map value the verifier cannot know). 5.10's verifier
+ * narrows v at each comparison of the host-wide slot, and cannot decide hist_slot_p's
+ * comparisons against a register (2^p, the last slot: p is read-only data); meeting them
+ * again on the narrowed v, it walked branches the first ones made impossible into an
+ * unbounded slot (vfs, "misaligned access"). On a value it knows nothing of, they are the
+ * first again. */
+static __always_inline __u64 cgroup_hist_slot_again(__u64 v, const void *zero)
+{
+	return hist_slot_p(v + *(const __u64 *)zero, cgroup_hist_precision);
 }
 
 #endif
