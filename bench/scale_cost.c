@@ -221,7 +221,10 @@ static int plan_only(const struct config *c, int cpus)
 			continue;
 		}
 		total += plan.bytes;
-		printf("     %-10s %9.3f MB, precision %u:", mods[k]->ops->name, plan.bytes / 1e6, plan.precision);
+		printf("     %-10s %9.3f MB, precision %u", mods[k]->ops->name, plan.bytes / 1e6, plan.precision);
+		if (plan.cgroup_hist_rows)
+			printf(", per-cgroup precision %u", plan.cgroup_precision);
+		printf(":");
 		for (int j = 0; j < plan.nmaps; j++)
 			printf(" %s %.3f%s", plan.maps[j].name, plan.maps[j].bytes / 1e6, plan.maps[j].percpu ? " (per-CPU)" : "");
 		printf("\n");

@@ -32,6 +32,7 @@
 #include <bpf/bpf_core_read.h>
 #include "block.h"
 #include "include/cgroup_key.bpf.h"
+#include "include/cgroup_hist.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -311,7 +312,7 @@ static __always_inline void cgroup_account(struct block_rq_key *key, const struc
 		return;
 	now = bpf_ktime_get_ns();
 	if (c->start && c->start <= now && (h = cgroup_row(&cgroup_latency, &k, zero, &cgroup_full)))
-		hist_record(h, now - c->start);
+		cgroup_hist_record(h, now - c->start);
 }
 
 /* ---- workers ------------------------------------------------------------------------ */

@@ -17,6 +17,7 @@
 #include "include/hist_row.bpf.h"
 #include "include/start_time.bpf.h"
 #include "include/cgroup_key.bpf.h"
+#include "include/cgroup_hist.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include "include/entry_points.bpf.h"
 #include "fs.h"
@@ -36,8 +37,9 @@ START_HASH_MAP(start, struct start_thread_key, 16384);
 CGROUP_HIST_MAP(cgroup_latency);
 CGROUP_AUX_MAPS(struct hist_row);
 
-/* The sample (its slot already computed for the host-wide row) for the current task's cgroup. */
-static __always_inline void record_by_cgroup(__u32 row, __u64 slot, __u64 delta)
+/* The sample for the current task's cgroup (the host-wide row's slot of delta was
+ * computed: its own here, once, at the per-cgroup precision). */
+static __always_inline void record_by_cgroup(__u32 row, __u64 delta)
 {
 	struct cgroup_row_key key = { .cgroup = current_cgroup_at_depth(), .row = row };
 	void *zero = cgroup_zero_row();
@@ -47,7 +49,7 @@ static __always_inline void record_by_cgroup(__u32 row, __u64 slot, __u64 delta)
 		return;
 	h = cgroup_row(&cgroup_latency, &key, zero, &cgroup_full);
 	if (h)
-		hist_record_at(h, slot, delta);
+		hist_record_at(h, cgroup_hist_slot_again(delta, zero), delta);
 }
 
 static __always_inline void on_entry(__u32 row)
@@ -59,7 +61,7 @@ static __always_inline void on_entry(__u32 row)
 static __always_inline void on_exit(__u32 row)
 {
 	struct hist_row *h;
-	__u64 start_ns, delta, slot;
+	__u64 start_ns, delta;
 
 	if (!tgid_filter_passes(filter_tgid))
 		return;
@@ -67,12 +69,11 @@ static __always_inline void on_exit(__u32 row)
 	if (!start_ns) /* began before we attached */
 		return;
 	delta = bpf_ktime_get_ns() - start_ns;
-	slot = hist_slot_p(delta, hist_precision);
 	h = bpf_map_lookup_elem(&latency, &row);
 	if (h)
-		hist_record_at(h, slot, delta);
+		hist_record(h, delta);
 	if (by_cgroup)
-		record_by_cgroup(row, slot, delta);
+		record_by_cgroup(row, delta);
 }
 
 /* The four programs of one (slot, op): fentry/fexit and kprobe/kretprobe (the exits read

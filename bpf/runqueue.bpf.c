@@ -25,6 +25,7 @@
 #include "include/entry_points.bpf.h"
 #include "runqueue.h"
 #include "include/cgroup_key.bpf.h"
+#include "include/cgroup_hist.bpf.h"
 #define WITNESS_POINTS RUNQ_POINTS
 #include "include/witness.bpf.h"
 
@@ -94,7 +95,7 @@ static __always_inline void record_by_cgroup(__u64 cgroup, __u64 delta)
 		return;
 	h = cgroup_row(&cgroup_latency, &key, zero, &cgroup_full);
 	if (h)
-		hist_record(h, delta);
+		cgroup_hist_record(h, delta);
 }
 
 /* A wait of task `next`, which now runs: host-wide, and for its cgroup. */

@@ -12,6 +12,7 @@
 #include "include/hist_row.bpf.h"
 #include "include/start_time.bpf.h"
 #include "include/cgroup_key.bpf.h"
+#include "include/cgroup_hist.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "include/syscall_regs.bpf.h"
@@ -121,7 +122,7 @@ static __always_inline void count_by_cgroup(__u32 nr, long ret, __u32 lrow, __u6
 	key.row = lrow - 1;
 	h = cgroup_row(&cgroup_latency, &key, zero, &cgroup_full);
 	if (h)
-		hist_record(h, delta);
+		cgroup_hist_record(h, delta);
 }
 
 /* ---- exit --------------------------------------------------------------------------------- */

@@ -16,6 +16,7 @@
 #include "include/hist_row.bpf.h"
 #include "include/start_time.bpf.h"
 #include "include/cgroup_key.bpf.h"
+#include "include/cgroup_hist.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_endian.h>
@@ -206,7 +207,7 @@ static __always_inline void on_state(const struct sock *sk, int oldstate, int ne
 	if (h)
 		hist_record(h, delta);
 	if (by_cgroup && (h = sock_cgroup_row(&cgroup_latency, sk, row)))
-		hist_record(h, delta);
+		cgroup_hist_record(h, delta);
 }
 
 static __always_inline __u16 sock_protocol(const struct sock *sk)

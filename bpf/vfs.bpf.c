@@ -20,6 +20,7 @@
 #include "include/hist_row.bpf.h"
 #include "include/start_time.bpf.h"
 #include "include/cgroup_key.bpf.h"
+#include "include/cgroup_hist.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "include/entry_points.bpf.h"
@@ -63,10 +64,10 @@ static __always_inline void on_entry(__u32 op)
 		start_thread_put(&start, op, &stats, VFS_STAT_START_LOST);
 }
 
-/* One completed call for the current task's cgroup, with the host-wide row's slots (for
- * the bytes of a successful read or write; latency_slot for a call whose start was known). */
-static __always_inline void count_by_cgroup(__u32 op, long ret, __u64 bytes_slot, __u64 start_ns, __u64 delta,
-					    __u64 latency_slot)
+/* One completed call for the current task's cgroup; start_ns 0: no latency (as host-wide).
+ * The host-wide rows' slots of ret and delta were computed: theirs here, once, at the
+ * per-cgroup precision. */
+static __always_inline void count_by_cgroup(__u32 op, long ret, __u64 start_ns, __u64 delta)
 {
 	struct cgroup_row_key key = { .cgroup = current_cgroup_at_depth(), .row = op };
 	void *zero = cgroup_zero_row();
@@ -78,20 +79,19 @@ static __always_inline void count_by_cgroup(__u32 op, long ret, __u64 bytes_slot
 	if (ret >= 0 && (op == VFS_OP_READ || op == VFS_OP_WRITE)) {
 		h = cgroup_row(&cgroup_bytes, &key, zero, &cgroup_full);
 		if (h)
-			hist_record_at(h, bytes_slot, ret);
+			hist_record_at(h, cgroup_hist_slot_again(ret, zero), ret);
 	}
 	if (!start_ns)
 		return;
 	h = cgroup_row(&cgroup_latency, &key, zero, &cgroup_full);
 	if (h)
-		hist_record_at(h, latency_slot, delta);
+		hist_record_at(h, cgroup_hist_slot_again(delta, zero), delta);
 }
 
 static __always_inline void on_exit(__u32 op, long ret)
 {
 	struct vfs_op_stats *s;
 	__u64 start_ns, delta;
-	__u64 bytes_slot = 0, latency_slot = 0; /* 64-bit: a 32-bit spill would lose their bound on 5.10 */
 
 	if (!tgid_filter_passes(filter_tgid))
 		return;
@@ -101,19 +101,15 @@ static __always_inline void on_exit(__u32 op, long ret)
 	counter_add(&s->calls, 1);
 	if (ret < 0)
 		counter_add(&s->errors, 1);
-	else if (op == VFS_OP_READ || op == VFS_OP_WRITE) {
-		bytes_slot = hist_slot_p(ret, hist_precision);
-		hist_record_at(&s->bytes, bytes_slot, ret);
-	}
+	else if (op == VFS_OP_READ || op == VFS_OP_WRITE)
+		hist_record(&s->bytes, ret);
 	/* 0: the call began before we attached, or its start found no room */
 	start_ns = start_thread_take(&start, op);
 	delta = start_ns ? bpf_ktime_get_ns() - start_ns : 0;
-	if (start_ns) {
-		latency_slot = hist_slot_p(delta, hist_precision);
-		hist_record_at(&s->latency, latency_slot, delta);
-	}
+	if (start_ns)
+		hist_record(&s->latency, delta);
 	if (by_cgroup)
-		count_by_cgroup(op, ret, bytes_slot, start_ns, delta, latency_slot);
+		count_by_cgroup(op, ret, start_ns, delta);
 }
 
 /* Fallback: the operation a syscall number stands for, or -1. */

@@ -32,10 +32,6 @@ const volatile bool ancestor_helper = true;
 		__type(value, value_type);               \
 	} name SEC(".maps")
 
-/* A per-cgroup table of histogram rows: hist_row.bpf.h's HIST_HASH_MAP keyed by cgroup and
- * row (no BTF value type: its rows are sized for the precision by user space). */
-#define CGROUP_HIST_MAP(name) HIST_HASH_MAP(name, struct cgroup_row_key)
-
 /* The maps every per-cgroup module has besides its tables: cgroup_zero, one zeroed value
  * of zero_type (what new rows are inserted from: the largest value of the module's tables),
  * and cgroup_full, the events no table had room for; and cgroup_zero_row(), that value. */

@@ -24,8 +24,10 @@ const volatile __u32 hist_precision = HIST_PRECISION_DEFAULT;
 	struct { __uint(type, BPF_MAP_TYPE_HASH); __uint(max_entries, 1);                     \
 		 __uint(key_size, sizeof(key_type)); __uint(value_size, sizeof(struct hist_row)); } name SEC(".maps")
 
-/* One value v whose slot is known: a value recorded into two rows (host-wide and per
- * cgroup) has its slot computed once. Not only cheaper: 5.10's verifier, meeting the slot's
+/* One value v whose slot is known (at the precision of h's map): its slot and the sum, with
+ * atomic adds (see counting.bpf.h for why). A value recorded into two rows has each of its
+ * slots computed once: one for the host-wide row, one at the per-cgroup rows' own precision
+ * (cgroup_hist.bpf.h's cgroup_hist_slot_again). 5.10's verifier, meeting the slot's
  * comparisons a second time on the same value, follows branches the first ones made dead
  * (it cannot decide `if 2 > v` from v's range) into a slot index out of any bound. */
 static __always_inline void hist_record_at(struct hist_row *h, __u64 slot, __u64 v)
@@ -34,7 +36,8 @@ static __always_inline void hist_record_at(struct hist_row *h, __u64 slot, __u64
 	counter_add(&h->sum, v);
 }
 
-/* One value v: its slot and the sum, with atomic adds (see counting.bpf.h for why). */
+/* One value v into one of the host-wide rows, at hist_precision (a value recorded into
+ * this row only). */
 static __always_inline void hist_record(struct hist_row *h, __u64 v)
 {
 	hist_record_at(h, hist_slot_p(v, hist_precision), v);

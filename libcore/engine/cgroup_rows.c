@@ -26,6 +26,7 @@ void cgroup_options_init(struct cgroup_options *o)
 	memset(o, 0, sizeof(*o));
 	o->depth = CGROUP_DEPTH_DEFAULT;
 	o->max_series = CGROUP_MAX_SERIES_DEFAULT;
+	hist_config_init(&o->hist);
 }
 
 /* A whole number from lo to hi, or -1 with err naming the option. */
@@ -67,6 +68,10 @@ int cgroup_options_set(struct cgroup_options *o, const struct option *opt, char 
 		o->tuned = true;
 		return whole_number(opt, 1, CGROUP_MAX_SERIES_MAX, "MaxSeries 100", &o->max_series, err, errlen) ? -1 : 1;
 	}
+	if (!strcasecmp(opt->key, "CgroupPrecision")) {
+		o->tuned = true;
+		return hist_config_set_precision(&o->hist, opt, err, errlen);
+	}
 	if (!strcasecmp(opt->key, "CgroupIgnoreSelected")) {
 		o->tuned = true;
 		return opt_get_boolean(opt, &o->ignore_selected, err, errlen) ? -1 : 1;
@@ -101,8 +106,8 @@ int cgroup_options_set(struct cgroup_options *o, const struct option *opt, char 
 int cgroup_options_check(const struct cgroup_options *o, char *err, size_t errlen)
 {
 	if (o->tuned && !o->on) {
-		snprintf(err, errlen, "CgroupDepth, Cgroup, CgroupIgnoreSelected and MaxSeries shape the values per "
-			 "cgroup, which By \"cgroup\" turns on: add By \"cgroup\", or remove them");
+		snprintf(err, errlen, "CgroupDepth, Cgroup, CgroupIgnoreSelected, CgroupPrecision and MaxSeries shape "
+			 "the values per cgroup, which By \"cgroup\" turns on: add By \"cgroup\", or remove them");
 		return -1;
 	}
 	return 0;
@@ -148,6 +153,8 @@ int cgroup_rows_configure(struct module *m, struct bpf_object *obj, const struct
 {
 	bool *by = module_rodata(obj, "by_cgroup", sizeof(bool));
 	uint32_t *depth = module_rodata(obj, "cgroup_depth", sizeof(uint32_t));
+	/* Only in objects with per-cgroup histograms (process has counters only). */
+	uint32_t *precision = module_rodata(obj, "cgroup_hist_precision", sizeof(uint32_t));
 	/* Not in an object whose programs never ask for the current task's cgroup (tcp's: the
 	 * socket's). */
 	bool *helper = module_rodata(obj, "ancestor_helper", sizeof(bool));
@@ -157,6 +164,8 @@ int cgroup_rows_configure(struct module *m, struct bpf_object *obj, const struct
 		return -ENOENT;
 	*by = o->on;
 	*depth = o->depth;
+	if (precision)
+		*precision = m->cgroup_precision;
 	if (helper)
 		*helper = o->on && tracing_helper_available(BPF_FUNC_get_current_ancestor_cgroup_id);
 	for (int t = 0; t < ntables; t++) {
@@ -170,7 +179,7 @@ int cgroup_rows_configure(struct module *m, struct bpf_object *obj, const struct
 		if (!e && o->on)
 			e = bpf_map__set_max_entries(map, entries);
 		if (!e && o->on && tables[t].hist_metric)
-			e = bpf_map__set_value_size(map, HIST_ROW_SIZE(m->precision));
+			e = bpf_map__set_value_size(map, HIST_ROW_SIZE(m->cgroup_precision));
 		if (e)
 			return e;
 	}
@@ -400,7 +409,7 @@ static void send_series_row(struct cgroup_rows *r, int ti, struct cg_series *s, 
 	if (!*tr) {
 		if (!(*tr = malloc(sizeof(**tr))))
 			return; /* out of memory: this row waits for the next read */
-		hist_tracker_init(*tr, 1, r->m->precision);
+		hist_tracker_init(*tr, 1, r->m->cgroup_precision);
 	}
 	emit_hist_row(sink, t->hist_metric, t->hist_count_metric, inst, t->unit, *tr, val);
 }
@@ -409,7 +418,7 @@ static void add_other_row(struct cgroup_rows *r, int ti, uint32_t row, const uin
 {
 	const struct cgroup_table *t = &r->tables[ti];
 	struct table_state *s = &r->ts[ti];
-	unsigned int nslots = HIST_NSLOTS(r->m->precision);
+	unsigned int nslots = HIST_NSLOTS(r->m->cgroup_precision);
 
 	s->other_seen[row] = true;
 	if (t->hist_metric) {
@@ -436,7 +445,7 @@ static void send_other(struct cgroup_rows *r, int ti, const struct metric_sink *
 {
 	const struct cgroup_table *t = &r->tables[ti];
 	struct table_state *s = &r->ts[ti];
-	unsigned int nslots = HIST_NSLOTS(r->m->precision);
+	unsigned int nslots = HIST_NSLOTS(r->m->cgroup_precision);
 	char inst[2 * LABEL_VALUE_MAX + 2];
 
 	for (uint32_t row = 0; row < t->nrows; row++) {
@@ -575,7 +584,7 @@ static int table_state_init(struct cgroup_rows *r, int ti, uint32_t *ntrackers)
 		s->other_trackers = calloc(n, sizeof(*s->other_trackers));
 		if (!s->hacc || !s->hcarry || !s->hgone || !s->other_trackers)
 			return -ENOMEM;
-		hist_tracker_init(s->other_trackers, n, r->m->precision);
+		hist_tracker_init(s->other_trackers, n, r->m->cgroup_precision);
 	} else {
 		s->acc = calloc(n * nfields_of(t), sizeof(*s->acc));
 		s->carry = calloc(n * nfields_of(t), sizeof(*s->carry));

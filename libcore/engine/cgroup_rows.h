@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <stddef.h>
 
+#include "libcore/hist/hist_config.h"
 #include "libcore/read/map_view.h"
 
 struct module;
@@ -43,10 +44,15 @@ struct cgroup_options {
 	char *globs[CGROUP_GLOBS_MAX];
 	int nglobs;
 	bool ignore_selected;      /* CgroupIgnoreSelected */
+	/* CgroupPrecision: the per-cgroup histogram rows' own precision (module.h's
+	 * cgroup_precision), so that By "cgroup" leaves the host-wide rows' as it was */
+	struct hist_config hist;
 	bool tuned;                /* any of the others given (they need By "cgroup") */
 };
 
 #define CGROUP_OPTION_KEYS { "By" }, { "CgroupDepth" }, { "Cgroup" }, { "CgroupIgnoreSelected" }, { "MaxSeries" }
+/* ... of a module with per-cgroup histograms, which take CgroupPrecision too. */
+#define CGROUP_HIST_OPTION_KEYS CGROUP_OPTION_KEYS, { "CgroupPrecision" }
 
 void cgroup_options_init(struct cgroup_options *o);
 /* 1: taken; 0: not a cgroup option; -1: bad value, err says why and the fix. */
@@ -76,12 +82,12 @@ struct cgroup_table {
 };
 
 /* Before load: the tables' max_entries for options (CGROUP_ROWS_PER_SERIES x MaxSeries
- * cgroups), bare histogram rows sized for m->precision, the rodata by_cgroup and
- * cgroup_depth; with By "cgroup" off the tables and the maps named in `aux` are not created
+ * cgroups), bare histogram rows sized for m->cgroup_precision, the rodata by_cgroup,
+ * cgroup_depth and cgroup_hist_precision; with By "cgroup" off the tables and the maps named in `aux` are not created
  * (the object is as it was without them). 0 or -errno. */
 int cgroup_rows_configure(struct module *m, struct bpf_object *obj, const struct cgroup_options *o,
 			  const struct cgroup_table *tables, int ntables, const char *const *aux);
-/* Histogram rows the tables can hold, for the precision budget. */
+/* Histogram rows the tables can hold, for the per-cgroup rows' precision budget. */
 uint32_t cgroup_rows_hist_rows(const struct cgroup_options *o, const struct cgroup_table *tables, int ntables);
 
 struct cgroup_rows;

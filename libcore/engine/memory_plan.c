@@ -81,6 +81,25 @@ static uint64_t total_of(const struct memory_plan *p)
 	return t;
 }
 
+/* Module i one step coarser, if it can be: its per-cgroup rows first (the host-wide ones
+ * are what the module gives without By "cgroup"), then its host-wide rows; only precisions
+ * the user did not set. */
+static bool lower_one_step(struct memory_plan *p, int i)
+{
+	struct module *m = p->modules[i];
+	const struct module_memory *mm = &p->plans[i];
+
+	if (mm->cgroup_hist_rows && !m->cgroup_hist.precision_from_user && mm->cgroup_precision > 0) {
+		m->cgroup_hist.precision = mm->cgroup_precision - 1;
+		return true;
+	}
+	if (!m->hist.precision_from_user && mm->precision > 0) {
+		m->hist.precision = mm->precision - 1;
+		return true;
+	}
+	return false;
+}
+
 /* The module with the most bytes that can record one step coarser and gets smaller for
  * it, lowered and planned again; false when there is none. */
 static bool coarsen_one(struct memory_plan *p)
@@ -89,23 +108,24 @@ static bool coarsen_one(struct memory_plan *p)
 	int n = 0;
 
 	for (int i = 0; i < p->nmodules; i++)
-		if (!p->refused[i] && !p->modules[i]->hist.precision_from_user && p->plans[i].precision > 0)
+		if (!p->refused[i])
 			order[n++] = i;
 	while (n > 0) {
 		int best = 0;
 		uint64_t before;
-		struct module *m;
 
 		for (int k = 1; k < n; k++)
 			if (p->plans[order[k]].bytes > p->plans[order[best]].bytes)
 				best = k;
-		m = p->modules[order[best]];
 		before = p->plans[order[best]].bytes;
-		m->hist.precision = p->plans[order[best]].precision - 1;
+		if (!lower_one_step(p, order[best])) {
+			order[best] = order[--n]; /* nothing left to coarsen: try the next */
+			continue;
+		}
 		plan_one(p, order[best]);
 		if (p->plans[order[best]].bytes < before)
 			return true;
-		order[best] = order[--n]; /* no histograms to coarsen: try the next */
+		/* no smaller (no histograms at that step): its next step, or the next module */
 	}
 	return false;
 }
@@ -144,10 +164,12 @@ int memory_plan_make(struct memory_plan *p, struct module **mods, int n, uint64_
 		snprintf(p->errors[i], sizeof(p->errors[i]),
 			 "its BPF maps need %s of kernel memory at %d possible CPUs (the largest, map \"%s\": %s), "
 			 "but KernelMemoryLimit %s leaves %s for it; raise KernelMemoryLimit, or give it fewer "
-			 "histogram rows (Latency, Ports) or a lower Precision",
+			 "histogram rows (Latency, Ports%s) or a lower Precision%s",
 			 memory_bytes_text(p->plans[i].bytes, need, sizeof(need)), p->possible_cpus,
 			 big ? big->name : "?", memory_bytes_text(big ? big->bytes : 0, mb, sizeof(mb)),
-			 memory_bytes_text(limit, lim, sizeof(lim)), memory_bytes_text(limit - used, left, sizeof(left)));
+			 memory_bytes_text(limit, lim, sizeof(lim)), memory_bytes_text(limit - used, left, sizeof(left)),
+			 p->plans[i].cgroup_hist_rows ? ", MaxSeries" : "",
+			 p->plans[i].cgroup_hist_rows ? " or CgroupPrecision" : "");
 	}
 	p->total = used;
 	return 0;
@@ -165,8 +187,10 @@ void memory_plan_describe(const struct memory_plan *p, int i, char *buf, size_t 
 	for (int k = 0; k < mm->nmaps; k++)
 		text_appendf(buf, len, &used, "%s%s %s%s", k ? ", " : " (", mm->maps[k].name,
 			     memory_bytes_text(mm->maps[k].bytes, t, sizeof(t)), mm->maps[k].percpu ? " per-CPU" : "");
-	text_appendf(buf, len, &used, "%s, precision %u%s", mm->nmaps ? ")" : "", mm->precision,
-		     p->refused[i] ? ": refused, over KernelMemoryLimit" : "");
+	text_appendf(buf, len, &used, "%s, precision %u", mm->nmaps ? ")" : "", mm->precision);
+	if (mm->cgroup_hist_rows)
+		text_appendf(buf, len, &used, ", per-cgroup precision %u", mm->cgroup_precision);
+	text_appendf(buf, len, &used, "%s", p->refused[i] ? ": refused, over KernelMemoryLimit" : "");
 }
 
 void memory_plan_free(struct memory_plan *p)

@@ -3,7 +3,8 @@
  * Every module is opened and sized as it would start (module_plan_memory), at this
  * machine's possible CPUs. While the total is over the limit, the module with the most
  * bytes whose precision was not set by the user (`Precision`) records one step coarser
- * (half the slots per power of two); when nothing can be made coarser, the modules that
+ * (half the slots per power of two): its per-cgroup rows first (By "cgroup", unless
+ * `CgroupPrecision` was set), down to 0, then its host-wide rows; when nothing can be made coarser, the modules that
  * still do not fit, in configuration order, are refused: they stay off with an error that
  * names the module, its largest map and the bytes. The others start as planned. */
 #ifndef EBPF_CORE_MEMORY_PLAN_H
@@ -36,11 +37,13 @@ struct memory_plan {
 	char (*errors)[512];         /* why a refused module is off */
 };
 
-/* Plans mods[0..n) against limit, lowering precisions of the modules in place (m->hist).
+/* Plans mods[0..n) against limit, lowering precisions of the modules in place (m->hist,
+ * m->cgroup_hist).
  * 0, or -1 if the plan could not be made (no memory). A module that cannot even be
  * planned (its own configuration or kernel) is left to its start, counted as 0 bytes. */
 int memory_plan_make(struct memory_plan *p, struct module **mods, int n, uint64_t limit);
-/* One line per module: "syscalls: 6 maps, 1.4 MiB (counts 20.8 KiB per-CPU, ...), precision 5". */
+/* One line per module: "syscalls: 6 maps, 1.4 MiB (counts 20.8 KiB per-CPU, ...), precision 5",
+ * with By "cgroup" then ", per-cgroup precision 3". */
 void memory_plan_describe(const struct memory_plan *p, int i, char *buf, size_t len);
 void memory_plan_free(struct memory_plan *p);
 

@@ -84,6 +84,7 @@ struct module *module_new(const struct module_ops *ops, const char *instance)
 	m->probes.module = m->label;
 	m->probes.witness_off = ops->witness_opt_in;
 	hist_config_init(&m->hist);
+	hist_config_init(&m->cgroup_hist);
 	if ((ops->priv_size && !(m->priv = calloc(1, ops->priv_size))) || copy_points(m) ||
 	    (ops->create && ops->create(m))) {
 		module_free(m);
@@ -232,6 +233,7 @@ static struct bpf_object *object_open(void *ctx)
 	hist_precision = module_rodata(m->obj, "hist_precision", sizeof(*hist_precision));
 	if (hist_precision)
 		*hist_precision = m->precision;
+	/* cgroup_hist_precision is By "cgroup"'s: set with its tables (cgroup_rows_configure). */
 	witness_on = module_rodata(m->obj, "witness_on", sizeof(*witness_on));
 	if (witness_on)
 		*witness_on = !m->probes.witness_off;
@@ -277,6 +279,15 @@ static void stop_object(struct module *m)
 	views_free(m);
 	if (m->obj)
 		object_close(m);
+}
+
+/* After prepare: the host-wide rows' precision on their own budget, as without By
+ * "cgroup"; the per-cgroup rows' on theirs, no finer than the host-wide unless the user
+ * asked (CgroupPrecision). */
+static void set_precisions(struct module *m)
+{
+	m->precision = hist_config_precision(&m->hist, m->hist_rows ? m->hist_rows : views_hist_rows(m));
+	m->cgroup_precision = hist_config_precision_at_most(&m->cgroup_hist, m->precision, m->cgroup_hist_rows);
 }
 
 /* The object, attached by candidates, and its views' readers. 0, or -1 with the message. */
@@ -336,7 +347,7 @@ int module_start(struct module *m)
 
 	if (!r && ops->prepare)
 		r = ops->prepare(m, err, sizeof(err));
-	m->precision = hist_config_precision(&m->hist, m->hist_rows ? m->hist_rows : views_hist_rows(m));
+	set_precisions(m);
 	if (!r && (ops->elf_bytes || m->elf)) { /* a built-in's skeleton, or a user's checked bytes */
 		m->refusal[0] = '\0';
 		r = start_object(m, err, sizeof(err));
@@ -374,8 +385,10 @@ static int plan_memory(struct module *m, int possible_cpus, struct module_memory
 		r = ops->prepare(m, err, errlen);
 	if (r)
 		return -1; /* module_start() says the same, with the module's state */
-	m->precision = hist_config_precision(&m->hist, m->hist_rows ? m->hist_rows : views_hist_rows(m));
+	set_precisions(m);
 	plan->precision = m->precision;
+	plan->cgroup_precision = m->cgroup_precision;
+	plan->cgroup_hist_rows = m->cgroup_hist_rows;
 	if (!ops->elf_bytes && !m->elf)
 		return 0;
 	/* Opened and sized exactly as module_start() will (rodata, row sizes, the module's

@@ -153,7 +153,14 @@ struct module {
 	 * default precision (hist_config_precision): a prepare hook sets it where the views'
 	 * row counts do not say it (rows sized at start, hashes); 0 = counted from the views. */
 	uint32_t hist_rows;
-	unsigned int precision;     /* of every histogram row of the object, set at start */
+	unsigned int precision;     /* of the host-wide histogram rows, set at start */
+	/* By "cgroup": the per-cgroup histogram rows (module_cgroup_prepare) have a precision of
+	 * their own, so that turning them on leaves `precision` as it was. CgroupPrecision, or
+	 * the highest up to `precision` whose rows fit HIST_ROWS_BUDGET_BYTES on their own;
+	 * KernelMemoryLimit lowers cgroup_hist first (memory_plan.h). */
+	struct hist_config cgroup_hist;
+	uint32_t cgroup_hist_rows;
+	unsigned int cgroup_precision; /* set at start, with precision */
 	struct map_layout_input layout; /* what its maps are laid out for; zeroed: this machine */
 	struct probe_set probes;    /* points from the descriptor; AttachOrder lands in order */
 	struct bpf_object *obj;     /* opened from elf_bytes; NULL when closed */
@@ -209,9 +216,11 @@ struct module_memory {
 	struct map_memory maps[MODULE_MEMORY_MAX_MAPS];
 	uint64_t bytes;     /* all its maps */
 	unsigned int precision;
+	unsigned int cgroup_precision; /* of its per-cgroup histogram rows, if cgroup_hist_rows */
+	uint32_t cgroup_hist_rows;
 };
-/* Plans m at its configured precision (m->hist: lower m->hist.precision first to plan it
- * finer or coarser), laid out as a machine with possible_cpus gets it (its layout and a
+/* Plans m at its configured precisions (m->hist, m->cgroup_hist: lower their precision
+ * first to plan it finer or coarser), laid out as a machine with possible_cpus gets it (its layout and a
  * prepare hook's precision budget: m->layout's possible_cpus for the plan). 0, or -1 with the message (a module that cannot start: its start
  * gives the same error). */
 int module_plan_memory(struct module *m, int possible_cpus, struct module_memory *plan, char *err, size_t errlen);

@@ -31,6 +31,14 @@ int module_cgroup_check(const struct module_cgroup *c, char *err, size_t errlen)
 	return cgroup_options_check(&c->opts, err, errlen);
 }
 
+void module_cgroup_prepare(struct module *m, const struct module_cgroup *c)
+{
+	m->cgroup_hist_rows = cgroup_rows_hist_rows(&c->opts, c->tables, c->ntables);
+	/* Only the user's: a precision the memory plan lowered in m stays lowered. */
+	if (c->opts.hist.precision_from_user)
+		m->cgroup_hist = c->opts.hist;
+}
+
 int module_cgroup_configure(struct module *m, struct bpf_object *obj, const struct module_cgroup *c)
 {
 	return cgroup_rows_configure(m, obj, &c->opts, c->tables, c->ntables, c->aux);

@@ -6,7 +6,8 @@
  *   create        module_cgroup_init (with its tables, or NULL until prepare)
  *   set_option    module_cgroup_set_option (0: not a cgroup option, the module's own)
  *   check_config  module_cgroup_check
- *   prepare       module_cgroup_tables (tables may be sized from the module's options)
+ *   prepare       module_cgroup_tables (tables may be sized from the module's options),
+ *                 then module_cgroup_prepare
  *   configure     module_cgroup_configure
  *   start         module_cgroup_start
  *   read          module_cgroup_read
@@ -47,6 +48,10 @@ int module_cgroup_check(const struct module_cgroup *c, char *err, size_t errlen)
 /* The module's tables and extra maps, as for module_cgroup_init. */
 void module_cgroup_tables(struct module_cgroup *c, const struct cgroup_table *tables, int ntables,
 			  const char *const *aux);
+/* At prepare, once the tables are set: m's per-cgroup histogram rows (m->cgroup_hist_rows,
+ * which the per-cgroup precision is budgeted on, apart from m->hist_rows) and the user's
+ * CgroupPrecision into m->cgroup_hist. */
+void module_cgroup_prepare(struct module *m, const struct module_cgroup *c);
 /* Before load: cgroup_rows_configure for the tables. 0 or -errno. */
 int module_cgroup_configure(struct module *m, struct bpf_object *obj, const struct module_cgroup *c);
 /* After load: the reader (with By "cgroup") and the log line saying so; `whose` says whose

@@ -33,5 +33,12 @@ int hist_config_option(struct hist_config *c, const struct option *o, char *err,
  * the highest up to the default whose rows fit in HIST_ROWS_BUDGET_BYTES (`Latency "all"`
  * of syscalls: 360 rows on x86_64 get precision 3). */
 unsigned int hist_config_precision(const struct hist_config *c, unsigned int nrows);
+/* The same for rows that should be no finer than `ceiling` unless the user asked (a
+ * module's per-cgroup rows, at most as fine as its host-wide ones): the user's precision,
+ * else the highest up to the lower of c's and ceiling whose rows fit the budget. */
+unsigned int hist_config_precision_at_most(const struct hist_config *c, unsigned int ceiling, unsigned int nrows);
+/* Option o (Precision, or a key of the same meaning: CgroupPrecision) into c: 1, or -1
+ * with err naming o's key, its range and an example. */
+int hist_config_set_precision(struct hist_config *c, const struct option *o, char *err, size_t errlen);
 
 #endif

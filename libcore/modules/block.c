@@ -71,7 +71,7 @@ static const struct module_option options[] = {
 	{ "Disk" },
 	{ "IgnoreSelected", MODOPT_BOOL, offsetof(struct block, disks_filter.ignore_selected) },
 	{ "QueueTime", MODOPT_BOOL, offsetof(struct block, queue_time) },
-	CGROUP_OPTION_KEYS,
+	CGROUP_HIST_OPTION_KEYS,
 	{ NULL },
 };
 
@@ -133,8 +133,8 @@ static const char *op_row_name(const struct module *m, uint32_t row, char *buf, 
 }
 
 /* Counter rows (32 bytes) for every operation of every cgroup; histogram rows, which count
- * in the precision's budget, for three per cgroup on average (read, write, flush: discards
- * and the others are rare), in a table all cgroups share. */
+ * in the per-cgroup rows' own precision budget, for three per cgroup on average (read,
+ * write, flush: discards and the others are rare), in a table all cgroups share. */
 #define CGROUP_LATENCY_ROWS 3
 static const struct cgroup_table cgroup_tables[] = {
 	{ .map = "cgroup_counts", .fields = cgroup_count_fields, .nfields = COUNT_OF(cgroup_count_fields),
@@ -235,8 +235,8 @@ static int block_prepare(struct module *m, char *err, size_t errlen)
 	 * histograms against the budget, with the spare element per possible CPU that the
 	 * kernel adds to a preallocated hash (256 rows' worth at 256 CPUs: precision 4 there). */
 	b->max_rows = disk_table_rows();
-	m->hist_rows = (b->max_rows + possible_cpus(m)) * BLOCK_HISTS / 8 +
-		       cgroup_rows_hist_rows(&b->cg.opts, cgroup_tables, COUNT_OF(cgroup_tables));
+	m->hist_rows = (b->max_rows + possible_cpus(m)) * BLOCK_HISTS / 8;
+	module_cgroup_prepare(m, &b->cg);
 	return 0;
 }
 

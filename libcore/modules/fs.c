@@ -60,7 +60,7 @@ struct fs {
 	struct module_cgroup cg; /* By "cgroup" */
 };
 
-static const struct module_option options[] = { { "Filesystem" }, CGROUP_OPTION_KEYS, { NULL } };
+static const struct module_option options[] = { { "Filesystem" }, CGROUP_HIST_OPTION_KEYS, { NULL } };
 
 enum { FEATURE_CGROUP = 1 };
 
@@ -262,10 +262,8 @@ static int fs_prepare(struct module *m, char *err, size_t errlen)
 	char known[128];
 
 	m->features = module_cgroup_on(&f->cg) ? FEATURE_CGROUP : 0;
-	/* The per-cgroup rows count in the precision's budget; without them, as the views say. */
-	m->hist_rows = module_cgroup_on(&f->cg) ? views_hist_rows(m) + cgroup_rows_hist_rows(&f->cg.opts, cgroup_tables,
-												COUNT_OF(cgroup_tables))
-					       : 0;
+	/* The host-wide rows as the views say; the per-cgroup rows have a budget of their own. */
+	module_cgroup_prepare(m, &f->cg);
 	if (assign_slots(m, f) == 0) {
 		snprintf(err, errlen,
 			 "none of the filesystems to measure is registered in /proc/filesystems (known: %s); "

@@ -44,7 +44,7 @@ enum { FEATURE_PER_CPU = 1, FEATURE_CGROUP = 2 };
 
 static const struct module_option options[] = {
 	{ "PerCPU", MODOPT_BOOL, offsetof(struct runqueue, per_cpu) },
-	CGROUP_OPTION_KEYS,
+	CGROUP_HIST_OPTION_KEYS,
 	{ NULL },
 };
 
@@ -103,8 +103,8 @@ static int runqueue_prepare(struct module *m, char *err, size_t errlen)
 	const struct runqueue *r = m->priv;
 
 	m->features = (r->per_cpu ? FEATURE_PER_CPU : 0) | (module_cgroup_on(&r->cg) ? FEATURE_CGROUP : 0);
-	/* The per-cgroup rows count in the precision's budget; without them, as the views say. */
-	m->hist_rows = module_cgroup_on(&r->cg) ? views_hist_rows(m) + cgroup_rows_hist_rows(&r->cg.opts, cgroup_tables, 1) : 0;
+	/* The host-wide rows as the views say; the per-cgroup rows have a budget of their own. */
+	module_cgroup_prepare(m, &r->cg);
 	return 0;
 }
 

@@ -54,7 +54,7 @@ struct syscalls {
 	struct module_cgroup cg;
 };
 
-static const struct module_option options[] = { { "Latency" }, CGROUP_OPTION_KEYS, { NULL } };
+static const struct module_option options[] = { { "Latency" }, CGROUP_HIST_OPTION_KEYS, { NULL } };
 
 enum { FEATURE_LATENCY = 1, FEATURE_CGROUP = 2 };
 
@@ -195,7 +195,8 @@ static int syscalls_prepare(struct module *m, char *err, size_t errlen)
 	/* Without latency the latency table holds nothing: it is left out like the others. */
 	module_cgroup_tables(&s->cg, s->cg_tables, s->nrows ? 2 : 1, NULL);
 	/* the latency maps are sized to them in configure */
-	m->hist_rows = s->nrows + cgroup_rows_hist_rows(&s->cg.opts, &s->cg_tables[1], 1);
+	m->hist_rows = s->nrows;
+	module_cgroup_prepare(m, &s->cg);
 	return 0;
 }
 

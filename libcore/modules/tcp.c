@@ -44,7 +44,7 @@ struct tcp {
 	struct module_cgroup cg;
 };
 
-static const struct module_option options[] = { { "PortBreakdown" }, { "Ports" }, CGROUP_OPTION_KEYS, { NULL } };
+static const struct module_option options[] = { { "PortBreakdown" }, { "Ports" }, CGROUP_HIST_OPTION_KEYS, { NULL } };
 
 /* Rows: one without a breakdown; with one, row 0 "other" and a row per listed port (the
  * maps are sized so at open). Only series with data. */
@@ -227,7 +227,8 @@ static int tcp_prepare(struct module *m, char *err, size_t errlen)
 		snprintf(t->port_names[i], sizeof(t->port_names[i]), "%u", t->ports[i]);
 	size_cgroup_tables(t);
 	/* connect_latency and cgroup_latency are sized to them in configure */
-	m->hist_rows = (uint32_t)nrows(t) + cgroup_rows_hist_rows(&t->cg.opts, &t->cg_tables[1], 1);
+	m->hist_rows = (uint32_t)nrows(t);
+	module_cgroup_prepare(m, &t->cg);
 	m->features = (t->mode == TCP_PORTS_NONE ? 0 : FEATURE_PORTS) | (module_cgroup_on(&t->cg) ? FEATURE_CGROUP : 0);
 	return 0;
 }

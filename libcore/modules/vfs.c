@@ -61,7 +61,7 @@ struct vfs {
 	struct module_cgroup cg; /* By "cgroup" */
 };
 
-static const struct module_option options[] = { CGROUP_OPTION_KEYS, { NULL } };
+static const struct module_option options[] = { CGROUP_HIST_OPTION_KEYS, { NULL } };
 
 enum { FEATURE_CGROUP = 1 };
 
@@ -132,10 +132,8 @@ static int vfs_prepare(struct module *m, char *err, size_t errlen)
 	const struct vfs *v = m->priv;
 
 	m->features = module_cgroup_on(&v->cg) ? FEATURE_CGROUP : 0;
-	/* The per-cgroup rows count in the precision's budget; without them, as the views say. */
-	m->hist_rows = module_cgroup_on(&v->cg) ? views_hist_rows(m) + cgroup_rows_hist_rows(&v->cg.opts, cgroup_tables,
-												COUNT_OF(cgroup_tables))
-					       : 0;
+	/* The host-wide rows as the views say; the per-cgroup rows have a budget of their own. */
+	module_cgroup_prepare(m, &v->cg);
 	return 0;
 }
 

@@ -5,6 +5,8 @@
 #define EBPF_TESTS_TEST_CGROUPS_H
 
 #include "bpf/include/cgroup_key.h"
+#include "bpf/include/hist_row.h"
+#include "bpf/include/hist_slot.h"
 #include "libcore/decode/cgroup_paths.h"
 #include "libcore/engine/module.h"
 #include "tests/recording_sink.h"
@@ -197,15 +199,21 @@ static inline int tcg_rows_of(struct module *m, const char *map, uint64_t id)
 	return n;
 }
 
+/* The instance of a cgroup's row ("<cgroup>/<row>"), in a static buffer. */
+static inline const char *tcg_hist_instance(const char *cgroup, const char *row)
+{
+	static char inst[600];
+
+	snprintf(inst, sizeof(inst), "%.300s/%.200s", cgroup, row);
+	return inst;
+}
+
 /* Events in histogram `metric` of a cgroup's row (the cgroup as the module names it, or
  * "other"; the row's instance: "fsync", "all") since the module started; 0 while unsent. */
 static inline uint64_t tcg_hist_total(const struct recording *r, const char *metric, const char *cgroup, const char *row)
 {
-	char inst[600];
-	const struct hist_interval *h;
+	const struct hist_interval *h = recorded_histogram(r, metric, tcg_hist_instance(cgroup, row), HIST_UNIT_NANOSECONDS);
 
-	snprintf(inst, sizeof(inst), "%.300s/%.200s", cgroup, row);
-	h = recorded_histogram(r, metric, inst, HIST_UNIT_NANOSECONDS);
 	return h ? h->total_count : 0;
 }
 
@@ -223,6 +231,50 @@ static inline void tcg_check_off(struct module *m, const char *const *maps, int 
 	CHECK_EQ_U64(recorded_count(&r, RECORDED_COUNTER, "dropped", "cgroup_full"), 0);
 	recording_free(&r);
 	module_free(m);
+}
+
+/* The per-cgroup precision the tests set (CgroupPrecision), below the host-wide rows'
+ * default. tcg_check_precisions: m runs its host-wide rows at the default, as without By
+ * "cgroup", and its per-cgroup histogram tables (maps, n of them) at this one, sized for it. */
+#define TCG_CGROUP_PRECISION 2
+static inline void tcg_check_precisions(const struct module *m, const char *const *maps, int n)
+{
+	CHECK(m->precision == HIST_PRECISION_DEFAULT);
+	CHECK(m->cgroup_precision == TCG_CGROUP_PRECISION);
+	for (int i = 0; i < n; i++)
+		CHECK(bpf_map__value_size(bpf_object__find_map_by_name(m->obj, maps[i])) ==
+		      HIST_ROW_SIZE(TCG_CGROUP_PRECISION));
+}
+
+/* The host-wide histogram `host` folded to precision p (each of its slots into the slot at p
+ * that holds it: every slot edge at p is one at a finer precision) is the sum of `parts`, n
+ * per-cgroup histograms at p (NULL: a cgroup without samples), slot by slot: with the module
+ * counting this process only, every sample is in its cgroup's row at the per-cgroup
+ * precision, in the slot of its own value. */
+static inline void tcg_check_folded(const char *what, const struct hist_interval *host,
+				    const struct hist_interval *const *parts, int n, unsigned int p)
+{
+	uint64_t want[HIST_SLOTS] = { 0 }, got[HIST_SLOTS] = { 0 };
+
+	CHECK(host != NULL);
+	if (!host)
+		return;
+	CHECK(host->precision >= p);
+	for (unsigned int i = 0; i < host->nslots; i++)
+		want[hist_slot_p(hist_slot_upper_bound(host->precision, i), p)] += host->slots[i];
+	for (int k = 0; k < n; k++) {
+		if (!parts[k])
+			continue;
+		CHECK(parts[k]->precision == p && parts[k]->nslots == HIST_NSLOTS(p));
+		for (unsigned int i = 0; i < HIST_NSLOTS(p); i++)
+			got[i] += parts[k]->slots[i];
+	}
+	for (unsigned int i = 0; i < HIST_NSLOTS(p); i++) {
+		if (got[i] != want[i])
+			fprintf(stderr, "%s: slot %u at precision %u: %llu per cgroup, %llu host-wide\n", what, i, p,
+				(unsigned long long)got[i], (unsigned long long)want[i]);
+		CHECK_EQ_U64(got[i], want[i]);
+	}
 }
 
 /* Sets a string or number option; the check fails when it is refused. */

@@ -8,6 +8,8 @@
  *   - each visited cgroup's ext4-read, -write, -open and -fsync have exactly N x k samples
  *     and calls;
  *   - the host-wide rows hold exactly the sum of the cgroups' (samples, calls, sums);
+ *   - the per-cgroup rows at CgroupPrecision 2, the host-wide at the default 5: each sample
+ *     of a host-wide row is in its cgroup's row, in the slot at 2 of its own value;
  *   - with MaxSeries 2 home and a (home working on ext4 here) keep the series and b and c
  *     are `other`, exactly their sum, with folded 2;
  *   - a cgroup outside the Cgroup glob takes rows until a read finds it, then none;
@@ -105,9 +107,29 @@ static struct module *cgroup_fs(const char *method, int max_series)
 {
 	struct module *m = mt_module("fs", method, "Filesystem", "ext4", NULL);
 
-	if (m)
+	if (m) {
 		tcg_select(m, max_series);
+		tcg_option(m, "CgroupPrecision", NULL, TCG_CGROUP_PRECISION);
+	}
 	return m;
+}
+
+/* Each op's per-cgroup rows of `prefixes` (n of them) at the per-cgroup precision, every
+ * sample in the slot of its value, the host-wide rows being their sum. */
+static void check_slots(const struct recording *r, const char *const *prefixes, int n)
+{
+	for (int i = 0; i < 4; i++) {
+		const struct hist_interval *parts[4] = { NULL };
+		char inst[600];
+
+		for (int c = 0; c < n && c < 4; c++) {
+			snprintf(inst, sizeof(inst), "%s/ext4-%s", prefixes[c], ops[i]);
+			parts[c] = recorded_histogram(r, "latency", inst, HIST_UNIT_NANOSECONDS);
+		}
+		snprintf(inst, sizeof(inst), "ext4-%s", ops[i]);
+		tcg_check_folded(inst, recorded_histogram(r, "latency", inst, HIST_UNIT_NANOSECONDS), parts, n,
+				 TCG_CGROUP_PRECISION);
+	}
 }
 
 /* Each cgroup its series, exact; the host-wide their sum. Then MaxSeries 2 and a cgroup
@@ -126,9 +148,11 @@ static bool run_method(const char *method)
 	mt_log_reset();
 	if (!m || !mt_start(m, "test_fs_cgroup", method, before, (const char *const[]){ "ext4", NULL }))
 		return false;
+	tcg_check_precisions(m, (const char *const[]){ "cgroup_latency" }, 1);
 	for (int k = 1; k <= 3; k++)
 		visit(cg.procs[k], k);
 	CHECK(recording_read(&r, m) == 0);
+	check_slots(&r, all, 4);
 	for (int k = 1; k <= 3; k++) {
 		got = values_of(&r, cg.names[k]);
 		check_counts(cg.names[k], &got, N * k);

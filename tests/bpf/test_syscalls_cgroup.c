@@ -4,10 +4,13 @@
  * cgroup's series equals its workload exactly, counts, errors and latency samples. Then:
  * with MaxSeries 1 the second cgroup is `other`, exactly, with the folded count; a removed
  * cgroup's last values are sent, its kernel rows deleted, its series place freed; a cgroup
- * outside the selection gets no kernel row after the first read that finds it; options
- * without By "cgroup" are refused; with By "cgroup" off none of its maps exist. */
+ * outside the selection gets no kernel row after the first read that finds it; per-cgroup
+ * rows at a precision (CgroupPrecision 2) other than the host-wide rows' (5) count and
+ * place every sample right; options without By "cgroup" are refused; with By "cgroup" off
+ * none of its maps exist. */
 #include "base/log.h"
 #include "bpf/include/cgroup_key.h"
+#include "bpf/include/hist_row.h"
 #include "libcore/decode/cgroup_paths.h"
 #include "libcore/engine/cgroup_rows.h"
 #include "libcore/engine/module.h"
@@ -21,7 +24,10 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <sys/mount.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -305,6 +311,81 @@ static void test_unselected(const char *method, int fd)
 	CHECK(rmdir(out) == 0);
 }
 
+/* nanosleep() of each of the durations, `rounds` times: a syscall almost nothing else on
+ * the machine makes (libc sleeps with clock_nanosleep), of known latency. */
+#define SLEEP_ROUNDS 12
+static const long sleep_ns[] = { 300000, 1500000, 5000000 };
+
+static int do_sleeps(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < SLEEP_ROUNDS; i++)
+		for (size_t k = 0; k < sizeof(sleep_ns) / sizeof(sleep_ns[0]); k++) {
+			struct timespec ts = { 0, sleep_ns[k] };
+
+			if (syscall(SYS_nanosleep, &ts, NULL))
+				return 4;
+		}
+	return 0;
+}
+
+/* Precision 5 for the host-wide rows, CgroupPrecision 2 for the per-cgroup ones: the
+ * cgroup's table is sized for 2, its samples counted exactly, each in the precision-2 slot
+ * that holds the precision-5 slot the host-wide row put the same sleep in (every slot edge
+ * at 2 is one at 5), and its percentiles within 2^-2 (plus the host-wide's 2^-5) of the
+ * host-wide ones. */
+static void test_cgroup_precision(const char *method)
+{
+	struct module *m = cgroup_module(method, "10", false);
+	struct recording r = { 0 };
+	const struct hist_interval *cg, *host;
+	const uint64_t n = SLEEP_ROUNDS * sizeof(sleep_ns) / sizeof(sleep_ns[0]);
+	uint64_t coarse[HIST_SLOTS] = { 0 }, in_place = 0;
+
+	tcg_option(m, "Latency", "nanosleep", 0);
+	tcg_option(m, "Precision", NULL, 5);
+	tcg_option(m, "CgroupPrecision", NULL, 2);
+	make_cgroups();
+	CHECK(module_start(m) == 0);
+	CHECK(m->precision == 5 && m->cgroup_precision == 2);
+	CHECK(bpf_map__value_size(bpf_object__find_map_by_name(m->obj, "cgroup_latency")) == HIST_ROW_SIZE(2));
+	CHECK(bpf_map__value_size(bpf_object__find_map_by_name(m->obj, "latency")) == HIST_ROW_SIZE(5));
+	tcg_run_in(cg_a, do_sleeps, NULL);
+	CHECK(recording_read(&r, m) == 0);
+	cg = recorded_histogram(&r, "latency", tcg_hist_instance(name_a, "nanosleep"), HIST_UNIT_NANOSECONDS);
+	host = recorded_histogram(&r, "latency", "nanosleep", HIST_UNIT_NANOSECONDS);
+	CHECK(cg != NULL && host != NULL);
+	if (!cg || !host) {
+		recording_free(&r);
+		module_free(m);
+		rmdir(cg_a), rmdir(cg_b);
+		return;
+	}
+	CHECK(cg->precision == 2 && cg->nslots == HIST_NSLOTS(2));
+	CHECK(host->precision == 5);
+	CHECK_EQ_U64(cg->total_count, n);
+	CHECK(host->total_count >= n); /* the whole machine's nanosleep calls: ours at least */
+	for (unsigned int i = 0; i < host->nslots; i++)
+		coarse[hist_slot_p(hist_slot_upper_bound(5, i), 2)] += host->slots[i];
+	for (unsigned int i = 0; i < cg->nslots; i++)
+		in_place += cg->slots[i] <= coarse[i] ? cg->slots[i] : coarse[i];
+	CHECK_EQ_U64(in_place, n);
+	for (unsigned int i = 0; i < cg->nslots; i++)
+		if (cg->slots[i]) /* no sleep is shorter than asked */
+			CHECK(hist_slot_upper(2, i) >= (double)sleep_ns[0]);
+	for (int k = 0; k < 3; k++) {
+		static const double pcts[] = { 20, 50, 90 };
+		double a = hist_percentile(cg, pcts[k]), b = hist_percentile(host, pcts[k]);
+
+		printf("%-10s p%.0f: per-cgroup (precision 2) %.0f ns, host-wide (precision 5) %.0f ns\n", method,
+		       pcts[k], a, b);
+		CHECK(fabs(a - b) <= (0.25 + 1.0 / 32) * b);
+	}
+	recording_free(&r);
+	module_free(m);
+	CHECK(rmdir(cg_a) == 0 && rmdir(cg_b) == 0);
+}
+
 /* Off (the default): none of the per-cgroup maps is created; tuning without By is refused. */
 static void test_off(void)
 {
@@ -359,6 +440,7 @@ int main(int argc, char **argv)
 		test_unselected(methods.names[i], fd);
 	}
 	test_churn(methods.names[0], fd);
+	test_cgroup_precision(methods.names[0]);
 	test_off();
 	close(fd);
 	rmdir(cg_a);

@@ -12,6 +12,9 @@
  *     bytes, counts and sums): By "cgroup" takes nothing from them and puts nothing elsewhere;
  *   - with MaxSeries 3 the cgroups met in the first read (home, a, b) have series and c,
  *     met later, is `other`, exactly, with folded 1;
+ *   - the per-cgroup rows at CgroupPrecision 2, the host-wide at the default 5: each sample
+ *     of the host-wide latency and bytes rows is in its cgroup's row, in the slot at 2 of its
+ *     own value (a's 4096-byte reads all in the slot of 4096);
  *   - a cgroup outside the Cgroup glob takes rows until a read finds it, then none;
  *   - with By "cgroup" off none of its maps is created (the programs load without them: the
  *     verifier drops the per-cgroup path) and tuning without it is refused. */
@@ -147,9 +150,42 @@ static struct module *cgroup_vfs(const char *method, int max_series)
 {
 	struct module *m = mt_module("vfs", method, NULL);
 
-	if (m)
+	if (m) {
 		tcg_select(m, max_series);
+		tcg_option(m, "CgroupPrecision", NULL, TCG_CGROUP_PRECISION);
+	}
 	return m;
+}
+
+/* Each op's latency and bytes rows of `prefixes` (n cgroups as sent) at the per-cgroup
+ * precision, every sample in the slot of its value, the host-wide rows being their sum; the
+ * first prefix's 4096-byte reads, k x R, all in the slot of 4096. */
+static void check_slots(const struct recording *r, const char *const *prefixes, int n, int k)
+{
+	static const char *const metrics[2] = { "latency", "bytes" };
+	static const enum hist_unit units[2] = { HIST_UNIT_NANOSECONDS, HIST_UNIT_BYTES };
+	const struct hist_interval *reads;
+	char inst[600];
+
+	for (int i = 0; i < 4; i++)
+		for (int h = 0; h < 2; h++) {
+			const struct hist_interval *parts[4] = { NULL };
+
+			if (h == 1 && i != 0 && i != 1) /* bytes: read and write only */
+				continue;
+			for (int c = 0; c < n && c < 4; c++) {
+				snprintf(inst, sizeof(inst), "%s/%s", prefixes[c], ops[i]);
+				parts[c] = recorded_histogram(r, metrics[h], inst, units[h]);
+			}
+			snprintf(inst, sizeof(inst), "%s %s", metrics[h], ops[i]);
+			tcg_check_folded(inst, recorded_histogram(r, metrics[h], ops[i], units[h]), parts, n,
+					 TCG_CGROUP_PRECISION);
+		}
+	snprintf(inst, sizeof(inst), "%s/read", prefixes[0]);
+	reads = recorded_histogram(r, "bytes", inst, HIST_UNIT_BYTES);
+	CHECK(reads != NULL);
+	if (reads)
+		CHECK_EQ_U64(reads->slots[hist_slot_p(4096, TCG_CGROUP_PRECISION)], (uint64_t)R * k);
 }
 
 /* No instance of the recording names a cgroup other than `allowed` (n of them). */
@@ -224,9 +260,11 @@ static void run_method(const char *method)
 
 	if (!m || !mt_start(m, "test_vfs_cgroup", method, before, NULL))
 		return;
+	tcg_check_precisions(m, (const char *const[]){ "cgroup_latency", "cgroup_bytes" }, 2);
 	visit(cg.procs[1], 1);
 	visit(cg.procs[2], 2);
 	CHECK(recording_read(&r, m) == 0);
+	check_slots(&r, (const char *const[]){ cg.names[1], cg.names[2], cg.names[0] }, 3, 1);
 	for (int k = 1; k <= 2; k++) {
 		got = values_of(&r, cg.names[k]);
 		want = visit_values(k);

@@ -5,9 +5,11 @@
 # (ebpf-syscalls.<parent>_a, as doc/modules.md names them), exactly N and K fsync calls and
 # fsync percentiles; the third is in ebpf-syscalls.other, exactly M, with gauge-folded-cgroups
 # 1; the host-wide series go on beside them; the snapshot file (SNMP, the terminal view)
-# carries the cgroup before a '/' in the instance. The terminal view's --cgroup GLOB draws,
-# from that snapshot, exactly the matching cgroups' rows (each count the snapshot's, each name
-# a series collectd wrote for that cgroup), one section per cgroup, and no other's.
+# carries the cgroup before a '/' in the instance, and each histogram's own precision
+# (CgroupPrecision 3 for the cgroups', 5 for the host-wide row). The terminal view's
+# --cgroup GLOB draws, from that snapshot, exactly the matching cgroups' rows (each count the
+# snapshot's, each name a series collectd wrote for that cgroup), one section per cgroup,
+# and no other's.
 . "$top_srcdir/tests/integration/lib.sh"
 
 test_cgroups ebpf-it-bycg a b c
@@ -25,6 +27,7 @@ write_config "$WORK/collectd.conf" <<CONF
     CgroupDepth 2
     Cgroup "/$PARENT/*"
     MaxSeries 2
+    CgroupPrecision 3
   </Module>
 </Plugin>
 CONF
@@ -63,6 +66,15 @@ host_after=$(csv_last syscalls operations-fsync)
 grep -q "^counter	calls	${PARENT}_a/fsync	$N\$" "$WORK/snap/snapshot" ||
 	fail "the snapshot has no counter calls ${PARENT}_a/fsync $N: $(grep "$PARENT" "$WORK/snap/snapshot" | head -5)"
 pass "host-wide operations-fsync goes on (+$((host_after - host_before))); the snapshot carries ${PARENT}_a/fsync"
+# Each histogram line carries its own precision (field 5, snapshot_file.h): the cgroup's
+# CgroupPrecision 3 with its N samples, the host-wide row the default 5.
+hist_field() { # INSTANCE FIELD: that field of the latency histogram line of INSTANCE
+	awk -F'\t' -v i="$1" -v f="$2" '$1 == "histogram" && $2 == "latency" && $3 == i { print $f }' "$WORK/snap/snapshot"
+}
+[ "$(hist_field "${PARENT}_a/fsync" 5)" = 3 ] && [ "$(hist_field "${PARENT}_a/fsync" 6)" = "$N" ] ||
+	fail "the snapshot's ${PARENT}_a/fsync latency is '$(grep "latency	${PARENT}_a/fsync" "$WORK/snap/snapshot")', not precision 3 with $N samples"
+[ "$(hist_field fsync 5)" = 5 ] || fail "the snapshot's host-wide fsync latency has precision '$(hist_field fsync 5)', not 5"
+pass "the snapshot: ${PARENT}_a/fsync latency at precision 3 ($N samples), host-wide fsync at 5"
 
 # --- the terminal view: collectd-ebpf-hist --cgroup --------------------------------------------
 HIST="$top_builddir/collectd-ebpf-hist"

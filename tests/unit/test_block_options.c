@@ -1,6 +1,8 @@
 /* block and runqueue configuration through the module table, the Disk ignorelist, and
- * disk naming from uevent and /proc/partitions text; no root, no BPF. */
+ * disk naming from uevent and /proc/partitions text; no root, no BPF loaded (block's
+ * object is opened and sized for its memory plan, as collectd -T does). */
 #include "libcore/decode/disk_names.h"
+#include "libcore/engine/memory_plan.h"
 #include "libcore/engine/module.h"
 #include "libcore/decode/name_filter.h"
 #include "tests/unit/option_values.h"
@@ -42,6 +44,86 @@ static void test_block_options(void)
 	CHECK(set_option(m, "Disks", disks, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "unknown option \"Disks\"") && strstr(err, "Disk, IgnoreSelected, QueueTime"));
 	module_free(m);
+}
+
+/* block's plan with and without By "cgroup", at 2 possible CPUs (objects opened and sized,
+ * never loaded). */
+static struct module *block_with(bool by_cgroup, double precision, double cgroup_precision)
+{
+	char err[512];
+	struct module *m = module_new(module_find("block"), NULL);
+	struct opt_value by[] = { str("cgroup") }, p[] = { num(precision) }, cp[] = { num(cgroup_precision) };
+
+	CHECK(m != NULL);
+	if (by_cgroup)
+		CHECK(set_option(m, "By", by, 1, err, sizeof(err)) == 0);
+	if (precision >= 0)
+		CHECK(set_option(m, "Precision", p, 1, err, sizeof(err)) == 0);
+	if (cgroup_precision >= 0)
+		CHECK(set_option(m, "CgroupPrecision", cp, 1, err, sizeof(err)) == 0);
+	return m;
+}
+
+static void plan(struct module *m, struct module_memory *mm)
+{
+	char err[512];
+
+	CHECK(module_plan_memory(m, 2, mm, err, sizeof(err)) == 0);
+}
+
+/* By "cgroup" leaves the host-wide rows' precision as it is without it; the per-cgroup rows
+ * (2 x MaxSeries cgroups x 3 = 600 latency rows) get theirs on a budget of their own: 600
+ * rows fit 1 MiB at precision 2 (1,200 bytes a row), not 3 (2,320). */
+static void test_block_cgroup_precision(void)
+{
+	char err[512];
+	struct module *off = block_with(false, -1, -1), *on = block_with(true, -1, -1);
+	struct module_memory a, b;
+
+	plan(off, &a);
+	plan(on, &b);
+	CHECK(a.cgroup_hist_rows == 0);
+	CHECK(b.precision == a.precision);
+	CHECK(b.cgroup_hist_rows == 600);
+	CHECK(b.cgroup_precision == (a.precision < 2 ? a.precision : 2));
+	CHECK(on->precision == b.precision && on->cgroup_precision == b.cgroup_precision);
+
+	/* KernelMemoryLimit just under the plan: the per-cgroup rows record coarser first, the
+	 * host-wide rows keep their precision. */
+	struct memory_plan mp;
+	struct module *mods[] = { on };
+	CHECK(memory_plan_make(&mp, mods, 1, b.bytes - 1) == 0);
+	CHECK(!mp.refused[0] && mp.plans[0].bytes <= b.bytes - 1);
+	CHECK(mp.plans[0].precision == b.precision);
+	CHECK(mp.plans[0].cgroup_precision < b.cgroup_precision);
+	char line[2048];
+	memory_plan_describe(&mp, 0, line, sizeof(line));
+	char want[64];
+	snprintf(want, sizeof(want), ", precision %u, per-cgroup precision %u", b.precision, mp.plans[0].cgroup_precision);
+	CHECK(strstr(line, want) != NULL);
+	memory_plan_free(&mp);
+	module_free(off);
+	module_free(on);
+
+	/* The user's CgroupPrecision, finer or coarser than the host-wide rows'. */
+	on = block_with(true, 1, 4);
+	plan(on, &b);
+	CHECK(b.precision == 1 && b.cgroup_precision == 4);
+	module_free(on);
+	/* Precision alone: the per-cgroup rows no finer than it. */
+	on = block_with(true, 1, -1);
+	plan(on, &b);
+	CHECK(b.precision == 1 && b.cgroup_precision == 1);
+	module_free(on);
+
+	/* CgroupPrecision needs By "cgroup"; out of range is refused, naming its range. */
+	on = block_with(false, -1, 3);
+	CHECK(module_check_config(on, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "CgroupPrecision") && strstr(err, "By \"cgroup\""));
+	struct opt_value six[] = { num(6) };
+	CHECK(set_option(on, "CgroupPrecision", six, 1, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "CgroupPrecision takes one whole number from 0 to 5") != NULL);
+	module_free(on);
 }
 
 static void test_runqueue_options(void)
@@ -187,6 +269,7 @@ static void test_partitions_big(void)
 int main(void)
 {
 	test_block_options();
+	test_block_cgroup_precision();
 	test_runqueue_options();
 	test_name_filter();
 	test_disk_names();

@@ -1,5 +1,5 @@
 /* By "cgroup" and its options (libcore/engine/cgroup_rows.h), no root: each option's
- * values and errors, the options that need By "cgroup", and which cgroups the globs select
+ * values and errors (CgroupPrecision's range), the options that need By "cgroup", and which cgroups the globs select
  * with collectd's ignorelist semantics. */
 #include "base/options.h"
 #include "libcore/engine/cgroup_rows.h"
@@ -49,6 +49,26 @@ int main(void)
 	CHECK(set_num(&o, "MaxSeries", 0, err, sizeof(err)) == -1);
 	CHECK(set_num(&o, "MaxSeries", 10001, err, sizeof(err)) == -1);
 	CHECK(set_num(&o, "MaxSeries", 20, err, sizeof(err)) == 1 && o.max_series == 20);
+
+	/* CgroupPrecision: the per-cgroup rows' own, unset until given. */
+	CHECK(!o.hist.precision_from_user);
+	CHECK(set_num(&o, "CgroupPrecision", 6, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "CgroupPrecision takes one whole number from 0 to 5") != NULL);
+	CHECK(set_num(&o, "CgroupPrecision", -1, err, sizeof(err)) == -1);
+	CHECK(set_num(&o, "CgroupPrecision", 2.5, err, sizeof(err)) == -1);
+	CHECK(set_str(&o, "CgroupPrecision", "2", err, sizeof(err)) == -1);
+	CHECK(!o.hist.precision_from_user);
+	CHECK(set_num(&o, "CgroupPrecision", 2, err, sizeof(err)) == 1);
+	CHECK(o.hist.precision_from_user && o.hist.precision == 2);
+	{
+		struct cgroup_options alone;
+
+		cgroup_options_init(&alone);
+		CHECK(set_num(&alone, "CgroupPrecision", 2, err, sizeof(err)) == 1);
+		CHECK(cgroup_options_check(&alone, err, sizeof(err)) == -1);
+		CHECK(strstr(err, "CgroupPrecision") && strstr(err, "add By \"cgroup\""));
+		cgroup_options_free(&alone);
+	}
 
 	/* No glob: every cgroup. */
 	CHECK(cgroup_options_selects(&o, "/system.slice/ssh.service"));

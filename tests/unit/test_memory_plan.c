@@ -1,9 +1,11 @@
 /* KernelMemoryLimit's value (memory_plan.h) without collectd: sizes with K, M, G, the
- * bounds, and the text the plan and its errors print sizes in. The plan itself needs BPF
+ * bounds, and the text the plan and its errors print sizes in; the default precisions'
+ * budget (hist_config.h) for host-wide and per-cgroup rows. The plan itself needs BPF
  * objects and the kernel: tests/bpf/test_kernel_memory, tests/integration/collectd_kernel_memory.sh. */
 #include <math.h>
 
 #include "libcore/engine/memory_plan.h"
+#include "libcore/hist/hist_config.h"
 #include "tests/unit/option_values.h"
 #include "tests/testing.h"
 
@@ -43,5 +45,25 @@ int main(void)
 	CHECK_STR(memory_bytes_text(20792, t, sizeof(t)), "20.3 KiB");
 	CHECK_STR(memory_bytes_text(64ull << 20, t, sizeof(t)), "64.0 MiB");
 	CHECK(KERNEL_MEMORY_LIMIT_DEFAULT == 64ull << 20);
+
+	/* The budget of the default precisions, for block with By "cgroup" on a machine with 10
+	 * disks at 2 possible CPUs (doc/modules.md, Memory): its disk table counts (100 + 2) x 3
+	 * / 8 = 38 rows, its per-cgroup table 2 x MaxSeries 100 x 3 = 600. One budget for both
+	 * would take the host-wide rows from 5 to 2; each on its own keeps them at 5 and gives
+	 * the per-cgroup rows 2 (600 x 1,200 bytes fit 1 MiB, 600 x 2,320 do not). */
+	struct hist_config def, user;
+	hist_config_init(&def);
+	CHECK(hist_config_precision(&def, 38 + 600) == 2);
+	CHECK(hist_config_precision(&def, 38) == 5);
+	CHECK(hist_config_precision_at_most(&def, 5, 600) == 2);
+	CHECK(hist_config_precision_at_most(&def, 5, 20 * 2 * 3) == 5); /* MaxSeries 20: 120 x 8,720 bytes fit */
+	CHECK(hist_config_precision_at_most(&def, 5, 21 * 2 * 3) == 4);
+	CHECK(hist_config_precision_at_most(&def, 1, 600) == 1);        /* no finer than the host-wide rows */
+	def.precision = 0;                                              /* lowered by KernelMemoryLimit */
+	CHECK(hist_config_precision_at_most(&def, 5, 1) == 0);
+	hist_config_init(&user);
+	user.precision = 4;
+	user.precision_from_user = true; /* CgroupPrecision 4: whatever the budget or the host-wide rows */
+	CHECK(hist_config_precision_at_most(&user, 1, 600) == 4);
 	return testing_done();
 }

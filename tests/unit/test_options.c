@@ -29,7 +29,7 @@ int main(void)
 	 * the core refuses them as keys of neither, and says which keys it takes. */
 	struct opt_value p[] = { num(99.9) };
 	CHECK(set_option(m, "Percentile", p, 1, err, sizeof(err)) == -1);
-	CHECK(strstr(err, "unknown option \"Percentile\"; valid options: Latency, By, CgroupDepth, Cgroup, CgroupIgnoreSelected, MaxSeries, AttachOrder, Precision") != NULL);
+	CHECK(strstr(err, "unknown option \"Percentile\"; valid options: Latency, By, CgroupDepth, Cgroup, CgroupIgnoreSelected, MaxSeries, CgroupPrecision, AttachOrder, Precision") != NULL);
 	CHECK(set_option(m, "Bucket", p, 1, err, sizeof(err)) == -1 && strstr(err, "unknown option \"Bucket\""));
 	CHECK(set_option(m, "BucketType", lat, 1, err, sizeof(err)) == -1 && strstr(err, "unknown option \"BucketType\""));
 	CHECK(set_option(m, "Latencyy", lat, 1, err, sizeof(err)) == -1 && strstr(err, "unknown option \"Latencyy\""));
@@ -52,7 +52,7 @@ int main(void)
 	CHECK(set_option(fsm, "Filesystem", fsmany, 3, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "at most 4 filesystems") != NULL);
 	CHECK(set_option(fsm, "Latency", fss, 1, err, sizeof(err)) == -1);
-	CHECK(strstr(err, "valid options: Filesystem, By, CgroupDepth, Cgroup, CgroupIgnoreSelected, MaxSeries, AttachOrder") != NULL);
+	CHECK(strstr(err, "valid options: Filesystem, By, CgroupDepth, Cgroup, CgroupIgnoreSelected, MaxSeries, CgroupPrecision, AttachOrder") != NULL);
 	module_free(fsm);
 
 	/* bad input: each error names the problem and the fix */
@@ -78,7 +78,7 @@ int main(void)
 	CHECK(strstr(err, "double quotes") != NULL);
 	CHECK(set_option(m, "Latencyy", lat, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "unknown option \"Latencyy\"") != NULL);
-	CHECK(strstr(err, "valid options: Latency, By, CgroupDepth, Cgroup, CgroupIgnoreSelected, MaxSeries, AttachOrder") != NULL);
+	CHECK(strstr(err, "valid options: Latency, By, CgroupDepth, Cgroup, CgroupIgnoreSelected, MaxSeries, CgroupPrecision, AttachOrder") != NULL);
 	/* A quoted number is a string to collectd: the error names the argument and its text
 	 * (Percentile's and Bucket's cases are in test_presentation.c, with their parser). */
 	CHECK(set_option(m, "Latency", n1, 1, err, sizeof(err)) == -1);
@@ -113,6 +113,20 @@ int main(void)
 	m = module_new(module_find("vfs"), NULL);
 	CHECK(m != NULL && m->probes.witness_off);
 	CHECK(set_option(m, "Witness", yes, 1, err, sizeof(err)) == 0 && !m->probes.witness_off);
+	CHECK(set_option(m, "Latencyy", lat, 1, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "valid options: By, CgroupDepth, Cgroup, CgroupIgnoreSelected, MaxSeries, CgroupPrecision, AttachOrder") != NULL);
+	/* By "cgroup" leaves vfs's host-wide rows at the default precision; its per-cgroup rows
+	 * (latency of 4 operations and bytes of 2 for 2 x MaxSeries 100 cgroups: 1,200) get the
+	 * highest whose rows fit the 1 MiB budget on their own, 1 (640 bytes a row; 1,232 at 2),
+	 * or the user's (the object opened and sized at 2 possible CPUs, never loaded). */
+	struct opt_value cgroup[] = { str("cgroup") };
+	struct module_memory plan;
+	CHECK(set_option(m, "By", cgroup, 1, err, sizeof(err)) == 0);
+	CHECK(module_plan_memory(m, 2, &plan, err, sizeof(err)) == 0);
+	CHECK(plan.precision == HIST_PRECISION_DEFAULT && plan.cgroup_hist_rows == 1200 && plan.cgroup_precision == 1);
+	CHECK(set_option(m, "CgroupPrecision", prec, 1, err, sizeof(err)) == 0);
+	CHECK(module_plan_memory(m, 2, &plan, err, sizeof(err)) == 0);
+	CHECK(plan.precision == HIST_PRECISION_DEFAULT && plan.cgroup_precision == 3);
 	module_free(m);
 	m = module_new(module_find("tcp"), NULL);
 	CHECK(m != NULL && !m->probes.witness_off);

@@ -47,7 +47,7 @@ int main(void)
 	CHECK(strstr(err, "443 is listed twice") != NULL);
 	CHECK(set_option(m, "Portz", dup, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "valid options: PortBreakdown, Ports, By, CgroupDepth, Cgroup, CgroupIgnoreSelected, "
-			  "MaxSeries, AttachOrder") != NULL);
+			  "MaxSeries, CgroupPrecision, AttachOrder") != NULL);
 	module_free(m);
 
 	/* The cap: 32 ports get rows of their own, the 33rd is refused with the reason. */
@@ -97,6 +97,11 @@ int main(void)
 	CHECK(set_option(m, "Ports", more, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "unknown option \"Ports\"; valid options: By, CgroupDepth, Cgroup, CgroupIgnoreSelected, "
 			  "MaxSeries, AttachOrder") != NULL);
+	/* process counts, it keeps no histograms: no precision of its per-cgroup rows to set. */
+	struct opt_value prec[] = { num(2) };
+	CHECK(set_option(m, "By", by, 1, err, sizeof(err)) == 0);
+	CHECK(set_option(m, "CgroupPrecision", prec, 1, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "unknown option \"CgroupPrecision\"") != NULL);
 	module_free(m);
 	return testing_done();
 }
