@@ -22,7 +22,8 @@
 #   collectd's, and their ebpfBucketTable rows are exactly the buckets that hold those values;
 # - a perf_event program with a per-CPU label (perf_event_samples, cpu-clock at 99 a second):
 #   one row samples-<cpu> per online CPU, each equal to collectd's at one moment (they grow);
-# - a USDT probe (exporter_usdt): its fires by argument, exactly;
+# - a USDT probe (exporter_usdt) and a uprobe on libc (exporter_uprobe): their fires by
+#   argument, exactly;
 # - ifname, pci_vendor, pci_subclass, dname (exporter_names.bpf.c under configs of fewer
 #   labels the test writes, so that most instances are their own index): the names and the
 #   texts of unknown ids, 3 closes as "known" and 4 as "other" in each; the one text longer
@@ -46,7 +47,7 @@ addr=$(awk '$3 == "vfs_read" && NF == 3 { a = $1 } END { print a }' /proc/kallsy
 
 OBJ="$WORK/objects"
 install_exporter_configs "$OBJ" exporter_comm exporter_kaddrs exporter_cgroup_ids exporter_biolatency \
-	perf_event_samples exporter_buckets exporter_names exporter_codes exporter_kstack exporter_usdt
+	perf_event_samples exporter_buckets exporter_names exporter_codes exporter_kstack exporter_usdt exporter_uprobe
 attach_loop 16
 PARENT=ebpf-it-cgid-$$
 CG="$CG_ROOT/$PARENT"
@@ -287,4 +288,15 @@ waiting_workload_go
 snmp_counter_as_csv usdt usdt_ticks_total derive-usdt_ticks-1 51
 snmp_counter_as_csv usdt usdt_ticks_total derive-usdt_ticks-2 50
 pass "usdt: the probe's 101 fires served by argument, 51 and 50, as collectd counted them"
+
+# A uprobe on a library (exporter_uprobe: SEC("uprobe/libc.so.6:getaddrinfo"), the service's
+# port as the label): gai_n calls getaddrinfo("localhost", "80") 37 times.
+exec 7>&- && rm -f "$WORK/go" # the USDT workload's fifo: done with
+start_waiting_workload gai_n 37
+PROGRAM_LINES="    Param \"filter_tgid\" $WORKLOAD"
+run_config uprobe exporter_uprobe count_gai
+PROGRAM_LINES=
+waiting_workload_go
+snmp_counter_as_csv uprobe gai_calls_total derive-gai_calls-80 37
+pass "uprobe: getaddrinfo's 37 calls served by port, as collectd counted them"
 stop_collectd
