@@ -75,7 +75,7 @@ static void test_parse_errors(void)
 	 * it as none of its keys, and lists its own, Precision among them. */
 	CHECK(parse_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Histogram \"h\">\n    Layout \"value\"\n    SlotsField \"slots\"\n    Percentile 101\n  </Histogram>\n</Program>",
 			  "<Histogram \"h\">: unknown option \"Percentile\"; valid: Layout, SlotsField, SumField, Buckets, KeyRange, "
-			  "Multiplier, Type, Precision, <Label>, TypeInstance, MaxSeries, ReclaimAfter, PerCPU"));
+			  "ListedKeysOnly, Multiplier, Type, Precision, <Label>, TypeInstance, MaxSeries, ReclaimAfter, PerCPU"));
 	CHECK(parse_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Histogram \"a\">\n    Layout \"value\"\n    SlotsField \"slots\"\n  </Histogram>\n"
 			  "  <Histogram \"b\">\n    Layout \"value\"\n    SlotsField \"slots\"\n    Precision 3\n  </Histogram>\n</Program>",
 			  "<Histogram \"b\">: Precision 3, but the program's first <Histogram \"a\"> has 5"));
