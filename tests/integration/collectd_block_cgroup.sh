@@ -16,8 +16,6 @@
 . "$top_srcdir/tests/integration/program_lib.sh"
 
 command -v dd >/dev/null 2>&1 || skip "dd is missing"
-CG_ROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
-[ -n "$CG_ROOT" ] || skip "no cgroup2 mount (By \"cgroup\" names cgroup2 cgroups)"
 # tmpfs for the loop device's file and the fsyncs: a file on a disk would make that disk's
 # requests, which block counts for the same cgroups (its per-cgroup rows sum the disks).
 SHM=/dev/shm
@@ -25,15 +23,8 @@ SHM=/dev/shm
 attach_loop 16 "$SHM"
 # mq-deadline inserts every request before dispatching it: the inserting task is the reader.
 echo mq-deadline > "/sys/block/$DISK/queue/scheduler" || fail "cannot set mq-deadline on $DISK"
-PARENT=ebpf-it-blkcg-$$
-cg_cleanup() {
-	for c in a b; do rmdir "$CG_ROOT/$PARENT/$c" 2>/dev/null || true; done
-	rmdir "$CG_ROOT/$PARENT" 2>/dev/null || true
-	cleanup_loop
-}
-trap cg_cleanup EXIT INT TERM
-mkdir "$CG_ROOT/$PARENT" || skip "cannot make a cgroup under $CG_ROOT"
-for c in a b; do mkdir "$CG_ROOT/$PARENT/$c" || fail "cannot make the cgroup $PARENT/$c"; done
+CG_BEFORE_REMOVAL=detach_loop # then the cgroups, then cleanup
+test_cgroups ebpf-it-blkcg a b
 
 NA=90 RA=140 NB=35 RB=60
 SIZE=16384

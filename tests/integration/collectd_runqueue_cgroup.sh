@@ -28,21 +28,12 @@
 . "$top_srcdir/tests/integration/lib.sh"
 
 command -v taskset >/dev/null 2>&1 || skip "taskset is missing (apt-get install util-linux)"
-CG_ROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
-[ -n "$CG_ROOT" ] || skip "no cgroup2 mount (By \"cgroup\" names cgroup2 cgroups)"
-PARENT=ebpf-it-rqcg-$$
+HOGS=
+kill_hogs() { for p in $HOGS; do kill -KILL "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; }
+CG_BEFORE_REMOVAL=kill_hogs # a cgroup with processes in it cannot be removed
+test_cgroups ebpf-it-rqcg hot quiet
 HOT="$CG_ROOT/$PARENT/hot"
 QUIET="$CG_ROOT/$PARENT/quiet"
-HOGS=
-cg_cleanup() {
-	for p in $HOGS; do kill -KILL "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
-	rmdir "$HOT" "$QUIET" 2>/dev/null || true
-	rmdir "$CG_ROOT/$PARENT" 2>/dev/null || true
-	cleanup
-}
-trap cg_cleanup EXIT INT TERM
-mkdir "$CG_ROOT/$PARENT" || skip "cannot make a cgroup under $CG_ROOT"
-mkdir "$HOT" "$QUIET" || fail "cannot make the cgroups hot and quiet under $PARENT"
 
 Q=50 U=10000  # quiet: 50 sleeps of 10 ms
 SIDE_BY_SIDE=2000000000  # ns the shells at least share their CPU

@@ -68,12 +68,9 @@ grep -q "^counter	calls	${PARENT}_a/fsync	$N\$" "$WORK/snap/snapshot" ||
 pass "host-wide operations-fsync goes on (+$((host_after - host_before))); the snapshot carries ${PARENT}_a/fsync"
 # Each histogram line carries its own precision (field 5, snapshot_file.h): the cgroup's
 # CgroupPrecision 3 with its N samples, the host-wide row the default 5.
-hist_field() { # INSTANCE FIELD: that field of the latency histogram line of INSTANCE
-	awk -F'\t' -v i="$1" -v f="$2" '$1 == "histogram" && $2 == "latency" && $3 == i { print $f }' "$WORK/snap/snapshot"
-}
-[ "$(hist_field "${PARENT}_a/fsync" 5)" = 3 ] && [ "$(hist_field "${PARENT}_a/fsync" 6)" = "$N" ] ||
+[ "$(hist_field latency "${PARENT}_a/fsync" 5)" = 3 ] && [ "$(hist_count latency "${PARENT}_a/fsync")" = "$N" ] ||
 	fail "the snapshot's ${PARENT}_a/fsync latency is '$(grep "latency	${PARENT}_a/fsync" "$WORK/snap/snapshot")', not precision 3 with $N samples"
-[ "$(hist_field fsync 5)" = 5 ] || fail "the snapshot's host-wide fsync latency has precision '$(hist_field fsync 5)', not 5"
+[ "$(hist_field latency fsync 5)" = 5 ] || fail "the snapshot's host-wide fsync latency has precision '$(hist_field latency fsync 5)', not 5"
 pass "the snapshot: ${PARENT}_a/fsync latency at precision 3 ($N samples), host-wide fsync at 5"
 
 # --- the terminal view: collectd-ebpf-hist --cgroup --------------------------------------------

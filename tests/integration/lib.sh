@@ -189,8 +189,10 @@ wait_for_new_line() {
 
 # test_cgroups PREFIX CHILD...: a private parent PREFIX-<pid> (PARENT) in the cgroup2 mount
 # (CG_ROOT), depth 1, with the CHILD cgroups in it (depth 2: CgroupDepth 2 is theirs); removed
-# when the test exits, before cleanup (a test with more to undo traps its own and ends it with
-# remove_test_cgroups). Skips without a cgroup2 mount.
+# when the test exits, then cleanup. A test with more to undo first (processes still in the
+# cgroups, a loop device) names its function in CG_BEFORE_REMOVAL. Skips without a cgroup2
+# mount.
+CG_BEFORE_REMOVAL=
 test_cgroups() {
 	CG_ROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
 	[ -n "$CG_ROOT" ] || skip "no cgroup2 mount (By \"cgroup\" names cgroup2 cgroups)"
@@ -202,6 +204,7 @@ test_cgroups() {
 	for c in $CG_CHILDREN; do mkdir "$CG_ROOT/$PARENT/$c" || fail "cannot make the cgroup $PARENT/$c"; done
 }
 remove_test_cgroups() {
+	[ -z "$CG_BEFORE_REMOVAL" ] || $CG_BEFORE_REMOVAL
 	for c in $CG_CHILDREN; do rmdir "$CG_ROOT/$PARENT/$c" 2>/dev/null || true; done
 	rmdir "$CG_ROOT/$PARENT" 2>/dev/null || true
 	cleanup
@@ -218,7 +221,12 @@ wait_exact() {
 		fail "ebpf-$1/$2 is '$(csv_last "$1" "$2")', not $3; plugin instances: $(series)${WAIT_EVIDENCE:+; $($WAIT_EVIDENCE)}"
 }
 
-# hist_count METRIC INSTANCE: a histogram's lifetime count in the snapshot $WORK/snap/snapshot
-# (histogram <metric> <instance> <unit> <precision> <count> ...); hist_is ... WANT: it is WANT.
-hist_count() { awk -F'\t' -v m="$1" -v i="$2" '$1 == "histogram" && $2 == m && $3 == i { print $6 }' "$WORK/snap/snapshot"; }
+# hist_field METRIC INSTANCE FIELD: that field of a histogram's line in the snapshot
+# $WORK/snap/snapshot (histogram <metric> <instance> <unit> <precision> <count> ...: 5 the
+# precision, 6 the lifetime count); hist_count METRIC INSTANCE: its count; hist_is ... WANT:
+# the count is WANT.
+hist_field() {
+	awk -F'\t' -v m="$1" -v i="$2" -v f="$3" '$1 == "histogram" && $2 == m && $3 == i { print $f }' "$WORK/snap/snapshot"
+}
+hist_count() { hist_field "$1" "$2" 6; }
 hist_is() { [ "$(hist_count "$1" "$2")" = "$3" ]; }

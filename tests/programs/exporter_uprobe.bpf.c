@@ -9,6 +9,7 @@
  * call counts under port 0 (the workload, tests/integration/gai_n, touches its string). */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include "counting.bpf.h" /* counter_add_at */
 #include <bpf/bpf_tracing.h>
 
 char LICENSE[] SEC("license") = "GPL";
@@ -28,7 +29,6 @@ int BPF_UPROBE(count_gai, const char *node, const char *service)
 {
 	char text[6] = {};
 	__u32 port = 0;
-	__u64 one = 1, *count;
 
 	if (filter_tgid && (bpf_get_current_pid_tgid() >> 32) != filter_tgid)
 		return 0;
@@ -36,10 +36,6 @@ int BPF_UPROBE(count_gai, const char *node, const char *service)
 		bpf_probe_read_user_str(text, sizeof(text), service);
 	for (int i = 0; i < 5 && text[i] >= '0' && text[i] <= '9'; i++)
 		port = port * 10 + (text[i] - '0');
-	count = bpf_map_lookup_elem(&gai_calls_total, &port);
-	if (count)
-		__sync_fetch_and_add(count, 1);
-	else
-		bpf_map_update_elem(&gai_calls_total, &port, &one, BPF_NOEXIST);
+	counter_add_at(&gai_calls_total, &port, 1);
 	return 0;
 }
