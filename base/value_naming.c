@@ -28,8 +28,21 @@ static const struct {
 	{ "queue_latency", "latency", "-queue" }, /* block: insert -> issue, GAUGE seconds */
 };
 
-void name_histogram(const char *metric, const char *instance, struct value_name *out)
+/* A user's program named the collectd type itself (`Type "derive"`): the instance is then
+ * the whole type instance. */
+static int explicit_type(const char *type, const char *instance, struct value_name *out)
 {
+	if (!type)
+		return 0;
+	snprintf(out->type, sizeof(out->type), "%s", type);
+	snprintf(out->type_instance, sizeof(out->type_instance), "%s", instance);
+	return 1;
+}
+
+void name_histogram(const char *metric, const char *type, const char *instance, struct value_name *out)
+{
+	if (explicit_type(type, instance, out))
+		return;
 	for (size_t i = 0; i < sizeof(histogram_types) / sizeof(histogram_types[0]); i++) {
 		if (!strcmp(metric, histogram_types[i].metric)) {
 			snprintf(out->type, sizeof(out->type), "%s", histogram_types[i].type);
@@ -42,20 +55,9 @@ void name_histogram(const char *metric, const char *instance, struct value_name 
 	snprintf(out->type_instance, sizeof(out->type_instance), "%s", instance);
 }
 
-/* "=<type>[:<map>]": a user's program named the collectd type itself (`Type "derive"`);
- * the instance is then the whole type instance (the map's name is for the SNMP tables). */
-static int explicit_type(const char *metric, const char *instance, struct value_name *out)
+void name_counter(const char *metric, const char *type, const char *instance, struct value_name *out)
 {
-	if (metric[0] != '=')
-		return 0;
-	snprintf(out->type, sizeof(out->type), "%.*s", (int)strcspn(metric + 1, ":"), metric + 1);
-	snprintf(out->type_instance, sizeof(out->type_instance), "%s", instance);
-	return 1;
-}
-
-void name_counter(const char *metric, const char *instance, struct value_name *out)
-{
-	if (explicit_type(metric, instance, out))
+	if (explicit_type(type, instance, out))
 		return;
 	for (size_t i = 0; i < sizeof(counter_types) / sizeof(counter_types[0]); i++) {
 		if (!strcmp(metric, counter_types[i].metric)) {
@@ -68,12 +70,12 @@ void name_counter(const char *metric, const char *instance, struct value_name *o
 	snprintf(out->type_instance, sizeof(out->type_instance), "%s%s%s", metric, instance[0] ? "-" : "", instance);
 }
 
-void name_gauge(const char *metric, const char *instance, struct value_name *out)
+void name_gauge(const char *metric, const char *type, const char *instance, struct value_name *out)
 {
 	bool percent = !strcmp(metric, "hit_ratio") || !strcmp(metric, "map_fill");
 	bool bytes = !strcmp(metric, "kernel_memory");
 
-	if (explicit_type(metric, instance, out))
+	if (explicit_type(type, instance, out))
 		return;
 	snprintf(out->type, sizeof(out->type), "%s", percent ? "percent" : bytes ? "bytes" : "gauge");
 	snprintf(out->type_instance, sizeof(out->type_instance), "%s%s%s", metric, instance[0] ? "-" : "", instance);

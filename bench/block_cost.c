@@ -161,8 +161,9 @@ struct issue_counts {
 	unsigned long long request, hash;
 };
 
-static void on_counter(void *ctx, const char *metric, const char *instance, uint64_t v)
+static void on_counter(void *ctx, const struct metric_id *id, const char *instance, uint64_t v)
 {
+	const char *metric = id->name;
 	struct issue_counts *n = ctx;
 
 	if (!strcmp(metric, "issue_time") && !strcmp(instance, "request"))
@@ -171,9 +172,10 @@ static void on_counter(void *ctx, const char *metric, const char *instance, uint
 		n->hash = v;
 }
 
-static void on_histogram(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
+static void on_histogram(void *ctx, const struct metric_id *id, const char *instance, enum hist_unit unit,
 			 const struct hist_interval *h)
 {
+	const char *metric = id->name;
 	(void)ctx;
 	(void)metric;
 	(void)instance;

@@ -77,9 +77,10 @@ struct estimates {
 	uint64_t count;
 };
 
-static void keep_histogram(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
+static void keep_histogram(void *ctx, const struct metric_id *id, const char *instance, enum hist_unit unit,
 			   const struct hist_interval *h)
 {
+	const char *metric = id->name;
 	struct estimates *e = ctx;
 
 	(void)unit;
@@ -90,16 +91,18 @@ static void keep_histogram(void *ctx, const char *metric, const char *instance, 
 		e->p[i] = hist_percentile(h, pcts[i]);
 }
 
-static void ignore_counter(void *ctx, const char *metric, const char *instance, uint64_t value)
+static void ignore_counter(void *ctx, const struct metric_id *id, const char *instance, uint64_t value)
 {
+	const char *metric = id->name;
 	(void)ctx;
 	(void)metric;
 	(void)instance;
 	(void)value;
 }
 
-static void ignore_gauge(void *ctx, const char *metric, const char *instance, double value)
+static void ignore_gauge(void *ctx, const struct metric_id *id, const char *instance, double value)
 {
+	const char *metric = id->name;
 	(void)ctx;
 	(void)metric;
 	(void)instance;

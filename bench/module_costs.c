@@ -42,17 +42,19 @@ struct series_count {
 };
 
 /* The sink does nothing but count: what is measured is the module's own work. */
-static void count_counter(void *ctx, const char *metric, const char *instance, uint64_t value)
+static void count_counter(void *ctx, const struct metric_id *id, const char *instance, uint64_t value)
 {
+	const char *metric = id->name;
 	(void)metric;
 	(void)instance;
 	(void)value;
 	((struct series_count *)ctx)->counters++;
 }
 
-static void count_histogram(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
+static void count_histogram(void *ctx, const struct metric_id *id, const char *instance, enum hist_unit unit,
 			    const struct hist_interval *h)
 {
+	const char *metric = id->name;
 	(void)metric;
 	(void)instance;
 	(void)unit;

@@ -32,8 +32,9 @@ struct sent {
 	char last[160];
 };
 
-static void on_counter(void *ctx, const char *metric, const char *instance, uint64_t value)
+static void on_counter(void *ctx, const struct metric_id *id, const char *instance, uint64_t value)
 {
+	const char *metric = id->name;
 	struct sent *s = ctx;
 
 	/* As the plugin names a value: host/plugin-instance/type-type_instance. */
@@ -42,8 +43,9 @@ static void on_counter(void *ctx, const char *metric, const char *instance, uint
 	s->sum += value;
 }
 
-static void on_gauge(void *ctx, const char *metric, const char *instance, double value)
+static void on_gauge(void *ctx, const struct metric_id *id, const char *instance, double value)
 {
+	const char *metric = id->name;
 	struct sent *s = ctx;
 
 	snprintf(s->last, sizeof(s->last), "host/ebpf-bench/gauge-%s-%s", metric, instance);

@@ -80,11 +80,12 @@ struct result {
 };
 
 static double kernel_memory_sum;
-static void no_counter(void *ctx, const char *metric, const char *instance, uint64_t v) {}
-static void no_histogram(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
+static void no_counter(void *ctx, const struct metric_id *id, const char *instance, uint64_t v) {}
+static void no_histogram(void *ctx, const struct metric_id *id, const char *instance, enum hist_unit unit,
 			 const struct hist_interval *h) {}
-static void on_gauge(void *ctx, const char *metric, const char *instance, double v)
+static void on_gauge(void *ctx, const struct metric_id *id, const char *instance, double v)
 {
+	const char *metric = id->name;
 	if (!strcmp(metric, "kernel_memory"))
 		kernel_memory_sum += v;
 }

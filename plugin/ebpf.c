@@ -44,7 +44,7 @@
 
 struct plugin_module {
 	struct module *m;
-	struct presentation pres; /* its Percentile, Bucket, BucketType */
+	struct presentation_set pres; /* its Percentile, Bucket, BucketType: one set, or a program's per map */
 	cdtime_t last_read; /* monotonic_now(): bucket rates are events per second of real interval */
 	struct snapshot_module record; /* this module's part of the snapshot file */
 	int64_t discontinuity_us;      /* wall clock of the module's start: counters began at 0 */
@@ -56,7 +56,7 @@ struct plugin_module {
  * it), with how the plugin presents its histograms. */
 struct configured_module {
 	struct module *m;
-	struct presentation pres;
+	struct presentation_set pres;
 };
 static struct configured_module configured[MAX_MODULES];
 static int nconfigured;
@@ -179,7 +179,7 @@ static struct configured_module *add_configured_module(const struct module_ops *
 	}
 	c = &configured[nconfigured++];
 	c->m = m;
-	presentation_init(&c->pres);
+	presentation_set_init(&c->pres);
 	return c;
 }
 
@@ -198,7 +198,7 @@ static int set_module_options(struct configured_module *c, const oconfig_item_t 
 		}
 		if (to_option(child, &o, vals, 64))
 			return -1;
-		if (presentation_module_option(&c->pres, c->m, &o, err, sizeof(err))) {
+		if (presentation_module_option(&c->pres.all, c->m, &o, err, sizeof(err))) {
 			ERROR(PLUGIN_NAME " plugin: module \"%s\": %s", c->m->label, err);
 			return -1;
 		}
@@ -212,7 +212,7 @@ static int check_module_options(const struct configured_module *c)
 {
 	char err[512];
 
-	if (module_check_config(c->m, err, sizeof(err)) || presentation_check(&c->pres, err, sizeof(err))) {
+	if (module_check_config(c->m, err, sizeof(err)) || presentation_check(&c->pres.all, err, sizeof(err))) {
 		ERROR(PLUGIN_NAME " plugin: module \"%s\": %s", c->m->label, err);
 		return -1;
 	}
@@ -272,7 +272,7 @@ static bool collectd_test_run(void);
 static int config_program(const oconfig_item_t *ci)
 {
 	struct conf_node tree = { 0 }, core_tree;
-	struct presentation pres;
+	struct presentation_set pres;
 	struct module *m = NULL;
 	char err[1024];
 
@@ -285,8 +285,10 @@ static int config_program(const oconfig_item_t *ci)
 	else if (!presentation_take_program(&tree, &core_tree, &pres, err, sizeof(err))) {
 		m = program_module_new(&core_tree, err, sizeof(err));
 		presentation_program_free(&core_tree);
-		if (!m)
+		if (!m) {
 			presentation_add_keys(err, sizeof(err));
+			presentation_set_free(&pres);
+		}
 	}
 	free_conf_tree(&tree);
 	if (!m) {
@@ -296,6 +298,7 @@ static int config_program(const oconfig_item_t *ci)
 	if (already_configured(m->label)) {
 		ERROR(PLUGIN_NAME " plugin: <Program \"%s\"> is configured twice", m->label);
 		module_free(m);
+		presentation_set_free(&pres);
 		return -1;
 	}
 	/* An object the loader refuses (missing, unsafe, a forbidden call) leaves the daemon's
@@ -304,6 +307,7 @@ static int config_program(const oconfig_item_t *ci)
 		ERROR(PLUGIN_NAME " plugin: <Program \"%s\">: %s (collectd would start without this program)", m->label,
 		      program_module_refusal(m));
 		module_free(m);
+		presentation_set_free(&pres);
 		return -1;
 	}
 	configured[nconfigured++] = (struct configured_module){ .m = m, .pres = pres };
@@ -392,7 +396,7 @@ static void add_default_modules(void)
 		if (!module_table[i]->in_default_set || !(m = module_new(module_table[i], NULL)))
 			continue;
 		configured[nconfigured] = (struct configured_module){ .m = m };
-		presentation_init(&configured[nconfigured++].pres);
+		presentation_set_init(&configured[nconfigured++].pres);
 	}
 	INFO(PLUGIN_NAME " plugin: no <Module> configured, enabling the default set");
 }
@@ -444,14 +448,14 @@ static const char *scope_plugin_instance(struct dispatch_ctx *d, const char *ins
 	return slash + 1;
 }
 
-static void sink_counter(void *ctx, const char *metric, const char *instance, uint64_t value)
+static void sink_counter(void *ctx, const struct metric_id *id, const char *instance, uint64_t value)
 {
 	struct dispatch_ctx *d = ctx;
 	struct value_name n;
 	const char *rest = scope_plugin_instance(d, instance);
 	char seen[2 * DATA_MAX_NAME_LEN + 2];
 
-	name_counter(metric, rest, &n);
+	name_counter(id->name, id->type, rest, &n);
 	/* A per-cgroup series is remembered with its plugin_instance. */
 	snprintf(seen, sizeof(seen), "%s%s%s", rest != instance ? d->vl.plugin_instance : "", rest != instance ? "/" : "",
 		 n.type_instance);
@@ -466,23 +470,23 @@ static void sink_counter(void *ctx, const char *metric, const char *instance, ui
 	submit(d, &n, (value_t){ .derive = (derive_t)value });
 }
 
-static void sink_gauge(void *ctx, const char *metric, const char *instance, double value)
+static void sink_gauge(void *ctx, const struct metric_id *id, const char *instance, double value)
 {
 	struct value_name n;
 
-	name_gauge(metric, scope_plugin_instance(ctx, instance), &n);
+	name_gauge(id->name, id->type, scope_plugin_instance(ctx, instance), &n);
 	submit(ctx, &n, (value_t){ .gauge = value });
 }
 
-static void sink_histogram(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
+static void sink_histogram(void *ctx, const struct metric_id *id, const char *instance, enum hist_unit unit,
 			   const struct hist_interval *h)
 {
 	struct dispatch_ctx *d = ctx;
-	const struct presentation *cfg = &d->pm->pres;
+	const struct presentation *cfg = presentation_for(&d->pm->pres, id->map);
 	double scale = unit == HIST_UNIT_NANOSECONDS ? 1e-9 : 1.0; /* collectd wants seconds */
 	struct value_name base, n;
 
-	name_histogram(metric, scope_plugin_instance(d, instance), &base);
+	name_histogram(id->name, id->type, scope_plugin_instance(d, instance), &base);
 	/* An interval without events has no percentile: send nothing rather than a made-up 0. */
 	if (h->count) {
 		for (int i = 0; i < cfg->npercentiles; i++) {
@@ -509,31 +513,31 @@ struct tee_ctx {
 	struct metric_sink a, b;
 };
 
-static void tee_counter(void *ctx, const char *metric, const char *instance, uint64_t value)
+static void tee_counter(void *ctx, const struct metric_id *id, const char *instance, uint64_t value)
 {
 	struct tee_ctx *t = ctx;
 
-	t->a.counter(t->a.ctx, metric, instance, value);
-	t->b.counter(t->b.ctx, metric, instance, value);
+	t->a.counter(t->a.ctx, id, instance, value);
+	t->b.counter(t->b.ctx, id, instance, value);
 }
 
-static void tee_histogram(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
+static void tee_histogram(void *ctx, const struct metric_id *id, const char *instance, enum hist_unit unit,
 			  const struct hist_interval *h)
 {
 	struct tee_ctx *t = ctx;
 
-	t->a.histogram(t->a.ctx, metric, instance, unit, h);
-	t->b.histogram(t->b.ctx, metric, instance, unit, h);
+	t->a.histogram(t->a.ctx, id, instance, unit, h);
+	t->b.histogram(t->b.ctx, id, instance, unit, h);
 }
 
 /* Gauges (map fill, attach methods, hit ratios, the approximation flag) go to the MIB's
  * gauge table too: a map's fill cannot be derived from counters. */
-static void tee_gauge(void *ctx, const char *metric, const char *instance, double value)
+static void tee_gauge(void *ctx, const struct metric_id *id, const char *instance, double value)
 {
 	struct tee_ctx *t = ctx;
 
-	t->a.gauge(t->a.ctx, metric, instance, value);
-	t->b.gauge(t->b.ctx, metric, instance, value);
+	t->a.gauge(t->a.ctx, id, instance, value);
+	t->b.gauge(t->b.ctx, id, instance, value);
 }
 
 /* The module's state and values into its record, then the record into the file. */
@@ -601,6 +605,7 @@ static void free_plugin_module(void *p)
 	struct plugin_module *pm = p;
 
 	module_free(pm->m);
+	presentation_set_free(&pm->pres);
 	snapshot_module_release(&pm->record);
 	series_seen_free(&pm->seen);
 	free(pm);
@@ -695,17 +700,25 @@ static void open_snapshot_store(void)
 
 /* types.db is read only after the configuration (unless TypesDB names it), so the
  * BucketType can be checked here, not while its option is parsed. */
+static int check_bucket_type(const struct configured_module *c, const struct presentation *h)
+{
+	if (h->nbuckets > 0 && !plugin_get_ds(h->bucket_type)) {
+		ERROR(PLUGIN_NAME " plugin: module \"%s\": BucketType \"%s\" is not a type in collectd's "
+		      "types.db; use \"bucket\" (the default) or add the type with a TypesDB file",
+		      c->m->label, h->bucket_type);
+		return -1;
+	}
+	return 0;
+}
+
 static int check_bucket_types(void)
 {
 	for (int i = 0; i < nconfigured; i++) {
-		const struct presentation *h = &configured[i].pres;
-
-		if (h->nbuckets > 0 && !plugin_get_ds(h->bucket_type)) {
-			ERROR(PLUGIN_NAME " plugin: module \"%s\": BucketType \"%s\" is not a type in collectd's "
-			      "types.db; use \"bucket\" (the default) or add the type with a TypesDB file",
-			      configured[i].m->label, h->bucket_type);
+		if (check_bucket_type(&configured[i], &configured[i].pres.all))
 			return -1;
-		}
+		for (int j = 0; j < configured[i].pres.nmaps; j++)
+			if (check_bucket_type(&configured[i], &configured[i].pres.maps[j].p))
+				return -1;
 	}
 	return 0;
 }
@@ -741,7 +754,8 @@ static struct plugin_module *start_module(int i, const struct memory_plan *plan,
 		return NULL;
 	configured[i].m = NULL;
 	pm->m = m;
-	pm->pres = configured[i].pres;
+	pm->pres = configured[i].pres; /* the read callback owns it now */
+	presentation_set_init(&configured[i].pres);
 	pm->last_read = monotonic_now();
 	pm->discontinuity_us = snapshot_now_us();
 	if (snapshot_store)
@@ -791,8 +805,10 @@ static int start_modules(int64_t now_us)
  * many run; -1 when none does. */
 static int finish_start(int started, int total)
 {
-	for (int i = 0; i < nconfigured; i++)
+	for (int i = 0; i < nconfigured; i++) {
 		module_free(configured[i].m); /* the ones that did not start */
+		presentation_set_free(&configured[i].pres);
+	}
 	nconfigured = 0;
 	if (started == 0) {
 		ERROR(PLUGIN_NAME " plugin: none of the %d configured module%s could start (see the errors above)",
@@ -829,8 +845,10 @@ static int ebpf_init(void)
  * that never got that far, e.g. under `collectd -t`. */
 static int ebpf_shutdown(void)
 {
-	for (int i = 0; i < nconfigured; i++)
+	for (int i = 0; i < nconfigured; i++) {
 		module_free(configured[i].m);
+		presentation_set_free(&configured[i].pres);
+	}
 	nconfigured = 0;
 	snapshot_store_free(snapshot_store);
 	snapshot_store = NULL;

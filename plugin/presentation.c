@@ -137,19 +137,6 @@ int presentation_check(const struct presentation *p, char *err, size_t errlen)
 	return 0;
 }
 
-static bool same_presentation(const struct presentation *a, const struct presentation *b)
-{
-	if (a->npercentiles != b->npercentiles || a->nbuckets != b->nbuckets || strcmp(a->bucket_type, b->bucket_type))
-		return false;
-	for (int i = 0; i < a->npercentiles; i++)
-		if (a->percentiles[i] != b->percentiles[i])
-			return false;
-	for (int i = 0; i < a->nbuckets; i++)
-		if (a->buckets[i].lower != b->buckets[i].lower || a->buckets[i].upper != b->buckets[i].upper)
-			return false;
-	return true;
-}
-
 /* A block's name for messages: its first value when that is a string (the core refuses
  * any other name on its own). */
 static const char *block_name(const struct conf_node *n)
@@ -193,14 +180,29 @@ static bool is_histogram(const struct conf_node *n)
 	return !strcasecmp(n->opt.key, "Histogram");
 }
 
-int presentation_take_program(const struct conf_node *block, struct conf_node *out, struct presentation *p,
+/* Histogram h's own set (it gave some of the keys) into set's list. */
+static int add_map_presentation(struct presentation_set *set, const char *map, const struct presentation *p)
+{
+	struct map_presentation *more = realloc(set->maps, (size_t)(set->nmaps + 1) * sizeof(*more));
+
+	if (!more)
+		return -1;
+	set->maps = more;
+	more[set->nmaps].p = *p;
+	if (!(more[set->nmaps].map = strdup(map)))
+		return -1;
+	set->nmaps++;
+	return 0;
+}
+
+int presentation_take_program(const struct conf_node *block, struct conf_node *out, struct presentation_set *set,
 			      char *err, size_t errlen)
 {
 	struct conf_node *lines = calloc(block->nchildren ? block->nchildren : 1, sizeof(*lines));
-	const struct conf_node *first = NULL;
+	bool first = true;
 	char why[768];
 
-	presentation_init(p);
+	presentation_set_init(set);
 	*out = *block;
 	out->children = lines;
 	out->nchildren = 0;
@@ -210,33 +212,55 @@ int presentation_take_program(const struct conf_node *block, struct conf_node *o
 	}
 	for (int i = 0; i < block->nchildren; i++) {
 		const struct conf_node *n = &block->children[i];
-		struct presentation later;
+		struct presentation own;
 		bool given;
 
 		lines[out->nchildren++] = *n;
 		if (!is_histogram(n))
 			continue;
-		presentation_init(&later);
-		if (take_histogram(n, &lines[out->nchildren - 1], first ? &later : p, &given, why, sizeof(why))) {
+		presentation_init(&own);
+		if (take_histogram(n, &lines[out->nchildren - 1], &own, &given, why, sizeof(why))) {
 			snprintf(err, errlen, "<Program \"%s\">: <Histogram \"%s\">: %s", block_name(block), block_name(n),
 				 why);
 			goto fail;
 		}
-		if (!first) {
-			first = n;
-		} else if (given && !same_presentation(p, &later)) {
-			snprintf(err, errlen, "<Program \"%s\">: <Histogram \"%s\">: its Percentile, Bucket or BucketType "
-				 "differ from the first <Histogram \"%s\">'s: the plugin sends one set per program, "
-				 "the first histogram's; give them once, in the first <Histogram> (or the same in each)",
-				 block_name(block),
-				 block_name(n), block_name(first));
+		if (first)
+			set->all = own; /* a later histogram that gives none takes the first's */
+		else if (given && add_map_presentation(set, block_name(n), &own)) {
+			snprintf(err, errlen, "<Program \"%s\">: out of memory", block_name(block));
 			goto fail;
 		}
+		first = false;
 	}
 	return 0;
 fail:
 	presentation_program_free(out);
+	presentation_set_free(set);
 	return -1;
+}
+
+void presentation_set_init(struct presentation_set *set)
+{
+	presentation_init(&set->all);
+	set->maps = NULL;
+	set->nmaps = 0;
+}
+
+const struct presentation *presentation_for(const struct presentation_set *set, const char *map)
+{
+	for (int i = 0; map && i < set->nmaps; i++)
+		if (!strcmp(set->maps[i].map, map))
+			return &set->maps[i].p;
+	return &set->all;
+}
+
+void presentation_set_free(struct presentation_set *set)
+{
+	for (int i = 0; i < set->nmaps; i++)
+		free(set->maps[i].map);
+	free(set->maps);
+	set->maps = NULL;
+	set->nmaps = 0;
 }
 
 void presentation_program_free(struct conf_node *out)

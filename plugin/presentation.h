@@ -58,15 +58,31 @@ int presentation_module_option(struct presentation *p, struct module *m, const s
  * plugin to check once collectd has read it. */
 int presentation_check(const struct presentation *p, char *err, size_t errlen);
 
+/* The sets of a module (one, `all`) or of a program: each <Histogram> that gives any of
+ * the keys has its own, named by its map; one that gives none has the first histogram's
+ * (`all`, the defaults when the first gives none either). */
+struct map_presentation {
+	char *map;
+	struct presentation p;
+};
+struct presentation_set {
+	struct presentation all;
+	struct map_presentation *maps;
+	int nmaps;
+};
+void presentation_set_init(struct presentation_set *set);
+/* The set of a histogram of that map (NULL: a module's own histogram). */
+const struct presentation *presentation_for(const struct presentation_set *set, const char *map);
+void presentation_set_free(struct presentation_set *set);
+
 /* <Program "name"> as the core takes it: out becomes a copy of the block whose
- * <Histogram> blocks lack the presentation keys, which go to p. The first histogram's
- * apply to all the program's histograms (the values a read sends do not say which map
- * they came from); a later histogram that gives any of them must give the same set. Any
- * other key is the core's to take or refuse (then presentation_add_keys() completes its
- * message). out shares the block's lines: free it with presentation_program_free() before
- * the block. 0, or -1 with err naming the
- * program, the histogram and the fix (out is then empty). */
-int presentation_take_program(const struct conf_node *block, struct conf_node *out, struct presentation *p,
+ * <Histogram> blocks lack the presentation keys, which go to set, one per histogram that
+ * gives them (a read's histograms say their map: struct metric_id). Any other key is the
+ * core's to take or refuse (then presentation_add_keys() completes its message). out shares
+ * the block's lines: free it with presentation_program_free() before the block, and set
+ * with presentation_set_free(). 0, or -1 with err naming the program, the histogram and the
+ * fix (out and set are then empty). */
+int presentation_take_program(const struct conf_node *block, struct conf_node *out, struct presentation_set *set,
 			      char *err, size_t errlen);
 void presentation_program_free(struct conf_node *out);
 

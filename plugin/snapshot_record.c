@@ -6,37 +6,29 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The name in the SNMP tables: a user's program's "=<type>:<map>" is its map's name. */
-static const char *table_name(const char *metric)
-{
-	const char *map = metric[0] == '=' ? strchr(metric, ':') : NULL;
-
-	return map ? map + 1 : metric[0] == '=' ? metric + 1 : metric;
-}
-
-static void sink_counter(void *ctx, const char *metric, const char *instance, uint64_t value)
+/* The SNMP tables name a value by its metric_id's name (module.h): a user's program's counter
+ * or gauge by its map, its histogram by its Type. */
+static void sink_counter(void *ctx, const struct metric_id *id, const char *instance, uint64_t value)
 {
 	struct snapshot_module *sm = ctx;
 
-	metric = table_name(metric);
 	/* Out of memory drops this value from SNMP only; collectd still gets it. */
-	(void)snapshot_module_add_counter(sm, metric, instance, value);
+	(void)snapshot_module_add_counter(sm, id->name, instance, value);
 }
 
-static void sink_gauge(void *ctx, const char *metric, const char *instance, double value)
+static void sink_gauge(void *ctx, const struct metric_id *id, const char *instance, double value)
 {
 	struct snapshot_module *sm = ctx;
 
-	metric = table_name(metric);
 	if (isfinite(value)) /* a ratio of nothing (NaN) has no row, as collectd has no value */
-		(void)snapshot_module_add_gauge(sm, metric, instance, value);
+		(void)snapshot_module_add_gauge(sm, id->name, instance, value);
 }
 
-static void sink_histogram(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
+static void sink_histogram(void *ctx, const struct metric_id *id, const char *instance, enum hist_unit unit,
 			   const struct hist_interval *h)
 {
 	struct snapshot_module *sm = ctx;
-	struct snapshot_histogram *out = snapshot_module_add_histogram(sm, metric, instance);
+	struct snapshot_histogram *out = snapshot_module_add_histogram(sm, id->name, instance);
 
 	if (!out)
 		return;

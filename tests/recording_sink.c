@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct recorded_value *append(struct recording *r, enum recorded_kind kind, const char *metric,
+static struct recorded_value *append(struct recording *r, enum recorded_kind kind, const struct metric_id *id,
 				     const char *instance)
 {
 	struct recorded_value *v;
@@ -23,32 +23,34 @@ static struct recorded_value *append(struct recording *r, enum recorded_kind kin
 	v = &r->values[r->n++];
 	memset(v, 0, sizeof(*v));
 	v->kind = kind;
-	snprintf(v->metric, sizeof(v->metric), "%s", metric);
+	snprintf(v->metric, sizeof(v->metric), "%s", id->name);
+	snprintf(v->type, sizeof(v->type), "%s", id->type ? id->type : "");
+	snprintf(v->map, sizeof(v->map), "%s", id->map ? id->map : "");
 	snprintf(v->instance, sizeof(v->instance), "%s", instance);
 	return v;
 }
 
-static void on_counter(void *ctx, const char *metric, const char *instance, uint64_t value)
+static void on_counter(void *ctx, const struct metric_id *id, const char *instance, uint64_t value)
 {
-	struct recorded_value *v = append(ctx, RECORDED_COUNTER, metric, instance);
+	struct recorded_value *v = append(ctx, RECORDED_COUNTER, id, instance);
 
 	if (v)
 		v->counter = value;
 }
 
-static void on_gauge(void *ctx, const char *metric, const char *instance, double value)
+static void on_gauge(void *ctx, const struct metric_id *id, const char *instance, double value)
 {
-	struct recorded_value *v = append(ctx, RECORDED_GAUGE, metric, instance);
+	struct recorded_value *v = append(ctx, RECORDED_GAUGE, id, instance);
 
 	if (v)
 		v->gauge = value;
 }
 
-static void on_histogram(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
+static void on_histogram(void *ctx, const struct metric_id *id, const char *instance, enum hist_unit unit,
 			 const struct hist_interval *h)
 {
 	struct recording *r = ctx;
-	struct recorded_value *v = append(r, RECORDED_HISTOGRAM, metric, instance);
+	struct recorded_value *v = append(r, RECORDED_HISTOGRAM, id, instance);
 
 	if (!v)
 		return;

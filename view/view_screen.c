@@ -18,9 +18,9 @@
 void view_series_name(enum view_series kind, const char *metric, const char *instance, struct value_name *n)
 {
 	if (kind == VIEW_HISTOGRAM)
-		name_histogram(metric, instance, n);
+		name_histogram(metric, NULL, instance, n);
 	else
-		name_counter(metric, instance, n);
+		name_counter(metric, NULL, instance, n);
 }
 
 static void series_text(char *buf, size_t len, enum view_series kind, const char *metric, const char *instance)

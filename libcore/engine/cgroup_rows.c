@@ -401,7 +401,7 @@ static void send_series_row(struct cgroup_rows *r, int ti, struct cg_series *s, 
 
 			memcpy(&v, val + offset, sizeof(v));
 			if (metric && v)
-				sink->counter(sink->ctx, metric, inst, v);
+				sink->counter(sink->ctx, METRIC(metric), inst, v);
 		}
 		return;
 	}
@@ -464,7 +464,7 @@ static void send_other(struct cgroup_rows *r, int ti, const struct metric_sink *
 			uint64_t v = s->acc[i] + s->carry[i];
 
 			if (metric && v)
-				sink->counter(sink->ctx, metric, inst, v);
+				sink->counter(sink->ctx, METRIC(metric), inst, v);
 			s->carry[i] += s->gone[i];
 		}
 	}
@@ -558,7 +558,7 @@ int cgroup_rows_read(struct cgroup_rows *r, const struct metric_sink *sink)
 	reclaim_gone(r);
 	r->ever_folded |= r->folded > 0;
 	if (sink->gauge && r->ever_folded)
-		sink->gauge(sink->ctx, "folded", "cgroups", r->folded);
+		sink->gauge(sink->ctx, METRIC("folded"), "cgroups", r->folded);
 	return 0;
 }
 

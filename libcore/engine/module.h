@@ -32,20 +32,34 @@ enum module_state {
 
 const char *module_state_name(enum module_state s);
 
-/* Where a module's read goes. `metric` is the module's own vocabulary ("calls",
- * "errors", "latency"); the front-end maps it to its types. A user's program names the
- * collectd type itself, and the map: "=<type>:<map>" ("=derive:sync_calls": collectd's type
- * derive with the instance as given; the SNMP tables' name sync_calls). */
+/* What a value is, as a read hands it to the front-ends, which name it from this. */
+struct metric_id {
+	/* The module's own vocabulary ("calls", "errors", "latency"), which each front-end maps
+	 * to its names (the plugin: base/value_naming.c); for a user's program, the map of a
+	 * counter or gauge ("sync_calls") and the Type of a histogram. The SNMP tables' name. */
+	const char *name;
+	/* A user's program's collectd type (`Type "derive"`, a histogram's `Type "latency"`):
+	 * the instance is then the whole type instance. NULL for a module's own values. */
+	const char *type;
+	/* A user's program's map, NULL for a module's own values: whose <Histogram>
+	 * presentation (Percentile, Bucket) applies to a histogram. */
+	const char *map;
+};
+
+/* A module's own value: only its name. */
+#define METRIC(name_) (&(const struct metric_id){ .name = (name_) })
+
+/* Where a module's read goes. */
 struct metric_sink {
 	void *ctx;
 	/* A cumulative count since the module started. */
-	void (*counter)(void *ctx, const char *metric, const char *instance, uint64_t value);
+	void (*counter)(void *ctx, const struct metric_id *m, const char *instance, uint64_t value);
 	/* One histogram series: its last interval and lifetime totals. */
-	void (*histogram)(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
+	void (*histogram)(void *ctx, const struct metric_id *m, const char *instance, enum hist_unit unit,
 			  const struct hist_interval *h);
 	/* A value of the moment or of the last interval ("hit_ratio" in percent, a 0/1 flag
 	 * such as "approximation"). May be NULL: modules then skip their gauges. */
-	void (*gauge)(void *ctx, const char *metric, const char *instance, double value);
+	void (*gauge)(void *ctx, const struct metric_id *m, const char *instance, double value);
 };
 
 struct module;

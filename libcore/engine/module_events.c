@@ -71,17 +71,18 @@ static struct loss_series *find_series(struct loss_watch *w, const char *name)
 	return &w->s[w->n++];
 }
 
-void loss_watch_counter(struct module *m, const char *metric, const char *instance, uint64_t value)
+void loss_watch_counter(struct module *m, const struct metric_id *id, const char *instance, uint64_t value)
 {
-	bool untraced = !strcmp(metric, "untraced");
+	bool untraced = !strcmp(id->name, "untraced");
 	struct loss_series *s;
 	struct ebpf_event e;
 	char name[64];
 	uint64_t delta;
 
-	if (!untraced && strcmp(metric, "dropped"))
+	/* The engine's own loss counters only: a program's map may be named "dropped" too. */
+	if (id->map || (!untraced && strcmp(id->name, "dropped")))
 		return;
-	snprintf(name, sizeof(name), "%s-%s", metric, instance);
+	snprintf(name, sizeof(name), "%s-%s", id->name, instance);
 	s = find_series(&m->losses, name);
 	if (!s)
 		return;
@@ -118,27 +119,27 @@ void loss_watch_counter(struct module *m, const char *metric, const char *instan
 	module_event(m, &e);
 }
 
-static void watch_counter(void *ctx, const char *metric, const char *instance, uint64_t value)
+static void watch_counter(void *ctx, const struct metric_id *id, const char *instance, uint64_t value)
 {
 	struct loss_watch_sink *w = ctx;
 
-	w->inner->counter(w->inner->ctx, metric, instance, value);
-	loss_watch_counter(w->m, metric, instance, value);
+	w->inner->counter(w->inner->ctx, id, instance, value);
+	loss_watch_counter(w->m, id, instance, value);
 }
 
-static void watch_histogram(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
+static void watch_histogram(void *ctx, const struct metric_id *id, const char *instance, enum hist_unit unit,
 			    const struct hist_interval *h)
 {
 	struct loss_watch_sink *w = ctx;
 
-	w->inner->histogram(w->inner->ctx, metric, instance, unit, h);
+	w->inner->histogram(w->inner->ctx, id, instance, unit, h);
 }
 
-static void watch_gauge(void *ctx, const char *metric, const char *instance, double value)
+static void watch_gauge(void *ctx, const struct metric_id *id, const char *instance, double value)
 {
 	struct loss_watch_sink *w = ctx;
 
-	w->inner->gauge(w->inner->ctx, metric, instance, value);
+	w->inner->gauge(w->inner->ctx, id, instance, value);
 }
 
 void loss_watch_sink_init(struct loss_watch_sink *w, struct metric_sink *out, struct module *m,

@@ -12,6 +12,7 @@
 
 struct module;
 struct metric_sink;
+struct metric_id;
 
 /* Loss counters a module watches: the bound is the number of dropped-* and untraced-*
  * series one module has (a block module on a machine with many disks has two per disk);
@@ -44,6 +45,6 @@ struct loss_watch_sink {
 void loss_watch_sink_init(struct loss_watch_sink *w, struct metric_sink *out, struct module *m,
 			  const struct metric_sink *inner);
 /* One loss counter's new value (what the sink does for "dropped" and "untraced"). */
-void loss_watch_counter(struct module *m, const char *metric, const char *instance, uint64_t value);
+void loss_watch_counter(struct module *m, const struct metric_id *id, const char *instance, uint64_t value);
 
 #endif

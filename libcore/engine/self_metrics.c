@@ -88,7 +88,7 @@ static void emit_attach_methods(const struct module *m, const struct metric_sink
 		for (char *c = instance; *c; c++)
 			if (*c == ':' || *c == '/' || *c == ' ')
 				*c = '_';
-		sink->gauge(sink->ctx, "attach", instance, __builtin_popcount(p->failed));
+		sink->gauge(sink->ctx, METRIC("attach"), instance, __builtin_popcount(p->failed));
 	}
 }
 
@@ -108,7 +108,7 @@ static void emit_map_fill(const struct module *m, const struct metric_sink *sink
 			continue;
 		if (map_entries_count(fd, &entries))
 			continue;
-		sink->gauge(sink->ctx, "map_fill", bpf_map__name(map), 100.0 * entries / max);
+		sink->gauge(sink->ctx, METRIC("map_fill"), bpf_map__name(map), 100.0 * entries / max);
 	}
 }
 
@@ -160,7 +160,7 @@ static void emit_kernel_memory(const struct module *m, const struct metric_sink 
 
 	if (!sink->gauge || !m->kernel_memory_fixed_ok || sum_charges(m, true, &varying))
 		return;
-	sink->gauge(sink->ctx, "kernel_memory", "", (double)(m->kernel_memory_fixed + varying));
+	sink->gauge(sink->ctx, METRIC("kernel_memory"), "", (double)(m->kernel_memory_fixed + varying));
 }
 
 struct prog_totals {
@@ -176,8 +176,8 @@ static void on_prog(void *ctx, const struct prog_stats *s)
 	t->misses += s->recursion_misses;
 	t->run_time_ns += s->run_time_ns;
 	if (t->cost) {
-		t->sink->counter(t->sink->ctx, "runs", s->name, s->runs);
-		t->sink->counter(t->sink->ctx, "run_time", s->name, s->run_time_ns);
+		t->sink->counter(t->sink->ctx, METRIC("runs"), s->name, s->runs);
+		t->sink->counter(t->sink->ctx, METRIC("run_time"), s->name, s->run_time_ns);
 	}
 }
 
@@ -188,9 +188,9 @@ static void emit_program_stats(const struct module *m, const struct metric_sink 
 	struct prog_totals t = { .sink = sink, .cost = cost_on };
 
 	bpf_object_prog_stats(m->probes.obj, on_prog, &t);
-	sink->counter(sink->ctx, "dropped", "recursion", t.misses);
+	sink->counter(sink->ctx, METRIC("dropped"), "recursion", t.misses);
 	if (t.cost) /* whole milliseconds of the cumulative total: no rounding error adds up */
-		sink->counter(sink->ctx, "cpu_time_ms", "", t.run_time_ns / 1000000);
+		sink->counter(sink->ctx, METRIC("cpu_time_ms"), "", t.run_time_ns / 1000000);
 }
 
 /* Returns the kernel could not hand to the module's kretprobes (kretprobe_events.h),
@@ -206,7 +206,7 @@ static void emit_kretprobe_missed(const struct module *m, const struct metric_si
 			if (m->probes.points[i].kretprobe_events[k][0])
 				names[n++] = m->probes.points[i].kretprobe_events[k];
 	if (n && !kretprobe_events_missed(names, n, &missed))
-		sink->counter(sink->ctx, "dropped", "kretprobe_missed", missed);
+		sink->counter(sink->ctx, METRIC("dropped"), "kretprobe_missed", missed);
 }
 
 void self_metrics_read(const struct module *m, const struct metric_sink *sink)

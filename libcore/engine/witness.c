@@ -75,7 +75,7 @@ void witness_read(struct witness_reader *w, const struct module *m, const struct
 		return;
 	for (int i = 0; i < w->npoints && i < m->probes.npoints; i++)
 		if (point_witnessed(&m->probes, &m->probes.points[i]) && !point_untraced(w, (uint32_t)i, &untraced))
-			sink->counter(sink->ctx, "untraced", m->probes.points[i].name, untraced);
+			sink->counter(sink->ctx, METRIC("untraced"), m->probes.points[i].name, untraced);
 }
 
 void witness_reader_free(struct witness_reader *w)

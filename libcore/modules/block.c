@@ -324,7 +324,7 @@ static void emit_untraced(void *ctx, const char *disk, unsigned int op, uint64_t
 	if (!name_filter_collects(&ue->b->disks_filter, disk))
 		return;
 	snprintf(instance, sizeof(instance), "%s-%s", disk, op_names[op]);
-	ue->sink->counter(ue->sink->ctx, "untraced", instance, untraced);
+	ue->sink->counter(ue->sink->ctx, METRIC("untraced"), instance, untraced);
 }
 
 /* After the views: what diskstats counted and the programs did not. */

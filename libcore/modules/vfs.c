@@ -195,7 +195,7 @@ static int vfs_read(struct module *m, const struct metric_sink *sink)
 
 	/* Always sent: a 0 is the statement "this is the real VFS figure". */
 	for (int op = 0; op < VFS_OPS && sink->gauge; op++)
-		sink->gauge(sink->ctx, "approximation", op_names[op], v->approximate[op] ? 1 : 0);
+		sink->gauge(sink->ctx, METRIC("approximation"), op_names[op], v->approximate[op] ? 1 : 0);
 	return module_cgroup_read(&v->cg, sink);
 }
 

@@ -133,8 +133,8 @@ void cgroup_id_sync_run(struct cgroup_id_sync *s, const struct metric_sink *sink
 	}
 	if (sink && sink->gauge) {
 		if (!s->storage)
-			sink->gauge(sink->ctx, "cgroup_ids", s->map, s->nids);
-		sink->gauge(sink->ctx, "cgroup_ids_unplaced", s->map, s->unplaced);
+			sink->gauge(sink->ctx, METRIC("cgroup_ids"), s->map, s->nids);
+		sink->gauge(sink->ctx, METRIC("cgroup_ids_unplaced"), s->map, s->unplaced);
 	}
 }
 

@@ -64,9 +64,9 @@ struct program_reader {
 	uint32_t nreclaimed;
 	uint64_t carry_value, carry_sum;
 	uint64_t *carry_slots;       /* histograms */
-	char metric[2 * PROGRAM_NAME_MAX + 2]; /* "=<type>:<map>" (module.h) */
-	char hist_type[PROGRAM_NAME_MAX];       /* histograms: the type is the metric */
-	char derive_metric[PROGRAM_NAME_MAX + 10]; /* "=derive:<map>": a histogram's count, sum */
+	struct metric_id id;       /* the map's values (module.h): a counter's or gauge's name is
+	                            * the map, a histogram's its Type */
+	struct metric_id count_id; /* a histogram's count and sum: derive, named by the map */
 	enum hist_unit unit;
 	/* Histograms: the program's slots onto the engine's (slot_map.h), in whose layout
 	 * (precision) the series' slots are kept; Layout "value": each slot's engine slot. */
@@ -349,10 +349,10 @@ static void send_series(struct program_reader *r, struct series *s, const char *
 		s->last_value = s->value;
 	}
 	if (r->v->kind == VIEW_KIND_COUNTER)
-		sink->counter(sink->ctx, r->metric, name, s->value);
+		sink->counter(sink->ctx, &r->id, name, s->value);
 	else if (r->v->kind == VIEW_KIND_GAUGE) {
 		if (sink->gauge)
-			sink->gauge(sink->ctx, r->metric, name, (double)s->value);
+			sink->gauge(sink->ctx, &r->id, name, (double)s->value);
 	} else {
 		struct hist_interval h;
 
@@ -364,13 +364,13 @@ static void send_series(struct program_reader *r, struct series *s, const char *
 		/* Every read once there were events, as the modules do: the SNMP tables keep the
 		 * row and its buckets, collectd gets bucket rates of 0 rather than gaps. */
 		if (h.total_count)
-			sink->histogram(sink->ctx, r->hist_type, name, r->unit, &h);
+			sink->histogram(sink->ctx, &r->id, name, r->unit, &h);
 		/* One histogram map gives the rate too: its event count (and sum) since start. */
 		snprintf(total, sizeof(total), "%s-count", name);
-		sink->counter(sink->ctx, r->derive_metric, total, h.total_count);
+		sink->counter(sink->ctx, &r->count_id, total, h.total_count);
 		if (r->l->has_sum) {
 			snprintf(total, sizeof(total), "%s-sum", name);
-			sink->counter(sink->ctx, r->derive_metric, total, h.total_sum);
+			sink->counter(sink->ctx, &r->count_id, total, h.total_sum);
 		}
 	}
 }
@@ -482,11 +482,11 @@ int program_reader_read(struct program_reader *r, const struct metric_sink *sink
 		send_series(r, &r->other, "other", sink);
 	}
 	if (sink->gauge && (r->nseries == r->v->max_series || r->nreclaimed))
-		sink->gauge(sink->ctx, "folded", r->v->map, r->folded);
+		sink->gauge(sink->ctx, METRIC("folded"), r->v->map, r->folded);
 	if (sink->gauge && r->may_drop) /* ebpf_exporter drops them without a trace */
-		sink->gauge(sink->ctx, "unmatched", r->v->map, r->unmatched);
+		sink->gauge(sink->ctx, METRIC("unmatched"), r->v->map, r->unmatched);
 	if (r->v->key_listed_only) /* the same */
-		sink->counter(sink->ctx, "unlisted", r->v->map, r->unlisted);
+		sink->counter(sink->ctx, METRIC("unlisted"), r->v->map, r->unlisted);
 	return 0;
 }
 
@@ -522,12 +522,11 @@ struct program_reader *program_reader_new(struct program_view *v, const struct v
 		program_reader_free(r);
 		return NULL;
 	}
-	/* Counters and gauges carry their collectd type and map ("=derive:map", module.h);
-	 * histograms their type as the metric (name_histogram: "latency" is its own type), and
-	 * their counts since start are derive. */
-	snprintf(r->metric, sizeof(r->metric), "=%s:%s", v->type, v->map);
-	snprintf(r->derive_metric, sizeof(r->derive_metric), "=derive:%s", v->map);
-	snprintf(r->hist_type, sizeof(r->hist_type), "%s", v->type);
+	/* The SNMP tables name a counter or gauge by its map, a histogram by its Type; the
+	 * counts since start of a histogram are derive, named by the map. */
+	r->id = (struct metric_id){ .name = v->kind == VIEW_KIND_HISTOGRAM ? v->type : v->map, .type = v->type,
+				    .map = v->map };
+	r->count_id = (struct metric_id){ .name = v->map, .type = "derive", .map = v->map };
 	slot_map_init(&r->map, v, precision);
 	r->unit = r->map.unit;
 	r->precision = r->map.precision;

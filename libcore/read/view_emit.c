@@ -92,8 +92,8 @@ void emit_hist_row(const struct metric_sink *sink, const char *metric, const cha
 	if (!histogram_interval(t, row, &iv))
 		return;
 	if (count_metric)
-		sink->counter(sink->ctx, count_metric, instance, iv.total_count);
-	sink->histogram(sink->ctx, metric, instance, unit, &iv);
+		sink->counter(sink->ctx, METRIC(count_metric), instance, iv.total_count);
+	sink->histogram(sink->ctx, METRIC(metric), instance, unit, &iv);
 }
 
 static void emit_ratio(const struct view_ratio *r, struct view_state *s, const struct metric_sink *sink)
@@ -104,7 +104,7 @@ static void emit_ratio(const struct view_ratio *r, struct view_state *s, const s
 
 	memcpy(s->prev, s->values, (size_t)s->nrows * sizeof(uint64_t));
 	if (ratio >= 0 && sink->gauge)
-		sink->gauge(sink->ctx, r->metric, r->instance, ratio);
+		sink->gauge(sink->ctx, METRIC(r->metric), r->instance, ratio);
 }
 
 static void emit_rows_as_values(const struct module *m, const struct map_view *v, struct view_state *s,
@@ -119,7 +119,7 @@ static void emit_rows_as_values(const struct module *m, const struct map_view *v
 		value = s->values[r->row];
 		if (!value && !(r->flags & VIEW_ALWAYS))
 			continue;
-		sink->counter(sink->ctx, r->metric, r->instance, value);
+		sink->counter(sink->ctx, METRIC(r->metric), r->instance, value);
 	}
 	if (v->ratio)
 		emit_ratio(v->ratio, s, sink);
@@ -167,16 +167,16 @@ static void send_field(const struct metric_sink *sink, const struct view_field *
 {
 	switch (f->kind) {
 	case VALUE_COUNTER:
-		sink->counter(sink->ctx, f->metric, instance, u);
+		sink->counter(sink->ctx, METRIC(f->metric), instance, u);
 		break;
 	case VALUE_GAUGE:
 		if (sink->gauge)
-			sink->gauge(sink->ctx, f->metric, instance, (double)u);
+			sink->gauge(sink->ctx, METRIC(f->metric), instance, (double)u);
 		break;
 	case VALUE_HISTOGRAM:
 		if (f->count_metric)
-			sink->counter(sink->ctx, f->count_metric, instance, iv->total_count);
-		sink->histogram(sink->ctx, f->metric, instance, f->unit, iv);
+			sink->counter(sink->ctx, METRIC(f->count_metric), instance, iv->total_count);
+		sink->histogram(sink->ctx, METRIC(f->metric), instance, f->unit, iv);
 		break;
 	}
 }

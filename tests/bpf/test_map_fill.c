@@ -40,8 +40,9 @@ struct seen {
 	uint64_t ppoll_samples; /* latency events in the interval */
 };
 
-static void on_counter(void *ctx, const char *metric, const char *instance, uint64_t v)
+static void on_counter(void *ctx, const struct metric_id *id, const char *instance, uint64_t v)
 {
+	const char *metric = id->name;
 	struct seen *s = ctx;
 
 	if (!strcmp(metric, "dropped") && !strcmp(instance, "start_lost")) {
@@ -50,17 +51,19 @@ static void on_counter(void *ctx, const char *metric, const char *instance, uint
 	}
 }
 
-static void on_histogram(void *ctx, const char *metric, const char *instance, enum hist_unit unit,
+static void on_histogram(void *ctx, const struct metric_id *id, const char *instance, enum hist_unit unit,
 			 const struct hist_interval *h)
 {
+	const char *metric = id->name;
 	struct seen *s = ctx;
 
 	if (!strcmp(metric, "latency") && !strcmp(instance, "ppoll"))
 		s->ppoll_samples = h->count;
 }
 
-static void on_gauge(void *ctx, const char *metric, const char *instance, double v)
+static void on_gauge(void *ctx, const struct metric_id *id, const char *instance, double v)
 {
+	const char *metric = id->name;
 	struct seen *s = ctx;
 
 	if (!strcmp(metric, "map_fill") && !strcmp(instance, "start_tid")) {

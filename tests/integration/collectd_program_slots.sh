@@ -7,6 +7,8 @@
 # The workload writes 20 x 250 and 10 x 750 bytes: exactly 30 samples in each; the mean is
 # exact (12,500 us / 30); p50 lies in the slot of 250 and p99 in the slot of 750 (linear:
 # [200, 300) and [700, 800) us; fixed: (100, 500] and (500, 1000] us), in seconds.
+# Each histogram has its own Percentile and Bucket set: the fixed one's p90 and bucket rate
+# (0.0005, 0.001] are sent, the linear one has neither.
 . "$top_srcdir/tests/integration/lib.sh"
 
 WRITE_N="$top_builddir/tests/integration/write_n"
@@ -42,7 +44,8 @@ write_config "$WORK/collectd.conf" <<CONF
       Multiplier 0.000001
       Type "latency"
       TypeInstance "fixed"
-      Percentile 50 99
+      Percentile 50 90 99
+      Bucket 0.0005 0.001
     </Histogram>
   </Program>
 </Plugin>
@@ -69,6 +72,11 @@ check latency-lin-50 0.0002 0.0003
 check latency-lin-99 0.0007 0.0008
 check latency-fixed-50 0.0001 0.0005
 check latency-fixed-99 0.0005 0.001
+check latency-fixed-90 0.0005 0.001
+[ -z "$(csv_file slots latency-lin-90)" ] || fail "latency-lin-90 was written: the linear histogram's set is 50 99, not the fixed one's"
+wait_until 5 csv_has_value slots bucket-fixed-0.0005_0.001 || fail "bucket-fixed-0.0005_0.001 was not written: the fixed histogram's Bucket"
+[ -z "$(ls "$WORK"/csv/itest/ebpf-slots/bucket-lin* 2>/dev/null)" ] || fail "the linear histogram sent bucket rates it was not given"
+pass "each histogram its own set: fixed's p90 $(csv_last slots latency-fixed-90) and bucket rate, none of them for linear"
 pass "p50 and p99 in the slots of 250 and 750 us, in seconds (Multiplier 0.000001): linear $(csv_last slots latency-lin-50) and $(csv_last slots latency-lin-99), fixed $(csv_last slots latency-fixed-50) and $(csv_last slots latency-fixed-99)"
 # csv writes 6 decimals: 0.000416667 s is 0.000417; a mean of slot middles (416.17 us) 0.000416.
 mean=$(csv_last slots latency-lin-average)

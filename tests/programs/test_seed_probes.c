@@ -35,14 +35,14 @@ static struct recording read_module(struct module *m)
 	return r;
 }
 
-/* The program's counter of that instance. A program's counters come as "=derive:<map>"
- * (module.h); self-metrics (dropped-recursion, ...) are other tests' business. */
+/* The program's counter of that instance. A program's counters come with their type,
+ * derive (module.h's struct metric_id); self-metrics (dropped-recursion, ...) are other tests' business. */
 static uint64_t counter_of(const struct recording *r, const char *instance)
 {
 	for (int i = 0; i < r->n; i++) {
 		const struct recorded_value *v = &r->values[i];
 
-		if (v->kind == RECORDED_COUNTER && !strncmp(v->metric, "=derive:", 8) && !strcmp(v->instance, instance))
+		if (v->kind == RECORDED_COUNTER && !strcmp(v->type, "derive") && !strcmp(v->instance, instance))
 			return v->counter;
 	}
 	fprintf(stderr, "  no counter \"%s\" was sent\n", instance);
@@ -114,7 +114,7 @@ static struct module *seed_module(const char *name, const char *object)
 {
 	char *text = seed_config(name, object), err[1024] = "";
 	struct conf_node *plugin = conf_text(text), *block = NULL, core = { 0 };
-	struct presentation shown;
+	struct presentation_set shown;
 	struct module *m = NULL;
 
 	for (int i = 0; i < plugin->nchildren; i++)
@@ -123,10 +123,10 @@ static struct module *seed_module(const char *name, const char *object)
 	CHECK(block != NULL);
 	/* As the plugin does: Percentile and Bucket of the shipped .conf are the collectd
 	 * front-end's, the rest is the core's. */
-	presentation_init(&shown);
 	if (block && presentation_take_program(block, &core, &shown, err, sizeof(err)) == 0) {
 		m = program_module_new(&core, err, sizeof(err));
 		presentation_program_free(&core);
+		presentation_set_free(&shown);
 	}
 	if (!m)
 		fprintf(stderr, "  %s: %s\n", name, err);

@@ -34,9 +34,9 @@ static int fake_read(struct module *m, const struct metric_sink *sink)
 {
 	if (next_read_result)
 		return next_read_result;
-	sink->counter(sink->ctx, "calls", "x", 1000 + dropped_value); /* not a loss counter */
-	sink->counter(sink->ctx, "dropped", "start_lost", dropped_value);
-	sink->counter(sink->ctx, "untraced", "loop0-write", untraced_value);
+	sink->counter(sink->ctx, METRIC("calls"), "x", 1000 + dropped_value); /* not a loss counter */
+	sink->counter(sink->ctx, METRIC("dropped"), "start_lost", dropped_value);
+	sink->counter(sink->ctx, METRIC("untraced"), "loop0-write", untraced_value);
 	return 0;
 }
 

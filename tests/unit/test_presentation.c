@@ -127,7 +127,7 @@ static void test_module_keys(void)
 }
 
 /* presentation_take_program on text; returns what it returned, the core's block in *out. */
-static int take(const char *text, struct conf_node **tree, struct conf_node *out, struct presentation *p, char *err,
+static int take(const char *text, struct conf_node **tree, struct conf_node *out, struct presentation_set *p, char *err,
 		size_t len)
 {
 	*tree = conf_text(text);
@@ -149,7 +149,7 @@ static void test_program(void)
 {
 	struct conf_node *tree, out;
 	struct program_config c;
-	struct presentation p;
+	struct presentation_set p;
 	char err[1024];
 
 	/* The keys leave the histograms; the core parses what is left. */
@@ -157,9 +157,10 @@ static void test_program(void)
 			"    BucketType \"latency\"\n    Precision 3\n") "  <Counter \"c\">\n  </Counter>\n"
 		   HIST("b", "") "</Program>", &tree, &out, &p, err, sizeof(err)) == 0);
 	/* b gives none: the first histogram's apply to it */
-	CHECK(p.npercentiles == 2 && p.percentiles[0] == 90 && p.percentiles[1] == 99.9);
-	CHECK(p.nbuckets == 1 && p.buckets[0].upper == 0.001);
-	CHECK_STR(p.bucket_type, "latency");
+	CHECK(p.nmaps == 0 && presentation_for(&p, "b") == &p.all && presentation_for(&p, "a") == &p.all);
+	CHECK(p.all.npercentiles == 2 && p.all.percentiles[0] == 90 && p.all.percentiles[1] == 99.9);
+	CHECK(p.all.nbuckets == 1 && p.all.buckets[0].upper == 0.001);
+	CHECK_STR(p.all.bucket_type, "latency");
 	CHECK(out.nchildren == 4);
 	CHECK(out.children[1].nchildren == 3); /* Layout, SlotsField, Precision */
 	CHECK(!has_line(&out.children[1], "Percentile") && !has_line(&out.children[1], "Bucket") &&
@@ -174,7 +175,7 @@ static void test_program(void)
 	/* Without the keys: the defaults. */
 	CHECK(take("<Program \"p\">\n  Object \"/x.o\"\n" HIST("h", "") "</Program>", &tree, &out, &p, err,
 		   sizeof(err)) == 0);
-	CHECK(p.npercentiles == 3 && p.nbuckets == 0);
+	CHECK(p.all.npercentiles == 3 && p.all.nbuckets == 0);
 	presentation_program_free(&out);
 	conf_text_free(tree);
 
@@ -213,24 +214,44 @@ static void test_program(void)
 	presentation_program_free(&out);
 	conf_text_free(tree);
 
-	/* A later histogram may repeat the first one's, not ask for others: the values a
-	 * program's read sends do not say which map they came from. */
+	/* Each histogram its own set, named by its map (a read's histograms say their map:
+	 * module.h's struct metric_id); until that was so, a later histogram asking for another
+	 * set than the first's was refused. */
 	CHECK(take("<Program \"p\">\n  Object \"/x.o\"\n" HIST("a", "    Percentile 99\n") HIST("b", "    Percentile 99\n")
 		   "</Program>", &tree, &out, &p, err, sizeof(err)) == 0);
+	CHECK(presentation_for(&p, "b")->npercentiles == 1 && presentation_for(&p, "b")->percentiles[0] == 99);
+	presentation_set_free(&p);
 	presentation_program_free(&out);
 	conf_text_free(tree);
 	CHECK(take("<Program \"p\">\n  Object \"/x.o\"\n" HIST("a", "    Percentile 99\n") HIST("b", "    Percentile 90\n")
-		   "</Program>", &tree, &out, &p, err, sizeof(err)) == -1);
-	CHECK(strstr(err, "<Program \"p\">: <Histogram \"b\">: its Percentile, Bucket or BucketType differ from the "
-			  "first <Histogram \"a\">'s") != NULL);
+		   "</Program>", &tree, &out, &p, err, sizeof(err)) == 0);
+	CHECK(presentation_for(&p, "a")->npercentiles == 1 && presentation_for(&p, "a")->percentiles[0] == 99);
+	CHECK(presentation_for(&p, "b")->npercentiles == 1 && presentation_for(&p, "b")->percentiles[0] == 90);
+	CHECK(presentation_for(&p, "c") == &p.all && presentation_for(&p, NULL) == &p.all);
+	presentation_set_free(&p);
+	presentation_program_free(&out);
 	conf_text_free(tree);
+	/* The first gives none (the defaults), b its buckets. */
 	CHECK(take("<Program \"p\">\n  Object \"/x.o\"\n" HIST("a", "") HIST("b", "    Bucket 0 0.001\n")
-		   "</Program>", &tree, &out, &p, err, sizeof(err)) == -1);
-	CHECK(strstr(err, "<Histogram \"b\">: its Percentile, Bucket or BucketType differ") != NULL);
+		   "</Program>", &tree, &out, &p, err, sizeof(err)) == 0);
+	CHECK(presentation_for(&p, "a")->npercentiles == 3 && presentation_for(&p, "a")->nbuckets == 0);
+	CHECK(presentation_for(&p, "b")->nbuckets == 1 && presentation_for(&p, "b")->buckets[0].upper == 0.001);
+	CHECK(presentation_for(&p, "b")->npercentiles == 3); /* b's own set: its Percentile not given, the defaults */
+	presentation_set_free(&p);
+	presentation_program_free(&out);
 	conf_text_free(tree);
-	/* Part of the first one's set is another set: Bucket 0 0.001 would apply to b unasked. */
+	/* A histogram that gives part of a set has its own, not the first's rest: Bucket 0 0.001
+	 * does not apply to b unasked. */
 	CHECK(take("<Program \"p\">\n  Object \"/x.o\"\n" HIST("a", "    Percentile 99\n    Bucket 0 0.001\n")
-		   HIST("b", "    Percentile 99\n") "</Program>", &tree, &out, &p, err, sizeof(err)) == -1);
+		   HIST("b", "    Percentile 99\n") "</Program>", &tree, &out, &p, err, sizeof(err)) == 0);
+	CHECK(presentation_for(&p, "a")->nbuckets == 1 && presentation_for(&p, "b")->nbuckets == 0);
+	presentation_set_free(&p);
+	presentation_program_free(&out);
+	conf_text_free(tree);
+	/* A bad value in a later histogram names that one. */
+	CHECK(take("<Program \"p\">\n  Object \"/x.o\"\n" HIST("a", "") HIST("b", "    Percentile 0\n")
+		   "</Program>", &tree, &out, &p, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "<Program \"p\">: <Histogram \"b\">: Percentile 0") != NULL);
 	conf_text_free(tree);
 }
 

@@ -216,8 +216,8 @@ static void test_sink(void)
 	slots[20] = 10; /* (524288, 1048576] ns */
 	hist_advance(&t, slots, 90 * 1000 + 10 * 1000000, &h);
 	snapshot_sink_init(&sink, &sm);
-	sink.counter(sink.ctx, "calls", "fsync", 100);
-	sink.histogram(sink.ctx, "latency", "fsync", HIST_UNIT_NANOSECONDS, &h);
+	sink.counter(sink.ctx, METRIC("calls"), "fsync", 100);
+	sink.histogram(sink.ctx, METRIC("latency"), "fsync", HIST_UNIT_NANOSECONDS, &h);
 	CHECK(sm.ncounters == 1 && sm.nhistograms == 1);
 	if (sm.nhistograms == 1) {
 		const struct snapshot_histogram *r = &sm.histograms[0];
@@ -241,7 +241,7 @@ static void test_sink(void)
 	/* Next interval without events: cumulative totals stay, the summaries are empty. */
 	hist_advance(&t, slots, 90 * 1000 + 10 * 1000000, &h);
 	snapshot_sink_init(&sink, &sm);
-	sink.histogram(sink.ctx, "latency", "fsync", HIST_UNIT_NANOSECONDS, &h);
+	sink.histogram(sink.ctx, METRIC("latency"), "fsync", HIST_UNIT_NANOSECONDS, &h);
 	CHECK(sm.ncounters == 0 && sm.nhistograms == 1);
 	CHECK_EQ_U64(sm.histograms[0].count, 100);
 	CHECK(sm.histograms[0].interval_count == 0 && isnan(sm.histograms[0].p50));
@@ -252,7 +252,7 @@ static void test_sink(void)
 	slots[20] = 0;
 	hist_advance(&t, slots, 600, &h);
 	snapshot_sink_init(&sink, &sm);
-	sink.histogram(sink.ctx, "latency", "fsync", HIST_UNIT_NANOSECONDS, &h);
+	sink.histogram(sink.ctx, METRIC("latency"), "fsync", HIST_UNIT_NANOSECONDS, &h);
 	CHECK(sm.discontinuity_us > 1);
 	CHECK_EQ_U64(sm.histograms[0].count, 1);
 	snapshot_module_release(&sm);

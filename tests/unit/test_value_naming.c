@@ -6,47 +6,48 @@ int main(void)
 {
 	struct value_name n, base;
 
-	name_counter("calls", "fsync", &n);
+	name_counter("calls", NULL, "fsync", &n);
 	CHECK_STR(n.type, "operations");
 	CHECK_STR(n.type_instance, "fsync");
-	/* a user's program: its Type, the instance as given; the map is for SNMP (module.h) */
-	name_counter("=derive:sync_calls", "sync", &n);
+	/* a user's program: its Type, the instance as given; the map is for SNMP (module.h's
+	 * struct metric_id) */
+	name_counter("sync_calls", "derive", "sync", &n);
 	CHECK_STR(n.type, "derive");
 	CHECK_STR(n.type_instance, "sync");
-	name_gauge("=gauge:queue_depth", "loop0", &n);
+	name_gauge("queue_depth", "gauge", "loop0", &n);
 	CHECK_STR(n.type, "gauge");
 	CHECK_STR(n.type_instance, "loop0");
-	name_counter("errors", "openat", &n);
+	name_counter("errors", NULL, "openat", &n);
 	CHECK_STR(n.type, "errors");
 	CHECK_STR(n.type_instance, "openat");
-	name_counter("dropped", "start_lost", &n);
+	name_counter("dropped", NULL, "start_lost", &n);
 	CHECK_STR(n.type, "derive");
 	CHECK_STR(n.type_instance, "dropped-start_lost");
-	name_gauge("hit_ratio", "", &n);
+	name_gauge("hit_ratio", NULL, "", &n);
 	CHECK_STR(n.type, "percent");
 	CHECK_STR(n.type_instance, "hit_ratio");
 	/* self-metrics (doc/modules.md, Self-metrics) */
-	name_gauge("map_fill", "start_tid", &n);
+	name_gauge("map_fill", NULL, "start_tid", &n);
 	CHECK_STR(n.type, "percent");
 	CHECK_STR(n.type_instance, "map_fill-start_tid");
-	name_gauge("kernel_memory", "", &n);
+	name_gauge("kernel_memory", NULL, "", &n);
 	CHECK_STR(n.type, "bytes");
 	CHECK_STR(n.type_instance, "kernel_memory");
-	name_gauge("attach", "sys_exit-tp_btf", &n);
+	name_gauge("attach", NULL, "sys_exit-tp_btf", &n);
 	CHECK_STR(n.type, "gauge");
 	CHECK_STR(n.type_instance, "attach-sys_exit-tp_btf");
-	name_counter("runs", "count_exit_btf", &n);
+	name_counter("runs", NULL, "count_exit_btf", &n);
 	CHECK_STR(n.type, "invocations");
 	CHECK_STR(n.type_instance, "count_exit_btf");
-	name_counter("run_time", "count_exit_btf", &n);
+	name_counter("run_time", NULL, "count_exit_btf", &n);
 	CHECK_STR(n.type, "derive");
 	CHECK_STR(n.type_instance, "run_time-count_exit_btf");
-	name_counter("cpu_time_ms", "", &n);
+	name_counter("cpu_time_ms", NULL, "", &n);
 	CHECK_STR(n.type, "total_time_in_ms");
 	CHECK_STR(n.type_instance, "");
-	name_counter("dropped", "recursion", &n);
+	name_counter("dropped", NULL, "recursion", &n);
 	CHECK_STR(n.type_instance, "dropped-recursion");
-	name_gauge("approximation", "read", &n);
+	name_gauge("approximation", NULL, "read", &n);
 	CHECK_STR(n.type, "gauge");
 	CHECK_STR(n.type_instance, "approximation-read");
 	name_percentile("latency", "fsync", 99, &n);
@@ -77,25 +78,25 @@ int main(void)
 	CHECK_STR(n.type_instance, "fsync-0_1.024e-06");
 
 	/* block */
-	name_counter("ios", "sda-read", &n);
+	name_counter("ios", NULL, "sda-read", &n);
 	CHECK_STR(n.type, "operations");
 	CHECK_STR(n.type_instance, "sda-read");
-	name_counter("bytes", "nvme0n1-write", &n);
+	name_counter("bytes", NULL, "nvme0n1-write", &n);
 	CHECK_STR(n.type, "total_bytes");
 	CHECK_STR(n.type_instance, "nvme0n1-write");
-	name_counter("issue_time", "hash", &n);
+	name_counter("issue_time", NULL, "hash", &n);
 	CHECK_STR(n.type, "derive");
 	CHECK_STR(n.type_instance, "issue_time-hash");
-	name_histogram("latency", "dm-0-flush", &n);
+	name_histogram("latency", NULL, "dm-0-flush", &n);
 	CHECK_STR(n.type, "latency");
 	CHECK_STR(n.type_instance, "dm-0-flush");
-	name_histogram("io_size", "loop0-write", &base);
+	name_histogram("io_size", NULL, "loop0-write", &base);
 	CHECK_STR(base.type, "bytes");
 	CHECK_STR(base.type_instance, "loop0-write");
 	name_percentile(base.type, base.type_instance, 50, &n);
 	CHECK_STR(n.type, "bytes");
 	CHECK_STR(n.type_instance, "loop0-write-50");
-	name_histogram("queue_latency", "sda-read", &base);
+	name_histogram("queue_latency", NULL, "sda-read", &base);
 	CHECK_STR(base.type, "latency");
 	CHECK_STR(base.type_instance, "sda-read-queue");
 	name_mean(base.type, base.type_instance, &n);
@@ -103,7 +104,7 @@ int main(void)
 	name_bucket("bucket", base.type_instance, 0, 0.001, &n);
 	CHECK_STR(n.type_instance, "sda-read-queue-0_0.001");
 	/* runqueue */
-	name_histogram("latency", "cpu1", &base);
+	name_histogram("latency", NULL, "cpu1", &base);
 	name_percentile(base.type, base.type_instance, 99, &n);
 	CHECK_STR(n.type, "latency");
 	CHECK_STR(n.type_instance, "cpu1-99");
