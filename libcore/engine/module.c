@@ -205,10 +205,12 @@ int module_check_config(struct module *m, char *err, size_t errlen)
 	return m->ops->check_config ? m->ops->check_config(m, err, errlen) : 0;
 }
 
-/* The probe set's view of the module's BPF object: opened from the skeleton's bytes,
- * filter_tgid, the histogram precision, bare histogram rows' size and the module's own
- * rodata set before load. Reopened by probe.c each time
- * a candidate fails. */
+/* The probe set's view of the module's BPF object: opened from its ELF bytes (a built-in's
+ * as its skeleton embeds them, X_bpf__elf_bytes; a user's checked object), filter_tgid, the
+ * histogram precision, bare histogram rows' size and the module's own rodata set by name
+ * before load (module_rodata checks each one's size; the engine's are optional, a module's
+ * own are required by its configure hook, so a misspelt one fails the module's start, which
+ * its test would show). Reopened by probe.c each time a candidate fails. */
 static struct bpf_object *object_open(void *ctx)
 {
 	struct module *m = ctx;

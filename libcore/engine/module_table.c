@@ -1,21 +1,9 @@
-/* Every built-in module, in the order they are listed to users: one line each. Adding a
- * module: write bpf/<name>.bpf.c (+ bpf/<name>.h), its descriptor
- * libcore/modules/<name>.c (defining <name>_module) and its test tests/bpf/test_<name>.c,
- * add X(<name>) here and <name> to the module lists of Makefile.am (doc/contributing.md, "Adding a
- * module"). */
+/* Every built-in module, in the order they are listed to users. The list is MODULE_SOURCES
+ * in Makefile.am, from which make writes built_in_modules.h: adding a module is its
+ * bpf/<name>.bpf.c (+ bpf/<name>.h), its descriptor libcore/modules/<name>.c (defining
+ * <name>_module), one line there and its test (doc/contributing.md, "Adding a module"). */
 #include "libcore/engine/module.h"
-
-#define BUILT_IN_MODULES(X) \
-	X(syscalls)         \
-	X(block)            \
-	X(runqueue)         \
-	X(tcp)              \
-	X(process)          \
-	X(vfs)              \
-	X(fs)               \
-	X(dcache)           \
-	X(pagecache)        \
-	X(signals)
+#include "libcore/engine/built_in_modules.h"
 
 #define DECLARE(name) extern const struct module_ops name##_module;
 BUILT_IN_MODULES(DECLARE)

@@ -96,10 +96,13 @@ struct probe_point {
 	char kretprobe_events[PROBE_MAX_PROGS][KRETPROBE_EVENT_NAME_MAX];
 };
 
-/* How probe.c handles the module's object: open() opens the skeleton, applies the
- * module's configuration (rodata, map sizes) and returns its bpf_object; load() loads it
- * through the skeleton (X_bpf__load, which also maps global variables), returning 0 or
- * -errno; close() destroys the skeleton. Called more than once when candidates fail. */
+/* How probe.c handles the module's object: open() opens it from its ELF bytes
+ * (bpf_object__open_mem: a built-in's bytes as its generated skeleton embeds them, or a
+ * user's checked object), applies the module's configuration (rodata found by name, map
+ * sizes) and returns its bpf_object; load() loads it (bpf_object__load), returning 0 or
+ * -errno; close() closes it (bpf_object__close). The skeleton's typed accessors are not
+ * used: one path serves built-ins and users' objects alike. Called more than once when
+ * candidates fail. */
 struct probe_object {
 	void *ctx;
 	struct bpf_object *(*open)(void *ctx);
