@@ -7,6 +7,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/usdt.bpf.h>
+#include "counting.bpf.h" /* counter_add_at */
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -24,14 +25,9 @@ SEC("usdt/usdt_n:collectd_ebpf_test:tick")
 int BPF_USDT(count_tick, long arg)
 {
 	__u32 key = (__u32)arg;
-	__u64 one = 1, *count;
 
 	if (filter_tgid && (bpf_get_current_pid_tgid() >> 32) != filter_tgid)
 		return 0;
-	count = bpf_map_lookup_elem(&usdt_ticks_total, &key);
-	if (count)
-		__sync_fetch_and_add(count, 1);
-	else
-		bpf_map_update_elem(&usdt_ticks_total, &key, &one, BPF_NOEXIST);
+	counter_add_at(&usdt_ticks_total, &key, 1);
 	return 0;
 }
