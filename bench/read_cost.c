@@ -9,6 +9,7 @@
  * Prints per way: thread CPU time of the first read (decode caches cold) and the median and
  * maximum of the next ones, wall time, syscalls per read; and fails if the two ways sent
  * different values. Root: BPF maps, kallsyms addresses. */
+#include "base/value_naming.h"
 #include "bench/label_samples.h"
 #include "bench/measure.h"
 #include "libcore/engine/module.h"
@@ -29,26 +30,28 @@
 
 struct sent {
 	uint64_t values, sum;
-	char last[160];
+	char last[2 * VALUE_NAME_LEN + 32];
 };
 
 static void on_counter(void *ctx, const struct metric_id *id, const char *instance, uint64_t value)
 {
-	const char *metric = id->name;
 	struct sent *s = ctx;
+	struct value_name n;
 
 	/* As the plugin names a value: host/plugin-instance/type-type_instance. */
-	snprintf(s->last, sizeof(s->last), "host/ebpf-bench/%s-%s", metric + 1, instance);
+	name_counter(id->name, id->type, instance, &n);
+	snprintf(s->last, sizeof(s->last), "host/ebpf-bench/%s-%s", n.type, n.type_instance);
 	s->values++;
 	s->sum += value;
 }
 
 static void on_gauge(void *ctx, const struct metric_id *id, const char *instance, double value)
 {
-	const char *metric = id->name;
 	struct sent *s = ctx;
+	struct value_name n;
 
-	snprintf(s->last, sizeof(s->last), "host/ebpf-bench/gauge-%s-%s", metric, instance);
+	name_gauge(id->name, id->type, instance, &n);
+	snprintf(s->last, sizeof(s->last), "host/ebpf-bench/%s-%s", n.type, n.type_instance);
 	s->values++;
 	s->sum += (uint64_t)value;
 }
