@@ -10,7 +10,7 @@
 #           (the mounts vanish with it): ROOT bind-mounted onto itself (`ip netns add` makes /
 #           a slave mount: / must be a mount point), /proc, /sys with the host's cgroups and
 #           tracefs/bpffs mount points, /dev (loop devices appear there), a fresh /run whose
-#           /run/lock is the host's, so the tests' BPF lock (tests/lock_run.sh) is the host's
+#           /run/lock is the host's, so the tests' BPF lock (tests/support/lock_run.sh) is the host's
 #           lock and kernel tests never run beside another's programs.
 # DEBIAN_SUITE=bookworm makes a Debian 12 root the same way (to check what a minimal 12
 # lacks; CI's second root is trixie).

@@ -10,7 +10,7 @@
  */
 #define _GNU_SOURCE /* O_DIRECT */
 #include "bench/bpftrace_child.h"
-#include "tests/loop_device.h"
+#include "tests/support/loop_device.h"
 #include "bench/measure.h"
 #include "bench/side_by_side.h"
 #include "libcore/engine/libbpf_log.h"

@@ -17,7 +17,7 @@
 #include "libcore/engine/module.h"
 #include "measure.h"
 #include "side_by_side.h"
-#include "tests/loop_device.h"
+#include "tests/support/loop_device.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -6,7 +6,7 @@
 # systemd-analyze verify). libclang-rt-dev is clang's libFuzzer runtime, which clang 14 pulls
 # in on Debian 12 and clang 19 only recommends on 13. pci.ids is the PCI names database the
 # pci_* label decoders read (/usr/share/misc/pci.ids); systemtap-sdt-dev
-# gives sys/sdt.h, for the USDT test's workload (tests/integration/usdt_n.c).
+# gives sys/sdt.h, for the USDT test's workload (tests/support/usdt_n.c).
 set -eu
 export DEBIAN_FRONTEND=noninteractive
 # A freshly booted Debian runs apt-daily/unattended-upgrades, which hold dpkg's lock for

@@ -2,7 +2,7 @@
  * `Bucket` and `BucketType`, as in collectd's LatencyConfig (tail plugin). The core records
  * the histograms and takes `Precision`, which sets the kernel's layout
  * (libcore/hist/hist_config.h); which percentiles and bucket rates to send is the
- * front-end's business. No collectd header: tests/unit/test_presentation.c tests it,
+ * front-end's business. No collectd header: tests/plugin/test_presentation.c tests it,
  * tests/fuzz/fuzz_config.c fuzzes it. */
 #ifndef EBPF_PLUGIN_PRESENTATION_H
 #define EBPF_PLUGIN_PRESENTATION_H

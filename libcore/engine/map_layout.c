@@ -77,7 +77,7 @@ int map_is_percpu(int fd)
 }
 
 /* Sizes of the kernel's own structures, for the estimate only: as 6.18 on x86_64 charges
- * them (tests/bpf/test_kernel_memory prints plan and charge side by side). */
+ * them (tests/engine/test_kernel_memory prints plan and charge side by side). */
 #define KERNEL_ARRAY_HEADER 312u   /* struct bpf_array up to its value[] */
 #define KERNEL_HTAB_HEADER 832u    /* struct bpf_htab */
 #define KERNEL_STORAGE_MAP 480u    /* a task storage map before any task has an element */

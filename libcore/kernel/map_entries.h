@@ -5,7 +5,7 @@
  * exists only for the kernel's own use in some map types), so the keys are walked. Batch
  * lookup (5.6+ for hash maps) takes one system call per chunk of entries; where it is
  * refused, get_next_key takes one per entry. Cost on a full 10,000-entry u32 -> u64 hash,
- * measured by tests/bpf/test_map_fill: see README (Self-metrics).
+ * measured by tests/engine/test_map_fill: see README (Self-metrics).
  *
  * The map changes while it is walked, so the count is a moment's approximation: an entry
  * added or deleted during the walk may be counted or not. Good enough for a fill level.

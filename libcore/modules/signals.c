@@ -1,6 +1,6 @@
 /* The `signals` module: signals delivered per signal ("signals-segv", "signals-term", ...),
  * the module that shows what adding one takes (README, "Adding a module"): this
- * descriptor, bpf/signals.bpf.c, tests/bpf/test_signals.c, a line in module_table.c and
+ * descriptor, bpf/signals.bpf.c, tests/signals/test_signals.c, a line in module_table.c and
  * one in Makefile.am. No hook but the one that names the rows: the engine reads the map. */
 #define _GNU_SOURCE /* sigabbrev_np */
 #include "libcore/engine/module.h"

@@ -5,7 +5,7 @@
  * with the same value), and so must GETNEXT and GET on OIDs made of the input's own bytes
  * under every column (index decoding of names that almost match). */
 #include "snmp/mib_view.h"
-#include "tests/mib_walk.h"
+#include "tests/support/mib_walk.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -12,7 +12,7 @@
  * refusal names the object; the call check gives the same answer twice. */
 #include "libcore/programs/object_policy.h"
 #include "libcore/programs/program_module.h"
-#include "tests/programs/conf_text.h"
+#include "tests/support/conf_text.h"
 
 #include <bpf/libbpf.h>
 #include <stdint.h>

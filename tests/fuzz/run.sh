@@ -22,7 +22,7 @@ for name in snapshot mib_view config decoders object exporter_config; do
 	runs_needed=$min_runs
 	if [ "$name" = object ]; then
 		# Real objects, as the build made them (the loader's test objects and users' programs).
-		cp "$top_builddir"/tests/programs/*.bpf.o "$top_builddir"/contrib/programs/*.bpf.o "$work/$name/"
+		cp "$top_builddir"/tests/programs/*.bpf.o "$top_builddir"/tests/exporter/*.bpf.o "$top_builddir"/contrib/programs/*.bpf.o "$work/$name/"
 		# The whole object, not its first 64 KiB: the seeds' BTF (what program_resolve
 		# reads) lies past that in the larger ones.
 		max_len=1048576

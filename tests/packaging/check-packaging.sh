@@ -14,7 +14,7 @@
 #      of the places the packages touch are compared with those from before the install;
 #   5. on any exit: the packages purged, the moved files put back.
 #
-# Usage: check-packaging.sh SRCDIR BUILDDIR (BUILDDIR: for tests/integration/fsync_n)
+# Usage: check-packaging.sh SRCDIR BUILDDIR (BUILDDIR: for tests/support/fsync_n)
 set -eu
 SRCDIR=$(cd "$1" && pwd) BUILDDIR=$(cd "$2" && pwd)
 LOCK=/run/lock/collectd-ebpf-tests.lock
@@ -37,7 +37,7 @@ for t in dpkg-buildpackage dh lintian apt-get systemd-analyze git; do
 done
 COLLECTD=$(command -v collectd || echo /usr/sbin/collectd)
 [ -x "$COLLECTD" ] || fail "collectd not installed (apt-get install collectd-core)"
-FSYNC_N="$BUILDDIR/tests/integration/fsync_n"
+FSYNC_N="$BUILDDIR/tests/support/fsync_n"
 [ -x "$FSYNC_N" ] || fail "$FSYNC_N not built: run make check-packaging from a configured build tree"
 for p in $PKGS; do
 	! known_to_dpkg "$p" ||

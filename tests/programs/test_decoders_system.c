@@ -16,8 +16,8 @@
 #include "libcore/decode/ksym_table.h"
 #include "libcore/decode/label_decoder.h"
 #include "base/label_value.h"
-#include "tests/loop_device.h"
-#include "tests/testing.h"
+#include "tests/support/loop_device.h"
+#include "tests/support/testing.h"
 
 #include <fcntl.h>
 #include <net/if.h>

@@ -5,7 +5,7 @@
 #include "libcore/programs/object_file.h"
 #include "libcore/programs/object_policy.h"
 #include "libcore/programs/object_sandbox.h"
-#include "tests/testing.h"
+#include "tests/support/testing.h"
 
 #include <bpf/libbpf.h>
 #include <fcntl.h>

@@ -5,8 +5,8 @@
 #include "libcore/programs/perf_event_attach.h"
 #include "libcore/programs/program_config.h"
 #include "libcore/programs/program_resolve.h"
-#include "tests/programs/conf_text.h"
-#include "tests/testing.h"
+#include "tests/support/conf_text.h"
+#include "tests/support/testing.h"
 
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -71,7 +71,7 @@ static void test_parse_errors(void)
 			  "lists no programs"));
 	CHECK(parse_fails("<Program \"p\">\n  Object \"/x.o\"\n  Param \"x\"\n</Program>", "Param takes"));
 	/* Percentile is the collectd plugin's: it takes it out of <Histogram> before the core
-	 * parses the block (a bad value there: tests/unit/test_presentation.c). The core refuses
+	 * parses the block (a bad value there: tests/plugin/test_presentation.c). The core refuses
 	 * it as none of its keys, and lists its own, Precision among them. */
 	CHECK(parse_fails("<Program \"p\">\n  Object \"/x.o\"\n  <Histogram \"h\">\n    Layout \"value\"\n    SlotsField \"slots\"\n    Percentile 101\n  </Histogram>\n</Program>",
 			  "<Histogram \"h\">: unknown option \"Percentile\"; valid: Layout, SlotsField, SumField, Buckets, KeyRange, "

@@ -12,15 +12,15 @@
  * fentry refused: the sync programs run on their tracepoints, read_latency, which has no
  * tracepoint, is off with one error naming both failures).
  *
- * Methods (tests/bpf/attach_methods.h): "auto" keeps the <Probe> order; a method restricts
+ * Methods (tests/support/attach_methods.h): "auto" keeps the <Probe> order; a method restricts
  * every program to it (AttachOrder), so "kprobe" is the run where fentry is skipped. A
  * program that offers no alternative of that method is left out of that run. */
 #include "libcore/programs/program_module.h"
-#include "tests/bpf/loop_ext4.h"
-#include "tests/bpf/module_test.h"
+#include "tests/support/loop_ext4.h"
+#include "tests/support/module_test.h"
 #include "plugin/presentation.h"
-#include "tests/programs/conf_text.h"
-#include "tests/recording_sink.h"
+#include "tests/support/conf_text.h"
+#include "tests/support/recording_sink.h"
 
 enum { N = 40 };
 

@@ -15,10 +15,10 @@
 #   - collectd's and the subagent's RSS and open fds, sampled every period, are flat (after
 #     the first minute, RSS within SOAK_RSS_SLACK_KB, default 2048; fds back to their count).
 # Run before each release; doc/contributing.md, Soak.
-. "$top_srcdir/tests/integration/lib.sh"
-. "$top_srcdir/tests/integration/snmp_lib.sh"
-. "$top_srcdir/tests/integration/program_lib.sh"
-. "$top_srcdir/tests/integration/every_module.sh"
+. "$top_srcdir/tests/support/lib.sh"
+. "$top_srcdir/tests/support/snmp_lib.sh"
+. "$top_srcdir/tests/support/program_lib.sh"
+. "$top_srcdir/tests/support/every_module.sh"
 
 SECONDS_TOTAL=${SOAK_SECONDS:-1800}
 PERIOD=10 F=20 E=20 C=20 W=50 R=30

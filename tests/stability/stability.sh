@@ -13,7 +13,7 @@
 set -eu
 : "${top_srcdir:?run through make stability}" "${top_builddir:?run through make stability}"
 runs=${STABILITY_RUNS:-50}
-tests=${STABILITY_TESTS:-"tests/bpf/test_block tests/bpf/test_tcp tests/bpf/test_syscalls tests/bpf/test_process"}
+tests=${STABILITY_TESTS:-"tests/block/test_block tests/tcp/test_tcp tests/syscalls/test_syscalls tests/process/test_process"}
 cache=${KERNEL_CACHE:-$top_builddir/.kernels}
 vmdir="$top_srcdir/tests/vm"
 work=$(mktemp -d /tmp/ebpf-stability.XXXXXX)

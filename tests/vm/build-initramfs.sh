@@ -5,7 +5,7 @@
 #   /etc/ebpf-unavailable.list (unavailable.list)
 #   /build/...   every ELF executable under BUILDDIR/tests, BUILDDIR/.libs/ebpf.so and the
 #                users' programs built into BUILDDIR/contrib/programs (*.bpf.o) and
-#                BUILDDIR/tests/programs (exporter_*.bpf.o), at their paths relative to the
+#                BUILDDIR/tests/exporter (exporter_*.bpf.o), at their paths relative to the
 #                build tree (top_builddir=/build in the VM)
 #   /src/tests, /src/contrib   their scripts and configurations, .conf and .yaml (top_srcdir=/src)
 #   collectd, the stock plugins the integration tests use, types.db, rrdtool, at their
@@ -68,7 +68,7 @@ find "$builddir/tests" -type f -perm -u+x ! -path '*/.libs/*' | while read -r f;
 done
 # The scale bench (make bench-scale builds it; the matrix does not need it).
 [ -x "$builddir/bench/scale_cost" ] && copy_elf "$builddir/bench/scale_cost" /build/bench/scale_cost
-for f in "$builddir"/contrib/programs/*.bpf.o "$builddir"/tests/programs/exporter_*.bpf.o; do
+for f in "$builddir"/contrib/programs/*.bpf.o "$builddir"/tests/exporter/exporter_*.bpf.o; do
 	[ -f "$f" ] || die "$f: the users' programs are not built (make check builds them)"
 	copy_file "$f" "/build${f#"$builddir"}"
 done
@@ -78,7 +78,7 @@ done
 	copy_file "$srcdir/$f" "/src/$f"
 done
 
-# collectd with the stock plugins tests/integration/lib.sh loads.
+# collectd with the stock plugins tests/support/lib.sh loads.
 [ -x "$COLLECTD" ] || die "collectd is not installed ($COLLECTD; apt-get install collectd-core)"
 copy_elf "$COLLECTD"
 plugindir=$("$COLLECTD" -h | sed -n 's/^ *Plugin directory *//p')
@@ -87,7 +87,7 @@ for p in csv rrdtool logfile unixsock; do
 done
 copy_file /usr/share/collectd/types.db
 [ -n "$RRDTOOL" ] && [ -x "$RRDTOOL" ] && copy_elf "$RRDTOOL"
-# mkfs.ext4 for the tests on a scratch ext4 (tests/bpf/loop_ext4.h): busybox's mke2fs makes
+# mkfs.ext4 for the tests on a scratch ext4 (tests/support/loop_ext4.h): busybox's mke2fs makes
 # ext2 (no journal, no extents) and takes none of the options loop_ext4.h passes.
 MKFS_EXT4=${MKFS_EXT4:-$(command -v mkfs.ext4 || echo /usr/sbin/mkfs.ext4)}
 [ -x "$MKFS_EXT4" ] || die "mkfs.ext4 is not installed ($MKFS_EXT4; apt-get install e2fsprogs)"

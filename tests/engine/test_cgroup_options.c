@@ -1,0 +1,91 @@
+/* By "cgroup" and its options (libcore/engine/cgroup_rows.h), no root: each option's
+ * values and errors (CgroupPrecision's range), the options that need By "cgroup", and which cgroups the globs select
+ * with collectd's ignorelist semantics. */
+#include "base/options.h"
+#include "libcore/engine/cgroup_rows.h"
+#include "tests/support/testing.h"
+
+static int set_str(struct cgroup_options *o, const char *key, const char *v, char *err, size_t len)
+{
+	struct opt_value val = { .type = OPT_STRING, .string = v };
+	struct option opt = { .key = key, .values = &val, .nvalues = 1 };
+
+	return cgroup_options_set(o, &opt, err, len);
+}
+
+static int set_num(struct cgroup_options *o, const char *key, double v, char *err, size_t len)
+{
+	struct opt_value val = { .type = OPT_NUMBER, .number = v };
+	struct option opt = { .key = key, .values = &val, .nvalues = 1 };
+
+	return cgroup_options_set(o, &opt, err, len);
+}
+
+int main(void)
+{
+	struct cgroup_options o;
+	char err[512];
+	struct opt_value t = { .type = OPT_BOOLEAN, .boolean = true };
+	struct option ignore = { .key = "CgroupIgnoreSelected", .values = &t, .nvalues = 1 };
+
+	cgroup_options_init(&o);
+	CHECK(!o.on && o.depth == 2 && o.max_series == 100);
+	CHECK(cgroup_options_check(&o, err, sizeof(err)) == 0);
+	CHECK(set_str(&o, "Latency", "fsync", err, sizeof(err)) == 0); /* not ours */
+
+	CHECK(set_num(&o, "CgroupDepth", 3, err, sizeof(err)) == 1 && o.depth == 3);
+	CHECK(cgroup_options_check(&o, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "By \"cgroup\"") != NULL);
+	CHECK(set_str(&o, "By", "pid", err, sizeof(err)) == -1);
+	CHECK(strstr(err, "\"cgroup\"") != NULL);
+	CHECK(set_str(&o, "by", "Cgroup", err, sizeof(err)) == 1 && o.on);
+	CHECK(cgroup_options_check(&o, err, sizeof(err)) == 0);
+
+	CHECK(set_num(&o, "CgroupDepth", 0, err, sizeof(err)) == -1);
+	CHECK(set_num(&o, "CgroupDepth", 17, err, sizeof(err)) == -1);
+	CHECK(set_num(&o, "CgroupDepth", 2.5, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "CgroupDepth takes one whole number from 1 to 16") != NULL);
+	CHECK(set_str(&o, "CgroupDepth", "2", err, sizeof(err)) == -1);
+	CHECK(set_num(&o, "MaxSeries", 0, err, sizeof(err)) == -1);
+	CHECK(set_num(&o, "MaxSeries", 10001, err, sizeof(err)) == -1);
+	CHECK(set_num(&o, "MaxSeries", 20, err, sizeof(err)) == 1 && o.max_series == 20);
+
+	/* CgroupPrecision: the per-cgroup rows' own, unset until given. */
+	CHECK(!o.hist.precision_from_user);
+	CHECK(set_num(&o, "CgroupPrecision", 6, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "CgroupPrecision takes one whole number from 0 to 5") != NULL);
+	CHECK(set_num(&o, "CgroupPrecision", -1, err, sizeof(err)) == -1);
+	CHECK(set_num(&o, "CgroupPrecision", 2.5, err, sizeof(err)) == -1);
+	CHECK(set_str(&o, "CgroupPrecision", "2", err, sizeof(err)) == -1);
+	CHECK(!o.hist.precision_from_user);
+	CHECK(set_num(&o, "CgroupPrecision", 2, err, sizeof(err)) == 1);
+	CHECK(o.hist.precision_from_user && o.hist.precision == 2);
+	{
+		struct cgroup_options alone;
+
+		cgroup_options_init(&alone);
+		CHECK(set_num(&alone, "CgroupPrecision", 2, err, sizeof(err)) == 1);
+		CHECK(cgroup_options_check(&alone, err, sizeof(err)) == -1);
+		CHECK(strstr(err, "CgroupPrecision") && strstr(err, "add By \"cgroup\""));
+		cgroup_options_free(&alone);
+	}
+
+	/* No glob: every cgroup. */
+	CHECK(cgroup_options_selects(&o, "/system.slice/ssh.service"));
+	CHECK(set_str(&o, "Cgroup", "system.slice/*", err, sizeof(err)) == -1);
+	CHECK(strstr(err, "start it with '/'") != NULL);
+	CHECK(set_str(&o, "Cgroup", "/system.slice/*.service", err, sizeof(err)) == 1);
+	CHECK(set_str(&o, "Cgroup", "/user.slice/*", err, sizeof(err)) == 1 && o.nglobs == 2);
+	CHECK(cgroup_options_selects(&o, "/system.slice/ssh.service"));
+	CHECK(!cgroup_options_selects(&o, "/system.slice/docker-1.scope"));
+	CHECK(cgroup_options_selects(&o, "/user.slice/user-1000.slice"));
+	CHECK(cgroup_options_selects(&o, "/user.slice/user-1000.slice/session-2.scope")); /* '*' matches '/' */
+	CHECK(!cgroup_options_selects(&o, "/"));
+	CHECK(cgroup_options_set(&o, &ignore, err, sizeof(err)) == 1 && o.ignore_selected);
+	CHECK(!cgroup_options_selects(&o, "/system.slice/ssh.service"));
+	CHECK(cgroup_options_selects(&o, "/system.slice/docker-1.scope"));
+	CHECK(cgroup_options_selects(&o, "/"));
+	cgroup_options_free(&o);
+	CHECK(o.nglobs == 0);
+	return testing_done();
+}

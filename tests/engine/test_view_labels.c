@@ -1,0 +1,72 @@
+/* view_labels: a module view's key as labels through the decoder chains, as the modules
+ * declare them: a static_map of names (KEY_ROW_NAMES before), a Decode line (syscall), names
+ * the module gives at start, a label left out for want of a feature bit, and the instance
+ * the labels make, joined by "-". */
+#include "libcore/read/view_labels.h"
+#include "tests/support/testing.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+
+struct key {
+	uint32_t row;
+	uint32_t op;
+};
+
+static const char *const op_names[] = { "read", "write", NULL, "flush" };
+
+static const struct view_label labels[] = {
+	{ .name = "syscall", .offset = offsetof(struct key, row), .size = 4, .decode = { "syscall" } },
+	{ .name = "op", .offset = offsetof(struct key, op), .size = 4, .names = op_names, .nnames = 4 },
+	{ .name = "port", .offset = offsetof(struct key, op), .size = 4, .needs = 2 },
+};
+
+static const struct map_view view = { .map = "counts", .labels = labels, .nlabels = 3 };
+
+static const char *instance(struct view_labels *l, uint32_t row, uint32_t op, char texts[][VIEW_LABEL_TEXT])
+{
+	static char out[VIEW_INSTANCE_MAX];
+	struct key k = { row, op };
+
+	view_labels_decode(l, &k, texts, out, sizeof(out));
+	return out;
+}
+
+static void test_declared(void)
+{
+	struct view_labels l;
+	char err[256], texts[VIEW_MAX_LABELS][VIEW_LABEL_TEXT];
+
+	CHECK(view_labels_init(&l, &view, 0, err, sizeof(err)) == 0);
+	CHECK_EQ_U64(l.n, 2); /* "port" needs feature 2 */
+	CHECK_STR(instance(&l, SYS_fsync, 1, texts), "fsync-write");
+	CHECK_STR(texts[0], "fsync");
+	CHECK_STR(texts[1], "write");
+	CHECK_STR(instance(&l, 500, 0, texts), "sys_500-read");
+	CHECK_STR(instance(&l, SYS_read, 2, texts), "read-2"); /* no name: the number */
+	view_labels_free(&l);
+}
+
+static void test_given_at_start(void)
+{
+	struct view_labels l;
+	char err[256], texts[VIEW_MAX_LABELS][VIEW_LABEL_TEXT];
+	const char *const ports[] = { "other", "80", "443" };
+
+	CHECK(view_labels_init(&l, &view, 2, err, sizeof(err)) == 0);
+	CHECK_EQ_U64(l.n, 3);
+	CHECK_STR(instance(&l, SYS_fsync, 2, texts), "fsync-2-2"); /* not given yet: the number */
+	CHECK(view_labels_set_names(&l, 2, ports, 3, err, sizeof(err)) == 0);
+	CHECK_STR(instance(&l, SYS_fsync, 2, texts), "fsync-2-443");
+	CHECK_STR(instance(&l, SYS_fsync, 0, texts), "fsync-read-other");
+	CHECK_STR(texts[2], "other");
+	view_labels_free(&l);
+}
+
+int main(void)
+{
+	test_declared();
+	test_given_at_start();
+	return testing_done();
+}

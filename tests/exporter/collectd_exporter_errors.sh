@@ -1,0 +1,64 @@
+#!/bin/sh
+# `collectd -T` on ebpf_exporter configs (<Program> ExporterConfig) that are wrong or use what
+# is not supported yet (tests/exporter/exporter_errors.table: an unknown field at each
+# level, a label size its decoder cannot read, an unknown decoder, a chain in the wrong order,
+# kaddrs, tracing with and without metrics, fixed buckets, no help, a bucket label that is not
+# a number, text that is not YAML): each stops collectd -T with one error naming the file, the line and the field. A
+# label whose size does not add up to the map's key is refused against the object, and the
+# good config passes -T, so it is the mistake that fails the others.
+. "$top_srcdir/tests/support/lib.sh"
+. "$top_srcdir/tests/support/program_lib.sh"
+
+TABLE="$top_srcdir/tests/exporter/exporter_errors.table"
+OBJ="$WORK/objects"
+install_objects "$OBJ" tests/exporter/exporter_syscalls.bpf.o
+
+# run_t NAME: collectd -T on <Program "p"> with ExporterConfig $OBJ/NAME.yaml (the object is
+# exporter_syscalls.bpf.o); its exit status.
+run_t() {
+	conf="$WORK/$1.conf"
+	write_config /dev/stdout < /dev/null | sed '/^LoadPlugin logfile/,/^<\/Plugin>/d' > "$conf"
+	cat >> "$conf" <<CONF
+<Plugin ebpf>
+  SnapshotFile ""
+  <Program "p">
+    ExporterConfig "$OBJ/$1.yaml"
+    Object "$OBJ/exporter_syscalls.bpf.o"
+  </Program>
+</Plugin>
+CONF
+	rc=0
+	"$COLLECTD" -T -C "$conf" > "$WORK/$1.out" 2>&1 || rc=$?
+	[ "$rc" -lt 128 ] || { cat "$WORK/$1.out" >&2; fail "$1: collectd -T died with signal $((rc - 128))"; }
+	return $rc
+}
+
+# refused NAME WHOLE: collectd -T fails with the one error WHOLE.
+refused() {
+	if run_t "$1"; then
+		cat "$WORK/$1.yaml" "$WORK/$1.out" >&2
+		fail "$1: collectd -T accepted it"
+	fi
+	grep -qxF -- "$2" "$WORK/$1.out" || { cat "$WORK/$1.out" >&2; fail "$1: the error is not: $2"; }
+	[ "$(grep -c 'ebpf plugin:' "$WORK/$1.out")" = 1 ] || { cat "$WORK/$1.out" >&2; fail "$1: more than one error"; }
+	echo "$1: ok"
+}
+
+n=0
+while IFS='|' read -r name expected yaml; do
+	case "$name" in '' | '#'*) continue ;; esac
+	n=$((n + 1))
+	printf '%b\n' "$yaml" > "$OBJ/$name.yaml"
+	refused "$name" "ebpf plugin: <Program \"p\">: ExporterConfig \"$OBJ/$name.yaml\" $expected"
+done < "$TABLE"
+[ "$n" -ge 12 ] || fail "only $n cases in $TABLE"
+pass "$n mistakes in ebpf_exporter configs: each stops collectd -T with its whole message"
+
+# A label size that does not match the map's key: found against the object's BTF.
+sed 's/size: 8$/size: 4/; 1,/size: 4/!s/size: 4/size: 8/' "$top_srcdir/tests/exporter/exporter_syscalls.yaml" > "$OBJ/label_size.yaml"
+refused label_size "ebpf plugin: <Program \"p\">: <Counter \"syscalls_total\">: the labels cover 4 of the key's 8 bytes; describe the rest with <Label> (Field, or Size and Padding for bytes to skip) (in $OBJ/exporter_syscalls.bpf.o)"
+pass "a label size that does not add up to the key is refused, naming the map and the sizes"
+
+cp "$top_srcdir/tests/exporter/exporter_syscalls.yaml" "$OBJ/good.yaml"
+run_t good || { cat "$WORK/good.out" >&2; fail "collectd -T refused the good config"; }
+pass "the good config passes collectd -T"

@@ -1,0 +1,97 @@
+#!/bin/sh
+# Per-cgroup rows over SNMP, with the real daemons (snmpd as AgentX master, collectd -f with
+# syscalls By "cgroup", ebpf-subagent as nobody): two cgroups made by the test under a private
+# parent in the cgroup2 mount do N and K fsync calls. ebpfCounterTable serves them as the rows
+# whose instance is the cgroup as collectd names it (path below the cgroup2 root, '/' -> '_')
+# before a '/' and the syscall: calls of <parent>_a/fsync is N exactly, of <parent>_b/fsync K,
+# by snmpget and in a snmpwalk of the module's calls; ebpfHistTable counts the same calls. A
+# third cgroup, whose instance is longer than the 48 bytes an index holds, is served under the
+# index the MIB's rule gives (its first 34 bytes, '~', 13 base32hex digits of the FNV-1a 64-bit
+# hash of the whole instance: computed here apart from the subagent), with its exact count,
+# and ebpfCounterFullInstance is the whole instance (doc/snmp.md).
+. "$top_srcdir/tests/support/lib.sh"
+. "$top_srcdir/tests/support/snmp_lib.sh"
+
+CG_ROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+[ -n "$CG_ROOT" ] || skip "no cgroup2 mount (By \"cgroup\" names cgroup2 cgroups)"
+PARENT=ebpf-it-snmpcg-$$
+LONG=name-longer-than-the-mib-index
+CGROUPS="a b $LONG"
+mkdir "$CG_ROOT/$PARENT" || skip "cannot make a cgroup under $CG_ROOT"
+for c in $CGROUPS; do mkdir "$CG_ROOT/$PARENT/$c" || fail "cannot make the cgroup $PARENT/$c"; done
+snmp_cg_cleanup() {
+	snmp_stop_daemons || true
+	for c in $CGROUPS; do rmdir "$CG_ROOT/$PARENT/$c" 2>/dev/null || true; done
+	rmdir "$CG_ROOT/$PARENT" 2>/dev/null || true
+	cleanup
+}
+trap snmp_cg_cleanup EXIT INT TERM
+
+N=140 K=65 M=20
+LONG_INSTANCE="${PARENT}_$LONG/fsync"
+[ ${#LONG_INSTANCE} -gt 48 ] || fail "the long instance $LONG_INSTANCE is only ${#LONG_INSTANCE} bytes"
+mkdir -m 0755 "$WORK/snap"
+write_fsync_config "$WORK/collectd.conf" "$SNAP" nogroup 'By "cgroup"' 'CgroupDepth 2' "Cgroup \"/$PARENT/*\"" < /dev/null
+write_snmpd_conf < /dev/null
+start_snmpd
+start_collectd "$WORK/collectd.conf"
+
+# run CGROUP COUNT: fsync_n COUNT times from inside the cgroup.
+run() { sh -c 'echo $$ > "$1/cgroup.procs" && exec "$2" "$3"' sh "$CG_ROOT/$PARENT/$1" "$FSYNC_N" "$2" || sfail "the workload in $1 failed"; }
+run a $N
+run b $K
+start_subagent
+wait_until $((PING + 5)) status_is 1 || sfail "snapshot status not ok(1) over SNMP"
+# The long cgroup appears while the subagent serves: it names the new series it leaves out.
+run "$LONG" $M
+snap_has_long() { grep -q "^counter	calls	$LONG_INSTANCE	$M\$" "$SNAP"; }
+wait_until 15 snap_has_long ||
+	sfail "the snapshot has no counter calls $LONG_INSTANCE $M: $(grep "$PARENT" "$SNAP" 2>&1 | head -5)"
+
+CALLS="$BASE.1.3.1.3.$(str_oid syscalls).$(str_oid calls)"
+HISTCOUNT="$BASE.1.4.1.4.$(str_oid syscalls).$(str_oid latency)"
+oid_a="$CALLS.$(str_oid "${PARENT}_a/fsync" implied)"
+oid_b="$CALLS.$(str_oid "${PARENT}_b/fsync" implied)"
+value_is() { [ "$(value "$1")" = "$2" ]; }
+# The rule on the MIB's own example, so that a wrong index_of fails here and not as a missing row.
+[ "$(index_of system.slice_docker-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope/fsync)" = \
+	system.slice_docker-0123456789abcd~atmmkn27eg7ds ] || fail "index_of does not give the MIB's example index"
+wait_until 15 value_is "$oid_a" $N || sfail "calls of ${PARENT}_a/fsync is '$(value "$oid_a")' at $oid_a, not $N"
+wait_until 15 value_is "$oid_b" $K || sfail "calls of ${PARENT}_b/fsync is '$(value "$oid_b")' at $oid_b, not $K"
+pass "snmpget ebpfCounterValue: ${PARENT}_a/fsync $N, ${PARENT}_b/fsync $K"
+
+# The walk of the module's calls: the same two fsync rows of this test's cgroups, those values.
+walk=$(v2walk "$CALLS" 2>&1) || sfail "snmpwalk of $CALLS: $walk"
+# Each of the cgroups has a row per syscall it called; those of fsync are two.
+ours=$(echo "$walk" | grep -F "$CALLS.$(str_oid "${PARENT}_" implied)." | grep -F ".$(str_oid /fsync implied) = " || true)
+[ "$(echo "$ours" | grep -c .)" = 2 ] || sfail "the walk of calls has not exactly two fsync rows of ${PARENT}: $ours"
+echo "$ours" | grep -qxF "$oid_a = Counter64: $N" || sfail "the walk has no $oid_a = $N: $ours"
+echo "$ours" | grep -qxF "$oid_b = Counter64: $K" || sfail "the walk has no $oid_b = $K: $ours"
+for c in a b; do
+	h=$(value "$HISTCOUNT.$(str_oid "${PARENT}_$c/fsync" implied)")
+	want=$N; [ $c = a ] || want=$K
+	[ "$h" = $want ] || sfail "ebpfHistCount of ${PARENT}_$c/fsync is '$h', not $want"
+done
+pass "snmpwalk: exactly the rows ${PARENT}_a/fsync = $N and ${PARENT}_b/fsync = $K; ebpfHistCount the same"
+
+# The long one: collectd has it (above); its row is served under the index the rule gives, with
+# its exact count, and its whole instance in ebpfCounterFullInstance (column 5).
+LONG_INDEX=$(index_of "$LONG_INSTANCE")
+[ ${#LONG_INDEX} = 48 ] || fail "the index of $LONG_INSTANCE is not 48 bytes: $LONG_INDEX"
+oid_long="$CALLS.$(str_oid "$LONG_INDEX" implied)"
+wait_until 15 value_is "$oid_long" $M ||
+	sfail "calls of the ${#LONG_INSTANCE}-byte $LONG_INSTANCE is '$(value "$oid_long")' at index $LONG_INDEX, not $M"
+full=$(value "$BASE.1.3.1.5.$(str_oid syscalls).$(str_oid calls).$(str_oid "$LONG_INDEX" implied)")
+[ "$full" = "$LONG_INSTANCE" ] || sfail "ebpfCounterFullInstance at index $LONG_INDEX is '$full', not $LONG_INSTANCE"
+h=$(value "$HISTCOUNT.$(str_oid "$LONG_INDEX" implied)")
+[ "$h" = $M ] || sfail "ebpfHistCount of $LONG_INSTANCE (index $LONG_INDEX) is '$h', not $M"
+walk=$(v2walk "$CALLS" 2>&1) || sfail "snmpwalk of $CALLS: $walk"
+echo "$walk" | grep -qxF "$oid_long = Counter64: $M" || sfail "the walk of calls has no $oid_long = $M"
+# The whole instance is no index (its OID would pass 128 arcs with a longer cgroup), and the
+# subagent no longer leaves it out.
+out=$(v2 "$CALLS.$(str_oid "$LONG_INSTANCE" implied)" 2>&1) || true
+echo "$out" | grep -q "No Such" || sfail "the whole ${#LONG_INSTANCE}-byte instance answered as an index: $out"
+! grep -q "series left out.*${PARENT}_$LONG" "$WORK/subagent.log" ||
+	sfail "the subagent logged $LONG_INSTANCE as left out: $(grep -m1 'series left out' "$WORK/subagent.log")"
+pass "the ${#LONG_INSTANCE}-byte instance $LONG_INSTANCE: calls $M and ebpfHistCount $M at index $LONG_INDEX, ebpfCounterFullInstance = the instance"
+stop_collectd

@@ -1,0 +1,450 @@
+/* Root test: syscalls with By "cgroup" in the running kernel, every attach method. Two
+ * cgroups made here under a private parent in the cgroup2 mount; a child process in each does
+ * a known number of fsync() calls (and one cgroup a known number of failing ones): each
+ * cgroup's series equals its workload exactly, counts, errors and latency samples. Then:
+ * with MaxSeries 1 the second cgroup is `other`, exactly, with the folded count; a removed
+ * cgroup's last values are sent, its kernel rows deleted, its series place freed; a cgroup
+ * outside the selection gets no kernel row after the first read that finds it; per-cgroup
+ * rows at a precision (CgroupPrecision 2) other than the host-wide rows' (5) count and
+ * place every sample right; options without By "cgroup" are refused; with By "cgroup" off
+ * none of its maps exist. */
+#include "base/log.h"
+#include "bpf/include/cgroup_key.h"
+#include "bpf/include/hist_row.h"
+#include "libcore/decode/cgroup_paths.h"
+#include "libcore/engine/cgroup_rows.h"
+#include "libcore/engine/module.h"
+#include "libcore/kernel/privileges.h"
+#include "tests/support/attach_methods.h"
+#include "tests/support/test_cgroups.h"
+#include "tests/support/recording_sink.h"
+#include "tests/support/testing.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <sys/mount.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char cg_a[1100], cg_b[1100];
+static char name_a[256], name_b[256]; /* as sent: "<parent>_a" */
+
+struct fsyncs {
+	int fd, n, nerr;
+};
+
+/* n fsync() calls on fd and nerr of fsync(-1). */
+static int do_fsyncs(void *arg)
+{
+	const struct fsyncs *f = arg;
+
+	for (int i = 0; i < f->n; i++)
+		if (pwrite(f->fd, "x", 1, i % 4096) != 1 || fsync(f->fd))
+			return 4;
+	for (int i = 0; i < f->nerr; i++)
+		if (fsync(-1) != -1 || errno != EBADF)
+			return 5;
+	return 0;
+}
+
+/* A child joins cgroup `dir`, calls fsync() n times on fd and fsync(-1) nerr times. */
+static void workload_in(const char *dir, int fd, int n, int nerr)
+{
+	struct fsyncs f = { fd, n, nerr };
+
+	tcg_run_in(dir, do_fsyncs, &f);
+}
+
+static struct module *cgroup_module(const char *method, const char *max_series, bool latency)
+{
+	struct module *m = module_new(module_find("syscalls"), NULL);
+	char err[512] = "", glob[1100];
+	struct opt_value v;
+	struct option o = { .values = &v, .nvalues = 1 };
+
+	tcg_glob(glob, sizeof(glob));
+	const char *opts[][2] = { { "AttachOrder", method }, { "By", "cgroup" }, { "Cgroup", glob },
+				  { "Latency", latency ? "fsync" : NULL } };
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		if (!opts[i][1])
+			continue;
+		v = (struct opt_value){ .type = OPT_STRING, .string = opts[i][1] };
+		o.key = opts[i][0];
+		CHECK(module_set_option(m, &o, err, sizeof(err)) == 0);
+	}
+	v = (struct opt_value){ .type = OPT_NUMBER, .number = atoi(max_series) };
+	o.key = "MaxSeries";
+	CHECK(module_set_option(m, &o, err, sizeof(err)) == 0);
+	/* The workloads are other processes: the whole system is counted, the glob keeps ours. */
+	m->filter_tgid = 0;
+	return m;
+}
+
+static uint64_t counter_of(const struct recording *r, const char *metric, const char *cgroup, const char *sc)
+{
+	char inst[600];
+
+	snprintf(inst, sizeof(inst), "%s/%s", cgroup, sc);
+	return recorded_counter(r, metric, inst);
+}
+
+static uint64_t samples_of(const struct recording *r, const char *cgroup)
+{
+	return tcg_hist_total(r, "latency", cgroup, "fsync");
+}
+
+static int rows_of(struct module *m, uint64_t id)
+{
+	return tcg_rows_of(m, "cgroup_counts", id);
+}
+
+static void make_cgroups(void)
+{
+	CHECK(mkdir(cg_a, 0755) == 0);
+	CHECK(mkdir(cg_b, 0755) == 0);
+}
+
+static void run_method(const char *method, bool latency, int fd)
+{
+	struct module *m;
+	struct recording r = { 0 };
+	const int n = 300, k = 170, nerr = 25;
+	double folded = -1;
+	uint64_t id_a;
+
+	/* Both cgroups with series: each exactly its workload. */
+	make_cgroups();
+	id_a = tcg_inode(cg_a);
+	m = cgroup_module(method, "10", latency);
+	if (module_start(m)) {
+		fprintf(stderr, "%s: start failed: %s\n", method, m->last_error);
+		CHECK(!"module started");
+		module_free(m);
+		rmdir(cg_a), rmdir(cg_b);
+		return;
+	}
+	workload_in(cg_a, fd, n, nerr);
+	workload_in(cg_b, fd, k, 0);
+	CHECK(recording_read(&r, m) == 0);
+	CHECK_EQ_U64(counter_of(&r, "calls", name_a, "fsync"), n + nerr);
+	CHECK_EQ_U64(counter_of(&r, "errors", name_a, "fsync"), nerr);
+	CHECK_EQ_U64(counter_of(&r, "calls", name_b, "fsync"), k);
+	CHECK_EQ_U64(counter_of(&r, "errors", name_b, "fsync"), 0);
+	if (latency) {
+		CHECK_EQ_U64(samples_of(&r, name_a), n + nerr);
+		CHECK_EQ_U64(samples_of(&r, name_b), k);
+	}
+	/* Only our cgroups (the glob), nothing folded. */
+	for (int i = 0; i < r.n; i++)
+		if (strchr(r.values[i].instance, '/'))
+			CHECK(!strncmp(r.values[i].instance, name_a, strlen(name_a)) ||
+			      !strncmp(r.values[i].instance, name_b, strlen(name_b)));
+	CHECK(!recorded_gauge(&r, "folded", "cgroups", &folded));
+	CHECK_EQ_U64(recorded_counter(&r, "dropped", "cgroup_full"), 0);
+	CHECK(rows_of(m, id_a) > 0);
+	printf("%-10s latency=%d: %s fsync %llu (errors %llu), %s fsync %llu\n", method, latency, name_a,
+	       (unsigned long long)counter_of(&r, "calls", name_a, "fsync"),
+	       (unsigned long long)counter_of(&r, "errors", name_a, "fsync"), name_b,
+	       (unsigned long long)counter_of(&r, "calls", name_b, "fsync"));
+
+	/* a removed: its rows go at the next read, b goes on. */
+	CHECK(rmdir(cg_a) == 0);
+	workload_in(cg_b, fd, 5, 0);
+	CHECK(recording_read(&r, m) == 0);
+	CHECK_EQ_U64(counter_of(&r, "calls", name_b, "fsync"), k + 5);
+	CHECK_EQ_U64(rows_of(m, id_a), 0);
+	CHECK(recording_read(&r, m) == 0);
+	CHECK_EQ_U64(counter_of(&r, "calls", name_a, "fsync"), 0); /* its series stopped */
+	CHECK_EQ_U64(counter_of(&r, "calls", name_b, "fsync"), k + 5);
+	module_free(m);
+	CHECK(rmdir(cg_b) == 0);
+
+	/* MaxSeries 1: the first cgroup met has the series, the other is `other`, exactly. */
+	make_cgroups();
+	m = cgroup_module(method, "1", latency);
+	CHECK(module_start(m) == 0);
+	workload_in(cg_a, fd, n, 0);
+	CHECK(recording_read(&r, m) == 0); /* a takes the place */
+	workload_in(cg_b, fd, k, 0);
+	CHECK(recording_read(&r, m) == 0);
+	CHECK_EQ_U64(counter_of(&r, "calls", name_a, "fsync"), n);
+	CHECK_EQ_U64(counter_of(&r, "calls", name_b, "fsync"), 0);
+	CHECK_EQ_U64(counter_of(&r, "calls", "other", "fsync"), k);
+	if (latency)
+		CHECK_EQ_U64(samples_of(&r, "other"), k);
+	CHECK(recorded_gauge(&r, "folded", "cgroups", &folded) && folded == 1);
+	/* b removed while in other: other keeps its count, the rows go. */
+	id_a = tcg_inode(cg_b);
+	CHECK(rmdir(cg_b) == 0);
+	CHECK(recording_read(&r, m) == 0);
+	CHECK(recording_read(&r, m) == 0);
+	CHECK_EQ_U64(counter_of(&r, "calls", "other", "fsync"), k);
+	CHECK_EQ_U64(rows_of(m, id_a), 0);
+	CHECK(recorded_gauge(&r, "folded", "cgroups", &folded) && folded == 0);
+	module_free(m);
+	CHECK(rmdir(cg_a) == 0);
+	recording_free(&r);
+}
+
+/* Churn: 2,000 cgroups made, used by one process (one fsync) and removed, beside 25 that
+ * live on (L fsync calls each), under MaxSeries 20, read every 50 cgroups. At most 20 series
+ * (the live ones that came first), `other` exactly the rest, and the kernel rows back to the
+ * live cgroups' alone: nothing grows with the churn. */
+static void test_churn(const char *method, int fd)
+{
+	enum { CHURN = 2000, LIVE = 25, L = 4, MAX = 20 };
+	char dir[1200], name[300];
+	uint64_t live_id[LIVE], total = 0;
+	static uint64_t churn_id[CHURN];
+	struct recording r = { 0 };
+	struct module *m;
+	int nseries = 0, foreign = 0;
+	double folded = -1;
+
+	for (int i = 0; i < LIVE; i++) {
+		snprintf(dir, sizeof(dir), "%s/live%d", tcg_parent, i);
+		CHECK(mkdir(dir, 0755) == 0);
+		live_id[i] = tcg_inode(dir);
+	}
+	m = cgroup_module(method, "20", false);
+	CHECK(module_start(m) == 0);
+	for (int i = 0; i < LIVE; i++) {
+		snprintf(dir, sizeof(dir), "%s/live%d", tcg_parent, i);
+		workload_in(dir, fd, L, 0);
+	}
+	for (int i = 0; i < CHURN; i++) {
+		snprintf(dir, sizeof(dir), "%s/churn%d", tcg_parent, i);
+		CHECK(mkdir(dir, 0755) == 0);
+		churn_id[i] = tcg_inode(dir);
+		workload_in(dir, fd, 1, 0);
+		CHECK(tcg_remove(dir) == 0); /* the exited child leaves the cgroup a moment later */
+		if ((i + 1) % 50 == 0)
+			CHECK(recording_read(&r, m) == 0);
+	}
+	CHECK(recording_read(&r, m) == 0);
+	CHECK(recording_read(&r, m) == 0);
+	for (int i = 0; i < LIVE; i++) {
+		uint64_t v;
+		char child[32];
+
+		snprintf(child, sizeof(child), "live%d", i);
+		tcg_name(child, name, sizeof(name));
+		v = counter_of(&r, "calls", name, "fsync");
+		CHECK(v == 0 || v == L);
+		nseries += v == L;
+		total += v;
+	}
+	total += counter_of(&r, "calls", "other", "fsync");
+	CHECK_EQ_U64(nseries, MAX);
+	CHECK_EQ_U64(total, CHURN + LIVE * L);
+	CHECK_EQ_U64(counter_of(&r, "calls", "other", "fsync"), CHURN + (LIVE - MAX) * L);
+	CHECK(recorded_gauge(&r, "folded", "cgroups", &folded) && folded == LIVE - MAX);
+	CHECK_EQ_U64(recorded_counter(&r, "dropped", "cgroup_full"), 0);
+	for (int i = 0; i < r.n; i++)
+		if (r.values[i].kind == RECORDED_COUNTER && strstr(r.values[i].instance, "_churn"))
+			foreign++;
+	CHECK_EQ_U64(foreign, 0);
+	{
+		int fdm = bpf_map__fd(bpf_object__find_map_by_name(m->obj, "cgroup_counts"));
+		struct cgroup_row_key k, next;
+		void *prev = NULL;
+		int live_rows = 0, churn_rows = 0;
+
+		while (!bpf_map_get_next_key(fdm, prev, &next)) {
+			for (int i = 0; i < LIVE; i++)
+				live_rows += next.cgroup == live_id[i];
+			for (int i = 0; i < CHURN; i++)
+				churn_rows += next.cgroup == churn_id[i];
+			k = next;
+			prev = &k;
+		}
+		CHECK(live_rows >= LIVE);
+		CHECK_EQ_U64(churn_rows, 0);
+		printf("churn: %d cgroups made and removed beside %d live: %d series, other %llu fsync, kernel rows: "
+		       "%d of the live ones, %d of the removed\n", CHURN, LIVE, nseries,
+		       (unsigned long long)counter_of(&r, "calls", "other", "fsync"), live_rows, churn_rows);
+	}
+	module_free(m);
+	for (int i = 0; i < LIVE; i++) {
+		snprintf(dir, sizeof(dir), "%s/live%d", tcg_parent, i);
+		CHECK(rmdir(dir) == 0);
+	}
+	recording_free(&r);
+}
+
+/* A cgroup the selection leaves out (a sibling of the test's parent, outside its glob): its
+ * first events take a row until a read finds it; from then on the kernel gives it none (a
+ * host's unselected cgroups must not fill the tables the selected ones need), and it is
+ * never a series. */
+static void test_unselected(const char *method, int fd)
+{
+	char out[1200];
+	struct module *m;
+	struct recording r = { 0 };
+	uint64_t id;
+
+	snprintf(out, sizeof(out), "%s-out", tcg_parent);
+	CHECK(mkdir(out, 0755) == 0);
+	id = tcg_inode(out);
+	m = cgroup_module(method, "10", true);
+	CHECK(module_start(m) == 0);
+	workload_in(out, fd, 5, 0);
+	CHECK(rows_of(m, id) > 0);
+	CHECK(recording_read(&r, m) == 0);
+	CHECK_EQ_U64(rows_of(m, id), 0);
+	workload_in(out, fd, 5, 0);
+	CHECK_EQ_U64(rows_of(m, id), 0);
+	CHECK_EQ_U64(tcg_rows_of(m, "cgroup_latency", id), 0);
+	CHECK(recording_read(&r, m) == 0);
+	CHECK_EQ_U64(recorded_counter(&r, "dropped", "cgroup_full"), 0);
+	for (int i = 0; i < r.n; i++)
+		CHECK(!strstr(r.values[i].instance, "-out"));
+	printf("%-10s a cgroup outside the selection: no row after the first read\n", method);
+	recording_free(&r);
+	module_free(m);
+	CHECK(rmdir(out) == 0);
+}
+
+/* nanosleep() of each of the durations, `rounds` times: a syscall almost nothing else on
+ * the machine makes (libc sleeps with clock_nanosleep), of known latency. */
+#define SLEEP_ROUNDS 12
+static const long sleep_ns[] = { 300000, 1500000, 5000000 };
+
+static int do_sleeps(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < SLEEP_ROUNDS; i++)
+		for (size_t k = 0; k < sizeof(sleep_ns) / sizeof(sleep_ns[0]); k++) {
+			struct timespec ts = { 0, sleep_ns[k] };
+
+			if (syscall(SYS_nanosleep, &ts, NULL))
+				return 4;
+		}
+	return 0;
+}
+
+/* Precision 5 for the host-wide rows, CgroupPrecision 2 for the per-cgroup ones: the
+ * cgroup's table is sized for 2, its samples counted exactly, each in the precision-2 slot
+ * that holds the precision-5 slot the host-wide row put the same sleep in (every slot edge
+ * at 2 is one at 5), and its percentiles within 2^-2 (plus the host-wide's 2^-5) of the
+ * host-wide ones. */
+static void test_cgroup_precision(const char *method)
+{
+	struct module *m = cgroup_module(method, "10", false);
+	struct recording r = { 0 };
+	const struct hist_interval *cg, *host;
+	const uint64_t n = SLEEP_ROUNDS * sizeof(sleep_ns) / sizeof(sleep_ns[0]);
+	uint64_t coarse[HIST_SLOTS] = { 0 }, in_place = 0;
+
+	tcg_option(m, "Latency", "nanosleep", 0);
+	tcg_option(m, "Precision", NULL, 5);
+	tcg_option(m, "CgroupPrecision", NULL, 2);
+	make_cgroups();
+	CHECK(module_start(m) == 0);
+	CHECK(m->precision == 5 && m->cgroup_precision == 2);
+	CHECK(bpf_map__value_size(bpf_object__find_map_by_name(m->obj, "cgroup_latency")) == HIST_ROW_SIZE(2));
+	CHECK(bpf_map__value_size(bpf_object__find_map_by_name(m->obj, "latency")) == HIST_ROW_SIZE(5));
+	tcg_run_in(cg_a, do_sleeps, NULL);
+	CHECK(recording_read(&r, m) == 0);
+	cg = recorded_histogram(&r, "latency", tcg_hist_instance(name_a, "nanosleep"), HIST_UNIT_NANOSECONDS);
+	host = recorded_histogram(&r, "latency", "nanosleep", HIST_UNIT_NANOSECONDS);
+	CHECK(cg != NULL && host != NULL);
+	if (!cg || !host) {
+		recording_free(&r);
+		module_free(m);
+		rmdir(cg_a), rmdir(cg_b);
+		return;
+	}
+	CHECK(cg->precision == 2 && cg->nslots == HIST_NSLOTS(2));
+	CHECK(host->precision == 5);
+	CHECK_EQ_U64(cg->total_count, n);
+	CHECK(host->total_count >= n); /* the whole machine's nanosleep calls: ours at least */
+	for (unsigned int i = 0; i < host->nslots; i++)
+		coarse[hist_slot_p(hist_slot_upper_bound(5, i), 2)] += host->slots[i];
+	for (unsigned int i = 0; i < cg->nslots; i++)
+		in_place += cg->slots[i] <= coarse[i] ? cg->slots[i] : coarse[i];
+	CHECK_EQ_U64(in_place, n);
+	for (unsigned int i = 0; i < cg->nslots; i++)
+		if (cg->slots[i]) /* no sleep is shorter than asked */
+			CHECK(hist_slot_upper(2, i) >= (double)sleep_ns[0]);
+	for (int k = 0; k < 3; k++) {
+		static const double pcts[] = { 20, 50, 90 };
+		double a = hist_percentile(cg, pcts[k]), b = hist_percentile(host, pcts[k]);
+
+		printf("%-10s p%.0f: per-cgroup (precision 2) %.0f ns, host-wide (precision 5) %.0f ns\n", method,
+		       pcts[k], a, b);
+		CHECK(fabs(a - b) <= (0.25 + 1.0 / 32) * b);
+	}
+	recording_free(&r);
+	module_free(m);
+	CHECK(rmdir(cg_a) == 0 && rmdir(cg_b) == 0);
+}
+
+/* Off (the default): none of the per-cgroup maps is created; tuning without By is refused. */
+static void test_off(void)
+{
+	struct module *m = module_new(module_find("syscalls"), NULL);
+	char err[512] = "";
+	struct opt_value v = { .type = OPT_NUMBER, .number = 3 };
+	struct option o = { .key = "CgroupDepth", .values = &v, .nvalues = 1 };
+	const char *maps[] = { "cgroup_counts", "cgroup_latency", "cgroup_zero", "cgroup_full", "cgroup_ignored" };
+
+	m->filter_tgid = getpid();
+	CHECK(module_start(m) == 0);
+	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
+		CHECK(bpf_map__fd(bpf_object__find_map_by_name(m->obj, maps[i])) < 0 ||
+		      !bpf_map__autocreate(bpf_object__find_map_by_name(m->obj, maps[i])));
+	module_free(m);
+
+	m = module_new(module_find("syscalls"), NULL);
+	CHECK(module_set_option(m, &o, err, sizeof(err)) == 0);
+	CHECK(module_start(m) == -1);
+	CHECK(strstr(m->last_error, "By \"cgroup\"") != NULL);
+	module_free(m);
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const tracepoint_methods[] = { "tp_btf", "raw_tp", "tracepoint", NULL };
+	struct method_list methods;
+	char path[] = "/var/tmp/ebpf-test-syscalls-cg-XXXXXX";
+	int fd;
+
+	if (geteuid() != 0 || !privileges_sufficient())
+		SKIP("needs root (or CAP_BPF + CAP_PERFMON) to load BPF programs");
+	if (access("/sys/kernel/btf/vmlinux", R_OK))
+		SKIP("kernel has no BTF (/sys/kernel/btf/vmlinux): CO-RE programs cannot load");
+	if (access("/sys/kernel/tracing/events/raw_syscalls", F_OK) &&
+	    mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL))
+		SKIP("tracefs is not mounted and cannot be: mount -t tracefs nodev /sys/kernel/tracing");
+	/* Depth 2 is our two cgroups: the private parent is at depth 1. */
+	tcg_setup("ebpf-test-cg");
+	tcg_dir("a", cg_a, sizeof(cg_a));
+	tcg_dir("b", cg_b, sizeof(cg_b));
+	tcg_name("a", name_a, sizeof(name_a));
+	tcg_name("b", name_b, sizeof(name_b));
+	fd = mkstemp(path);
+	CHECK(fd >= 0);
+	unlink(path);
+
+	methods_from(argc, argv, tracepoint_methods, &methods);
+	for (int i = 0; i < methods.n; i++) {
+		run_method(methods.names[i], false, fd);
+		run_method(methods.names[i], true, fd);
+		test_unselected(methods.names[i], fd);
+	}
+	test_churn(methods.names[0], fd);
+	test_cgroup_precision(methods.names[0]);
+	test_off();
+	close(fd);
+	rmdir(cg_a);
+	rmdir(cg_b);
+	CHECK(rmdir(tcg_parent) == 0);
+	return testing_done();
+}
