@@ -22,7 +22,12 @@ for name in snapshot mib_view config decoders object exporter_config; do
 	runs_needed=$min_runs
 	if [ "$name" = object ]; then
 		# Real objects, as the build made them (the loader's test objects and users' programs).
-		cp "$top_builddir"/tests/programs/*.bpf.o "$top_builddir"/tests/exporter/*.bpf.o "$top_builddir"/contrib/programs/*.bpf.o "$work/$name/"
+		# One of each name: a build tree from before the tests moved to tests/<component>/
+		# still has the exporter objects in tests/programs/ too.
+		for o in "$top_builddir"/tests/programs/*.bpf.o "$top_builddir"/tests/exporter/*.bpf.o \
+			"$top_builddir"/contrib/programs/*.bpf.o; do
+			[ -e "$work/$name/${o##*/}" ] || cp "$o" "$work/$name/"
+		done
 		# The whole object, not its first 64 KiB: the seeds' BTF (what program_resolve
 		# reads) lies past that in the larger ones.
 		max_len=1048576
