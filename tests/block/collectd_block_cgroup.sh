@@ -33,15 +33,22 @@ SHM=/dev/shm
 attach_loop 16 "$SHM"
 # mq-deadline inserts every request before dispatching it: the inserting task is the reader.
 echo mq-deadline > "/sys/block/$DISK/queue/scheduler" || fail "cannot set mq-deadline on $DISK"
-CG_BEFORE_REMOVAL=detach_loop # then the cgroups, then cleanup
+# The workload's programs run from tmpfs copies, so that their pages never need a disk read
+# (their one library, libc, is in every process's use). The shell that runs them was started
+# from the disk, before it joins its cgroup.
+BIN="$WORK/bin" # a tmpfs of its own: /dev/shm may be mounted noexec
+before_removal() { detach_loop; umount "$BIN" 2>/dev/null || true; }
+CG_BEFORE_REMOVAL=before_removal # then the cgroups, then cleanup
 test_cgroups ebpf-it-blkcg a b
 
 NA=90 RA=140 NB=35 RB=60
 SIZE=16384
-FSYNC_N="$top_builddir/tests/support/fsync_n"
+mkdir "$BIN" && mount -t tmpfs -o size=16m,mode=0755 ebpf-it-bin "$BIN" &&
+	cp "$top_builddir/tests/support/fsync_n" "$(command -v dd)" "$BIN/" || fail "cannot copy the workload to a tmpfs at $BIN"
+FSYNC_N="$BIN/fsync_n" DD="$BIN/dd"
 # Warm: the workload's binaries read from the page cache, not from a disk in its cgroup.
 "$FSYNC_N" 1 "$SHM" || fail "fsync_n does not run"
-dd if="$LOOP" of=/dev/null bs=$SIZE count=1 iflag=direct status=none || fail "dd cannot read $LOOP"
+"$DD" if="$LOOP" of=/dev/null bs=$SIZE count=1 iflag=direct status=none || fail "dd cannot read $LOOP"
 mkdir -m 0755 "$WORK/snap"
 write_fsync_config "$WORK/collectd.conf" "$WORK/snap/snapshot" "" 'By "cgroup"' 'CgroupDepth 2' "Cgroup \"/$PARENT/*\"" <<CONF
   <Module "block">
@@ -72,8 +79,8 @@ o0=$(other_reads)
 # run CGROUP FSYNCS READS: from inside the cgroup, fsync_n FSYNCS times on tmpfs, then READS
 # O_DIRECT reads of SIZE bytes from the loop device.
 run() {
-	sh -c 'echo $$ > "$1/cgroup.procs" && "$2" "$3" "$4" && exec dd if="$5" of=/dev/null bs="$6" count="$7" iflag=direct status=none' \
-		sh "$CG_ROOT/$PARENT/$1" "$FSYNC_N" "$2" "$SHM" "$LOOP" $SIZE "$3" || fail "the workload in $1 failed"
+	sh -c 'echo $$ > "$1/cgroup.procs" && "$2" "$3" "$4" && exec "$8" if="$5" of=/dev/null bs="$6" count="$7" iflag=direct status=none' \
+		sh "$CG_ROOT/$PARENT/$1" "$FSYNC_N" "$2" "$SHM" "$LOOP" $SIZE "$3" "$DD" || fail "the workload in $1 failed"
 }
 run a $NA $RA
 run b $NB $RB
