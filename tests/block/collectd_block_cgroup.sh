@@ -5,16 +5,17 @@
 # are exactly its workload: ebpf-syscalls.<cgroup>/operations-fsync and its fsync latency
 # histogram (the snapshot's lifetime count), ebpf-block.<cgroup>/operations-read,
 # total_bytes-read (reads x 16 KiB) and its read latency histogram; nothing else of theirs
-# reaches a disk (the fsyncs are on tmpfs, the loop device's file too, the binaries are warm in
-# the page cache), so they have no write series. The host-wide series go on beside them: the
+# reaches a disk (the fsyncs are on tmpfs, the loop device's file too, and the workload's
+# programs run from a tmpfs), so they have no write series. The host-wide series go on beside them: the
 # loop disk's reads grow by exactly RA + RB, which are the two cgroups' reads summed.
 #
 # A cgroup's read series sum every disk (doc/modules.md), so a read of another disk that the
 # block module attributes to a cgroup in the window is in it too. Twice in CI's Debian 13
 # pass, cgroup a had 141 and 142 of its 140 reads (4 KiB each more, total_bytes-read
 # 2,301,952), while the loop disk's host-wide count and the kernel's own count of its reads
-# were both exactly 200: reads of another disk, by a's own tasks (a binary or metadata page
-# the page cache had dropped) or issued while a's task was current. So each cgroup's reads
+# were both exactly 200: reads of another disk, by a's own tasks (a page of a program the
+# page cache had dropped: they now run from a tmpfs) or issued while a's task was current
+# (not ruled out). So each cgroup's reads
 # are exact when no other disk completed a read in the window (/sys/block/*/stat), and are
 # otherwise between its workload's and that plus the other disks' reads in the window; the
 # loop disk's own count stays exact either way.
