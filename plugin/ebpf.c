@@ -700,24 +700,27 @@ static void open_snapshot_store(void)
 
 /* types.db is read only after the configuration (unless TypesDB names it), so the
  * BucketType can be checked here, not while its option is parsed. */
-static int check_bucket_type(const struct configured_module *c, const struct presentation *h)
+static int check_bucket_type(const struct configured_module *c, const char *map, const struct presentation *h)
 {
 	if (h->nbuckets > 0 && !plugin_get_ds(h->bucket_type)) {
-		ERROR(PLUGIN_NAME " plugin: module \"%s\": BucketType \"%s\" is not a type in collectd's "
+		ERROR(PLUGIN_NAME " plugin: module \"%s\": %s%s%sBucketType \"%s\" is not a type in collectd's "
 		      "types.db; use \"bucket\" (the default) or add the type with a TypesDB file",
-		      c->m->label, h->bucket_type);
+		      c->m->label, map ? "<Histogram \"" : "", map ? map : "", map ? "\">: " : "", h->bucket_type);
 		return -1;
 	}
 	return 0;
 }
 
+/* A module's one set, and each of a program's histograms that has its own. */
 static int check_bucket_types(void)
 {
 	for (int i = 0; i < nconfigured; i++) {
-		if (check_bucket_type(&configured[i], &configured[i].pres.all))
+		const struct presentation_set *s = &configured[i].pres;
+
+		if (check_bucket_type(&configured[i], NULL, &s->all))
 			return -1;
-		for (int j = 0; j < configured[i].pres.nmaps; j++)
-			if (check_bucket_type(&configured[i], &configured[i].pres.maps[j].p))
+		for (int j = 0; j < s->nmaps; j++)
+			if (check_bucket_type(&configured[i], s->maps[j].map, &s->maps[j].p))
 				return -1;
 	}
 	return 0;

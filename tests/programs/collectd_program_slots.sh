@@ -84,3 +84,16 @@ within 0.0004165 0.0004175 "$mean" || fail "latency-lin-average is $mean, expect
 [ "$(csv_last slots derive-lin-sum)" = 12500000 ] ||
 	fail "derive-lin-sum is $(csv_last slots derive-lin-sum), expected 12,500 us as 12500000 ns"
 pass "the mean is exact: $mean s; the sum 12,500 us is 12500000 in the histogram's nanoseconds"
+
+# A histogram's own BucketType is checked against types.db like a module's, and the error
+# names the histogram (collectd -T, messages on stderr without the logfile plugin).
+sed -e '/^LoadPlugin logfile/,/^<\/Plugin>/d' \
+	-e 's/^      Bucket 0.0005 0.001$/      Bucket 0.0005 0.001\n      BucketType "nosuchtype"/' "$WORK/collectd.conf" > "$WORK/buckettype.conf"
+grep -q nosuchtype "$WORK/buckettype.conf" || fail "the test could not write its BucketType config"
+if "$COLLECTD" -T -C "$WORK/buckettype.conf" > "$WORK/buckettype.out" 2>&1; then
+	cat "$WORK/buckettype.out" >&2
+	fail "collectd -T accepted BucketType \"nosuchtype\" in <Histogram \"write_fixed\">"
+fi
+want='module "slots": <Histogram "write_fixed">: BucketType "nosuchtype" is not a type in collectd'
+grep -qF -- "$want" "$WORK/buckettype.out" || { cat "$WORK/buckettype.out" >&2; fail "expected: $want"; }
+pass "a histogram's unknown BucketType: $(grep -F -- "$want" "$WORK/buckettype.out" | head -n 1)"

@@ -25,7 +25,6 @@ static struct recorded_value *append(struct recording *r, enum recorded_kind kin
 	v->kind = kind;
 	snprintf(v->metric, sizeof(v->metric), "%s", id->name);
 	snprintf(v->type, sizeof(v->type), "%s", id->type ? id->type : "");
-	snprintf(v->map, sizeof(v->map), "%s", id->map ? id->map : "");
 	snprintf(v->instance, sizeof(v->instance), "%s", instance);
 	return v;
 }

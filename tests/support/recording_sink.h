@@ -20,7 +20,6 @@ struct recorded_value {
 	enum recorded_kind kind;
 	char metric[64];            /* struct metric_id's name */
 	char type[64];              /* its type: a user's program's collectd type, "" for a module's */
-	char map[64];               /* its map: a user's program's, "" for a module's */
 	char instance[128];
 	uint64_t counter;           /* RECORDED_COUNTER */
 	double gauge;               /* RECORDED_GAUGE */
