@@ -66,7 +66,7 @@ static void answer_get(netsnmp_agent_request_info *reqinfo, netsnmp_request_info
 	enum mib_lookup found = MIB_NO_SUCH_OBJECT;
 
 	if (relative_oid(r->requestvb->name, r->requestvb->name_length, rel, &rel_len) == 1)
-		found = mib_view_get(&cache->view, env, rel, rel_len, &v);
+		found = mib_tree_get(&cache->view, env, rel, rel_len, &v);
 	if (found == MIB_FOUND)
 		set_value(r->requestvb, &v);
 	else
@@ -83,7 +83,7 @@ static void answer_getnext(netsnmp_request_info *r, const struct mib_env *env)
 
 	/* Before the base: the first object; after the subtree: not ours, the agent moves on
 	 * (a request left without a value means "nothing here"). */
-	if (where < 0 || mib_view_next(&cache->view, env, rel, rel_len, where == 0 || r->inclusive, next,
+	if (where < 0 || mib_tree_next(&cache->view, env, rel, rel_len, where == 0 || r->inclusive, next,
 				       &next_len, &v) != MIB_FOUND)
 		return;
 	if (base_len + next_len > MAX_OID_LEN)

@@ -10,7 +10,7 @@
  *     hash of the whole instance.
  * A pure function of the instance: the same row has the same OID after any restart, with no
  * state kept, and anyone can compute it. Two long instances share an index only if their
- * heads and their 64-bit hashes agree (mib_view.c serves one of them, and says so). */
+ * heads and their 64-bit hashes agree (mib_tree.c serves one of them, and says so). */
 #ifndef EBPF_SNMP_INSTANCE_INDEX_H
 #define EBPF_SNMP_INSTANCE_INDEX_H
 

@@ -14,7 +14,7 @@ void snapshot_cache_init(struct snapshot_cache *c, const char *path, size_t room
 	c->room = room;
 	c->report = report;
 	c->status = MIB_SNAPSHOT_MISSING;
-	mib_view_build(&c->view, NULL, c->status, c->error, c->room);
+	mib_tree_build(&c->view, NULL, c->status, c->error, c->room);
 }
 
 static bool same_file(const struct stat *a, const struct stat *b)
@@ -32,16 +32,16 @@ static void settle(struct snapshot_cache *c, enum mib_snapshot_status status, co
 	bool changed = status != c->status || strcmp(error, c->error);
 	char msg[sizeof(c->error) + sizeof(c->view.skipped_names) + 256];
 
-	mib_view_free(&c->view);
+	mib_tree_free(&c->view);
 	c->status = status;
 	snprintf(c->error, sizeof(c->error), "%s", error);
 	bool whole = status == MIB_SNAPSHOT_OK || status == MIB_SNAPSHOT_STALE;
 
-	if (mib_view_build(&c->view, whole ? &c->snap : NULL, status, c->error, c->room)) {
+	if (mib_tree_build(&c->view, whole ? &c->snap : NULL, status, c->error, c->room)) {
 		/* Out of memory: serve the status scalars only, and say so. */
 		c->status = MIB_SNAPSHOT_UNREADABLE;
 		snprintf(c->error, sizeof(c->error), "%s: out of memory building the tables", c->path);
-		mib_view_build(&c->view, NULL, c->status, c->error, c->room);
+		mib_tree_build(&c->view, NULL, c->status, c->error, c->room);
 		changed = true;
 	}
 	bool all_served_again = false;
@@ -153,6 +153,6 @@ void snapshot_cache_refresh(struct snapshot_cache *c)
 
 void snapshot_cache_free(struct snapshot_cache *c)
 {
-	mib_view_free(&c->view);
+	mib_tree_free(&c->view);
 	snapshot_free(&c->snap);
 }

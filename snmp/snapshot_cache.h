@@ -9,11 +9,11 @@
 #include <sys/stat.h>
 
 #include "snapshot/snapshot_file.h"
-#include "mib_view.h"
+#include "mib_tree.h"
 
 struct snapshot_cache {
 	const char *path;
-	size_t room;          /* arcs below the base OID (mib_view_build) */
+	size_t room;          /* arcs below the base OID (mib_tree_build) */
 	bool loaded;          /* identity below describes the file behind snap */
 	struct stat identity;
 	struct snapshot snap;
@@ -22,7 +22,7 @@ struct snapshot_cache {
 	 * publishing: killed, hung); 0: never. Set after snapshot_cache_init. */
 	int stale_after;
 	char error[600];
-	struct mib_view view;
+	struct mib_tree view;
 	/* Called when the status or error changes, so that the log tells why values vanish,
 	 * and when more series are left out than ever reported (a module with a long metric
 	 * name, or a cgroup whose instance's index another has, that appears while the

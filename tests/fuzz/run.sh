@@ -4,7 +4,7 @@
 # number of inputs (FUZZ_RUNS, default 2000), so that the work, not the machine's load,
 # decides how much is checked, then FUZZ_SECONDS (default 20) more on the corpus the first
 # part grew. A time alone was not enough: CI's sanitized pass gives each fuzzer 2 s, and
-# fuzz_mib_view, beside two CPU-bound tests, once ran 151 inputs in them (16 a second; 11,000
+# fuzz_mib_tree, beside two CPU-bound tests, once ran 151 inputs in them (16 a second; 11,000
 # on an idle machine). A crash, a sanitizer report, a leak or a failed round trip fails the
 # test and leaves the input as tests/fuzz/crash-<hash> in the build tree.
 set -eu
@@ -14,7 +14,7 @@ min_runs=${FUZZ_RUNS:-2000}
 work=$(mktemp -d /tmp/ebpf-fuzz.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-for name in snapshot mib_view config decoders object exporter_config; do
+for name in snapshot mib_tree config decoders object exporter_config; do
 	bin="$top_builddir/tests/fuzz/fuzz_$name"
 	[ -x "$bin" ] || { echo "SKIP: $bin not built: configure found no clang with libFuzzer" >&2; exit 77; }
 	mkdir "$work/$name"

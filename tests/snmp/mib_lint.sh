@@ -28,7 +28,7 @@ for expect in "collectdEbpfMIB node 1.3.6.1.3.3273" "ebpfSnapshotStatus scalar 1
 	"ebpfEventTotal scalar 1.3.6.1.3.3273.1.7.14"; do
 	echo "$tree" | awk '{ print $2, $3, $4 }' | grep -qx "$expect" || { echo "$tree" >&2; fail "MIB lacks: $expect"; }
 done
-echo "ok: the MIB's OIDs are the ones snmp/mib_view.c serves and snmp/event_notify.h sends"
+echo "ok: the MIB's OIDs are the ones snmp/mib_tree.c serves and snmp/event_notify.h sends"
 
 broken=$(mktemp -d /tmp/ebpf-miblint.XXXXXX)
 trap 'rm -rf "$broken"' EXIT

@@ -11,7 +11,7 @@ static int after(const uint32_t *a, size_t alen, const uint32_t *b, size_t blen)
 	return blen > alen;
 }
 
-const char *mib_walk_all(const struct mib_view *v, const struct mib_env *env, size_t max_steps,
+const char *mib_walk_all(const struct mib_tree *v, const struct mib_env *env, size_t max_steps,
 			 struct mib_walk *out)
 {
 	uint32_t cur[MIB_MAX_SUFFIX] = { 0 }, next[MIB_MAX_SUFFIX];
@@ -21,12 +21,12 @@ const char *mib_walk_all(const struct mib_view *v, const struct mib_env *env, si
 
 	memset(out, 0, sizeof(*out));
 	while (out->count < max_steps &&
-	       mib_view_next(v, env, cur, cur_len, inclusive, next, &next_len, &val) == MIB_FOUND) {
+	       mib_tree_next(v, env, cur, cur_len, inclusive, next, &next_len, &val) == MIB_FOUND) {
 		if (next_len == 0 || next_len > v->room)
 			return "GETNEXT returned an OID longer than the room below the base";
 		if (cur_len && !after(cur, cur_len, next, next_len))
 			return "GETNEXT returned an OID not after the one asked for";
-		if (mib_view_get(v, env, next, next_len, &again) != MIB_FOUND)
+		if (mib_tree_get(v, env, next, next_len, &again) != MIB_FOUND)
 			return "GET of an OID that GETNEXT returned found nothing";
 		if (again.type != val.type || again.num != val.num ||
 		    (val.type == MIB_STRING && strcmp(again.str, val.str)))

@@ -1,10 +1,10 @@
-/* A whole GETNEXT walk of a MIB view with the checks every walk must pass: each OID
+/* A whole GETNEXT walk of the MIB tree with the checks every walk must pass: each OID
  * strictly after the one asked for, within the view's room below the base, and GETable
  * with the same value. Shared by the unit test and the fuzzer. */
 #ifndef EBPF_TESTS_MIB_WALK_H
 #define EBPF_TESTS_MIB_WALK_H
 
-#include "snmp/mib_view.h"
+#include "snmp/mib_tree.h"
 
 struct mib_walk {
 	size_t count;       /* instances visited */
@@ -13,7 +13,7 @@ struct mib_walk {
 
 /* NULL if the walk from the start to the end passed every check, else what failed (a static
  * string). At most max_steps instances are visited. */
-const char *mib_walk_all(const struct mib_view *v, const struct mib_env *env, size_t max_steps,
+const char *mib_walk_all(const struct mib_tree *v, const struct mib_env *env, size_t max_steps,
 			 struct mib_walk *out);
 
 #endif

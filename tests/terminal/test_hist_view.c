@@ -5,10 +5,10 @@
  * collectd's names, no other cgroup's and no host-wide row). */
 #define _GNU_SOURCE
 #include "tests/support/testing.h"
-#include "view/hist_draw.h"
-#include "view/hist_rows.h"
-#include "view/view_cgroup.h"
-#include "view/view_screen.h"
+#include "terminal/hist_draw.h"
+#include "terminal/log2_buckets.h"
+#include "terminal/terminal_cgroup.h"
+#include "terminal/terminal_screen.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -73,14 +73,14 @@ static void parse(const char *text, struct snapshot *s)
 	fclose(f);
 }
 
-/* Runs view_draw into a string (freed by the caller). */
-static char *draw(const struct snapshot *cur, const struct snapshot *prev, const struct view_options *o, int *matched)
+/* Runs screen_draw into a string (freed by the caller). */
+static char *draw(const struct snapshot *cur, const struct snapshot *prev, const struct screen_options *o, int *matched)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	*matched = view_draw(f, "test.snapshot", cur, prev, o);
+	*matched = screen_draw(f, "test.snapshot", cur, prev, o);
 	fclose(f);
 	return buf;
 }
@@ -103,30 +103,30 @@ static int stars_on_line(const char *line)
 
 static void test_rows_and_delta(const struct snapshot *before, const struct snapshot *after)
 {
-	struct hist_rows b, a, d;
+	struct log2_buckets b, a, d;
 	double lo, hi;
 
-	hist_rows_fold(&after->modules[0], &after->modules[0].histograms[0], &a);
+	log2_buckets_fold(&after->modules[0], &after->modules[0].histograms[0], &a);
 	CHECK_EQ_U64(a.count[10], 10); /* (512, 1024] */
 	CHECK_EQ_U64(a.count[11], 1);  /* (1024, 1536] + (1536, 2048] */
 	CHECK_EQ_U64(a.count[12], 6);
 	CHECK_EQ_U64(a.count[13], 1);
 	CHECK_EQ_U64(a.count[14], 2);
 	CHECK_EQ_U64(a.total, 20);
-	hist_row_bounds(&a, 11, &lo, &hi);
+	log2_bucket_bounds(&a, 11, &lo, &hi);
 	CHECK_NEAR(lo, 1024, 0);
 	CHECK_NEAR(hi, 2048, 0);
-	hist_row_bounds(&a, 0, &lo, &hi);
+	log2_bucket_bounds(&a, 0, &lo, &hi);
 	CHECK_NEAR(lo, 0, 0);
 	CHECK_NEAR(hi, 1, 0);
 
-	hist_rows_fold(&before->modules[0], &before->modules[0].histograms[0], &b);
-	CHECK(hist_rows_delta(&a, &b, &d));
+	log2_buckets_fold(&before->modules[0], &before->modules[0].histograms[0], &b);
+	CHECK(log2_buckets_delta(&a, &b, &d));
 	CHECK_EQ_U64(d.count[10], 6);
 	CHECK_EQ_U64(d.total, 16);
 	CHECK_EQ_U64(d.sum, 36000);
 	/* Backwards (collectd restarted the module): the new counts whole. */
-	CHECK(!hist_rows_delta(&b, &a, &d));
+	CHECK(!log2_buckets_delta(&b, &a, &d));
 	CHECK_EQ_U64(d.total, 4);
 	CHECK_EQ_U64(d.count[10], 4);
 }
@@ -137,14 +137,14 @@ static void test_open_slot(void)
 	struct snapshot_bucket b[2] = { { .slot = 0, .count = 3 }, { .slot = HIST_LAST_SLOT(0), .count = 1 } };
 	struct snapshot_histogram h = { .unit = SNAPSHOT_UNIT_NANOSECONDS, .precision = 0, .nbuckets = 2 };
 	struct snapshot_module sm = { .nhistograms = 1, .histograms = &h, .nbuckets = 2, .buckets = b };
-	struct hist_rows r;
+	struct log2_buckets r;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f;
 
-	hist_rows_fold(&sm, &h, &r);
+	log2_buckets_fold(&sm, &h, &r);
 	CHECK_EQ_U64(r.count[0], 3);
-	CHECK_EQ_U64(r.count[HIST_ROW_INF], 1);
+	CHECK_EQ_U64(r.count[LOG2_BUCKET_INF], 1);
 	f = open_memstream(&buf, &len);
 	hist_draw(f, snapshot_unit_name(h.unit), &r);
 	fclose(f);
@@ -157,7 +157,7 @@ static void test_open_slot(void)
 
 static void test_units_and_stars(void)
 {
-	struct hist_rows r = { 0 };
+	struct log2_buckets r = { 0 };
 	char num[32];
 
 	CHECK(hist_draw_stars(6, 6, 40) == 40);
@@ -208,7 +208,7 @@ static void test_units_and_stars(void)
 
 static void test_interval_screen(const struct snapshot *before, const struct snapshot *after)
 {
-	struct view_options o = { .top = 10 };
+	struct screen_options o = { .top = 10 };
 	const char *l;
 	char *s;
 	int matched;
@@ -255,7 +255,7 @@ static void test_interval_screen(const struct snapshot *before, const struct sna
 
 static void test_filters(const struct snapshot *before, const struct snapshot *after)
 {
-	struct view_options o = { .metric_glob = "latency-fsync" };
+	struct screen_options o = { .metric_glob = "latency-fsync" };
 	char *s;
 	int matched;
 
@@ -272,7 +272,7 @@ static void test_filters(const struct snapshot *before, const struct snapshot *a
 	CHECK(strstr(s, "latency-fsync") == NULL);
 	free(s);
 
-	o = (struct view_options){ .module_glob = "blo*" };
+	o = (struct screen_options){ .module_glob = "blo*" };
 	s = draw(after, before, &o, &matched);
 	CHECK(matched == 0);
 	CHECK(strstr(s, "nothing matches the filters") != NULL);
@@ -282,7 +282,7 @@ static void test_filters(const struct snapshot *before, const struct snapshot *a
 
 static void test_since_start_and_restart(const struct snapshot *before, struct snapshot *after)
 {
-	struct view_options o = { .top = 10 };
+	struct screen_options o = { .top = 10 };
 	char *s;
 	int matched;
 
@@ -338,7 +338,7 @@ static const char block_text[] =
 
 static void test_block_and_zero_slot(void)
 {
-	struct view_options o = { .top = 10 };
+	struct screen_options o = { .top = 10 };
 	struct snapshot snap;
 	const char *l;
 	char *s;
@@ -415,37 +415,37 @@ static const char cgroup_text[] =
 
 static void test_cgroup_globs(void)
 {
-	char g[VIEW_CGROUP_GLOB_MAX], err[512], long_arg[400];
+	char g[TERMINAL_CGROUP_GLOB_MAX], err[512], long_arg[400];
 	const char *row;
 
-	CHECK(view_cgroup_glob("/system.slice/*.service", g, err, sizeof(err)) == 0);
+	CHECK(terminal_cgroup_glob("/system.slice/*.service", g, err, sizeof(err)) == 0);
 	CHECK(!strcmp(g, "system.slice_*.service"));
-	CHECK(view_cgroup_glob("system.slice_cron.service", g, err, sizeof(err)) == 0);
+	CHECK(terminal_cgroup_glob("system.slice_cron.service", g, err, sizeof(err)) == 0);
 	CHECK(!strcmp(g, "system.slice_cron.service"));
-	CHECK(view_cgroup_glob("/", g, err, sizeof(err)) == 0 && !strcmp(g, "root"));
-	CHECK(view_cgroup_glob("[]x]*", g, err, sizeof(err)) == 0);
-	CHECK(view_cgroup_glob("", g, err, sizeof(err)) == -1 && strstr(err, "--cgroup needs a glob") != NULL);
-	CHECK(view_cgroup_glob("system.slice_[ab", g, err, sizeof(err)) == -1);
+	CHECK(terminal_cgroup_glob("/", g, err, sizeof(err)) == 0 && !strcmp(g, "root"));
+	CHECK(terminal_cgroup_glob("[]x]*", g, err, sizeof(err)) == 0);
+	CHECK(terminal_cgroup_glob("", g, err, sizeof(err)) == -1 && strstr(err, "--cgroup needs a glob") != NULL);
+	CHECK(terminal_cgroup_glob("system.slice_[ab", g, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "the '[' at character 14 has no ']'") != NULL);
-	CHECK(view_cgroup_glob("a\tb", g, err, sizeof(err)) == -1);
+	CHECK(terminal_cgroup_glob("a\tb", g, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "a control character at character 2") != NULL);
-	CHECK(view_cgroup_glob("a\\[b", g, err, sizeof(err)) == 0); /* an escaped '[' is a character */
+	CHECK(terminal_cgroup_glob("a\\[b", g, err, sizeof(err)) == 0); /* an escaped '[' is a character */
 	memset(long_arg, 'a', sizeof(long_arg) - 1);
 	long_arg[sizeof(long_arg) - 1] = '\0';
-	CHECK(view_cgroup_glob(long_arg, g, err, sizeof(err)) == -1 && strstr(err, "is 399 characters") != NULL);
-	CHECK(view_cgroup_split("system.slice_cron.service/fsync", &row) == 25 && !strcmp(row, "fsync"));
-	CHECK(view_cgroup_split("fsync", &row) == 0 && !strcmp(row, "fsync"));
+	CHECK(terminal_cgroup_glob(long_arg, g, err, sizeof(err)) == -1 && strstr(err, "is 399 characters") != NULL);
+	CHECK(terminal_cgroup_split("system.slice_cron.service/fsync", &row) == 25 && !strcmp(row, "fsync"));
+	CHECK(terminal_cgroup_split("fsync", &row) == 0 && !strcmp(row, "fsync"));
 }
 
 /* The cgroups of cgroup_text with their rows' indexes, by name, other last. */
 static void test_cgroup_list(void)
 {
 	struct snapshot snap;
-	struct view_cgroup *cg;
+	struct terminal_cgroup *cg;
 	int n;
 
 	parse(cgroup_text, &snap);
-	CHECK(view_cgroup_list(&snap.modules[0], "*", &cg, &n) == 0 && n == 3);
+	CHECK(terminal_cgroup_list(&snap.modules[0], "*", &cg, &n) == 0 && n == 3);
 	CHECK(!strcmp(cg[0].name, "system.slice_cron.service") && !strcmp(cg[1].name, "system.slice_ssh.service"));
 	CHECK(!strcmp(cg[2].name, "other"));
 	CHECK(cg[0].nhistograms == 1 && cg[0].histograms[0] == 2);
@@ -453,18 +453,18 @@ static void test_cgroup_list(void)
 	CHECK(cg[1].nhistograms == 1 && cg[1].histograms[0] == 1);
 	CHECK(cg[1].ncounters == 2 && cg[1].counters[0] == 3 && cg[1].counters[1] == 5);
 	CHECK(cg[2].nhistograms == 0 && cg[2].ncounters == 1 && cg[2].counters[0] == 1);
-	view_cgroup_free(cg, n);
-	CHECK(view_cgroup_list(&snap.modules[0], "*_ssh.*", &cg, &n) == 0 && n == 1);
+	terminal_cgroup_free(cg, n);
+	CHECK(terminal_cgroup_list(&snap.modules[0], "*_ssh.*", &cg, &n) == 0 && n == 1);
 	CHECK(!strcmp(cg[0].name, "system.slice_ssh.service") && cg[0].ncounters == 2);
-	view_cgroup_free(cg, n);
-	CHECK(view_cgroup_list(&snap.modules[1], "*", &cg, &n) == 0 && n == 0 && cg == NULL);
+	terminal_cgroup_free(cg, n);
+	CHECK(terminal_cgroup_list(&snap.modules[1], "*", &cg, &n) == 0 && n == 0 && cg == NULL);
 	snapshot_free(&snap);
 }
 
 static void test_cgroup_screen(void)
 {
 	struct snapshot snap;
-	struct view_options o = { .cgroup_glob = "system.slice_*" };
+	struct screen_options o = { .cgroup_glob = "system.slice_*" };
 	const char *cron, *ssh, *p;
 	char *s;
 	int matched;
@@ -492,14 +492,14 @@ static void test_cgroup_screen(void)
 	free(s);
 
 	/* A path glob is the same glob; --metric names the row as collectd's type instance. */
-	o = (struct view_options){ .cgroup_glob = "system.slice_ssh.service", .metric_glob = "operations-*" };
+	o = (struct screen_options){ .cgroup_glob = "system.slice_ssh.service", .metric_glob = "operations-*" };
 	s = draw(&snap, NULL, &o, &matched);
 	CHECK(matched == 1 && strstr(s, "75  operations-fsync\n") != NULL);
 	CHECK(strstr(s, "cron") == NULL && strstr(s, "latency") == NULL && strstr(s, "openat") == NULL);
 	free(s);
 
 	/* '*': every cgroup, other last; --top counts per cgroup. */
-	o = (struct view_options){ .cgroup_glob = "*", .top = 1 };
+	o = (struct screen_options){ .cgroup_glob = "*", .top = 1 };
 	s = draw(&snap, NULL, &o, &matched);
 	cron = strstr(s, "-- cgroup system.slice_cron.service");
 	ssh = strstr(s, "-- cgroup system.slice_ssh.service");
@@ -510,7 +510,7 @@ static void test_cgroup_screen(void)
 	free(s);
 
 	/* Nothing matches: the screen names the cgroups there are. */
-	o = (struct view_options){ .cgroup_glob = "system.slice_nosuch*" };
+	o = (struct screen_options){ .cgroup_glob = "system.slice_nosuch*" };
 	s = draw(&snap, NULL, &o, &matched);
 	CHECK(matched == 0 && strstr(s, "nothing matches the filters") != NULL);
 	CHECK(strstr(s, "cgroups (--cgroup): system.slice_cron.service system.slice_ssh.service other\n") != NULL);

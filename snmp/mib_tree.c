@@ -1,4 +1,4 @@
-#include "mib_view.h"
+#include "mib_tree.h"
 
 #include "base/text_append.h"
 #include "instance_index.h"
@@ -114,7 +114,7 @@ static int cmp_rows(const void *a, const void *b)
 }
 
 /* Adds a row to table t unless its names are too long for the index. */
-static struct mib_row *new_row(struct mib_view *v, int t, size_t *cap)
+static struct mib_row *new_row(struct mib_tree *v, int t, size_t *cap)
 {
 	struct mib_row *r;
 
@@ -140,7 +140,7 @@ static void put_cut(char *buf, size_t len, size_t *used, const char *sep, const 
 }
 
 /* Counts a row left out and names its series (the first MIB_SKIPPED_NAMED of them). */
-static void note_skipped(struct mib_view *v, const struct mib_row *r)
+static void note_skipped(struct mib_tree *v, const struct mib_row *r)
 {
 	const char *metric = r->c ? r->c->metric : r->g ? r->g->metric : r->h ? r->h->metric : NULL;
 	const char *instance = row_instance(r);
@@ -163,7 +163,7 @@ static void note_skipped(struct mib_view *v, const struct mib_row *r)
 
 /* The row new_row() prepared joins table t, unless its names did not fit the index or its
  * OIDs (a 4-arc column prefix, then the index) the room below the base. */
-static void keep_row(struct mib_view *v, int t, int bad)
+static void keep_row(struct mib_tree *v, int t, int bad)
 {
 	if (bad || 4 + v->rows[t][v->nrows[t]].len > v->room)
 		note_skipped(v, &v->rows[t][v->nrows[t]]);
@@ -171,7 +171,7 @@ static void keep_row(struct mib_view *v, int t, int bad)
 		v->nrows[t]++;
 }
 
-static int add_module(struct mib_view *v, const struct snapshot_module *m, size_t *cap)
+static int add_module(struct mib_tree *v, const struct snapshot_module *m, size_t *cap)
 {
 	struct mib_row *r = new_row(v, T_MODULES, cap);
 
@@ -256,7 +256,7 @@ static bool is_lost(const struct lost_hists *lost, const struct snapshot_histogr
 /* Drops the rows of sorted table t whose index repeats an earlier one (a GET could not tell
  * them apart; cmp_rows put the one to serve first), and the bucket rows of histograms that
  * lost theirs (lost, filled while t is the histograms' table). 0 or -ENOMEM. */
-static int drop_duplicates(struct mib_view *v, int t, struct lost_hists *lost)
+static int drop_duplicates(struct mib_tree *v, int t, struct lost_hists *lost)
 {
 	size_t w = 0;
 
@@ -279,7 +279,7 @@ static int drop_duplicates(struct mib_view *v, int t, struct lost_hists *lost)
 	return 0;
 }
 
-int mib_view_build(struct mib_view *v, const struct snapshot *snap, enum mib_snapshot_status status,
+int mib_tree_build(struct mib_tree *v, const struct snapshot *snap, enum mib_snapshot_status status,
 		   const char *error, size_t room)
 {
 	size_t cap[MIB_TABLES] = { 0 };
@@ -297,7 +297,7 @@ int mib_view_build(struct mib_view *v, const struct snapshot *snap, enum mib_sna
 		return 0;
 	for (int i = 0; i < snap->nmodules; i++) {
 		if (add_module(v, &snap->modules[i], cap)) {
-			mib_view_free(v);
+			mib_tree_free(v);
 			return -ENOMEM;
 		}
 	}
@@ -309,11 +309,11 @@ int mib_view_build(struct mib_view *v, const struct snapshot *snap, enum mib_sna
 	}
 	free(lost.h);
 	if (err)
-		mib_view_free(v);
+		mib_tree_free(v);
 	return err;
 }
 
-void mib_view_free(struct mib_view *v)
+void mib_tree_free(struct mib_tree *v)
 {
 	for (int t = 0; t < MIB_TABLES; t++)
 		free(v->rows[t]);
@@ -376,7 +376,7 @@ static void string_value(struct mib_value *out, const char *s)
 	out->str = out->text;
 }
 
-static void scalar_value(const struct mib_view *v, const struct mib_env *env, uint32_t col, struct mib_value *out)
+static void scalar_value(const struct mib_tree *v, const struct mib_env *env, uint32_t col, struct mib_value *out)
 {
 	if (col == 1) {
 		*out = (struct mib_value){ .type = MIB_INTEGER, .num = v->status };
@@ -469,7 +469,7 @@ static void row_value(const struct mib_env *env, int table, uint32_t col, const 
 
 /* ---- lookups --------------------------------------------------------------------------------- */
 
-static const struct mib_row *table_rows(const struct mib_view *v, int table, size_t *n)
+static const struct mib_row *table_rows(const struct mib_tree *v, int table, size_t *n)
 {
 	if (table == T_SCALAR) {
 		*n = 1;
@@ -497,7 +497,7 @@ static const struct mib_row *first_after(const struct mib_row *rows, size_t n, c
 	return lo < n ? &rows[lo] : NULL;
 }
 
-static void value_of(const struct mib_view *v, const struct mib_env *env, const struct column *c,
+static void value_of(const struct mib_tree *v, const struct mib_env *env, const struct column *c,
 		     const struct mib_row *r, struct mib_value *out)
 {
 	if (c->table == T_SCALAR)
@@ -511,7 +511,7 @@ static bool has_prefix(const uint32_t *oid, size_t len, const struct column *c)
 	return len >= c->plen && !cmp_oid(oid, c->plen, c->prefix, c->plen);
 }
 
-enum mib_lookup mib_view_get(const struct mib_view *v, const struct mib_env *env, const uint32_t *oid,
+enum mib_lookup mib_tree_get(const struct mib_tree *v, const struct mib_env *env, const uint32_t *oid,
 			     size_t len, struct mib_value *out)
 {
 	for (size_t i = 0; i < NCOLUMNS; i++) {
@@ -531,7 +531,7 @@ enum mib_lookup mib_view_get(const struct mib_view *v, const struct mib_env *env
 	return MIB_NO_SUCH_OBJECT;
 }
 
-enum mib_lookup mib_view_next(const struct mib_view *v, const struct mib_env *env, const uint32_t *oid,
+enum mib_lookup mib_tree_next(const struct mib_tree *v, const struct mib_env *env, const uint32_t *oid,
 			      size_t len, bool inclusive, uint32_t *next, size_t *next_len, struct mib_value *out)
 {
 	for (size_t i = 0; i < NCOLUMNS; i++) {

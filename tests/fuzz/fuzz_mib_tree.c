@@ -1,10 +1,10 @@
-/* libFuzzer target for the MIB view (snmp/mib_view.c), built with ASan and UBSan: the input
+/* libFuzzer target for the MIB tree (snmp/mib_tree.c), built with ASan and UBSan: the input
  * is a snapshot file; whatever the parser accepts is served under a base OID whose length
  * the input also picks (so the room below it varies). Then a whole walk must pass
  * mib_walk_all's checks (each GETNEXT strictly after the request, within the room, GETable
  * with the same value), and so must GETNEXT and GET on OIDs made of the input's own bytes
  * under every column (index decoding of names that almost match). */
-#include "snmp/mib_view.h"
+#include "snmp/mib_tree.h"
 #include "tests/support/mib_walk.h"
 
 #include <stdio.h>
@@ -35,31 +35,31 @@ static int after(const uint32_t *a, size_t alen, const uint32_t *b, size_t blen)
 }
 
 /* GETNEXT from oid (both ways) and GET of the answer. */
-static void probe(const struct mib_view *v, const struct mib_env *env, const uint32_t *oid, size_t len)
+static void probe(const struct mib_tree *v, const struct mib_env *env, const uint32_t *oid, size_t len)
 {
 	uint32_t next[MIB_MAX_SUFFIX];
 	size_t next_len;
 	struct mib_value val, again;
 
 	for (int inclusive = 0; inclusive < 2; inclusive++) {
-		if (mib_view_next(v, env, oid, len, inclusive, next, &next_len, &val) != MIB_FOUND)
+		if (mib_tree_next(v, env, oid, len, inclusive, next, &next_len, &val) != MIB_FOUND)
 			continue;
 		if (next_len == 0 || next_len > v->room)
 			die("GETNEXT answer longer than the room", oid, len);
 		if (!after(oid, len, next, next_len) &&
 		    !(inclusive && next_len == len && !memcmp(oid, next, len * sizeof(*oid))))
 			die("GETNEXT answer not after the request", oid, len);
-		if (mib_view_get(v, env, next, next_len, &again) != MIB_FOUND || again.num != val.num)
+		if (mib_tree_get(v, env, next, next_len, &again) != MIB_FOUND || again.num != val.num)
 			die("GETNEXT answer not GETable with its value", oid, len);
 	}
-	(void)mib_view_get(v, env, oid, len, &val);
+	(void)mib_tree_get(v, env, oid, len, &val);
 }
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
 	struct mib_env env = { .uptime_cs = 12345, .now_us = 1000000005000000 };
 	struct snapshot snap;
-	struct mib_view view;
+	struct mib_tree view;
 	struct mib_walk w;
 	const char *why;
 	uint32_t oid[MIB_MAX_SUFFIX];
@@ -74,7 +74,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	if (r)
 		return 0;
 	/* a base of 2 to 33 arcs, from the input's length */
-	if (mib_view_build(&view, &snap, MIB_SNAPSHOT_OK, "", MIB_MAX_OID - 2 - size % 32))
+	if (mib_tree_build(&view, &snap, MIB_SNAPSHOT_OK, "", MIB_MAX_OID - 2 - size % 32))
 		abort();
 	why = mib_walk_all(&view, &env, 100000, &w);
 	if (why)
@@ -91,7 +91,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 			probe(&view, &env, oid, len);
 		}
 	}
-	mib_view_free(&view);
+	mib_tree_free(&view);
 	snapshot_free(&snap);
 	return 0;
 }

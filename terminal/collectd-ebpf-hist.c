@@ -3,8 +3,8 @@
  * writes after every read (no BPF, no privileges beyond reading that file), through the one
  * snapshot parser the SNMP subagent uses too. */
 #include "snapshot/snapshot_file.h"
-#include "view/view_cgroup.h"
-#include "view/view_screen.h"
+#include "terminal/terminal_cgroup.h"
+#include "terminal/terminal_screen.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -24,8 +24,8 @@ struct args {
 	const char *path;
 	double interval;
 	bool since_start, once;
-	struct view_options view;
-	char cgroup_glob[VIEW_CGROUP_GLOB_MAX];
+	struct screen_options view;
+	char cgroup_glob[TERMINAL_CGROUP_GLOB_MAX];
 };
 
 static void usage(FILE *f)
@@ -122,7 +122,7 @@ static void parse_args(int argc, char **argv, struct args *a)
 			a->view.metric_glob = optarg;
 			break;
 		case 'c':
-			if (view_cgroup_glob(optarg, a->cgroup_glob, why, sizeof(why)))
+			if (terminal_cgroup_glob(optarg, a->cgroup_glob, why, sizeof(why)))
 				bad_usage("%s", why);
 			a->view.cgroup_glob = a->cgroup_glob;
 			break;
@@ -195,7 +195,7 @@ static int draw(const struct args *a, const struct snapshot *cur, const struct s
 {
 	if (!a->once && isatty(STDOUT_FILENO))
 		fputs("\033[H\033[2J", stdout);
-	if (view_draw(stdout, a->path, cur, prev, &a->view) > 0)
+	if (screen_draw(stdout, a->path, cur, prev, &a->view) > 0)
 		return fflush(stdout) ? 1 : 0;
 	fflush(stdout);
 	return 1;

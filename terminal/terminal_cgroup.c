@@ -1,4 +1,4 @@
-#include "view/view_cgroup.h"
+#include "terminal/terminal_cgroup.h"
 
 #include <fnmatch.h>
 #include <stdio.h>
@@ -21,7 +21,7 @@ static long bracket_end(const char *glob, size_t i)
 	return -1;
 }
 
-int view_cgroup_glob(const char *arg, char out[VIEW_CGROUP_GLOB_MAX], char *err, size_t errlen)
+int terminal_cgroup_glob(const char *arg, char out[TERMINAL_CGROUP_GLOB_MAX], char *err, size_t errlen)
 {
 	const char *s = arg[0] == '/' && arg[1] ? arg + 1 : arg;
 	size_t n = strlen(s);
@@ -31,9 +31,9 @@ int view_cgroup_glob(const char *arg, char out[VIEW_CGROUP_GLOB_MAX], char *err,
 			 "or --cgroup 'system.slice_cron.service' ('*': every cgroup)");
 		return -1;
 	}
-	if (n >= VIEW_CGROUP_GLOB_MAX) {
+	if (n >= TERMINAL_CGROUP_GLOB_MAX) {
 		snprintf(err, errlen, "--cgroup \"%.40s...\" is %zu characters: a cgroup glob is at most %d "
-			 "(collectd's names are at most 127)", arg, n, VIEW_CGROUP_GLOB_MAX - 1);
+			 "(collectd's names are at most 127)", arg, n, TERMINAL_CGROUP_GLOB_MAX - 1);
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -56,7 +56,7 @@ int view_cgroup_glob(const char *arg, char out[VIEW_CGROUP_GLOB_MAX], char *err,
 	}
 	/* As label_value_safe() names a cgroup path: "/" is the root cgroup, "root". */
 	if (!strcmp(arg, "/")) {
-		snprintf(out, VIEW_CGROUP_GLOB_MAX, "root");
+		snprintf(out, TERMINAL_CGROUP_GLOB_MAX, "root");
 		return 0;
 	}
 	for (size_t i = 0; i <= n; i++)
@@ -64,7 +64,7 @@ int view_cgroup_glob(const char *arg, char out[VIEW_CGROUP_GLOB_MAX], char *err,
 	return 0;
 }
 
-size_t view_cgroup_split(const char *instance, const char **row)
+size_t terminal_cgroup_split(const char *instance, const char **row)
 {
 	const char *slash = strchr(instance, '/');
 
@@ -110,7 +110,7 @@ static void add_row(struct cg_row *rows, int *n, const char *instance, const cha
 {
 	char name[sizeof(((struct snapshot_counter *)0)->instance)];
 	const char *row;
-	size_t len = view_cgroup_split(instance, &row);
+	size_t len = terminal_cgroup_split(instance, &row);
 
 	if (!len)
 		return;
@@ -147,10 +147,10 @@ static int matching_rows(const struct snapshot_module *m, const char *glob, stru
 /* The sorted rows as ngroups cgroups, into groups, each's indexes a run of the one array
  * indexes: its histograms, then its counters. 0, or -1 when out of memory, with *made the
  * groups whose names were made. */
-static int fill_groups(const struct cg_row *rows, int nrows, struct view_cgroup *groups, int *indexes, int *made)
+static int fill_groups(const struct cg_row *rows, int nrows, struct terminal_cgroup *groups, int *indexes, int *made)
 {
 	for (int i = 0, g = -1; i < nrows; i++) {
-		struct view_cgroup *c;
+		struct terminal_cgroup *c;
 
 		if (starts_group(rows, i)) {
 			c = &groups[++g];
@@ -172,11 +172,11 @@ static int fill_groups(const struct cg_row *rows, int nrows, struct view_cgroup 
 	return 0;
 }
 
-int view_cgroup_list(const struct snapshot_module *m, const char *glob, struct view_cgroup **out, int *n)
+int terminal_cgroup_list(const struct snapshot_module *m, const char *glob, struct terminal_cgroup **out, int *n)
 {
 	struct cg_row *rows;
 	int nrows, *indexes = NULL, ngroups = 0;
-	struct view_cgroup *groups = NULL;
+	struct terminal_cgroup *groups = NULL;
 
 	*out = NULL;
 	*n = 0;
@@ -201,7 +201,7 @@ oom:
 	free(rows);
 	if (groups) {
 		groups[0].histograms = indexes; /* the names made so far are freed */
-		view_cgroup_free(groups, ngroups);
+		terminal_cgroup_free(groups, ngroups);
 	} else {
 		free(indexes);
 	}
@@ -209,7 +209,7 @@ oom:
 }
 
 /* The index array is one, starting at the first group's histograms. */
-void view_cgroup_free(struct view_cgroup *cgroups, int n)
+void terminal_cgroup_free(struct terminal_cgroup *cgroups, int n)
 {
 	if (!cgroups)
 		return;

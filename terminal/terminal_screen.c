@@ -1,10 +1,10 @@
-#include "view/view_screen.h"
+#include "terminal/terminal_screen.h"
 
 #include "base/text_append.h"
 #include "base/label_value.h"
-#include "view/hist_draw.h"
-#include "view/hist_rows.h"
-#include "view/view_cgroup.h"
+#include "terminal/hist_draw.h"
+#include "terminal/log2_buckets.h"
+#include "terminal/terminal_cgroup.h"
 
 #include <fnmatch.h>
 #include <inttypes.h>
@@ -15,38 +15,38 @@
 /* As collectd names the series (base/value_naming.c, the plugin's own naming): a counter
  * "operations-fsync", "total_bytes-vda-write"; a histogram by the name its percentiles and
  * mean extend ("latency-fsync" for latency-fsync-50, "bytes-vda-write" for bytes-vda-write-50). */
-void view_series_name(enum view_series kind, const char *metric, const char *instance, struct value_name *n)
+void screen_series_name(enum screen_series kind, const char *metric, const char *instance, struct value_name *n)
 {
-	if (kind == VIEW_HISTOGRAM)
+	if (kind == SCREEN_HISTOGRAM)
 		name_histogram(metric, NULL, instance, n);
 	else
 		name_counter(metric, NULL, instance, n);
 }
 
-static void series_text(char *buf, size_t len, enum view_series kind, const char *metric, const char *instance)
+static void series_text(char *buf, size_t len, enum screen_series kind, const char *metric, const char *instance)
 {
 	struct value_name n;
 
-	view_series_name(kind, metric, instance, &n);
+	screen_series_name(kind, metric, instance, &n);
 	if (n.type_instance[0])
 		snprintf(buf, len, "%s-%s", n.type, n.type_instance);
 	else
 		snprintf(buf, len, "%s", n.type);
 }
 
-bool view_metric_selected(const struct view_options *o, enum view_series kind, const char *metric, const char *instance)
+bool screen_metric_selected(const struct screen_options *o, enum screen_series kind, const char *metric, const char *instance)
 {
 	struct value_name n;
 	char name[2 * VALUE_NAME_LEN + 2];
 
 	if (!o->metric_glob)
 		return true;
-	view_series_name(kind, metric, instance, &n);
+	screen_series_name(kind, metric, instance, &n);
 	series_text(name, sizeof(name), kind, metric, instance);
 	return !fnmatch(o->metric_glob, n.type, 0) || !fnmatch(o->metric_glob, name, 0);
 }
 
-static bool module_selected(const struct view_options *o, const char *label)
+static bool module_selected(const struct screen_options *o, const char *label)
 {
 	return !o->module_glob || !fnmatch(o->module_glob, label, 0);
 }
@@ -88,12 +88,12 @@ static void clock_text(char *buf, size_t len, int64_t us)
 
 /* The instance a series is shown with: in a cgroup's section the row without its cgroup,
  * as collectd's type instance has it (the cgroup is in the plugin_instance). */
-static const char *shown_instance(const char *instance, const struct view_cgroup *cg)
+static const char *shown_instance(const char *instance, const struct terminal_cgroup *cg)
 {
 	const char *row;
 
 	if (cg)
-		view_cgroup_split(instance, &row);
+		terminal_cgroup_split(instance, &row);
 	return cg ? row : instance;
 }
 
@@ -104,12 +104,12 @@ static bool draw_histogram(FILE *out, const struct snapshot_module *m, const str
 			   const char *shown_instance, const struct snapshot_module *prev_module)
 {
 	const char *base_unit = snapshot_unit_name(h->unit);
-	struct hist_rows cur, prev, shown;
-	struct view_unit unit;
+	struct log2_buckets cur, prev, shown;
+	struct display_unit unit;
 	bool continuous = true;
 	char name[2 * VALUE_NAME_LEN + 2];
 
-	hist_rows_fold(m, h, &cur);
+	log2_buckets_fold(m, h, &cur);
 	shown = cur;
 	if (prev_module) {
 		const struct snapshot_histogram *ph = find_histogram(prev_module, h->metric, h->instance);
@@ -117,11 +117,11 @@ static bool draw_histogram(FILE *out, const struct snapshot_module *m, const str
 		/* Only series with data are published: one missing before had no events yet. */
 		memset(&prev, 0, sizeof(prev));
 		if (ph)
-			hist_rows_fold(prev_module, ph, &prev);
-		continuous = hist_rows_delta(&cur, &prev, &shown);
+			log2_buckets_fold(prev_module, ph, &prev);
+		continuous = log2_buckets_delta(&cur, &prev, &shown);
 	}
 	unit = hist_draw_unit(base_unit, &shown);
-	series_text(name, sizeof(name), VIEW_HISTOGRAM, h->metric, shown_instance);
+	series_text(name, sizeof(name), SCREEN_HISTOGRAM, h->metric, shown_instance);
 	fprintf(out, "\n  %s: %" PRIu64 " events", name, shown.total);
 	if (shown.total)
 		fprintf(out, ", mean %.4g %s", (double)shown.sum / (double)shown.total / unit.per, unit.name);
@@ -151,7 +151,7 @@ static int busiest_first(const void *a, const void *b)
 /* prev_module NULL: since start; seconds: the time the counts cover; cg NULL: every
  * counter, else that cgroup's. Returns the number of counters that passed the filters. */
 static int draw_counters(FILE *out, const struct snapshot_module *m, const struct snapshot_module *prev_module,
-			 double seconds, const struct view_options *o, const struct view_cgroup *cg)
+			 double seconds, const struct screen_options *o, const struct terminal_cgroup *cg)
 {
 	int n = 0, shown, total = cg ? cg->ncounters : m->ncounters;
 	struct counter_row *rows = calloc((size_t)total + 1, sizeof(*rows));
@@ -163,7 +163,7 @@ static int draw_counters(FILE *out, const struct snapshot_module *m, const struc
 	for (int k = 0; k < total; k++) {
 		const struct snapshot_counter *c = &m->counters[cg ? cg->counters[k] : k], *pc;
 
-		if (!view_metric_selected(o, VIEW_COUNTER, c->metric, shown_instance(c->instance, cg)))
+		if (!screen_metric_selected(o, SCREEN_COUNTER, c->metric, shown_instance(c->instance, cg)))
 			continue;
 		pc = prev_module ? find_counter(prev_module, c->metric, c->instance) : NULL;
 		/* Backwards: the maps were recreated; the count is what the new ones hold. */
@@ -178,7 +178,7 @@ static int draw_counters(FILE *out, const struct snapshot_module *m, const struc
 	for (int i = 0; i < shown; i++) {
 		char name[2 * VALUE_NAME_LEN + 2];
 
-		series_text(name, sizeof(name), VIEW_COUNTER, rows[i].c->metric,
+		series_text(name, sizeof(name), SCREEN_COUNTER, rows[i].c->metric,
 			    shown_instance(rows[i].c->instance, cg));
 		if (seconds > 0)
 			fprintf(out, "  %12.1f %14" PRIu64 "  %s\n", (double)rows[i].count / seconds, rows[i].count, name);
@@ -194,14 +194,14 @@ static int draw_counters(FILE *out, const struct snapshot_module *m, const struc
 /* A module's histograms, then its counters; cg NULL: all of them, else that cgroup's.
  * Returns how many passed the filters. */
 static int draw_series(FILE *out, const struct snapshot_module *m, const struct snapshot_module *prev_module,
-		       double seconds, const struct view_options *o, const struct view_cgroup *cg)
+		       double seconds, const struct screen_options *o, const struct terminal_cgroup *cg)
 {
 	int matched = 0, total = cg ? cg->nhistograms : m->nhistograms;
 
 	for (int k = 0; k < total; k++) {
 		const struct snapshot_histogram *hist = &m->histograms[cg ? cg->histograms[k] : k];
 
-		if (!view_metric_selected(o, VIEW_HISTOGRAM, hist->metric, shown_instance(hist->instance, cg)))
+		if (!screen_metric_selected(o, SCREEN_HISTOGRAM, hist->metric, shown_instance(hist->instance, cg)))
 			continue;
 		matched++;
 		draw_histogram(out, m, hist, shown_instance(hist->instance, cg), prev_module);
@@ -210,19 +210,19 @@ static int draw_series(FILE *out, const struct snapshot_module *m, const struct 
 }
 
 /* Does any of a cgroup's series pass the metric filter? Its section is drawn only then. */
-static bool cgroup_has_series(const struct snapshot_module *m, const struct view_options *o,
-			      const struct view_cgroup *cg)
+static bool cgroup_has_series(const struct snapshot_module *m, const struct screen_options *o,
+			      const struct terminal_cgroup *cg)
 {
 	for (int k = 0; k < cg->nhistograms; k++) {
 		const struct snapshot_histogram *h = &m->histograms[cg->histograms[k]];
 
-		if (view_metric_selected(o, VIEW_HISTOGRAM, h->metric, shown_instance(h->instance, cg)))
+		if (screen_metric_selected(o, SCREEN_HISTOGRAM, h->metric, shown_instance(h->instance, cg)))
 			return true;
 	}
 	for (int k = 0; k < cg->ncounters; k++) {
 		const struct snapshot_counter *c = &m->counters[cg->counters[k]];
 
-		if (view_metric_selected(o, VIEW_COUNTER, c->metric, shown_instance(c->instance, cg)))
+		if (screen_metric_selected(o, SCREEN_COUNTER, c->metric, shown_instance(c->instance, cg)))
 			return true;
 	}
 	return false;
@@ -244,23 +244,23 @@ static bool has_values(const struct snapshot_module *m)
 	return m->ncounters || m->nhistograms;
 }
 
-#define VIEW_CGROUP_CHOICES 20
+#define TERMINAL_CGROUP_CHOICES 20
 
-/* The cgroups a module has rows of (By "cgroup"), the first VIEW_CGROUP_CHOICES by name. */
+/* The cgroups a module has rows of (By "cgroup"), the first TERMINAL_CGROUP_CHOICES by name. */
 static void draw_cgroup_choices(FILE *out, const struct snapshot_module *m)
 {
-	struct view_cgroup *cgroups;
+	struct terminal_cgroup *cgroups;
 	int n;
 
-	if (view_cgroup_list(m, "*", &cgroups, &n) || !n)
+	if (terminal_cgroup_list(m, "*", &cgroups, &n) || !n)
 		return;
 	fprintf(out, "    cgroups (--cgroup):");
-	for (int i = 0; i < n && i < VIEW_CGROUP_CHOICES; i++)
+	for (int i = 0; i < n && i < TERMINAL_CGROUP_CHOICES; i++)
 		fprintf(out, " %s", cgroups[i].name);
-	if (n > VIEW_CGROUP_CHOICES)
-		fprintf(out, " ... %d more", n - VIEW_CGROUP_CHOICES);
+	if (n > TERMINAL_CGROUP_CHOICES)
+		fprintf(out, " ... %d more", n - TERMINAL_CGROUP_CHOICES);
 	fprintf(out, "\n");
-	view_cgroup_free(cgroups, n);
+	terminal_cgroup_free(cgroups, n);
 }
 
 /* What the snapshot holds, for a filter that matched nothing. */
@@ -278,11 +278,11 @@ static void draw_choices(FILE *out, const struct snapshot *cur)
 		for (int h = 0; h < m->nhistograms; h++) {
 			char name[2 * VALUE_NAME_LEN + 2];
 
-			series_text(name, sizeof(name), VIEW_HISTOGRAM, m->histograms[h].metric, m->histograms[h].instance);
+			series_text(name, sizeof(name), SCREEN_HISTOGRAM, m->histograms[h].metric, m->histograms[h].instance);
 			fprintf(out, " %s", name);
 		}
 		if (m->ncounters)
-			view_series_name(VIEW_COUNTER, m->counters[0].metric, m->counters[0].instance, &n);
+			screen_series_name(SCREEN_COUNTER, m->counters[0].metric, m->counters[0].instance, &n);
 		fprintf(out, "; %d counters (e.g. --metric '%s-*')\n", m->ncounters, n.type);
 		draw_cgroup_choices(out, m);
 	}
@@ -345,7 +345,7 @@ static void draw_module_header(FILE *out, const struct snapshot_module *m, bool 
 
 /* --cgroup: a section per matching cgroup that has a series passing the metric filter. */
 static int draw_cgroups(FILE *out, const struct snapshot_module *m, const struct snapshot_module *base,
-			double seconds, const struct view_options *o, const struct view_cgroup *cgroups, int ncgroups)
+			double seconds, const struct screen_options *o, const struct terminal_cgroup *cgroups, int ncgroups)
 {
 	int matched = 0;
 
@@ -365,17 +365,17 @@ static int draw_cgroups(FILE *out, const struct snapshot_module *m, const struct
 
 /* A module with values: its header and series; the number of series that matched. */
 static int draw_module(FILE *out, const struct snapshot_module *m, const struct snapshot *cur,
-		       const struct snapshot *prev, const struct view_options *o)
+		       const struct snapshot *prev, const struct screen_options *o)
 {
 	const struct snapshot_module *pm;
 	bool restarted;
 	double seconds;
-	struct view_cgroup *cgroups = NULL;
+	struct terminal_cgroup *cgroups = NULL;
 	int ncgroups = 0, matched;
 
 	/* With --cgroup, a module without a row of a matching cgroup is not drawn. */
 	if (o->cgroup_glob) {
-		if (view_cgroup_list(m, o->cgroup_glob, &cgroups, &ncgroups)) {
+		if (terminal_cgroup_list(m, o->cgroup_glob, &cgroups, &ncgroups)) {
 			fprintf(out, "\n== %s: (out of memory: its cgroups not shown)\n", m->label);
 			return 0;
 		}
@@ -387,12 +387,12 @@ static int draw_module(FILE *out, const struct snapshot_module *m, const struct 
 	if (!o->cgroup_glob)
 		return draw_series(out, m, base_of(prev, pm), seconds, o, NULL);
 	matched = draw_cgroups(out, m, base_of(prev, pm), seconds, o, cgroups, ncgroups);
-	view_cgroup_free(cgroups, ncgroups);
+	terminal_cgroup_free(cgroups, ncgroups);
 	return matched;
 }
 
-int view_draw(FILE *out, const char *path, const struct snapshot *cur, const struct snapshot *prev,
-	      const struct view_options *o)
+int screen_draw(FILE *out, const char *path, const struct snapshot *cur, const struct snapshot *prev,
+	      const struct screen_options *o)
 {
 	char off[1024] = "";
 	size_t off_used = 0;

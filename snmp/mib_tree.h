@@ -15,8 +15,8 @@
  * and a hash beyond); counters, histograms and gauges have a column with the whole
  * instance (1.3.1.5, 1.4.1.14, 1.6.1.5).
  */
-#ifndef EBPF_SNMP_MIB_VIEW_H
-#define EBPF_SNMP_MIB_VIEW_H
+#ifndef EBPF_SNMP_MIB_TREE_H
+#define EBPF_SNMP_MIB_TREE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -55,15 +55,15 @@ struct mib_env {
 
 struct mib_row;
 
-#define MIB_SKIPPED_NAMED 5 /* series named in mib_view.skipped_names, at most */
+#define MIB_SKIPPED_NAMED 5 /* series named in mib_tree.skipped_names, at most */
 
-struct mib_view {
+struct mib_tree {
 	const struct snapshot *snap; /* NULL unless status is OK, or STALE (then for the age only) */
 	enum mib_snapshot_status status;
 	const char *error;
 	struct mib_row *rows[MIB_TABLES]; /* modules, counters, histograms, buckets, gauges */
 	size_t nrows[MIB_TABLES];
-	size_t room;             /* arcs below the base (mib_view_build) */
+	size_t room;             /* arcs below the base (mib_tree_build) */
 	size_t skipped;          /* rows whose module or metric names are too long for the MIB's
 				    index SIZEs, whose OIDs would not fit in the room under the
 				    base, or whose index another row has (served instead) */
@@ -81,16 +81,16 @@ enum mib_lookup { MIB_FOUND, MIB_NO_SUCH_OBJECT, MIB_NO_SUCH_INSTANCE, MIB_END }
  * the arcs an OID may have below the base (MIB_MAX_OID - base length, at most
  * MIB_MAX_SUFFIX): a row whose longest OID would not fit is left out (and counted in
  * skipped), so that GET and GETNEXT agree and a walk never stops short at it. 0 or -ENOMEM. */
-int mib_view_build(struct mib_view *v, const struct snapshot *snap, enum mib_snapshot_status status,
+int mib_tree_build(struct mib_tree *v, const struct snapshot *snap, enum mib_snapshot_status status,
 		   const char *error, size_t room);
-void mib_view_free(struct mib_view *v);
+void mib_tree_free(struct mib_tree *v);
 
 /* GET: the exact instance. */
-enum mib_lookup mib_view_get(const struct mib_view *v, const struct mib_env *env, const uint32_t *oid,
+enum mib_lookup mib_tree_get(const struct mib_tree *v, const struct mib_env *env, const uint32_t *oid,
 			     size_t len, struct mib_value *out);
 /* GETNEXT: the first instance after oid (at or after it when inclusive), written to
  * next/next_len (room for MIB_MAX_SUFFIX arcs). MIB_FOUND or MIB_END. */
-enum mib_lookup mib_view_next(const struct mib_view *v, const struct mib_env *env, const uint32_t *oid,
+enum mib_lookup mib_tree_next(const struct mib_tree *v, const struct mib_env *env, const uint32_t *oid,
 			      size_t len, bool inclusive, uint32_t *next, size_t *next_len, struct mib_value *out);
 
 #endif

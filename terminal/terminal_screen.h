@@ -8,12 +8,12 @@
  * restart, and says so. "Since start" (prev NULL) shows the cumulative values of each
  * module since its counters last started from zero.
  *
- * With a cgroup glob (view_cgroup.h), a module's per-cgroup rows that match are drawn under
+ * With a cgroup glob (terminal_cgroup.h), a module's per-cgroup rows that match are drawn under
  * one heading per cgroup, sorted by cgroup, with collectd's plugin_instance for them; the
  * host-wide rows are left out.
  */
-#ifndef EBPF_VIEW_SCREEN_H
-#define EBPF_VIEW_SCREEN_H
+#ifndef EBPF_TERMINAL_SCREEN_H
+#define EBPF_TERMINAL_SCREEN_H
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -21,26 +21,26 @@
 #include "base/value_naming.h"
 #include "snapshot/snapshot_file.h"
 
-struct view_options {
+struct screen_options {
 	const char *module_glob; /* fnmatch on the module label; NULL: every module */
 	const char *metric_glob; /* fnmatch on collectd's type or "type-type_instance"; NULL: all */
 	int top;                 /* counters shown per module (per cgroup with cgroup_glob); 0: all */
-	/* view_cgroup_glob()'s glob: only per-cgroup rows of the cgroups it matches, drawn
+	/* terminal_cgroup_glob()'s glob: only per-cgroup rows of the cgroups it matches, drawn
 	 * cgroup by cgroup and named as collectd names them there; NULL: every row as it is. */
 	const char *cgroup_glob;
 };
 
-enum view_series { VIEW_COUNTER, VIEW_HISTOGRAM };
+enum screen_series { SCREEN_COUNTER, SCREEN_HISTOGRAM };
 
 /* The series as collectd names it (type, type instance), by the plugin's own naming. */
-void view_series_name(enum view_series kind, const char *metric, const char *instance, struct value_name *n);
+void screen_series_name(enum screen_series kind, const char *metric, const char *instance, struct value_name *n);
 
 /* Does the series pass the metric filter? */
-bool view_metric_selected(const struct view_options *o, enum view_series kind, const char *metric, const char *instance);
+bool screen_metric_selected(const struct screen_options *o, enum screen_series kind, const char *metric, const char *instance);
 
 /* Draws the screen for cur; prev NULL draws since start. Returns how many series (histograms
  * and counters) passed the filters; when none did, the screen says what the snapshot has. */
-int view_draw(FILE *out, const char *path, const struct snapshot *cur, const struct snapshot *prev,
-	       const struct view_options *o);
+int screen_draw(FILE *out, const char *path, const struct snapshot *cur, const struct snapshot *prev,
+	       const struct screen_options *o);
 
 #endif

@@ -2,7 +2,7 @@
  * IMPLIED last string), GET, GETNEXT order over the whole subtree, value conversions
  * (Counter32 twins, microseconds, TimeStamp), and the snapshot cache's states. */
 #include "snmp/instance_index.h"
-#include "snmp/mib_view.h"
+#include "snmp/mib_tree.h"
 #include "snmp/snapshot_cache.h"
 #include "tests/support/mib_walk.h"
 #include "tests/support/testing.h"
@@ -29,7 +29,7 @@ static const char text[] =
 	"end\n";
 
 static struct snapshot snap;
-static struct mib_view view;
+static struct mib_tree view;
 /* 5 s after the snapshot was written; the agent has been up 100 s. */
 static const struct mib_env env = { .uptime_cs = 10000, .now_us = 1000000005000000 };
 
@@ -60,32 +60,32 @@ static void test_get(void)
 	size_t n;
 
 	n = counter_oid(o, 3, "calls", "fsync");
-	CHECK(mib_view_get(&view, &env, o, n, &v) == MIB_FOUND);
+	CHECK(mib_tree_get(&view, &env, o, n, &v) == MIB_FOUND);
 	CHECK(v.type == MIB_COUNTER64 && v.num == 4294967301ULL);
 	n = counter_oid(o, 4, "calls", "fsync");
-	CHECK(mib_view_get(&view, &env, o, n, &v) == MIB_FOUND);
+	CHECK(mib_tree_get(&view, &env, o, n, &v) == MIB_FOUND);
 	CHECK(v.type == MIB_COUNTER32 && v.num == 5); /* low 32 bits */
 	n = counter_oid(o, 3, "calls", "fsyn");
-	CHECK(mib_view_get(&view, &env, o, n, &v) == MIB_NO_SUCH_INSTANCE);
+	CHECK(mib_tree_get(&view, &env, o, n, &v) == MIB_NO_SUCH_INSTANCE);
 	o[3] = 2; /* the not-accessible index column */
-	CHECK(mib_view_get(&view, &env, o, n, &v) == MIB_NO_SUCH_OBJECT);
+	CHECK(mib_tree_get(&view, &env, o, n, &v) == MIB_NO_SUCH_OBJECT);
 
 	/* Scalars. */
-	CHECK(mib_view_get(&view, &env, (uint32_t[]){ 1, 1, 1, 0 }, 4, &v) == MIB_FOUND);
+	CHECK(mib_tree_get(&view, &env, (uint32_t[]){ 1, 1, 1, 0 }, 4, &v) == MIB_FOUND);
 	CHECK(v.type == MIB_INTEGER && v.num == MIB_SNAPSHOT_OK);
-	CHECK(mib_view_get(&view, &env, (uint32_t[]){ 1, 1, 3, 0 }, 4, &v) == MIB_FOUND);
+	CHECK(mib_tree_get(&view, &env, (uint32_t[]){ 1, 1, 3, 0 }, 4, &v) == MIB_FOUND);
 	CHECK(v.type == MIB_GAUGE32 && v.num == 5);
-	CHECK(mib_view_get(&view, &env, (uint32_t[]){ 1, 1, 3 }, 3, &v) == MIB_NO_SUCH_OBJECT);
-	CHECK(mib_view_get(&view, &env, (uint32_t[]){ 1, 1, 3, 1 }, 4, &v) == MIB_NO_SUCH_INSTANCE);
+	CHECK(mib_tree_get(&view, &env, (uint32_t[]){ 1, 1, 3 }, 3, &v) == MIB_NO_SUCH_OBJECT);
+	CHECK(mib_tree_get(&view, &env, (uint32_t[]){ 1, 1, 3, 1 }, 4, &v) == MIB_NO_SUCH_INSTANCE);
 
 	/* Modules: IMPLIED name; state enum; TimeStamp = uptime - 15 s. */
 	n = put(o, 4, "syscalls-broken", 1);
 	o[0] = 1, o[1] = 2, o[2] = 1, o[3] = 2;
-	CHECK(mib_view_get(&view, &env, o, n, &v) == MIB_FOUND && v.num == 4); /* unsupported(4) */
+	CHECK(mib_tree_get(&view, &env, o, n, &v) == MIB_FOUND && v.num == 4); /* unsupported(4) */
 	o[3] = 4;
-	CHECK(mib_view_get(&view, &env, o, n, &v) == MIB_FOUND && !strcmp(v.str, "no attach method works"));
+	CHECK(mib_tree_get(&view, &env, o, n, &v) == MIB_FOUND && !strcmp(v.str, "no attach method works"));
 	o[3] = 5;
-	CHECK(mib_view_get(&view, &env, o, n, &v) == MIB_FOUND && v.type == MIB_TIMETICKS);
+	CHECK(mib_tree_get(&view, &env, o, n, &v) == MIB_FOUND && v.type == MIB_TIMETICKS);
 	CHECK_EQ_U64(v.num, 10000 - 1500);
 
 	/* Histogram: microseconds, rounded; an idle interval reads 0. */
@@ -94,15 +94,15 @@ static void test_get(void)
 	n = put(o, n, "syscalls", 0);
 	n = put(o, n, "latency", 0);
 	n = put(o, n, "fsync", 1);
-	CHECK(mib_view_get(&view, &env, o, n, &v) == MIB_FOUND && v.type == MIB_GAUGE32 && v.num == 101);
+	CHECK(mib_tree_get(&view, &env, o, n, &v) == MIB_FOUND && v.type == MIB_GAUGE32 && v.num == 101);
 	o[3] = 11;
-	CHECK(mib_view_get(&view, &env, o, n, &v) == MIB_FOUND && v.num == 1);
+	CHECK(mib_tree_get(&view, &env, o, n, &v) == MIB_FOUND && v.num == 1);
 	o[3] = 13;
-	CHECK(mib_view_get(&view, &env, o, n, &v) == MIB_FOUND && v.num == 1040);
+	CHECK(mib_tree_get(&view, &env, o, n, &v) == MIB_FOUND && v.num == 1040);
 	o[3] = 8;
-	CHECK(mib_view_get(&view, &env, o, n, &v) == MIB_FOUND && !strcmp(v.str, "microseconds"));
+	CHECK(mib_tree_get(&view, &env, o, n, &v) == MIB_FOUND && !strcmp(v.str, "microseconds"));
 	o[3] = 7;
-	CHECK(mib_view_get(&view, &env, o, n, &v) == MIB_FOUND && v.type == MIB_COUNTER32 && v.num == 10090000);
+	CHECK(mib_tree_get(&view, &env, o, n, &v) == MIB_FOUND && v.type == MIB_COUNTER32 && v.num == 10090000);
 
 	/* Buckets: length-prefixed instance, then slot + 1. (512, 1024] is slot 10. */
 	n = 0;
@@ -111,19 +111,19 @@ static void test_get(void)
 	n = put(o, n, "latency", 0);
 	n = put(o, n, "fsync", 0);
 	o[n++] = 11;
-	CHECK(mib_view_get(&view, &env, o, n, &v) == MIB_FOUND && v.type == MIB_COUNTER64 && v.num == 1024);
+	CHECK(mib_tree_get(&view, &env, o, n, &v) == MIB_FOUND && v.type == MIB_COUNTER64 && v.num == 1024);
 	n = 0;
 	o[n++] = 1, o[n++] = 5, o[n++] = 1, o[n++] = 3;
 	n = put(o, n, "syscalls", 0);
 	n = put(o, n, "latency", 0);
 	n = put(o, n, "idle", 0);
 	o[n++] = 40; /* slot 39, the open-ended last one */
-	CHECK(mib_view_get(&view, &env, o, n, &v) == MIB_FOUND && v.num == UINT64_MAX);
+	CHECK(mib_tree_get(&view, &env, o, n, &v) == MIB_FOUND && v.num == UINT64_MAX);
 	o[n - 1] = 1; /* slot 0 */
 	o[3] = 2;
-	CHECK(mib_view_get(&view, &env, o, n, &v) == MIB_FOUND && v.num == 0);
+	CHECK(mib_tree_get(&view, &env, o, n, &v) == MIB_FOUND && v.num == 0);
 	o[3] = 4;
-	CHECK(mib_view_get(&view, &env, o, n, &v) == MIB_FOUND && v.num == 1);
+	CHECK(mib_tree_get(&view, &env, o, n, &v) == MIB_FOUND && v.num == 1);
 }
 
 /* A walk from the start visits every instance once, in strictly increasing OID order. */
@@ -150,15 +150,15 @@ static void test_walk(void)
 	CHECK_STR(view.skipped_names, "this-label-is-far-too-long-for-the-index-of-the-mib");
 
 	/* Inclusive: the OID itself; exclusive: the one after. */
-	CHECK(mib_view_next(&view, &env, (uint32_t[]){ 1, 1, 1, 0 }, 4, true, next, &next_len, &v) == MIB_FOUND);
+	CHECK(mib_tree_next(&view, &env, (uint32_t[]){ 1, 1, 1, 0 }, 4, true, next, &next_len, &v) == MIB_FOUND);
 	CHECK(next_len == 4 && next[2] == 1);
-	CHECK(mib_view_next(&view, &env, (uint32_t[]){ 1, 1, 1, 0 }, 4, false, next, &next_len, &v) == MIB_FOUND);
+	CHECK(mib_tree_next(&view, &env, (uint32_t[]){ 1, 1, 1, 0 }, 4, false, next, &next_len, &v) == MIB_FOUND);
 	CHECK(next_len == 4 && next[2] == 2);
 	/* From the middle of a table's index space, and past the end. */
-	CHECK(mib_view_next(&view, &env, (uint32_t[]){ 1, 3, 1, 3, 200 }, 5, false, next, &next_len, &v) == MIB_FOUND);
+	CHECK(mib_tree_next(&view, &env, (uint32_t[]){ 1, 3, 1, 3, 200 }, 5, false, next, &next_len, &v) == MIB_FOUND);
 	CHECK(next[1] == 3 && next[3] == 4); /* first row of the next column */
-	CHECK(mib_view_next(&view, &env, (uint32_t[]){ 1, 5, 1, 6 }, 4, false, next, &next_len, &v) == MIB_END);
-	CHECK(mib_view_next(&view, &env, (uint32_t[]){ 2 }, 1, false, next, &next_len, &v) == MIB_END);
+	CHECK(mib_tree_next(&view, &env, (uint32_t[]){ 1, 5, 1, 6 }, 4, false, next, &next_len, &v) == MIB_END);
+	CHECK(mib_tree_next(&view, &env, (uint32_t[]){ 2 }, 1, false, next, &next_len, &v) == MIB_END);
 }
 
 /* A base OID of 10 arcs leaves 118 below it: a bucket row of the longest names the index
@@ -172,7 +172,7 @@ static void test_base_room(void)
 	struct snapshot_counter c = { .value = 7 }, z = { .value = 9 };
 	struct snapshot_module m[2] = { { .label = "" }, { .label = "" } };
 	struct snapshot s = { .modules = m, .nmodules = 2, .written_us = 1 };
-	struct mib_view v;
+	struct mib_tree v;
 	struct mib_walk w;
 
 	memset(m[0].label, 'a', 32);
@@ -187,7 +187,7 @@ static void test_base_room(void)
 	snprintf(z.instance, sizeof(z.instance), "fsync");
 	m[1].counters = &z, m[1].ncounters = 1;
 
-	CHECK(mib_view_build(&v, &s, MIB_SNAPSHOT_OK, "", MIB_MAX_OID - 10) == 0);
+	CHECK(mib_tree_build(&v, &s, MIB_SNAPSHOT_OK, "", MIB_MAX_OID - 10) == 0);
 	CHECK(mib_walk_all(&v, &env, 1000, &w) == NULL);
 	CHECK_EQ_U64(v.skipped, 1);
 	CHECK_EQ_U64(v.skipped_series, 1);
@@ -195,13 +195,13 @@ static void test_base_room(void)
 	CHECK_EQ_U64(w.per_table[5], 0);
 	CHECK_EQ_U64(w.per_table[3], 6); /* both counters, all 3 columns: zz's after the long one */
 	CHECK_EQ_U64(w.per_table[4], 12);
-	mib_view_free(&v);
+	mib_tree_free(&v);
 
-	CHECK(mib_view_build(&v, &s, MIB_SNAPSHOT_OK, "", MIB_MAX_SUFFIX) == 0);
+	CHECK(mib_tree_build(&v, &s, MIB_SNAPSHOT_OK, "", MIB_MAX_SUFFIX) == 0);
 	CHECK(mib_walk_all(&v, &env, 1000, &w) == NULL);
 	CHECK_EQ_U64(v.skipped, 0);
 	CHECK_EQ_U64(w.per_table[5], 4);
-	mib_view_free(&v);
+	mib_tree_free(&v);
 }
 
 static char last_report[2048];
@@ -249,8 +249,8 @@ static void test_cache(void)
 	snapshot_cache_refresh(&c);
 	CHECK(c.status == MIB_SNAPSHOT_MISSING);
 	CHECK(strstr(c.error, "does not exist") != NULL);
-	CHECK(mib_view_get(&c.view, &env, (uint32_t[]){ 1, 1, 1, 0 }, 4, &v) == MIB_FOUND && v.num == MIB_SNAPSHOT_MISSING);
-	CHECK(mib_view_get(&c.view, &env, (uint32_t[]){ 1, 1, 2, 0 }, 4, &v) == MIB_FOUND && strstr(v.str, path));
+	CHECK(mib_tree_get(&c.view, &env, (uint32_t[]){ 1, 1, 1, 0 }, 4, &v) == MIB_FOUND && v.num == MIB_SNAPSHOT_MISSING);
+	CHECK(mib_tree_get(&c.view, &env, (uint32_t[]){ 1, 1, 2, 0 }, 4, &v) == MIB_FOUND && strstr(v.str, path));
 
 	f = fopen(path, "w");
 	fputs("collectd-ebpf-snapshot\t2\nwritten\t1\n", f); /* no end line */
@@ -333,8 +333,8 @@ static void test_cache_stale(void)
 	CHECK(c.status == MIB_SNAPSHOT_STALE);
 	CHECK(strstr(c.error, "more than 60 s ago") != NULL);
 	CHECK(c.view.nrows[0] == 0 && c.view.nrows[1] == 0);
-	CHECK(mib_view_get(&c.view, &now, status, 4, &v) == MIB_FOUND && v.num == 5);
-	CHECK(mib_view_get(&c.view, &now, age, 4, &v) == MIB_FOUND && v.num >= 61 && v.num < 70);
+	CHECK(mib_tree_get(&c.view, &now, status, 4, &v) == MIB_FOUND && v.num == 5);
+	CHECK(mib_tree_get(&c.view, &now, age, 4, &v) == MIB_FOUND && v.num >= 61 && v.num < 70);
 
 	/* rewritten now: ok, with its rows */
 	f = fopen(path, "w");
@@ -343,7 +343,7 @@ static void test_cache_stale(void)
 	fclose(f);
 	snapshot_cache_refresh(&c);
 	CHECK(c.status == MIB_SNAPSHOT_OK && c.view.nrows[1] == 1 && c.error[0] == '\0');
-	CHECK(mib_view_get(&c.view, &now, age, 4, &v) == MIB_FOUND && v.num <= 1);
+	CHECK(mib_tree_get(&c.view, &now, age, 4, &v) == MIB_FOUND && v.num <= 1);
 
 	/* the same file, found again once it is old: stale without a new file */
 	c.snap.written_us -= 61000000;
@@ -370,15 +370,15 @@ static void test_age_extremes(void)
 		{ INT64_MIN, 4294967295u }, { -1, 1000000005 }, { INT64_MAX, 0 }, { 1000000005000000, 0 },
 	};
 	struct snapshot s = { 0 };
-	struct mib_view v;
+	struct mib_tree v;
 	struct mib_value val;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		s.written_us = cases[i].written_us;
-		CHECK(mib_view_build(&v, &s, MIB_SNAPSHOT_OK, "", MIB_MAX_SUFFIX) == 0);
-		CHECK(mib_view_get(&v, &env, (uint32_t[]){ 1, 1, 3, 0 }, 4, &val) == MIB_FOUND);
+		CHECK(mib_tree_build(&v, &s, MIB_SNAPSHOT_OK, "", MIB_MAX_SUFFIX) == 0);
+		CHECK(mib_tree_get(&v, &env, (uint32_t[]){ 1, 1, 3, 0 }, 4, &val) == MIB_FOUND);
 		CHECK_EQ_U64(val.num, cases[i].age);
-		mib_view_free(&v);
+		mib_tree_free(&v);
 	}
 }
 
@@ -407,7 +407,7 @@ static void test_skipped_named(void)
 	struct snapshot_counter c[7];
 	struct snapshot_module m = { .label = "prog" };
 	struct snapshot s = { .modules = &m, .nmodules = 1, .written_us = 1 };
-	struct mib_view v;
+	struct mib_tree v;
 	const char *p;
 	int commas = 0;
 
@@ -420,21 +420,21 @@ static void test_skipped_named(void)
 	}
 	m.histograms = &h, m.nhistograms = 1, m.buckets = buckets, m.nbuckets = 3;
 	m.counters = c, m.ncounters = 7;
-	CHECK(mib_view_build(&v, &s, MIB_SNAPSHOT_OK, "", MIB_MAX_SUFFIX) == 0);
+	CHECK(mib_tree_build(&v, &s, MIB_SNAPSHOT_OK, "", MIB_MAX_SUFFIX) == 0);
 	CHECK_EQ_U64(v.skipped, 7 + 1 + 3);
 	CHECK_EQ_U64(v.skipped_series, 8);
 	for (p = v.skipped_names; (p = strstr(p, ", ")); p++)
 		commas++;
 	CHECK(commas == MIB_SKIPPED_NAMED - 1);
 	CHECK(!strncmp(v.skipped_names, "prog/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/fsync, prog/bbbb", 54));
-	mib_view_free(&v);
+	mib_tree_free(&v);
 	m.ncounters = 0;
-	CHECK(mib_view_build(&v, &s, MIB_SNAPSHOT_OK, "", MIB_MAX_SUFFIX) == 0);
+	CHECK(mib_tree_build(&v, &s, MIB_SNAPSHOT_OK, "", MIB_MAX_SUFFIX) == 0);
 	CHECK_EQ_U64(v.skipped, 1 + 3);
 	CHECK_EQ_U64(v.skipped_series, 1);
 	CHECK_STR(v.skipped_names, "prog/lllllllllllllllllllllllllllllllll/"
 				   "hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh...");
-	mib_view_free(&v);
+	mib_tree_free(&v);
 }
 
 static void test_long_strings(void)
@@ -442,7 +442,7 @@ static void test_long_strings(void)
 	static char error[1024];
 	struct snapshot s = { 0 };
 	struct snapshot_module sm = { 0 };
-	struct mib_view v;
+	struct mib_tree v;
 	struct mib_value val;
 	size_t n = 0;
 
@@ -458,22 +458,22 @@ static void test_long_strings(void)
 	snprintf(sm.error, sizeof(sm.error), "%s", error);
 	s.modules = &sm;
 	s.nmodules = 1;
-	CHECK(mib_view_build(&v, &s, MIB_SNAPSHOT_OK, "", MIB_MAX_SUFFIX) == 0);
-	CHECK(mib_view_get(&v, &env, (uint32_t[]){ 1, 2, 1, 4, 'm' }, 5, &val) == MIB_FOUND);
+	CHECK(mib_tree_build(&v, &s, MIB_SNAPSHOT_OK, "", MIB_MAX_SUFFIX) == 0);
+	CHECK(mib_tree_get(&v, &env, (uint32_t[]){ 1, 2, 1, 4, 'm' }, 5, &val) == MIB_FOUND);
 	check_display_string(&val, error);
-	mib_view_free(&v);
+	mib_tree_free(&v);
 
 	/* ebpfSnapshotError */
-	CHECK(mib_view_build(&v, NULL, MIB_SNAPSHOT_MALFORMED, error, MIB_MAX_SUFFIX) == 0);
-	CHECK(mib_view_get(&v, &env, (uint32_t[]){ 1, 1, 2, 0 }, 4, &val) == MIB_FOUND);
+	CHECK(mib_tree_build(&v, NULL, MIB_SNAPSHOT_MALFORMED, error, MIB_MAX_SUFFIX) == 0);
+	CHECK(mib_tree_get(&v, &env, (uint32_t[]){ 1, 1, 2, 0 }, 4, &val) == MIB_FOUND);
 	check_display_string(&val, error);
-	mib_view_free(&v);
+	mib_tree_free(&v);
 
 	/* short strings are served whole */
-	CHECK(mib_view_build(&v, NULL, MIB_SNAPSHOT_MALFORMED, "line 2: bad written line", MIB_MAX_SUFFIX) == 0);
-	CHECK(mib_view_get(&v, &env, (uint32_t[]){ 1, 1, 2, 0 }, 4, &val) == MIB_FOUND);
+	CHECK(mib_tree_build(&v, NULL, MIB_SNAPSHOT_MALFORMED, "line 2: bad written line", MIB_MAX_SUFFIX) == 0);
+	CHECK(mib_tree_get(&v, &env, (uint32_t[]){ 1, 1, 2, 0 }, 4, &val) == MIB_FOUND);
 	CHECK_STR(val.str, "line 2: bad written line");
-	mib_view_free(&v);
+	mib_tree_free(&v);
 }
 
 /* ebpfGaugeTable (1.6.1.<col>.<module>.<metric>.<IMPLIED instance>): the value rounded
@@ -488,7 +488,7 @@ static void test_gauges(void)
 				     "end\n";
 	uint32_t o[MIB_MAX_SUFFIX], next[MIB_MAX_SUFFIX];
 	struct snapshot s;
-	struct mib_view v;
+	struct mib_tree v;
 	struct mib_value val;
 	char err[256];
 	FILE *f = fmemopen((void *)gauges, strlen(gauges), "r");
@@ -496,34 +496,34 @@ static void test_gauges(void)
 
 	CHECK(snapshot_parse(f, &s, err, sizeof(err)) == 0);
 	fclose(f);
-	CHECK(mib_view_build(&v, &s, MIB_SNAPSHOT_OK, "", MIB_MAX_SUFFIX) == 0);
+	CHECK(mib_tree_build(&v, &s, MIB_SNAPSHOT_OK, "", MIB_MAX_SUFFIX) == 0);
 	o[n++] = 1, o[n++] = 6, o[n++] = 1, o[n++] = 3;
 	n = put(o, n, "syscalls", 0);
 	n = put(o, n, "map_fill", 0);
 	n = put(o, n, "start_tid", 1);
-	CHECK(mib_view_get(&v, &env, o, n, &val) == MIB_FOUND);
+	CHECK(mib_tree_get(&v, &env, o, n, &val) == MIB_FOUND);
 	CHECK(val.type == MIB_GAUGE32 && val.num == 99);
 	o[3] = 4;
-	CHECK(mib_view_get(&v, &env, o, n, &val) == MIB_FOUND);
+	CHECK(mib_tree_get(&v, &env, o, n, &val) == MIB_FOUND);
 	CHECK(val.type == MIB_STRING);
 	CHECK_STR(val.str, "99.9");
 	/* The attach row sorts first (shorter metric name); after column 4 comes the whole
 	 * instance (column 5) of each row, then the walk ends. */
-	CHECK(mib_view_next(&v, &env, (uint32_t[]){ 1, 6 }, 2, false, next, &next_len, &val) == MIB_FOUND);
+	CHECK(mib_tree_next(&v, &env, (uint32_t[]){ 1, 6 }, 2, false, next, &next_len, &val) == MIB_FOUND);
 	CHECK(next[1] == 6 && next[3] == 3 && val.num == 0);
-	CHECK(mib_view_next(&v, &env, o, n, false, next, &next_len, &val) == MIB_FOUND);
+	CHECK(mib_tree_next(&v, &env, o, n, false, next, &next_len, &val) == MIB_FOUND);
 	CHECK(next[3] == 5 && val.type == MIB_STRING && !strcmp(val.str, "sys_exit-tp_btf"));
 	o[3] = 5;
-	CHECK(mib_view_get(&v, &env, o, n, &val) == MIB_FOUND && !strcmp(val.str, "start_tid"));
-	CHECK(mib_view_next(&v, &env, o, n, false, next, &next_len, &val) == MIB_END);
-	mib_view_free(&v);
+	CHECK(mib_tree_get(&v, &env, o, n, &val) == MIB_FOUND && !strcmp(val.str, "start_tid"));
+	CHECK(mib_tree_next(&v, &env, o, n, false, next, &next_len, &val) == MIB_END);
+	mib_tree_free(&v);
 	snapshot_free(&s);
 }
 
 /* GET of column col of a row of table (3 counters, 4 histograms, 6 gauges) of module
  * syscalls, with the instance's index text as given (implied), or of a bucket (5:
  * length-prefixed, then slot + 1). */
-static enum mib_lookup get_row(const struct mib_view *v, uint32_t table, uint32_t col, const char *metric,
+static enum mib_lookup get_row(const struct mib_tree *v, uint32_t table, uint32_t col, const char *metric,
 			       const char *index, uint32_t slot, struct mib_value *out)
 {
 	uint32_t o[MIB_MAX_SUFFIX];
@@ -535,7 +535,7 @@ static enum mib_lookup get_row(const struct mib_view *v, uint32_t table, uint32_
 	n = put(o, n, index, table != 5);
 	if (table == 5)
 		o[n++] = slot + 1;
-	return mib_view_get(v, &env, o, n, out);
+	return mib_tree_get(v, &env, o, n, out);
 }
 
 /* An instance past 48 bytes (a container's cgroup) is served under its index (its first 34
@@ -556,14 +556,14 @@ static void test_long_instances(void)
 				     .nhistograms = 1, .gauges = &g, .ngauges = 1, .buckets = buckets, .nbuckets = 2 };
 	struct snapshot s = { .modules = &m, .nmodules = 1, .written_us = 1 };
 	struct mib_value val;
-	struct mib_view v;
+	struct mib_tree v;
 	struct mib_walk w;
 
 	CHECK_EQ_U64(strlen(docker), 96);
 	snprintf(c[0].instance, sizeof(c[0].instance), "%s", docker);
 	snprintf(h.instance, sizeof(h.instance), "%s", docker);
 	snprintf(g.instance, sizeof(g.instance), "%s", docker);
-	CHECK(mib_view_build(&v, &s, MIB_SNAPSHOT_OK, "", MIB_MAX_SUFFIX) == 0);
+	CHECK(mib_tree_build(&v, &s, MIB_SNAPSHOT_OK, "", MIB_MAX_SUFFIX) == 0);
 	CHECK_EQ_U64(v.skipped, 0);
 
 	CHECK(get_row(&v, 3, 3, "calls", index, 0, &val) == MIB_FOUND && val.type == MIB_COUNTER64 && val.num == 7);
@@ -589,7 +589,7 @@ static void test_long_instances(void)
 	CHECK_EQ_U64(w.per_table[3], 2 * 3);
 	CHECK_EQ_U64(w.per_table[4], 12);
 	CHECK_EQ_U64(w.per_table[5], 2 * 4);
-	mib_view_free(&v);
+	mib_tree_free(&v);
 }
 
 /* Two instances with one index: a long one and a 48-byte one that is that index, as a hash
@@ -609,7 +609,7 @@ static void test_index_collision(void)
 				     .nhistograms = 2, .buckets = buckets, .nbuckets = 3 };
 	struct snapshot s = { .modules = &m, .nmodules = 1, .written_us = 1 };
 	struct mib_value val;
-	struct mib_view v;
+	struct mib_tree v;
 	struct mib_walk w;
 
 	/* 34 'a' then 'b's: its byte after the head, 'b', sorts before the index's '~' */
@@ -631,7 +631,7 @@ static void test_index_collision(void)
 		h[0].first_bucket = 0, h[1].first_bucket = h[0].nbuckets;
 		memcpy(&buckets[h[win].first_bucket], &win_bucket, sizeof(win_bucket));
 		memcpy(&buckets[h[lose].first_bucket], lose_buckets, sizeof(lose_buckets));
-		CHECK(mib_view_build(&v, &s, MIB_SNAPSHOT_OK, "", MIB_MAX_SUFFIX) == 0);
+		CHECK(mib_tree_build(&v, &s, MIB_SNAPSHOT_OK, "", MIB_MAX_SUFFIX) == 0);
 
 		CHECK(get_row(&v, 3, 3, "calls", index, 0, &val) == MIB_FOUND && val.num == 11);
 		CHECK(get_row(&v, 3, 5, "calls", index, 0, &val) == MIB_FOUND);
@@ -647,7 +647,7 @@ static void test_index_collision(void)
 		CHECK_EQ_U64(v.skipped_series, 2);
 		CHECK(strstr(v.skipped_names, "syscalls/calls/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa~") == v.skipped_names);
 		CHECK(strstr(v.skipped_names, ", syscalls/latency/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa~") != NULL);
-		mib_view_free(&v);
+		mib_tree_free(&v);
 	}
 }
 
@@ -658,7 +658,7 @@ int main(void)
 
 	CHECK(snapshot_parse(f, &snap, err, sizeof(err)) == 0);
 	fclose(f);
-	CHECK(mib_view_build(&view, &snap, MIB_SNAPSHOT_OK, "", MIB_MAX_SUFFIX) == 0);
+	CHECK(mib_tree_build(&view, &snap, MIB_SNAPSHOT_OK, "", MIB_MAX_SUFFIX) == 0);
 	test_get();
 	test_walk();
 	test_base_room();
@@ -668,7 +668,7 @@ int main(void)
 	test_gauges();
 	test_long_instances();
 	test_index_collision();
-	mib_view_free(&view);
+	mib_tree_free(&view);
 	snapshot_free(&snap);
 	test_cache();
 	test_cache_stale();
