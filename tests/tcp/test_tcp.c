@@ -10,6 +10,8 @@
  *    socket's own count (TCP_INFO tcpi_total_retrans);
  *  - with tp_btf and raw_tp every point sends "untraced" (its witness, witness.h), and
  *    the retransmits counted plus untraced are the socket's count, at most one untraced;
+ *    with the classic tracepoint method, counted plus the skips the kernel counted
+ *    (dropped-recursion) is at least the socket's count (tcp_retransmits.h);
  *    with the module's retransmit program detached, none is counted and the retransmits
  *    the socket counts are untraced (at most one short: the witness can be skipped too).
  * The namespace is deleted on every exit path. */
@@ -21,6 +23,7 @@
 #include "tests/support/detach_program.h"
 #include "tests/support/start_on_method.h"
 #include "tests/tcp/tcp_netns.h"
+#include "tests/tcp/tcp_retransmits.h"
 #include "tests/support/recording_sink.h"
 #include "tests/support/testing.h"
 
@@ -54,6 +57,7 @@ struct seen {
 	 * points sent "untraced" */
 	uint64_t untraced_retransmits;
 	int untraced_points;
+	uint64_t recursion; /* dropped-recursion: the classic tracepoint method's counted skips */
 };
 
 /* Rows are named by port ("443", "other"), histograms "connect-<row>". */
@@ -88,6 +92,8 @@ static void note_counter(struct seen *s, const struct recorded_value *v)
 		s->untraced_points++;
 		if (!strcmp(instance, "tcp_retransmit_skb"))
 			s->untraced_retransmits = v->counter;
+	} else if (!strcmp(metric, "dropped") && !strcmp(instance, "recursion")) {
+		s->recursion = v->counter;
 	} else if (!strcmp(metric, "dropped") && !strcmp(instance, "connect_start_lost")) {
 		s->start_lost = v->counter;
 		s->start_lost_sent = true;
@@ -210,11 +216,6 @@ static long read_settled(struct module *m, int client, struct seen *s)
 
 /* ---- per attach method ------------------------------------------------------------------ */
 
-static bool witnessed(const char *method)
-{
-	return !strcmp(method, "tp_btf") || !strcmp(method, "raw_tp");
-}
-
 static struct module *start_tcp(const char *method, const char *breakdown)
 {
 	struct module *m = module_new(module_find("tcp"), NULL);
@@ -239,7 +240,7 @@ static void run_method(const char *method, int lfd)
 	struct module *m = start_tcp(method, "remote");
 	long witness, dropped;
 	int client, server;
-	uint64_t row_before, untraced_before;
+	uint64_t row_before, untraced_before, recursion_before;
 	struct seen s;
 
 	if (!m)
@@ -273,30 +274,24 @@ static void run_method(const char *method, int lfd)
 	/* The row's count before this connection: the earlier connections' sockets are gone. */
 	row_before = s.open.retransmits;
 	untraced_before = s.untraced_retransmits;
+	recursion_before = s.recursion;
 	dropped = send_through_drops(lfd, &client, &server);
 	witness = read_settled(m, client, &s);
 	close(client);
 	close(server);
-	printf("%-10s nft dropped %ld segments: retransmits %llu (port %u), the socket's own count %ld, untraced %llu\n",
+	printf("%-10s nft dropped %ld segments: retransmits %llu (port %u), the socket's own count %ld, untraced %llu, "
+	       "dropped-recursion %llu\n",
 	       method, dropped, (unsigned long long)(s.open.retransmits - row_before), port_open, witness,
-	       (unsigned long long)(s.untraced_retransmits - untraced_before));
+	       (unsigned long long)(s.untraced_retransmits - untraced_before),
+	       (unsigned long long)(s.recursion - recursion_before));
 	CHECK(dropped >= NDROP);
-	CHECK_EQ_U64(s.untraced_points, witnessed(method) ? 4 : 0);
-	if (witnessed(method)) {
-		/* What the product guarantees where a witness runs: every retransmit the socket
-		 * made is counted or untraced, exactly, and the kernel skipped at most one of
-		 * them (the most seen: one of 3, in softirq under load). */
-		uint64_t untraced = s.untraced_retransmits - untraced_before;
-
-		CHECK(witness >= dropped);
-		CHECK_EQ_U64(s.open.retransmits - row_before + untraced, (uint64_t)witness);
-		CHECK(untraced <= 1);
-	} else {
-		/* The classic tracepoint method has no witness: its skips are counted only
-		 * module-wide (dropped-recursion), so the count itself must be exact. */
-		CHECK(s.open.retransmits - row_before >= (uint64_t)dropped);
-		CHECK_EQ_U64(s.open.retransmits - row_before, (uint64_t)witness);
-	}
+	CHECK_EQ_U64(s.untraced_points, tcp_method_witnessed(method) ? 4 : 0);
+	/* What the product guarantees (tcp_retransmits.h): every retransmit the socket made is
+	 * counted or in the method's loss counter. */
+	CHECK(witness >= dropped);
+	tcp_check_retransmits(method, s.open.retransmits - row_before,
+			      tcp_method_witnessed(method) ? s.untraced_retransmits - untraced_before : s.recursion - recursion_before,
+			      witness);
 	CHECK_EQ_U64(s.open.connect.total_count, NCONNECT + 1);
 	module_free(m);
 }
@@ -404,7 +399,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < methods.n; i++)
 		run_local_mode(methods.names[i]);
 	for (int i = 0; i < methods.n && lfd >= 0; i++)
-		if (witnessed(methods.names[i]))
+		if (tcp_method_witnessed(methods.names[i]))
 			run_witness_catches(methods.names[i], lfd);
 	close(lfd);
 	test_option_errors();
