@@ -211,10 +211,20 @@ static uint64_t host_waits(const struct recording *r)
 	return h ? h->total_count : 0;
 }
 
-/* A filler's one wait: it sleeps once in its cgroup. */
+/* A filler's one wait: it sleeps in its cgroup until it was switched out and back in at
+ * least once. One usleep() is not enough: on a slow VM (qemu's TCG, CI's matrix) its timer
+ * can expire before the task blocks, and a sleep that never blocked is no wait (seen: a
+ * filler without a series, so that c took its place instead of `other`). */
 static int sleep_once(void *arg)
 {
-	return usleep(1000) ? 5 : 0;
+	uint64_t before = switches_of(getpid());
+
+	for (int i = 0; i < 100; i++) {
+		usleep(1000);
+		if (switches_of(getpid()) != before)
+			return 0;
+	}
+	return 5;
 }
 
 /* "/<parent>/<child glob>" into out. */
