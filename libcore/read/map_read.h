@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "libcore/kernel/map_dump.h"
 
@@ -35,6 +36,27 @@ static inline const uint8_t *map_read_key(const struct map_read *r, uint32_t i)
 static inline const uint8_t *map_read_value(const struct map_read *r, uint32_t i, int copy)
 {
 	return r->dump.values + (size_t)i * r->dump.value_size + (size_t)copy * r->copy_size;
+}
+
+/* The whole number of width bytes (1, 2, 4 or 8) at p: a field of a user's map value. */
+static inline uint64_t map_read_uint(const void *p, uint32_t width)
+{
+	if (width == 8) {
+		uint64_t v;
+		memcpy(&v, p, 8);
+		return v;
+	}
+	if (width == 4) {
+		uint32_t v;
+		memcpy(&v, p, 4);
+		return v;
+	}
+	if (width == 2) {
+		uint16_t v;
+		memcpy(&v, p, 2);
+		return v;
+	}
+	return *(const uint8_t *)p;
 }
 
 /* Entry i's copies added up, word by word, into out (words u64 words: the copy size / 8, or

@@ -1,12 +1,12 @@
-/* Map views (map_view.h) read once per interval through map_read.h and sent: arrays' rows
- * and hashes' keys as series (labels decoded by their chains, hashes' keys found again by
- * key_cache.h), each histogram through its series' tracker. */
+/* Map views (map_view.h) read once per interval and sent: arrays' rows through map_read.h,
+ * each row a series (labels decoded by their chains), each histogram through its series'
+ * tracker; hashes as series (series_read.h), as a program's maps are. */
 #include "libcore/read/map_view.h"
 
 #include "base/log.h"
 #include "libcore/engine/module.h"
 #include "libcore/hist/ratio.h"
-#include "libcore/read/key_cache.h"
+#include "libcore/read/series_read.h"
 #include "libcore/read/view_state.h"
 
 #include <bpf/libbpf.h>
@@ -54,12 +54,10 @@ static int read_view(struct module *m, const struct map_view *v, struct view_sta
 	if (v->before_read)
 		v->before_read(m);
 	view_labels_next_read(&s->labels);
-	if (s->keys)
-		key_cache_next_read(s->keys);
+	if (s->series)
+		return series_reader_read(s->series); /* its entries are summed as they are sent */
 	e = map_read_read(&s->rd);
-	if (e || s->hash)
-		return e; /* a hash's entries are summed as they are sent */
-	return read_array(v, s);
+	return e ? e : read_array(v, s);
 }
 
 int views_read(struct module *m)
@@ -125,8 +123,8 @@ static void emit_rows_as_values(const struct module *m, const struct map_view *v
 		emit_ratio(v->ratio, s, sink);
 }
 
-/* A series' labels, decoded when a value of it is first sent (most syscall rows are zero at
- * any read) or when its key is due (key_cache.h); with fresh_labels at every read. */
+/* A row's labels, decoded when a value of it is first sent (most syscall rows are zero at
+ * any read); with fresh_labels at every read. */
 struct lazy_instance {
 	const struct map_view *v;
 	struct view_state *s;
@@ -146,8 +144,7 @@ static const char *instance_text(struct lazy_instance *li)
 	sl = &li->s->slots[li->slot];
 	if (!sl->decoded || (li->v->fresh_labels && !li->fresh)) {
 		li->fresh = true;
-		view_labels_decode(&li->s->labels, li->key, li->s->texts ? li->s->texts[li->slot] : texts,
-				   sl->instance, sizeof(sl->instance));
+		view_labels_decode(&li->s->labels, li->key, texts, sl->instance, sizeof(sl->instance));
 		sl->decoded = true;
 	}
 	return sl->instance;
@@ -252,80 +249,18 @@ static void emit_array(const struct module *m, const struct map_view *v, struct 
 		emit_per_cpu(m, v, s, sink);
 }
 
-/* The series of a hash key: the key cache's answer; for a key it does not know (or that is
- * due, key_cache.h) the slot that holds it, else a new one. -1 without room (the slots are
- * as many as the map's entries). A hash view's keys are few (block: disks x operations), so
- * a key due again is looked for by a walk of the slots. */
-static int slot_of(const struct map_view *v, struct view_state *s, const uint8_t *key)
-{
-	uint32_t known = key_cache_get(s->keys, key), i;
-
-	if (known)
-		return (int)known - 1;
-	for (i = 0; i < s->nslots; i++)
-		if (!memcmp(s->slot_keys + (size_t)i * v->key_size, key, v->key_size))
-			break;
-	if (i == s->nslots) {
-		if (s->nslots == s->nrows)
-			return -1;
-		memcpy(s->slot_keys + (size_t)s->nslots++ * v->key_size, key, v->key_size);
-	}
-	s->slots[i].decoded = false; /* new, or due: its labels are decoded again */
-	key_cache_put(s->keys, i + 1);
-	return (int)i;
-}
-
-/* Entry i of the last read: its copies summed, its histograms unpacked for the precision. */
-static const char *hash_value(const struct module *m, const struct map_view *v, struct view_state *s, uint32_t i)
-{
-	map_read_sum(&s->rd, i, s->packed, s->rd.copy_size / 8);
-	if (v->packed_rows)
-		hist_rows_unpack(s->packed, s->values, v->packed_head, v->packed_rows, m->precision);
-	else
-		memcpy(s->values, s->packed, s->rd.copy_size < v->value_size ? s->rd.copy_size : v->value_size);
-	return (const char *)s->values;
-}
-
-/* The entry hook's answer for a series, asked at every read with its labels' texts. */
-static bool entry_sends(struct module *m, const struct map_view *v, struct lazy_instance *li, const char *value)
-{
-	const char *labels[VIEW_MAX_LABELS];
-
-	if (!v->entry)
-		return true;
-	instance_text(li);
-	for (int k = 0; k < li->s->labels.n; k++)
-		labels[k] = li->s->texts[li->slot][k];
-	return v->entry(m, li->key, value, labels);
-}
-
-static void emit_hash(struct module *m, const struct map_view *v, struct view_state *s,
-		      const struct metric_sink *sink)
-{
-	for (uint32_t i = 0; i < s->rd.dump.count; i++) {
-		const uint8_t *key = map_read_key(&s->rd, i);
-		const char *value = hash_value(m, v, s, i);
-		int slot = slot_of(v, s, key);
-		struct lazy_instance li = { .v = v, .s = s, .slot = (uint32_t)slot, .key = key };
-
-		if (slot < 0 || !entry_sends(m, v, &li, value))
-			continue;
-		emit_fields(m, v, &li, value, &s->trackers[(size_t)slot * s->nhist], sink);
-	}
-}
-
 void views_emit(struct module *m, const struct metric_sink *sink)
 {
 	for (int i = 0; m->views && i < m->ops->nviews; i++) {
 		const struct map_view *v = &m->ops->views[i];
 		struct view_state *s = &m->views[i];
 
-		if (!s->active || !s->values)
+		if (!s->active || (!s->values && !s->series))
 			continue;
 		if (v->rows)
 			emit_rows_as_values(m, v, s, sink);
-		else if (s->hash)
-			emit_hash(m, v, s, sink);
+		else if (s->series)
+			series_reader_send(s->series, sink);
 		else
 			emit_array(m, v, s, sink);
 	}

@@ -1,10 +1,11 @@
-/* Map views (map_view.h) set up once the object is loaded: each view's reader (map_read.h),
- * its series' histogram trackers, its labels' decoders, and freed at stop. */
+/* Map views (map_view.h) set up once the object is loaded: each array view's reader
+ * (map_read.h) and its series' histogram trackers, each hash view as series
+ * (series_read.h), their labels' decoders; freed at stop. */
 #include "libcore/read/map_view.h"
 
 #include "include/hist_row.h"
 #include "libcore/engine/module.h"
-#include "libcore/read/key_cache.h"
+#include "libcore/read/series_read.h"
 #include "libcore/read/view_state.h"
 
 #include <bpf/bpf.h>
@@ -78,22 +79,13 @@ static struct hist_tracker *new_trackers(size_t n, unsigned int precision)
 	return t;
 }
 
-/* The series of a keys-as-instances view: slots, their trackers, labels kept for the entry
- * hook, and for a hash the keys met and their cache. */
+/* The series of an array view: slots and their trackers. */
 static int start_series(struct module *m, const struct map_view *v, struct view_state *s)
 {
 	s->nhist = count_hist_fields(v);
 	s->trackers = new_trackers((size_t)s->nrows * s->nhist, m->precision);
 	s->slots = calloc(s->nrows ? s->nrows : 1, sizeof(*s->slots));
-	if (v->entry)
-		s->texts = calloc(s->nrows ? s->nrows : 1, sizeof(*s->texts));
-	if (s->hash) {
-		s->slot_keys = calloc(s->nrows ? s->nrows : 1, v->key_size);
-		s->keys = key_cache_new(v->key_size, s->nrows);
-		s->packed = calloc(1, s->rd.copy_size + 8);
-	}
-	if (!s->trackers || !s->slots || (v->entry && !s->texts) ||
-	    (s->hash && (!s->slot_keys || !s->keys || !s->packed)))
+	if (!s->trackers || !s->slots)
 		return -ENOMEM;
 	if (v->per_cpu_feature && needs_met(m, v->per_cpu_feature)) {
 		s->cpu_trackers = new_trackers((size_t)s->rd.copies * s->nhist, m->precision);
@@ -103,18 +95,59 @@ static int start_series(struct module *m, const struct map_view *v, struct view_
 	return 0;
 }
 
+/* A field of a hash view as a series' field: only one whose needs are met. */
+static void describe_field(const struct view_field *f, struct series_field *sf, struct metric_id *count_id)
+{
+	*sf = (struct series_field){ .kind = f->kind, .id = { .name = f->metric }, .offset = (uint32_t)f->offset,
+				     .width = sizeof(uint64_t), .send_zero = f->flags & VIEW_ALWAYS,
+				     .instance_prefix = f->instance_prefix, .unit = f->unit };
+	if (f->count_metric) {
+		*count_id = (struct metric_id){ .name = f->count_metric };
+		sf->count_id = count_id;
+	}
+}
+
+/* A hash view read as series (series_read.h), as a program's map is: its labels' chains,
+ * its copies summed and its packed rows unpacked, room for every entry the map can hold (so
+ * nothing folds into `other` while the map keeps its keys). */
+static int start_hash(struct module *m, const struct map_view *v, struct view_state *s, struct bpf_map *map,
+		      char *err, size_t errlen)
+{
+	struct series_view *sv = &s->series_view;
+
+	*sv = (struct series_view){
+		.map = v->map, .fd = s->fd, .hash = true, .key_size = v->key_size,
+		.value_size = bpf_map__value_size(map), .max_entries = bpf_map__max_entries(map),
+		.sum_copies = true, .packed_head = v->packed_head, .packed_rows = v->packed_rows,
+		.full_size = v->value_size, .precision = m->precision, .lone_name = "",
+		.fresh_labels = v->fresh_labels, .entry = v->entry, .entry_module = m,
+		.max_series = bpf_map__max_entries(map),
+	};
+	for (int i = 0; i < s->labels.n && i < SERIES_MAX_LABELS; i++)
+		sv->labels[sv->nlabels++] = (struct series_label){ .name = s->labels.decl[i]->name,
+								   .offset = s->labels.decl[i]->offset,
+								   .size = s->labels.decl[i]->size,
+								   .chain = &s->labels.chains[i] };
+	for (int i = 0; i < v->nfields && sv->nfields < SERIES_MAX_FIELDS; i++) {
+		if (!needs_met(m, v->fields[i].needs))
+			continue;
+		describe_field(&v->fields[i], &sv->fields[sv->nfields], &s->count_ids[sv->nfields]);
+		sv->nfields++;
+	}
+	s->series = series_reader_new(sv, err, errlen);
+	return s->series ? 0 : -1;
+}
+
 /* A bare row sized for its precision is read into the prefix of its full-size place. */
 static int start_map(struct module *m, const struct map_view *v, struct view_state *s, struct bpf_map *map)
 {
 	int e;
 
-	s->hash = v->shape == VIEW_HASH;
-	s->nrows = v->nrows && !s->hash ? v->nrows : bpf_map__max_entries(map);
-	e = map_read_init(&s->rd, s->fd, s->hash, s->hash ? v->key_size : sizeof(uint32_t),
-			  bpf_map__value_size(map), s->nrows);
+	s->nrows = v->nrows ? v->nrows : bpf_map__max_entries(map);
+	e = map_read_init(&s->rd, s->fd, false, sizeof(uint32_t), bpf_map__value_size(map), s->nrows);
 	if (e)
 		return e;
-	s->values = calloc(s->hash ? 1 : (s->nrows ? s->nrows : 1), v->value_size);
+	s->values = calloc(s->nrows ? s->nrows : 1, v->value_size);
 	if (v->ratio)
 		s->prev = calloc(s->nrows ? s->nrows : 1, v->value_size);
 	if (!s->values || (v->ratio && !s->prev))
@@ -143,6 +176,8 @@ static int start_view(struct module *m, const struct map_view *v, struct view_st
 	}
 	if (view_labels_init(&s->labels, v, m->features, err, errlen))
 		return -1;
+	if (v->shape == VIEW_HASH)
+		return start_hash(m, v, s, map, err, errlen);
 	e = start_map(m, v, s, map);
 	if (e) {
 		snprintf(err, errlen, "cannot set up map readers: %s", strerror(-e));
@@ -189,16 +224,13 @@ void views_free(struct module *m)
 
 		ring_buffer__free(s->rb); /* NULL-safe; before the map it maps goes away */
 		map_read_free(&s->rd);
+		series_reader_free(s->series);
 		view_labels_free(&s->labels);
-		key_cache_free(s->keys);
 		free(s->values);
-		free(s->packed);
 		free(s->prev);
 		free(s->trackers);
 		free(s->cpu_trackers);
 		free(s->slots);
-		free(s->texts);
-		free(s->slot_keys);
 	}
 	free(m->views);
 	m->views = NULL;

@@ -1,0 +1,101 @@
+/* A map read as series: the one description that a module's keyed map view (map_view.h,
+ * made by view_start.c) and a <Program>'s <Counter>, <Gauge> or <Histogram> block
+ * (program_config.h, made by program_read.c) both become, and series_read.h reads.
+ *
+ * Every entry's key is decoded into labels, each by its decoder chain; the labels' texts,
+ * each made safe (label_value.h), joined by "-" or put into a TypeInstance template, name
+ * the entry's series. Entries with the same name are added up into one series. Each value
+ * field of the entry is one value of the series: a counter, a gauge or a histogram. */
+#ifndef EBPF_READ_SERIES_VIEW_H
+#define EBPF_READ_SERIES_VIEW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "libcore/engine/module.h"
+#include "libcore/hist/hist.h"
+#include "libcore/read/map_view.h"
+
+struct decoder_chain;
+
+#define SERIES_MAX_LABELS 8
+#define SERIES_MAX_FIELDS 8
+
+struct series_label {
+	const char *name;
+	uint32_t offset, size; /* in the key */
+	struct decoder_chain *chain;
+};
+
+/* What a foreign histogram layout adds of one entry (one CPU's copy) into a series' slots
+ * (the engine's, at the view's precision) and its sum; a program's slot conventions
+ * (slot_map.h), walked once or twice per read (reclaim_after). `sum_to_unit` turns an added-up sum into the engine's unit at send. */
+struct series_hist_source {
+	void *ctx;
+	void (*begin)(void *ctx); /* before each walk of a read's entries (may be NULL) */
+	void (*add)(void *ctx, const uint8_t *key, const uint8_t *value, uint64_t *slots, uint64_t *sum);
+	uint64_t (*sum_to_unit)(void *ctx, uint64_t sum);
+};
+
+struct series_field {
+	enum view_value_kind kind;
+	struct metric_id id;
+	/* a counter or gauge: the whole number of `width` bytes (1, 2, 4 or 8) at offset;
+	 * a histogram without a source: a struct hist_row at offset */
+	uint32_t offset, width;
+	/* A series with entries sends its value even when it is 0 (a program's counters);
+	 * else only a value that is not 0 (a module's: "a series with data"). */
+	bool send_zero;
+	const char *instance_prefix; /* "connect" + "80" -> "connect-80", + "" -> "connect" */
+	/* histograms */
+	enum hist_unit unit;
+	const struct series_hist_source *source; /* NULL: a struct hist_row */
+	bool no_sum;                  /* the map keeps no sum: no mean rather than a made-up 0 */
+	/* The lifetime count beside the histogram: with count_named, as "<series>-count" (and
+	 * "<series>-sum" unless no_sum) at every read (a program's); else under the series'
+	 * own instance once it has events (a module's count_metric). NULL: none. */
+	const struct metric_id *count_id;
+	bool count_named;
+};
+
+struct series_view {
+	const char *map;          /* names the gauges folded-, unmatched- */
+	/* the map */
+	int fd;
+	bool hash;
+	uint32_t key_size, value_size, max_entries;
+	/* The copies of a per-CPU map summed word by word before the fields are read, and
+	 * packed histogram rows unpacked (HIST_PACKED_ROW_OFFSET: packed_rows rows from byte
+	 * packed_head on) into full_size bytes: a module's values. Else each copy is added on
+	 * its own (a program's fields may be narrower than a word). */
+	bool sum_copies;
+	size_t packed_head, full_size;
+	unsigned int packed_rows;
+	unsigned int precision;   /* of the series' histograms (and of packed rows) */
+	/* naming */
+	struct series_label labels[SERIES_MAX_LABELS];
+	int nlabels;
+	const char *type_instance;  /* "%{label}" template, or NULL: the labels joined by "-" */
+	bool cpu_label;             /* PerCPU "label": each CPU its own series, "cpu<N>" last */
+	const char *lone_name;      /* the name of the series of a view without labels */
+	/* Labels decoded at every read, not once per KEY_CACHE_REFRESH reads: a disk's name
+	 * after a hot replug (and always with an entry hook). */
+	bool fresh_labels;
+	/* A module's entry hook (map_view.h `entry`): every entry of every read, its key, its
+	 * value (the copies summed, unpacked) and its labels' texts as decoded (before they are
+	 * made safe); false keeps its values from being sent. Needs sum_copies. */
+	bool (*entry)(struct module *m, const void *key, const void *value, const char *const *labels);
+	struct module *entry_module;
+	/* values */
+	struct series_field fields[SERIES_MAX_FIELDS];
+	int nfields;
+	/* The cap: at most max_series series; the label sets beyond go into the series "other",
+	 * counted by gauge "folded-<map>" (sent once the cap is reached with folded_when_full,
+	 * else once anything folded). reclaim_after: reads without a change after which a
+	 * series gives its place to a newcomer (0: never). */
+	uint32_t max_series, reclaim_after;
+	bool folded_when_full;
+};
+
+#endif
