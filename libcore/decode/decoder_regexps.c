@@ -6,7 +6,7 @@
  * The patterns are tried in order; the first that matches gives the label, its group 1 (a
  * pattern with one group) or the whole match (a pattern without). Text that no pattern
  * matches drops the key's label set (label_decoder.dropped): its values are not sent, and the
- * reader counts such keys (gauge-unmatched-<map>, program_read.c) where ebpf_exporter loses
+ * reader counts such keys (gauge-unmatched-<map>, series_read.c) where ebpf_exporter loses
  * them without a trace.
  *
  * The patterns are POSIX extended expressions, bounded as regexp's are (regex_size.h: no

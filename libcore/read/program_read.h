@@ -1,6 +1,7 @@
-/* Reading a user's program's maps as its <Counter>, <Gauge> and <Histogram> blocks say:
- * every entry's key decoded into labels, entries with the same labels added up into one
- * series, the series sent through the metric sink. A view keeps at most MaxSeries series:
+/* Reading a user's program's maps as its <Counter>, <Gauge> and <Histogram> blocks say, by
+ * the one reader of keyed maps (series_read.h): every entry's key decoded into labels,
+ * entries with the same labels added up into one series, the series sent through the metric
+ * sink. A view keeps at most MaxSeries series:
  * label sets beyond are added into the series "other" and their number is sent as
  * gauge "folded-<map>", so nothing read is lost from the totals. A key whose label set a
  * decoder drops (regexps: ebpf_exporter's regexp, no pattern matched) has no series; their
