@@ -12,7 +12,10 @@
  *  - rows as values (`rows`): a u64 array whose every row means something else, such as
  *    a module's `stats` (row 0 "dropped"/"start_lost", row 1 ...) or dcache's counts;
  *  - keys as instances (`fields`): an array (the row is the key) or a hash (block's disk and
- *    operation) of structs, each key an instance, each field a metric.
+ *    operation) of structs, each key an instance, each field a metric. These are read as
+ *    series (series_view.h, series_read.h), by the reader of a user's program's maps:
+ *    view_start.c describes the view as series, a key's labels name its series
+ *    (series_name.h), and a value is sent when it is not 0 (a histogram: once it has events).
  */
 #ifndef EBPF_READ_MAP_VIEW_H
 #define EBPF_READ_MAP_VIEW_H

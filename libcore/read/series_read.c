@@ -5,6 +5,7 @@
 #include "libcore/decode/label_decoder.h"
 #include "libcore/read/key_cache.h"
 #include "libcore/read/map_read.h"
+#include "libcore/read/series_name.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -115,14 +116,17 @@ static void free_hists(const struct series_reader *r, struct series *s)
 	}
 }
 
-/* A new series' fields: zero, and a histogram's slots and tracker. False: out of memory. */
-static bool fields_init(const struct series_reader *r, struct series *s)
+/* A new series' fields: zero; a histogram with a source (a program's) gets its slots and
+ * tracker now, so that a series without memory for them goes into `other`; a struct
+ * hist_row's (a module's) at its first events, so that the rows that never see one (most
+ * syscalls) cost no slots (all_hists: now, for the carry). False: out of memory. */
+static bool fields_init(const struct series_reader *r, struct series *s, bool all_hists)
 {
 	const struct series_view *v = r->v;
 
 	for (int f = 0; f < v->nfields; f++) {
 		s->acc[f] = (struct field_acc){ 0 };
-		if (v->fields[f].kind != VALUE_HISTOGRAM)
+		if (v->fields[f].kind != VALUE_HISTOGRAM || (!v->fields[f].source && !all_hists))
 			continue;
 		if (!(s->acc[f].hist = calloc(1, sizeof(*s->acc[f].hist)))) {
 			free_hists(r, s);
@@ -153,7 +157,7 @@ static struct series *series_for(struct series_reader *r, const char *name)
 			return &r->other;
 		}
 		s = &r->series[r->nseries];
-		if (r->nseries == r->v->max_series || !fields_init(r, s)) {
+		if (r->nseries == r->v->max_series || !fields_init(r, s, false)) {
 			r->folded++; /* beyond max_series (or out of memory): counted, never lost */
 			r->waiting++;
 			return &r->other;
@@ -166,122 +170,77 @@ static struct series *series_for(struct series_reader *r, const char *name)
 	}
 }
 
-/* Appends text to buf (cap bytes, NUL kept), cut at the end: no printf per label, which
- * costs more than the decoding over 10,000 keys. */
-static void append(char *buf, size_t cap, size_t *used, const char *text)
+static bool row_is_zero(const uint8_t *row, unsigned int nslots)
 {
-	size_t n = strlen(text);
+	uint64_t w;
 
-	if (*used + n >= cap)
-		n = cap - 1 - *used;
-	memcpy(buf + *used, text, n);
-	*used += n;
-	buf[*used] = '\0';
-}
-
-/* The TypeInstance template with %{label} (and %{cpu}) replaced by the labels' texts. */
-static void fill_template(const struct series_view *v, char texts[][LABEL_VALUE_MAX], const char *cpu_text,
-			  char *raw, size_t cap)
-{
-	size_t used = 0;
-
-	raw[0] = '\0';
-	for (const char *p = v->type_instance; *p && used + 1 < cap;) {
-		const char *end, *text = NULL;
-
-		if (p[0] == '%' && p[1] == '{' && (end = strchr(p, '}'))) {
-			size_t n = (size_t)(end - p - 2);
-
-			for (int i = 0; i < v->nlabels; i++)
-				if (strlen(v->labels[i].name) == n && !strncmp(v->labels[i].name, p + 2, n))
-					text = texts[i];
-			if (!text && n == 3 && !strncmp(p + 2, "cpu", 3) && cpu_text)
-				text = cpu_text;
-			if (text) {
-				append(raw, cap, &used, text);
-				p = end + 1;
-				continue;
-			}
-		}
-		raw[used++] = *p++;
-		raw[used] = '\0';
-	}
-}
-
-/* The series name of a key: TypeInstance with %{label} replaced, or the labels joined by
- * "-" (and "cpu<N>" last with a CPU label). Each label's value is made safe for collectd
- * on its own (the cgroup "/" is "root" wherever the label stands, a leading '/' is dropped
- * from each label, not only from the name's start); the whole name then only keeps to
- * collectd's length and to what the TypeInstance text itself holds. `decoded`, when not
- * NULL, gets each label's text as its chain made it (an entry hook's). False: the key's
- * label set is dropped (regexps). */
-static bool series_name(struct series_reader *r, const uint8_t *key, int cpu, char *out,
-			char (*decoded)[DECODE_TEXT_MAX])
-{
-	const struct series_view *v = r->v;
-	char texts[SERIES_MAX_LABELS][LABEL_VALUE_MAX], raw[1024], cpu_text[16], text[DECODE_TEXT_MAX];
-	size_t used = 0;
-
-	for (int i = 0; i < v->nlabels; i++) {
-		char *to = decoded ? decoded[i] : text;
-
-		if (!decoder_chain_decode_kept(v->labels[i].chain, key + v->labels[i].offset, v->labels[i].size, to,
-					       DECODE_TEXT_MAX))
+	for (unsigned int k = 0; k <= nslots; k++) { /* the sum, then the slots */
+		memcpy(&w, row + k * sizeof(w), sizeof(w));
+		if (w)
 			return false;
-		label_value_safe(to, texts[i]);
 	}
-	if (cpu >= 0)
-		snprintf(cpu_text, sizeof(cpu_text), "cpu%d", cpu);
-	raw[0] = '\0';
-	if (v->type_instance) {
-		fill_template(v, texts, cpu >= 0 ? cpu_text : NULL, raw, sizeof(raw));
-	} else {
-		for (int i = 0; i < v->nlabels; i++) {
-			if (i)
-				append(raw, sizeof(raw), &used, "-");
-			append(raw, sizeof(raw), &used, texts[i]);
-		}
-		if (cpu >= 0) {
-			if (used)
-				append(raw, sizeof(raw), &used, "-");
-			append(raw, sizeof(raw), &used, cpu_text);
-		}
-	}
-	if (!v->type_instance && !v->nlabels && cpu < 0) {
-		snprintf(out, LABEL_VALUE_MAX, "%s", v->lone_name);
-		return true;
-	}
-	label_value_safe(raw, out);
 	return true;
 }
 
-/* Adds one value (one CPU's copy, or the copies summed) of an entry into series s. */
-static void add_entry(struct series_reader *r, struct series *s, const uint8_t *key, const uint8_t *val)
+/* A struct hist_row into a field: the first entry of the read copied, the others added. */
+static void add_row(const struct series_reader *r, struct field_acc *a, const uint8_t *row, bool first)
+{
+	unsigned int nslots = HIST_NSLOTS(r->v->precision);
+	const uint8_t *slots = row + offsetof(struct hist_row, slots);
+	uint64_t sum;
+
+	if (!a->hist) {
+		if (row_is_zero(row, nslots))
+			return; /* no events yet: the slots wait for them */
+		if (!(a->hist = calloc(1, sizeof(*a->hist))))
+			return; /* out of memory: the row waits for the next read */
+		hist_tracker_init(&a->hist->tracker, 1, r->v->precision);
+		first = true; /* the earlier entries of this read were empty */
+	}
+	memcpy(&sum, row + offsetof(struct hist_row, sum), sizeof(sum));
+	if (first) {
+		memcpy(a->hist->slots, slots, nslots * sizeof(uint64_t));
+		a->sum = sum;
+		return;
+	}
+	a->sum += sum;
+	for (unsigned int k = 0; k < nslots; k++) {
+		uint64_t c;
+
+		memcpy(&c, slots + k * sizeof(c), sizeof(c));
+		a->hist->slots[k] += c;
+	}
+}
+
+/* Adds one value (one CPU's copy, or the copies summed) of an entry into series s: the first
+ * entry of a read is copied (nothing is cleared between reads), the others added. */
+static void add_entry(struct series_reader *r, struct series *s, const uint8_t *key, const uint8_t *val,
+		      bool hists_only)
 {
 	const struct series_view *v = r->v;
+	bool first = !s->seen;
 
 	s->seen = true;
 	for (int i = 0; i < v->nfields; i++) {
 		const struct series_field *f = &v->fields[i];
 		struct field_acc *a = &s->acc[i];
-		struct hist_row row;
 
 		if (f->kind != VALUE_HISTOGRAM) {
-			a->value += map_read_uint(val + f->offset, f->width);
-			continue;
-		}
-		if (f->source) {
-			f->source->add(f->source->ctx, key, val, a->hist->slots, &a->sum);
-			continue;
-		}
-		memcpy(&row.sum, val + f->offset + offsetof(struct hist_row, sum), sizeof(row.sum));
-		a->sum += row.sum;
-		for (unsigned int k = 0; k < HIST_NSLOTS(v->precision); k++) {
-			uint64_t c;
+			uint64_t x = map_read_uint(val + f->offset, f->width);
 
-			memcpy(&c, val + f->offset + offsetof(struct hist_row, slots) + k * sizeof(c), sizeof(c));
-			a->hist->slots[k] += c;
+			if (!hists_only)
+				a->value = first ? x : a->value + x;
+			continue;
 		}
+		if (!f->source) {
+			add_row(r, a, val + f->offset, first);
+			continue;
+		}
+		if (first) {
+			memset(a->hist->slots, 0, HIST_NSLOTS(v->precision) * sizeof(uint64_t));
+			a->sum = 0;
+		}
+		f->source->add(f->source->ctx, key, val, a->hist->slots, &a->sum);
 	}
 }
 
@@ -302,7 +261,7 @@ static struct series *series_of_key(struct series_reader *r, const uint8_t *key)
 		r->waiting += known == KEY_WAITING;
 		return &r->other;
 	}
-	if (known == KEY_DROPPED || (!known && !series_name(r, key, -1, name, NULL))) {
+	if (known == KEY_DROPPED || (!known && !series_name(r->v, key, -1, name, NULL))) {
 		if (!known)
 			key_cache_put(r->keys, KEY_DROPPED);
 		r->unmatched++;
@@ -323,7 +282,7 @@ static struct series *series_of_fresh_key(struct series_reader *r, const uint8_t
 	char name[LABEL_VALUE_MAX], decoded[SERIES_MAX_LABELS][DECODE_TEXT_MAX];
 	const char *labels[SERIES_MAX_LABELS];
 
-	if (!series_name(r, key, -1, name, decoded)) {
+	if (!series_name(r->v, key, -1, name, decoded)) {
 		r->unmatched++;
 		return NULL;
 	}
@@ -357,7 +316,11 @@ static void add_key(struct series_reader *r, uint32_t i)
 
 		s = r->keys ? series_of_key(r, key) : series_of_fresh_key(r, key, value);
 		if (s)
-			add_entry(r, s, key, value);
+			add_entry(r, s, key, value, false);
+		for (int cpu = 0; r->v->cpu_series && cpu < r->rd.copies; cpu++) {
+			snprintf(name, sizeof(name), "cpu%d", cpu);
+			add_entry(r, series_for(r, name), key, map_read_value(&r->rd, i, cpu), true);
+		}
 		return;
 	}
 	if (!r->v->cpu_label && !(s = series_of_key(r, key))) /* else one per CPU */
@@ -366,13 +329,13 @@ static void add_key(struct series_reader *r, uint32_t i)
 		struct series *to = s;
 
 		if (!to) {
-			if (!series_name(r, key, cpu, name, NULL)) {
+			if (!series_name(r->v, key, cpu, name, NULL)) {
 				r->unmatched += cpu == 0;
 				continue;
 			}
 			to = series_for(r, name);
 		}
-		add_entry(r, to, key, map_read_value(&r->rd, i, cpu));
+		add_entry(r, to, key, map_read_value(&r->rd, i, cpu), false);
 	}
 }
 
@@ -391,8 +354,11 @@ static bool send_hist(const struct series_field *f, struct field_acc *a, const c
 {
 	struct hist_interval h;
 	char total[LABEL_VALUE_MAX + 8];
-	uint64_t sum = f->source && f->source->sum_to_unit ? f->source->sum_to_unit(f->source->ctx, a->sum) : a->sum;
+	uint64_t sum;
 
+	if (!a->hist)
+		return false; /* no events yet */
+	sum = f->source && f->source->sum_to_unit ? f->source->sum_to_unit(f->source->ctx, a->sum) : a->sum;
 	hist_advance(&a->hist->tracker, a->hist->slots, sum, &h);
 	h.no_sum = f->no_sum;
 	/* Every read once there were events: the SNMP tables keep the row and its buckets,
@@ -441,26 +407,19 @@ static void send_series(struct series_reader *r, struct series *s, const char *n
 	s->idle = changed ? 0 : s->idle + 1;
 }
 
-/* Only the slots a series of this layout uses, and only where a series is (the reader walks
- * its dense series, never the index): at 1,089 slots a row, clearing more would cost more
- * than the read. */
-static void clear_read(const struct series_reader *r, struct series *s)
+/* A read starts with no series seen: each one's first entry then overwrites what the last
+ * read left (add_entry), so nothing is cleared, and a series not seen is never sent. */
+static void clear_read(struct series *s)
 {
 	s->seen = false;
-	for (int f = 0; f < r->v->nfields; f++) {
-		s->acc[f].value = 0;
-		s->acc[f].sum = 0;
-		if (s->acc[f].hist)
-			memset(s->acc[f].hist->slots, 0, HIST_NSLOTS(r->v->precision) * sizeof(uint64_t));
-	}
 }
 
 /* Walks the whole last read into the series (and `other`). */
 static void add_dump(struct series_reader *r)
 {
 	for (uint32_t i = 0; i < r->nseries; i++)
-		clear_read(r, &r->series[i]);
-	clear_read(r, &r->other);
+		clear_read(&r->series[i]);
+	clear_read(&r->other);
 	r->folded = 0;
 	r->waiting = 0;
 	r->unmatched = 0;
@@ -471,9 +430,12 @@ static void add_dump(struct series_reader *r)
 		add_key(r, i);
 }
 
-/* What a series given up leaves in `other`'s carry. */
+/* What a series given up leaves in `other`'s carry: what it has in this read (nothing when
+ * its keys left the map). */
 static void carry_series(struct series_reader *r, const struct series *s)
 {
+	if (!s->seen)
+		return;
 	for (int f = 0; f < r->v->nfields; f++) {
 		struct field_acc *c = &r->carry[f];
 
@@ -547,7 +509,7 @@ static void send_other(struct series_reader *r, const struct metric_sink *sink)
 
 		uncarry(&a->value, c->value);
 		uncarry(&a->sum, c->sum);
-		if (a->hist)
+		if (a->hist && c->hist)
 			for (unsigned int k = 0; k < HIST_NSLOTS(r->v->precision); k++)
 				uncarry(&a->hist->slots[k], c->hist->slots[k]);
 	}
@@ -588,13 +550,15 @@ void series_reader_send(struct series_reader *r, const struct metric_sink *sink)
 		sink->gauge(sink->ctx, METRIC("unmatched"), v->map, r->unmatched);
 }
 
-/* The fields of `other` and of the carry: made once, at start. */
+/* The fields of `other` (as a series': a module's views never fold, and their histograms
+ * in `other` would be memory never used) and of the carry (with reclaim_after only): made
+ * once, at start. */
 static bool spare_fields_init(struct series_reader *r)
 {
 	struct series carry = { .acc = r->carry };
 
 	r->other.acc = r->accs + (size_t)r->v->max_series * r->v->nfields;
-	return fields_init(r, &r->other) && fields_init(r, &carry);
+	return fields_init(r, &r->other, false) && (!r->v->reclaim_after || fields_init(r, &carry, true));
 }
 
 static int reader_alloc(struct series_reader *r)

@@ -78,6 +78,9 @@ struct series_view {
 	int nlabels;
 	const char *type_instance;  /* "%{label}" template, or NULL: the labels joined by "-" */
 	bool cpu_label;             /* PerCPU "label": each CPU its own series, "cpu<N>" last */
+	/* With sum_copies: each CPU's own copy also as the series "cpu<N>", of the histograms
+	 * alone, beside the sum (a module's PerCPU: runqueue). */
+	bool cpu_series;
 	const char *lone_name;      /* the name of the series of a view without labels */
 	/* Labels decoded at every read, not once per KEY_CACHE_REFRESH reads: a disk's name
 	 * after a hot replug (and always with an entry hook). */

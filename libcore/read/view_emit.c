@@ -1,6 +1,6 @@
-/* Map views (map_view.h) read once per interval and sent: arrays' rows through map_read.h,
- * each row a series (labels decoded by their chains), each histogram through its series'
- * tracker; hashes as series (series_read.h), as a program's maps are. */
+/* Map views (map_view.h) read once per interval and sent: keyed views (an array's rows or a
+ * hash's keys as instances) as series (series_read.h), as a program's maps are; rows as
+ * values through map_read.h, with their ratio; ring buffers drained. */
 #include "libcore/read/map_view.h"
 
 #include "base/log.h"
@@ -19,8 +19,7 @@ static bool needs_met(const struct module *m, uint32_t needs)
 	return (m->features & needs) == needs;
 }
 
-/* Every row of an array, summed over the CPUs (a bare row sized for its precision fills
- * the prefix of its full-size place). */
+/* Every row of a rows-as-values array, summed over the CPUs. */
 static int read_array(const struct map_view *v, struct view_state *s)
 {
 	size_t words = s->rd.copy_size / 8;
@@ -123,132 +122,6 @@ static void emit_rows_as_values(const struct module *m, const struct map_view *v
 		emit_ratio(v->ratio, s, sink);
 }
 
-/* A row's labels, decoded when a value of it is first sent (most syscall rows are zero at
- * any read); with fresh_labels at every read. */
-struct lazy_instance {
-	const struct map_view *v;
-	struct view_state *s;
-	uint32_t slot;
-	const void *key;
-	const char *fixed; /* per-CPU series: "cpu<N>", no labels */
-	bool fresh;        /* decoded this read already */
-};
-
-static const char *instance_text(struct lazy_instance *li)
-{
-	struct view_slot *sl;
-	char texts[VIEW_MAX_LABELS][VIEW_LABEL_TEXT];
-
-	if (li->fixed)
-		return li->fixed;
-	sl = &li->s->slots[li->slot];
-	if (!sl->decoded || (li->v->fresh_labels && !li->fresh)) {
-		li->fresh = true;
-		view_labels_decode(&li->s->labels, li->key, texts, sl->instance, sizeof(sl->instance));
-		sl->decoded = true;
-	}
-	return sl->instance;
-}
-
-/* "connect" + "80" -> "connect-80", "connect" + "" -> "connect". */
-static const char *prefixed(const struct view_field *f, const char *instance, char *buf, size_t len)
-{
-	if (!f->instance_prefix)
-		return instance;
-	snprintf(buf, len, "%s%s%s", f->instance_prefix, instance[0] ? "-" : "", instance);
-	return buf;
-}
-
-static void send_field(const struct metric_sink *sink, const struct view_field *f, const char *instance,
-		       uint64_t u, const struct hist_interval *iv)
-{
-	switch (f->kind) {
-	case VALUE_COUNTER:
-		sink->counter(sink->ctx, METRIC(f->metric), instance, u);
-		break;
-	case VALUE_GAUGE:
-		if (sink->gauge)
-			sink->gauge(sink->ctx, METRIC(f->metric), instance, (double)u);
-		break;
-	case VALUE_HISTOGRAM:
-		if (f->count_metric)
-			sink->counter(sink->ctx, METRIC(f->count_metric), instance, iv->total_count);
-		sink->histogram(sink->ctx, METRIC(f->metric), instance, f->unit, iv);
-		break;
-	}
-}
-
-/* A field with data (a histogram with events this interval, a non-zero count unless
- * VIEW_ALWAYS) under its series' instance. */
-static void emit_field(const struct metric_sink *sink, const struct view_field *f, struct lazy_instance *li,
-		       const char *value, struct hist_tracker *t)
-{
-	char buf[VIEW_INSTANCE_MAX + 64];
-	uint64_t u = 0;
-	struct hist_interval iv;
-
-	if (f->kind == VALUE_HISTOGRAM) {
-		if (!histogram_interval(t, value + f->offset, &iv))
-			return;
-	} else {
-		memcpy(&u, value + f->offset, sizeof(u));
-		if (!u && !(f->flags & VIEW_ALWAYS))
-			return;
-	}
-	send_field(sink, f, prefixed(f, instance_text(li), buf, sizeof(buf)), u, &iv);
-}
-
-static void emit_fields(const struct module *m, const struct map_view *v, struct lazy_instance *li,
-			const char *value, struct hist_tracker *trackers, const struct metric_sink *sink)
-{
-	int h = 0;
-
-	for (int i = 0; i < v->nfields; i++) {
-		const struct view_field *f = &v->fields[i];
-		struct hist_tracker *t = f->kind == VALUE_HISTOGRAM ? &trackers[h++] : NULL;
-
-		if (needs_met(m, f->needs))
-			emit_field(sink, f, li, value, t);
-	}
-}
-
-/* Each CPU's own row, as "cpu<N>" (histograms only: what PerCPU asks for; a view of one
- * row, runqueue's). */
-static void emit_per_cpu(const struct module *m, const struct map_view *v, struct view_state *s,
-			 const struct metric_sink *sink)
-{
-	for (int cpu = 0; cpu < s->rd.copies; cpu++) {
-		const char *value = (const char *)map_read_value(&s->rd, 0, cpu);
-		char name[32];
-		struct lazy_instance li = { .fixed = name };
-		struct hist_tracker *t = &s->cpu_trackers[(size_t)cpu * s->nhist];
-
-		snprintf(name, sizeof(name), "cpu%d", cpu);
-		for (int i = 0; i < v->nfields; i++) {
-			const struct view_field *f = &v->fields[i];
-
-			if (f->kind != VALUE_HISTOGRAM)
-				continue;
-			if (needs_met(m, f->needs))
-				emit_field(sink, f, &li, value, t);
-			t++;
-		}
-	}
-}
-
-static void emit_array(const struct module *m, const struct map_view *v, struct view_state *s,
-		       const struct metric_sink *sink)
-{
-	for (uint32_t row = 0; row < s->nrows; row++) {
-		struct lazy_instance li = { .v = v, .s = s, .slot = row, .key = &row };
-
-		emit_fields(m, v, &li, (const char *)s->values + (size_t)row * v->value_size,
-			    &s->trackers[(size_t)row * s->nhist], sink);
-	}
-	if (s->cpu_trackers)
-		emit_per_cpu(m, v, s, sink);
-}
-
 void views_emit(struct module *m, const struct metric_sink *sink)
 {
 	for (int i = 0; m->views && i < m->ops->nviews; i++) {
@@ -257,11 +130,9 @@ void views_emit(struct module *m, const struct metric_sink *sink)
 
 		if (!s->active || (!s->values && !s->series))
 			continue;
-		if (v->rows)
-			emit_rows_as_values(m, v, s, sink);
-		else if (s->series)
+		if (s->series)
 			series_reader_send(s->series, sink);
 		else
-			emit_array(m, v, s, sink);
+			emit_rows_as_values(m, v, s, sink);
 	}
 }

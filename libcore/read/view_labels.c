@@ -1,8 +1,6 @@
 #define _GNU_SOURCE /* asprintf */
 #include "libcore/read/view_labels.h"
 
-#include "base/text_append.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,18 +80,12 @@ void view_labels_next_read(struct view_labels *l)
 		decoder_chain_next_read(&l->chains[i]);
 }
 
-void view_labels_decode(struct view_labels *l, const void *key, char texts[][VIEW_LABEL_TEXT], char *instance,
-			size_t len)
+int view_labels_as_series(struct view_labels *l, struct series_label *out)
 {
-	size_t used = 0;
-
-	instance[0] = '\0';
-	for (int i = 0; i < l->n; i++) {
-		const struct view_label *d = l->decl[i];
-
-		decoder_chain_decode(&l->chains[i], (const char *)key + d->offset, d->size, texts[i], VIEW_LABEL_TEXT);
-		text_appendf(instance, len, &used, "%s%s", i ? "-" : "", texts[i]);
-	}
+	for (int i = 0; i < l->n; i++)
+		out[i] = (struct series_label){ .name = l->decl[i]->name, .offset = l->decl[i]->offset,
+						.size = l->decl[i]->size, .chain = &l->chains[i] };
+	return l->n;
 }
 
 void view_labels_free(struct view_labels *l)

@@ -1,6 +1,6 @@
 /* A view's key as labels (map_view.h, struct view_label): each label's decoder chain, made
  * from the table at start (a Decode line, or a static_map of names, or names the module
- * gives at start), and the instance they make: the labels' texts joined by "-". */
+ * gives at start), handed to the view's series (series_view.h), whose name they make. */
 #ifndef EBPF_READ_VIEW_LABELS_H
 #define EBPF_READ_VIEW_LABELS_H
 
@@ -9,9 +9,7 @@
 
 #include "libcore/decode/label_decoder.h"
 #include "libcore/read/map_view.h"
-
-#define VIEW_LABEL_TEXT 64    /* a label's text, cut there (a disk name: DISK_NAME_LEN) */
-#define VIEW_INSTANCE_MAX 128 /* the instance the labels make */
+#include "libcore/read/series_view.h"
 
 struct view_labels {
 	struct decoder_chain chains[VIEW_MAX_LABELS];
@@ -28,9 +26,9 @@ int view_labels_set_names(struct view_labels *l, int table_index, const char *co
 			  size_t errlen);
 /* Once per read, before decoding (decoder_chain_next_read). */
 void view_labels_next_read(struct view_labels *l);
-/* The key's labels into texts (l->n of them) and their instance. */
-void view_labels_decode(struct view_labels *l, const void *key, char texts[][VIEW_LABEL_TEXT], char *instance,
-			size_t len);
+/* The labels as a series view's (series_view.h: the series named by series_name.h), into
+ * out (VIEW_MAX_LABELS). Their number. */
+int view_labels_as_series(struct view_labels *l, struct series_label *out);
 void view_labels_free(struct view_labels *l);
 
 #endif

@@ -1,6 +1,6 @@
-/* Map views (map_view.h) set up once the object is loaded: each array view's reader
- * (map_read.h) and its series' histogram trackers, each hash view as series
- * (series_read.h), their labels' decoders; freed at stop. */
+/* Map views (map_view.h) set up once the object is loaded: each rows-as-values view's
+ * reader (map_read.h), each keyed view (an array's rows or a hash's keys as instances) as
+ * series (series_read.h) with its labels' decoders, each ring buffer; freed at stop. */
 #include "libcore/read/map_view.h"
 
 #include "include/hist_row.h"
@@ -70,32 +70,7 @@ int views_size_rows(struct module *m, struct bpf_object *obj)
 	return 0;
 }
 
-static struct hist_tracker *new_trackers(size_t n, unsigned int precision)
-{
-	struct hist_tracker *t = calloc(n + 1, sizeof(*t));
-
-	if (t)
-		hist_tracker_init(t, n, precision);
-	return t;
-}
-
-/* The series of an array view: slots and their trackers. */
-static int start_series(struct module *m, const struct map_view *v, struct view_state *s)
-{
-	s->nhist = count_hist_fields(v);
-	s->trackers = new_trackers((size_t)s->nrows * s->nhist, m->precision);
-	s->slots = calloc(s->nrows ? s->nrows : 1, sizeof(*s->slots));
-	if (!s->trackers || !s->slots)
-		return -ENOMEM;
-	if (v->per_cpu_feature && needs_met(m, v->per_cpu_feature)) {
-		s->cpu_trackers = new_trackers((size_t)s->rd.copies * s->nhist, m->precision);
-		if (!s->cpu_trackers)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-/* A field of a hash view as a series' field: only one whose needs are met. */
+/* A field of a keyed view as a series' field. */
 static void describe_field(const struct view_field *f, struct series_field *sf, struct metric_id *count_id)
 {
 	*sf = (struct series_field){ .kind = f->kind, .id = { .name = f->metric }, .offset = (uint32_t)f->offset,
@@ -107,27 +82,28 @@ static void describe_field(const struct view_field *f, struct series_field *sf, 
 	}
 }
 
-/* A hash view read as series (series_read.h), as a program's map is: its labels' chains,
- * its copies summed and its packed rows unpacked, room for every entry the map can hold (so
- * nothing folds into `other` while the map keeps its keys). */
-static int start_hash(struct module *m, const struct map_view *v, struct view_state *s, struct bpf_map *map,
-		      char *err, size_t errlen)
+/* A keyed view (an array's rows or a hash's keys as instances) read as series
+ * (series_read.h), as a program's map is: its labels' chains, its copies summed and its
+ * packed rows unpacked, its fields whose needs are met, room for every entry the map can hold
+ * (so nothing folds into `other` while the map keeps its keys), and with the per-CPU feature
+ * each CPU's histograms as "cpu<N>". */
+static int start_keyed(struct module *m, const struct map_view *v, struct view_state *s, struct bpf_map *map,
+		       char *err, size_t errlen)
 {
 	struct series_view *sv = &s->series_view;
+	bool hash = v->shape == VIEW_HASH;
+	uint32_t entries = v->nrows && !hash ? v->nrows : bpf_map__max_entries(map);
+	bool cpu_series = v->per_cpu_feature && needs_met(m, v->per_cpu_feature);
 
 	*sv = (struct series_view){
-		.map = v->map, .fd = s->fd, .hash = true, .key_size = v->key_size,
-		.value_size = bpf_map__value_size(map), .max_entries = bpf_map__max_entries(map),
+		.map = v->map, .fd = s->fd, .hash = hash, .key_size = hash ? v->key_size : sizeof(uint32_t),
+		.value_size = bpf_map__value_size(map), .max_entries = entries,
 		.sum_copies = true, .packed_head = v->packed_head, .packed_rows = v->packed_rows,
 		.full_size = v->value_size, .precision = m->precision, .lone_name = "",
-		.fresh_labels = v->fresh_labels, .entry = v->entry, .entry_module = m,
-		.max_series = bpf_map__max_entries(map),
+		.fresh_labels = v->fresh_labels, .entry = v->entry, .entry_module = m, .cpu_series = cpu_series,
+		.max_series = entries + (cpu_series ? (uint32_t)libbpf_num_possible_cpus() : 0),
 	};
-	for (int i = 0; i < s->labels.n && i < SERIES_MAX_LABELS; i++)
-		sv->labels[sv->nlabels++] = (struct series_label){ .name = s->labels.decl[i]->name,
-								   .offset = s->labels.decl[i]->offset,
-								   .size = s->labels.decl[i]->size,
-								   .chain = &s->labels.chains[i] };
+	sv->nlabels = view_labels_as_series(&s->labels, sv->labels);
 	for (int i = 0; i < v->nfields && sv->nfields < SERIES_MAX_FIELDS; i++) {
 		if (!needs_met(m, v->fields[i].needs))
 			continue;
@@ -138,8 +114,9 @@ static int start_hash(struct module *m, const struct map_view *v, struct view_st
 	return s->series ? 0 : -1;
 }
 
-/* A bare row sized for its precision is read into the prefix of its full-size place. */
-static int start_map(struct module *m, const struct map_view *v, struct view_state *s, struct bpf_map *map)
+/* A rows-as-values view: its rows summed over the CPUs at every read, and the previous ones
+ * for a ratio. */
+static int start_rows(const struct map_view *v, struct view_state *s, struct bpf_map *map)
 {
 	int e;
 
@@ -150,9 +127,7 @@ static int start_map(struct module *m, const struct map_view *v, struct view_sta
 	s->values = calloc(s->nrows ? s->nrows : 1, v->value_size);
 	if (v->ratio)
 		s->prev = calloc(s->nrows ? s->nrows : 1, v->value_size);
-	if (!s->values || (v->ratio && !s->prev))
-		return -ENOMEM;
-	return v->rows ? 0 : start_series(m, v, s);
+	return !s->values || (v->ratio && !s->prev) ? -ENOMEM : 0;
 }
 
 static int start_view(struct module *m, const struct map_view *v, struct view_state *s, char *err, size_t errlen)
@@ -176,9 +151,9 @@ static int start_view(struct module *m, const struct map_view *v, struct view_st
 	}
 	if (view_labels_init(&s->labels, v, m->features, err, errlen))
 		return -1;
-	if (v->shape == VIEW_HASH)
-		return start_hash(m, v, s, map, err, errlen);
-	e = start_map(m, v, s, map);
+	if (!v->rows)
+		return start_keyed(m, v, s, map, err, errlen);
+	e = start_rows(v, s, map);
 	if (e) {
 		snprintf(err, errlen, "cannot set up map readers: %s", strerror(-e));
 		return -1;
@@ -228,9 +203,6 @@ void views_free(struct module *m)
 		view_labels_free(&s->labels);
 		free(s->values);
 		free(s->prev);
-		free(s->trackers);
-		free(s->cpu_trackers);
-		free(s->slots);
 	}
 	free(m->views);
 	m->views = NULL;

@@ -1,7 +1,8 @@
 /* view_labels: a module view's key as labels through the decoder chains, as the modules
  * declare them: a static_map of names (KEY_ROW_NAMES before), a Decode line (syscall), names
  * the module gives at start, a label left out for want of a feature bit, and the instance
- * the labels make, joined by "-". */
+ * the labels make, joined by "-" (series_name.h, as the view's series are named). */
+#include "libcore/read/series_name.h"
 #include "libcore/read/view_labels.h"
 #include "tests/support/testing.h"
 
@@ -24,19 +25,22 @@ static const struct view_label labels[] = {
 
 static const struct map_view view = { .map = "counts", .labels = labels, .nlabels = 3 };
 
-static const char *instance(struct view_labels *l, uint32_t row, uint32_t op, char texts[][VIEW_LABEL_TEXT])
+static const char *instance(struct view_labels *l, uint32_t row, uint32_t op, char texts[][DECODE_TEXT_MAX])
 {
-	static char out[VIEW_INSTANCE_MAX];
+	static char out[LABEL_VALUE_MAX];
+	struct series_view v = { .map = "counts", .lone_name = "" };
 	struct key k = { row, op };
 
-	view_labels_decode(l, &k, texts, out, sizeof(out));
+	v.nlabels = view_labels_as_series(l, v.labels);
+	if (!series_name(&v, (const uint8_t *)&k, -1, out, texts))
+		return "(dropped)";
 	return out;
 }
 
 static void test_declared(void)
 {
 	struct view_labels l;
-	char err[256], texts[VIEW_MAX_LABELS][VIEW_LABEL_TEXT];
+	char err[256], texts[SERIES_MAX_LABELS][DECODE_TEXT_MAX];
 
 	CHECK(view_labels_init(&l, &view, 0, err, sizeof(err)) == 0);
 	CHECK_EQ_U64(l.n, 2); /* "port" needs feature 2 */
@@ -51,7 +55,7 @@ static void test_declared(void)
 static void test_given_at_start(void)
 {
 	struct view_labels l;
-	char err[256], texts[VIEW_MAX_LABELS][VIEW_LABEL_TEXT];
+	char err[256], texts[SERIES_MAX_LABELS][DECODE_TEXT_MAX];
 	const char *const ports[] = { "other", "80", "443" };
 
 	CHECK(view_labels_init(&l, &view, 2, err, sizeof(err)) == 0);

@@ -1,0 +1,23 @@
+/* The name of a key's series (series_view.h): TypeInstance with %{label} replaced, or the
+ * labels joined by "-" (and "cpu<N>" last with a CPU label). Each label's value is made safe
+ * for collectd on its own (label_value.h: the cgroup "/" is "root" wherever the label
+ * stands, a leading '/' is dropped from each label, not only from the name's start); the
+ * whole name then only keeps to collectd's length and to what the TypeInstance text itself
+ * holds. A view without labels names its one series lone_name. */
+#ifndef EBPF_READ_SERIES_NAME_H
+#define EBPF_READ_SERIES_NAME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/label_value.h"
+#include "libcore/decode/label_decoder.h"
+#include "libcore/read/series_view.h"
+
+/* The name of key's series into out (cpu >= 0: the series of that CPU's copy); `decoded`,
+ * when not NULL, gets each label's text as its chain made it (what an entry hook sees).
+ * False: a decoder dropped the key's label set (regexps). */
+bool series_name(const struct series_view *v, const uint8_t *key, int cpu, char out[LABEL_VALUE_MAX],
+		 char (*decoded)[DECODE_TEXT_MAX]);
+
+#endif
