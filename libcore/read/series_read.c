@@ -53,6 +53,7 @@ struct series_reader {
 	struct name_slot *index;
 	uint32_t capacity;           /* of the index: a power of two, at least 2 x max_series */
 	struct key_cache *keys;      /* raw key -> series + 1 (KEY_OTHER: `other`) */
+	uint32_t *row_series;        /* or, fixed_labels arrays: row -> series + 1 */
 	struct series other;         /* label sets beyond max_series */
 	uint32_t folded;             /* label sets in `other` this read */
 	uint32_t waiting;            /* of them, new ones that found no room (not reclaimed ones) */
@@ -248,12 +249,37 @@ static void add_entry(struct series_reader *r, struct series *s, const uint8_t *
 #define KEY_WAITING (UINT32_MAX - 1) /* in other: found no room */
 #define KEY_DROPPED (UINT32_MAX - 2) /* no series: a decoder dropped its label set */
 
+/* What a key was named to (series + 1, or KEY_*): by its row for an array whose labels
+ * never change (each row named once), else through the key cache (0: not known, or due). */
+static uint32_t recall(struct series_reader *r, const uint8_t *key)
+{
+	uint32_t row;
+
+	if (!r->row_series)
+		return key_cache_get(r->keys, key);
+	memcpy(&row, key, sizeof(row));
+	return row < r->v->max_entries ? r->row_series[row] : KEY_DROPPED;
+}
+
+static void remember(struct series_reader *r, const uint8_t *key, uint32_t known)
+{
+	uint32_t row;
+
+	if (!r->row_series) {
+		key_cache_put(r->keys, known);
+		return;
+	}
+	memcpy(&row, key, sizeof(row));
+	if (row < r->v->max_entries)
+		r->row_series[row] = known;
+}
+
 /* The series of a key (not per CPU): decoded and named when the key is new (or due for a
  * refresh, key_cache.h), else as the last time; NULL for a key whose label set is dropped. */
 static struct series *series_of_key(struct series_reader *r, const uint8_t *key)
 {
 	char name[LABEL_VALUE_MAX];
-	uint32_t known = key_cache_get(r->keys, key), waiting = r->waiting;
+	uint32_t known = recall(r, key), waiting = r->waiting;
 	struct series *s;
 
 	if (known == KEY_OTHER || known == KEY_WAITING) {
@@ -263,15 +289,15 @@ static struct series *series_of_key(struct series_reader *r, const uint8_t *key)
 	}
 	if (known == KEY_DROPPED || (!known && !series_name(r->v, key, -1, name, NULL))) {
 		if (!known)
-			key_cache_put(r->keys, KEY_DROPPED);
+			remember(r, key, KEY_DROPPED);
 		r->unmatched++;
 		return NULL;
 	}
 	if (known)
 		return &r->series[known - 1];
 	s = series_for(r, name);
-	key_cache_put(r->keys, s != &r->other ? (uint32_t)(s - r->series) + 1
-		      : r->waiting != waiting ? KEY_WAITING : KEY_OTHER);
+	remember(r, key, s != &r->other ? (uint32_t)(s - r->series) + 1
+		 : r->waiting != waiting ? KEY_WAITING : KEY_OTHER);
 	return s;
 }
 
@@ -314,7 +340,7 @@ static void add_key(struct series_reader *r, uint32_t i)
 	if (r->v->sum_copies) {
 		const uint8_t *value = summed_value(r, i);
 
-		s = r->keys ? series_of_key(r, key) : series_of_fresh_key(r, key, value);
+		s = r->keys || r->row_series ? series_of_key(r, key) : series_of_fresh_key(r, key, value);
 		if (s)
 			add_entry(r, s, key, value, false);
 		for (int cpu = 0; r->v->cpu_series && cpu < r->rd.copies; cpu++) {
@@ -458,7 +484,10 @@ static void rebuild_index(struct series_reader *r)
 			j = (j + 1) & (r->capacity - 1);
 		r->index[j] = (struct name_slot){ .hash = hash, .series = i + 1 };
 	}
-	key_cache_clear(r->keys);
+	if (r->keys)
+		key_cache_clear(r->keys);
+	if (r->row_series)
+		memset(r->row_series, 0, r->v->max_entries * sizeof(*r->row_series));
 }
 
 /* Gives up to r->waiting series idle for reclaim_after reads to the label sets waiting for
@@ -580,7 +609,11 @@ static int reader_alloc(struct series_reader *r)
 		r->series[i].acc = r->accs + (size_t)i * v->nfields;
 	if (!spare_fields_init(r))
 		return -ENOMEM;
-	if (!v->fresh_labels && !v->entry && !(r->keys = key_cache_new(v->key_size, v->max_entries)))
+	if (v->fixed_labels && !v->hash && v->key_size == sizeof(uint32_t) && !v->fresh_labels && !v->entry)
+		r->row_series = calloc(v->max_entries ? v->max_entries : 1, sizeof(*r->row_series));
+	else if (!v->fresh_labels && !v->entry)
+		r->keys = key_cache_new(v->key_size, v->max_entries);
+	if (!r->row_series && !r->keys && !v->fresh_labels && !v->entry)
 		return -ENOMEM;
 	if (v->sum_copies) {
 		r->summed = calloc(1, value_bytes + 8);
@@ -638,6 +671,7 @@ void series_reader_free(struct series_reader *r)
 	free(r->summed);
 	free(r->unpacked);
 	key_cache_free(r->keys);
+	free(r->row_series);
 	map_read_free(&r->rd);
 	free(r);
 }

@@ -85,6 +85,9 @@ struct series_view {
 	/* Labels decoded at every read, not once per KEY_CACHE_REFRESH reads: a disk's name
 	 * after a hot replug (and always with an entry hook). */
 	bool fresh_labels;
+	/* A key's labels never change (a module's array: its rows' names are tables): an
+	 * array's rows are named once, and found again by their number, not by the key cache. */
+	bool fixed_labels;
 	/* A module's entry hook (map_view.h `entry`): every entry of every read, its key, its
 	 * value (the copies summed, unpacked) and its labels' texts as decoded (before they are
 	 * made safe); false keeps its values from being sent. Needs sum_copies. */

@@ -100,7 +100,8 @@ static int start_keyed(struct module *m, const struct map_view *v, struct view_s
 		.value_size = bpf_map__value_size(map), .max_entries = entries,
 		.sum_copies = true, .packed_head = v->packed_head, .packed_rows = v->packed_rows,
 		.full_size = v->value_size, .precision = m->precision, .lone_name = "",
-		.fresh_labels = v->fresh_labels, .entry = v->entry, .entry_module = m, .cpu_series = cpu_series,
+		.fresh_labels = v->fresh_labels, .fixed_labels = !hash, .entry = v->entry, .entry_module = m,
+		.cpu_series = cpu_series,
 		.max_series = entries + (cpu_series ? (uint32_t)libbpf_num_possible_cpus() : 0),
 	};
 	sv->nlabels = view_labels_as_series(&s->labels, sv->labels);
