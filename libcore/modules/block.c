@@ -11,6 +11,7 @@
 #include "libcore/modules/block_untraced.h"
 #include "libcore/kernel/btf_facts.h"
 #include "libcore/decode/disk_names.h"
+#include "base/label_value.h"
 #include "base/log.h"
 #include "libcore/decode/name_filter.h"
 
@@ -316,14 +317,16 @@ struct untraced_emit {
 	const struct metric_sink *sink;
 };
 
+/* Named as the `disks` series are (series_name.h): the disk made safe as every label, so
+ * that "cciss/c0d0" is "cciss_c0d0" here too ('/' would split collectd's identifier). */
 static void emit_untraced(void *ctx, const char *disk, unsigned int op, uint64_t untraced)
 {
 	struct untraced_emit *ue = ctx;
-	char instance[DISK_NAME_LEN + 16];
+	char safe[LABEL_VALUE_MAX], instance[LABEL_VALUE_MAX + 16];
 
 	if (!name_filter_collects(&ue->b->disks_filter, disk))
 		return;
-	snprintf(instance, sizeof(instance), "%s-%s", disk, op_names[op]);
+	snprintf(instance, sizeof(instance), "%s-%s", label_value_safe(disk, safe), op_names[op]);
 	ue->sink->counter(ue->sink->ctx, METRIC("untraced"), instance, untraced);
 }
 

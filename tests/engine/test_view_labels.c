@@ -68,9 +68,31 @@ static void test_given_at_start(void)
 	view_labels_free(&l);
 }
 
+/* A label's text is made safe as every label (label_value.h): a disk that /proc/diskstats
+ * names "cciss/c0d0" would otherwise split collectd's identifier at the '/', which the
+ * plugin reads as "<cgroup>/<instance>". */
+static void test_made_safe(void)
+{
+	static const char *const disks[] = { "sda", "cciss/c0d0" };
+	static const struct view_label disk_labels[] = {
+		{ .name = "disk", .offset = offsetof(struct key, row), .size = 4, .names = disks, .nnames = 2 },
+		{ .name = "op", .offset = offsetof(struct key, op), .size = 4, .names = op_names, .nnames = 4 },
+	};
+	static const struct map_view disk_view = { .map = "disks", .labels = disk_labels, .nlabels = 2 };
+	struct view_labels l;
+	char err[256], texts[SERIES_MAX_LABELS][DECODE_TEXT_MAX];
+
+	CHECK(view_labels_init(&l, &disk_view, 0, err, sizeof(err)) == 0);
+	CHECK_STR(instance(&l, 0, 1, texts), "sda-write");
+	CHECK_STR(instance(&l, 1, 0, texts), "cciss_c0d0-read");
+	CHECK_STR(texts[0], "cciss/c0d0"); /* as decoded: what an entry hook (block's Disk filter) sees */
+	view_labels_free(&l);
+}
+
 int main(void)
 {
 	test_declared();
 	test_given_at_start();
+	test_made_safe();
 	return testing_done();
 }
