@@ -609,12 +609,14 @@ static int reader_alloc(struct series_reader *r)
 		r->series[i].acc = r->accs + (size_t)i * v->nfields;
 	if (!spare_fields_init(r))
 		return -ENOMEM;
-	if (v->fixed_labels && !v->hash && v->key_size == sizeof(uint32_t) && !v->fresh_labels && !v->entry)
-		r->row_series = calloc(v->max_entries ? v->max_entries : 1, sizeof(*r->row_series));
-	else if (!v->fresh_labels && !v->entry)
-		r->keys = key_cache_new(v->key_size, v->max_entries);
-	if (!r->row_series && !r->keys && !v->fresh_labels && !v->entry)
-		return -ENOMEM;
+	if (!v->fresh_labels && !v->entry) { /* else named at every read */
+		if (v->fixed_labels && !v->hash)
+			r->row_series = calloc(v->max_entries ? v->max_entries : 1, sizeof(*r->row_series));
+		else
+			r->keys = key_cache_new(v->key_size, v->max_entries);
+		if (!r->row_series && !r->keys)
+			return -ENOMEM;
+	}
 	if (v->sum_copies) {
 		r->summed = calloc(1, value_bytes + 8);
 		r->unpacked = calloc(1, value_bytes + 8);

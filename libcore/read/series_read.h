@@ -1,5 +1,5 @@
-/* Reading a map as series (series_view.h), the one reader of keyed maps: a module's hash
- * view and a user's program's blocks.
+/* Reading a map as series (series_view.h), the one reader of keyed maps: every module view
+ * whose rows or keys are instances, and every block of a user's program.
  *
  * Each read walks every entry of the map once (map_read.h: batches where the kernel has
  * them), never clears it, adds each entry into its series and sends the series through the

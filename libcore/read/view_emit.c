@@ -73,21 +73,15 @@ int views_read(struct module *m)
 	return 0;
 }
 
-static bool histogram_interval(struct hist_tracker *t, const void *row, struct hist_interval *iv)
-{
-	const struct hist_row *h = row;
-
-	hist_advance(t, (const uint64_t *)h->slots, h->sum, iv);
-	return iv->total_count != 0;
-}
-
 void emit_hist_row(const struct metric_sink *sink, const char *metric, const char *count_metric, const char *instance,
 		   enum hist_unit unit, struct hist_tracker *t, const void *row)
 {
+	const struct hist_row *h = row;
 	struct hist_interval iv;
 
-	if (!histogram_interval(t, row, &iv))
-		return;
+	hist_advance(t, (const uint64_t *)h->slots, h->sum, &iv);
+	if (!iv.total_count)
+		return; /* no events yet */
 	if (count_metric)
 		sink->counter(sink->ctx, METRIC(count_metric), instance, iv.total_count);
 	sink->histogram(sink->ctx, METRIC(metric), instance, unit, &iv);

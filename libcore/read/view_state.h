@@ -6,7 +6,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "libcore/hist/hist.h"
 #include "libcore/read/map_read.h"
 #include "libcore/read/series_view.h"
 #include "libcore/read/view_labels.h"
