@@ -168,11 +168,4 @@ int views_read(struct module *m);
 void views_emit(struct module *m, const struct metric_sink *sink);
 void views_free(struct module *m);
 
-/* Sends one histogram series from a cumulative row: the interval's deltas through the
- * tracker, nothing when the interval has no events; with count_metric (not NULL) also the
- * lifetime count as that counter, as a view field's. For readers of rows no view
- * describes (the per-cgroup tables, cgroup_rows.c). */
-void emit_hist_row(const struct metric_sink *sink, const char *metric, const char *count_metric, const char *instance,
-		   enum hist_unit unit, struct hist_tracker *t, const void *row);
-
 #endif

@@ -84,3 +84,24 @@ bool series_name(const struct series_view *v, const uint8_t *key, int cpu, char 
 	return true;
 }
 
+
+void series_name_in_group(const char *group, const char *name, char out[LABEL_VALUE_MAX])
+{
+	size_t len = strlen(name), room = len + 2 < LABEL_VALUE_MAX ? LABEL_VALUE_MAX - 2 - len : 0, used = 0;
+	uint32_t h = 2166136261u; /* FNV-1a, as label_value.h cuts */
+	char hash[16];
+
+	out[0] = '\0';
+	if (strlen(group) <= room || room < 9) {
+		append(out, LABEL_VALUE_MAX, &used, group);
+	} else {
+		for (const char *p = group; *p; p++)
+			h = (h ^ (unsigned char)*p) * 16777619u;
+		snprintf(hash, sizeof(hash), "~%08x", h);
+		memcpy(out, group, room - 9);
+		used = room - 9;
+		append(out, LABEL_VALUE_MAX, &used, hash);
+	}
+	append(out, LABEL_VALUE_MAX, &used, "/");
+	append(out, LABEL_VALUE_MAX, &used, name);
+}

@@ -20,4 +20,10 @@
 bool series_name(const struct series_view *v, const uint8_t *key, int cpu, char out[LABEL_VALUE_MAX],
 		 char (*decoded)[DECODE_TEXT_MAX]);
 
+/* "<group>/<name>" into out: a group that would make the whole longer than collectd's 127
+ * characters is cut as label_value.h cuts, '~' and a hash of it, so that the snapshot (SNMP,
+ * the terminal view) keeps the whole name too; the '/' is collectd's plugin_instance cut
+ * (the front-end's), which no label can hold. */
+void series_name_in_group(const char *group, const char *name, char out[LABEL_VALUE_MAX]);
+
 #endif

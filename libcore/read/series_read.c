@@ -7,6 +7,7 @@
 #include "libcore/read/map_read.h"
 #include "libcore/read/series_name.h"
 
+#include <bpf/bpf.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -14,10 +15,11 @@
 #include <string.h>
 
 /* A histogram field's slots of this read and its previous cumulative ones: allocated for
- * histogram fields only, so that a counter view of 10,000 series stays small. */
+ * histogram fields only, so that a counter view of 10,000 series stays small, and its
+ * slots as many as the view's precision has. */
 struct field_hist {
-	uint64_t slots[HIST_SLOTS];
 	struct hist_tracker tracker;
+	uint64_t slots[]; /* HIST_NSLOTS(the view's precision) */
 };
 
 /* One field of one series: what this read added up. */
@@ -37,8 +39,15 @@ struct name_slot {
 struct series {
 	char name[LABEL_VALUE_MAX];
 	bool seen;           /* got an entry this read */
+	bool forget;         /* a group's last read (SERIES_LAST): forgotten once sent */
 	uint32_t idle;       /* reads in a row without a change (reclaim_after) */
 	struct field_acc *acc; /* nfields */
+	struct field_acc *carry; /* nfields, or NULL: what deleted entries left (SERIES_CARRY) */
+};
+
+/* An entry whose value its series keeps once the entry is deleted (SERIES_CARRY). */
+struct carried {
+	uint32_t entry, series;
 };
 
 struct series_reader {
@@ -69,13 +78,19 @@ struct series_reader {
 	struct field_acc *carry;     /* nfields */
 	/* sum_copies: an entry's copies summed (packed: as the map holds them), then unpacked */
 	uint64_t *summed, *unpacked;
+	/* A group's (series_view.group): the group's text of the entry being named; this
+	 * read's entries to delete once sent, and those whose series carry their values. */
+	const char *group_text;
+	uint32_t *doomed, ndoomed;
+	struct carried *carried;
+	uint32_t ncarried;
 };
 
 size_t series_reader_series_bytes(int nfields, int nhist)
 {
 	/* The index has at most 4 slots per series (a power of two, at least twice max_series). */
 	return sizeof(struct series) + 4 * sizeof(struct name_slot) + sizeof(uint64_t) /* reclaimed name */ +
-	       (size_t)nfields * sizeof(struct field_acc) + (size_t)nhist * sizeof(struct field_hist);
+	       (size_t)nfields * sizeof(struct field_acc) + (size_t)nhist * (sizeof(struct field_hist) + HIST_SLOTS * sizeof(uint64_t));
 }
 
 static uint32_t name_hash(const char *s)
@@ -109,12 +124,29 @@ static bool was_reclaimed(const struct series_reader *r, const char *name)
 	return false;
 }
 
+/* A series' histograms' slots and its carry, given back (its place is reused). */
 static void free_hists(const struct series_reader *r, struct series *s)
 {
-	for (int f = 0; s->acc && f < r->v->nfields; f++) {
-		free(s->acc[f].hist);
-		s->acc[f].hist = NULL;
+	for (int f = 0; f < r->v->nfields; f++) {
+		if (s->acc) {
+			free(s->acc[f].hist);
+			s->acc[f].hist = NULL;
+		}
+		if (s->carry)
+			free(s->carry[f].hist);
 	}
+	free(s->carry);
+	s->carry = NULL;
+}
+
+/* A histogram field's slots (at the view's precision) and tracker; NULL: out of memory. */
+static struct field_hist *hist_new(const struct series_reader *r)
+{
+	struct field_hist *h = calloc(1, sizeof(*h) + HIST_NSLOTS(r->v->precision) * sizeof(uint64_t));
+
+	if (h)
+		hist_tracker_init(&h->tracker, 1, r->v->precision);
+	return h;
 }
 
 /* A new series' fields: zero; a histogram with a source (a program's) gets its slots and
@@ -129,11 +161,10 @@ static bool fields_init(const struct series_reader *r, struct series *s, bool al
 		s->acc[f] = (struct field_acc){ 0 };
 		if (v->fields[f].kind != VALUE_HISTOGRAM || (!v->fields[f].source && !all_hists))
 			continue;
-		if (!(s->acc[f].hist = calloc(1, sizeof(*s->acc[f].hist)))) {
+		if (!(s->acc[f].hist = hist_new(r))) {
 			free_hists(r, s);
 			return false;
 		}
-		hist_tracker_init(&s->acc[f].hist->tracker, 1, v->precision);
 	}
 	return true;
 }
@@ -193,9 +224,8 @@ static void add_row(const struct series_reader *r, struct field_acc *a, const ui
 	if (!a->hist) {
 		if (row_is_zero(row, nslots))
 			return; /* no events yet: the slots wait for them */
-		if (!(a->hist = calloc(1, sizeof(*a->hist))))
+		if (!(a->hist = hist_new(r)))
 			return; /* out of memory: the row waits for the next read */
-		hist_tracker_init(&a->hist->tracker, 1, r->v->precision);
 		first = true; /* the earlier entries of this read were empty */
 	}
 	memcpy(&sum, row + offsetof(struct hist_row, sum), sizeof(sum));
@@ -213,6 +243,15 @@ static void add_row(const struct series_reader *r, struct field_acc *a, const ui
 	}
 }
 
+/* The field a key's row is (row_fields), or -1: none. */
+static int row_field(const struct series_view *v, const uint8_t *key)
+{
+	uint32_t row;
+
+	memcpy(&row, key + v->row_offset, sizeof(row));
+	return row < v->nrow_fields ? v->row_fields[row] : -1;
+}
+
 /* Adds one value (one CPU's copy, or the copies summed) of an entry into series s: the first
  * entry of a read is copied (nothing is cleared between reads), the others added. */
 static void add_entry(struct series_reader *r, struct series *s, const uint8_t *key, const uint8_t *val,
@@ -220,12 +259,20 @@ static void add_entry(struct series_reader *r, struct series *s, const uint8_t *
 {
 	const struct series_view *v = r->v;
 	bool first = !s->seen;
+	int only = v->row_fields ? row_field(v, key) : -1;
 
 	s->seen = true;
+	if (v->row_fields && first) { /* each entry adds one field: the others start at 0 */
+		for (int i = 0; i < v->nfields; i++)
+			s->acc[i].value = 0;
+		first = false;
+	}
 	for (int i = 0; i < v->nfields; i++) {
 		const struct series_field *f = &v->fields[i];
 		struct field_acc *a = &s->acc[i];
 
+		if (v->row_fields && i != only)
+			continue;
 		if (f->kind != VALUE_HISTOGRAM) {
 			uint64_t x = map_read_uint(val + f->offset, f->width);
 
@@ -295,6 +342,12 @@ static struct series *series_of_key(struct series_reader *r, const uint8_t *key)
 	}
 	if (known)
 		return &r->series[known - 1];
+	if (r->v->group) {
+		char local[LABEL_VALUE_MAX];
+
+		memcpy(local, name, sizeof(local));
+		series_name_in_group(r->group_text, local, name);
+	}
 	s = series_for(r, name);
 	remember(r, key, s != &r->other ? (uint32_t)(s - r->series) + 1
 		 : r->waiting != waiting ? KEY_WAITING : KEY_OTHER);
@@ -331,6 +384,33 @@ static const uint8_t *summed_value(struct series_reader *r, uint32_t i)
 	return (const uint8_t *)r->unpacked;
 }
 
+/* A group's entry: its fate (series_view.group), and the entry kept in mind for after the
+ * send when it is to be deleted. */
+static enum series_fate group_fate(struct series_reader *r, uint32_t i, const uint8_t *key)
+{
+	const struct series_group *g = r->v->group;
+	enum series_fate fate;
+
+	if (!g)
+		return SERIES_SEND;
+	fate = g->fate(g->ctx, key, &r->group_text);
+	if (fate != SERIES_SEND && fate != SERIES_SKIP)
+		r->doomed[r->ndoomed++] = i;
+	return fate;
+}
+
+/* What a group's entry does to its series besides adding to it: its last read, or its
+ * value carried once the entry is deleted. */
+static void group_mark(struct series_reader *r, struct series *s, uint32_t i, enum series_fate fate)
+{
+	if (s == &r->other)
+		return; /* a group's view has room for every series */
+	if (fate == SERIES_LAST)
+		s->forget = true;
+	else if (fate == SERIES_CARRY)
+		r->carried[r->ncarried++] = (struct carried){ .entry = i, .series = (uint32_t)(s - r->series) };
+}
+
 static void add_key(struct series_reader *r, uint32_t i)
 {
 	const uint8_t *key = map_read_key(&r->rd, i);
@@ -338,11 +418,17 @@ static void add_key(struct series_reader *r, uint32_t i)
 	struct series *s = NULL;
 
 	if (r->v->sum_copies) {
-		const uint8_t *value = summed_value(r, i);
+		const uint8_t *value;
+		enum series_fate fate = group_fate(r, i, key);
 
+		if (fate == SERIES_SKIP || fate == SERIES_DELETE || (r->v->row_fields && row_field(r->v, key) < 0))
+			return;
+		value = summed_value(r, i);
 		s = r->keys || r->row_series ? series_of_key(r, key) : series_of_fresh_key(r, key, value);
-		if (s)
+		if (s) {
 			add_entry(r, s, key, value, false);
+			group_mark(r, s, i, fate);
+		}
 		for (int cpu = 0; r->v->cpu_series && cpu < r->rd.copies; cpu++) {
 			snprintf(name, sizeof(name), "cpu%d", cpu);
 			add_entry(r, series_for(r, name), key, map_read_value(&r->rd, i, cpu), true);
@@ -365,12 +451,16 @@ static void add_key(struct series_reader *r, uint32_t i)
 	}
 }
 
-/* "connect" + "80" -> "connect-80", "connect" + "" -> "connect". */
+/* "connect" + "80" -> "connect-80", "connect" + "" -> "connect"; in a group after its
+ * '/' (no label holds one): "<group>/connect-80". */
 static const char *prefixed(const struct series_field *f, const char *name, char *buf, size_t len)
 {
+	const char *slash = strchr(name, '/'), *labels = slash ? slash + 1 : name;
+
 	if (!f->instance_prefix)
 		return name;
-	snprintf(buf, len, "%s%s%s", f->instance_prefix, name[0] ? "-" : "", name);
+	snprintf(buf, len, "%.*s%s%s%s", slash ? (int)(labels - name) : 0, name, f->instance_prefix,
+		 labels[0] ? "-" : "", labels);
 	return buf;
 }
 
@@ -449,6 +539,8 @@ static void add_dump(struct series_reader *r)
 	r->folded = 0;
 	r->waiting = 0;
 	r->unmatched = 0;
+	r->ndoomed = 0;
+	r->ncarried = 0;
 	for (int f = 0; f < r->v->nfields; f++)
 		if (r->v->fields[f].source && r->v->fields[f].source->begin)
 			r->v->fields[f].source->begin(r->v->fields[f].source->ctx);
@@ -490,24 +582,20 @@ static void rebuild_index(struct series_reader *r)
 		memset(r->row_series, 0, r->v->max_entries * sizeof(*r->row_series));
 }
 
-/* Gives up to r->waiting series idle for reclaim_after reads to the label sets waiting for
- * room: each goes into `other` with what it has now carried, so `other` only grows by what
- * it adds from now on, and its name is kept out of the series. The index and the key cache
- * are rebuilt (series move; a place's fields move with it). The number given up. */
-static uint32_t reclaim_idle(struct series_reader *r)
+/* Drops the series that `drops` takes (it is told before the series' memory is given
+ * back), keeping the others in their order; the index and the key cache are rebuilt
+ * (series move; a place's fields move with it). The number dropped. */
+static uint32_t drop_series(struct series_reader *r, bool (*drops)(struct series_reader *, struct series *, void *),
+			    void *arg)
 {
-	uint32_t given = 0, kept = 0;
+	uint32_t dropped = 0, kept = 0;
 
 	for (uint32_t i = 0; i < r->nseries; i++) {
 		struct series *s = &r->series[i], tmp;
 
-		if (given < r->waiting && s->idle >= r->v->reclaim_after) {
-			if (r->nreclaimed == r->v->max_series)
-				r->nreclaimed = 0; /* forgotten: they may take a place again */
-			r->reclaimed[r->nreclaimed++] = name_hash64(s->name);
-			carry_series(r, s);
+		if (drops(r, s, arg)) {
 			free_hists(r, s);
-			given++;
+			dropped++;
 			continue;
 		}
 		if (kept != i) {
@@ -517,11 +605,89 @@ static uint32_t reclaim_idle(struct series_reader *r)
 		}
 		kept++;
 	}
-	if (!given)
+	if (!dropped)
 		return 0;
 	r->nseries = kept;
 	rebuild_index(r);
-	return given;
+	return dropped;
+}
+
+/* Gives up series idle for reclaim_after reads, as many as label sets wait for room (*arg
+ * counts them): each goes into `other` with what it has now carried, so `other` only grows
+ * by what it adds from now on, and its name is kept out of the series. */
+static bool gives_up_idle(struct series_reader *r, struct series *s, void *arg)
+{
+	uint32_t *given = arg;
+
+	if (*given == r->waiting || s->idle < r->v->reclaim_after)
+		return false;
+	if (r->nreclaimed == r->v->max_series)
+		r->nreclaimed = 0; /* forgotten: they may take a place again */
+	r->reclaimed[r->nreclaimed++] = name_hash64(s->name);
+	carry_series(r, s);
+	(*given)++;
+	return true;
+}
+
+static uint32_t reclaim_idle(struct series_reader *r)
+{
+	uint32_t given = 0;
+
+	return drop_series(r, gives_up_idle, &given);
+}
+
+/* A group's series whose keys are gone (SERIES_LAST), forgotten once sent. */
+static bool was_last(struct series_reader *r, struct series *s, void *arg)
+{
+	(void)r;
+	(void)arg;
+	return s->forget;
+}
+
+/* The series' carry added to what this read gave it (its only value in a read that gave
+ * it nothing): what deleted entries left is never lost. */
+static void add_carry(struct series_reader *r, struct series *s)
+{
+	unsigned int nslots = HIST_NSLOTS(r->v->precision);
+
+	for (int f = 0; f < r->v->nfields; f++) {
+		struct field_acc *a = &s->acc[f];
+		const struct field_acc *c = &s->carry[f];
+
+		if (!s->seen) {
+			a->value = 0;
+			a->sum = 0;
+			if (a->hist)
+				memset(a->hist->slots, 0, nslots * sizeof(uint64_t));
+		}
+		a->value += c->value;
+		a->sum += c->sum;
+		if (!c->hist)
+			continue;
+		if (!a->hist && !(a->hist = hist_new(r)))
+			continue; /* out of memory: the carry waits for the next read */
+		for (unsigned int k = 0; k < nslots; k++)
+			a->hist->slots[k] += c->hist->slots[k];
+	}
+}
+
+/* After a group's read is sent: the carried entries' values join their series' carries,
+ * the doomed entries are deleted from the map, and the series of gone keys are forgotten. */
+static void settle_group(struct series_reader *r)
+{
+	for (uint32_t i = 0; i < r->ncarried; i++) {
+		struct series *s = &r->series[r->carried[i].series];
+		struct series carry = { .seen = true };
+		uint32_t e = r->carried[i].entry;
+
+		if (!s->carry && !(s->carry = calloc(r->v->nfields, sizeof(*s->carry))))
+			continue; /* out of memory: its share leaves with the entry */
+		carry.acc = s->carry;
+		add_entry(r, &carry, map_read_key(&r->rd, e), summed_value(r, e), false);
+	}
+	for (uint32_t i = 0; i < r->ndoomed; i++)
+		bpf_map_delete_elem(r->v->fd, map_read_key(&r->rd, r->doomed[i]));
+	drop_series(r, was_last, NULL);
 }
 
 /* `other` less what the reclaimed series had when they were given up (a key that left the
@@ -564,7 +730,9 @@ void series_reader_send(struct series_reader *r, const struct metric_sink *sink)
 	for (uint32_t i = 0; i < r->nseries; i++) {
 		struct series *s = &r->series[i];
 
-		if (s->seen)
+		if (s->carry)
+			add_carry(r, s);
+		if (s->seen || s->carry)
 			send_series(r, s, s->name, sink);
 		else
 			s->idle++;
@@ -577,6 +745,8 @@ void series_reader_send(struct series_reader *r, const struct metric_sink *sink)
 		sink->gauge(sink->ctx, METRIC("folded"), v->map, r->folded);
 	if (sink->gauge && r->may_drop) /* ebpf_exporter drops them without a trace */
 		sink->gauge(sink->ctx, METRIC("unmatched"), v->map, r->unmatched);
+	if (v->group)
+		settle_group(r);
 }
 
 /* The fields of `other` (as a series': a module's views never fold, and their histograms
@@ -615,6 +785,12 @@ static int reader_alloc(struct series_reader *r)
 		else
 			r->keys = key_cache_new(v->key_size, v->max_entries);
 		if (!r->row_series && !r->keys)
+			return -ENOMEM;
+	}
+	if (v->group) {
+		r->doomed = calloc(v->max_entries ? v->max_entries : 1, sizeof(*r->doomed));
+		r->carried = calloc(v->max_entries ? v->max_entries : 1, sizeof(*r->carried));
+		if (!r->doomed || !r->carried)
 			return -ENOMEM;
 	}
 	if (v->sum_copies) {
@@ -672,6 +848,8 @@ void series_reader_free(struct series_reader *r)
 	free(r->accs);
 	free(r->summed);
 	free(r->unpacked);
+	free(r->doomed);
+	free(r->carried);
 	key_cache_free(r->keys);
 	free(r->row_series);
 	map_read_free(&r->rd);

@@ -38,6 +38,28 @@ struct series_hist_source {
 	uint64_t (*sum_to_unit)(void *ctx, uint64_t sum);
 };
 
+/* What becomes of an entry whose key is in a group that the view's owner keeps apart
+ * (series_view.group): a module's per-cgroup tables share one cap over their cgroups. */
+enum series_fate {
+	SERIES_SEND,   /* into its series, named "<group>/<labels>" */
+	SERIES_SKIP,   /* no series; the entry stays (a row nothing names) */
+	SERIES_DELETE, /* no series; the entry is deleted after the read (a cgroup left out) */
+	SERIES_LAST,   /* sent a last time, then its series forgotten and the entry deleted (a
+	                * removed cgroup with series of its own) */
+	SERIES_CARRY,  /* into its series, then deleted: the series keeps what the entry held
+	                * (carried), sent at every read from then on, so that it never goes
+	                * back (a removed cgroup folded into `other`) */
+};
+
+struct series_group {
+	void *ctx;
+	/* Every entry of every read, before it is named: its fate, and but for SKIP and
+	 * DELETE the group's text (valid until the next call), which the entry's series name
+	 * leads ("<group>/<labels>", the group cut with '~' and a hash to keep the whole
+	 * within collectd's length). */
+	enum series_fate (*fate)(void *ctx, const uint8_t *key, const char **text);
+};
+
 struct series_field {
 	enum view_value_kind kind;
 	struct metric_id id;
@@ -47,7 +69,8 @@ struct series_field {
 	/* A series with entries sends its value even when it is 0 (a program's counters);
 	 * else only a value that is not 0 (a module's: "a series with data"). */
 	bool send_zero;
-	const char *instance_prefix; /* "connect" + "80" -> "connect-80", + "" -> "connect" */
+	/* "connect" + "80" -> "connect-80", + "" -> "connect"; in a group after it: "<group>/connect-80" */
+	const char *instance_prefix;
 	/* histograms */
 	enum hist_unit unit;
 	const struct series_hist_source *source; /* NULL: a struct hist_row */
@@ -93,9 +116,16 @@ struct series_view {
 	 * made safe); false keeps its values from being sent. Needs sum_copies. */
 	bool (*entry)(struct module *m, const void *key, const void *value, const char *const *labels);
 	struct module *entry_module;
+	/* A group the keys belong to (see enum series_fate), or NULL. Needs sum_copies. */
+	const struct series_group *group;
 	/* values */
 	struct series_field fields[SERIES_MAX_FIELDS];
 	int nfields;
+	/* Or: the key's row (a u32 at row_offset) says which one field its value is, each row
+	 * its own metric (process' forks, execs per cgroup): row_fields[row] is the field, -1
+	 * or a row past nrow_fields: no value. Counters and gauges only. */
+	const int *row_fields;
+	uint32_t nrow_fields, row_offset;
 	/* The cap: at most max_series series; the label sets beyond go into the series "other",
 	 * counted by gauge "folded-<map>" (sent once the cap is reached with folded_when_full,
 	 * else once anything folded). reclaim_after: reads without a change after which a

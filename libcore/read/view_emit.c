@@ -73,20 +73,6 @@ int views_read(struct module *m)
 	return 0;
 }
 
-void emit_hist_row(const struct metric_sink *sink, const char *metric, const char *count_metric, const char *instance,
-		   enum hist_unit unit, struct hist_tracker *t, const void *row)
-{
-	const struct hist_row *h = row;
-	struct hist_interval iv;
-
-	hist_advance(t, (const uint64_t *)h->slots, h->sum, &iv);
-	if (!iv.total_count)
-		return; /* no events yet */
-	if (count_metric)
-		sink->counter(sink->ctx, METRIC(count_metric), instance, iv.total_count);
-	sink->histogram(sink->ctx, METRIC(metric), instance, unit, &iv);
-}
-
 static void emit_ratio(const struct view_ratio *r, struct view_state *s, const struct metric_sink *sink)
 {
 	uint64_t total = counter_delta(s->values[r->total_row], s->prev[r->total_row]);

@@ -5,8 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A static_map of names[value], "value=name" for each value that has a non-empty name. */
-static int add_names(struct decoder_chain *c, const char *const *names, uint32_t n, char *err, size_t errlen)
+int view_labels_chain_names(struct decoder_chain *c, const char *const *names, uint32_t n, char *err, size_t errlen)
 {
 	char **args = calloc(n ? n : 1, sizeof(*args));
 	int nargs = 0, r = -1;
@@ -53,7 +52,7 @@ int view_labels_init(struct view_labels *l, const struct map_view *v, uint32_t f
 		if (d->decode[0])
 			e = add_decode_line(c, d, err, errlen);
 		else if (d->names)
-			e = add_names(c, d->names, (uint32_t)d->nnames, err, errlen);
+			e = view_labels_chain_names(c, d->names, (uint32_t)d->nnames, err, errlen);
 		if (e)
 			return -1;
 		l->decl[l->n] = d;
@@ -69,7 +68,7 @@ int view_labels_set_names(struct view_labels *l, int table_index, const char *co
 		if (l->table_index[i] != table_index)
 			continue;
 		decoder_chain_free(&l->chains[i]);
-		return add_names(&l->chains[i], names, n, err, errlen);
+		return view_labels_chain_names(&l->chains[i], names, n, err, errlen);
 	}
 	return 0;
 }
@@ -93,4 +92,15 @@ void view_labels_free(struct view_labels *l)
 	for (int i = 0; i < l->n; i++)
 		decoder_chain_free(&l->chains[i]);
 	l->n = 0;
+}
+
+void view_field_as_series(const struct view_field *f, struct series_field *sf, struct metric_id *count_id)
+{
+	*sf = (struct series_field){ .kind = f->kind, .id = { .name = f->metric }, .offset = (uint32_t)f->offset,
+				     .width = sizeof(uint64_t), .send_zero = f->flags & VIEW_ALWAYS,
+				     .instance_prefix = f->instance_prefix, .unit = f->unit };
+	if (f->count_metric) {
+		*count_id = (struct metric_id){ .name = f->count_metric };
+		sf->count_id = count_id;
+	}
 }

@@ -1,6 +1,7 @@
 /* A view's key as labels (map_view.h, struct view_label): each label's decoder chain, made
  * from the table at start (a Decode line, or a static_map of names, or names the module
- * gives at start), handed to the view's series (series_view.h), whose name they make. */
+ * gives at start), handed to the view's series (series_view.h), whose name they make; and
+ * a view's value fields as the series' fields. */
 #ifndef EBPF_READ_VIEW_LABELS_H
 #define EBPF_READ_VIEW_LABELS_H
 
@@ -30,5 +31,12 @@ void view_labels_next_read(struct view_labels *l);
  * out (VIEW_MAX_LABELS). Their number. */
 int view_labels_as_series(struct view_labels *l, struct series_label *out);
 void view_labels_free(struct view_labels *l);
+
+/* Adds to c a static_map of names[value] ("value=name" for each non-empty name; none: c
+ * is left as it is). 0, or -1 with err. */
+int view_labels_chain_names(struct decoder_chain *c, const char *const *names, uint32_t n, char *err, size_t errlen);
+/* A view's value field as a series' field; its count metric's id goes into *count_id,
+ * which must live as long as sf. */
+void view_field_as_series(const struct view_field *f, struct series_field *sf, struct metric_id *count_id);
 
 #endif

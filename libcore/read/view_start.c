@@ -70,18 +70,6 @@ int views_size_rows(struct module *m, struct bpf_object *obj)
 	return 0;
 }
 
-/* A field of a keyed view as a series' field. */
-static void describe_field(const struct view_field *f, struct series_field *sf, struct metric_id *count_id)
-{
-	*sf = (struct series_field){ .kind = f->kind, .id = { .name = f->metric }, .offset = (uint32_t)f->offset,
-				     .width = sizeof(uint64_t), .send_zero = f->flags & VIEW_ALWAYS,
-				     .instance_prefix = f->instance_prefix, .unit = f->unit };
-	if (f->count_metric) {
-		*count_id = (struct metric_id){ .name = f->count_metric };
-		sf->count_id = count_id;
-	}
-}
-
 /* A keyed view (an array's rows or a hash's keys as instances) read as series
  * (series_read.h), as a program's map is: its labels' chains, its copies summed and its
  * packed rows unpacked, its fields whose needs are met, room for every entry the map can hold
@@ -108,7 +96,7 @@ static int start_keyed(struct module *m, const struct map_view *v, struct view_s
 	for (int i = 0; i < v->nfields && sv->nfields < SERIES_MAX_FIELDS; i++) {
 		if (!needs_met(m, v->fields[i].needs))
 			continue;
-		describe_field(&v->fields[i], &sv->fields[sv->nfields], &s->count_ids[sv->nfields]);
+		view_field_as_series(&v->fields[i], &sv->fields[sv->nfields], &s->count_ids[sv->nfields]);
 		sv->nfields++;
 	}
 	s->series = series_reader_new(sv, err, errlen);

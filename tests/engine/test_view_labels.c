@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/syscall.h>
 
 struct key {
@@ -89,10 +90,38 @@ static void test_made_safe(void)
 	view_labels_free(&l);
 }
 
+/* A key's group leads its series' name, "<group>/<labels>" (a module's per-cgroup rows); a
+ * group too long for collectd's 127 characters beside the labels is cut, '~' and its hash,
+ * and two long groups that differ only past the cut stay apart. */
+static void test_in_group(void)
+{
+	char out[LABEL_VALUE_MAX], other[LABEL_VALUE_MAX], group[200];
+	const char *tail;
+
+	series_name_in_group("system.slice_ssh.service", "fsync", out);
+	CHECK_STR(out, "system.slice_ssh.service/fsync");
+	series_name_in_group("other", "", out);
+	CHECK_STR(out, "other/");
+	memset(group, 'a', 150);
+	group[150] = '\0';
+	series_name_in_group(group, "connect-443", out);
+	CHECK_EQ_U64(strlen(out), LABEL_VALUE_MAX - 1);
+	tail = strchr(out, '/');
+	CHECK(tail != NULL);
+	CHECK_STR(tail, "/connect-443");
+	CHECK(tail - out >= 9 && tail[-9] == '~');
+	group[149] = 'b';
+	series_name_in_group(group, "connect-443", other);
+	CHECK_EQ_U64(strlen(other), LABEL_VALUE_MAX - 1);
+	CHECK(strcmp(out, other) != 0);
+	CHECK(strncmp(out, other, (size_t)(tail - out) - 9) == 0); /* the same up to the hash */
+}
+
 int main(void)
 {
 	test_declared();
 	test_given_at_start();
 	test_made_safe();
+	test_in_group();
 	return testing_done();
 }

@@ -1,0 +1,120 @@
+/* The options of `By "cgroup"` (cgroup_options.h). */
+#include "libcore/engine/cgroup_options.h"
+
+#include "base/options.h"
+
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+void cgroup_options_init(struct cgroup_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->depth = CGROUP_DEPTH_DEFAULT;
+	o->max_series = CGROUP_MAX_SERIES_DEFAULT;
+	hist_config_init(&o->hist);
+}
+
+/* A whole number from lo to hi, or -1 with err naming the option. */
+static int whole_number(const struct option *opt, uint32_t lo, uint32_t hi, const char *example, uint32_t *out,
+			char *err, size_t errlen)
+{
+	double v;
+
+	if (opt_expect_numbers(opt, 1, 1, err, errlen))
+		return -1;
+	v = opt->values[0].number;
+	if (!(v >= lo && v <= hi) || v != (double)(uint32_t)v) {
+		snprintf(err, errlen, "%s takes one whole number from %u to %u, e.g. %s", opt->key, lo, hi, example);
+		return -1;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
+int cgroup_options_set(struct cgroup_options *o, const struct option *opt, char *err, size_t errlen)
+{
+	if (!strcasecmp(opt->key, "By")) {
+		if (opt_expect_strings(opt, 1, err, errlen))
+			return -1;
+		if (opt->nvalues != 1 || strcasecmp(opt->values[0].string, "cgroup")) {
+			snprintf(err, errlen, "By takes one value, \"cgroup\" (the module's values per cgroup v2 cgroup "
+				 "as well): By \"cgroup\"");
+			return -1;
+		}
+		o->on = true;
+		return 1;
+	}
+	if (!strcasecmp(opt->key, "CgroupDepth")) {
+		o->tuned = true;
+		return whole_number(opt, 1, CGROUP_DEPTH_MAX, "CgroupDepth 2 (system.slice/ssh.service)", &o->depth, err,
+				    errlen) ? -1 : 1;
+	}
+	if (!strcasecmp(opt->key, "MaxSeries")) {
+		o->tuned = true;
+		return whole_number(opt, 1, CGROUP_MAX_SERIES_MAX, "MaxSeries 100", &o->max_series, err, errlen) ? -1 : 1;
+	}
+	if (!strcasecmp(opt->key, "CgroupPrecision")) {
+		o->tuned = true;
+		return hist_config_set_precision(&o->hist, opt, err, errlen);
+	}
+	if (!strcasecmp(opt->key, "CgroupIgnoreSelected")) {
+		o->tuned = true;
+		return opt_get_boolean(opt, &o->ignore_selected, err, errlen) ? -1 : 1;
+	}
+	if (!strcasecmp(opt->key, "Cgroup")) {
+		o->tuned = true;
+		if (opt_expect_strings(opt, 1, err, errlen))
+			return -1;
+		for (int i = 0; i < opt->nvalues; i++) {
+			const char *g = opt->values[i].string;
+
+			if (g[0] != '/') {
+				snprintf(err, errlen, "Cgroup: \"%s\" is not a path below the cgroup2 root; start it with '/', "
+					 "e.g. Cgroup \"/system.slice/*.service\"", g);
+				return -1;
+			}
+			if (o->nglobs == CGROUP_GLOBS_MAX) {
+				snprintf(err, errlen, "Cgroup: more than %d globs; join them into fewer ones", CGROUP_GLOBS_MAX);
+				return -1;
+			}
+			if (!(o->globs[o->nglobs] = strdup(g))) {
+				snprintf(err, errlen, "out of memory");
+				return -1;
+			}
+			o->nglobs++;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+int cgroup_options_check(const struct cgroup_options *o, char *err, size_t errlen)
+{
+	if (o->tuned && !o->on) {
+		snprintf(err, errlen, "CgroupDepth, Cgroup, CgroupIgnoreSelected, CgroupPrecision and MaxSeries shape "
+			 "the values per cgroup, which By \"cgroup\" turns on: add By \"cgroup\", or remove them");
+		return -1;
+	}
+	return 0;
+}
+
+bool cgroup_options_selects(const struct cgroup_options *o, const char *path)
+{
+	bool match = false;
+
+	if (!o->nglobs)
+		return true;
+	for (int i = 0; i < o->nglobs && !match; i++)
+		match = !fnmatch(o->globs[i], path, 0);
+	return o->ignore_selected ? !match : match;
+}
+
+void cgroup_options_free(struct cgroup_options *o)
+{
+	for (int i = 0; i < o->nglobs; i++)
+		free(o->globs[i]);
+	o->nglobs = 0;
+}

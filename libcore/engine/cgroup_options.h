@@ -1,0 +1,48 @@
+/* The options of `By "cgroup"` (a module's values per cgroup v2 cgroup, beside its host-wide
+ * ones; cgroup_rows.h): CgroupDepth, MaxSeries, the Cgroup globs that select (collectd's
+ * ignorelist semantics, with CgroupIgnoreSelected) and CgroupPrecision. */
+#ifndef EBPF_CORE_CGROUP_OPTIONS_H
+#define EBPF_CORE_CGROUP_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "libcore/hist/hist_config.h"
+
+struct option;
+
+#define CGROUP_GLOBS_MAX 64
+#define CGROUP_DEPTH_DEFAULT 2
+#define CGROUP_DEPTH_MAX 16
+#define CGROUP_MAX_SERIES_DEFAULT 100
+#define CGROUP_MAX_SERIES_MAX 10000
+
+/* The options of a module that takes By "cgroup"; list CGROUP_OPTION_KEYS in its table. */
+struct cgroup_options {
+	bool on;                   /* By "cgroup" */
+	uint32_t depth;            /* CgroupDepth */
+	uint32_t max_series;       /* MaxSeries */
+	char *globs[CGROUP_GLOBS_MAX];
+	int nglobs;
+	bool ignore_selected;      /* CgroupIgnoreSelected */
+	/* CgroupPrecision: the per-cgroup histogram rows' own precision (module.h's
+	 * cgroup_precision), so that By "cgroup" leaves the host-wide rows' as it was */
+	struct hist_config hist;
+	bool tuned;                /* any of the others given (they need By "cgroup") */
+};
+
+#define CGROUP_OPTION_KEYS { "By" }, { "CgroupDepth" }, { "Cgroup" }, { "CgroupIgnoreSelected" }, { "MaxSeries" }
+/* ... of a module with per-cgroup histograms, which take CgroupPrecision too. */
+#define CGROUP_HIST_OPTION_KEYS CGROUP_OPTION_KEYS, { "CgroupPrecision" }
+
+void cgroup_options_init(struct cgroup_options *o);
+/* 1: taken; 0: not a cgroup option; -1: bad value, err says why and the fix. */
+int cgroup_options_set(struct cgroup_options *o, const struct option *opt, char *err, size_t errlen);
+/* Options given without By "cgroup": an error naming them. 0 or -1. */
+int cgroup_options_check(const struct cgroup_options *o, char *err, size_t errlen);
+/* Whether the cgroup at path (below the cgroup2 root, "/a/b") is sent. */
+bool cgroup_options_selects(const struct cgroup_options *o, const char *path);
+void cgroup_options_free(struct cgroup_options *o);
+
+#endif
