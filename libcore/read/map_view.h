@@ -1,7 +1,9 @@
 /* How a BPF map becomes values, as data: which map, its shape, how its key becomes an
  * instance (labels, each decoded by a chain of the programs' label decoders), and which
  * value fields are counters, histograms (struct hist_row, with deltas tracked per series)
- * or gauges, under which metric name.
+ * or gauges, under which metric name. Every view of a map is read as series
+ * (series_view.h, series_read.h), by the reader of a user's program's maps; view_start.c
+ * describes each view as series.
  *
  * The engine (module.c) reads every view once per interval, all of them before sending
  * anything (a failed read sends nothing), then sends the values in view order. Modules
@@ -10,12 +12,12 @@
  *
  * Two layouts:
  *  - rows as values (`rows`): a u64 array whose every row means something else, such as
- *    a module's `stats` (row 0 "dropped"/"start_lost", row 1 ...) or dcache's counts;
+ *    a module's `stats` (row 0 "dropped"/"start_lost", row 1 ...) or dcache's counts: one
+ *    series without labels, each row a field of it (series_view.row_fields);
  *  - keys as instances (`fields`): an array (the row is the key) or a hash (block's disk and
- *    operation) of structs, each key an instance, each field a metric. These are read as
- *    series (series_view.h, series_read.h), by the reader of a user's program's maps:
- *    view_start.c describes the view as series, a key's labels name its series
- *    (series_name.h), and a value is sent when it is not 0 (a histogram: once it has events).
+ *    operation) of structs, each key an instance, each field a metric: a key's labels name
+ *    its series (series_name.h).
+ * A value is sent when it is not 0 (VIEW_ALWAYS: always; a histogram: once it has events).
  */
 #ifndef EBPF_READ_MAP_VIEW_H
 #define EBPF_READ_MAP_VIEW_H

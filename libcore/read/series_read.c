@@ -3,6 +3,7 @@
 #include "base/label_value.h"
 #include "include/hist_row.h"
 #include "libcore/decode/label_decoder.h"
+#include "libcore/hist/ratio.h"
 #include "libcore/read/key_cache.h"
 #include "libcore/read/map_read.h"
 #include "libcore/read/series_name.h"
@@ -496,10 +497,21 @@ static bool send_hist(const struct series_field *f, struct field_acc *a, const c
 	return h.count || h.reset;
 }
 
+/* The view's ratio over this read's interval (from the fields' last values, before they
+ * move on); -1: none. */
+static double ratio_of(const struct series_ratio *ratio, const struct field_acc *acc)
+{
+	const struct field_acc *total = &acc[ratio->total], *miss = &acc[ratio->miss];
+
+	return hit_ratio_percent(counter_delta(total->value, total->last_value),
+				 counter_delta(miss->value, miss->last_value));
+}
+
 static void send_series(struct series_reader *r, struct series *s, const char *name, const struct metric_sink *sink)
 {
 	const struct series_view *v = r->v;
 	bool changed = false;
+	double ratio = v->ratio ? ratio_of(v->ratio, s->acc) : -1;
 
 	for (int i = 0; i < v->nfields; i++) {
 		const struct series_field *f = &v->fields[i];
@@ -520,6 +532,8 @@ static void send_series(struct series_reader *r, struct series *s, const char *n
 		else if (sink->gauge)
 			sink->gauge(sink->ctx, &f->id, inst, (double)a->value);
 	}
+	if (ratio >= 0 && sink->gauge) /* after the values it is of */
+		sink->gauge(sink->ctx, &v->ratio->id, v->ratio->instance, ratio);
 	s->idle = changed ? 0 : s->idle + 1;
 }
 

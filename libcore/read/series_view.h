@@ -82,6 +82,15 @@ struct series_field {
 	bool count_named;
 };
 
+/* A hit ratio of the interval between two counter fields of a series (ratio.h): percent of
+ * the `total` field's events (accesses) that were not the `miss` field's, a gauge under
+ * `instance`, not sent for an interval without accesses (dcache, pagecache). */
+struct series_ratio {
+	struct metric_id id;
+	const char *instance;
+	int total, miss;
+};
+
 struct series_view {
 	const char *map;          /* names the gauges folded-, unmatched- */
 	/* the map */
@@ -126,6 +135,7 @@ struct series_view {
 	 * or a row past nrow_fields: no value. Counters and gauges only. */
 	const int *row_fields;
 	uint32_t nrow_fields, row_offset;
+	const struct series_ratio *ratio; /* or NULL */
 	/* The cap: at most max_series series; the label sets beyond go into the series "other",
 	 * counted by gauge "folded-<map>" (sent once the cap is reached with folded_when_full,
 	 * else once anything folded). reclaim_after: reads without a change after which a

@@ -103,26 +103,51 @@ static int start_keyed(struct module *m, const struct map_view *v, struct view_s
 	return s->series ? 0 : -1;
 }
 
-/* A rows-as-values view: its rows summed over the CPUs at every read, and the previous ones
- * for a ratio. */
-static int start_rows(const struct map_view *v, struct view_state *s, struct bpf_map *map)
+/* A rows-as-values view read as one series without labels: each row whose needs are met
+ * its own counter field (its metric, and its instance as the field's), the copies summed;
+ * a ratio between two of them. Each row is listed once. */
+static int start_rows(struct module *m, const struct map_view *v, struct view_state *s, struct bpf_map *map,
+		      char *err, size_t errlen)
 {
-	int e;
+	struct series_view *sv = &s->series_view;
+	uint32_t nrows = v->nrows ? v->nrows : bpf_map__max_entries(map);
 
-	s->nrows = v->nrows ? v->nrows : bpf_map__max_entries(map);
-	e = map_read_init(&s->rd, s->fd, false, sizeof(uint32_t), bpf_map__value_size(map), s->nrows);
-	if (e)
-		return e;
-	s->values = calloc(s->nrows ? s->nrows : 1, v->value_size);
-	if (v->ratio)
-		s->prev = calloc(s->nrows ? s->nrows : 1, v->value_size);
-	return !s->values || (v->ratio && !s->prev) ? -ENOMEM : 0;
+	*sv = (struct series_view){
+		.map = v->map, .fd = s->fd, .key_size = sizeof(uint32_t), .value_size = bpf_map__value_size(map),
+		.max_entries = nrows, .sum_copies = true, .full_size = v->value_size, .precision = m->precision,
+		.lone_name = "", .fixed_labels = true, .max_series = 1, .nrow_fields = nrows,
+	};
+	if (!(s->row_fields = malloc((nrows ? nrows : 1) * sizeof(*s->row_fields)))) {
+		snprintf(err, errlen, "cannot set up map readers: %s", strerror(ENOMEM));
+		return -1;
+	}
+	for (uint32_t row = 0; row < nrows; row++)
+		s->row_fields[row] = -1;
+	for (int i = 0; i < v->nrows_view && sv->nfields < SERIES_MAX_FIELDS; i++) {
+		const struct view_row *r = &v->rows[i];
+
+		if (!needs_met(m, r->needs) || r->row >= nrows)
+			continue;
+		s->row_fields[r->row] = sv->nfields;
+		sv->fields[sv->nfields++] = (struct series_field){
+			.kind = VALUE_COUNTER, .id = { .name = r->metric }, .width = sizeof(uint64_t),
+			.send_zero = r->flags & VIEW_ALWAYS, .instance_prefix = r->instance[0] ? r->instance : NULL };
+	}
+	sv->row_fields = s->row_fields;
+	if (v->ratio && v->ratio->total_row < nrows && v->ratio->miss_row < nrows &&
+	    s->row_fields[v->ratio->total_row] >= 0 && s->row_fields[v->ratio->miss_row] >= 0) {
+		s->ratio = (struct series_ratio){ .id = { .name = v->ratio->metric }, .instance = v->ratio->instance,
+						  .total = s->row_fields[v->ratio->total_row],
+						  .miss = s->row_fields[v->ratio->miss_row] };
+		sv->ratio = &s->ratio;
+	}
+	s->series = series_reader_new(sv, err, errlen);
+	return s->series ? 0 : -1;
 }
 
 static int start_view(struct module *m, const struct map_view *v, struct view_state *s, char *err, size_t errlen)
 {
 	struct bpf_map *map = bpf_object__find_map_by_name(m->obj, v->map);
-	int e;
 
 	if (!map) {
 		snprintf(err, errlen, "cannot set up map readers: the object has no map \"%s\"", v->map);
@@ -140,14 +165,7 @@ static int start_view(struct module *m, const struct map_view *v, struct view_st
 	}
 	if (view_labels_init(&s->labels, v, m->features, err, errlen))
 		return -1;
-	if (!v->rows)
-		return start_keyed(m, v, s, map, err, errlen);
-	e = start_rows(v, s, map);
-	if (e) {
-		snprintf(err, errlen, "cannot set up map readers: %s", strerror(-e));
-		return -1;
-	}
-	return 0;
+	return v->rows ? start_rows(m, v, s, map, err, errlen) : start_keyed(m, v, s, map, err, errlen);
 }
 
 int views_start(struct module *m, char *err, size_t errlen)
@@ -187,11 +205,9 @@ void views_free(struct module *m)
 		struct view_state *s = &m->views[i];
 
 		ring_buffer__free(s->rb); /* NULL-safe; before the map it maps goes away */
-		map_read_free(&s->rd);
 		series_reader_free(s->series);
 		view_labels_free(&s->labels);
-		free(s->values);
-		free(s->prev);
+		free(s->row_fields);
 	}
 	free(m->views);
 	m->views = NULL;

@@ -6,7 +6,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "libcore/read/map_read.h"
 #include "libcore/read/series_view.h"
 #include "libcore/read/view_labels.h"
 
@@ -16,13 +15,11 @@ struct series_reader;
 struct view_state {
 	bool active;               /* its `needs` are met and its map was found */
 	int fd;
-	/* rows as values */
-	uint32_t nrows;
-	struct map_read rd;
-	uint64_t *values;          /* nrows rows of value_size bytes, summed over CPUs */
-	uint64_t *prev;            /* the rows of the previous read, for a ratio */
-	/* keyed views: their labels, the view as series (series_view.h), read by series_read.h */
+	/* the view as series (series_view.h), read by series_read.h: a keyed view's labels, or
+	 * rows as values' fields (row -> field) and ratio */
 	struct view_labels labels;
+	int *row_fields;
+	struct series_ratio ratio;
 	struct series_view series_view;
 	struct metric_id count_ids[SERIES_MAX_FIELDS];
 	struct series_reader *series;
