@@ -56,6 +56,19 @@ detach_loop() {
 	rm -f "$BACKING"
 }
 
+# start_gated_workload PROGRAM ARG...: tests/support/PROGRAM ARG... (write_n, close_n), which
+# waits for a line on stdin before it does anything, started now so that its pid (WORKLOAD)
+# can go into a config (Param "filter_tgid") before collectd attaches; `echo go >&7` lets it
+# run, `wait "$WORKLOAD"` for its end. Its fd 3 is closed: write_n's /dev/null is then its
+# fd 3 whatever the shell had open, the "unknown:3" label the exporter tests check.
+start_gated_workload() {
+	_program=$1; shift
+	mkfifo "$WORK/go"
+	"$top_builddir/tests/support/$_program" "$@" < "$WORK/go" 3>&- &
+	WORKLOAD=$!
+	exec 7> "$WORK/go" # keeps the fifo open: the workload blocks in fgets until the line
+}
+
 # start_sync_workload N: tests/support/sync_n, waiting on a fifo so that its pid (WORKLOAD)
 # can go into a config (Param "filter_tgid") before it calls sync() N times on sync_workload_go.
 start_sync_workload() { start_waiting_workload sync_n "$1"; }
