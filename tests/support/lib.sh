@@ -110,22 +110,29 @@ kill_collectd() {
 	COLLECTD_PID=
 }
 
-# write_fsync_config FILE SNAPSHOT GROUP [LINE...]: write_config with the syscalls module
-# recording fsync latency and publishing SNAPSHOT (owned by GROUP; "" leaves collectd's own),
-# the LINEs added inside that module; stdin (more <Module> blocks) appended inside the plugin.
-write_fsync_config() {
+# write_syscalls_config FILE SNAPSHOT GROUP [LINE...]: write_config with the syscalls module
+# and publishing SNAPSHOT (owned by GROUP; "" leaves collectd's own), the LINEs added inside
+# that module; stdin (more <Module> blocks) appended inside the plugin. One writer of this
+# block for the tests that want the module as it is and those that want fsync latency.
+write_syscalls_config() {
 	_conf=$1 _snap=$2 _group=$3; shift 3
 	{
 		echo "<Plugin ebpf>"
 		echo "  SnapshotFile \"$_snap\""
 		[ -z "$_group" ] || echo "  SnapshotGroup \"$_group\""
 		echo '  <Module "syscalls">'
-		echo '    Latency "fsync"'
 		for _line in "$@"; do echo "    $_line"; done
 		echo '  </Module>'
 		cat
 		echo "</Plugin>"
 	} | write_config "$_conf"
+}
+
+# write_fsync_config FILE SNAPSHOT GROUP [LINE...]: write_syscalls_config with the module
+# recording fsync latency (its first LINE).
+write_fsync_config() {
+	_conf=$1 _snap=$2 _group=$3; shift 3
+	write_syscalls_config "$_conf" "$_snap" "$_group" 'Latency "fsync"' "$@"
 }
 
 # wait_until SECONDS COMMAND...: polls every 0.1 s until COMMAND succeeds (its output dropped).
