@@ -8,8 +8,7 @@
 . "$top_srcdir/tests/support/lib.sh"
 . "$top_srcdir/tests/support/program_lib.sh"
 
-CG_ROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
-[ -n "$CG_ROOT" ] || skip "no cgroup2 mount (bpf_get_current_cgroup_id() names cgroup2 cgroups)"
+cgroup2_root "bpf_get_current_cgroup_id() names cgroup2 cgroups"
 CHILD=ebpf-it-cg-$$
 CG="$CG_ROOT/$CHILD"
 mkdir "$CG" || fail "cannot make the cgroup $CG"

@@ -194,6 +194,13 @@ wait_for_new_line() {
 	while [ "$(wc -l < "$f")" -le "$n" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 }
 
+# cgroup2_root [WHAT]: sets CG_ROOT to the cgroup2 mount, or skips the test without one (WHAT:
+# what of the test needs it, for the message). Every cgroup test finds the mount so.
+cgroup2_root() {
+	CG_ROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+	[ -n "$CG_ROOT" ] || skip "no cgroup2 mount${1:+ ($1)}"
+}
+
 # test_cgroups PREFIX CHILD...: a private parent PREFIX-<pid> (PARENT) in the cgroup2 mount
 # (CG_ROOT), depth 1, with the CHILD cgroups in it (depth 2: CgroupDepth 2 is theirs); removed
 # when the test exits, then cleanup. A test with more to undo first (processes still in the
@@ -201,8 +208,7 @@ wait_for_new_line() {
 # mount.
 CG_BEFORE_REMOVAL=
 test_cgroups() {
-	CG_ROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
-	[ -n "$CG_ROOT" ] || skip "no cgroup2 mount (By \"cgroup\" names cgroup2 cgroups)"
+	cgroup2_root 'By "cgroup" names cgroup2 cgroups'
 	PARENT=$1-$$
 	shift
 	CG_CHILDREN=$*
