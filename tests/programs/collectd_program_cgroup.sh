@@ -19,15 +19,7 @@ OBJ="$WORK/objects"
 install_objects "$OBJ" contrib/programs/fsync_cgroup.bpf.o
 cp "$top_builddir/tests/support/fsync_n" "$WORK/fsync_cg"
 # The shipped block, the object where the test put it, counting the workload's command only.
-sed -e "s|/etc/collectd/ebpf.d|$OBJ|" -e "s|^\( *\)Object .*|&\n\1Param \"comm\" \"fsync_cg\"|" \
-	"$top_srcdir/contrib/programs/fsync_cgroup.conf" > "$WORK/fsync_cgroup.conf"
-grep -q 'Param "comm" "fsync_cg"' "$WORK/fsync_cgroup.conf" || fail "the comm Param was not added"
-write_config "$WORK/collectd.conf" <<CONF
-<Plugin ebpf>
-  SnapshotFile ""
-</Plugin>
-Include "$WORK/fsync_cgroup.conf"
-CONF
+shipped_program_config fsync_cgroup comm '"fsync_cg"'
 start_collectd "$WORK/collectd.conf"
 wait_for_csv fsync_cgroup percent-map_fill-latency 10 || fail "no first read of fsync_cgroup"
 

@@ -22,6 +22,22 @@ install_exporter_configs() {
 	done
 }
 
+# shipped_program_config NAME PARAM VALUE: $WORK/collectd.conf (no snapshot) that includes
+# contrib/programs/NAME.conf as shipped, but for its object, read from $OBJ, and a line
+# Param "PARAM" VALUE after its Object line (the workload the test counts); written to
+# $WORK/NAME.conf. The doc examples' tests run the shipped .conf so, as users drop it in.
+shipped_program_config() {
+	sed -e "s|/etc/collectd/ebpf.d|$OBJ|" -e "s|^\( *\)Object .*|&\n\1Param \"$2\" $3|" \
+		"$top_srcdir/contrib/programs/$1.conf" > "$WORK/$1.conf"
+	grep -qF "Param \"$2\" $3" "$WORK/$1.conf" || fail "the $2 Param was not added"
+	write_config "$WORK/collectd.conf" <<CONF
+<Plugin ebpf>
+  SnapshotFile ""
+</Plugin>
+Include "$WORK/$1.conf"
+CONF
+}
+
 # close_in_cgroup DIR COMM COUNT: tests/support/close_n, as process COMM in the cgroup
 # directory DIR, closing the marker fd COUNT times.
 close_in_cgroup() {
