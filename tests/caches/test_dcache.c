@@ -4,8 +4,8 @@
  * nor kprobes (this project's CI machine) the module must refuse to start as
  * "unsupported" with one error naming what it tried: "auto" accepts either outcome, an
  * explicit method must work. */
+#include "tests/caches/cache_read.h"
 #include "tests/support/module_test.h"
-#include "tests/support/recording_sink.h"
 
 #include <sys/stat.h>
 
@@ -17,15 +17,10 @@ struct seen {
 
 static struct seen read_module(struct module *m)
 {
-	struct recording r = { 0 };
 	struct seen s = { 0 };
+	const struct cache_counter counters[] = { { "lookups", &s.lookups }, { "misses", &s.misses }, { NULL, NULL } };
 
-	CHECK(recording_read(&r, m) == 0);
-	CHECK(recorded_count(&r, RECORDED_HISTOGRAM, NULL, NULL) == 0 && "dcache sends no histogram");
-	s.lookups = recorded_counter(&r, "lookups", NULL);
-	s.misses = recorded_counter(&r, "misses", NULL);
-	s.got_ratio = recorded_gauge(&r, "hit_ratio", NULL, &s.hit_ratio);
-	recording_free(&r);
+	s.got_ratio = read_cache_module(m, counters, &s.hit_ratio);
 	return s;
 }
 

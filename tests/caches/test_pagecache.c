@@ -7,9 +7,9 @@
  * neither (this project's CI machine), must report it unsupported with one error.
  * tp_btf and raw_tp run additions and dirtied alone (accesses have no tracepoint), which
  * checks the folio page counting against the running kernel's struct folio. */
+#include "tests/caches/cache_read.h"
 #include "tests/support/loop_ext4.h"
 #include "tests/support/module_test.h"
-#include "tests/support/recording_sink.h"
 
 enum { FILE_PAGES = 1024, PAGE = 4096, CHUNK = 65536 };
 
@@ -21,16 +21,11 @@ struct seen {
 
 static struct seen read_module(struct module *m)
 {
-	struct recording r = { 0 };
 	struct seen s = { 0 };
+	const struct cache_counter counters[] = { { "accesses", &s.accesses }, { "additions", &s.additions },
+						  { "dirtied", &s.dirtied }, { NULL, NULL } };
 
-	CHECK(recording_read(&r, m) == 0);
-	CHECK(recorded_count(&r, RECORDED_HISTOGRAM, NULL, NULL) == 0 && "pagecache sends no histogram");
-	s.accesses = recorded_counter(&r, "accesses", NULL);
-	s.additions = recorded_counter(&r, "additions", NULL);
-	s.dirtied = recorded_counter(&r, "dirtied", NULL);
-	s.got_ratio = recorded_gauge(&r, "hit_ratio", NULL, &s.hit_ratio);
-	recording_free(&r);
+	s.got_ratio = read_cache_module(m, counters, &s.hit_ratio);
 	return s;
 }
 

@@ -13,8 +13,7 @@
 # through the removals (a value every interval, no error logged); collectd's RSS flat.
 . "$top_srcdir/tests/support/lib.sh"
 
-CG_ROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
-[ -n "$CG_ROOT" ] || skip "no cgroup2 mount (By \"cgroup\" names cgroup2 cgroups)"
+cgroup2_root 'By "cgroup" names cgroup2 cgroups'
 PARENT=ebpf-it-churn-$$
 P="$CG_ROOT/$PARENT"
 LIVE=25 L=4 MAX=20 CHURN=2000 F=2

@@ -12,8 +12,7 @@
 . "$top_srcdir/tests/support/lib.sh"
 . "$top_srcdir/tests/support/program_lib.sh"
 
-CG_ROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
-[ -n "$CG_ROOT" ] || skip "no cgroup2 mount"
+cgroup2_root
 PARENT=ebpf-it-cgid-$$
 CG="$CG_ROOT/$PARENT"
 mkdir "$CG" "$CG/keep" "$CG/other" || fail "cannot make the cgroups under $CG"

@@ -12,14 +12,8 @@
 . "$top_srcdir/tests/support/program_lib.sh"
 
 OBJ="$WORK/objects"
-install_objects "$OBJ" tests/exporter/exporter_syscalls.bpf.o
-cp "$top_srcdir/tests/exporter/exporter_syscalls.yaml" "$OBJ/" && chmod 644 "$OBJ/exporter_syscalls.yaml"
-
-mkfifo "$WORK/go"
-# fd 3 closed: the workload's /dev/null is its fd 3 whatever the shell had open
-"$top_builddir/tests/support/write_n" 100:7 3000:5 < "$WORK/go" 3>&- &
-WORKLOAD=$!
-exec 7> "$WORK/go"
+install_exporter_configs "$OBJ" exporter_syscalls
+start_gated_workload write_n 100:7 3000:5
 
 write_config "$WORK/collectd.conf" <<CONF
 <Plugin ebpf>

@@ -10,13 +10,8 @@
 . "$top_srcdir/tests/support/program_lib.sh"
 
 OBJ="$WORK/objects"
-install_objects "$OBJ" tests/exporter/exporter_syscalls.bpf.o
-cp "$top_srcdir/tests/exporter/exporter_syscalls.yaml" "$OBJ/" && chmod 644 "$OBJ/exporter_syscalls.yaml"
-
-mkfifo "$WORK/go"
-"$top_builddir/tests/support/write_n" 100:7 3000:5 < "$WORK/go" 3>&- &
-WORKLOAD=$!
-exec 7> "$WORK/go"
+install_exporter_configs "$OBJ" exporter_syscalls
+start_gated_workload write_n 100:7 3000:5
 
 "$top_builddir/collectd-ebpf-import" --name printed "$OBJ/exporter_syscalls.yaml" > "$WORK/block.conf" ||
 	fail "collectd-ebpf-import refused the config"

@@ -11,14 +11,9 @@
 . "$top_srcdir/tests/support/program_lib.sh"
 
 OBJ="$WORK/objects"
-install_objects "$OBJ" tests/exporter/exporter_kstack.bpf.o
-cp "$top_srcdir/tests/exporter/exporter_kstack.yaml" "$OBJ/" && chmod 644 "$OBJ/exporter_kstack.yaml"
+install_exporter_configs "$OBJ" exporter_kstack
 
-mkfifo "$WORK/go"
-"$top_builddir/tests/support/close_n" kstk:0 kstx:0 kstk:0 kstk:0 kstx:0 kstk:0 kstk:0 kstx:0 kstk:0 kstk:0 \
-	< "$WORK/go" &
-WORKLOAD=$!
-exec 7> "$WORK/go"
+start_gated_workload close_n kstk:0 kstx:0 kstk:0 kstk:0 kstx:0 kstk:0 kstk:0 kstx:0 kstk:0 kstk:0
 
 write_config "$WORK/collectd.conf" <<CONF
 <Plugin ebpf>

@@ -17,10 +17,7 @@
 OBJ="$WORK/objects"
 install_exporter_configs "$OBJ" exporter_names exporter_codes
 
-mkfifo "$WORK/go"
-"$top_builddir/tests/support/close_n" known:3 other:4 < "$WORK/go" &
-WORKLOAD=$!
-exec 7> "$WORK/go"
+start_gated_workload close_n known:3 other:4
 
 write_config "$WORK/collectd.conf" <<CONF
 <Plugin ebpf>

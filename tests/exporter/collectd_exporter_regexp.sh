@@ -13,13 +13,9 @@
 . "$top_srcdir/tests/support/program_lib.sh"
 
 OBJ="$WORK/objects"
-install_objects "$OBJ" tests/exporter/exporter_comm.bpf.o
-cp "$top_srcdir/tests/exporter/exporter_comm.yaml" "$OBJ/" && chmod 644 "$OBJ/exporter_comm.yaml"
+install_exporter_configs "$OBJ" exporter_comm
 
-mkfifo "$WORK/go"
-"$top_builddir/tests/support/close_n" worker-1:3 worker-2:4 dbsync:5 other:6 < "$WORK/go" &
-WORKLOAD=$!
-exec 7> "$WORK/go"
+start_gated_workload close_n worker-1:3 worker-2:4 dbsync:5 other:6
 
 write_config "$WORK/collectd.conf" <<CONF
 <Plugin ebpf>

@@ -18,13 +18,7 @@ full_disk_cleanup() {
 }
 trap full_disk_cleanup EXIT INT TERM
 
-write_config "$WORK/collectd.conf" <<CONF
-<Plugin ebpf>
-  SnapshotFile "$SNAP"
-  <Module "syscalls">
-  </Module>
-</Plugin>
-CONF
+write_syscalls_config "$WORK/collectd.conf" "$SNAP" "" < /dev/null
 start_collectd "$WORK/collectd.conf"
 wait_until 5 test -f "$SNAP" || fail "no snapshot published"
 

@@ -93,6 +93,19 @@ has_notes() { [ "$(count_notes "$@")" -ge "$NEED" ]; }
 # meta FILE NAME: a header line's value.
 meta() { sed -n "s/^$2: //p" "$1" | head -n 1; }
 show_notes() { for f in $(notes_with "$@"); do echo "--- $f"; cat "$f"; done >&2; }
+# one_failure_state_note INSTANCE FROM FOR: within 10 s a module_state notification of
+# PluginInstance INSTANCE, and a second later still exactly one, of severity FAILURE; its file
+# in f. FROM and FOR name the instance in the failures. Both instances that cannot start
+# (privileges dropped, forced off) must say so once: only the note's state and error differ.
+one_failure_state_note() {
+	NEED=1 wait_until 10 has_notes "PluginInstance: $1" "Type: module_state" ||
+		fail "no module_state notification $2"
+	sleep 1 # a second one, if any, would have come with the first
+	_n=$(count_notes "PluginInstance: $1" "Type: module_state")
+	[ "$_n" = 1 ] || { show_notes "PluginInstance: $1"; fail "$_n module_state notifications $3, expected 1"; }
+	f=$(notes_with "PluginInstance: $1" "Type: module_state")
+	[ "$(meta "$f" Severity)" = FAILURE ] || fail "severity $(meta "$f" Severity), expected FAILURE"
+}
 
 # --- Privileges dropped: collectd as nobody with no capability cannot load BPF. It writes
 # its log, values and socket into $WORK, for the time made sticky and writable (as /tmp).
@@ -110,13 +123,7 @@ LoadPlugin exec
 </Plugin>
 CONF
 start_collectd "$WORK/nopriv.conf" setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all
-NEED=1 wait_until 10 has_notes "PluginInstance: process-nopriv" "Type: module_state" ||
-	fail "no module_state notification from the collectd without privileges"
-sleep 1 # a second one, if any, would have come with the first
-n=$(count_notes "PluginInstance: process-nopriv" "Type: module_state")
-[ "$n" = 1 ] || { show_notes "PluginInstance: process-nopriv"; fail "$n module_state notifications without privileges, expected 1"; }
-f=$(notes_with "PluginInstance: process-nopriv" "Type: module_state")
-[ "$(meta "$f" Severity)" = FAILURE ] || fail "severity $(meta "$f" Severity), expected FAILURE"
+one_failure_state_note process-nopriv "from the collectd without privileges" "without privileges"
 [ "$(meta "$f" state)" = failed ] || fail "state meta \"$(meta "$f" state)\", expected failed"
 meta "$f" error | grep -q 'not permitted to load BPF programs: running as uid 65534 without CAP_BPF' ||
 	fail "error meta \"$(meta "$f" error)\""
@@ -128,13 +135,7 @@ rm -rf "$WORK/csv" "$WORK/rrd" "$WORK/collectd.sock" "$WORK"/notes/n.*
 chmod 755 "$WORK"
 
 start_collectd "$WORK/collectd.conf"
-NEED=1 wait_until 10 has_notes "PluginInstance: process-off" "Type: module_state" ||
-	fail "no module_state notification for the instance forced off"
-sleep 1 # a second one, if any, would have come with the first
-off=$(count_notes "PluginInstance: process-off" "Type: module_state")
-[ "$off" = 1 ] || { show_notes "PluginInstance: process-off"; fail "$off module_state notifications for process-off, expected 1"; }
-f=$(notes_with "PluginInstance: process-off" "Type: module_state")
-[ "$(meta "$f" Severity)" = FAILURE ] || fail "severity $(meta "$f" Severity), expected FAILURE"
+one_failure_state_note process-off "for the instance forced off" "for process-off"
 case "$(meta "$f" state)" in failed|unsupported) ;; *) fail "state meta \"$(meta "$f" state)\"" ;; esac
 [ -n "$(meta "$f" error)" ] || fail "no error meta in the state notification"
 pass "instance forced off: one FAILURE module_state notification, state $(meta "$f" state): $(meta "$f" error | cut -c1-100)"

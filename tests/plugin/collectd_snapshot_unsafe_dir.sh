@@ -13,13 +13,7 @@ SNAP="$WORK/nobody/snapshot"
 su -s /bin/sh nobody -c "ln -s '$TARGET' '$SNAP.lock'" 2>/dev/null || ln -s "$TARGET" "$SNAP.lock"
 [ -L "$SNAP.lock" ] || fail "could not make the link"
 
-write_config "$WORK/collectd.conf" <<CONF
-<Plugin ebpf>
-  SnapshotFile "$SNAP"
-  <Module "syscalls">
-  </Module>
-</Plugin>
-CONF
+write_syscalls_config "$WORK/collectd.conf" "$SNAP" "" < /dev/null
 start_collectd "$WORK/collectd.conf"
 wait_until 10 test -d "$WORK/csv/itest/ebpf-syscalls" || fail "the syscalls module sent no values"
 wait_for_log 'SNMP snapshot not published' 10 || fail "collectd did not say it refuses the directory"

@@ -23,6 +23,21 @@ static int parse_text(const char *text, struct snapshot *s, char *err, size_t le
 	return r;
 }
 
+/* A new histogram of sm with its unit, precision, lifetime count and sum; the caller sets
+ * the rest (the round trip writes two). */
+static struct snapshot_histogram *add_histogram(struct snapshot_module *sm, const char *metric, const char *instance,
+						 enum snapshot_unit unit, unsigned int precision, uint64_t count, uint64_t sum)
+{
+	struct snapshot_histogram *h = snapshot_module_add_histogram(sm, metric, instance);
+
+	CHECK(h != NULL);
+	h->unit = unit;
+	h->precision = precision;
+	h->count = count;
+	h->sum = sum;
+	return h;
+}
+
 static void test_round_trip(void)
 {
 	struct snapshot_module a = { 0 }, b = { 0 };
@@ -39,21 +54,11 @@ static void test_round_trip(void)
 	a.discontinuity_us = 1700000000123456LL;
 	CHECK(snapshot_module_add_counter(&a, "calls", "fsync", 18446744073709551615ULL) == 0);
 	CHECK(snapshot_module_add_counter(&a, "dropped", "odd\tname\\with\nescapes", 0) == 0);
-	h = snapshot_module_add_histogram(&a, "latency", "fsync");
-	CHECK(h != NULL);
-	h->unit = SNAPSHOT_UNIT_NANOSECONDS;
-	h->precision = 0;
-	h->count = 10;
-	h->sum = 12345;
+	h = add_histogram(&a, "latency", "fsync", SNAPSHOT_UNIT_NANOSECONDS, 0, 10, 12345);
 	h->interval_count = 0; /* an idle interval: no mean, no percentiles */
 	CHECK(snapshot_module_add_bucket(&a, 10, 7) == 0);          /* (512, 1024] at precision 0 */
 	CHECK(snapshot_module_add_bucket(&a, HIST_NSLOTS(0) - 1, 3) == 0); /* above 2^38 */
-	h = snapshot_module_add_histogram(&a, "io_size", "sda-read");
-	CHECK(h != NULL);
-	h->unit = SNAPSHOT_UNIT_BYTES;
-	h->precision = 5;
-	h->count = 1;
-	h->sum = 16384;
+	h = add_histogram(&a, "io_size", "sda-read", SNAPSHOT_UNIT_BYTES, 5, 1, 16384);
 	CHECK(snapshot_module_add_bucket(&a, hist_slot_p(16384, 5), 1) == 0);
 	snprintf(b.label, sizeof(b.label), "syscalls-broken");
 	b.state = SNAPSHOT_STATE_UNSUPPORTED;

@@ -8,10 +8,10 @@
  * untraced and not counted. */
 #include "base/log.h"
 #include "libcore/engine/module.h"
-#include "libcore/kernel/privileges.h"
 #include "tests/support/oom_cgroup.h"
 #include "tests/support/recording_sink.h"
 #include "tests/support/attach_methods.h"
+#include "tests/support/bpf_requirements.h"
 #include "tests/support/detach_program.h"
 #include "tests/support/start_on_method.h"
 #include "tests/support/testing.h"
@@ -19,7 +19,6 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -231,13 +230,7 @@ int main(int argc, char **argv)
 	struct oom_cgroup cg;
 	char name[64], why[512];
 
-	if (geteuid() != 0 || !privileges_sufficient())
-		SKIP("needs root (or CAP_BPF + CAP_PERFMON) to load BPF programs");
-	if (access("/sys/kernel/btf/vmlinux", R_OK))
-		SKIP("kernel has no BTF (/sys/kernel/btf/vmlinux): CO-RE programs cannot load");
-	if (access("/sys/kernel/tracing/events/sched", F_OK) &&
-	    mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL))
-		SKIP("tracefs is not mounted and cannot be: mount -t tracefs nodev /sys/kernel/tracing");
+	require_bpf_tracing("/sys/kernel/tracing/events/sched");
 	ebpf_log_set_handler(capture_log);
 
 	methods_from(argc, argv, tracepoint_methods, &methods);

@@ -5,14 +5,12 @@
  * v2) is counted for the victim's cgroup: the host-wide oom_kills and the victim cgroup's
  * agree. */
 #include "libcore/engine/module.h"
-#include "libcore/kernel/privileges.h"
 #include "tests/support/attach_methods.h"
+#include "tests/support/bpf_requirements.h"
 #include "tests/support/test_cgroups.h"
 #include "tests/support/oom_cgroup.h"
 #include "tests/support/recording_sink.h"
 #include "tests/support/testing.h"
-
-#include <sys/mount.h>
 
 static int fork_then_exec(void *arg)
 {
@@ -139,12 +137,7 @@ int main(int argc, char **argv)
 	static const char *const tracepoint_methods[] = { "tp_btf", "raw_tp", "tracepoint", NULL };
 	struct method_list methods;
 
-	if (geteuid() != 0 || !privileges_sufficient())
-		SKIP("needs root (or CAP_BPF + CAP_PERFMON) to load BPF programs");
-	if (access("/sys/kernel/btf/vmlinux", R_OK))
-		SKIP("kernel has no BTF (/sys/kernel/btf/vmlinux): CO-RE programs cannot load");
-	if (access("/sys/kernel/tracing/events/sched", F_OK) && mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL))
-		SKIP("tracefs is not mounted and cannot be: mount -t tracefs nodev /sys/kernel/tracing");
+	require_bpf_tracing("/sys/kernel/tracing/events/sched");
 	tcg_setup("ebpf-test-proccg");
 	methods_from(argc, argv, tracepoint_methods, &methods);
 	for (int i = 0; i < methods.n; i++)

@@ -8,8 +8,7 @@
 . "$top_srcdir/tests/support/lib.sh"
 . "$top_srcdir/tests/support/program_lib.sh"
 
-CG_ROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
-[ -n "$CG_ROOT" ] || skip "no cgroup2 mount (bpf_get_current_cgroup_id() names cgroup2 cgroups)"
+cgroup2_root "bpf_get_current_cgroup_id() names cgroup2 cgroups"
 CHILD=ebpf-it-cg-$$
 CG="$CG_ROOT/$CHILD"
 mkdir "$CG" || fail "cannot make the cgroup $CG"
@@ -20,15 +19,7 @@ OBJ="$WORK/objects"
 install_objects "$OBJ" contrib/programs/fsync_cgroup.bpf.o
 cp "$top_builddir/tests/support/fsync_n" "$WORK/fsync_cg"
 # The shipped block, the object where the test put it, counting the workload's command only.
-sed -e "s|/etc/collectd/ebpf.d|$OBJ|" -e "s|^\( *\)Object .*|&\n\1Param \"comm\" \"fsync_cg\"|" \
-	"$top_srcdir/contrib/programs/fsync_cgroup.conf" > "$WORK/fsync_cgroup.conf"
-grep -q 'Param "comm" "fsync_cg"' "$WORK/fsync_cgroup.conf" || fail "the comm Param was not added"
-write_config "$WORK/collectd.conf" <<CONF
-<Plugin ebpf>
-  SnapshotFile ""
-</Plugin>
-Include "$WORK/fsync_cgroup.conf"
-CONF
+shipped_program_config fsync_cgroup comm '"fsync_cg"'
 start_collectd "$WORK/collectd.conf"
 wait_for_csv fsync_cgroup percent-map_fill-latency 10 || fail "no first read of fsync_cgroup"
 

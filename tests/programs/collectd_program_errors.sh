@@ -34,19 +34,26 @@ run_t() {
 	return $rc
 }
 
+# refused_with WHOLE NAME OBJECT BODY [BESIDE]: run_t must fail with WHOLE as its one error
+# line. The two tables (mistakes in the block, objects the loader refuses) expect the same
+# of collectd -T, each case only with its own message.
+refused_with() {
+	_whole=$1; shift
+	if run_t "$@"; then
+		cat "$WORK/$1.conf" "$WORK/$1.out" >&2
+		fail "$1: collectd -T accepted it"
+	fi
+	grep -qxF -- "$_whole" "$WORK/$1.out" ||
+		{ cat "$WORK/$1.out" >&2; fail "$1: the error is not: $_whole"; }
+	[ "$(grep -c 'ebpf plugin:' "$WORK/$1.out")" = 1 ] ||
+		{ cat "$WORK/$1.out" >&2; fail "$1: more than one error"; }
+}
+
 n=0
 while IFS='|' read -r name object expected body; do
 	case "$name" in '' | '#'*) continue ;; esac
 	n=$((n + 1))
-	if run_t "$name" "$object" "$body"; then
-		cat "$WORK/$name.conf" "$WORK/$name.out" >&2
-		fail "$name: collectd -T accepted it"
-	fi
-	whole="ebpf plugin: <Program \"p\">: $expected (in $OBJ/${object##*/})"
-	grep -qxF -- "$whole" "$WORK/$name.out" ||
-		{ cat "$WORK/$name.out" >&2; fail "$name: the error is not: $whole"; }
-	[ "$(grep -c 'ebpf plugin:' "$WORK/$name.out")" = 1 ] ||
-		{ cat "$WORK/$name.out" >&2; fail "$name: more than one error"; }
+	refused_with "ebpf plugin: <Program \"p\">: $expected (in $OBJ/${object##*/})" "$name" "$object" "$body"
 	echo "$name: $expected"
 done < "$TABLE"
 [ "$n" -ge 20 ] || fail "only $n cases in $TABLE"
@@ -71,15 +78,8 @@ install_objects "$OBJ" tests/programs/write_user.bpf.o contrib/programs/sync_cou
 cp "$OBJ/sync_count.bpf.o" "$OBJ/group_writable.bpf.o"
 chmod 664 "$OBJ/group_writable.bpf.o"
 while IFS='|' read -r name object expected; do
-	if run_t "$name" "$object" '<Counter "sync_calls">\n</Counter>' '<Module "signals">\n</Module>'; then
-		cat "$WORK/$name.conf" "$WORK/$name.out" >&2
-		fail "$name: collectd -T accepted it"
-	fi
-	whole="ebpf plugin: <Program \"p\">: $expected (collectd would start without this program)"
-	grep -qxF -- "$whole" "$WORK/$name.out" ||
-		{ cat "$WORK/$name.out" >&2; fail "$name: the error is not: $whole"; }
-	[ "$(grep -c 'ebpf plugin:' "$WORK/$name.out")" = 1 ] ||
-		{ cat "$WORK/$name.out" >&2; fail "$name: more than one error"; }
+	refused_with "ebpf plugin: <Program \"p\">: $expected (collectd would start without this program)" \
+		"$name" "$object" '<Counter "sync_calls">\n</Counter>' '<Module "signals">\n</Module>'
 	echo "$name: $expected"
 done <<TABLE
 missing_object|missing.bpf.o|cannot use BPF object "$OBJ/missing.bpf.o": No such file or directory

@@ -93,6 +93,15 @@ run_daemon() {
 	cp "$WORK/collectd.log" "$WORK/$1.daemon"
 }
 
+# logged_once LOG TEXT ERRORS NOT_THERE NOT_ONCE: LOG has TEXT (a fixed string) and exactly one
+# line that matches ERRORS (a grep pattern of the errors that leave a program off), else the
+# test fails showing LOG, with NOT_THERE or NOT_ONCE. Each refusal is checked so twice, in
+# collectd -T's log and in the daemon's.
+logged_once() {
+	grep -qF -- "$2" "$1" || { cat "$1" >&2; fail "$4"; }
+	[ "$(grep -c "$3" "$1")" = 1 ] || { cat "$1" >&2; fail "$5"; }
+}
+
 n=0
 while IFS='|' read -r name how lines expected; do
 	case "$name" in '' | '#'*) continue ;; esac
@@ -110,15 +119,11 @@ while IFS='|' read -r name how lines expected; do
 	reason=$(OBJ="$OBJ" DIR="$DIR" INSN="$INSN" TARGET="$TARGET" sh -c "printf '%s' \"$(printf '%s' "$expected" | sed 's/["\\`]/\\&/g; s/\\\$\(OBJ\|DIR\|INSN\|TARGET\)/$\1/g')\"")
 	[ "$rc" != 0 ] || { cat "$WORK/$name.out" >&2; fail "$name: collectd -T accepted it"; }
 	whole="ebpf plugin: <Program \"p\">: $reason (collectd would start without this program)"
-	grep -qF -- "$whole" "$WORK/$name.out" ||
-		{ cat "$WORK/$name.out" >&2; fail "$name: the refusal under -T is not: $whole"; }
-	[ "$(grep -c 'ebpf plugin: module "[^"]*" is off\|ebpf plugin: <Program' "$WORK/$name.out")" = 1 ] ||
-		{ cat "$WORK/$name.out" >&2; fail "$name: not exactly one error"; }
+	logged_once "$WORK/$name.out" "$whole" 'ebpf plugin: module "[^"]*" is off\|ebpf plugin: <Program' \
+		"$name: the refusal under -T is not: $whole" "$name: not exactly one error"
 	run_daemon "$name"
-	grep -qF -- "module \"p\" is off: $reason" "$WORK/$name.daemon" ||
-		{ cat "$WORK/$name.daemon" >&2; fail "$name: the daemon's refusal is not: module \"p\" is off: $reason"; }
-	[ "$(grep -c 'ebpf plugin: module "[^"]*" is off' "$WORK/$name.daemon")" = 1 ] ||
-		{ cat "$WORK/$name.daemon" >&2; fail "$name: the daemon logged not exactly one module off"; }
+	logged_once "$WORK/$name.daemon" "module \"p\" is off: $reason" 'ebpf plugin: module "[^"]*" is off' \
+		"$name: the daemon's refusal is not: module \"p\" is off: $reason" "$name: the daemon logged not exactly one module off"
 	echo "$name: $whole"
 done < "$TABLE"
 [ "$n" -ge 28 ] || fail "only $n cases in $TABLE"

@@ -10,18 +10,11 @@
 # Each histogram has its own Percentile and Bucket set: the fixed one's p90 and bucket rate
 # (0.0005, 0.001] are sent, the linear one has neither.
 . "$top_srcdir/tests/support/lib.sh"
+. "$top_srcdir/tests/support/program_lib.sh"
 
-WRITE_N="$top_builddir/tests/support/write_n"
 OBJ="$WORK/objects"
-mkdir -p "$OBJ"
-chmod 755 "$OBJ"
-cp "$top_builddir/tests/programs/style_slots.bpf.o" "$OBJ/" || fail "tests/programs/style_slots.bpf.o not built"
-chmod 644 "$OBJ/style_slots.bpf.o"
-
-mkfifo "$WORK/go"
-"$WRITE_N" 250:20 750:10 < "$WORK/go" &
-WORKLOAD=$!
-exec 7> "$WORK/go"
+install_objects "$OBJ" tests/programs/style_slots.bpf.o
+start_gated_workload write_n 250:20 750:10
 
 write_config "$WORK/collectd.conf" <<CONF
 <Plugin ebpf>

@@ -12,15 +12,7 @@ OBJ="$WORK/objects"
 install_objects "$OBJ" contrib/programs/gai_latency.bpf.o
 start_waiting_workload gai_n $N
 # The shipped block, the object where the test put it, counting the workload's process only.
-sed -e "s|/etc/collectd/ebpf.d|$OBJ|" -e "s|^\( *\)Object .*|&\n\1Param \"filter_tgid\" $WORKLOAD|" \
-	"$top_srcdir/contrib/programs/gai_latency.conf" > "$WORK/gai_latency.conf"
-grep -q "Param \"filter_tgid\" $WORKLOAD" "$WORK/gai_latency.conf" || fail "the filter_tgid Param was not added"
-write_config "$WORK/collectd.conf" <<CONF
-<Plugin ebpf>
-  SnapshotFile ""
-</Plugin>
-Include "$WORK/gai_latency.conf"
-CONF
+shipped_program_config gai_latency filter_tgid "$WORKLOAD"
 start_collectd "$WORK/collectd.conf"
 for p in gai_enter:uprobe gai_exit:uretprobe; do
 	wait_for_log "gai_latency: ${p%:*} attached via kprobe+${p#*:}\$" 10 || fail "${p%:*} did not attach as a ${p#*:}"

@@ -253,6 +253,41 @@ static Elf_Scn *add_section(Elf *elf, Elf64_Word name, Elf64_Word type, Elf64_Xw
 	return scn;
 }
 
+/* Opens out for a new little-endian relocatable BPF ELF: the ELF, with its header in *eh and
+ * out's descriptor in *fd, or NULL if out cannot be opened. Every object made here from
+ * scratch starts so and ends with end_bpf_elf(); only their sections differ. */
+static Elf *begin_bpf_elf(const char *out, int *fd, GElf_Ehdr *eh)
+{
+	Elf *elf;
+
+	*fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (*fd < 0)
+		return NULL;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(*fd, ELF_C_WRITE, NULL);
+	gelf_newehdr(elf, ELFCLASS64);
+	gelf_getehdr(elf, eh);
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_type = ET_REL;
+	eh->e_machine = EM_BPF;
+	eh->e_version = EV_CURRENT;
+	return elf;
+}
+
+/* Writes elf, its section names in section shstrndx, and closes fd: 0, or 1 said on stderr. */
+static int end_bpf_elf(Elf *elf, int fd, GElf_Ehdr *eh, size_t shstrndx)
+{
+	eh->e_shstrndx = shstrndx;
+	gelf_update_ehdr(elf, eh);
+	if (elf_update(elf, ELF_C_WRITE) < 0) {
+		fprintf(stderr, "elf_update: %s\n", elf_errmsg(-1));
+		return 1;
+	}
+	elf_end(elf);
+	close(fd);
+	return 0;
+}
+
 /* Writes an ELF of .text `insn` and its relocations `rel` (of the symbols "many", a function
  * that is the whole .text, and the kfunc bpf_rcu_read_lock), as clang lays one out. */
 static int write_object(const char *out, struct bpf_insn *insn, size_t ninsn, Elf64_Rel *rel, size_t nrel)
@@ -261,25 +296,17 @@ static int write_object(const char *out, struct bpf_insn *insn, size_t ninsn, El
 	static char shstr[] = "\0.text\0.rel.text\0.symtab\0.strtab\0.shstrtab";
 	static char str[] = "\0bpf_rcu_read_lock\0many";
 	Elf64_Sym sym[3] = { { 0 } };
-	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	Elf *elf;
+	int fd;
 	GElf_Ehdr eh;
+	Elf *elf = begin_bpf_elf(out, &fd, &eh);
 	GElf_Shdr sh;
 	Elf_Scn *scn;
 
-	if (fd < 0)
+	if (!elf)
 		return 1;
 	sym[1] = (Elf64_Sym){ .st_name = 19, .st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC), .st_shndx = S_TEXT,
 			      .st_size = ninsn * sizeof(*insn) };
 	sym[2] = (Elf64_Sym){ .st_name = 1, .st_info = ELF64_ST_INFO(STB_GLOBAL, STT_NOTYPE), .st_shndx = SHN_UNDEF };
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_WRITE, NULL);
-	gelf_newehdr(elf, ELFCLASS64);
-	gelf_getehdr(elf, &eh);
-	eh.e_ident[EI_DATA] = ELFDATA2LSB;
-	eh.e_type = ET_REL;
-	eh.e_machine = EM_BPF;
-	eh.e_version = EV_CURRENT;
 	add_section(elf, 1, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, insn, ninsn * sizeof(*insn), 0);
 	scn = add_section(elf, 7, SHT_REL, 0, rel, nrel * sizeof(*rel), sizeof(*rel));
 	gelf_getshdr(scn, &sh);
@@ -293,15 +320,7 @@ static int write_object(const char *out, struct bpf_insn *insn, size_t ninsn, El
 	gelf_update_shdr(scn, &sh);
 	add_section(elf, 25, SHT_STRTAB, 0, str, sizeof(str), 0);
 	add_section(elf, 33, SHT_STRTAB, 0, shstr, sizeof(shstr), 0);
-	eh.e_shstrndx = S_SHSTRTAB;
-	gelf_update_ehdr(elf, &eh);
-	if (elf_update(elf, ELF_C_WRITE) < 0) {
-		fprintf(stderr, "elf_update: %s\n", elf_errmsg(-1));
-		return 1;
-	}
-	elf_end(elf);
-	close(fd);
-	return 0;
+	return end_bpf_elf(elf, fd, &eh, S_SHSTRTAB);
 }
 
 static int many_calls(size_t n, const char *out)
@@ -346,32 +365,16 @@ static int many_relocs(size_t n, const char *out)
 static int many_sections(size_t n, const char *out)
 {
 	static char shstr[] = "\0.shstrtab\0.empty";
-	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	Elf *elf;
+	int fd;
 	GElf_Ehdr eh;
+	Elf *elf = begin_bpf_elf(out, &fd, &eh);
 
-	if (fd < 0)
+	if (!elf)
 		return 1;
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_WRITE, NULL);
-	gelf_newehdr(elf, ELFCLASS64);
-	gelf_getehdr(elf, &eh);
-	eh.e_ident[EI_DATA] = ELFDATA2LSB;
-	eh.e_type = ET_REL;
-	eh.e_machine = EM_BPF;
-	eh.e_version = EV_CURRENT;
 	add_section(elf, 1, SHT_STRTAB, 0, shstr, sizeof(shstr), 0);
 	for (size_t i = 0; i < n; i++)
 		add_section(elf, 11, SHT_PROGBITS, 0, NULL, 0, 0);
-	eh.e_shstrndx = 1;
-	gelf_update_ehdr(elf, &eh);
-	if (elf_update(elf, ELF_C_WRITE) < 0) {
-		fprintf(stderr, "elf_update: %s\n", elf_errmsg(-1));
-		return 1;
-	}
-	elf_end(elf);
-	close(fd);
-	return 0;
+	return end_bpf_elf(elf, fd, &eh, 1);
 }
 
 int main(int argc, char **argv)

@@ -133,6 +133,15 @@ static bool resolve_fails(const char *text, const char *object, const char *need
 #define SYNC_LATENCY "contrib/programs/sync_latency.bpf.o"
 #define EXPORTER "tests/programs/style_exporter.bpf.o"
 #define LIBBPF_TOOLS "tests/programs/style_libbpf_tools.bpf.o"
+/* EXPORTER's io_latency histogram by key, with op_padding (a config line, or "") in its op
+ * label: the same block with and without Padding, to show that Padding alone puts the bucket
+ * index where the key has it. */
+#define IO_LATENCY_BLOCK(op_padding)                                                                            \
+	"<Program \"io\">\n  Object \"/x.o\"\n  <Histogram \"io_latency\">\n    Layout \"key\"\n"               \
+	"    Buckets \"exp2\"\n    Multiplier 0.000001\n"                                                       \
+	"    <Label \"device\">\n      Size 4\n      Decode \"majorminor\"\n    </Label>\n"                     \
+	"    <Label \"op\">\n      Size 1\n" op_padding "      Decode \"static_map\" \"0=read\" \"1=write\"\n"  \
+	"    </Label>\n  </Histogram>\n</Program>"
 
 static void test_resolve(void)
 {
@@ -152,19 +161,9 @@ static void test_resolve(void)
 	CHECK(l.views[0].has_sum && l.views[0].slot_width == 8);
 
 	/* ebpf_exporter's style: labels by size and padding, the bucket index last in the key. */
-	CHECK(resolve("<Program \"io\">\n  Object \"/x.o\"\n  <Histogram \"io_latency\">\n    Layout \"key\"\n"
-		      "    Buckets \"exp2\"\n    Multiplier 0.000001\n"
-		      "    <Label \"device\">\n      Size 4\n      Decode \"majorminor\"\n    </Label>\n"
-		      "    <Label \"op\">\n      Size 1\n      Decode \"static_map\" \"0=read\" \"1=write\"\n    </Label>\n"
-		      "  </Histogram>\n</Program>",
-		      EXPORTER, &l) == -1);
+	CHECK(resolve(IO_LATENCY_BLOCK(""), EXPORTER, &l) == -1);
 	CHECK(strstr(err, "the key's last 11 bytes should be the bucket index") != NULL);
-	CHECK(resolve("<Program \"io\">\n  Object \"/x.o\"\n  <Histogram \"io_latency\">\n    Layout \"key\"\n"
-		      "    Buckets \"exp2\"\n    Multiplier 0.000001\n"
-		      "    <Label \"device\">\n      Size 4\n      Decode \"majorminor\"\n    </Label>\n"
-		      "    <Label \"op\">\n      Size 1\n      Padding 3\n      Decode \"static_map\" \"0=read\" \"1=write\"\n    </Label>\n"
-		      "  </Histogram>\n</Program>",
-		      EXPORTER, &l) == 0);
+	CHECK(resolve(IO_LATENCY_BLOCK("      Padding 3\n"), EXPORTER, &l) == 0);
 	CHECK_EQ_U64(l.views[0].bucket_offset, 8);
 	CHECK_EQ_U64(l.views[0].bucket_width, 8);
 	CHECK(l.views[0].hash && l.views[0].value_width == 8);

@@ -12,8 +12,7 @@
 . "$top_srcdir/tests/support/lib.sh"
 . "$top_srcdir/tests/support/snmp_lib.sh"
 
-CG_ROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
-[ -n "$CG_ROOT" ] || skip "no cgroup2 mount (By \"cgroup\" names cgroup2 cgroups)"
+cgroup2_root 'By "cgroup" names cgroup2 cgroups'
 PARENT=ebpf-it-snmpcg-$$
 LONG=name-longer-than-the-mib-index
 CGROUPS="a b $LONG"

@@ -17,11 +17,7 @@
 OBJ="$WORK/objects"
 install_exporter_configs "$OBJ" exporter_syscalls
 
-mkfifo "$WORK/go"
-# fd 3 closed: the workload's /dev/null is its fd 3 whatever the shell had open
-"$top_builddir/tests/support/write_n" 100:7 3000:5 < "$WORK/go" 3>&- &
-WORKLOAD=$!
-exec 7> "$WORK/go"
+start_gated_workload write_n 100:7 3000:5
 
 start_snmp
 

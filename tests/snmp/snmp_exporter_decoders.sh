@@ -40,8 +40,7 @@
 . "$top_srcdir/tests/support/program_lib.sh"
 
 command -v dd >/dev/null 2>&1 || skip "dd is missing"
-CG_ROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
-[ -n "$CG_ROOT" ] || skip "no cgroup2 mount"
+cgroup2_root
 addr=$(awk '$3 == "vfs_read" && NF == 3 { a = $1 } END { print a }' /proc/kallsyms)
 [ -n "$addr" ] && [ "$addr" != 0000000000000000 ] || skip "kallsyms shows no address of vfs_read"
 

@@ -85,6 +85,21 @@ count_traps() { traps "$@" | wc -l; }
 has_traps() { [ "$(count_traps "$@")" -ge 1 ]; }
 # varbind LINE NAME: the value of COLLECTD-EBPF-MIB::NAME.0 in a trap line.
 varbind() { printf '%s\n' "$1" | tr '\t' '\n' | sed -n "s/^COLLECTD-EBPF-MIB::$2\.0 = //p"; }
+# one_trap_each TRAP FOR WHEN PATTERN...: within 15 s every sink has a COLLECTD-EBPF-MIB::TRAP
+# trap with every PATTERN (the one FOR names: "for pid 123"), and 2 s later still exactly one
+# TRAP trap (WHEN, if not empty, says in which case); else the test fails. Each notification
+# below must reach the three sinks once, neither lost nor repeated: only its varbinds differ.
+one_trap_each() {
+	_trap=$1 _for=$2 _when=$3; shift 3
+	for _sink in public ebpfinform ebpftrap; do
+		wait_until 15 has_traps $_sink "COLLECTD-EBPF-MIB::$_trap" "$@" || sfail "no $_trap $_for from $_sink"
+	done
+	sleep 2
+	for _sink in public ebpfinform ebpftrap; do
+		_n=$(count_traps $_sink "COLLECTD-EBPF-MIB::$_trap")
+		[ "$_n" = 1 ] || sfail "$_n $_trap traps via $_sink${_when:+ $_when}, expected 1"
+	done
+}
 
 # --- Privileges dropped: collectd as nobody with no capability cannot load BPF; it still
 # publishes the snapshot (its directory its own, in $WORK made sticky and writable for the
@@ -101,14 +116,8 @@ write_config "$WORK/nopriv.conf" <<CONF
 CONF
 start_collectd "$WORK/nopriv.conf" setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all
 NOPRIV='COLLECTD-EBPF-MIB::ebpfEventModule.0 = STRING: process-nopriv	'
+one_trap_each ebpfModuleStateChange "for process-nopriv" "without privileges" "$NOPRIV"
 for who in public ebpfinform ebpftrap; do
-	wait_until 15 has_traps $who "COLLECTD-EBPF-MIB::ebpfModuleStateChange" "$NOPRIV" ||
-		sfail "no ebpfModuleStateChange for process-nopriv from $who"
-done
-sleep 2
-for who in public ebpfinform ebpftrap; do
-	n=$(count_traps $who "COLLECTD-EBPF-MIB::ebpfModuleStateChange")
-	[ "$n" = 1 ] || sfail "$n ebpfModuleStateChange traps via $who without privileges, expected 1"
 	t=$(traps $who "COLLECTD-EBPF-MIB::ebpfModuleStateChange" "$NOPRIV")
 	[ "$(varbind "$t" ebpfEventModuleState)" = "INTEGER: failed(3)" ] ||
 		sfail "ebpfEventModuleState: $(varbind "$t" ebpfEventModuleState)"
@@ -126,14 +135,8 @@ TRAPS_SEEN=$(wc -l < "$WORK/snmptrapd.log")
 
 start_collectd "$WORK/collectd.conf"
 OFF='COLLECTD-EBPF-MIB::ebpfEventModule.0 = STRING: process-off	'
+one_trap_each ebpfModuleStateChange "for process-off" "" "$OFF"
 for who in public ebpfinform ebpftrap; do
-	wait_until 15 has_traps $who "COLLECTD-EBPF-MIB::ebpfModuleStateChange" "$OFF" ||
-		sfail "no ebpfModuleStateChange for process-off from $who"
-done
-sleep 2
-for who in public ebpfinform ebpftrap; do
-	n=$(count_traps $who "COLLECTD-EBPF-MIB::ebpfModuleStateChange")
-	[ "$n" = 1 ] || sfail "$n ebpfModuleStateChange traps via $who, expected 1"
 	t=$(traps $who "COLLECTD-EBPF-MIB::ebpfModuleStateChange")
 	[ "$(varbind "$t" ebpfEventModuleState)" = "INTEGER: unsupported(4)" ] ||
 		sfail "ebpfEventModuleState: $(varbind "$t" ebpfEventModuleState)"
@@ -145,14 +148,8 @@ pass "module forced off: one ebpfModuleStateChange via v2c trap, v2c inform and 
 out=$("$OOM_HOG" ebpf_oom_snmp 1 4) || sfail "oom_hog failed: $out"
 victim=$(echo "$out" | sed -n 's/^victim //p')
 cgroup=$(echo "$out" | sed -n 's/^cgroup2 //p')
+one_trap_each ebpfOomKill "for pid $victim" "for one OOM kill" "ebpfEventPid.0 = Gauge32: $victim"
 for who in public ebpfinform ebpftrap; do
-	wait_until 15 has_traps $who "COLLECTD-EBPF-MIB::ebpfOomKill" "ebpfEventPid.0 = Gauge32: $victim" ||
-		sfail "no ebpfOomKill for pid $victim from $who"
-done
-sleep 2
-for who in public ebpfinform ebpftrap; do
-	n=$(count_traps $who "COLLECTD-EBPF-MIB::ebpfOomKill")
-	[ "$n" = 1 ] || sfail "$n ebpfOomKill traps via $who for one OOM kill"
 	t=$(traps $who "COLLECTD-EBPF-MIB::ebpfOomKill")
 	[ "$(varbind "$t" ebpfEventProcessName)" = 'STRING: ebpf_oom_snmp' ] || sfail "ebpfEventProcessName: $(varbind "$t" ebpfEventProcessName)"
 	[ "$(varbind "$t" ebpfEventModule)" = 'STRING: process' ] || sfail "ebpfEventModule: $(varbind "$t" ebpfEventModule)"

@@ -110,22 +110,29 @@ kill_collectd() {
 	COLLECTD_PID=
 }
 
-# write_fsync_config FILE SNAPSHOT GROUP [LINE...]: write_config with the syscalls module
-# recording fsync latency and publishing SNAPSHOT (owned by GROUP; "" leaves collectd's own),
-# the LINEs added inside that module; stdin (more <Module> blocks) appended inside the plugin.
-write_fsync_config() {
+# write_syscalls_config FILE SNAPSHOT GROUP [LINE...]: write_config with the syscalls module
+# and publishing SNAPSHOT (owned by GROUP; "" leaves collectd's own), the LINEs added inside
+# that module; stdin (more <Module> blocks) appended inside the plugin. One writer of this
+# block for the tests that want the module as it is and those that want fsync latency.
+write_syscalls_config() {
 	_conf=$1 _snap=$2 _group=$3; shift 3
 	{
 		echo "<Plugin ebpf>"
 		echo "  SnapshotFile \"$_snap\""
 		[ -z "$_group" ] || echo "  SnapshotGroup \"$_group\""
 		echo '  <Module "syscalls">'
-		echo '    Latency "fsync"'
 		for _line in "$@"; do echo "    $_line"; done
 		echo '  </Module>'
 		cat
 		echo "</Plugin>"
 	} | write_config "$_conf"
+}
+
+# write_fsync_config FILE SNAPSHOT GROUP [LINE...]: write_syscalls_config with the module
+# recording fsync latency (its first LINE).
+write_fsync_config() {
+	_conf=$1 _snap=$2 _group=$3; shift 3
+	write_syscalls_config "$_conf" "$_snap" "$_group" 'Latency "fsync"' "$@"
 }
 
 # wait_until SECONDS COMMAND...: polls every 0.1 s until COMMAND succeeds (its output dropped).
@@ -187,6 +194,13 @@ wait_for_new_line() {
 	while [ "$(wc -l < "$f")" -le "$n" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 }
 
+# cgroup2_root [WHAT]: sets CG_ROOT to the cgroup2 mount, or skips the test without one (WHAT:
+# what of the test needs it, for the message). Every cgroup test finds the mount so.
+cgroup2_root() {
+	CG_ROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+	[ -n "$CG_ROOT" ] || skip "no cgroup2 mount${1:+ ($1)}"
+}
+
 # test_cgroups PREFIX CHILD...: a private parent PREFIX-<pid> (PARENT) in the cgroup2 mount
 # (CG_ROOT), depth 1, with the CHILD cgroups in it (depth 2: CgroupDepth 2 is theirs); removed
 # when the test exits, then cleanup. A test with more to undo first (processes still in the
@@ -194,8 +208,7 @@ wait_for_new_line() {
 # mount.
 CG_BEFORE_REMOVAL=
 test_cgroups() {
-	CG_ROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
-	[ -n "$CG_ROOT" ] || skip "no cgroup2 mount (By \"cgroup\" names cgroup2 cgroups)"
+	cgroup2_root 'By "cgroup" names cgroup2 cgroups'
 	PARENT=$1-$$
 	shift
 	CG_CHILDREN=$*

@@ -22,6 +22,22 @@ install_exporter_configs() {
 	done
 }
 
+# shipped_program_config NAME PARAM VALUE: $WORK/collectd.conf (no snapshot) that includes
+# contrib/programs/NAME.conf as shipped, but for its object, read from $OBJ, and a line
+# Param "PARAM" VALUE after its Object line (the workload the test counts); written to
+# $WORK/NAME.conf. The doc examples' tests run the shipped .conf so, as users drop it in.
+shipped_program_config() {
+	sed -e "s|/etc/collectd/ebpf.d|$OBJ|" -e "s|^\( *\)Object .*|&\n\1Param \"$2\" $3|" \
+		"$top_srcdir/contrib/programs/$1.conf" > "$WORK/$1.conf"
+	grep -qF "Param \"$2\" $3" "$WORK/$1.conf" || fail "the $2 Param was not added"
+	write_config "$WORK/collectd.conf" <<CONF
+<Plugin ebpf>
+  SnapshotFile ""
+</Plugin>
+Include "$WORK/$1.conf"
+CONF
+}
+
 # close_in_cgroup DIR COMM COUNT: tests/support/close_n, as process COMM in the cgroup
 # directory DIR, closing the marker fd COUNT times.
 close_in_cgroup() {
@@ -54,6 +70,19 @@ cleanup_loop() {
 detach_loop() {
 	[ -z "$LOOP" ] || losetup -d "$LOOP" || true
 	rm -f "$BACKING"
+}
+
+# start_gated_workload PROGRAM ARG...: tests/support/PROGRAM ARG... (write_n, close_n), which
+# waits for a line on stdin before it does anything, started now so that its pid (WORKLOAD)
+# can go into a config (Param "filter_tgid") before collectd attaches; `echo go >&7` lets it
+# run, `wait "$WORKLOAD"` for its end. Its fd 3 is closed: write_n's /dev/null is then its
+# fd 3 whatever the shell had open, the "unknown:3" label the exporter tests check.
+start_gated_workload() {
+	_program=$1; shift
+	mkfifo "$WORK/go"
+	"$top_builddir/tests/support/$_program" "$@" < "$WORK/go" 3>&- &
+	WORKLOAD=$!
+	exec 7> "$WORK/go" # keeps the fifo open: the workload blocks in fgets until the line
 }
 
 # start_sync_workload N: tests/support/sync_n, waiting on a fifo so that its pid (WORKLOAD)

@@ -6,8 +6,8 @@
  * detached every call of ours is in it. */
 #include "base/log.h"
 #include "libcore/engine/module.h"
-#include "libcore/kernel/privileges.h"
 #include "tests/support/attach_methods.h"
+#include "tests/support/bpf_requirements.h"
 #include "tests/support/detach_program.h"
 #include "tests/support/start_on_method.h"
 #include "tests/support/recording_sink.h"
@@ -17,7 +17,6 @@
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <signal.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
@@ -269,15 +268,9 @@ int main(int argc, char **argv)
 	char path[] = "/var/tmp/ebpf-test-syscalls-XXXXXX";
 	int fd;
 
-	if (geteuid() != 0 || !privileges_sufficient())
-		SKIP("needs root (or CAP_BPF + CAP_PERFMON) to load BPF programs");
-	if (access("/sys/kernel/btf/vmlinux", R_OK))
-		SKIP("kernel has no BTF (/sys/kernel/btf/vmlinux): CO-RE programs cannot load");
 	/* Classic tracepoints are found through tracefs, which this machine does not mount at
 	 * boot; as root the test mounts it rather than skipping that method. */
-	if (access("/sys/kernel/tracing/events/raw_syscalls", F_OK) &&
-	    mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL))
-		SKIP("tracefs is not mounted and cannot be: mount -t tracefs nodev /sys/kernel/tracing");
+	require_bpf_tracing("/sys/kernel/tracing/events/raw_syscalls");
 
 	fd = mkstemp(path);
 	CHECK(fd >= 0);

@@ -18,8 +18,8 @@
 #define _GNU_SOURCE
 #include "base/log.h"
 #include "libcore/engine/module.h"
-#include "libcore/kernel/privileges.h"
 #include "tests/support/attach_methods.h"
+#include "tests/support/bpf_requirements.h"
 #include "tests/support/detach_program.h"
 #include "tests/support/start_on_method.h"
 #include "tests/tcp/tcp_netns.h"
@@ -35,7 +35,6 @@
 #include <netinet/tcp.h>
 #include <sched.h>
 #include <signal.h>
-#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -375,13 +374,7 @@ int main(int argc, char **argv)
 	struct method_list methods;
 	int lfd;
 
-	if (geteuid() != 0 || !privileges_sufficient())
-		SKIP("needs root (or CAP_BPF + CAP_PERFMON) to load BPF programs");
-	if (access("/sys/kernel/btf/vmlinux", R_OK))
-		SKIP("kernel has no BTF (/sys/kernel/btf/vmlinux): CO-RE programs cannot load");
-	if (access("/sys/kernel/tracing/events/tcp", F_OK) &&
-	    mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL))
-		SKIP("tracefs is not mounted and cannot be: mount -t tracefs nodev /sys/kernel/tracing");
+	require_bpf_tracing("/sys/kernel/tracing/events/tcp");
 	if (system("command -v ip >/dev/null && command -v nft >/dev/null"))
 		SKIP("needs ip (iproute2) and nft (nftables): apt-get install iproute2 nftables");
 
