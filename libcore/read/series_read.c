@@ -460,10 +460,12 @@ static void add_key(struct series_reader *r, uint32_t i)
  * '/' (no label holds one): "<group>/connect-80". */
 static const char *prefixed(const struct series_field *f, const char *name, char *buf, size_t len)
 {
-	const char *slash = strchr(name, '/'), *labels = slash ? slash + 1 : name;
+	const char *slash, *labels;
 
 	if (!f->instance_prefix)
 		return name;
+	slash = strchr(name, '/');
+	labels = slash ? slash + 1 : name;
 	snprintf(buf, len, "%.*s%s%s%s", slash ? (int)(labels - name) : 0, name, f->instance_prefix,
 		 labels[0] ? "-" : "", labels);
 	return buf;
