@@ -382,6 +382,10 @@ static const uint8_t *summed_value(struct series_reader *r, uint32_t i)
 {
 	const struct series_view *v = r->v;
 
+	/* One copy, read as it is (a hash of structs: block's, the per-cgroup tables): nothing
+	 * to add up, and no field past the copy (full_size) to read as 0. */
+	if (r->rd.copies == 1 && !v->packed_rows && v->full_size <= r->rd.copy_size)
+		return map_read_value(&r->rd, i, 0);
 	map_read_sum(&r->rd, i, r->summed, r->rd.copy_size / 8);
 	if (!v->packed_rows)
 		return (const uint8_t *)r->summed;
