@@ -1,3 +1,4 @@
+#include "libcore/engine/module_cgroup.h"
 #include "libcore/engine/module.h"
 
 #include "base/log.h"
@@ -86,7 +87,7 @@ struct module *module_new(const struct module_ops *ops, const char *instance)
 	hist_config_init(&m->hist);
 	hist_config_init(&m->cgroup_hist);
 	if ((ops->priv_size && !(m->priv = calloc(1, ops->priv_size))) || copy_points(m) ||
-	    (ops->create && ops->create(m))) {
+	    (ops->by_cgroup && !(m->cgroup = module_cgroup_new())) || (ops->create && ops->create(m))) {
 		module_free(m);
 		return NULL;
 	}
@@ -171,11 +172,15 @@ static int module_option(struct module *m, const struct option *o, char *err, si
 	if (!opt)
 		return m->ops->set_option ? m->ops->set_option(m, o, err, errlen) : 0;
 	for (; opt->key; opt++) {
+		int r;
+
 		if (strcasecmp(o->key, opt->key))
 			continue;
 		if (opt->kind == MODOPT_BOOL)
 			return opt_get_boolean(o, (bool *)((char *)m->priv + opt->offset), err, errlen) ? -1 : 1;
-		return m->ops->set_option(m, o, err, errlen);
+		if (m->cgroup && (r = module_cgroup_set_option(m->cgroup, o, err, errlen)))
+			return r; /* a cgroup key the table lists */
+		return m->ops->set_option ? m->ops->set_option(m, o, err, errlen) : 0;
 	}
 	return 0;
 }
@@ -202,7 +207,19 @@ int module_set_option(struct module *m, const struct option *o, char *err, size_
 
 int module_check_config(struct module *m, char *err, size_t errlen)
 {
-	return m->ops->check_config ? m->ops->check_config(m, err, errlen) : 0;
+	int r = m->ops->check_config ? m->ops->check_config(m, err, errlen) : 0;
+
+	return r || !m->cgroup ? r : module_cgroup_check(m->cgroup, err, errlen);
+}
+
+/* The prepare hook, then the per-cgroup histogram rows it sized (their precision's budget). */
+static int prepare(struct module *m, char *err, size_t errlen)
+{
+	int r = m->ops->prepare ? m->ops->prepare(m, err, errlen) : 0;
+
+	if (!r && m->cgroup)
+		module_cgroup_prepare(m, m->cgroup);
+	return r;
 }
 
 /* The probe set's view of the module's BPF object: opened from its ELF bytes (a built-in's
@@ -242,6 +259,8 @@ static struct bpf_object *object_open(void *ctx)
 	e = views_size_rows(m, m->obj);
 	if (!e && m->ops->configure)
 		e = m->ops->configure(m, m->obj);
+	if (!e && m->cgroup)
+		e = module_cgroup_configure(m, m->obj, m->cgroup);
 	if (!e) /* once the maps have their sizes */
 		e = map_layout_plan(m, m->obj);
 	if (e) {
@@ -347,8 +366,8 @@ int module_start(struct module *m)
 	char err[sizeof(m->last_error)] = "";
 	int r = module_check_config(m, err, sizeof(err));
 
-	if (!r && ops->prepare)
-		r = ops->prepare(m, err, sizeof(err));
+	if (!r)
+		r = prepare(m, err, sizeof(err));
 	set_precisions(m);
 	if (!r && (ops->elf_bytes || m->elf)) { /* a built-in's skeleton, or a user's checked bytes */
 		m->refusal[0] = '\0';
@@ -358,6 +377,8 @@ int module_start(struct module *m)
 	}
 	if (!r && ops->start)
 		r = ops->start(m, err, sizeof(err));
+	if (!r && m->cgroup)
+		r = module_cgroup_start(m, m->cgroup, ops->cgroup_whose ? ops->cgroup_whose : "", err, sizeof(err));
 	if (r) {
 		/* No attach method: this kernel lacks every way in; anything else (privileges,
 		 * memory) is a failure the user can fix on this host. */
@@ -383,8 +404,8 @@ static int plan_memory(struct module *m, int possible_cpus, struct module_memory
 	int r = module_check_config(m, err, errlen);
 
 	memset(plan, 0, sizeof(*plan));
-	if (!r && ops->prepare)
-		r = ops->prepare(m, err, errlen);
+	if (!r)
+		r = prepare(m, err, errlen);
 	if (r)
 		return -1; /* module_start() says the same, with the module's state */
 	set_precisions(m);
@@ -454,6 +475,8 @@ int module_read(struct module *m, const struct metric_sink *out)
 	if (!err) {
 		views_emit(m, sink);
 		err = m->ops->read ? m->ops->read(m, sink) : 0;
+		if (!err && m->cgroup)
+			err = module_cgroup_read(m->cgroup, sink);
 	}
 	if (err) {
 		snprintf(m->last_error, sizeof(m->last_error), "reading the BPF maps failed: %s", strerror(-err));
@@ -482,6 +505,7 @@ void module_free(struct module *m)
 	stop_object(m);
 	if (m->ops->destroy && (m->priv || !m->ops->priv_size))
 		m->ops->destroy(m);
+	module_cgroup_free(m->cgroup);
 	if (m->ops->points)
 		free(m->probes.points);
 	free(m->priv);

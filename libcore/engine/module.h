@@ -67,6 +67,7 @@ struct bpf_object;
 struct map_view;
 struct view_state;
 struct witness_reader;
+struct module_cgroup;
 
 /* One key of a module's options table, in the order users are told them. A bool is
  * parsed by the engine into the module's private state; anything else goes to the
@@ -126,6 +127,16 @@ struct module_ops {
 	int npoints;
 	const struct map_view *views;
 	int nviews;
+	/* By "cgroup" (module_cgroup.h): the module's values per cgroup too. The engine keeps
+	 * its state (m->cgroup) through every step: takes the cgroup keys the module's options
+	 * table lists, checks them after check_config, budgets the per-cgroup histogram rows
+	 * after prepare, sizes the tables after configure, starts their reader after start
+	 * (its log line says whose cgroup an event counts for: cgroup_whose, "" the task's, or
+	 * e.g. " of the socket"), reads them after read and frees them after destroy. The
+	 * module gives its tables (module_cgroup_tables, at create or prepare) and sets
+	 * FEATURE_CGROUP from module_cgroup_on. */
+	bool by_cgroup;
+	const char *cgroup_whose;
 
 	/* hooks */
 	int (*create)(struct module *m);  /* defaults in m->priv (already zeroed) */
@@ -183,6 +194,7 @@ struct module {
 	const void *elf;
 	size_t elf_size;
 	struct view_state *views;   /* one per descriptor view, while running */
+	struct module_cgroup *cgroup; /* with by_cgroup */
 	struct witness_reader *witness; /* its witnessed points' "untraced" (witness.h), while running */
 	/* Events (module_events.h): the rate limit per kind, the loss counters watched. */
 	struct event_limiter event_limits[EBPF_EVENT_KINDS];

@@ -4,6 +4,8 @@
 #include "base/log.h"
 #include "libcore/engine/module.h"
 
+#include <stdlib.h>
+
 static const char *const default_aux[] = { MODULE_CGROUP_AUX_MAPS, NULL };
 
 void module_cgroup_tables(struct module_cgroup *c, const struct cgroup_table *tables, int ntables,
@@ -14,11 +16,15 @@ void module_cgroup_tables(struct module_cgroup *c, const struct cgroup_table *ta
 	c->aux = aux ? aux : default_aux;
 }
 
-void module_cgroup_init(struct module_cgroup *c, const struct cgroup_table *tables, int ntables,
-			const char *const *aux)
+struct module_cgroup *module_cgroup_new(void)
 {
+	struct module_cgroup *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
 	cgroup_options_init(&c->opts);
-	module_cgroup_tables(c, tables, ntables, aux);
+	module_cgroup_tables(c, NULL, 0, NULL);
+	return c;
 }
 
 int module_cgroup_set_option(struct module_cgroup *c, const struct option *o, char *err, size_t errlen)
@@ -65,7 +71,9 @@ int module_cgroup_read(struct module_cgroup *c, const struct metric_sink *sink)
 
 void module_cgroup_free(struct module_cgroup *c)
 {
+	if (!c)
+		return;
 	cgroup_rows_free(c->rows);
-	c->rows = NULL;
 	cgroup_options_free(&c->opts);
+	free(c);
 }

@@ -1,18 +1,20 @@
-/* `By "cgroup"` wired into a module: the steps every module that takes it repeats (its
- * options, its tables' sizes before load, the reader after load, the read, the free), in
- * one place so each module names only what is its own (its tables and what it counts).
+/* `By "cgroup"` wired into a module: the steps every module that takes it goes through (its
+ * options, its tables' sizes before load, the reader after load, the read, the free), which
+ * the engine (module.c) takes for a module whose descriptor says by_cgroup, so each module
+ * names only what is its own (its tables and what it counts).
  *
- * A module keeps a struct module_cgroup in its private state and calls:
- *   create        module_cgroup_init (with its tables, or NULL until prepare)
- *   set_option    module_cgroup_set_option (0: not a cgroup option, the module's own)
- *   check_config  module_cgroup_check
- *   prepare       module_cgroup_tables (tables may be sized from the module's options),
- *                 then module_cgroup_prepare
- *   configure     module_cgroup_configure
- *   start         module_cgroup_start
- *   read          module_cgroup_read
- *   destroy       module_cgroup_free
- * and lists MODULE_CGROUP_FULL_VIEW(feature) among its views. */
+ * Such a module lists CGROUP_OPTION_KEYS (or CGROUP_HIST_OPTION_KEYS) in its options table,
+ * gives its tables with module_cgroup_tables(m->cgroup, ...) in its create hook (or in
+ * prepare, sized from its options), sets FEATURE_CGROUP from module_cgroup_on(m->cgroup),
+ * and lists MODULE_CGROUP_FULL_VIEW(feature) among its views. The engine calls:
+ *   before create          module_cgroup_new
+ *   set_option             module_cgroup_set_option (the table's cgroup keys)
+ *   after check_config     module_cgroup_check
+ *   after prepare          module_cgroup_prepare
+ *   after configure        module_cgroup_configure
+ *   after start            module_cgroup_start
+ *   after read             module_cgroup_read
+ *   after destroy          module_cgroup_free */
 #ifndef EBPF_CORE_MODULE_CGROUP_H
 #define EBPF_CORE_MODULE_CGROUP_H
 
@@ -37,15 +39,14 @@ struct module_cgroup {
 	  .rows = (const struct view_row[]){ { 0, "dropped", "cgroup_full", VIEW_ALWAYS, (feature) } },     \
 	  .nrows_view = 1 }
 
-/* tables and aux (NULL-terminated; NULL: MODULE_CGROUP_AUX_MAPS only) must outlive the
- * module; tables sized from the options are given at prepare (module_cgroup_tables). */
-void module_cgroup_init(struct module_cgroup *c, const struct cgroup_table *tables, int ntables,
-			const char *const *aux);
+/* Its options at their defaults, no tables yet. NULL: out of memory. */
+struct module_cgroup *module_cgroup_new(void);
 /* 1: taken; 0: not a cgroup option; -1: bad value, err says why and the fix. */
 int module_cgroup_set_option(struct module_cgroup *c, const struct option *o, char *err, size_t errlen);
 /* Cgroup options given without By "cgroup": an error naming them. 0 or -1. */
 int module_cgroup_check(const struct module_cgroup *c, char *err, size_t errlen);
-/* The module's tables and extra maps, as for module_cgroup_init. */
+/* The module's tables and its maps made only with By "cgroup" besides them (aux,
+ * NULL-terminated; NULL: MODULE_CGROUP_AUX_MAPS only); both must outlive the module. */
 void module_cgroup_tables(struct module_cgroup *c, const struct cgroup_table *tables, int ntables,
 			  const char *const *aux);
 /* At prepare, once the tables are set: m's per-cgroup histogram rows (m->cgroup_hist_rows,
@@ -59,6 +60,7 @@ int module_cgroup_configure(struct module *m, struct bpf_object *obj, const stru
 int module_cgroup_start(struct module *m, struct module_cgroup *c, const char *whose, char *err, size_t errlen);
 /* Sends the per-cgroup series (nothing without By "cgroup"). 0 or -errno. */
 int module_cgroup_read(struct module_cgroup *c, const struct metric_sink *sink);
+/* The reader, the options and c itself; NULL-safe. */
 void module_cgroup_free(struct module_cgroup *c);
 
 static inline bool module_cgroup_on(const struct module_cgroup *c)

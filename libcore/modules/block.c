@@ -65,7 +65,6 @@ struct block {
 	/* reading */
 	struct block_untraced untraced; /* what diskstats counted and the programs did not */
 	bool have_diskstats;            /* this read's /proc/diskstats was read */
-	struct module_cgroup cg;        /* By "cgroup" */
 };
 
 static const struct module_option options[] = {
@@ -148,17 +147,14 @@ static const char *const cgroup_aux_maps[] = { MODULE_CGROUP_AUX_MAPS, "cgroup_i
 
 static int block_create(struct module *m)
 {
-	module_cgroup_init(&((struct block *)m->priv)->cg, cgroup_tables, COUNT_OF(cgroup_tables), cgroup_aux_maps);
+	module_cgroup_tables(m->cgroup, cgroup_tables, COUNT_OF(cgroup_tables), cgroup_aux_maps);
 	return 0;
 }
 
 static int block_set_option(struct module *m, const struct option *o, char *err, size_t errlen)
 {
 	struct block *b = m->priv;
-	int r = module_cgroup_set_option(&b->cg, o, err, errlen);
 
-	if (r)
-		return r;
 	/* Disk, the one key of the table left: not a bool, not a cgroup option */
 	if (opt_expect_strings(o, 1, err, errlen))
 		return -1;
@@ -168,10 +164,6 @@ static int block_set_option(struct module *m, const struct option *o, char *err,
 	return 1;
 }
 
-static int block_check_config(struct module *m, char *err, size_t errlen)
-{
-	return module_cgroup_check(&((struct block *)m->priv)->cg, err, errlen);
-}
 
 /* Tracepoint signatures and flag numbers from BTF; defaults (request first, no kernel
  * issue time) when BTF lacks them, which only costs the hash. */
@@ -228,16 +220,15 @@ static int block_prepare(struct module *m, char *err, size_t errlen)
 	read_kernel_facts(&b->facts);
 	/* By "cgroup" needs block_rq_insert too: the submitter inserts a request that another
 	 * task may issue later (the programs keep no insert time without QueueTime). */
-	insert = b->queue_time || module_cgroup_on(&b->cg);
+	insert = b->queue_time || module_cgroup_on(m->cgroup);
 	m->probes.points[POINT_IO].enabled = !insert;
 	m->probes.points[POINT_IO_QUEUE].enabled = insert;
-	m->features = (b->queue_time ? FEATURE_QUEUE_TIME : 0) | (module_cgroup_on(&b->cg) ? FEATURE_CGROUP : 0);
+	m->features = (b->queue_time ? FEATURE_QUEUE_TIME : 0) | (module_cgroup_on(m->cgroup) ? FEATURE_CGROUP : 0);
 	/* `disks` is one hash for all CPUs, preallocated: counted as an eighth of its
 	 * histograms against the budget, with the spare element per possible CPU that the
 	 * kernel adds to a preallocated hash (256 rows' worth at 256 CPUs: precision 4 there). */
 	b->max_rows = disk_table_rows();
 	m->hist_rows = (b->max_rows + possible_cpus(m)) * BLOCK_HISTS / 8;
-	module_cgroup_prepare(m, &b->cg);
 	return 0;
 }
 
@@ -271,7 +262,7 @@ static int block_configure(struct module *m, struct bpf_object *obj)
 	 * QueueTime: one entry then, not a hash of 10,240 preallocated (977 KiB) never used. */
 	if (!e && !b->queue_time)
 		e = bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "queued"), 1);
-	return e ? e : module_cgroup_configure(m, obj, &b->cg);
+	return e;
 }
 
 static int block_start(struct module *m, char *err, size_t errlen)
@@ -290,7 +281,7 @@ static int block_start(struct module *m, char *err, size_t errlen)
 	else
 		ebpf_log(EBPF_LOG_INFO, "%s: issue times kept in a hash of %d requests (no QUEUE_FLAG_STATS in BTF)",
 			 m->label, BLOCK_MAX_INFLIGHT);
-	return module_cgroup_start(m, &b->cg, " that issued the requests", err, errlen);
+	return 0;
 }
 
 /* Before `disks` is read: every IO diskstats counts has then passed the programs already. */
@@ -338,7 +329,7 @@ static int block_read(struct module *m, const struct metric_sink *sink)
 
 	if (b->have_diskstats)
 		block_untraced_each(&b->untraced, emit_untraced, &ue);
-	return module_cgroup_read(&b->cg, sink);
+	return 0;
 }
 
 static void block_destroy(struct module *m)
@@ -347,7 +338,6 @@ static void block_destroy(struct module *m)
 
 	name_filter_free(&b->disks_filter);
 	block_untraced_free(&b->untraced);
-	module_cgroup_free(&b->cg);
 }
 
 const struct module_ops block_module = {
@@ -357,9 +347,10 @@ const struct module_ops block_module = {
 	.options = options,
 	.priv_size = sizeof(struct block),
 	MODULE_OBJECT(block),
+	.by_cgroup = true,
+	.cgroup_whose = " that issued the requests",
 	.create = block_create,
 	.set_option = block_set_option,
-	.check_config = block_check_config,
 	.prepare = block_prepare,
 	.configure = block_configure,
 	.start = block_start,

@@ -57,7 +57,6 @@ struct fs {
 	int slot_type[FS_SLOTS];
 	struct fs_point storage[FS_ROWS];
 	struct probe_point points[FS_ROWS];
-	struct module_cgroup cg; /* By "cgroup" */
 };
 
 static const struct module_option options[] = { { "Filesystem" }, CGROUP_HIST_OPTION_KEYS, { NULL } };
@@ -138,7 +137,7 @@ static int fs_create(struct module *m)
 {
 	struct fs *f = m->priv;
 
-	module_cgroup_init(&f->cg, cgroup_tables, COUNT_OF(cgroup_tables), NULL);
+	module_cgroup_tables(m->cgroup, cgroup_tables, COUNT_OF(cgroup_tables), NULL);
 
 	for (int s = 0; s < FS_SLOTS; s++) {
 		f->slot_type[s] = -1;
@@ -189,15 +188,7 @@ static int set_filesystem(struct fs *f, const struct option *o, char *err, size_
 
 static int fs_set_option(struct module *m, const struct option *o, char *err, size_t errlen)
 {
-	struct fs *f = m->priv;
-	int r = module_cgroup_set_option(&f->cg, o, err, errlen);
-
-	return r ? r : set_filesystem(f, o, err, errlen); /* Filesystem: the one key left */
-}
-
-static int fs_check_config(struct module *m, char *err, size_t errlen)
-{
-	return module_cgroup_check(&((struct fs *)m->priv)->cg, err, errlen);
+	return set_filesystem(m->priv, o, err, errlen); /* Filesystem: the one key not the engine's */
 }
 
 /* Whether /proc/filesystems lists `name` ("nodev\tnfs" or "\text4"). */
@@ -261,9 +252,7 @@ static int fs_prepare(struct module *m, char *err, size_t errlen)
 	struct fs *f = m->priv;
 	char known[128];
 
-	m->features = module_cgroup_on(&f->cg) ? FEATURE_CGROUP : 0;
-	/* The host-wide rows as the views say; the per-cgroup rows have a budget of their own. */
-	module_cgroup_prepare(m, &f->cg);
+	m->features = module_cgroup_on(m->cgroup) ? FEATURE_CGROUP : 0;
 	if (assign_slots(m, f) == 0) {
 		snprintf(err, errlen,
 			 "none of the filesystems to measure is registered in /proc/filesystems (known: %s); "
@@ -274,33 +263,15 @@ static int fs_prepare(struct module *m, char *err, size_t errlen)
 	return 0;
 }
 
-static int fs_configure(struct module *m, struct bpf_object *obj)
-{
-	return module_cgroup_configure(m, obj, &((struct fs *)m->priv)->cg);
-}
-
 /* "ext4-read" for each row of a used slot. */
 static int fs_start(struct module *m, char *err, size_t errlen)
 {
-	struct fs *f = m->priv;
 	char texts[FS_ROWS][48];
 	const char *names[FS_ROWS] = { NULL };
 
 	for (uint32_t row = 0; row < FS_ROWS; row++)
 		names[row] = row_name(m, row, texts[row], sizeof(texts[row]));
-	if (view_label_names(m, 0, 0, names, FS_ROWS, err, errlen))
-		return -1;
-	return module_cgroup_start(m, &f->cg, "", err, errlen);
-}
-
-static int fs_read(struct module *m, const struct metric_sink *sink)
-{
-	return module_cgroup_read(&((struct fs *)m->priv)->cg, sink);
-}
-
-static void fs_destroy(struct module *m)
-{
-	module_cgroup_free(&((struct fs *)m->priv)->cg);
+	return view_label_names(m, 0, 0, names, FS_ROWS, err, errlen);
 }
 
 const struct module_ops fs_module = {
@@ -312,12 +283,9 @@ const struct module_ops fs_module = {
 	.elf_bytes = fs_bpf__elf_bytes,
 	.views = views,
 	.nviews = COUNT_OF(views),
+	.by_cgroup = true,
 	.create = fs_create,
 	.set_option = fs_set_option,
-	.check_config = fs_check_config,
 	.prepare = fs_prepare,
-	.configure = fs_configure,
 	.start = fs_start,
-	.read = fs_read,
-	.destroy = fs_destroy,
 };

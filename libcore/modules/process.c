@@ -35,7 +35,6 @@ static const struct module_point points[] = {
 struct process {
 	bool victim_arg_is_task;
 	struct cgroup_paths *cgroups; /* NULL without a cgroup2 mount: the events carry ids only */
-	struct module_cgroup cg; /* By "cgroup" */
 };
 
 static const struct module_option options[] = { CGROUP_OPTION_KEYS, { NULL } };
@@ -108,23 +107,8 @@ static const struct cgroup_table cgroup_tables[] = {
 
 static int process_create(struct module *m)
 {
-	module_cgroup_init(&((struct process *)m->priv)->cg, cgroup_tables, COUNT_OF(cgroup_tables), NULL);
+	module_cgroup_tables(m->cgroup, cgroup_tables, COUNT_OF(cgroup_tables), NULL);
 	return 0;
-}
-
-static int process_set_option(struct module *m, const struct option *o, char *err, size_t errlen)
-{
-	return module_cgroup_set_option(&((struct process *)m->priv)->cg, o, err, errlen);
-}
-
-static int process_check_config(struct module *m, char *err, size_t errlen)
-{
-	return module_cgroup_check(&((struct process *)m->priv)->cg, err, errlen);
-}
-
-static int process_read(struct module *m, const struct metric_sink *sink)
-{
-	return module_cgroup_read(&((struct process *)m->priv)->cg, sink);
 }
 
 /* Recent mark_victim passes the task, older ones only its pid: BTF says which. */
@@ -134,7 +118,7 @@ static int process_prepare(struct module *m, char *err, size_t errlen)
 	struct tracepoint_args args;
 
 	p->victim_arg_is_task = tracepoint_btf_args("mark_victim", &args) != 0 || args.nargs < 0 || args.is_pointer[0];
-	m->features = module_cgroup_on(&p->cg) ? FEATURE_CGROUP : 0;
+	m->features = module_cgroup_on(m->cgroup) ? FEATURE_CGROUP : 0;
 	return 0;
 }
 
@@ -146,7 +130,7 @@ static int process_configure(struct module *m, struct bpf_object *obj)
 	if (!victim_arg_is_task)
 		return -ENOENT;
 	*victim_arg_is_task = p->victim_arg_is_task;
-	return module_cgroup_configure(m, obj, &p->cg);
+	return 0;
 }
 
 static int process_start(struct module *m, char *err, size_t errlen)
@@ -162,7 +146,7 @@ static int process_start(struct module *m, char *err, size_t errlen)
 	}
 	ebpf_log(EBPF_LOG_INFO, "%s: counting forks, execs, exits and OOM kills%s", m->label,
 		 m->filter_tgid ? " of one process and its children" : "");
-	return module_cgroup_start(m, &p->cg, "", err, errlen);
+	return 0;
 }
 
 static void process_destroy(struct module *m)
@@ -174,8 +158,6 @@ static void process_destroy(struct module *m)
 		free(p->cgroups);
 		p->cgroups = NULL;
 	}
-	if (p)
-		module_cgroup_free(&p->cg);
 }
 
 const struct module_ops process_module = {
@@ -184,12 +166,10 @@ const struct module_ops process_module = {
 	.options = options,
 	.priv_size = sizeof(struct process),
 	MODULE_OBJECT(process),
+	.by_cgroup = true,
 	.create = process_create,
-	.set_option = process_set_option,
-	.check_config = process_check_config,
 	.prepare = process_prepare,
 	.configure = process_configure,
 	.start = process_start,
-	.read = process_read,
 	.destroy = process_destroy,
 };

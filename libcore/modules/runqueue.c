@@ -37,7 +37,6 @@ static const struct module_point points[] = {
 
 struct runqueue {
 	bool per_cpu;
-	struct module_cgroup cg; /* By "cgroup" */
 };
 
 enum { FEATURE_PER_CPU = 1, FEATURE_CGROUP = 2 };
@@ -84,55 +83,17 @@ static const char *const cgroup_aux_maps[] = { MODULE_CGROUP_AUX_MAPS, "cgroup_p
 
 static int runqueue_create(struct module *m)
 {
-	module_cgroup_init(&((struct runqueue *)m->priv)->cg, cgroup_tables, COUNT_OF(cgroup_tables), cgroup_aux_maps);
+	module_cgroup_tables(m->cgroup, cgroup_tables, COUNT_OF(cgroup_tables), cgroup_aux_maps);
 	return 0;
 }
 
-static int runqueue_set_option(struct module *m, const struct option *o, char *err, size_t errlen)
-{
-	return module_cgroup_set_option(&((struct runqueue *)m->priv)->cg, o, err, errlen);
-}
-
-static int runqueue_check_config(struct module *m, char *err, size_t errlen)
-{
-	return module_cgroup_check(&((struct runqueue *)m->priv)->cg, err, errlen);
-}
-
+/* The host-wide rows as the views say; the per-cgroup rows have a budget of their own. */
 static int runqueue_prepare(struct module *m, char *err, size_t errlen)
 {
 	const struct runqueue *r = m->priv;
 
-	m->features = (r->per_cpu ? FEATURE_PER_CPU : 0) | (module_cgroup_on(&r->cg) ? FEATURE_CGROUP : 0);
-	/* The host-wide rows as the views say; the per-cgroup rows have a budget of their own. */
-	module_cgroup_prepare(m, &r->cg);
+	m->features = (r->per_cpu ? FEATURE_PER_CPU : 0) | (module_cgroup_on(m->cgroup) ? FEATURE_CGROUP : 0);
 	return 0;
-}
-
-static int runqueue_configure(struct module *m, struct bpf_object *obj)
-{
-	const struct runqueue *r = m->priv;
-
-	return module_cgroup_configure(m, obj, &r->cg);
-}
-
-static int runqueue_start(struct module *m, char *err, size_t errlen)
-{
-	struct runqueue *r = m->priv;
-
-	return module_cgroup_start(m, &r->cg, " of the waiting thread", err, errlen);
-}
-
-static int runqueue_read(struct module *m, const struct metric_sink *sink)
-{
-	return module_cgroup_read(&((struct runqueue *)m->priv)->cg, sink);
-}
-
-static void runqueue_destroy(struct module *m)
-{
-	struct runqueue *r = m->priv;
-
-	if (r)
-		module_cgroup_free(&r->cg);
 }
 
 const struct module_ops runqueue_module = {
@@ -142,12 +103,8 @@ const struct module_ops runqueue_module = {
 	.options = options,
 	.priv_size = sizeof(struct runqueue),
 	MODULE_OBJECT(runqueue),
+	.by_cgroup = true,
+	.cgroup_whose = " of the waiting thread",
 	.create = runqueue_create,
-	.set_option = runqueue_set_option,
-	.check_config = runqueue_check_config,
 	.prepare = runqueue_prepare,
-	.configure = runqueue_configure,
-	.start = runqueue_start,
-	.read = runqueue_read,
-	.destroy = runqueue_destroy,
 };

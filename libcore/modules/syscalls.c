@@ -51,7 +51,6 @@ struct syscalls {
 	uint16_t row_nr[MAX_SYSCALLS];
 	/* By "cgroup": its tables (latency sized at prepare) and the rest */
 	struct cgroup_table cg_tables[2];
-	struct module_cgroup cg;
 };
 
 static const struct module_option options[] = { { "Latency" }, CGROUP_HIST_OPTION_KEYS, { NULL } };
@@ -149,23 +148,9 @@ static const char *cgroup_latency_row_name(const struct module *m, uint32_t row,
 	return syscall_name(s->row_nr[row], buf, len);
 }
 
-static int syscalls_create(struct module *m)
-{
-	module_cgroup_init(&((struct syscalls *)m->priv)->cg, NULL, 0, NULL); /* tables at prepare */
-	return 0;
-}
-
 static int syscalls_set_option(struct module *m, const struct option *o, char *err, size_t errlen)
 {
-	struct syscalls *s = m->priv;
-	int r = module_cgroup_set_option(&s->cg, o, err, errlen);
-
-	return r ? r : set_latency(s, o, err, errlen); /* Latency: the other key of the table */
-}
-
-static int syscalls_check_config(struct module *m, char *err, size_t errlen)
-{
-	return module_cgroup_check(&((struct syscalls *)m->priv)->cg, err, errlen);
+	return set_latency(m->priv, o, err, errlen); /* Latency: the one key not the engine's */
 }
 
 /* Assigns a `latency` map row to every syscall with latency enabled; counting alone needs
@@ -185,7 +170,7 @@ static int syscalls_prepare(struct module *m, char *err, size_t errlen)
 	}
 	m->probes.points[SYSCALLS_POINT_COUNTERS].enabled = s->nrows == 0;
 	m->probes.points[SYSCALLS_POINT_LATENCY].enabled = s->nrows > 0;
-	m->features = (s->nrows ? FEATURE_LATENCY : 0) | (module_cgroup_on(&s->cg) ? FEATURE_CGROUP : 0);
+	m->features = (s->nrows ? FEATURE_LATENCY : 0) | (module_cgroup_on(m->cgroup) ? FEATURE_CGROUP : 0);
 	s->cg_tables[0] = (struct cgroup_table){ .map = "cgroup_counts", .fields = count_fields,
 						 .nfields = COUNT_OF(count_fields), .nrows = MAX_SYSCALLS,
 						 .rows_per_cgroup = CGROUP_SYSCALL_ROWS, .row_instance = count_row_name };
@@ -193,10 +178,9 @@ static int syscalls_prepare(struct module *m, char *err, size_t errlen)
 						 .unit = HIST_UNIT_NANOSECONDS, .nrows = s->nrows,
 						 .rows_per_cgroup = s->nrows, .row_instance = cgroup_latency_row_name };
 	/* Without latency the latency table holds nothing: it is left out like the others. */
-	module_cgroup_tables(&s->cg, s->cg_tables, s->nrows ? 2 : 1, NULL);
+	module_cgroup_tables(m->cgroup, s->cg_tables, s->nrows ? 2 : 1, NULL);
 	/* the latency maps are sized to them in configure */
 	m->hist_rows = s->nrows;
-	module_cgroup_prepare(m, &s->cg);
 	return 0;
 }
 
@@ -204,14 +188,15 @@ static int syscalls_configure(struct module *m, struct bpf_object *obj)
 {
 	struct syscalls *s = m->priv;
 	uint16_t *latency_row = module_rodata(obj, "latency_row", sizeof(uint16_t) * MAX_SYSCALLS);
-	int e;
+	int e = 0;
 
 	if (!latency_row)
 		return -ENOENT;
 	for (uint16_t r = 0; r < s->nrows; r++)
 		latency_row[s->row_nr[r]] = r + 1;
-	e = module_cgroup_configure(m, obj, &s->cg);
-	if (!e && !s->nrows)
+	/* A latency table left out of the module's tables is not created (the engine sizes the
+	 * others after this hook). */
+	if (!s->nrows)
 		e = bpf_map__set_autocreate(bpf_object__find_map_by_name(obj, "cgroup_latency"), false);
 	return e ? e : bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "latency"), s->nrows ? s->nrows : 1);
 }
@@ -236,17 +221,7 @@ static int syscalls_start(struct module *m, char *err, size_t errlen)
 		return -1;
 	ebpf_log(EBPF_LOG_INFO, "%s: counting every syscall%s, latency for %u syscall%s", m->label,
 		 m->filter_tgid ? " of one process" : "", s->nrows, s->nrows == 1 ? "" : "s");
-	return module_cgroup_start(m, &s->cg, "", err, errlen);
-}
-
-static int syscalls_read(struct module *m, const struct metric_sink *sink)
-{
-	return module_cgroup_read(&((struct syscalls *)m->priv)->cg, sink);
-}
-
-static void syscalls_destroy(struct module *m)
-{
-	module_cgroup_free(&((struct syscalls *)m->priv)->cg);
+	return 0;
 }
 
 const struct module_ops syscalls_module = {
@@ -257,12 +232,9 @@ const struct module_ops syscalls_module = {
 	.options = options,
 	.priv_size = sizeof(struct syscalls),
 	MODULE_OBJECT(syscalls),
-	.create = syscalls_create,
+	.by_cgroup = true, /* its tables at prepare, sized from Latency */
 	.set_option = syscalls_set_option,
-	.check_config = syscalls_check_config,
 	.prepare = syscalls_prepare,
 	.configure = syscalls_configure,
 	.start = syscalls_start,
-	.read = syscalls_read,
-	.destroy = syscalls_destroy,
 };

@@ -41,7 +41,6 @@ struct tcp {
 	char port_names[TCP_MAX_PORTS][8];
 	/* By "cgroup": its tables (sized at prepare) and the rest */
 	struct cgroup_table cg_tables[2];
-	struct module_cgroup cg;
 };
 
 static const struct module_option options[] = { { "PortBreakdown" }, { "Ports" }, CGROUP_HIST_OPTION_KEYS, { NULL } };
@@ -147,19 +146,10 @@ static int set_ports(struct tcp *t, const struct option *o, char *err, size_t er
 	return 1;
 }
 
-static int tcp_create(struct module *m)
-{
-	module_cgroup_init(&((struct tcp *)m->priv)->cg, NULL, 0, NULL); /* tables at prepare */
-	return 0;
-}
-
 static int tcp_set_option(struct module *m, const struct option *o, char *err, size_t errlen)
 {
 	struct tcp *t = m->priv;
-	int r = module_cgroup_set_option(&t->cg, o, err, errlen);
 
-	if (r)
-		return r;
 	if (!strcasecmp(o->key, "PortBreakdown"))
 		return set_port_breakdown(t, o, err, errlen);
 	return set_ports(t, o, err, errlen);
@@ -198,7 +188,7 @@ static const char *cgroup_latency_row_name(const struct module *m, uint32_t row,
 }
 
 /* The per-cgroup tables: rows as the host-wide maps', keyed by cgroup too. */
-static void size_cgroup_tables(struct tcp *t)
+static void size_cgroup_tables(struct module *m, struct tcp *t)
 {
 	uint32_t rows = (uint32_t)nrows(t), per_cgroup = rows < CGROUP_PORT_ROWS ? rows : CGROUP_PORT_ROWS;
 
@@ -208,7 +198,7 @@ static void size_cgroup_tables(struct tcp *t)
 	t->cg_tables[1] = (struct cgroup_table){ .map = "cgroup_latency", .hist_metric = "latency",
 						 .unit = HIST_UNIT_NANOSECONDS, .nrows = rows, .rows_per_cgroup = per_cgroup,
 						 .row_instance = cgroup_latency_row_name };
-	module_cgroup_tables(&t->cg, t->cg_tables, COUNT_OF(t->cg_tables), NULL);
+	module_cgroup_tables(m->cgroup, t->cg_tables, COUNT_OF(t->cg_tables), NULL);
 }
 
 /* What the running kernel's BTF says, from one read of it: recent kernels added `err` to
@@ -225,11 +215,10 @@ static int tcp_prepare(struct module *m, char *err, size_t errlen)
 	btf_facts_close(btf);
 	for (int i = 0; i < t->nports; i++)
 		snprintf(t->port_names[i], sizeof(t->port_names[i]), "%u", t->ports[i]);
-	size_cgroup_tables(t);
+	size_cgroup_tables(m, t);
 	/* connect_latency and cgroup_latency are sized to them in configure */
 	m->hist_rows = (uint32_t)nrows(t);
-	module_cgroup_prepare(m, &t->cg);
-	m->features = (t->mode == TCP_PORTS_NONE ? 0 : FEATURE_PORTS) | (module_cgroup_on(&t->cg) ? FEATURE_CGROUP : 0);
+	m->features = (t->mode == TCP_PORTS_NONE ? 0 : FEATURE_PORTS) | (module_cgroup_on(m->cgroup) ? FEATURE_CGROUP : 0);
 	return 0;
 }
 
@@ -251,7 +240,7 @@ static int tcp_configure(struct module *m, struct bpf_object *obj)
 	e = bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "counts"), nrows(t));
 	if (!e)
 		e = bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "connect_latency"), nrows(t));
-	return e ? e : module_cgroup_configure(m, obj, &t->cg);
+	return e;
 }
 
 /* PortBreakdown and Ports only make sense together. */
@@ -269,7 +258,7 @@ static int tcp_check_config(struct module *m, char *err, size_t errlen)
 				      "connection to match");
 		return -1;
 	}
-	return module_cgroup_check(&t->cg, err, errlen);
+	return 0;
 }
 
 /* With a breakdown, row 0 is "other" and row i port i - 1. */
@@ -302,17 +291,7 @@ static int tcp_start(struct module *m, char *err, size_t errlen)
 	ebpf_log(EBPF_LOG_INFO, "%s: counting retransmits, resets and connect latency%s%s", m->label,
 		 t->mode == TCP_PORTS_LOCAL ? " per local port" : t->mode == TCP_PORTS_REMOTE ? " per remote port" : "",
 		 m->filter_tgid ? " (connects of one process)" : "");
-	return module_cgroup_start(m, &t->cg, " of the socket", err, errlen);
-}
-
-static int tcp_read(struct module *m, const struct metric_sink *sink)
-{
-	return module_cgroup_read(&((struct tcp *)m->priv)->cg, sink);
-}
-
-static void tcp_destroy(struct module *m)
-{
-	module_cgroup_free(&((struct tcp *)m->priv)->cg);
+	return 0;
 }
 
 const struct module_ops tcp_module = {
@@ -321,12 +300,11 @@ const struct module_ops tcp_module = {
 	.options = options,
 	.priv_size = sizeof(struct tcp),
 	MODULE_OBJECT(tcp),
-	.create = tcp_create,
+	.by_cgroup = true, /* its tables at prepare, sized from Ports */
+	.cgroup_whose = " of the socket",
 	.set_option = tcp_set_option,
 	.check_config = tcp_check_config,
 	.prepare = tcp_prepare,
 	.configure = tcp_configure,
 	.start = tcp_start,
-	.read = tcp_read,
-	.destroy = tcp_destroy,
 };

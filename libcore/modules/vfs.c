@@ -58,7 +58,6 @@ static const char *const op_syscalls[VFS_OPS][6] = {
 
 struct vfs {
 	bool approximate[VFS_OPS];
-	struct module_cgroup cg; /* By "cgroup" */
 };
 
 static const struct module_option options[] = { CGROUP_HIST_OPTION_KEYS, { NULL } };
@@ -113,27 +112,14 @@ static const struct cgroup_table cgroup_tables[] = {
 
 static int vfs_create(struct module *m)
 {
-	module_cgroup_init(&((struct vfs *)m->priv)->cg, cgroup_tables, COUNT_OF(cgroup_tables), NULL);
+	module_cgroup_tables(m->cgroup, cgroup_tables, COUNT_OF(cgroup_tables), NULL);
 	return 0;
 }
 
-static int vfs_set_option(struct module *m, const struct option *o, char *err, size_t errlen)
-{
-	return module_cgroup_set_option(&((struct vfs *)m->priv)->cg, o, err, errlen);
-}
-
-static int vfs_check_config(struct module *m, char *err, size_t errlen)
-{
-	return module_cgroup_check(&((struct vfs *)m->priv)->cg, err, errlen);
-}
-
+/* The host-wide rows as the views say; the per-cgroup rows have a budget of their own. */
 static int vfs_prepare(struct module *m, char *err, size_t errlen)
 {
-	const struct vfs *v = m->priv;
-
-	m->features = module_cgroup_on(&v->cg) ? FEATURE_CGROUP : 0;
-	/* The host-wide rows as the views say; the per-cgroup rows have a budget of their own. */
-	module_cgroup_prepare(m, &v->cg);
+	m->features = module_cgroup_on(m->cgroup) ? FEATURE_CGROUP : 0;
 	return 0;
 }
 
@@ -153,7 +139,7 @@ static int vfs_configure(struct module *m, struct bpf_object *obj)
 				syscall_op[nr] = op + 1;
 		}
 	}
-	return module_cgroup_configure(m, obj, &((struct vfs *)m->priv)->cg);
+	return 0;
 }
 
 static bool is_syscall_fallback(const struct probe_point *p)
@@ -186,7 +172,7 @@ static int vfs_start(struct module *m, char *err, size_t errlen)
 				   : "AttachOrder puts the syscalls first",
 			 op_names[op]);
 	}
-	return module_cgroup_start(m, &v->cg, "", err, errlen);
+	return 0;
 }
 
 static int vfs_read(struct module *m, const struct metric_sink *sink)
@@ -196,12 +182,7 @@ static int vfs_read(struct module *m, const struct metric_sink *sink)
 	/* Always sent: a 0 is the statement "this is the real VFS figure". */
 	for (int op = 0; op < VFS_OPS && sink->gauge; op++)
 		sink->gauge(sink->ctx, METRIC("approximation"), op_names[op], v->approximate[op] ? 1 : 0);
-	return module_cgroup_read(&v->cg, sink);
-}
-
-static void vfs_destroy(struct module *m)
-{
-	module_cgroup_free(&((struct vfs *)m->priv)->cg);
+	return 0;
 }
 
 const struct module_ops vfs_module = {
@@ -212,12 +193,10 @@ const struct module_ops vfs_module = {
 	.options = options,
 	.priv_size = sizeof(struct vfs),
 	MODULE_OBJECT(vfs),
+	.by_cgroup = true,
 	.create = vfs_create,
-	.set_option = vfs_set_option,
-	.check_config = vfs_check_config,
 	.prepare = vfs_prepare,
 	.configure = vfs_configure,
 	.start = vfs_start,
 	.read = vfs_read,
-	.destroy = vfs_destroy,
 };
