@@ -1,210 +1,25 @@
+/* A series reader (series_read.h): set up, a read's entries walked into their series
+ * (named through the key cache, or by row), then sent; its places are series_places.c's and
+ * its sending series_send.c's (series_state.h). */
 #include "libcore/read/series_read.h"
 
-#include "base/label_value.h"
 #include "include/hist_row.h"
 #include "libcore/decode/label_decoder.h"
-#include "libcore/hist/ratio.h"
 #include "libcore/read/key_cache.h"
-#include "libcore/read/map_read.h"
 #include "libcore/read/series_name.h"
+#include "libcore/read/series_state.h"
 
-#include <bpf/bpf.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* A histogram field's slots of this read and its previous cumulative ones: allocated for
- * histogram fields only, so that a counter view of 10,000 series stays small, and its
- * slots as many as the view's precision has. */
-struct field_hist {
-	struct hist_tracker tracker;
-	uint64_t slots[]; /* HIST_NSLOTS(the view's precision) */
-};
-
-/* One field of one series: what this read added up. */
-struct field_acc {
-	uint64_t value;      /* counters and gauges */
-	uint64_t sum;        /* histograms */
-	uint64_t last_value; /* counters and gauges: the value sent at the last read */
-	struct field_hist *hist;
-};
-
-/* A slot of the index of series by name: (name hash, series + 1; 0 free). */
-struct name_slot {
-	uint32_t hash, series;
-};
-
-/* One series: its fields and its name. What an entry touches (seen, its fields) leads, in
- * one cache line with the one field of a view of one (a program block's, at 10,000 series
- * each entry's a line apart in a random order): acc points at acc_one then, else at a
- * block of nfields; the name, needed only for a new key and at send, trails. */
-struct series {
-	_Alignas(64) bool seen; /* got an entry this read */
-	bool forget;         /* a group's last read (SERIES_LAST): forgotten once sent */
-	uint32_t idle;       /* reads in a row without a change (reclaim_after) */
-	struct field_acc *acc; /* nfields */
-	struct field_acc *carry; /* nfields, or NULL: what deleted entries left (SERIES_CARRY) */
-	struct field_acc acc_one;
-	char name[LABEL_VALUE_MAX];
-};
-
-/* An entry whose value its series keeps once the entry is deleted (SERIES_CARRY). */
-struct carried {
-	uint32_t entry, series;
-};
-
-struct series_reader {
-	const struct series_view *v;
-	struct map_read rd;          /* every entry of the last read */
-	/* The series in the order they came (dense: a read walks them in memory order), and
-	 * an open-addressing index of them by name. Each place's fields are a block of accs;
-	 * places move by swapping, so that no block is lost. */
-	struct series *series;
-	uint32_t nseries;
-	struct field_acc *accs;      /* (max_series + 2) x nfields: the places', other's, the carry */
-	struct name_slot *index;
-	uint32_t capacity;           /* of the index: a power of two, at least 2 x max_series */
-	struct key_cache *keys;      /* raw key -> series + 1 (KEY_OTHER: `other`) */
-	uint32_t *row_series;        /* or, fixed_labels arrays: row -> series + 1 */
-	struct series other;         /* label sets beyond max_series */
-	uint32_t folded;             /* label sets in `other` this read */
-	uint32_t waiting;            /* of them, new ones that found no room (not reclaimed ones) */
-	bool ever_folded;
-	bool may_drop;               /* a label's decoders may drop a key (regexps) */
-	uint32_t unmatched;          /* keys dropped so this read: gauge "unmatched-<map>" */
-	/* reclaim_after: the series given up for newcomers are added into `other`, less what
-	 * they had when they were given up (the carry), so that `other` goes on from where it
-	 * was; their names (64-bit hashes) stay out of the series until max_series of them were
-	 * given up. */
-	uint64_t *reclaimed;
-	uint32_t nreclaimed;
-	struct field_acc *carry;     /* nfields */
-	/* sum_copies: an entry's copies summed (packed: as the map holds them), then unpacked */
-	uint64_t *summed, *unpacked;
-	/* A group's (series_view.group): the group's text of the entry being named; this
-	 * read's entries to delete once sent, and those whose series carry their values. */
-	const char *group_text;
-	uint32_t *doomed, ndoomed;
-	struct carried *carried;
-	uint32_t ncarried;
-};
-
 size_t series_reader_series_bytes(int nfields, int nhist)
 {
 	/* The index has at most 4 slots per series (a power of two, at least twice max_series). */
 	return sizeof(struct series) + 4 * sizeof(struct name_slot) + sizeof(uint64_t) /* reclaimed name */ +
 	       (size_t)nfields * sizeof(struct field_acc) + (size_t)nhist * (sizeof(struct field_hist) + HIST_SLOTS * sizeof(uint64_t));
-}
-
-static uint32_t name_hash(const char *s)
-{
-	uint32_t h = 2166136261u; /* FNV-1a */
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
-}
-
-static uint64_t name_hash64(const char *s)
-{
-	uint64_t h = 14695981039346656037ull; /* FNV-1a */
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
-static bool was_reclaimed(const struct series_reader *r, const char *name)
-{
-	uint64_t h;
-
-	if (!r->nreclaimed)
-		return false;
-	h = name_hash64(name);
-	for (uint32_t i = 0; i < r->nreclaimed; i++)
-		if (r->reclaimed[i] == h)
-			return true;
-	return false;
-}
-
-/* A series' histograms' slots and its carry, given back (its place is reused). */
-static void free_hists(const struct series_reader *r, struct series *s)
-{
-	for (int f = 0; f < r->v->nfields; f++) {
-		if (s->acc) {
-			free(s->acc[f].hist);
-			s->acc[f].hist = NULL;
-		}
-		if (s->carry)
-			free(s->carry[f].hist);
-	}
-	free(s->carry);
-	s->carry = NULL;
-}
-
-/* A histogram field's slots (at the view's precision) and tracker; NULL: out of memory. */
-static struct field_hist *hist_new(const struct series_reader *r)
-{
-	struct field_hist *h = calloc(1, sizeof(*h) + HIST_NSLOTS(r->v->precision) * sizeof(uint64_t));
-
-	if (h)
-		hist_tracker_init(&h->tracker, 1, r->v->precision);
-	return h;
-}
-
-/* A new series' fields: zero; a histogram with a source (a program's) gets its slots and
- * tracker now, so that a series without memory for them goes into `other`; a struct
- * hist_row's (a module's) at its first events, so that the rows that never see one (most
- * syscalls) cost no slots (all_hists: now, for the carry). False: out of memory. */
-static bool fields_init(const struct series_reader *r, struct series *s, bool all_hists)
-{
-	const struct series_view *v = r->v;
-
-	for (int f = 0; f < v->nfields; f++) {
-		s->acc[f] = (struct field_acc){ 0 };
-		if (v->fields[f].kind != VALUE_HISTOGRAM || (!v->fields[f].source && !all_hists))
-			continue;
-		if (!(s->acc[f].hist = hist_new(r))) {
-			free_hists(r, s);
-			return false;
-		}
-	}
-	return true;
-}
-
-/* The series named `name`: an existing one, a new one while there is room, else `other`. */
-static struct series *series_for(struct series_reader *r, const char *name)
-{
-	uint32_t hash = name_hash(name), i = hash & (r->capacity - 1);
-
-	for (;; i = (i + 1) & (r->capacity - 1)) {
-		struct name_slot *slot = &r->index[i];
-		struct series *s;
-
-		if (slot->series) {
-			s = &r->series[slot->series - 1];
-			if (slot->hash == hash && !strcmp(s->name, name))
-				return s;
-			continue;
-		}
-		if (was_reclaimed(r, name)) {
-			r->folded++; /* given up for a newcomer: stays in other */
-			return &r->other;
-		}
-		s = &r->series[r->nseries];
-		if (r->nseries == r->v->max_series || !fields_init(r, s, false)) {
-			r->folded++; /* beyond max_series (or out of memory): counted, never lost */
-			r->waiting++;
-			return &r->other;
-		}
-		s->seen = false;
-		s->idle = 0;
-		snprintf(s->name, sizeof(s->name), "%s", name);
-		*slot = (struct name_slot){ .hash = hash, .series = ++r->nseries };
-		return s;
-	}
 }
 
 static bool row_is_zero(const uint8_t *row, unsigned int nslots)
@@ -229,7 +44,7 @@ static void add_row(const struct series_reader *r, struct field_acc *a, const ui
 	if (!a->hist) {
 		if (row_is_zero(row, nslots))
 			return; /* no events yet: the slots wait for them */
-		if (!(a->hist = hist_new(r)))
+		if (!(a->hist = series_hist_new(r)))
 			return; /* out of memory: the row waits for the next read */
 		first = true; /* the earlier entries of this read were empty */
 	}
@@ -259,7 +74,7 @@ static int row_field(const struct series_view *v, const uint8_t *key)
 
 /* Adds one value (one CPU's copy, or the copies summed) of an entry into series s: the first
  * entry of a read is copied (nothing is cleared between reads), the others added. */
-static void add_entry(struct series_reader *r, struct series *s, const uint8_t *key, const uint8_t *val,
+void series_add_entry(struct series_reader *r, struct series *s, const uint8_t *key, const uint8_t *val,
 		      bool hists_only)
 {
 	const struct series_view *v = r->v;
@@ -353,7 +168,7 @@ static struct series *series_of_key(struct series_reader *r, const uint8_t *key)
 		memcpy(local, name, sizeof(local));
 		series_name_in_group(r->group_text, local, name);
 	}
-	s = series_for(r, name);
+	s = series_place_for(r, name);
 	remember(r, key, s != &r->other ? (uint32_t)(s - r->series) + 1
 		 : r->waiting != waiting ? KEY_WAITING : KEY_OTHER);
 	return s;
@@ -374,11 +189,11 @@ static struct series *series_of_fresh_key(struct series_reader *r, const uint8_t
 		labels[i] = decoded[i];
 	if (r->v->entry && !r->v->entry(r->v->entry_module, key, value, labels))
 		return NULL;
-	return series_for(r, name);
+	return series_place_for(r, name);
 }
 
 /* Entry i's copies added up word by word, its packed rows unpacked: a module's value. */
-static const uint8_t *summed_value(struct series_reader *r, uint32_t i)
+const uint8_t *series_summed_value(struct series_reader *r, uint32_t i)
 {
 	const struct series_view *v = r->v;
 
@@ -432,15 +247,15 @@ static void add_key(struct series_reader *r, uint32_t i)
 
 		if (fate == SERIES_SKIP || fate == SERIES_DELETE || (r->v->row_fields && row_field(r->v, key) < 0))
 			return;
-		value = summed_value(r, i);
+		value = series_summed_value(r, i);
 		s = r->keys || r->row_series ? series_of_key(r, key) : series_of_fresh_key(r, key, value);
 		if (s) {
-			add_entry(r, s, key, value, false);
+			series_add_entry(r, s, key, value, false);
 			group_mark(r, s, i, fate);
 		}
 		for (int cpu = 0; r->v->cpu_series && cpu < r->rd.copies; cpu++) {
 			snprintf(name, sizeof(name), "cpu%d", cpu);
-			add_entry(r, series_for(r, name), key, map_read_value(&r->rd, i, cpu), true);
+			series_add_entry(r, series_place_for(r, name), key, map_read_value(&r->rd, i, cpu), true);
 		}
 		return;
 	}
@@ -454,101 +269,14 @@ static void add_key(struct series_reader *r, uint32_t i)
 				r->unmatched += cpu == 0;
 				continue;
 			}
-			to = series_for(r, name);
+			to = series_place_for(r, name);
 		}
-		add_entry(r, to, key, map_read_value(&r->rd, i, cpu), false);
+		series_add_entry(r, to, key, map_read_value(&r->rd, i, cpu), false);
 	}
-}
-
-/* "connect" + "80" -> "connect-80", "connect" + "" -> "connect"; in a group after its
- * '/' (no label holds one): "<group>/connect-80". */
-static const char *prefixed(const struct series_field *f, const char *name, char *buf, size_t len)
-{
-	const char *slash, *labels;
-
-	if (!f->instance_prefix)
-		return name;
-	slash = strchr(name, '/');
-	labels = slash ? slash + 1 : name;
-	snprintf(buf, len, "%.*s%s%s%s", slash ? (int)(labels - name) : 0, name, f->instance_prefix,
-		 labels[0] ? "-" : "", labels);
-	return buf;
-}
-
-/* Sends a histogram field; true when it changed in this read. */
-static bool send_hist(const struct series_field *f, struct field_acc *a, const char *name,
-		      const struct metric_sink *sink)
-{
-	struct hist_interval h;
-	char total[LABEL_VALUE_MAX + 8];
-	uint64_t sum;
-
-	if (!a->hist)
-		return false; /* no events yet */
-	sum = f->source && f->source->sum_to_unit ? f->source->sum_to_unit(f->source->ctx, a->sum) : a->sum;
-	hist_advance(&a->hist->tracker, a->hist->slots, sum, &h);
-	h.no_sum = f->no_sum;
-	/* Every read once there were events: the SNMP tables keep the row and its buckets,
-	 * collectd gets bucket rates of 0 rather than gaps. */
-	if (h.total_count) {
-		if (f->count_id && !f->count_named)
-			sink->counter(sink->ctx, f->count_id, name, h.total_count);
-		sink->histogram(sink->ctx, &f->id, name, f->unit, &h);
-	}
-	if (f->count_id && f->count_named) {
-		/* One histogram map gives the rate too: its event count (and sum) since start. */
-		snprintf(total, sizeof(total), "%s-count", name);
-		sink->counter(sink->ctx, f->count_id, total, h.total_count);
-		if (!f->no_sum) {
-			snprintf(total, sizeof(total), "%s-sum", name);
-			sink->counter(sink->ctx, f->count_id, total, h.total_sum);
-		}
-	}
-	return h.count || h.reset;
-}
-
-/* The view's ratio over this read's interval (from the fields' last values, before they
- * move on); -1: none. */
-static double ratio_of(const struct series_ratio *ratio, const struct field_acc *acc)
-{
-	const struct field_acc *total = &acc[ratio->total], *miss = &acc[ratio->miss];
-
-	return hit_ratio_percent(counter_delta(total->value, total->last_value),
-				 counter_delta(miss->value, miss->last_value));
-}
-
-static void send_series(struct series_reader *r, struct series *s, const char *name, const struct metric_sink *sink)
-{
-	const struct series_view *v = r->v;
-	bool changed = false;
-	double ratio = v->ratio ? ratio_of(v->ratio, s->acc) : -1;
-
-	for (int i = 0; i < v->nfields; i++) {
-		const struct series_field *f = &v->fields[i];
-		struct field_acc *a = &s->acc[i];
-		char buf[LABEL_VALUE_MAX + 64];
-		const char *inst = prefixed(f, name, buf, sizeof(buf));
-
-		if (f->kind == VALUE_HISTOGRAM) {
-			changed |= send_hist(f, a, inst, sink);
-			continue;
-		}
-		changed |= a->value != a->last_value;
-		a->last_value = a->value;
-		if (!a->value && !f->send_zero)
-			continue;
-		if (f->kind == VALUE_COUNTER)
-			sink->counter(sink->ctx, &f->id, inst, a->value);
-		else if (sink->gauge)
-			sink->gauge(sink->ctx, &f->id, inst, (double)a->value);
-	}
-	if (ratio >= 0 && sink->gauge) /* after the values it is of */
-		sink->gauge(sink->ctx, &v->ratio->id, v->ratio->instance, ratio);
-	s->idle = changed ? 0 : s->idle + 1;
 }
 
 /* A read starts with no series seen: each one's first entry then overwrites what the last
- * read left (add_entry), so nothing is cleared, and a series not seen is never sent. */
+ * read left (series_add_entry), so nothing is cleared, and a series not seen is never sent. */
 static void clear_read(struct series *s)
 {
 	s->seen = false;
@@ -572,179 +300,6 @@ static void add_dump(struct series_reader *r)
 		add_key(r, i);
 }
 
-/* What a series given up leaves in `other`'s carry: what it has in this read (nothing when
- * its keys left the map). */
-static void carry_series(struct series_reader *r, const struct series *s)
-{
-	if (!s->seen)
-		return;
-	for (int f = 0; f < r->v->nfields; f++) {
-		struct field_acc *c = &r->carry[f];
-
-		if (r->v->fields[f].kind == VALUE_COUNTER) /* a gauge is no total: nothing to carry */
-			c->value += s->acc[f].value;
-		c->sum += s->acc[f].sum;
-		if (s->acc[f].hist)
-			for (unsigned int k = 0; k < HIST_NSLOTS(r->v->precision); k++)
-				c->hist->slots[k] += s->acc[f].hist->slots[k];
-	}
-}
-
-/* A place's fields after it moved: its own acc_one with one field (a block moves with the
- * place's pointer). */
-static void own_fields(const struct series_reader *r, struct series *s)
-{
-	if (r->v->nfields == 1)
-		s->acc = &s->acc_one;
-}
-
-static void rebuild_index(struct series_reader *r)
-{
-	memset(r->index, 0, r->capacity * sizeof(*r->index));
-	for (uint32_t i = 0; i < r->nseries; i++) {
-		uint32_t hash = name_hash(r->series[i].name), j = hash & (r->capacity - 1);
-
-		while (r->index[j].series)
-			j = (j + 1) & (r->capacity - 1);
-		r->index[j] = (struct name_slot){ .hash = hash, .series = i + 1 };
-	}
-	if (r->keys)
-		key_cache_clear(r->keys);
-	if (r->row_series)
-		memset(r->row_series, 0, r->v->max_entries * sizeof(*r->row_series));
-}
-
-/* Drops the series that `drops` takes (it is told before the series' memory is given
- * back), keeping the others in their order; the index and the key cache are rebuilt
- * (series move; a place's fields move with it). The number dropped. */
-static uint32_t drop_series(struct series_reader *r, bool (*drops)(struct series_reader *, struct series *, void *),
-			    void *arg)
-{
-	uint32_t dropped = 0, kept = 0;
-
-	for (uint32_t i = 0; i < r->nseries; i++) {
-		struct series *s = &r->series[i], tmp;
-
-		if (drops(r, s, arg)) {
-			free_hists(r, s);
-			dropped++;
-			continue;
-		}
-		if (kept != i) {
-			tmp = r->series[kept];
-			r->series[kept] = *s;
-			*s = tmp;
-			own_fields(r, &r->series[kept]);
-			own_fields(r, s);
-		}
-		kept++;
-	}
-	if (!dropped)
-		return 0;
-	r->nseries = kept;
-	rebuild_index(r);
-	return dropped;
-}
-
-/* Gives up series idle for reclaim_after reads, as many as label sets wait for room (*arg
- * counts them): each goes into `other` with what it has now carried, so `other` only grows
- * by what it adds from now on, and its name is kept out of the series. */
-static bool gives_up_idle(struct series_reader *r, struct series *s, void *arg)
-{
-	uint32_t *given = arg;
-
-	if (*given == r->waiting || s->idle < r->v->reclaim_after)
-		return false;
-	if (r->nreclaimed == r->v->max_series)
-		r->nreclaimed = 0; /* forgotten: they may take a place again */
-	r->reclaimed[r->nreclaimed++] = name_hash64(s->name);
-	carry_series(r, s);
-	(*given)++;
-	return true;
-}
-
-static uint32_t reclaim_idle(struct series_reader *r)
-{
-	uint32_t given = 0;
-
-	return drop_series(r, gives_up_idle, &given);
-}
-
-/* A group's series whose keys are gone (SERIES_LAST), forgotten once sent. */
-static bool was_last(struct series_reader *r, struct series *s, void *arg)
-{
-	(void)r;
-	(void)arg;
-	return s->forget;
-}
-
-/* The series' carry added to what this read gave it (its only value in a read that gave
- * it nothing): what deleted entries left is never lost. */
-static void add_carry(struct series_reader *r, struct series *s)
-{
-	unsigned int nslots = HIST_NSLOTS(r->v->precision);
-
-	for (int f = 0; f < r->v->nfields; f++) {
-		struct field_acc *a = &s->acc[f];
-		const struct field_acc *c = &s->carry[f];
-
-		if (!s->seen) {
-			a->value = 0;
-			a->sum = 0;
-			if (a->hist)
-				memset(a->hist->slots, 0, nslots * sizeof(uint64_t));
-		}
-		a->value += c->value;
-		a->sum += c->sum;
-		if (!c->hist)
-			continue;
-		if (!a->hist && !(a->hist = hist_new(r)))
-			continue; /* out of memory: the carry waits for the next read */
-		for (unsigned int k = 0; k < nslots; k++)
-			a->hist->slots[k] += c->hist->slots[k];
-	}
-}
-
-/* After a group's read is sent: the carried entries' values join their series' carries,
- * the doomed entries are deleted from the map, and the series of gone keys are forgotten. */
-static void settle_group(struct series_reader *r)
-{
-	for (uint32_t i = 0; i < r->ncarried; i++) {
-		struct series *s = &r->series[r->carried[i].series];
-		struct series carry = { .seen = true };
-		uint32_t e = r->carried[i].entry;
-
-		if (!s->carry && !(s->carry = calloc(r->v->nfields, sizeof(*s->carry))))
-			continue; /* out of memory: its share leaves with the entry */
-		carry.acc = s->carry;
-		add_entry(r, &carry, map_read_key(&r->rd, e), summed_value(r, e), false);
-	}
-	for (uint32_t i = 0; i < r->ndoomed; i++)
-		bpf_map_delete_elem(r->v->fd, map_read_key(&r->rd, r->doomed[i]));
-	drop_series(r, was_last, NULL);
-}
-
-/* `other` less what the reclaimed series had when they were given up (a key that left the
- * map since takes its share with it: `other` then goes back, a discontinuity as any). */
-static void uncarry(uint64_t *v, uint64_t carry)
-{
-	*v = *v > carry ? *v - carry : 0;
-}
-
-static void send_other(struct series_reader *r, const struct metric_sink *sink)
-{
-	for (int f = 0; f < r->v->nfields; f++) {
-		struct field_acc *a = &r->other.acc[f], *c = &r->carry[f];
-
-		uncarry(&a->value, c->value);
-		uncarry(&a->sum, c->sum);
-		if (a->hist && c->hist)
-			for (unsigned int k = 0; k < HIST_NSLOTS(r->v->precision); k++)
-				uncarry(&a->hist->slots[k], c->hist->slots[k]);
-	}
-	send_series(r, &r->other, "other", sink);
-}
-
 int series_reader_read(struct series_reader *r)
 {
 	if (r->keys)
@@ -759,20 +314,20 @@ void series_reader_send(struct series_reader *r, const struct metric_sink *sink)
 	add_dump(r);
 	/* Newcomers found no room and some series did not change for reclaim_after reads: the
 	 * newcomers take their places in this same read (the dump walked again). */
-	if (v->reclaim_after && r->waiting && reclaim_idle(r))
+	if (v->reclaim_after && r->waiting && series_reclaim_idle(r))
 		add_dump(r);
 	for (uint32_t i = 0; i < r->nseries; i++) {
 		struct series *s = &r->series[i];
 
 		if (s->carry)
-			add_carry(r, s);
+			series_add_carry(r, s);
 		if (s->seen || s->carry)
-			send_series(r, s, s->name, sink);
+			series_send_one(r, s, s->name, sink);
 		else
 			s->idle++;
 	}
 	if (r->other.seen)
-		send_other(r, sink);
+		series_send_other(r, sink);
 	r->ever_folded |= r->folded > 0;
 	if (sink->gauge && ((v->folded_when_full && r->nseries == v->max_series) || r->nreclaimed ||
 			    (!v->folded_when_full && r->ever_folded)))
@@ -780,7 +335,7 @@ void series_reader_send(struct series_reader *r, const struct metric_sink *sink)
 	if (sink->gauge && r->may_drop) /* ebpf_exporter drops them without a trace */
 		sink->gauge(sink->ctx, METRIC("unmatched"), v->map, r->unmatched);
 	if (v->group)
-		settle_group(r);
+		series_settle_group(r);
 }
 
 /* Zeroed memory on cache lines (struct series is aligned to one). */
@@ -809,7 +364,7 @@ static bool spare_fields_init(struct series_reader *r)
 	struct series carry = { .acc = r->carry };
 
 	r->other.acc = r->accs + spare_base(r->v) * r->v->nfields;
-	return fields_init(r, &r->other, false) && (!r->v->reclaim_after || fields_init(r, &carry, true));
+	return series_fields_init(r, &r->other, false) && (!r->v->reclaim_after || series_fields_init(r, &carry, true));
 }
 
 static int reader_alloc(struct series_reader *r)
@@ -829,7 +384,7 @@ static int reader_alloc(struct series_reader *r)
 	r->carry = r->accs + (spare_base(v) + 1) * v->nfields;
 	for (uint32_t i = 0; i < v->max_series; i++) {
 		if (v->nfields == 1)
-			own_fields(r, &r->series[i]);
+			series_own_fields(r, &r->series[i]);
 		else
 			r->series[i].acc = r->accs + (size_t)i * v->nfields;
 	}
@@ -894,10 +449,10 @@ void series_reader_free(struct series_reader *r)
 	if (!r)
 		return;
 	for (uint32_t i = 0; r->series && i < r->nseries; i++)
-		free_hists(r, &r->series[i]);
-	free_hists(r, &r->other);
+		series_free_hists(r, &r->series[i]);
+	series_free_hists(r, &r->other);
 	carry = (struct series){ .acc = r->carry };
-	free_hists(r, &carry);
+	series_free_hists(r, &carry);
 	free(r->reclaimed);
 	free(r->index);
 	free(r->series);

@@ -1,0 +1,117 @@
+/* A series reader's values sent (series_state.h): each series' fields as counters, gauges
+ * and histograms (their deltas tracked), a view's ratio, and `other`. */
+#include "libcore/read/series_state.h"
+
+#include "libcore/engine/module.h"
+#include "libcore/hist/ratio.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* "connect" + "80" -> "connect-80", "connect" + "" -> "connect"; in a group after its
+ * '/' (no label holds one): "<group>/connect-80". */
+static const char *prefixed(const struct series_field *f, const char *name, char *buf, size_t len)
+{
+	const char *slash, *labels;
+
+	if (!f->instance_prefix)
+		return name;
+	slash = strchr(name, '/');
+	labels = slash ? slash + 1 : name;
+	snprintf(buf, len, "%.*s%s%s%s", slash ? (int)(labels - name) : 0, name, f->instance_prefix,
+		 labels[0] ? "-" : "", labels);
+	return buf;
+}
+
+/* Sends a histogram field; true when it changed in this read. */
+static bool send_hist(const struct series_field *f, struct field_acc *a, const char *name,
+		      const struct metric_sink *sink)
+{
+	struct hist_interval h;
+	char total[LABEL_VALUE_MAX + 8];
+	uint64_t sum;
+
+	if (!a->hist)
+		return false; /* no events yet */
+	sum = f->source && f->source->sum_to_unit ? f->source->sum_to_unit(f->source->ctx, a->sum) : a->sum;
+	hist_advance(&a->hist->tracker, a->hist->slots, sum, &h);
+	h.no_sum = f->no_sum;
+	/* Every read once there were events: the SNMP tables keep the row and its buckets,
+	 * collectd gets bucket rates of 0 rather than gaps. */
+	if (h.total_count) {
+		if (f->count_id && !f->count_named)
+			sink->counter(sink->ctx, f->count_id, name, h.total_count);
+		sink->histogram(sink->ctx, &f->id, name, f->unit, &h);
+	}
+	if (f->count_id && f->count_named) {
+		/* One histogram map gives the rate too: its event count (and sum) since start. */
+		snprintf(total, sizeof(total), "%s-count", name);
+		sink->counter(sink->ctx, f->count_id, total, h.total_count);
+		if (!f->no_sum) {
+			snprintf(total, sizeof(total), "%s-sum", name);
+			sink->counter(sink->ctx, f->count_id, total, h.total_sum);
+		}
+	}
+	return h.count || h.reset;
+}
+
+/* The view's ratio over this read's interval (from the fields' last values, before they
+ * move on); -1: none. */
+static double ratio_of(const struct series_ratio *ratio, const struct field_acc *acc)
+{
+	const struct field_acc *total = &acc[ratio->total], *miss = &acc[ratio->miss];
+
+	return hit_ratio_percent(counter_delta(total->value, total->last_value),
+				 counter_delta(miss->value, miss->last_value));
+}
+
+void series_send_one(struct series_reader *r, struct series *s, const char *name, const struct metric_sink *sink)
+{
+	const struct series_view *v = r->v;
+	bool changed = false;
+	double ratio = v->ratio ? ratio_of(v->ratio, s->acc) : -1;
+
+	for (int i = 0; i < v->nfields; i++) {
+		const struct series_field *f = &v->fields[i];
+		struct field_acc *a = &s->acc[i];
+		char buf[LABEL_VALUE_MAX + 64];
+		const char *inst = prefixed(f, name, buf, sizeof(buf));
+
+		if (f->kind == VALUE_HISTOGRAM) {
+			changed |= send_hist(f, a, inst, sink);
+			continue;
+		}
+		changed |= a->value != a->last_value;
+		a->last_value = a->value;
+		if (!a->value && !f->send_zero)
+			continue;
+		if (f->kind == VALUE_COUNTER)
+			sink->counter(sink->ctx, &f->id, inst, a->value);
+		else if (sink->gauge)
+			sink->gauge(sink->ctx, &f->id, inst, (double)a->value);
+	}
+	if (ratio >= 0 && sink->gauge) /* after the values it is of */
+		sink->gauge(sink->ctx, &v->ratio->id, v->ratio->instance, ratio);
+	s->idle = changed ? 0 : s->idle + 1;
+}
+
+/* `other` less what the reclaimed series had when they were given up (a key that left the
+ * map since takes its share with it: `other` then goes back, a discontinuity as any). */
+static void uncarry(uint64_t *v, uint64_t carry)
+{
+	*v = *v > carry ? *v - carry : 0;
+}
+
+void series_send_other(struct series_reader *r, const struct metric_sink *sink)
+{
+	for (int f = 0; f < r->v->nfields; f++) {
+		struct field_acc *a = &r->other.acc[f], *c = &r->carry[f];
+
+		uncarry(&a->value, c->value);
+		uncarry(&a->sum, c->sum);
+		if (a->hist && c->hist)
+			for (unsigned int k = 0; k < HIST_NSLOTS(r->v->precision); k++)
+				uncarry(&a->hist->slots[k], c->hist->slots[k]);
+	}
+	series_send_one(r, &r->other, "other", sink);
+}
