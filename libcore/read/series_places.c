@@ -87,6 +87,19 @@ bool series_fields_init(const struct series_reader *r, struct series *s, bool al
 }
 
 /* The series named `name`: an existing one, a new one while there is room, else `other`. */
+/* Place i, its fields' memory given on its first use (so that the places never used, up to
+ * max_series, cost no memory): its own acc_one with one field, else its block of the accs
+ * (no place below the highest ever used lacks one, and places move only among those, so
+ * block i is nobody's yet). */
+static struct series *place_at(struct series_reader *r, uint32_t i)
+{
+	struct series *s = &r->series[i];
+
+	if (!s->acc)
+		s->acc = r->v->nfields == 1 ? &s->acc_one : r->accs + (size_t)i * r->v->nfields;
+	return s;
+}
+
 struct series *series_place_for(struct series_reader *r, const char *name)
 {
 	uint32_t hash = name_hash(name), i = hash & (r->capacity - 1);
@@ -105,8 +118,8 @@ struct series *series_place_for(struct series_reader *r, const char *name)
 			r->folded++; /* given up for a newcomer: stays in other */
 			return &r->other;
 		}
-		s = &r->series[r->nseries];
-		if (r->nseries == r->v->max_series || !series_fields_init(r, s, false)) {
+		s = r->nseries < r->v->max_series ? place_at(r, r->nseries) : NULL;
+		if (!s || !series_fields_init(r, s, false)) {
 			r->folded++; /* beyond max_series (or out of memory): counted, never lost */
 			r->waiting++;
 			return &r->other;

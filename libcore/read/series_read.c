@@ -339,6 +339,15 @@ void series_reader_send(struct series_reader *r, const struct metric_sink *sink)
 }
 
 /* Zeroed memory on cache lines (struct series is aligned to one). */
+/* n places, zeroed, on cache lines; *raw is what to free. calloc's pages of a large
+ * array stay the kernel's zero page until written, and a place is written at its first use
+ * only (series_place_for): places never used cost no memory. */
+static struct series *places_alloc(size_t n, void **raw)
+{
+	*raw = calloc(1, n * sizeof(struct series) + 63);
+	return *raw ? (struct series *)(((uintptr_t)*raw + 63) & ~(uintptr_t)63) : NULL;
+}
+
 static void *zalloc_lines(size_t bytes)
 {
 	size_t rounded = (bytes + 63) / 64 * 64;
@@ -376,18 +385,12 @@ static int reader_alloc(struct series_reader *r)
 	while (r->capacity < 2 * v->max_series)
 		r->capacity *= 2;
 	r->index = calloc(r->capacity, sizeof(*r->index));
-	r->series = zalloc_lines((v->max_series ? v->max_series : 1) * sizeof(*r->series));
+	r->series = places_alloc(v->max_series ? v->max_series : 1, &r->series_mem);
 	r->reclaimed = calloc(v->max_series ? v->max_series : 1, sizeof(*r->reclaimed));
 	r->accs = calloc((spare_base(v) + 2) * (v->nfields ? v->nfields : 1), sizeof(*r->accs));
 	if (!r->index || !r->series || !r->reclaimed || !r->accs)
 		return -ENOMEM;
 	r->carry = r->accs + (spare_base(v) + 1) * v->nfields;
-	for (uint32_t i = 0; i < v->max_series; i++) {
-		if (v->nfields == 1)
-			series_own_fields(r, &r->series[i]);
-		else
-			r->series[i].acc = r->accs + (size_t)i * v->nfields;
-	}
 	if (!spare_fields_init(r))
 		return -ENOMEM;
 	if (!v->fresh_labels && !v->entry) { /* else named at every read */
@@ -455,7 +458,7 @@ void series_reader_free(struct series_reader *r)
 	series_free_hists(r, &carry);
 	free(r->reclaimed);
 	free(r->index);
-	free(r->series);
+	free(r->series_mem);
 	free(r->accs);
 	free(r->summed);
 	free(r->unpacked);

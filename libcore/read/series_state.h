@@ -61,9 +61,11 @@ struct series_reader {
 	const struct series_view *v;
 	struct map_read rd;          /* every entry of the last read */
 	/* The series in the order they came (dense: a read walks them in memory order), and
-	 * an open-addressing index of them by name. Each place's fields are a block of accs;
-	 * places move by swapping, so that no block is lost. */
+	 * an open-addressing index of them by name. Each place's fields are its acc_one or a
+	 * block of accs, given at its first use; places move by swapping, so that no block is
+	 * lost. */
 	struct series *series;
+	void *series_mem;            /* what series lies in (aligned to a cache line) */
 	uint32_t nseries;
 	struct field_acc *accs;      /* (max_series + 2) x nfields: the places', other's, the carry */
 	struct name_slot *index;
