@@ -153,9 +153,19 @@ out:
 
 /* ---- 4. memory ------------------------------------------------------------------------------ */
 
+/* By "cgroup" on m (MaxSeries and CgroupDepth at their defaults); false when refused. */
+static bool by_cgroup_on(struct module *m)
+{
+	struct opt_value cgroup = { .type = OPT_STRING, .string = "cgroup" };
+	struct option o = { .key = "By", .values = &cgroup, .nvalues = 1 };
+	char err[256];
+
+	return module_set_option(m, &o, err, sizeof(err)) == 0;
+}
+
 /* In a fresh fork of the bench, so that each module starts from the same heap: in one
  * process glibc keeps what the first module freed and the second would look cheaper. */
-struct rss rss_of_start(bool latency_all)
+struct rss rss_of_start(bool latency_all, bool by_cgroup)
 {
 	struct rss r = { -1, -1, false };
 	int p[2];
@@ -170,7 +180,7 @@ struct rss rss_of_start(bool latency_all)
 		close(p[0]);
 		r.before = vmrss_kib();
 		m = new_syscalls(latency_all, -1);
-		r.started = m && module_start(m) == 0;
+		r.started = m && (!by_cgroup || by_cgroup_on(m)) && module_start(m) == 0;
 		r.after = vmrss_kib();
 		if (write(p[1], &r, sizeof(r)) != sizeof(r))
 			_exit(1);
@@ -189,14 +199,17 @@ struct rss rss_of_start(bool latency_all)
 static void print_one(const char *label, const struct rss *r)
 {
 	if (r->started)
-		printf("   %-20s %7ld -> %7ld  (+%ld)\n", label, r->before, r->after, r->after - r->before);
+		printf("   %-26s %7ld -> %7ld  (+%ld)\n", label, r->before, r->after, r->after - r->before);
 	else
-		printf("   %-20s did not start\n", label);
+		printf("   %-26s did not start\n", label);
 }
 
-void print_rss(const struct rss *counters, const struct rss *latency)
+void print_rss(const struct rss rss[RSS_CASES])
 {
+	static const char *const labels[RSS_CASES] = { "counters only:", "counters + latency:",
+							"+ By \"cgroup\":", "+ latency, By \"cgroup\":" };
+
 	printf("\n4. VmRSS of the process before and after module_start() (KiB, each in a fresh fork)\n\n");
-	print_one("counters only:", counters);
-	print_one("counters + latency:", latency);
+	for (int i = 0; i < RSS_CASES; i++)
+		print_one(labels[i], &rss[i]);
 }

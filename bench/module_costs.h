@@ -21,7 +21,10 @@ struct rss {
 	bool started;
 };
 
-struct rss rss_of_start(bool latency_all);
-void print_rss(const struct rss *counters, const struct rss *latency);
+/* Section 4: syscalls started with counters only or Latency "all", with or without By
+ * "cgroup" (rss_of_start(i & 1, i & 2) for case i). */
+#define RSS_CASES 4
+struct rss rss_of_start(bool latency_all, bool by_cgroup);
+void print_rss(const struct rss rss[RSS_CASES]);
 
 #endif

@@ -326,7 +326,7 @@ int main(int argc, char **argv)
 	static struct bench b; /* large: per-round samples */
 	bool no_bpftrace = false;
 	struct utsname u;
-	struct rss rss_counters, rss_latency;
+	struct rss rss[RSS_CASES];
 	int rc = 1;
 
 	parse_opts(argc, argv, &b.o, &no_bpftrace);
@@ -352,8 +352,8 @@ int main(int argc, char **argv)
 	       u.machine, sysconf(_SC_NPROCESSORS_ONLN), b.o.cpu);
 
 	/* First, while this process has loaded nothing; printed last. */
-	rss_counters = rss_of_start(false);
-	rss_latency = rss_of_start(true);
+	for (int i = 0; i < RSS_CASES; i++)
+		rss[i] = rss_of_start(i & 1, i & 2);
 
 	b.empty = empty_bpf__open_and_load();
 	if (!b.empty) {
@@ -366,7 +366,7 @@ int main(int argc, char **argv)
 	if (read_cost(b.o.reads, b.o.other_cpu))
 		goto out;
 	print_start_times(&b);
-	print_rss(&rss_counters, &rss_latency);
+	print_rss(rss);
 	sbs_warn_foreign(&b.sbs, "sys_enter/sys_exit during section 1");
 	rc = 0;
 out:
