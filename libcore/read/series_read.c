@@ -386,9 +386,11 @@ static int reader_alloc(struct series_reader *r)
 		r->capacity *= 2;
 	r->index = calloc(r->capacity, sizeof(*r->index));
 	r->series = places_alloc(v->max_series ? v->max_series : 1, &r->series_mem);
-	r->reclaimed = calloc(v->max_series ? v->max_series : 1, sizeof(*r->reclaimed));
+	/* the names given up, with reclaim_after only */
+	if (v->reclaim_after && !(r->reclaimed = calloc(v->max_series ? v->max_series : 1, sizeof(*r->reclaimed))))
+		return -ENOMEM;
 	r->accs = calloc((spare_base(v) + 2) * (v->nfields ? v->nfields : 1), sizeof(*r->accs));
-	if (!r->index || !r->series || !r->reclaimed || !r->accs)
+	if (!r->index || !r->series || !r->accs)
 		return -ENOMEM;
 	r->carry = r->accs + (spare_base(v) + 1) * v->nfields;
 	if (!spare_fields_init(r))
