@@ -1,4 +1,5 @@
 #include "libcore/read/key_cache.h"
+#include "libcore/read/lazy_array.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@ struct key_cache {
 	uint32_t reads;
 	struct key_slot *slots;
 	uint8_t *keys;         /* capacity * key_size */
+	struct lazy_array slots_mem, keys_mem; /* what they lie in: twice a map's entries */
 	/* the last get: where its key is or goes */
 	uint32_t last_slot, last_hash;
 	const void *last_key;
@@ -39,8 +41,8 @@ struct key_cache *key_cache_new(uint32_t key_size, uint32_t max_keys)
 	c->capacity = 16;
 	while (c->capacity < 2 * (uint64_t)max_keys)
 		c->capacity *= 2;
-	c->slots = calloc(c->capacity, sizeof(*c->slots));
-	c->keys = calloc(c->capacity, key_size ? key_size : 1);
+	c->slots = lazy_array_alloc(&c->slots_mem, c->capacity, sizeof(*c->slots));
+	c->keys = lazy_array_alloc(&c->keys_mem, c->capacity, key_size ? key_size : 1);
 	if (!c->slots || !c->keys) {
 		key_cache_free(c);
 		return NULL;
@@ -97,7 +99,7 @@ void key_cache_free(struct key_cache *c)
 {
 	if (!c)
 		return;
-	free(c->slots);
-	free(c->keys);
+	lazy_array_free(&c->slots_mem);
+	lazy_array_free(&c->keys_mem);
 	free(c);
 }

@@ -339,15 +339,6 @@ void series_reader_send(struct series_reader *r, const struct metric_sink *sink)
 }
 
 /* Zeroed memory on cache lines (struct series is aligned to one). */
-/* n places, zeroed, on cache lines; *raw is what to free. calloc's pages of a large
- * array stay the kernel's zero page until written, and a place is written at its first use
- * only (series_place_for): places never used cost no memory. */
-static struct series *places_alloc(size_t n, void **raw)
-{
-	*raw = calloc(1, n * sizeof(struct series) + 63);
-	return *raw ? (struct series *)(((uintptr_t)*raw + 63) & ~(uintptr_t)63) : NULL;
-}
-
 static void *zalloc_lines(size_t bytes)
 {
 	size_t rounded = (bytes + 63) / 64 * 64;
@@ -384,12 +375,12 @@ static int reader_alloc(struct series_reader *r)
 	r->capacity = 16;
 	while (r->capacity < 2 * v->max_series)
 		r->capacity *= 2;
-	r->index = calloc(r->capacity, sizeof(*r->index));
-	r->series = places_alloc(v->max_series ? v->max_series : 1, &r->series_mem);
+	r->index = lazy_array_alloc(&r->index_mem, r->capacity, sizeof(*r->index));
+	r->series = lazy_array_alloc(&r->series_mem, v->max_series ? v->max_series : 1, sizeof(*r->series));
 	/* the names given up, with reclaim_after only */
 	if (v->reclaim_after && !(r->reclaimed = calloc(v->max_series ? v->max_series : 1, sizeof(*r->reclaimed))))
 		return -ENOMEM;
-	r->accs = calloc((spare_base(v) + 2) * (v->nfields ? v->nfields : 1), sizeof(*r->accs));
+	r->accs = lazy_array_alloc(&r->accs_mem, (spare_base(v) + 2) * (v->nfields ? v->nfields : 1), sizeof(*r->accs));
 	if (!r->index || !r->series || !r->accs)
 		return -ENOMEM;
 	r->carry = r->accs + (spare_base(v) + 1) * v->nfields;
@@ -404,8 +395,8 @@ static int reader_alloc(struct series_reader *r)
 			return -ENOMEM;
 	}
 	if (v->group) {
-		r->doomed = calloc(v->max_entries ? v->max_entries : 1, sizeof(*r->doomed));
-		r->carried = calloc(v->max_entries ? v->max_entries : 1, sizeof(*r->carried));
+		r->doomed = lazy_array_alloc(&r->doomed_mem, v->max_entries, sizeof(*r->doomed));
+		r->carried = lazy_array_alloc(&r->carried_mem, v->max_entries, sizeof(*r->carried));
 		if (!r->doomed || !r->carried)
 			return -ENOMEM;
 	}
@@ -459,13 +450,13 @@ void series_reader_free(struct series_reader *r)
 	carry = (struct series){ .acc = r->carry };
 	series_free_hists(r, &carry);
 	free(r->reclaimed);
-	free(r->index);
-	free(r->series_mem);
-	free(r->accs);
+	lazy_array_free(&r->index_mem);
+	lazy_array_free(&r->series_mem);
+	lazy_array_free(&r->accs_mem);
 	free(r->summed);
 	free(r->unpacked);
-	free(r->doomed);
-	free(r->carried);
+	lazy_array_free(&r->doomed_mem);
+	lazy_array_free(&r->carried_mem);
 	key_cache_free(r->keys);
 	free(r->row_series);
 	map_read_free(&r->rd);

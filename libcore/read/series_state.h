@@ -11,6 +11,7 @@
 
 #include "base/label_value.h"
 #include "libcore/hist/hist.h"
+#include "libcore/read/lazy_array.h"
 #include "libcore/read/map_read.h"
 #include "libcore/read/series_view.h"
 
@@ -65,7 +66,7 @@ struct series_reader {
 	 * block of accs, given at its first use; places move by swapping, so that no block is
 	 * lost. */
 	struct series *series;
-	void *series_mem;            /* what series lies in (aligned to a cache line) */
+	struct lazy_array series_mem, accs_mem, index_mem, doomed_mem, carried_mem; /* what they lie in */
 	uint32_t nseries;
 	struct field_acc *accs;      /* (max_series + 2) x nfields: the places', other's, the carry */
 	struct name_slot *index;
