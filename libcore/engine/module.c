@@ -87,7 +87,7 @@ struct module *module_new(const struct module_ops *ops, const char *instance)
 	hist_config_init(&m->hist);
 	hist_config_init(&m->cgroup_hist);
 	if ((ops->priv_size && !(m->priv = calloc(1, ops->priv_size))) || copy_points(m) ||
-	    (ops->by_cgroup && !(m->cgroup = module_cgroup_new())) || (ops->create && ops->create(m))) {
+	    (ops->by_cgroup && !(m->cgroup = module_cgroup_new(ops))) || (ops->create && ops->create(m))) {
 		module_free(m);
 		return NULL;
 	}

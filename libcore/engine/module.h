@@ -68,6 +68,7 @@ struct map_view;
 struct view_state;
 struct witness_reader;
 struct module_cgroup;
+struct cgroup_table;
 
 /* One key of a module's options table, in the order users are told them. A bool is
  * parsed by the engine into the module's private state; anything else goes to the
@@ -93,11 +94,22 @@ struct module_point {
 	{ .name = (name_), .candidates = (candidates_), \
 	  .ncandidates = (int)(sizeof(candidates_) / sizeof((candidates_)[0])), .off = true }
 
+/* A tracepoint's point tried by its three methods, each with its witness
+ * (WITNESSED_TRACEPOINT_CANDIDATES of programs prog_ "_btf", "_raw" and "_tp"): the
+ * candidates are a file-scope compound literal, static like a named array. */
+#define MODULE_WITNESSED_TRACEPOINT(name_, prog_) \
+	MODULE_POINT(name_, ((const struct probe_candidate[])WITNESSED_TRACEPOINT_CANDIDATES(prog_)))
+
 /* The BPF side of a descriptor whose tables are named `points` and `views`: the object of
  * skeleton <name>_bpf and both tables with their counts. */
 #define MODULE_OBJECT(name_)                                                                \
 	.elf_bytes = name_##_bpf__elf_bytes, .points = points, .npoints = COUNT_OF(points), \
 	.views = views, .nviews = COUNT_OF(views)
+
+/* By "cgroup" with the tables a descriptor names, the same whatever the options: the
+ * table array `tables_` and the maps made only with By "cgroup" (NULL: the usual ones). */
+#define MODULE_CGROUP_TABLES(tables_, aux_) \
+	.by_cgroup = true, .cgroup_tables = (tables_), .ncgroup_tables = COUNT_OF(tables_), .cgroup_aux = (aux_)
 
 /* A module's descriptor: what it is (data), and hooks only for what data cannot say.
  *
@@ -133,10 +145,14 @@ struct module_ops {
 	 * after prepare, sizes the tables after configure, starts their reader after start
 	 * (its log line says whose cgroup an event counts for: cgroup_whose, "" the task's, or
 	 * e.g. " of the socket"), reads them after read and frees them after destroy. The
-	 * module gives its tables (module_cgroup_tables, at create or prepare) and sets
-	 * FEATURE_CGROUP from module_cgroup_on. */
+	 * module gives its tables, fixed ones here (MODULE_CGROUP_TABLES) or ones sized from
+	 * its options at prepare (module_cgroup_tables); views that exist only with By
+	 * "cgroup" need MODULE_FEATURE_CGROUP, which the engine sets. */
 	bool by_cgroup;
 	const char *cgroup_whose;
+	const struct cgroup_table *cgroup_tables;
+	int ncgroup_tables;
+	const char *const *cgroup_aux; /* NULL-terminated; NULL: MODULE_CGROUP_AUX_MAPS only */
 
 	/* hooks */
 	int (*create)(struct module *m);  /* defaults in m->priv (already zeroed) */

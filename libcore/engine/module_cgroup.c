@@ -16,14 +16,14 @@ void module_cgroup_tables(struct module_cgroup *c, const struct cgroup_table *ta
 	c->aux = aux ? aux : default_aux;
 }
 
-struct module_cgroup *module_cgroup_new(void)
+struct module_cgroup *module_cgroup_new(const struct module_ops *ops)
 {
 	struct module_cgroup *c = calloc(1, sizeof(*c));
 
 	if (!c)
 		return NULL;
 	cgroup_options_init(&c->opts);
-	module_cgroup_tables(c, NULL, 0, NULL);
+	module_cgroup_tables(c, ops->cgroup_tables, ops->ncgroup_tables, ops->cgroup_aux);
 	return c;
 }
 
@@ -39,6 +39,8 @@ int module_cgroup_check(const struct module_cgroup *c, char *err, size_t errlen)
 
 void module_cgroup_prepare(struct module *m, const struct module_cgroup *c)
 {
+	if (module_cgroup_on(c))
+		m->features |= MODULE_FEATURE_CGROUP;
 	m->cgroup_hist_rows = cgroup_rows_hist_rows(&c->opts, c->tables, c->ntables);
 	/* Only the user's: a precision the memory plan lowered in m stays lowered. */
 	if (c->opts.hist.precision_from_user)

@@ -4,9 +4,9 @@
  * names only what is its own (its tables and what it counts).
  *
  * Such a module lists CGROUP_OPTION_KEYS (or CGROUP_HIST_OPTION_KEYS) in its options table,
- * gives its tables with module_cgroup_tables(m->cgroup, ...) in its create hook (or in
- * prepare, sized from its options), sets FEATURE_CGROUP from module_cgroup_on(m->cgroup),
- * and lists MODULE_CGROUP_FULL_VIEW(feature) among its views. The engine calls:
+ * names its tables in its descriptor (MODULE_CGROUP_TABLES) or, sized from its options, gives
+ * them at prepare with module_cgroup_tables(m->cgroup, ...), and lists MODULE_CGROUP_FULL_VIEW
+ * among its views. The engine calls:
  *   before create          module_cgroup_new
  *   set_option             module_cgroup_set_option (the table's cgroup keys)
  *   after check_config     module_cgroup_check
@@ -20,6 +20,8 @@
 
 #include "libcore/engine/cgroup_rows.h"
 
+struct module_ops;
+
 struct module_cgroup {
 	struct cgroup_options opts;
 	const struct cgroup_table *tables; /* the module's, set at prepare */
@@ -31,16 +33,21 @@ struct module_cgroup {
 /* Per-cgroup maps every such module has besides its tables (cgroup_key.bpf.h). */
 #define MODULE_CGROUP_AUX_MAPS "cgroup_zero", "cgroup_full"
 
+/* The feature bit (m->features) of By "cgroup": set by the engine after prepare when the
+ * user asked for it, so that views and rows can need it; a module's own bits stay below. */
+#define MODULE_FEATURE_CGROUP (1u << 31)
+
 /* The view of cgroup_full: events whose cgroup found no room in a full per-cgroup table,
  * always sent with By "cgroup" so that "nothing lost" is visible as a zero. */
-#define MODULE_CGROUP_FULL_VIEW(feature)                                                                  \
-	{ .map = "cgroup_full", .shape = VIEW_ARRAY, .value_size = sizeof(uint64_t), .nrows = 1,           \
-	  .needs = (feature),                                                                             \
-	  .rows = (const struct view_row[]){ { 0, "dropped", "cgroup_full", VIEW_ALWAYS, (feature) } },     \
+#define MODULE_CGROUP_FULL_VIEW                                                                              \
+	{ .map = "cgroup_full", .shape = VIEW_ARRAY, .value_size = sizeof(uint64_t), .nrows = 1,                  \
+	  .needs = MODULE_FEATURE_CGROUP,                                                                        \
+	  .rows = (const struct view_row[]){ { 0, "dropped", "cgroup_full", VIEW_ALWAYS, MODULE_FEATURE_CGROUP } }, \
 	  .nrows_view = 1 }
 
-/* Its options at their defaults, no tables yet. NULL: out of memory. */
-struct module_cgroup *module_cgroup_new(void);
+/* Its options at their defaults, and the tables the descriptor names (MODULE_CGROUP_TABLES;
+ * none yet for a module that gives them at prepare). NULL: out of memory. */
+struct module_cgroup *module_cgroup_new(const struct module_ops *ops);
 /* 1: taken; 0: not a cgroup option; -1: bad value, err says why and the fix. */
 int module_cgroup_set_option(struct module_cgroup *c, const struct option *o, char *err, size_t errlen);
 /* Cgroup options given without By "cgroup": an error naming them. 0 or -1. */
@@ -49,7 +56,8 @@ int module_cgroup_check(const struct module_cgroup *c, char *err, size_t errlen)
  * NULL-terminated; NULL: MODULE_CGROUP_AUX_MAPS only); both must outlive the module. */
 void module_cgroup_tables(struct module_cgroup *c, const struct cgroup_table *tables, int ntables,
 			  const char *const *aux);
-/* At prepare, once the tables are set: m's per-cgroup histogram rows (m->cgroup_hist_rows,
+/* At prepare, once the tables are set: MODULE_FEATURE_CGROUP in m->features with By
+ * "cgroup", m's per-cgroup histogram rows (m->cgroup_hist_rows,
  * which the per-cgroup precision is budgeted on, apart from m->hist_rows) and the user's
  * CgroupPrecision into m->cgroup_hist. */
 void module_cgroup_prepare(struct module *m, const struct module_cgroup *c);

@@ -75,7 +75,7 @@ static const struct module_option options[] = {
 	{ NULL },
 };
 
-enum { FEATURE_QUEUE_TIME = 1, FEATURE_CGROUP = 2 };
+enum { FEATURE_QUEUE_TIME = 1 };
 
 /* Self-metrics, always sent so that "nothing lost" is visible as a zero. */
 static const struct view_row stat_rows[] = {
@@ -111,13 +111,12 @@ static bool count_traced(struct module *m, const void *key, const void *value, c
 
 /* `disks`: a hash of (dev, op) rows, its histograms packed for the precision. */
 static const struct map_view views[] = {
-	{ .map = "stats", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(uint64_t), .nrows = BLOCK_STAT_COUNT,
-	  .rows = stat_rows, .nrows_view = COUNT_OF(stat_rows) },
+	{ VIEW_PERCPU_COUNTERS("stats", BLOCK_STAT_COUNT, stat_rows) },
 	{ .map = "disks", .shape = VIEW_HASH, .value_size = sizeof(struct block_row), .key_size = sizeof(struct block_key),
-	  .labels = disk_labels, .nlabels = COUNT_OF(disk_labels), .fields = row_fields, .nfields = COUNT_OF(row_fields),
+	  VIEW_LABELLED_FIELDS(disk_labels, row_fields),
 	  .packed_head = offsetof(struct block_row, latency), .packed_rows = BLOCK_HISTS, .fresh_labels = true,
 	  .before_read = read_diskstats, .entry = count_traced },
-	MODULE_CGROUP_FULL_VIEW(FEATURE_CGROUP),
+	MODULE_CGROUP_FULL_VIEW,
 };
 
 /* By "cgroup": per (cgroup, operation) the counts and the latency, named as the host-wide
@@ -144,12 +143,6 @@ static const struct cgroup_table cgroup_tables[] = {
 };
 /* cgroup_inflight: each request's cgroup from issue to completion. */
 static const char *const cgroup_aux_maps[] = { MODULE_CGROUP_AUX_MAPS, "cgroup_inflight", NULL };
-
-static int block_create(struct module *m)
-{
-	module_cgroup_tables(m->cgroup, cgroup_tables, COUNT_OF(cgroup_tables), cgroup_aux_maps);
-	return 0;
-}
 
 static int block_set_option(struct module *m, const struct option *o, char *err, size_t errlen)
 {
@@ -223,7 +216,7 @@ static int block_prepare(struct module *m, char *err, size_t errlen)
 	insert = b->queue_time || module_cgroup_on(m->cgroup);
 	m->probes.points[POINT_IO].enabled = !insert;
 	m->probes.points[POINT_IO_QUEUE].enabled = insert;
-	m->features = (b->queue_time ? FEATURE_QUEUE_TIME : 0) | (module_cgroup_on(m->cgroup) ? FEATURE_CGROUP : 0);
+	m->features = b->queue_time ? FEATURE_QUEUE_TIME : 0;
 	/* `disks` is one hash for all CPUs, preallocated: counted as an eighth of its
 	 * histograms against the budget, with the spare element per possible CPU that the
 	 * kernel adds to a preallocated hash (256 rows' worth at 256 CPUs: precision 4 there). */
@@ -347,9 +340,8 @@ const struct module_ops block_module = {
 	.options = options,
 	.priv_size = sizeof(struct block),
 	MODULE_OBJECT(block),
-	.by_cgroup = true,
+	MODULE_CGROUP_TABLES(cgroup_tables, cgroup_aux_maps),
 	.cgroup_whose = " that issued the requests",
-	.create = block_create,
 	.set_option = block_set_option,
 	.prepare = block_prepare,
 	.configure = block_configure,

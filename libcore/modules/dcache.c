@@ -32,8 +32,7 @@ static const struct view_row count_rows[] = {
 static const struct view_ratio hit_ratio = { "hit_ratio", "", DCACHE_LOOKUPS, DCACHE_MISSES };
 
 static const struct map_view views[] = {
-	{ .map = "counts", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(uint64_t), .nrows = DCACHE_COUNTS,
-	  .rows = count_rows, .nrows_view = COUNT_OF(count_rows), .ratio = &hit_ratio },
+	{ VIEW_PERCPU_COUNTERS("counts", DCACHE_COUNTS, count_rows), .ratio = &hit_ratio },
 };
 
 const struct module_ops dcache_module = {

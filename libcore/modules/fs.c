@@ -61,7 +61,6 @@ struct fs {
 
 static const struct module_option options[] = { { "Filesystem" }, CGROUP_HIST_OPTION_KEYS, { NULL } };
 
-enum { FEATURE_CGROUP = 1 };
 
 /* Row slot * FS_OPS + op; "calls" is the latency histogram's count. */
 static const struct view_field latency_fields[] = {
@@ -77,10 +76,9 @@ static const struct view_label labels[] = { ROW_LABEL("filesystem_op") };
 
 static const struct map_view views[] = {
 	{ .map = "latency", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct hist_row), .nrows = FS_ROWS,
-	  .labels = labels, .nlabels = COUNT_OF(labels), .fields = latency_fields, .nfields = COUNT_OF(latency_fields) },
-	{ .map = "stats", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(uint64_t), .nrows = FS_STAT_COUNT,
-	  .rows = stat_rows, .nrows_view = COUNT_OF(stat_rows) },
-	MODULE_CGROUP_FULL_VIEW(FEATURE_CGROUP), /* samples whose cgroup found no room */
+	  VIEW_LABELLED_FIELDS(labels, latency_fields) },
+	{ VIEW_PERCPU_COUNTERS("stats", FS_STAT_COUNT, stat_rows) },
+	MODULE_CGROUP_FULL_VIEW, /* samples whose cgroup found no room */
 };
 
 static const char *row_name(const struct module *m, uint32_t row, char *buf, size_t len);
@@ -136,8 +134,6 @@ static const char *row_name(const struct module *m, uint32_t row, char *buf, siz
 static int fs_create(struct module *m)
 {
 	struct fs *f = m->priv;
-
-	module_cgroup_tables(m->cgroup, cgroup_tables, COUNT_OF(cgroup_tables), NULL);
 
 	for (int s = 0; s < FS_SLOTS; s++) {
 		f->slot_type[s] = -1;
@@ -252,7 +248,6 @@ static int fs_prepare(struct module *m, char *err, size_t errlen)
 	struct fs *f = m->priv;
 	char known[128];
 
-	m->features = module_cgroup_on(m->cgroup) ? FEATURE_CGROUP : 0;
 	if (assign_slots(m, f) == 0) {
 		snprintf(err, errlen,
 			 "none of the filesystems to measure is registered in /proc/filesystems (known: %s); "
@@ -283,7 +278,7 @@ const struct module_ops fs_module = {
 	.elf_bytes = fs_bpf__elf_bytes,
 	.views = views,
 	.nviews = COUNT_OF(views),
-	.by_cgroup = true,
+	MODULE_CGROUP_TABLES(cgroup_tables, NULL),
 	.create = fs_create,
 	.set_option = fs_set_option,
 	.prepare = fs_prepare,

@@ -51,8 +51,7 @@ static const struct view_row count_rows[] = {
 static const struct view_ratio hit_ratio = { "hit_ratio", "", PAGECACHE_ACCESSES, PAGECACHE_ADDITIONS };
 
 static const struct map_view views[] = {
-	{ .map = "counts", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(uint64_t), .nrows = PAGECACHE_COUNTS,
-	  .rows = count_rows, .nrows_view = COUNT_OF(count_rows), .ratio = &hit_ratio },
+	{ VIEW_PERCPU_COUNTERS("counts", PAGECACHE_COUNTS, count_rows), .ratio = &hit_ratio },
 };
 
 const struct module_ops pagecache_module = {

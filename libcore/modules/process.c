@@ -17,19 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct probe_candidate fork_candidates[] = WITNESSED_TRACEPOINT_CANDIDATES("fork");
-
-static const struct probe_candidate exec_candidates[] = WITNESSED_TRACEPOINT_CANDIDATES("exec");
-
-static const struct probe_candidate exit_candidates[] = WITNESSED_TRACEPOINT_CANDIDATES("exit");
-
-static const struct probe_candidate victim_candidates[] = WITNESSED_TRACEPOINT_CANDIDATES("victim");
-
 static const struct module_point points[] = {
-	[PROC_POINT_FORK] = MODULE_POINT("sched_process_fork", fork_candidates),
-	[PROC_POINT_EXEC] = MODULE_POINT("sched_process_exec", exec_candidates),
-	[PROC_POINT_EXIT] = MODULE_POINT("sched_process_exit", exit_candidates),
-	[PROC_POINT_VICTIM] = MODULE_POINT("mark_victim", victim_candidates),
+	[PROC_POINT_FORK] = MODULE_WITNESSED_TRACEPOINT("sched_process_fork", "fork"),
+	[PROC_POINT_EXEC] = MODULE_WITNESSED_TRACEPOINT("sched_process_exec", "exec"),
+	[PROC_POINT_EXIT] = MODULE_WITNESSED_TRACEPOINT("sched_process_exit", "exit"),
+	[PROC_POINT_VICTIM] = MODULE_WITNESSED_TRACEPOINT("mark_victim", "victim"),
 };
 
 struct process {
@@ -39,7 +31,6 @@ struct process {
 
 static const struct module_option options[] = { CGROUP_OPTION_KEYS, { NULL } };
 
-enum { FEATURE_CGROUP = 1 };
 
 /* A cgroup id and, where it still exists, its path. */
 static void add_cgroup(struct module *m, struct ebpf_event *ev, const char *name, const char *id_name, uint64_t id)
@@ -94,9 +85,8 @@ static const struct view_row count_rows[] = {
 /* Victims first, so that the log line precedes the count that includes it. */
 static const struct map_view views[] = {
 	{ .map = "oom_events", .shape = VIEW_RINGBUF, .record = report_victim, .ring_name = "OOM event" },
-	{ .map = "counts", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(uint64_t), .nrows = PROC_COUNT,
-	  .rows = count_rows, .nrows_view = COUNT_OF(count_rows) },
-	MODULE_CGROUP_FULL_VIEW(FEATURE_CGROUP),
+	{ VIEW_PERCPU_COUNTERS("counts", PROC_COUNT, count_rows) },
+	MODULE_CGROUP_FULL_VIEW,
 };
 
 /* The per-cgroup counts: the rows of `counts` that a task's cgroup has (not the lost events). */
@@ -105,12 +95,6 @@ static const struct cgroup_table cgroup_tables[] = {
 	  .rows_per_cgroup = PROC_OOM_KILLS + 1 },
 };
 
-static int process_create(struct module *m)
-{
-	module_cgroup_tables(m->cgroup, cgroup_tables, COUNT_OF(cgroup_tables), NULL);
-	return 0;
-}
-
 /* Recent mark_victim passes the task, older ones only its pid: BTF says which. */
 static int process_prepare(struct module *m, char *err, size_t errlen)
 {
@@ -118,7 +102,6 @@ static int process_prepare(struct module *m, char *err, size_t errlen)
 	struct tracepoint_args args;
 
 	p->victim_arg_is_task = tracepoint_btf_args("mark_victim", &args) != 0 || args.nargs < 0 || args.is_pointer[0];
-	m->features = module_cgroup_on(m->cgroup) ? FEATURE_CGROUP : 0;
 	return 0;
 }
 
@@ -166,8 +149,7 @@ const struct module_ops process_module = {
 	.options = options,
 	.priv_size = sizeof(struct process),
 	MODULE_OBJECT(process),
-	.by_cgroup = true,
-	.create = process_create,
+	MODULE_CGROUP_TABLES(cgroup_tables, NULL),
 	.prepare = process_prepare,
 	.configure = process_configure,
 	.start = process_start,

@@ -39,7 +39,7 @@ struct runqueue {
 	bool per_cpu;
 };
 
-enum { FEATURE_PER_CPU = 1, FEATURE_CGROUP = 2 };
+enum { FEATURE_PER_CPU = 1 };
 
 static const struct module_option options[] = {
 	{ "PerCPU", MODOPT_BOOL, offsetof(struct runqueue, per_cpu) },
@@ -61,11 +61,10 @@ static const struct view_row stat_rows[] = {
 /* One row, system-wide ("all"); with PerCPU also each CPU's own row ("cpu<N>"). */
 static const struct map_view views[] = {
 	{ .map = "latency", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct hist_row), .nrows = 1,
-	  .labels = labels, .nlabels = COUNT_OF(labels), .fields = latency_fields, .nfields = COUNT_OF(latency_fields),
+	  VIEW_LABELLED_FIELDS(labels, latency_fields),
 	  .per_cpu_feature = FEATURE_PER_CPU },
-	{ .map = "stats", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(uint64_t), .nrows = RUNQ_STAT_COUNT,
-	  .rows = stat_rows, .nrows_view = COUNT_OF(stat_rows) },
-	MODULE_CGROUP_FULL_VIEW(FEATURE_CGROUP), /* waits whose cgroup found no room */
+	{ VIEW_PERCPU_COUNTERS("stats", RUNQ_STAT_COUNT, stat_rows) },
+	MODULE_CGROUP_FULL_VIEW, /* waits whose cgroup found no room */
 };
 
 static const char *all_row(const struct module *m, uint32_t row, char *buf, size_t len)
@@ -81,18 +80,12 @@ static const struct cgroup_table cgroup_tables[] = {
 /* cgroup_pending: the classic tracepoint's waits held until their thread's cgroup can be read. */
 static const char *const cgroup_aux_maps[] = { MODULE_CGROUP_AUX_MAPS, "cgroup_pending", NULL };
 
-static int runqueue_create(struct module *m)
-{
-	module_cgroup_tables(m->cgroup, cgroup_tables, COUNT_OF(cgroup_tables), cgroup_aux_maps);
-	return 0;
-}
-
-/* The host-wide rows as the views say; the per-cgroup rows have a budget of their own. */
+/* PerCPU true: the latency view's histograms per CPU too (its per_cpu_feature). */
 static int runqueue_prepare(struct module *m, char *err, size_t errlen)
 {
 	const struct runqueue *r = m->priv;
 
-	m->features = (r->per_cpu ? FEATURE_PER_CPU : 0) | (module_cgroup_on(m->cgroup) ? FEATURE_CGROUP : 0);
+	m->features = r->per_cpu ? FEATURE_PER_CPU : 0;
 	return 0;
 }
 
@@ -103,8 +96,7 @@ const struct module_ops runqueue_module = {
 	.options = options,
 	.priv_size = sizeof(struct runqueue),
 	MODULE_OBJECT(runqueue),
-	.by_cgroup = true,
+	MODULE_CGROUP_TABLES(cgroup_tables, cgroup_aux_maps),
 	.cgroup_whose = " of the waiting thread",
-	.create = runqueue_create,
 	.prepare = runqueue_prepare,
 };

@@ -13,10 +13,8 @@
 #include <string.h>
 
 /* With a witness (witness.h): signals come at most thousands a second, so it is on. */
-static const struct probe_candidate deliver_candidates[] = WITNESSED_TRACEPOINT_CANDIDATES("deliver");
-
 static const struct module_point points[] = {
-	MODULE_POINT("signal_deliver", deliver_candidates),
+	MODULE_WITNESSED_TRACEPOINT("signal_deliver", "deliver"),
 };
 
 /* Only series with data: a signal nobody got has no file, no graph. */
@@ -29,7 +27,7 @@ static const struct view_label labels[] = { ROW_LABEL("signal") };
 
 static const struct map_view views[] = {
 	{ .map = "delivered", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(uint64_t), .nrows = SIGNALS_ROWS,
-	  .labels = labels, .nlabels = COUNT_OF(labels), .fields = fields, .nfields = COUNT_OF(fields) },
+	  VIEW_LABELLED_FIELDS(labels, fields) },
 };
 
 /* "segv" for SIGSEGV (as kill -l, lower case, without SIG); real-time signals by number,

@@ -55,7 +55,7 @@ struct syscalls {
 
 static const struct module_option options[] = { { "Latency" }, CGROUP_HIST_OPTION_KEYS, { NULL } };
 
-enum { FEATURE_LATENCY = 1, FEATURE_CGROUP = 2 };
+enum { FEATURE_LATENCY = 1 };
 
 static const struct view_field count_fields[] = {
 	{ "calls", VALUE_COUNTER, offsetof(struct syscall_counts, calls) },
@@ -81,17 +81,12 @@ static const struct map_view views[] = {
 	/* Only series with data: a syscall nobody called has no file, no graph. Hot: every
 	 * syscall of every CPU adds to it (map_layout.h). */
 	[VIEW_COUNTS] = { .map = "counts", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct syscall_counts),
-			  .nrows = MAX_SYSCALLS, .labels = count_labels, .nlabels = COUNT_OF(count_labels),
-			  .fields = count_fields,
-			  .nfields = COUNT_OF(count_fields), .hot = true },
+			  .nrows = MAX_SYSCALLS, VIEW_LABELLED_FIELDS(count_labels, count_fields), .hot = true },
 	/* Rows as assigned at start (nrows = the map's size). */
 	[VIEW_LATENCY] = { .map = "latency", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct hist_row),
-			   .needs = FEATURE_LATENCY, .labels = latency_labels, .nlabels = COUNT_OF(latency_labels),
-			   .fields = latency_fields,
-			   .nfields = COUNT_OF(latency_fields) },
-	[VIEW_STATS] = { .map = "stats", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(uint64_t),
-			 .nrows = SYSCALL_STAT_COUNT, .rows = stat_rows, .nrows_view = COUNT_OF(stat_rows) },
-	[VIEW_CGROUP_FULL] = MODULE_CGROUP_FULL_VIEW(FEATURE_CGROUP),
+			   .needs = FEATURE_LATENCY, VIEW_LABELLED_FIELDS(latency_labels, latency_fields) },
+	[VIEW_STATS] = { VIEW_PERCPU_COUNTERS("stats", SYSCALL_STAT_COUNT, stat_rows) },
+	[VIEW_CGROUP_FULL] = MODULE_CGROUP_FULL_VIEW,
 };
 
 /* A process calls a few dozen distinct syscalls: the count table is sized for this many per
@@ -170,7 +165,7 @@ static int syscalls_prepare(struct module *m, char *err, size_t errlen)
 	}
 	m->probes.points[SYSCALLS_POINT_COUNTERS].enabled = s->nrows == 0;
 	m->probes.points[SYSCALLS_POINT_LATENCY].enabled = s->nrows > 0;
-	m->features = (s->nrows ? FEATURE_LATENCY : 0) | (module_cgroup_on(m->cgroup) ? FEATURE_CGROUP : 0);
+	m->features = s->nrows ? FEATURE_LATENCY : 0;
 	s->cg_tables[0] = (struct cgroup_table){ .map = "cgroup_counts", .fields = count_fields,
 						 .nfields = COUNT_OF(count_fields), .nrows = MAX_SYSCALLS,
 						 .rows_per_cgroup = CGROUP_SYSCALL_ROWS, .row_instance = count_row_name };

@@ -16,19 +16,11 @@
 #include <stdio.h>
 #include <strings.h>
 
-static const struct probe_candidate retransmit_candidates[] = WITNESSED_TRACEPOINT_CANDIDATES("retransmit");
-
-static const struct probe_candidate send_reset_candidates[] = WITNESSED_TRACEPOINT_CANDIDATES("send_reset");
-
-static const struct probe_candidate receive_reset_candidates[] = WITNESSED_TRACEPOINT_CANDIDATES("receive_reset");
-
-static const struct probe_candidate state_candidates[] = WITNESSED_TRACEPOINT_CANDIDATES("state");
-
 static const struct module_point points[] = {
-	[TCP_POINT_RETRANSMIT] = MODULE_POINT("tcp_retransmit_skb", retransmit_candidates),
-	[TCP_POINT_SEND_RESET] = MODULE_POINT("tcp_send_reset", send_reset_candidates),
-	[TCP_POINT_RECEIVE_RESET] = MODULE_POINT("tcp_receive_reset", receive_reset_candidates),
-	[TCP_POINT_STATE] = MODULE_POINT("inet_sock_set_state", state_candidates),
+	[TCP_POINT_RETRANSMIT] = MODULE_WITNESSED_TRACEPOINT("tcp_retransmit_skb", "retransmit"),
+	[TCP_POINT_SEND_RESET] = MODULE_WITNESSED_TRACEPOINT("tcp_send_reset", "send_reset"),
+	[TCP_POINT_RECEIVE_RESET] = MODULE_WITNESSED_TRACEPOINT("tcp_receive_reset", "receive_reset"),
+	[TCP_POINT_STATE] = MODULE_WITNESSED_TRACEPOINT("inet_sock_set_state", "state"),
 };
 
 struct tcp {
@@ -66,7 +58,7 @@ static const struct view_field latency_fields[] = {
 	{ "latency", VALUE_HISTOGRAM, 0, HIST_UNIT_NANOSECONDS, .instance_prefix = "connect" },
 };
 
-enum { FEATURE_PORTS = 1, FEATURE_CGROUP = 2 };
+enum { FEATURE_PORTS = 1 };
 
 static const struct view_row stat_rows[] = {
 	{ TCP_STAT_CONNECT_FAILED, "connect_failures", "" },
@@ -80,14 +72,11 @@ static const struct view_label port_labels[] = { ROW_LABEL("port", .needs = FEAT
 enum { VIEW_COUNTS, VIEW_LATENCY };
 static const struct map_view views[] = {
 	[VIEW_COUNTS] = { .map = "counts", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct tcp_counts),
-			  .labels = port_labels, .nlabels = COUNT_OF(port_labels),
-			  .fields = count_fields, .nfields = COUNT_OF(count_fields) },
+			  VIEW_LABELLED_FIELDS(port_labels, count_fields) },
 	[VIEW_LATENCY] = { .map = "connect_latency", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct hist_row),
-			   .labels = port_labels, .nlabels = COUNT_OF(port_labels),
-			   .fields = latency_fields, .nfields = COUNT_OF(latency_fields) },
-	{ .map = "stats", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(uint64_t), .nrows = TCP_STAT_COUNT,
-	  .rows = stat_rows, .nrows_view = COUNT_OF(stat_rows) },
-	MODULE_CGROUP_FULL_VIEW(FEATURE_CGROUP),
+			   VIEW_LABELLED_FIELDS(port_labels, latency_fields) },
+	{ VIEW_PERCPU_COUNTERS("stats", TCP_STAT_COUNT, stat_rows) },
+	MODULE_CGROUP_FULL_VIEW,
 };
 
 static int set_port_breakdown(struct tcp *t, const struct option *o, char *err, size_t errlen)
@@ -218,7 +207,7 @@ static int tcp_prepare(struct module *m, char *err, size_t errlen)
 	size_cgroup_tables(m, t);
 	/* connect_latency and cgroup_latency are sized to them in configure */
 	m->hist_rows = (uint32_t)nrows(t);
-	m->features = (t->mode == TCP_PORTS_NONE ? 0 : FEATURE_PORTS) | (module_cgroup_on(m->cgroup) ? FEATURE_CGROUP : 0);
+	m->features = t->mode == TCP_PORTS_NONE ? 0 : FEATURE_PORTS;
 	return 0;
 }
 

@@ -62,7 +62,6 @@ struct vfs {
 
 static const struct module_option options[] = { CGROUP_HIST_OPTION_KEYS, { NULL } };
 
-enum { FEATURE_CGROUP = 1 };
 
 /* Bytes are recorded for read and write only: the other rows' histograms stay empty and
  * so send nothing. */
@@ -81,10 +80,9 @@ static const struct view_label labels[] = { ROW_LABEL("op", .names = op_names, .
 
 static const struct map_view views[] = {
 	{ .map = "ops", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct vfs_op_stats), .nrows = VFS_OPS,
-	  .labels = labels, .nlabels = COUNT_OF(labels), .fields = op_fields, .nfields = COUNT_OF(op_fields) },
-	{ .map = "stats", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(uint64_t), .nrows = VFS_STAT_COUNT,
-	  .rows = stat_rows, .nrows_view = COUNT_OF(stat_rows) },
-	MODULE_CGROUP_FULL_VIEW(FEATURE_CGROUP), /* calls whose cgroup found no room */
+	  VIEW_LABELLED_FIELDS(labels, op_fields) },
+	{ VIEW_PERCPU_COUNTERS("stats", VFS_STAT_COUNT, stat_rows) },
+	MODULE_CGROUP_FULL_VIEW, /* calls whose cgroup found no room */
 };
 
 /* By "cgroup": per (cgroup, operation) as the host-wide rows ("vfs.<cgroup>/calls-read",
@@ -109,19 +107,6 @@ static const struct cgroup_table cgroup_tables[] = {
 	{ .map = "cgroup_bytes", .hist_metric = "bytes", .unit = HIST_UNIT_BYTES, .nrows = 2, .rows_per_cgroup = 2,
 	  .row_instance = op_row_name },
 };
-
-static int vfs_create(struct module *m)
-{
-	module_cgroup_tables(m->cgroup, cgroup_tables, COUNT_OF(cgroup_tables), NULL);
-	return 0;
-}
-
-/* The host-wide rows as the views say; the per-cgroup rows have a budget of their own. */
-static int vfs_prepare(struct module *m, char *err, size_t errlen)
-{
-	m->features = module_cgroup_on(m->cgroup) ? FEATURE_CGROUP : 0;
-	return 0;
-}
 
 /* The fallback maps each operation's syscalls to it. */
 static int vfs_configure(struct module *m, struct bpf_object *obj)
@@ -193,9 +178,7 @@ const struct module_ops vfs_module = {
 	.options = options,
 	.priv_size = sizeof(struct vfs),
 	MODULE_OBJECT(vfs),
-	.by_cgroup = true,
-	.create = vfs_create,
-	.prepare = vfs_prepare,
+	MODULE_CGROUP_TABLES(cgroup_tables, NULL),
 	.configure = vfs_configure,
 	.start = vfs_start,
 	.read = vfs_read,

@@ -147,6 +147,17 @@ struct map_view {
 
 #define COUNT_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
+/* Parts of a view that come as an array and its count, which is derived from the array,
+ * never written by hand.
+ * A per-CPU array of u64 counters, nrows_ in the map, sent as values named by rows_ (struct
+ * view_row[]): every module's `stats`, and the counting modules' `counts`. */
+#define VIEW_PERCPU_COUNTERS(map_, nrows_, rows_)                                                    \
+	.map = (map_), .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(uint64_t), .nrows = (nrows_), \
+	.rows = (rows_), .nrows_view = COUNT_OF(rows_)
+/* Keys as labels (struct view_label[]) and the value's fields (struct view_field[]). */
+#define VIEW_LABELLED_FIELDS(labels_, fields_) \
+	.labels = (labels_), .nlabels = COUNT_OF(labels_), .fields = (fields_), .nfields = COUNT_OF(fields_)
+
 /* Reading state of one view; module.c keeps one per descriptor view (view_state.h). */
 struct view_state;
 
