@@ -153,8 +153,8 @@ static int refuse_kfunc(const char *name, const struct object_policy *pol, const
 
 	essential_name(name, essence, sizeof(essence));
 	return refuse_unlisted(essence, pol, err, errlen,
-			       "%s: %s calls the kernel function %s (a kfunc), which collectd cannot vouch for; allow it "
-			       "with AllowHelper \"%s\"",
+			       "%s: %s calls the kernel function %s (a kfunc), which collectd cannot vouch for; "
+			       "allow it with AllowHelper \"%s\"",
 			       file, where, essence, essence);
 }
 
