@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,6 +110,78 @@ static int unknown(const struct walk *w, const yaml_node_t *n, const char *field
 	return fail(w, n, "unknown field \"%s\" in %s; ebpf_exporter's fields there: %s", field, where, valid);
 }
 
+/* One field of a mapping: read takes its value (k is its key, for the messages) into what
+ * the mapping describes. read_number, read_text and read_list below serve many fields:
+ * min, max and whole bound the number, offset is where in `into` the value goes. */
+struct field {
+	const char *key;
+	int (*read)(const struct walk *w, const struct field *field, const yaml_node_t *k, const yaml_node_t *val,
+		    void *into);
+	double min, max;
+	bool whole;
+	size_t offset, size; /* size: read_text's room, its '\0' included */
+};
+
+/* A number field: the double at field->offset. */
+static int read_number(const struct walk *w, const struct field *field, const yaml_node_t *k, const yaml_node_t *val,
+		       void *into)
+{
+	return get_number(w, val, field->key, field->min, field->max, field->whole,
+			  (double *)((char *)into + field->offset));
+}
+
+/* A text field: the char array of field->size at field->offset. */
+static int read_text(const struct walk *w, const struct field *field, const yaml_node_t *k, const yaml_node_t *val,
+		     void *into)
+{
+	return get_text(w, val, field->key, (char *)into + field->offset, field->size);
+}
+
+/* A list field, read once all fields are: its node, at field->offset. */
+static int read_list(const struct walk *w, const struct field *field, const yaml_node_t *k, const yaml_node_t *val,
+		     void *into)
+{
+	if (expect(w, val, YAML_SEQUENCE_NODE, field->key))
+		return -1;
+	*(const yaml_node_t **)((char *)into + field->offset) = val;
+	return 0;
+}
+
+/* The fields of `type` these read, for the tables of struct field. */
+#define NUMBER_FIELD(key, min, max, whole, type, member) { key, read_number, min, max, whole, offsetof(type, member) }
+#define TEXT_FIELD(key, type, member) \
+	{ key, read_text, .offset = offsetof(type, member), .size = sizeof(((type *)0)->member) }
+#define LIST_FIELD(key, type, member) { key, read_list, .offset = offsetof(type, member) }
+
+/* The fields a mapping takes, in field (ended by a NULL key). A key that is not a plain word
+ * is refused with unnamed, or without it as the unknown field "?"; any other key not listed
+ * is unknown in `where`, whose ebpf_exporter fields `valid` names. */
+struct fields {
+	const char *where, *valid, *unnamed;
+	const struct field *field;
+};
+
+/* Every mapping of the config is read by this one loop, so that they all refuse a field
+ * they do not know alike. */
+static int walk_fields(const struct walk *w, const yaml_node_t *n, const struct fields *fs, void *into)
+{
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		const yaml_node_t *k = node_at(w, p->key), *val = node_at(w, p->value);
+		const char *key = scalar(k);
+		const struct field *f = fs->field;
+
+		if (!key && fs->unnamed)
+			return fail(w, k, "%s", fs->unnamed);
+		while (key && f->key && strcmp(f->key, key))
+			f++;
+		if (!key || !f->key)
+			return unknown(w, k, key ? key : "?", fs->where, fs->valid);
+		if (f->read(w, f, k, val, into))
+			return -1;
+	}
+	return 0;
+}
+
 /* ---- decoders (their meaning: exporter_decoders.c) ---- */
 
 struct decoder_read {
@@ -132,10 +205,24 @@ static void decoder_read_free(struct decoder_read *d)
 	d->npatterns = 0;
 }
 
-static int read_regexps(const struct walk *w, const yaml_node_t *seq, struct decoder_read *d)
+/* static_map and regexps: each at most once in a decoder, and of the node type it takes. */
+static int once_in_decoder(const struct walk *w, const yaml_node_t *k, const yaml_node_t *v, bool given,
+			   yaml_node_type_t type)
 {
-	int n = (int)(seq->data.sequence.items.top - seq->data.sequence.items.start);
+	if (given)
+		return fail(w, k, "%s appears twice in one decoder", scalar(k));
+	return expect(w, v, type, scalar(k));
+}
 
+static int read_regexps(const struct walk *w, const struct field *field, const yaml_node_t *k, const yaml_node_t *seq,
+			void *into)
+{
+	struct decoder_read *d = into;
+	int n;
+
+	if (once_in_decoder(w, k, seq, d->spec.has_regexps, YAML_SEQUENCE_NODE))
+		return -1;
+	n = (int)(seq->data.sequence.items.top - seq->data.sequence.items.start);
 	d->patterns = calloc((size_t)n + 1, sizeof(*d->patterns));
 	if (!d->patterns)
 		return fail(w, seq, "out of memory");
@@ -147,13 +234,19 @@ static int read_regexps(const struct walk *w, const yaml_node_t *seq, struct dec
 			return fail(w, item, "regexps is a list of patterns, each a non-empty text");
 		d->patterns[d->npatterns++] = pattern;
 	}
+	d->spec.has_regexps = true;
 	return 0;
 }
 
-static int read_static_map(const struct walk *w, const yaml_node_t *m, struct decoder_read *d)
+static int read_static_map(const struct walk *w, const struct field *field, const yaml_node_t *k, const yaml_node_t *m,
+			   void *into)
 {
-	int n = (int)(m->data.mapping.pairs.top - m->data.mapping.pairs.start);
+	struct decoder_read *d = into;
+	int n;
 
+	if (once_in_decoder(w, k, m, d->spec.has_static_map, YAML_MAPPING_NODE))
+		return -1;
+	n = (int)(m->data.mapping.pairs.top - m->data.mapping.pairs.start);
 	d->entries = calloc((size_t)n + 1, sizeof(*d->entries));
 	if (!d->entries)
 		return fail(w, m, "out of memory");
@@ -168,43 +261,36 @@ static int read_static_map(const struct walk *w, const yaml_node_t *m, struct de
 			return fail(w, m, "out of memory");
 		d->nentries++;
 	}
+	d->spec.has_static_map = true;
 	return 0;
 }
+
+static int read_allow_unknown(const struct walk *w, const struct field *field, const yaml_node_t *k,
+			      const yaml_node_t *v, void *into)
+{
+	struct decoder_read *d = into;
+
+	if (get_bool(w, v, "allow_unknown", &d->spec.allow_unknown))
+		return -1;
+	d->spec.allow_unknown_given = true;
+	return 0;
+}
+
+static const struct field decoder_field[] = {
+	TEXT_FIELD("name", struct decoder_read, name),
+	{ "static_map", read_static_map },
+	{ "allow_unknown", read_allow_unknown },
+	{ "regexps", read_regexps },
+	{ NULL },
+};
+static const struct fields decoder_fields = { "a decoder", "name, static_map, regexps, allow_unknown",
+					      "a decoder's field names are plain words", decoder_field };
 
 static int read_decoder(const struct walk *w, const yaml_node_t *n, struct decoder_read *d)
 {
 	memset(d, 0, sizeof(*d));
-	if (expect(w, n, YAML_MAPPING_NODE, "a decoder"))
+	if (expect(w, n, YAML_MAPPING_NODE, "a decoder") || walk_fields(w, n, &decoder_fields, d))
 		return -1;
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
-		const yaml_node_t *k = node_at(w, p->key), *v = node_at(w, p->value);
-		const char *key = scalar(k);
-
-		if (!key)
-			return fail(w, k, "a decoder's field names are plain words");
-		if (!strcmp(key, "name")) {
-			if (get_text(w, v, "name", d->name, sizeof(d->name)))
-				return -1;
-		} else if (!strcmp(key, "static_map")) {
-			if (d->spec.has_static_map)
-				return fail(w, k, "static_map appears twice in one decoder");
-			if (expect(w, v, YAML_MAPPING_NODE, "static_map") || read_static_map(w, v, d))
-				return -1;
-			d->spec.has_static_map = true;
-		} else if (!strcmp(key, "allow_unknown")) {
-			if (get_bool(w, v, "allow_unknown", &d->spec.allow_unknown))
-				return -1;
-			d->spec.allow_unknown_given = true;
-		} else if (!strcmp(key, "regexps")) {
-			if (d->spec.has_regexps)
-				return fail(w, k, "regexps appears twice in one decoder");
-			if (expect(w, v, YAML_SEQUENCE_NODE, "regexps") || read_regexps(w, v, d))
-				return -1;
-			d->spec.has_regexps = true;
-		} else {
-			return unknown(w, k, key, "a decoder", "name, static_map, regexps, allow_unknown");
-		}
-	}
 	if (!d->name[0])
 		return fail(w, n, "a decoder needs a name: `- name: uint`");
 	d->spec.name = d->name;
@@ -241,42 +327,59 @@ static int build_chain(const struct walk *w, const yaml_node_t *seq, struct prog
 
 /* ---- labels ---- */
 
-/* A label's fields: *size_node when it gives its size, *decoders_node its decoders' list. */
-static int read_label_fields(const struct walk *w, const yaml_node_t *n, struct program_label *l,
-			     const yaml_node_t **size_node, const yaml_node_t **decoders_node)
+/* What a label's fields give: size_node when they give its size, decoders_node its
+ * decoders' list, both read once all fields are. */
+struct label_read {
+	struct program_label *l;
+	const yaml_node_t *size_node, *decoders_node;
+};
+
+static int read_label_name(const struct walk *w, const struct field *field, const yaml_node_t *k,
+			   const yaml_node_t *val, void *into)
 {
-	double v;
+	struct program_label *l = ((struct label_read *)into)->l;
 
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
-		const yaml_node_t *k = node_at(w, p->key), *val = node_at(w, p->value);
-		const char *key = scalar(k);
-
-		if (!key)
-			return fail(w, k, "a label's field names are plain words");
-		if (!strcmp(key, "name")) {
-			if (get_text(w, val, "name", l->name, sizeof(l->name)))
-				return -1;
-			if (strchr(l->name, '}'))
-				return fail(w, val, "label name \"%s\" has a '}'", l->name);
-		} else if (!strcmp(key, "size")) {
-			if (get_number(w, val, "size", 1, DECODE_BYTES_MAX, true, &v))
-				return -1;
-			l->size = (uint32_t)v;
-			*size_node = val;
-		} else if (!strcmp(key, "padding")) {
-			if (get_number(w, val, "padding", 0, 4096, true, &v))
-				return -1;
-			l->padding = (uint32_t)v;
-		} else if (!strcmp(key, "decoders")) {
-			if (expect(w, val, YAML_SEQUENCE_NODE, "decoders"))
-				return -1;
-			*decoders_node = val;
-		} else {
-			return unknown(w, k, key, "a label", "name, size, padding, decoders");
-		}
-	}
+	if (get_text(w, val, "name", l->name, sizeof(l->name)))
+		return -1;
+	if (strchr(l->name, '}'))
+		return fail(w, val, "label name \"%s\" has a '}'", l->name);
 	return 0;
 }
+
+static int read_label_size(const struct walk *w, const struct field *field, const yaml_node_t *k,
+			   const yaml_node_t *val, void *into)
+{
+	struct label_read *r = into;
+	double v;
+
+	if (get_number(w, val, "size", 1, DECODE_BYTES_MAX, true, &v))
+		return -1;
+	r->l->size = (uint32_t)v;
+	r->size_node = val;
+	return 0;
+}
+
+static int read_label_padding(const struct walk *w, const struct field *field, const yaml_node_t *k,
+			      const yaml_node_t *val, void *into)
+{
+	struct label_read *r = into;
+	double v;
+
+	if (get_number(w, val, "padding", 0, 4096, true, &v))
+		return -1;
+	r->l->padding = (uint32_t)v;
+	return 0;
+}
+
+static const struct field label_field[] = {
+	{ "name", read_label_name },
+	{ "size", read_label_size },
+	{ "padding", read_label_padding },
+	LIST_FIELD("decoders", struct label_read, decoders_node),
+	{ NULL },
+};
+static const struct fields label_fields = { "a label", "name, size, padding, decoders",
+					    "a label's field names are plain words", label_field };
 
 /* The histogram's bucket label, checked only: the bucket index is the rest of the key
  * (Layout "key"), read as a plain number. */
@@ -306,29 +409,27 @@ static int check_bucket_label(const struct walk *w, const yaml_node_t *n, const 
 /* One label into l, or (is_bucket) the histogram's bucket label, checked only. */
 static int read_label(const struct walk *w, const yaml_node_t *n, struct program_label *l, bool is_bucket)
 {
-	const yaml_node_t *decoders_node = NULL, *size_node = NULL;
+	struct label_read r = { .l = l };
 	char why[512];
 
 	memset(l, 0, sizeof(*l));
-	if (expect(w, n, YAML_MAPPING_NODE, "a label"))
-		return -1;
-	if (read_label_fields(w, n, l, &size_node, &decoders_node))
+	if (expect(w, n, YAML_MAPPING_NODE, "a label") || walk_fields(w, n, &label_fields, &r))
 		return -1;
 	if (!l->name[0])
 		return fail(w, n, "a label needs a name");
-	if (!size_node)
+	if (!r.size_node)
 		return fail(w, n, "label \"%s\" needs its size: the bytes of the key it reads", l->name);
-	if (!decoders_node)
+	if (!r.decoders_node)
 		return fail(w, n, "label \"%s\" needs decoders (`- name: uint` for a number)", l->name);
 	decoder_chain_init(&l->decoders, l->name);
 	if (is_bucket)
-		return check_bucket_label(w, n, decoders_node, l);
-	if (build_chain(w, decoders_node, l))
+		return check_bucket_label(w, n, r.decoders_node, l);
+	if (build_chain(w, r.decoders_node, l))
 		return -1;
 	/* The size against what the first decoder reads, here with the YAML's line (the object's
 	 * key is checked against the sizes when it loads). */
 	if (decoder_chain_check(&l->decoders, l->size, why, sizeof(why)))
-		return fail(w, size_node, "%s: change its size", why);
+		return fail(w, r.size_node, "%s: change its size", why);
 	return 0;
 }
 
@@ -394,6 +495,7 @@ static struct program_view *new_view(const struct walk *w, const yaml_node_t *n,
 
 /* What a metric's fields say beyond its map's name, used once all are read. */
 struct metric_fields {
+	struct program_view *v; /* its name, as the map's, is read into v->map */
 	bool hist;
 	const char *where; /* "a histogram" or "a counter", for the messages */
 	const yaml_node_t *labels;
@@ -404,79 +506,88 @@ struct metric_fields {
 	const yaml_node_t *bucket_keys; /* fixed: the list, read once the type is known */
 };
 
-static int read_counter_field(const struct walk *w, const yaml_node_t *k, const char *key, const yaml_node_t *val,
-			      const struct metric_fields *f)
+static int read_metric_name(const struct walk *w, const struct field *field, const yaml_node_t *k,
+			    const yaml_node_t *val, void *into)
+{
+	struct program_view *v = ((struct metric_fields *)into)->v;
+
+	return get_text(w, val, "name (the map's name)", v->map, sizeof(v->map));
+}
+
+static int read_help(const struct walk *w, const struct field *field, const yaml_node_t *k, const yaml_node_t *val,
+		     void *into)
+{
+	((struct metric_fields *)into)->help = true; /* collectd has no help text: checked, not sent */
+	return 0;
+}
+
+static int read_perf_event_array(const struct walk *w, const struct field *field, const yaml_node_t *k,
+				 const yaml_node_t *val, void *into)
 {
 	bool flag;
 
-	if (!strcmp(key, "perf_event_array")) {
-		if (get_bool(w, val, "perf_event_array", &flag))
-			return -1;
-		if (flag)
-			return not_yet(w, k, "perf_event_array", "counters sent through a perf event array");
-		return 0;
-	}
-	if (!strcmp(key, "flush_interval"))
-		return not_yet(w, k, "flush_interval", "it goes with perf_event_array");
-	return unknown(w, k, key, f->where, "name, help, perf_event_array, flush_interval, labels");
-}
-
-static int read_histogram_field(const struct walk *w, const yaml_node_t *k, const char *key, const yaml_node_t *val,
-				struct metric_fields *f)
-{
-	if (!strcmp(key, "bucket_type"))
-		return get_text(w, val, "bucket_type", f->bucket_type, sizeof(f->bucket_type));
-	if (!strcmp(key, "bucket_min"))
-		return get_number(w, val, "bucket_min", 0, 1000000, true, &f->min);
-	if (!strcmp(key, "bucket_max")) {
-		if (get_number(w, val, "bucket_max", 0, 1000000, true, &f->max))
-			return -1;
-		f->max_given = true;
-		return 0;
-	}
-	if (!strcmp(key, "bucket_multiplier")) {
-		if (get_number(w, val, "bucket_multiplier", 0, 1e12, false, &f->mult))
-			return -1;
-		if (f->mult == 0)
-			f->mult = 1; /* ebpf_exporter's default */
-		return 0;
-	}
-	if (!strcmp(key, "bucket_keys")) {
-		if (expect(w, val, YAML_SEQUENCE_NODE, "bucket_keys"))
-			return -1;
-		f->bucket_keys = val;
-		return 0;
-	}
-	return unknown(w, k, key, f->where,
-		       "name, help, bucket_type, bucket_min, bucket_max, bucket_multiplier, bucket_keys, labels");
-}
-
-static int read_metric_fields(const struct walk *w, const yaml_node_t *n, struct program_view *v,
-			      struct metric_fields *f)
-{
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
-		const yaml_node_t *k = node_at(w, p->key), *val = node_at(w, p->value);
-		const char *key = scalar(k);
-		int r;
-
-		if (!key)
-			return fail(w, k, "%s's field names are plain words", f->where);
-		if (!strcmp(key, "name")) {
-			r = get_text(w, val, "name (the map's name)", v->map, sizeof(v->map));
-		} else if (!strcmp(key, "help")) {
-			f->help = true; /* collectd has no help text: checked, not sent */
-			r = 0;
-		} else if (!strcmp(key, "labels")) {
-			r = expect(w, val, YAML_SEQUENCE_NODE, "labels");
-			f->labels = r ? f->labels : val;
-		} else {
-			r = f->hist ? read_histogram_field(w, k, key, val, f) : read_counter_field(w, k, key, val, f);
-		}
-		if (r)
-			return -1;
-	}
+	if (get_bool(w, val, "perf_event_array", &flag))
+		return -1;
+	if (flag)
+		return not_yet(w, k, "perf_event_array", "counters sent through a perf event array");
 	return 0;
 }
+
+static int read_flush_interval(const struct walk *w, const struct field *field, const yaml_node_t *k,
+			       const yaml_node_t *val, void *into)
+{
+	return not_yet(w, k, "flush_interval", "it goes with perf_event_array");
+}
+
+static const struct field counter_field[] = {
+	{ "name", read_metric_name },
+	{ "help", read_help },
+	LIST_FIELD("labels", struct metric_fields, labels),
+	{ "perf_event_array", read_perf_event_array },
+	{ "flush_interval", read_flush_interval },
+	{ NULL },
+};
+static const struct fields counter_fields = { "a counter", "name, help, perf_event_array, flush_interval, labels",
+					      "a counter's field names are plain words", counter_field };
+
+static int read_bucket_max(const struct walk *w, const struct field *field, const yaml_node_t *k,
+			   const yaml_node_t *val, void *into)
+{
+	struct metric_fields *f = into;
+
+	if (get_number(w, val, "bucket_max", 0, 1000000, true, &f->max))
+		return -1;
+	f->max_given = true;
+	return 0;
+}
+
+static int read_bucket_multiplier(const struct walk *w, const struct field *field, const yaml_node_t *k,
+				  const yaml_node_t *val, void *into)
+{
+	struct metric_fields *f = into;
+
+	if (get_number(w, val, "bucket_multiplier", 0, 1e12, false, &f->mult))
+		return -1;
+	if (f->mult == 0)
+		f->mult = 1; /* ebpf_exporter's default */
+	return 0;
+}
+
+static const struct field histogram_field[] = {
+	{ "name", read_metric_name },
+	{ "help", read_help },
+	LIST_FIELD("labels", struct metric_fields, labels),
+	TEXT_FIELD("bucket_type", struct metric_fields, bucket_type),
+	NUMBER_FIELD("bucket_min", 0, 1000000, true, struct metric_fields, min),
+	{ "bucket_max", read_bucket_max },
+	{ "bucket_multiplier", read_bucket_multiplier },
+	LIST_FIELD("bucket_keys", struct metric_fields, bucket_keys),
+	{ NULL },
+};
+static const struct fields histogram_fields = {
+	"a histogram", "name, help, bucket_type, bucket_min, bucket_max, bucket_multiplier, bucket_keys, labels",
+	"a histogram's field names are plain words", histogram_field
+};
 
 /* bucket_type fixed: the key's bucket is one of bucket_keys (the program writes the key of the
  * bucket a value falls in, upper bounds before bucket_multiplier), in increasing order; the
@@ -571,9 +682,9 @@ static int read_metric(const struct walk *w, const yaml_node_t *n, enum program_
 	struct program_view *v;
 
 	f.where = f.hist ? "a histogram" : "a counter";
-	if (expect(w, n, YAML_MAPPING_NODE, f.where) || !(v = new_view(w, n, kind)))
+	if (expect(w, n, YAML_MAPPING_NODE, f.where) || !(f.v = v = new_view(w, n, kind)))
 		return -1;
-	if (read_metric_fields(w, n, v, &f))
+	if (walk_fields(w, n, f.hist ? &histogram_fields : &counter_fields, &f))
 		return -1;
 	if (!v->map[0])
 		return fail(w, n, "%s needs a name (the map's name too)", f.where);
@@ -588,73 +699,88 @@ static int read_metric(const struct walk *w, const yaml_node_t *n, enum program_
 	return 0;
 }
 
-static int read_metrics(const struct walk *w, const yaml_node_t *n)
+static int read_metric_list(const struct walk *w, const yaml_node_t *seq, const char *key,
+			    enum program_view_kind kind)
+{
+	if (expect(w, seq, YAML_SEQUENCE_NODE, key))
+		return -1;
+	for (yaml_node_item_t *i = seq->data.sequence.items.start; i < seq->data.sequence.items.top; i++)
+		if (read_metric(w, node_at(w, *i), kind))
+			return -1;
+	return 0;
+}
+
+static int read_counters(const struct walk *w, const struct field *field, const yaml_node_t *k, const yaml_node_t *val,
+			 void *into)
+{
+	return read_metric_list(w, val, "counters", VIEW_KIND_COUNTER);
+}
+
+static int read_histograms(const struct walk *w, const struct field *field, const yaml_node_t *k,
+			   const yaml_node_t *val, void *into)
+{
+	return read_metric_list(w, val, "histograms", VIEW_KIND_HISTOGRAM);
+}
+
+static const struct field metrics_field[] = {
+	{ "counters", read_counters },
+	{ "histograms", read_histograms },
+	{ NULL },
+};
+static const struct fields metrics_fields = { "metrics", "counters, histograms", NULL, metrics_field };
+
+static int read_metrics(const struct walk *w, const struct field *field, const yaml_node_t *k, const yaml_node_t *n,
+			void *into)
 {
 	if (expect(w, n, YAML_MAPPING_NODE, "metrics"))
 		return -1;
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
-		const yaml_node_t *k = node_at(w, p->key), *val = node_at(w, p->value);
-		const char *key = scalar(k);
-		enum program_view_kind kind;
-
-		if (key && !strcmp(key, "counters"))
-			kind = VIEW_KIND_COUNTER;
-		else if (key && !strcmp(key, "histograms"))
-			kind = VIEW_KIND_HISTOGRAM;
-		else
-			return unknown(w, k, key ? key : "?", "metrics", "counters, histograms");
-		if (expect(w, val, YAML_SEQUENCE_NODE, key))
-			return -1;
-		for (yaml_node_item_t *i = val->data.sequence.items.start; i < val->data.sequence.items.top; i++)
-			if (read_metric(w, node_at(w, *i), kind))
-				return -1;
-	}
-	return 0;
+	return walk_fields(w, n, &metrics_fields, NULL);
 }
+
+/* One entry of perf_events: ebpf_exporter's type (perf_event_attr.type), name (its
+ * config, a number), target (the SEC("perf_event") program it runs) and sample_period or
+ * sample_frequency; checked as a <PerfEvent> block is (perf_event_config.h). */
+/* What a perf_events entry's fields give: type and config -1 until given. */
+struct perf_event_read {
+	double type, config, period, frequency;
+	char target[PROGRAM_NAME_MAX];
+};
+
+static const struct field perf_event_field[] = {
+	NUMBER_FIELD("type", 0, UINT32_MAX, true, struct perf_event_read, type),
+	NUMBER_FIELD("name", 0, 9007199254740992.0, true, struct perf_event_read, config),
+	TEXT_FIELD("target", struct perf_event_read, target),
+	NUMBER_FIELD("sample_period", 1, 1e15, true, struct perf_event_read, period),
+	NUMBER_FIELD("sample_frequency", 1, 1e15, true, struct perf_event_read, frequency),
+	{ NULL },
+};
+static const struct fields perf_event_fields = { "a perf_events entry",
+						 "type, name, target, sample_period, sample_frequency", NULL,
+						 perf_event_field };
 
 /* One entry of perf_events: ebpf_exporter's type (perf_event_attr.type), name (its
  * config, a number), target (the SEC("perf_event") program it runs) and sample_period or
  * sample_frequency; checked as a <PerfEvent> block is (perf_event_config.h). */
 static int read_perf_event(const struct walk *w, const yaml_node_t *n)
 {
-	double type = -1, config = -1, period = 0, frequency = 0;
-	char target[PROGRAM_NAME_MAX] = "", why[512];
+	struct perf_event_read r = { .type = -1, .config = -1 };
 	struct program_perf_event *e;
+	char why[512];
 
-	if (expect(w, n, YAML_MAPPING_NODE, "a perf_events entry"))
+	if (expect(w, n, YAML_MAPPING_NODE, "a perf_events entry") || walk_fields(w, n, &perf_event_fields, &r))
 		return -1;
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
-		const yaml_node_t *k = node_at(w, p->key), *v = node_at(w, p->value);
-		const char *key = scalar(k);
-		int r;
-
-		if (key && !strcmp(key, "type"))
-			r = get_number(w, v, "type", 0, UINT32_MAX, true, &type);
-		else if (key && !strcmp(key, "name"))
-			r = get_number(w, v, "name", 0, 9007199254740992.0, true, &config);
-		else if (key && !strcmp(key, "target"))
-			r = get_text(w, v, "target", target, sizeof(target));
-		else if (key && !strcmp(key, "sample_period"))
-			r = get_number(w, v, "sample_period", 1, 1e15, true, &period);
-		else if (key && !strcmp(key, "sample_frequency"))
-			r = get_number(w, v, "sample_frequency", 1, 1e15, true, &frequency);
-		else
-			r = unknown(w, k, key ? key : "?", "a perf_events entry",
-				    "type, name, target, sample_period, sample_frequency");
-		if (r)
-			return -1;
-	}
-	if (type < 0 || config < 0 || !target[0])
+	if (r.type < 0 || r.config < 0 || !r.target[0])
 		return fail(w, n, "a perf_events entry needs type, name (the event's config number) and target (the "
 				  "SEC(\"perf_event\") program it runs)");
 	e = program_config_new_perf_event(w->c, why, sizeof(why));
-	if (!e || perf_event_set(e, target, (uint32_t)type, (uint64_t)config, (uint64_t)period, (uint64_t)frequency,
-				 why, sizeof(why)))
-		return fail(w, n, "perf_events entry of target %s: %s", target, why);
+	if (!e || perf_event_set(e, r.target, (uint32_t)r.type, (uint64_t)r.config, (uint64_t)r.period,
+				 (uint64_t)r.frequency, why, sizeof(why)))
+		return fail(w, n, "perf_events entry of target %s: %s", r.target, why);
 	return 0;
 }
 
-static int read_perf_events(const struct walk *w, const yaml_node_t *seq)
+static int read_perf_events(const struct walk *w, const struct field *field, const yaml_node_t *k,
+			    const yaml_node_t *seq, void *into)
 {
 	if (expect(w, seq, YAML_SEQUENCE_NODE, "perf_events"))
 		return -1;
@@ -666,7 +792,8 @@ static int read_perf_events(const struct walk *w, const yaml_node_t *seq)
 
 /* kaddrs: kernel symbols whose addresses go into the globals kaddr_<symbol> before load
  * (KernelAddress, program_resolve.c). */
-static int read_kaddrs(const struct walk *w, const yaml_node_t *seq)
+static int read_kaddrs(const struct walk *w, const struct field *field, const yaml_node_t *k, const yaml_node_t *seq,
+		       void *into)
 {
 	char why[256];
 
@@ -684,42 +811,68 @@ static int read_kaddrs(const struct walk *w, const yaml_node_t *seq)
 	return 0;
 }
 
+/* What cgroup_id_map's fields give. */
+struct cgroup_id_map_read {
+	const char *name, *type, *patterns[CGROUP_ID_MAP_PATTERNS + 1];
+	int npatterns;
+};
+
+static int read_map_name(const struct walk *w, const struct field *field, const yaml_node_t *k, const yaml_node_t *v,
+			 void *into)
+{
+	if (!scalar(v))
+		return fail(w, v, "cgroup_id_map: name takes a value");
+	((struct cgroup_id_map_read *)into)->name = scalar(v);
+	return 0;
+}
+
+static int read_map_type(const struct walk *w, const struct field *field, const yaml_node_t *k, const yaml_node_t *v,
+			 void *into)
+{
+	if (!scalar(v))
+		return fail(w, v, "cgroup_id_map: type takes a value");
+	((struct cgroup_id_map_read *)into)->type = scalar(v)[0] ? scalar(v) : "hash";
+	return 0;
+}
+
+static int read_map_regexps(const struct walk *w, const struct field *field, const yaml_node_t *k, const yaml_node_t *v,
+			    void *into)
+{
+	struct cgroup_id_map_read *m = into;
+
+	if (expect(w, v, YAML_SEQUENCE_NODE, "regexps"))
+		return -1;
+	for (yaml_node_item_t *i = v->data.sequence.items.start; i < v->data.sequence.items.top; i++) {
+		if (m->npatterns == CGROUP_ID_MAP_PATTERNS || !scalar(node_at(w, *i)))
+			return fail(w, node_at(w, *i), "cgroup_id_map: regexps is a list of at most %d patterns",
+				    CGROUP_ID_MAP_PATTERNS);
+		m->patterns[m->npatterns++] = scalar(node_at(w, *i));
+	}
+	return 0;
+}
+
+static const struct field cgroup_id_map_field[] = {
+	{ "name", read_map_name },
+	{ "type", read_map_type },
+	{ "regexps", read_map_regexps },
+	{ NULL },
+};
+static const struct fields cgroup_id_map_fields = { "cgroup_id_map", "name, type, regexps", NULL,
+						    cgroup_id_map_field };
+
 /* cgroup_id_map: name, type (hash, ebpf_exporter's default, or cgrp_storage), regexps
  * (CgroupIdMap, cgroup_id_map.h). */
-static int read_cgroup_id_map(const struct walk *w, const yaml_node_t *n)
+static int read_cgroup_id_map(const struct walk *w, const struct field *field, const yaml_node_t *k,
+			      const yaml_node_t *n, void *into)
 {
-	const char *name = NULL, *type = "hash", *patterns[CGROUP_ID_MAP_PATTERNS + 1];
-	int npatterns = 0;
+	struct cgroup_id_map_read m = { .type = "hash" };
 	char why[768];
 
-	if (expect(w, n, YAML_MAPPING_NODE, "cgroup_id_map"))
+	if (expect(w, n, YAML_MAPPING_NODE, "cgroup_id_map") || walk_fields(w, n, &cgroup_id_map_fields, &m))
 		return -1;
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
-		const yaml_node_t *k = node_at(w, p->key), *v = node_at(w, p->value);
-		const char *key = scalar(k);
-
-		if (key && !strcmp(key, "name") && scalar(v)) {
-			name = scalar(v);
-		} else if (key && !strcmp(key, "type") && scalar(v)) {
-			type = scalar(v)[0] ? scalar(v) : "hash";
-		} else if (key && !strcmp(key, "regexps")) {
-			if (expect(w, v, YAML_SEQUENCE_NODE, "regexps"))
-				return -1;
-			for (yaml_node_item_t *i = v->data.sequence.items.start; i < v->data.sequence.items.top; i++) {
-				if (npatterns == CGROUP_ID_MAP_PATTERNS || !scalar(node_at(w, *i)))
-					return fail(w, node_at(w, *i), "cgroup_id_map: regexps is a list of at most %d "
-									 "patterns", CGROUP_ID_MAP_PATTERNS);
-				patterns[npatterns++] = scalar(node_at(w, *i));
-			}
-		} else if (!key || (strcmp(key, "name") && strcmp(key, "type"))) {
-			return unknown(w, k, key ? key : "?", "cgroup_id_map", "name, type, regexps");
-		} else {
-			return fail(w, v, "cgroup_id_map: %s takes a value", key);
-		}
-	}
-	if (!name || !name[0])
+	if (!m.name || !m.name[0])
 		return fail(w, n, "cgroup_id_map needs the name of the program's map");
-	if (program_config_set_cgroup_ids(w->c, name, type, patterns, npatterns, why, sizeof(why)))
+	if (program_config_set_cgroup_ids(w->c, m.name, m.type, m.patterns, m.npatterns, why, sizeof(why)))
 		return fail(w, n, "cgroup_id_map: %s", why);
 	return 0;
 }
@@ -728,8 +881,10 @@ static int read_cgroup_id_map(const struct walk *w, const yaml_node_t *n)
  * sends to an OpenTelemetry collector. collectd has nothing to send a span to, and counting
  * them would drop what they are for (their durations and parent links), so the section is
  * refused; the fix depends on whether the config has metrics besides. */
-static int refuse_tracing(const struct walk *w, const yaml_node_t *root, const yaml_node_t *k)
+static int refuse_tracing(const struct walk *w, const struct field *field, const yaml_node_t *k, const yaml_node_t *val,
+			  void *into)
 {
+	const yaml_node_t *root = yaml_document_get_root_node(w->doc);
 	bool has_metrics = false;
 
 	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
@@ -748,38 +903,25 @@ static int refuse_tracing(const struct walk *w, const yaml_node_t *root, const y
 			  "counters and histograms of metrics:)");
 }
 
+static const struct field config_field[] = {
+	{ "metrics", read_metrics },
+	{ "kaddrs", read_kaddrs },
+	{ "cgroup_id_map", read_cgroup_id_map },
+	{ "perf_events", read_perf_events },
+	{ "tracing", refuse_tracing },
+	{ NULL },
+};
+static const struct fields config_fields = { "the config", "metrics, kaddrs, cgroup_id_map, perf_events, tracing",
+					     "the config's field names are plain words", config_field };
+
 static int read_root(const struct walk *w, const yaml_node_t *root)
 {
 	int before = w->c->nviews;
 
 	if (!root)
 		return fail(w, NULL, "the file is empty; an ebpf_exporter config has metrics: counters/histograms");
-	if (expect(w, root, YAML_MAPPING_NODE, "the config"))
+	if (expect(w, root, YAML_MAPPING_NODE, "the config") || walk_fields(w, root, &config_fields, NULL))
 		return -1;
-	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
-		const yaml_node_t *k = node_at(w, p->key), *val = node_at(w, p->value);
-		const char *key = scalar(k);
-
-		if (!key)
-			return fail(w, k, "the config's field names are plain words");
-		if (!strcmp(key, "metrics")) {
-			if (read_metrics(w, val))
-				return -1;
-		} else if (!strcmp(key, "kaddrs")) {
-			if (read_kaddrs(w, val))
-				return -1;
-		} else if (!strcmp(key, "cgroup_id_map")) {
-			if (read_cgroup_id_map(w, val))
-				return -1;
-		} else if (!strcmp(key, "perf_events")) {
-			if (read_perf_events(w, val))
-				return -1;
-		} else if (!strcmp(key, "tracing")) {
-			return refuse_tracing(w, root, k);
-		} else {
-			return unknown(w, k, key, "the config", "metrics, kaddrs, cgroup_id_map, perf_events, tracing");
-		}
-	}
 	if (w->c->nviews == before)
 		return fail(w, root, "no metrics: an ebpf_exporter config has metrics: counters/histograms");
 	return 0;

@@ -5,6 +5,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <linux/bpf.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,19 +131,31 @@ static void essential_name(const char *name, char *out, size_t len)
 	snprintf(out, len, "%.*s", flavour ? (int)(flavour - name) : (int)strlen(name), name);
 }
 
+/* A call of name (a helper or a kfunc) is refused unless an AllowHelper lists it; fmt, with
+ * its arguments, says why and how to allow it. */
+static int __attribute__((format(printf, 5, 6)))
+refuse_unlisted(const char *name, const struct object_policy *pol, char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (listed(pol->helpers, pol->nhelpers, name))
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
 static int refuse_kfunc(const char *name, const struct object_policy *pol, const char *file, const char *where,
 			char *err, size_t errlen)
 {
 	char essence[128];
 
 	essential_name(name, essence, sizeof(essence));
-	if (listed(pol->helpers, pol->nhelpers, essence))
-		return 0;
-	snprintf(err, errlen,
-		 "%s: %s calls the kernel function %s (a kfunc), which collectd cannot vouch for; allow it with "
-		 "AllowHelper \"%s\"",
-		 file, where, essence, essence);
-	return -1;
+	return refuse_unlisted(essence, pol, err, errlen,
+			       "%s: %s calls the kernel function %s (a kfunc), which collectd cannot vouch for; "
+			       "allow it with AllowHelper \"%s\"",
+			       file, where, essence, essence);
 }
 
 static int refuse_helper(int id, const struct object_policy *pol, const char *file, const char *where, char *err,
@@ -150,13 +163,12 @@ static int refuse_helper(int id, const struct object_policy *pol, const char *fi
 {
 	const char *name = refused_helper_name(id);
 
-	if (!name || listed(pol->helpers, pol->nhelpers, name))
+	if (!name)
 		return 0;
-	snprintf(err, errlen,
-		 "%s: %s calls %s, which changes the system it should observe; allow it with AllowHelper \"%s\" if "
-		 "that is really meant",
-		 file, where, name, name);
-	return -1;
+	return refuse_unlisted(name, pol, err, errlen,
+			       "%s: %s calls %s, which changes the system it should observe; allow it with AllowHelper "
+			       "\"%s\" if that is really meant",
+			       file, where, name, name);
 }
 
 static bool is_call(const struct bpf_insn *insn)

@@ -229,35 +229,44 @@ static int add_view_label(const struct conf_node *n, struct program_view *v, cha
 	return parse_label(n, &v->labels[v->nlabels++], err, errlen);
 }
 
-static int parse_percpu(const struct option *o, struct program_view *v, char *err, size_t errlen)
+/* The words of PerCPU and Layout, each at its enum's value. */
+static const char *const percpu_names[] = { [PERCPU_SUM] = "sum", [PERCPU_LABEL] = "label", NULL };
+static const char *const layout_names[] = { [HIST_LAYOUT_VALUE] = "value", [HIST_LAYOUT_KEY] = "key", NULL };
+
+/* One string, one of names (ended by NULL): its index, or -1 with usage in err. */
+static int get_one_of(const struct option *o, const char *const *names, const char *usage, char *err, size_t errlen)
 {
 	if (opt_expect_strings(o, 1, err, errlen))
 		return -1;
-	if (o->nvalues == 1 && !strcasecmp(o->values[0].string, "sum"))
-		v->percpu = PERCPU_SUM;
-	else if (o->nvalues == 1 && !strcasecmp(o->values[0].string, "label"))
-		v->percpu = PERCPU_LABEL;
-	else {
-		snprintf(err, errlen, "PerCPU takes \"sum\" (the CPUs added up) or \"label\" (a cpu label)");
+	for (int i = 0; o->nvalues == 1 && names[i]; i++)
+		if (!strcasecmp(o->values[0].string, names[i]))
+			return i;
+	snprintf(err, errlen, "%s", usage);
+	return -1;
+}
+
+static int parse_percpu(const struct option *o, struct program_view *v, char *err, size_t errlen)
+{
+	int i = get_one_of(o, percpu_names, "PerCPU takes \"sum\" (the CPUs added up) or \"label\" (a cpu label)", err,
+			   errlen);
+
+	if (i < 0)
 		return -1;
-	}
+	v->percpu = (enum percpu_mode)i;
 	v->percpu_given = true;
 	return 0;
 }
 
 static int parse_layout(const struct option *o, struct program_view *v, char *err, size_t errlen)
 {
-	if (opt_expect_strings(o, 1, err, errlen))
+	int i = get_one_of(o, layout_names,
+			   "Layout takes \"value\" (a slot array in the map's value) or \"key\" (the bucket index is "
+			   "the last part of the key)",
+			   err, errlen);
+
+	if (i < 0)
 		return -1;
-	if (o->nvalues == 1 && !strcasecmp(o->values[0].string, "value"))
-		v->layout = HIST_LAYOUT_VALUE;
-	else if (o->nvalues == 1 && !strcasecmp(o->values[0].string, "key"))
-		v->layout = HIST_LAYOUT_KEY;
-	else {
-		snprintf(err, errlen, "Layout takes \"value\" (a slot array in the map's value) or \"key\" (the "
-				      "bucket index is the last part of the key)");
-		return -1;
-	}
+	v->layout = (enum hist_layout)i;
 	return 0;
 }
 
