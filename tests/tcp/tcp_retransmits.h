@@ -34,6 +34,19 @@ static inline uint64_t tcp_loss_counter(const struct recording *r, const char *m
 					    : recorded_counter(r, "dropped", "recursion");
 }
 
+/* Whether a read has every retransmit the socket counted, counted or lost, so that it can be
+ * checked. The socket adds a retransmit to its count (tcpi_total_retrans) in
+ * __tcp_retransmit_skb before sending it, and the tracepoint fires after the send, so a read
+ * can fall between the two; a later read has it. A retransmit the kernel skipped never
+ * comes: the caller reads again for a while (tcp_settle_tries), then checks anyway. */
+static inline bool tcp_read_complete(uint64_t counted, uint64_t lost, long socket)
+{
+	return counted + lost >= (uint64_t)socket;
+}
+
+/* Reads 100 ms apart while the socket's count moves or a read misses some (5 s at most). */
+enum { TCP_SETTLE_TRIES = 50, TCP_SETTLE_USEC = 100 * 1000 };
+
 /* counted: retransmits the module counted for the socket in the interval; lost: the
  * method's loss counter over the same interval; socket: the socket's own count. */
 static inline void tcp_check_retransmits(const char *method, uint64_t counted, uint64_t lost, long socket)

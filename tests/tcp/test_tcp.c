@@ -196,20 +196,25 @@ static long send_through_drops(int lfd, int *client, int *server)
 }
 
 /* Reads m until the client socket's own retransmit count is the same on both sides of the
- * read: a slow VM can still be retransmitting the last segment (seen: module 4, witness
- * read just before it 3). Returns that count. */
-static long read_settled(struct module *m, int client, struct seen *s)
+ * read (a slow VM can still be retransmitting the last segment; seen: module 4, witness read
+ * just before it 3), and the read has every retransmit that count has, counted since
+ * `before` or in the method's loss counter (tcp_read_complete). Returns that count. */
+static long read_settled(struct module *m, int client, const char *method, const struct seen *before, struct seen *s)
 {
 	long count;
 
 	for (int tries = 0;; tries++) {
 		long before_read = socket_retransmits(client);
+		uint64_t lost;
 
 		*s = read_module(m);
 		count = socket_retransmits(client);
-		if (count == before_read || tries == 50)
+		lost = tcp_method_witnessed(method) ? s->untraced_retransmits - before->untraced_retransmits
+						    : s->recursion - before->recursion;
+		if ((count == before_read && tcp_read_complete(s->open.retransmits - before->open.retransmits, lost, count)) ||
+		    tries == TCP_SETTLE_TRIES)
 			return count;
-		usleep(100 * 1000);
+		usleep(TCP_SETTLE_USEC);
 	}
 }
 
@@ -240,7 +245,7 @@ static void run_method(const char *method, int lfd)
 	long witness, dropped;
 	int client, server;
 	uint64_t row_before, untraced_before, recursion_before;
-	struct seen s;
+	struct seen s, before;
 
 	if (!m)
 		return;
@@ -271,11 +276,12 @@ static void run_method(const char *method, int lfd)
 	       (unsigned long long)s.connect_failures);
 
 	/* The row's count before this connection: the earlier connections' sockets are gone. */
+	before = s;
 	row_before = s.open.retransmits;
 	untraced_before = s.untraced_retransmits;
 	recursion_before = s.recursion;
 	dropped = send_through_drops(lfd, &client, &server);
-	witness = read_settled(m, client, &s);
+	witness = read_settled(m, client, method, &before, &s);
 	close(client);
 	close(server);
 	printf("%-10s nft dropped %ld segments: retransmits %llu (port %u), the socket's own count %ld, untraced %llu, "
@@ -325,16 +331,16 @@ static void run_witness_catches(const char *method, int lfd)
 	uint64_t row_before, untraced_before;
 	long resent, dropped;
 	int client, server;
-	struct seen s;
+	struct seen s, before;
 
 	if (!m)
 		return;
-	s = read_module(m);
+	s = before = read_module(m);
 	row_before = s.open.retransmits;
 	untraced_before = s.untraced_retransmits;
 	detach_module_program(m, "tcp_retransmit_skb");
 	dropped = send_through_drops(lfd, &client, &server);
-	resent = read_settled(m, client, &s);
+	resent = read_settled(m, client, method, &before, &s);
 	close(client);
 	close(server);
 	printf("%-10s the retransmit program detached: the socket resent %ld, counted %llu, untraced %llu\n", method,

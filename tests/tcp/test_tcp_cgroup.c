@@ -176,20 +176,22 @@ static void check_retransmits(struct module *m, bool ports, const char *method)
 	CHECK(send(client, buf, sizeof(buf), 0) == PAYLOAD);
 	CHECK(recv(server, buf, sizeof(buf), MSG_WAITALL) == PAYLOAD); /* arrives after the resends */
 	dropped = nft_dropped();
-	/* Read the witness on both sides of the module's read until no resend lands between. */
+	/* Read the witness on both sides of the module's read until no resend lands between,
+	 * and until the read has the resends the socket counted (tcp_read_complete). */
 	for (int tries = 0;; tries++) {
 		long before_read = socket_retransmits(client);
 
 		CHECK(recording_read(&r, m) == 0);
 		witness = socket_retransmits(client);
-		if (witness == before_read || tries == 50)
+		counted = count_of(&r, "retransmits", nc, ports, port_open);
+		lost = tcp_loss_counter(&r, method) - loss_before;
+		if ((witness == before_read && tcp_read_complete(counted, lost, witness)) || tries == TCP_SETTLE_TRIES)
 			break;
-		usleep(100 * 1000);
+		usleep(TCP_SETTLE_USEC);
 	}
-	counted = count_of(&r, "retransmits", nc, ports, port_open);
-	lost = tcp_loss_counter(&r, method) - loss_before;
-	printf("%-10s ports=%d: nft dropped %ld: %s retransmits %llu, the socket's own count %ld, %s %llu\n", method,
-	       ports, dropped, nc, (unsigned long long)counted, witness,
+	printf("%-10s ports=%d: nft dropped %ld: %s retransmits %llu (failed %llu), the socket's own count %ld, %s %llu\n",
+	       method, ports, dropped, nc, (unsigned long long)counted,
+	       (unsigned long long)count_of(&r, "retransmit_failures", nc, ports, port_open), witness,
 	       tcp_method_witnessed(method) ? "untraced" : "dropped-recursion", (unsigned long long)lost);
 	CHECK(dropped >= NDROP);
 	CHECK(witness >= dropped);
