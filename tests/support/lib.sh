@@ -244,6 +244,12 @@ hist_field() {
 hist_count() { hist_field "$1" "$2" 6; }
 hist_is() { [ "$(hist_count "$1" "$2")" = "$3" ]; }
 
+# collectd_t CONF MESSAGE: collectd -T on CONF, its output in $WORK/check.out; if it fails,
+# the test fails showing that output, with MESSAGE.
+collectd_t() {
+	"$COLLECTD" -T -C "$1" > "$WORK/check.out" 2>&1 || { cat "$WORK/check.out" >&2; fail "$2"; }
+}
+
 # For the tests that run a document's walk as printed (README's, doc/programs.md's).
 # doc_walk FILE NAME: the sh blocks of FILE between <!-- NAME and <!-- /NAME -->.
 doc_walk() {
