@@ -414,7 +414,6 @@ static void test_untraced(void)
 
 int main(int argc, char **argv)
 {
-	static const char *const tracepoint_methods[] = { "tp_btf", "raw_tp", "tracepoint", NULL };
 	struct method_list methods;
 	struct loop_device dev;
 	int stats_fd;
@@ -427,7 +426,7 @@ int main(int argc, char **argv)
 	CHECK(stats_fd >= 0); /* run counts, while this descriptor stays open */
 	witness_start();
 
-	methods_from(argc, argv, tracepoint_methods, &methods);
+	tracepoint_methods_from(argc, argv, &methods);
 	for (int i = 0; i < methods.n; i++) {
 		run_method(methods.names[i], false);
 		run_method(methods.names[i], true);

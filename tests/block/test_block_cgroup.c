@@ -250,7 +250,6 @@ static void test_off(void)
 
 int main(int argc, char **argv)
 {
-	static const char *const tracepoint_methods[] = { "tp_btf", "raw_tp", "tracepoint", NULL };
 	struct method_list methods;
 	bool io_possible, root_io = false;
 	const char *backing = tmpfs_dir();
@@ -282,7 +281,7 @@ int main(int argc, char **argv)
 	else
 		printf("the io controller cannot be enabled for the test's cgroups: the bio's blkcg is not exercised\n");
 
-	methods_from(argc, argv, tracepoint_methods, &methods);
+	tracepoint_methods_from(argc, argv, &methods);
 	for (int i = 0; i < methods.n; i++) {
 		for (int queue_time = 0; queue_time < 2; queue_time++) {
 			run_method(methods.names[i], false, queue_time);

@@ -93,7 +93,6 @@ static void run_method(const char *method)
 
 int main(int argc, char **argv)
 {
-	static const char *const tracepoint_methods[] = { "tp_btf", "raw_tp", "tracepoint", NULL };
 	struct method_list methods;
 	struct loop_device dev;
 
@@ -101,7 +100,7 @@ int main(int argc, char **argv)
 	disk = dev.name;
 	if (!diskstats_of_disk().has_flushes)
 		SKIP("/proc/diskstats has no flush fields (kernel before 5.5): no witness for flushes");
-	methods_from(argc, argv, tracepoint_methods, &methods);
+	tracepoint_methods_from(argc, argv, &methods);
 	for (int i = 0; i < methods.n; i++)
 		run_method(methods.names[i]);
 	loop_device_remove(&dev);

@@ -14,8 +14,7 @@ grep -q '^  SnapshotGroup' "$WORK/ebpf.conf" || fail "the uncommenting missed Sn
 write_config "$WORK/all.conf" <<CONF
 Include "$WORK/ebpf.conf"
 CONF
-"$COLLECTD" -T -C "$WORK/all.conf" > "$WORK/check.out" 2>&1 ||
-	{ cat "$WORK/check.out" >&2; fail "collectd -T refused contrib/ebpf.conf with every block uncommented"; }
+collectd_t "$WORK/all.conf" "collectd -T refused contrib/ebpf.conf with every block uncommented"
 modules=$(grep -c '^  <Module ' "$WORK/ebpf.conf")
 grep -q "ebpf plugin: [0-9]* of $modules modules running" "$WORK/collectd.log" ||
 	fail "not every one of the $modules uncommented modules was configured"

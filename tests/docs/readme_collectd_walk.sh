@@ -5,8 +5,7 @@
 # into the test's directory and collectd's plugins come from the build tree. A fresh machine's state: no collectd.conf, no collectd.conf.d.
 . "$top_srcdir/tests/support/lib.sh"
 
-walk=$(awk '/^<!-- collectd-walk/ { on = 1; next } /^<!-- \/collectd-walk/ { on = 0 }
-	on && /^```sh$/ { code = 1; next } code && /^```$/ { code = 0; next } code' "$top_srcdir/README.md")
+walk=$(doc_walk "$top_srcdir/README.md" collectd-walk)
 [ -n "$walk" ] || fail "README has no collectd walk"
 
 # The system paths, moved into $WORK (the same rewrite for the commands and the configs).
@@ -18,12 +17,9 @@ relocate() {
 mkdir -p "$WORK/src/contrib" "$WORK/var/lib" "$WORK/run" # /var/lib and /run exist on any machine
 # A fresh machine's state: the directories Debian creates (/var/lib, /run) exist.
 # collectd.conf as shipped, relocated; plugins from the build tree; 1 s intervals.
-relocate < "$top_srcdir/contrib/collectd.conf" | sed 's/^Interval 10$/Interval 1/' |
-	sed "1i PluginDir \"$WORK/plugins\"" > "$WORK/src/contrib/collectd.conf"
+relocate < "$top_srcdir/contrib/collectd.conf" | walk_collectd_conf "$WORK/src/contrib/collectd.conf"
 # The plugin's default SnapshotFile, /run/collectd-ebpf/snapshot, moved as the paths above.
-sed "s|^<Plugin ebpf>\$|&\\n  SnapshotFile \"$WORK/run/collectd-ebpf/snapshot\"|" "$top_srcdir/contrib/ebpf.conf" > "$WORK/src/contrib/ebpf.conf"
-grep -q "SnapshotFile \"$WORK/" "$WORK/src/contrib/ebpf.conf" || fail "contrib/ebpf.conf has no <Plugin ebpf> line"
-grep -q '^Interval 1$' "$WORK/src/contrib/collectd.conf" || fail "contrib/collectd.conf has no Interval 10 line"
+walk_ebpf_conf "$WORK/run/collectd-ebpf/snapshot" "$WORK/src/contrib/ebpf.conf"
 
 echo "$walk" | relocate | sed "s|^collectd |\"$COLLECTD\" |; s|&& collectd |\\&\\& \"$COLLECTD\" |" > "$WORK/walk.sh"
 # Up to the daemon's start (the line that starts collectd without -T); the rest after the

@@ -18,6 +18,7 @@
 #define _GNU_SOURCE
 #include "libcore/kernel/map_entries.h"
 #include "tests/support/module_test.h"
+#include "tests/support/recording_sink.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -39,38 +40,6 @@ struct seen {
 	int start_lost_sent;
 	uint64_t ppoll_samples; /* latency events in the interval */
 };
-
-static void on_counter(void *ctx, const struct metric_id *id, const char *instance, uint64_t v)
-{
-	const char *metric = id->name;
-	struct seen *s = ctx;
-
-	if (!strcmp(metric, "dropped") && !strcmp(instance, "start_lost")) {
-		s->start_lost = v;
-		s->start_lost_sent++;
-	}
-}
-
-static void on_histogram(void *ctx, const struct metric_id *id, const char *instance, enum hist_unit unit,
-			 const struct hist_interval *h)
-{
-	const char *metric = id->name;
-	struct seen *s = ctx;
-
-	if (!strcmp(metric, "latency") && !strcmp(instance, "ppoll"))
-		s->ppoll_samples = h->count;
-}
-
-static void on_gauge(void *ctx, const struct metric_id *id, const char *instance, double v)
-{
-	const char *metric = id->name;
-	struct seen *s = ctx;
-
-	if (!strcmp(metric, "map_fill") && !strcmp(instance, "start_tid")) {
-		s->fill = v;
-		s->fill_sent++;
-	}
-}
 
 static struct drop_events {
 	int warnings, okays, others;
@@ -95,10 +64,19 @@ static void on_event(const struct ebpf_event *e)
 
 static struct seen read_module(struct module *m)
 {
+	struct recording r = { 0 };
 	struct seen s = { .fill = -1 };
-	struct metric_sink sink = { .ctx = &s, .counter = on_counter, .histogram = on_histogram, .gauge = on_gauge };
+	const struct recorded_value *ppoll;
 
-	CHECK(module_read(m, &sink) == 0);
+	CHECK(recording_read(&r, m) == 0);
+	recorded_gauge(&r, "map_fill", "start_tid", &s.fill);
+	s.fill_sent = recorded_count(&r, RECORDED_GAUGE, "map_fill", "start_tid");
+	s.start_lost = recorded_counter(&r, "dropped", "start_lost");
+	s.start_lost_sent = recorded_count(&r, RECORDED_COUNTER, "dropped", "start_lost");
+	ppoll = recorded(&r, RECORDED_HISTOGRAM, "latency", "ppoll");
+	if (ppoll)
+		s.ppoll_samples = ppoll->hist->count;
+	recording_free(&r);
 	printf("  read: map_fill start_tid %.1f %% (sent %d), dropped start_lost %llu (sent %d), ppoll samples %llu\n",
 	       s.fill, s.fill_sent, (unsigned long long)s.start_lost, s.start_lost_sent,
 	       (unsigned long long)s.ppoll_samples);

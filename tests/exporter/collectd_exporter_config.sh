@@ -17,10 +17,7 @@ start_gated_workload write_n 100:7 3000:5
 
 write_config "$WORK/collectd.conf" <<CONF
 <Plugin ebpf>
-  <Program "exporter">
-    ExporterConfig "$OBJ/exporter_syscalls.yaml"
-    Param "filter_tgid" $WORKLOAD
-  </Program>
+$(exporter_syscalls_program exporter)
 </Plugin>
 CONF
 

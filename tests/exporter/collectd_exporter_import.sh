@@ -21,10 +21,7 @@ sed "s|^  Object .*|&\n  Param \"filter_tgid\" $WORKLOAD|" "$WORK/block.conf" > 
 
 write_config "$WORK/collectd.conf" <<CONF
 <Plugin ebpf>
-  <Program "yaml">
-    ExporterConfig "$OBJ/exporter_syscalls.yaml"
-    Param "filter_tgid" $WORKLOAD
-  </Program>
+$(exporter_syscalls_program yaml)
 $(cat "$WORK/block_param.conf")
 </Plugin>
 CONF

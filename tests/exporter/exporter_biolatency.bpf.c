@@ -10,6 +10,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "counting.bpf.h" /* counter_add_at */
+#include "../support/test_maps.bpf.h" /* HASH_MAP, request_done, request_issued */
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -22,41 +23,27 @@ struct bio_key {
 	u64 bucket;
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
-	__type(key, struct bio_key);
-	__type(value, u64);
-} bio_latency_seconds SEC(".maps");
+HASH_MAP(bio_latency_seconds, struct bio_key, u64, 4096);
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
-	__type(key, u64); /* struct request * */
-	__type(value, u64);
-} issued SEC(".maps");
+HASH_MAP(issued, u64, u64, 4096); /* struct request * */
 
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(issue, struct request *rq)
 {
-	u64 key = (u64)rq, now = bpf_ktime_get_ns();
-
-	bpf_map_update_elem(&issued, &key, &now, BPF_ANY);
+	request_issued(&issued, rq);
 	return 0;
 }
 
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(complete, struct request *rq, blk_status_t error, unsigned int nr_bytes)
 {
-	u64 key = (u64)rq, *start, us, bucket = 0;
+	u64 ns, us, bucket = 0;
 	struct bio_key k;
 	struct gendisk *disk;
 
-	start = bpf_map_lookup_elem(&issued, &key);
-	if (!start)
+	if (!request_done(&issued, rq, &ns))
 		return 0;
-	us = (bpf_ktime_get_ns() - *start) / 1000;
-	bpf_map_delete_elem(&issued, &key);
+	us = ns / 1000;
 	while (bucket < BUCKET_MAX && (1ULL << bucket) < us)
 		bucket++;
 	__builtin_memset(&k, 0, sizeof(k)); /* the padding after op is read as part of its label */

@@ -11,32 +11,17 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "counting.bpf.h" /* counter_add_at */
+#include "../support/test_maps.bpf.h" /* HASH_MAP, MARK_FD, marked_close */
 
 char LICENSE[] SEC("license") = "GPL";
 
-#define MARK_FD 777777 /* tests/support/close_n's marker */
 #define BUCKET_MAX 10  /* bucket_max of both histograms in the YAML */
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 64);
-	__type(key, __u64);
-	__type(value, __u64);
-} close_values_exp2zero SEC(".maps");
+HASH_MAP(close_values_exp2zero, __u64, __u64, 64);
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 64);
-	__type(key, __u64);
-	__type(value, __u64);
-} close_values_linear SEC(".maps");
+HASH_MAP(close_values_linear, __u64, __u64, 64);
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 64);
-	__type(key, __u64);
-	__type(value, __u64);
-} close_values_fixed SEC(".maps");
+HASH_MAP(close_values_fixed, __u64, __u64, 64);
 
 #define FIXED_LAST_KEY 100 /* the last of bucket_keys in the YAML */
 
@@ -61,9 +46,8 @@ int count_close(struct trace_event_raw_sys_enter *ctx)
 	__u64 value = 0, k = 0;
 	char comm[16];
 
-	if (ctx->args[0] != MARK_FD)
+	if (!marked_close(ctx, comm))
 		return 0;
-	bpf_get_current_comm(comm, sizeof(comm));
 	if (comm[0] != 'v')
 		return 0;
 	for (int i = 1; i < 4 && comm[i] >= '0' && comm[i] <= '9'; i++)

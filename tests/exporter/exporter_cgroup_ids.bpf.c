@@ -7,31 +7,15 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "counting.bpf.h" /* counter_add_at */
+#include "../support/test_maps.bpf.h" /* HASH_MAP, MARK_FD, marked_close */
 
 char LICENSE[] SEC("license") = "GPL";
 
-#define MARK_FD 777777
+HASH_MAP(cgroup_id_map, __u64, __u64, 64);
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 64);
-	__type(key, __u64);
-	__type(value, __u64);
-} cgroup_id_map SEC(".maps");
+HASH_MAP(marked_closes_kept_total, __u64, __u64, 256);
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 256);
-	__type(key, __u64);
-	__type(value, __u64);
-} marked_closes_kept_total SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 256);
-	__type(key, __u64);
-	__type(value, __u64);
-} marked_closes_unkept_total SEC(".maps");
+HASH_MAP(marked_closes_unkept_total, __u64, __u64, 256);
 
 SEC("tracepoint/syscalls/sys_enter_close")
 int count_close(struct trace_event_raw_sys_enter *ctx)

@@ -11,10 +11,9 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "counting.bpf.h" /* counter_add_at */
+#include "../support/test_maps.bpf.h" /* HASH_MAP, MARK_FD, marked_close */
 
 char LICENSE[] SEC("license") = "GPL";
-
-#define MARK_FD 777777 /* tests/support/close_n's marker */
 
 const volatile __u64 kaddr_vfs_read = 0;
 
@@ -30,12 +29,7 @@ struct codes_key {
 	__u8 addr6[16]; /* IPv6, network byte order */
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16);
-	__type(key, struct codes_key);
-	__type(value, __u64);
-} marked_closes_total SEC(".maps");
+HASH_MAP(marked_closes_total, struct codes_key, __u64, 16);
 
 SEC("tracepoint/syscalls/sys_enter_close")
 int count_close(struct trace_event_raw_sys_enter *ctx)
@@ -43,9 +37,8 @@ int count_close(struct trace_event_raw_sys_enter *ctx)
 	struct codes_key key = {};
 	char comm[16];
 
-	if (ctx->args[0] != MARK_FD)
+	if (!marked_close(ctx, comm))
 		return 0;
-	bpf_get_current_comm(comm, sizeof(comm));
 	if (comm[0] == 'k') {
 		key.err = 13; /* EACCES */
 		key.addr[0] = 127;

@@ -7,30 +7,23 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "counting.bpf.h" /* counter_add_at */
+#include "../support/test_maps.bpf.h" /* HASH_MAP, MARK_FD, marked_close */
 
 char LICENSE[] SEC("license") = "GPL";
-
-#define MARK_FD 777777 /* tests/support/close_n's marker */
 
 struct comm_key {
 	char comm[16];
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
-	__type(key, struct comm_key);
-	__type(value, __u64);
-} marked_closes_total SEC(".maps");
+HASH_MAP(marked_closes_total, struct comm_key, __u64, 1024);
 
 SEC("tracepoint/syscalls/sys_enter_close")
 int count_close(struct trace_event_raw_sys_enter *ctx)
 {
 	struct comm_key key = {};
 
-	if (ctx->args[0] != MARK_FD)
+	if (!marked_close(ctx, key.comm))
 		return 0;
-	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	counter_add_at(&marked_closes_total, &key, 1);
 	return 0;
 }

@@ -8,24 +8,15 @@
  * address would fail there. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include "../support/test_maps.bpf.h" /* COUNTER_ARRAY */
 
 char LICENSE[] SEC("license") = "GPL";
 
 const volatile __u64 kaddr_vfs_read = 0;
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 2);
-	__type(key, __u32);
-	__type(value, __u64);
-} kaddr_halves_total SEC(".maps");
+COUNTER_ARRAY(kaddr_halves_total, 2);
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} kaddr_reads_total SEC(".maps");
+COUNTER_ARRAY(kaddr_reads_total, 1);
 
 SEC("tracepoint/syscalls/sys_enter_getppid")
 int show_kaddr(void *ctx)

@@ -9,6 +9,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "counting.bpf.h" /* counter_add_at */
+#include "../support/test_maps.bpf.h" /* HASH_MAP */
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -18,12 +19,7 @@ struct stack_key {
 	__u64 frames[STACK_FRAMES]; /* innermost first, 0 after the last frame */
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 64);
-	__type(key, struct stack_key);
-	__type(value, __u64);
-} kstk_renames_total SEC(".maps");
+HASH_MAP(kstk_renames_total, struct stack_key, __u64, 64);
 
 SEC("tracepoint/task/task_rename")
 int count_rename(struct trace_event_raw_task_rename *ctx)

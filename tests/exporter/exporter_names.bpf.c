@@ -9,10 +9,9 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "counting.bpf.h" /* counter_add_at */
+#include "../support/test_maps.bpf.h" /* HASH_MAP, MARK_FD, marked_close */
 
 char LICENSE[] SEC("license") = "GPL";
-
-#define MARK_FD 777777 /* tests/support/close_n's marker */
 
 struct names_key {
 	__u32 ifindex;
@@ -22,12 +21,7 @@ struct names_key {
 	char dname[12];     /* wire format */
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16);
-	__type(key, struct names_key);
-	__type(value, __u64);
-} marked_closes_total SEC(".maps");
+HASH_MAP(marked_closes_total, struct names_key, __u64, 16);
 
 SEC("tracepoint/syscalls/sys_enter_close")
 int count_close(struct trace_event_raw_sys_enter *ctx)
@@ -37,9 +31,8 @@ int count_close(struct trace_event_raw_sys_enter *ctx)
 	struct names_key key = {};
 	char comm[16];
 
-	if (ctx->args[0] != MARK_FD)
+	if (!marked_close(ctx, comm))
 		return 0;
-	bpf_get_current_comm(comm, sizeof(comm));
 	if (comm[0] == 'k') {
 		key.ifindex = 1;
 		key.pci_vendor = 0x8086;

@@ -7,35 +7,21 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include "counting.bpf.h" /* add_to_row, tgid_filter_passes */
+#include "../support/test_maps.bpf.h" /* COUNTER_ARRAY */
 
 char LICENSE[] SEC("license") = "GPL";
 
 const volatile __u32 filter_tgid = 0;
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} sync_kprobe_calls_total SEC(".maps");
+COUNTER_ARRAY(sync_kprobe_calls_total, 1);
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} sync_fentry_calls_total SEC(".maps");
+COUNTER_ARRAY(sync_fentry_calls_total, 1);
 
 static __always_inline int count_call(void *calls_map)
 {
-	__u32 zero = 0;
-	__u64 *calls;
-
-	if (filter_tgid && (bpf_get_current_pid_tgid() >> 32) != filter_tgid)
-		return 0;
-	calls = bpf_map_lookup_elem(calls_map, &zero);
-	if (calls)
-		__sync_fetch_and_add(calls, 1);
+	if (tgid_filter_passes(filter_tgid))
+		add_to_row(calls_map, 0, 1);
 	return 0;
 }
 

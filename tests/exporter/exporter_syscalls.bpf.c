@@ -10,6 +10,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "counting.bpf.h" /* counter_add_at */
+#include "../support/test_maps.bpf.h" /* HASH_MAP */
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -17,24 +18,14 @@ char LICENSE[] SEC("license") = "GPL";
 
 const volatile __u32 filter_tgid = 0;
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
-	__type(key, __u64);
-	__type(value, __u64);
-} syscalls_total SEC(".maps");
+HASH_MAP(syscalls_total, __u64, __u64, 1024);
 
 struct write_key {
 	__u8 fd;      /* size 1, then 7 bytes of padding before the bucket */
 	__u64 bucket;
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
-	__type(key, struct write_key);
-	__type(value, __u64);
-} write_size_bytes SEC(".maps");
+HASH_MAP(write_size_bytes, struct write_key, __u64, 1024);
 
 static __always_inline bool of_filter(void)
 {

@@ -9,7 +9,8 @@
  * call counts under port 0 (the workload, tests/support/gai_n, touches its string). */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
-#include "counting.bpf.h" /* counter_add_at */
+#include "counting.bpf.h" /* counter_add_at, tgid_filter_passes */
+#include "../support/test_maps.bpf.h" /* HASH_MAP */
 #include <bpf/bpf_tracing.h>
 
 char LICENSE[] SEC("license") = "GPL";
@@ -17,12 +18,7 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile __u32 filter_tgid = 0;
 
 /* Key: the port; the workload asks for one, so a few entries are enough. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16);
-	__type(key, __u32);
-	__type(value, __u64);
-} gai_calls_total SEC(".maps");
+HASH_MAP(gai_calls_total, __u32, __u64, 16);
 
 SEC("uprobe/libc.so.6:getaddrinfo")
 int BPF_UPROBE(count_gai, const char *node, const char *service)
@@ -30,7 +26,7 @@ int BPF_UPROBE(count_gai, const char *node, const char *service)
 	char text[6] = {};
 	__u32 port = 0;
 
-	if (filter_tgid && (bpf_get_current_pid_tgid() >> 32) != filter_tgid)
+	if (!tgid_filter_passes(filter_tgid))
 		return 0;
 	if (service)
 		bpf_probe_read_user_str(text, sizeof(text), service);

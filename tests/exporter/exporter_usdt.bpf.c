@@ -7,26 +7,22 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/usdt.bpf.h>
-#include "counting.bpf.h" /* counter_add_at */
+#include "counting.bpf.h" /* counter_add_at, tgid_filter_passes */
+#include "../support/test_maps.bpf.h" /* HASH_MAP */
 
 char LICENSE[] SEC("license") = "GPL";
 
 const volatile __u32 filter_tgid = 0;
 
 /* Key: the probe's argument; the workload passes 1 or 2, so a few entries are enough. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16);
-	__type(key, __u32);
-	__type(value, __u64);
-} usdt_ticks_total SEC(".maps");
+HASH_MAP(usdt_ticks_total, __u32, __u64, 16);
 
 SEC("usdt/usdt_n:collectd_ebpf_test:tick")
 int BPF_USDT(count_tick, long arg)
 {
 	__u32 key = (__u32)arg;
 
-	if (filter_tgid && (bpf_get_current_pid_tgid() >> 32) != filter_tgid)
+	if (!tgid_filter_passes(filter_tgid))
 		return 0;
 	counter_add_at(&usdt_ticks_total, &key, 1);
 	return 0;

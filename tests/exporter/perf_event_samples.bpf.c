@@ -6,17 +6,13 @@
  * too), at a known frequency, so the counts' rate is known within bounds. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include "../support/test_maps.bpf.h" /* HASH_MAP */
 
 char LICENSE[] SEC("license") = "GPL";
 
 #define MAX_CPUS 4096 /* above any machine's online CPUs: the key set's cap */
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, MAX_CPUS);
-	__type(key, __u32);
-	__type(value, __u64);
-} samples_total SEC(".maps");
+HASH_MAP(samples_total, __u32, __u64, MAX_CPUS);
 
 SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)

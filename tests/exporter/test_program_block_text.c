@@ -194,6 +194,17 @@ static char *round_trip(const char *yaml)
 	return text;
 }
 
+/* round_trip(yaml), whose printed block holds `want`. */
+static void round_trip_has(const char *yaml, const char *want)
+{
+	char *text = round_trip(yaml);
+
+	CHECK(strstr(text, want) != NULL);
+	if (!strstr(text, want))
+		fprintf(stderr, "not in the printed block: %s\n%s", want, text);
+	free(text);
+}
+
 static void test_exp2zero_and_counters(void)
 {
 	char *text = round_trip(exp2zero_config);
@@ -209,10 +220,7 @@ static void test_exp2zero_and_counters(void)
 
 static void test_linear_and_bytes(void)
 {
-	char *text = round_trip(linear_config);
-
-	CHECK(strstr(text, "    Buckets \"linear\" 1 1 40\n    KeyRange 0 40\n") != NULL);
-	free(text);
+	round_trip_has(linear_config, "    Buckets \"linear\" 1 1 40\n    KeyRange 0 40\n");
 }
 
 /* ebpf_exporter's fixed buckets: the keys as the bounds, their first and last as KeyRange
@@ -223,17 +231,13 @@ static void test_fixed(void)
 				     "      bucket_type: fixed\n      bucket_multiplier: 0.001\n"
 				     "      bucket_keys: [%s]\n      labels:\n"
 				     "        - name: bucket\n          size: 8\n          decoders: [{name: uint}]\n";
-	char yaml[512], *text;
+	char yaml[512];
 
 	snprintf(yaml, sizeof(yaml), config, "1, 10, 250");
-	text = round_trip(yaml);
-	CHECK(strstr(text, "    Buckets \"fixed\" 1 10 250\n    KeyRange 1 250\n    ListedKeysOnly true\n"
-			   "    Multiplier 0.001\n") != NULL);
-	free(text);
+	round_trip_has(yaml, "    Buckets \"fixed\" 1 10 250\n    KeyRange 1 250\n    ListedKeysOnly true\n"
+			     "    Multiplier 0.001\n");
 	snprintf(yaml, sizeof(yaml), config, "7");
-	text = round_trip(yaml);
-	CHECK(strstr(text, "    Buckets \"fixed\" 7\n    KeyRange 7 7\n    ListedKeysOnly true\n") != NULL);
-	free(text);
+	round_trip_has(yaml, "    Buckets \"fixed\" 7\n    KeyRange 7 7\n    ListedKeysOnly true\n");
 }
 
 /* ebpf_exporter's regexp: its patterns as one regexps line, which drops the same keys. */
@@ -243,19 +247,14 @@ static void test_regexp(void)
 				     "        - name: comm\n          size: 16\n          decoders:\n"
 				     "            - name: string\n            - name: regexp\n"
 				     "              regexps: [\"^(task)1\", \"^task5.*$\"]\n";
-	char *text = round_trip(config);
-
-	CHECK(strstr(text, "      Decode \"string\"\n      Decode \"regexps\" \"^(task)1\" \"^task5.*$\"\n") != NULL);
-	free(text);
+	round_trip_has(config, "      Decode \"string\"\n      Decode \"regexps\" \"^(task)1\" \"^task5.*$\"\n");
 }
 
 /* kaddrs: a KernelAddress line each, after Object. */
 static void test_kaddrs(void)
 {
-	char *text = round_trip("kaddrs: [bpf_jit_current, vfs_read]\nmetrics:\n  counters: [{name: a_total, help: x}]\n");
-
-	CHECK(strstr(text, ".bpf.o\"\n  KernelAddress \"bpf_jit_current\"\n  KernelAddress \"vfs_read\"\n  <Counter") != NULL);
-	free(text);
+	round_trip_has("kaddrs: [bpf_jit_current, vfs_read]\nmetrics:\n  counters: [{name: a_total, help: x}]\n",
+		       ".bpf.o\"\n  KernelAddress \"bpf_jit_current\"\n  KernelAddress \"vfs_read\"\n  <Counter");
 }
 
 static void test_number_text(void)

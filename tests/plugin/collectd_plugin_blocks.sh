@@ -17,8 +17,7 @@ write_config "$WORK/collectd.conf" <<CONF
   Filter "*.conf"
 </Include>
 CONF
-"$COLLECTD" -T -C "$WORK/collectd.conf" > "$WORK/check.out" 2>&1 ||
-	{ cat "$WORK/check.out" >&2; fail "collectd -T refused contrib/ebpf.conf beside contrib/programs/sync_count.conf"; }
+collectd_t "$WORK/collectd.conf" "collectd -T refused contrib/ebpf.conf beside contrib/programs/sync_count.conf"
 modules=$(grep -c '^  <Module ' "$WORK/conf.d/ebpf.conf")
 grep -q "ebpf plugin: $((modules + 1)) of $((modules + 1)) modules running" "$WORK/collectd.log" ||
 	fail "not every module of ebpf.conf and the program of sync_count.conf ran"

@@ -135,6 +135,14 @@ static int take(const char *text, struct conf_node **tree, struct conf_node *out
 	return presentation_take_program(*tree, out, p, err, len);
 }
 
+/* Frees what a take() that returned 0 made. */
+static void take_free(struct conf_node *tree, struct conf_node *out, struct presentation_set *p)
+{
+	presentation_set_free(p);
+	presentation_program_free(out);
+	conf_text_free(tree);
+}
+
 static bool has_line(const struct conf_node *block, const char *key)
 {
 	for (int i = 0; i < block->nchildren; i++)
@@ -220,34 +228,26 @@ static void test_program(void)
 	CHECK(take("<Program \"p\">\n  Object \"/x.o\"\n" HIST("a", "    Percentile 99\n") HIST("b", "    Percentile 99\n")
 		   "</Program>", &tree, &out, &p, err, sizeof(err)) == 0);
 	CHECK(presentation_for(&p, "b")->npercentiles == 1 && presentation_for(&p, "b")->percentiles[0] == 99);
-	presentation_set_free(&p);
-	presentation_program_free(&out);
-	conf_text_free(tree);
+	take_free(tree, &out, &p);
 	CHECK(take("<Program \"p\">\n  Object \"/x.o\"\n" HIST("a", "    Percentile 99\n") HIST("b", "    Percentile 90\n")
 		   "</Program>", &tree, &out, &p, err, sizeof(err)) == 0);
 	CHECK(presentation_for(&p, "a")->npercentiles == 1 && presentation_for(&p, "a")->percentiles[0] == 99);
 	CHECK(presentation_for(&p, "b")->npercentiles == 1 && presentation_for(&p, "b")->percentiles[0] == 90);
 	CHECK(presentation_for(&p, "c") == &p.all && presentation_for(&p, NULL) == &p.all);
-	presentation_set_free(&p);
-	presentation_program_free(&out);
-	conf_text_free(tree);
+	take_free(tree, &out, &p);
 	/* The first gives none (the defaults), b its buckets. */
 	CHECK(take("<Program \"p\">\n  Object \"/x.o\"\n" HIST("a", "") HIST("b", "    Bucket 0 0.001\n")
 		   "</Program>", &tree, &out, &p, err, sizeof(err)) == 0);
 	CHECK(presentation_for(&p, "a")->npercentiles == 3 && presentation_for(&p, "a")->nbuckets == 0);
 	CHECK(presentation_for(&p, "b")->nbuckets == 1 && presentation_for(&p, "b")->buckets[0].upper == 0.001);
 	CHECK(presentation_for(&p, "b")->npercentiles == 3); /* b's own set: its Percentile not given, the defaults */
-	presentation_set_free(&p);
-	presentation_program_free(&out);
-	conf_text_free(tree);
+	take_free(tree, &out, &p);
 	/* A histogram that gives part of a set has its own, not the first's rest: Bucket 0 0.001
 	 * does not apply to b unasked. */
 	CHECK(take("<Program \"p\">\n  Object \"/x.o\"\n" HIST("a", "    Percentile 99\n    Bucket 0 0.001\n")
 		   HIST("b", "    Percentile 99\n") "</Program>", &tree, &out, &p, err, sizeof(err)) == 0);
 	CHECK(presentation_for(&p, "a")->nbuckets == 1 && presentation_for(&p, "b")->nbuckets == 0);
-	presentation_set_free(&p);
-	presentation_program_free(&out);
-	conf_text_free(tree);
+	take_free(tree, &out, &p);
 	/* A bad value in a later histogram names that one. */
 	CHECK(take("<Program \"p\">\n  Object \"/x.o\"\n" HIST("a", "") HIST("b", "    Percentile 0\n")
 		   "</Program>", &tree, &out, &p, err, sizeof(err)) == -1);

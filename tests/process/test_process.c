@@ -225,7 +225,6 @@ static void run_oom(const char *method, const struct oom_cgroup *cg)
 
 int main(int argc, char **argv)
 {
-	static const char *const tracepoint_methods[] = { "tp_btf", "raw_tp", "tracepoint", NULL };
 	struct method_list methods;
 	struct oom_cgroup cg;
 	char name[64], why[512];
@@ -233,7 +232,7 @@ int main(int argc, char **argv)
 	require_bpf_tracing("/sys/kernel/tracing/events/sched");
 	ebpf_log_set_handler(capture_log);
 
-	methods_from(argc, argv, tracepoint_methods, &methods);
+	tracepoint_methods_from(argc, argv, &methods);
 	for (int i = 0; i < methods.n; i++)
 		run_filtered(methods.names[i]);
 	run_unfiltered();

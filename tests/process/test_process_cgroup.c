@@ -134,12 +134,11 @@ static void run_oom(const char *method)
 
 int main(int argc, char **argv)
 {
-	static const char *const tracepoint_methods[] = { "tp_btf", "raw_tp", "tracepoint", NULL };
 	struct method_list methods;
 
 	require_bpf_tracing("/sys/kernel/tracing/events/sched");
 	tcg_setup("ebpf-test-proccg");
-	methods_from(argc, argv, tracepoint_methods, &methods);
+	tracepoint_methods_from(argc, argv, &methods);
 	for (int i = 0; i < methods.n; i++)
 		run_method(methods.names[i]);
 	/* The victim's task is passed by tp_btf and raw_tp only (the classic tracepoint's

@@ -102,6 +102,11 @@ logged_once() {
 	[ "$(grep -c "$3" "$1")" = 1 ] || { cat "$1" >&2; fail "$5"; }
 }
 
+# in_out NAME PATTERN MESSAGE, not_in_out NAME PATTERN MESSAGE: collectd -T's log of case NAME
+# has (has not) a line matching PATTERN, else the test fails showing the log, with MESSAGE.
+in_out() { grep -q -- "$2" "$WORK/$1.out" || { cat "$WORK/$1.out" >&2; fail "$3"; }; }
+not_in_out() { ! grep -q -- "$2" "$WORK/$1.out" || { cat "$WORK/$1.out" >&2; fail "$3"; }; }
+
 n=0
 while IFS='|' read -r name how lines expected; do
 	case "$name" in '' | '#'*) continue ;; esac
@@ -133,18 +138,16 @@ pass "$n refusals: each one error naming the object and the reason in collectd -
 # left out, the rest of it starts.
 make_object skipped copy tests/programs/hidden_fmod_ret.bpf.o
 run_t skipped 'Skip "hidden_getsid"\nSkip "fail_sync"'
-grep -q 'ebpf plugin: module "p" is off' "$WORK/skipped.out" &&
-	{ cat "$WORK/skipped.out" >&2; fail "Skip did not leave the fmod_ret programs out"; }
-grep -q 'ebpf plugin: p: count_sync attached via tracepoint' "$WORK/skipped.out" ||
-	{ cat "$WORK/skipped.out" >&2; fail "the object's observing program did not start with the others skipped"; }
+not_in_out skipped 'ebpf plugin: module "p" is off' "Skip did not leave the fmod_ret programs out"
+in_out skipped 'ebpf plugin: p: count_sync attached via tracepoint' \
+	"the object's observing program did not start with the others skipped"
 pass "Skip \"hidden_getsid\" and \"fail_sync\": the refused programs are left out and the object starts"
 
 # AllowProgramType "fmod_ret": the loader no longer refuses them (the kernel may: this one
 # refuses fentry), so the refusal above was the type check's.
 make_object allowed copy tests/programs/hidden_fmod_ret.bpf.o
 run_t allowed 'AllowProgramType "fmod_ret"'
-grep -q 'is fmod_ret, which changes what a kernel function returns' "$WORK/allowed.out" &&
-	{ cat "$WORK/allowed.out" >&2; fail "AllowProgramType \"fmod_ret\" did not let the fmod_ret programs past the loader"; }
-grep -q 'ebpf plugin: good: sync attached via tracepoint' "$WORK/allowed.out" ||
-	{ cat "$WORK/allowed.out" >&2; fail "the good program did not start beside the allowed one"; }
+not_in_out allowed 'is fmod_ret, which changes what a kernel function returns' \
+	"AllowProgramType \"fmod_ret\" did not let the fmod_ret programs past the loader"
+in_out allowed 'ebpf plugin: good: sync attached via tracepoint' "the good program did not start beside the allowed one"
 pass "AllowProgramType \"fmod_ret\": past the loader ($(grep -o 'module "p" is off: .\{0,80\}' "$WORK/allowed.out" || echo "p started"))"

@@ -9,8 +9,7 @@
 # block are exactly 10 in derive-sync's RRD.
 . "$top_srcdir/tests/support/lib.sh"
 
-walk=$(awk '/^<!-- programs-walk/ { on = 1; next } /^<!-- \/programs-walk/ { on = 0 }
-	on && /^```sh$/ { code = 1; next } code && /^```$/ { code = 0; next } code' "$top_srcdir/doc/programs.md")
+walk=$(doc_walk "$top_srcdir/doc/programs.md" programs-walk)
 [ -n "$walk" ] || fail "doc/programs.md has no programs walk"
 
 relocate() {
@@ -20,11 +19,8 @@ relocate() {
 # The host as README's walk leaves it: its collectd.conf (1 s intervals) and ebpf.conf (its
 # SnapshotFile moved into $WORK), collectd started as its step 3 prints.
 mkdir -p "$WORK/etc/collectd/collectd.conf.d" "$WORK/var/lib" "$WORK/run" "$WORK/src/contrib"
-relocate < "$top_srcdir/contrib/collectd.conf" | sed 's/^Interval 10$/Interval 1/' |
-	sed "1i PluginDir \"$WORK/plugins\"" > "$WORK/etc/collectd/collectd.conf"
-grep -q '^Interval 1$' "$WORK/etc/collectd/collectd.conf" || fail "contrib/collectd.conf has no Interval 10 line"
-sed "s|^<Plugin ebpf>\$|&\\n  SnapshotFile \"$WORK/run/snapshot\"|" "$top_srcdir/contrib/ebpf.conf" > "$WORK/etc/collectd/collectd.conf.d/ebpf.conf"
-grep -q "SnapshotFile \"$WORK/" "$WORK/etc/collectd/collectd.conf.d/ebpf.conf" || fail "contrib/ebpf.conf has no <Plugin ebpf> line"
+relocate < "$top_srcdir/contrib/collectd.conf" | walk_collectd_conf "$WORK/etc/collectd/collectd.conf"
+walk_ebpf_conf "$WORK/run/snapshot" "$WORK/etc/collectd/collectd.conf.d/ebpf.conf"
 # contrib/programs as in the checkout, its .conf files' object paths moved like the commands'.
 cp -r "$top_srcdir/contrib/programs" "$WORK/src/contrib/"
 for conf in "$top_srcdir"/contrib/programs/*.conf; do relocate < "$conf" > "$WORK/src/contrib/programs/${conf##*/}"; done

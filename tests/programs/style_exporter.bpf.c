@@ -8,6 +8,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include "../support/test_maps.bpf.h" /* HASH_MAP, lookup_or_insert, request_done, request_issued */
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -19,34 +20,19 @@ struct io_key {
 	u64 bucket; /* after 3 bytes of padding */
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
-	__type(key, struct io_key);
-	__type(value, u64);
-} io_latency SEC(".maps");
+HASH_MAP(io_latency, struct io_key, u64, 1024);
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
-	__type(key, u64); /* struct request * */
-	__type(value, u64);
-} started SEC(".maps");
+HASH_MAP(started, u64, u64, 4096); /* struct request * */
 
 /* Adds one to the count of key: inserts a zero first, so two CPUs that both find no entry
  * cannot lose an event to each other. */
 static __always_inline void count_one(struct io_key *key)
 {
 	static const u64 zero;
-	u64 *count = bpf_map_lookup_elem(&io_latency, key);
+	u64 *count = lookup_or_insert(&io_latency, key, &zero);
 
-	if (!count) {
-		bpf_map_update_elem(&io_latency, key, &zero, BPF_NOEXIST);
-		count = bpf_map_lookup_elem(&io_latency, key);
-		if (!count)
-			return;
-	}
-	__sync_fetch_and_add(count, 1);
+	if (count)
+		__sync_fetch_and_add(count, 1);
 }
 
 static __always_inline u64 exp2_bucket(u64 value)
@@ -61,24 +47,20 @@ static __always_inline u64 exp2_bucket(u64 value)
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(issue, struct request *rq)
 {
-	u64 key = (u64)rq, now = bpf_ktime_get_ns();
-
-	bpf_map_update_elem(&started, &key, &now, BPF_ANY);
+	request_issued(&started, rq);
 	return 0;
 }
 
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(complete, struct request *rq, blk_status_t error, unsigned int nr_bytes)
 {
-	u64 key = (u64)rq, *start;
 	struct io_key k = {};
 	struct gendisk *disk;
+	u64 ns;
 
-	start = bpf_map_lookup_elem(&started, &key);
-	if (!start)
+	if (!request_done(&started, rq, &ns))
 		return 0;
-	k.bucket = exp2_bucket(bpf_ktime_get_ns() - *start);
-	bpf_map_delete_elem(&started, &key);
+	k.bucket = exp2_bucket(ns);
 	disk = BPF_CORE_READ(rq, q, disk);
 	k.dev = BPF_CORE_READ(disk, major) << 20 | BPF_CORE_READ(disk, first_minor);
 	k.op = BPF_CORE_READ(rq, cmd_flags) & 0xff;

@@ -8,6 +8,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include "../support/test_maps.bpf.h" /* lookup_or_insert */
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -82,13 +83,9 @@ static __always_inline int trace_complete(struct request *rq)
 	slot = log2_floor(bpf_ktime_get_ns() - *tsp);
 	bpf_map_delete_elem(&start, &rq);
 	key.dev = disk_dev(rq);
-	h = bpf_map_lookup_elem(&hists, &key);
-	if (!h) {
-		bpf_map_update_elem(&hists, &key, &zero, BPF_NOEXIST);
-		h = bpf_map_lookup_elem(&hists, &key);
-		if (!h)
-			return 0;
-	}
+	h = lookup_or_insert(&hists, &key, &zero);
+	if (!h)
+		return 0;
 	if (slot >= MAX_SLOTS)
 		slot = MAX_SLOTS - 1;
 	__sync_fetch_and_add(&h->slots[slot], 1);

@@ -169,85 +169,92 @@ static void test_config_errors(void)
 		   *three[] = { "a", "b", "c" }, *enc[] = { "little" }, *stacked[] = { "a++" },
 		   *huge[] = { "((a{100}){100})x" }, *fine[] = { "^[]a[:alpha:]]{2,8}(x|y+)*[^]]\\.a{99}$" },
 		   *backref[] = { "^(.*)(.*)(.*)(.*)\\1\\2\\3\\4c$" }, *bracket_digit[] = { "^[\\1]x$" };
-	struct decoder_chain c;
-	char err[512];
-
-	CHECK_STR(config_error(NULL, "nope", NULL, 0, 0),
+	const struct {
+		const char *before, *name;
+		const char *const *args;
+		int nargs;
+		size_t size;
+		const char *want;
+	} cases[] = {
+		{ NULL, "nope", NULL, 0, 0,
 		  "label \"device\": unknown decoder \"nope\"; the decoders are uint, hex, string, syscall, errno, "
 		  "majorminor, ksym, static_map, regexp, cgroup, inet_ip, regexps, ifname, dname, pci_vendor, "
-		  "pci_device, pci_class, pci_subclass, kstack");
-	CHECK_STR(config_error(NULL, "uint", one_arg, 1, 0),
-		  "label \"device\": decoder uint takes no arguments, it was given 1");
-	CHECK_STR(config_error(NULL, "majorminor", enc, 1, 0),
+		  "pci_device, pci_class, pci_subclass, kstack" },
+		{ NULL, "uint", one_arg, 1, 0, "label \"device\": decoder uint takes no arguments, it was given 1" },
+		{ NULL, "majorminor", enc, 1, 0,
 		  "label \"device\": decoder majorminor: unknown dev_t encoding \"little\": \"kernel\" (major << 20 "
 		  "| minor, as block tracepoints and s_dev hold it; the default), \"stat\" (as stat()'s st_dev) or "
-		  "\"ebpf_exporter\" (stat's in the first 4 bytes, an unknown disk as \"unknown:MAJOR:MINOR\")");
-	CHECK_STR(config_error(NULL, "syscall", enc, 1, 0),
+		  "\"ebpf_exporter\" (stat's in the first 4 bytes, an unknown disk as \"unknown:MAJOR:MINOR\")" },
+		{ NULL, "syscall", enc, 1, 0,
 		  "label \"device\": decoder syscall: unknown argument \"little\": the only one is \"ebpf_exporter\" (a "
-		  "value without a name prints as ebpf_exporter prints it)");
-	CHECK_STR(config_error(NULL, "errno", three, 3, 0),
-		  "label \"device\": decoder errno takes 0 to 1 arguments, it was given 3");
-	CHECK_STR(config_error(NULL, "majorminor", three, 3, 0),
-		  "label \"device\": decoder majorminor takes 0 to 1 arguments, it was given 3");
-	CHECK_STR(config_error(NULL, "static_map", NULL, 0, 0),
-		  "label \"device\": decoder static_map needs at least 1 argument");
-	CHECK_STR(config_error(NULL, "static_map", bad_entry, 1, 0),
-		  "label \"device\": decoder static_map: \"0read\" is not value=text: write each entry as \"0=read\"");
-	CHECK_STR(config_error(NULL, "static_map", empty_text, 1, 0),
-		  "label \"device\": decoder static_map: \"0=\" is not value=text: write each entry as \"0=read\"");
-	CHECK_STR(config_error(NULL, "static_map", dup, 2, 0),
-		  "label \"device\": decoder static_map: value \"0x0\" is mapped twice (\"0=read\" and \"0x0=zero\")");
-	CHECK_STR(config_error(NULL, "regexp", NULL, 0, 0),
-		  "label \"device\": decoder regexp takes 1 to 2 arguments, it was given 0");
-	CHECK_STR(config_error("string", "regexp", three, 3, 0),
-		  "label \"device\": decoder regexp takes 1 to 2 arguments, it was given 3");
-	CHECK_STR(config_error("string", "regexp", bad_re, 1, 0),
+		  "value without a name prints as ebpf_exporter prints it)" },
+		{ NULL, "errno", three, 3, 0,
+		  "label \"device\": decoder errno takes 0 to 1 arguments, it was given 3" },
+		{ NULL, "majorminor", three, 3, 0,
+		  "label \"device\": decoder majorminor takes 0 to 1 arguments, it was given 3" },
+		{ NULL, "static_map", NULL, 0, 0, "label \"device\": decoder static_map needs at least 1 argument" },
+		{ NULL, "static_map", bad_entry, 1, 0,
+		  "label \"device\": decoder static_map: \"0read\" is not value=text: write each entry as \"0=read\"" },
+		{ NULL, "static_map", empty_text, 1, 0,
+		  "label \"device\": decoder static_map: \"0=\" is not value=text: write each entry as \"0=read\"" },
+		{ NULL, "static_map", dup, 2, 0,
+		  "label \"device\": decoder static_map: value \"0x0\" is mapped twice (\"0=read\" and \"0x0=zero\")" },
+		{ NULL, "regexp", NULL, 0, 0,
+		  "label \"device\": decoder regexp takes 1 to 2 arguments, it was given 0" },
+		{ "string", "regexp", three, 3, 0,
+		  "label \"device\": decoder regexp takes 1 to 2 arguments, it was given 3" },
+		{ "string", "regexp", bad_re, 1, 0,
 		  "label \"device\": decoder regexp: \"(\" is not a POSIX extended regular expression: Unmatched ( "
-		  "or \\(");
-	CHECK_STR(config_error("string", "regexp", groups, 1, 0),
+		  "or \\(" },
+		{ "string", "regexp", groups, 1, 0,
 		  "label \"device\": decoder regexp: \"(a)(b)\" has 2 groups; without a replacement the label is group "
-		  "1: keep one group, or add a replacement such as \"\\1-\\2\"");
-	CHECK_STR(config_error("string", "regexp", high_ref, 2, 0),
-		  "label \"device\": decoder regexp: replacement \"\\2\" uses \\2 but \"(a)\" has 1 group");
-	CHECK_STR(config_error("string", "regexp", bad_backslash, 2, 0),
+		  "1: keep one group, or add a replacement such as \"\\1-\\2\"" },
+		{ "string", "regexp", high_ref, 2, 0,
+		  "label \"device\": decoder regexp: replacement \"\\2\" uses \\2 but \"(a)\" has 1 group" },
+		{ "string", "regexp", bad_backslash, 2, 0,
 		  "label \"device\": decoder regexp: replacement \"x\\y\": a backslash comes before a digit (\\1) or "
-		  "another backslash (\\\\)");
-	CHECK_STR(config_error("string", "regexp", stacked, 1, 0),
+		  "another backslash (\\\\)" },
+		{ "string", "regexp", stacked, 1, 0,
 		  "label \"device\": decoder regexp: \"a++\" has two repetition operators in a row (as \"a+*\"), which "
-		  "POSIX leaves undefined: keep one, or group the part (\"(a+)*\")");
-	CHECK_STR(config_error("string", "regexp", huge, 1, 0),
+		  "POSIX leaves undefined: keep one, or group the part (\"(a+)*\")" },
+		{ "string", "regexp", huge, 1, 0,
 		  "label \"device\": decoder regexp: \"((a{100}){100})x\" repeats too much (10202 parts once "
-		  "repetitions are unrolled, at most 2000): use smaller counts in {m,n}, or fewer nested repetitions");
-	CHECK_STR(config_error("string", "regexp", fine, 1, 0), "<accepted>");
-	/* The pattern that took 13 s on 101 characters of a process's comm. */
-	CHECK_STR(config_error("string", "regexp", backref, 1, 0),
+		  "repetitions are unrolled, at most 2000): use smaller counts in {m,n}, or fewer nested repetitions" },
+		{ "string", "regexp", fine, 1, 0, "<accepted>" },
+		/* The pattern that took 13 s on 101 characters of a process's comm. */
+		{ "string", "regexp", backref, 1, 0,
 		  "label \"device\": decoder regexp: \"^(.*)(.*)(.*)(.*)\\1\\2\\3\\4c$\" has a backreference (\\1 .. \\9), "
 		  "which POSIX extended expressions do not have and which can take glibc seconds on a short text a "
 		  "process controls (its comm): match the part again instead, or use the groups in the replacement "
-		  "(\"\\1\")");
-	CHECK_STR(config_error("string", "regexp", bracket_digit, 1, 0), "<accepted>"); /* in brackets: literal */
-	CHECK_STR(config_error("uint", "majorminor", NULL, 0, 0),
+		  "(\"\\1\")" },
+		{ "string", "regexp", bracket_digit, 1, 0, "<accepted>" }, /* in brackets: literal */
+		{ "uint", "majorminor", NULL, 0, 0,
 		  "label \"device\": decoder majorminor reads the key's bytes, so it must be the first Decode of the "
-		  "label (here it follows uint, which makes text)");
+		  "label (here it follows uint, which makes text)" },
 
-	/* Sizes, at decoder_chain_check(). */
-	CHECK_STR(config_error(NULL, "majorminor", NULL, 0, 2), "decoder majorminor needs 4 or 8 bytes, label \"device\" has 2");
-	CHECK_STR(config_error(NULL, "uint", NULL, 0, 3), "decoder uint needs 1, 2, 4 or 8 bytes, label \"device\" has 3");
-	CHECK_STR(config_error(NULL, "syscall", NULL, 0, 16),
-		  "decoder syscall needs 1, 2, 4 or 8 bytes, label \"device\" has 16");
-	CHECK_STR(config_error(NULL, "errno", NULL, 0, 5), "decoder errno needs 1, 2, 4 or 8 bytes, label \"device\" has 5");
-	CHECK_STR(config_error(NULL, "inet_ip", NULL, 0, 8),
-		  "decoder inet_ip needs 4 (IPv4) or 16 (IPv6) bytes, label \"device\" has 8");
-	CHECK_STR(config_error(NULL, "hex", NULL, 0, 300), "decoder hex needs 1 to 256 bytes, label \"device\" has 300");
-	CHECK_STR(config_error(NULL, "string", NULL, 0, 257),
-		  "decoder string needs 1 to 256 bytes, label \"device\" has 257");
-	CHECK_STR(config_error(NULL, "static_map", one_arg + 0, 0, 0),
-		  "label \"device\": decoder static_map needs at least 1 argument");
-	CHECK_STR(config_error(NULL, "regexp", bad_entry, 1, 4),
+		/* Sizes, at decoder_chain_check(). */
+		{ NULL, "majorminor", NULL, 0, 2, "decoder majorminor needs 4 or 8 bytes, label \"device\" has 2" },
+		{ NULL, "uint", NULL, 0, 3, "decoder uint needs 1, 2, 4 or 8 bytes, label \"device\" has 3" },
+		{ NULL, "syscall", NULL, 0, 16, "decoder syscall needs 1, 2, 4 or 8 bytes, label \"device\" has 16" },
+		{ NULL, "errno", NULL, 0, 5, "decoder errno needs 1, 2, 4 or 8 bytes, label \"device\" has 5" },
+		{ NULL, "inet_ip", NULL, 0, 8,
+		  "decoder inet_ip needs 4 (IPv4) or 16 (IPv6) bytes, label \"device\" has 8" },
+		{ NULL, "hex", NULL, 0, 300, "decoder hex needs 1 to 256 bytes, label \"device\" has 300" },
+		{ NULL, "string", NULL, 0, 257, "decoder string needs 1 to 256 bytes, label \"device\" has 257" },
+		{ NULL, "static_map", one_arg + 0, 0, 0,
+		  "label \"device\": decoder static_map needs at least 1 argument" },
+		{ NULL, "regexp", bad_entry, 1, 4,
 		  "decoder regexp works on text, label \"device\" has raw bytes: put a decoder that makes text "
-		  "(uint, string, hex, ...) before it");
-	CHECK_STR(config_error(NULL, "uint", NULL, 0, 4), "<accepted>");
-	CHECK_STR(config_error(NULL, "string", NULL, 0, 256), "<accepted>");
+		  "(uint, string, hex, ...) before it" },
+		{ NULL, "uint", NULL, 0, 4, "<accepted>" },
+		{ NULL, "string", NULL, 0, 256, "<accepted>" },
+	};
+	struct decoder_chain c;
+	char err[512];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		CHECK_STR(config_error(cases[i].before, cases[i].name, cases[i].args, cases[i].nargs, cases[i].size),
+			  cases[i].want);
 
 	decoder_chain_init(&c, "device");
 	CHECK(decoder_chain_check(&c, 0, err, sizeof(err)) == -1);

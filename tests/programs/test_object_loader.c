@@ -216,33 +216,38 @@ static void test_types(void)
 	object_bytes_free(&b);
 }
 
+/* object_policy_check_calls() on tests/programs' NAME.bpf.o: with no policy, refused with
+ * `needle` in the message (NULL: accepted); then accepted under `allow` (NULL: not tried). */
+static void check_calls(const char *name, const char *needle, const struct object_policy *allow)
+{
+	struct object_policy none = { 0 };
+	struct object_bytes b;
+	struct bpf_object *obj = open_bytes(name, &b);
+	char file[64];
+
+	snprintf(file, sizeof(file), "%s.bpf.o", name);
+	if (!needle) {
+		CHECK(object_policy_check_calls(b.data, b.len, &none, file, err, sizeof(err)) == 0);
+	} else {
+		CHECK(object_policy_check_calls(b.data, b.len, &none, file, err, sizeof(err)) == -1);
+		CHECK(strstr(err, needle) != NULL);
+	}
+	if (allow)
+		CHECK(object_policy_check_calls(b.data, b.len, allow, file, err, sizeof(err)) == 0);
+	bpf_object__close(obj);
+	object_bytes_free(&b);
+}
+
 static void test_calls(void)
 {
 	struct object_policy none = { 0 };
 	struct object_policy allow_write = { .helpers = { "bpf_probe_write_user" }, .nhelpers = 1 };
 	struct object_policy allow_rcu = { .helpers = { "bpf_rcu_read_lock", "bpf_rcu_read_unlock" }, .nhelpers = 2 };
-	struct object_bytes b;
-	struct bpf_object *obj;
 
-	obj = open_bytes("observe", &b);
-	CHECK(object_policy_check_calls(b.data, b.len, &none, "observe.bpf.o", err, sizeof(err)) == 0);
-	bpf_object__close(obj);
-	object_bytes_free(&b);
-
+	check_calls("observe", NULL, NULL);
 	/* The call is in a subprogram (.text), which libbpf does not list among the programs. */
-	obj = open_bytes("write_user", &b);
-	CHECK(object_policy_check_calls(b.data, b.len, &none, "write_user.bpf.o", err, sizeof(err)) == -1);
-	CHECK(strstr(err, "section \".text\" calls bpf_probe_write_user") != NULL);
-	CHECK(object_policy_check_calls(b.data, b.len, &allow_write, "write_user.bpf.o", err, sizeof(err)) == 0);
-	bpf_object__close(obj);
-	object_bytes_free(&b);
-
-	obj = open_bytes("kfunc", &b);
-	CHECK(object_policy_check_calls(b.data, b.len, &none, "kfunc.bpf.o", err, sizeof(err)) == -1);
-	CHECK(strstr(err, "kernel function bpf_rcu_read_lock (a kfunc)") != NULL);
-	CHECK(object_policy_check_calls(b.data, b.len, &allow_rcu, "kfunc.bpf.o", err, sizeof(err)) == 0);
-	bpf_object__close(obj);
-	object_bytes_free(&b);
+	check_calls("write_user", "section \".text\" calls bpf_probe_write_user", &allow_write);
+	check_calls("kfunc", "kernel function bpf_rcu_read_lock (a kfunc)", &allow_rcu);
 
 	CHECK(object_policy_check_calls("not an elf file at all", 22, &none, "junk.bpf.o", err, sizeof(err)) == -1);
 	CHECK(strstr(err, "junk.bpf.o is not an ELF file") != NULL);

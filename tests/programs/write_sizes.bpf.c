@@ -3,17 +3,13 @@
  * key per size, so a test makes as many label sets as it likes (MaxSeries). */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include "../support/test_maps.bpf.h" /* HASH_MAP, lookup_or_insert */
 
 char LICENSE[] SEC("license") = "GPL";
 
 const volatile char comm[16] = "";
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 256);
-	__type(key, __u64);
-	__type(value, __u64);
-} writes SEC(".maps");
+HASH_MAP(writes, __u64, __u64, 256);
 
 static __always_inline bool is_comm(void)
 {
@@ -37,13 +33,8 @@ int on_write(struct trace_event_raw_sys_enter *ctx)
 
 	if (!is_comm())
 		return 0;
-	count = bpf_map_lookup_elem(&writes, &size);
-	if (!count) {
-		bpf_map_update_elem(&writes, &size, &zero, BPF_NOEXIST);
-		count = bpf_map_lookup_elem(&writes, &size);
-		if (!count)
-			return 0;
-	}
-	__sync_fetch_and_add(count, 1);
+	count = lookup_or_insert(&writes, &size, &zero);
+	if (count)
+		__sync_fetch_and_add(count, 1);
 	return 0;
 }

@@ -208,11 +208,10 @@ static void run_witness(const char *method)
 
 int main(int argc, char **argv)
 {
-	static const char *const tracepoint_methods[] = { "tp_btf", "raw_tp", "tracepoint", NULL };
 	struct method_list methods;
 	require_bpf_tracing("/sys/kernel/tracing/events/sched");
 
-	methods_from(argc, argv, tracepoint_methods, &methods);
+	tracepoint_methods_from(argc, argv, &methods);
 	for (int i = 0; i < methods.n; i++) {
 		run_method(methods.names[i]);
 		if (strcmp(methods.names[i], "tracepoint")) /* the classic method has no witness */

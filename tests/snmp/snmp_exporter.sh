@@ -25,10 +25,7 @@ write_config "$WORK/collectd.conf" <<CONF
 <Plugin ebpf>
   SnapshotFile "$SNAP"
   SnapshotGroup "nogroup"
-  <Program "exporter">
-    ExporterConfig "$OBJ/exporter_syscalls.yaml"
-    Param "filter_tgid" $WORKLOAD
-  </Program>
+$(exporter_syscalls_program exporter)
 </Plugin>
 CONF
 start_collectd "$WORK/collectd.conf"

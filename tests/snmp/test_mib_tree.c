@@ -43,14 +43,22 @@ static size_t put(uint32_t *o, size_t n, const char *s, int implied)
 	return n;
 }
 
-static size_t counter_oid(uint32_t *o, uint32_t col, const char *metric, const char *instance)
+/* The index of a syscalls row: 1.table.1.col, the module and metric length-prefixed, then
+ * the instance, implied or length-prefixed. */
+static size_t row_oid(uint32_t *o, uint32_t table, uint32_t col, const char *metric, const char *instance,
+		      int implied)
 {
 	size_t n = 0;
 
-	o[n++] = 1, o[n++] = 3, o[n++] = 1, o[n++] = col;
+	o[n++] = 1, o[n++] = table, o[n++] = 1, o[n++] = col;
 	n = put(o, n, "syscalls", 0);
 	n = put(o, n, metric, 0);
-	return put(o, n, instance, 1);
+	return put(o, n, instance, implied);
+}
+
+static size_t counter_oid(uint32_t *o, uint32_t col, const char *metric, const char *instance)
+{
+	return row_oid(o, 3, col, metric, instance, 1);
 }
 
 static void test_get(void)
@@ -89,11 +97,7 @@ static void test_get(void)
 	CHECK_EQ_U64(v.num, 10000 - 1500);
 
 	/* Histogram: microseconds, rounded; an idle interval reads 0. */
-	n = 0;
-	o[n++] = 1, o[n++] = 4, o[n++] = 1, o[n++] = 10;
-	n = put(o, n, "syscalls", 0);
-	n = put(o, n, "latency", 0);
-	n = put(o, n, "fsync", 1);
+	n = row_oid(o, 4, 10, "latency", "fsync", 1);
 	CHECK(mib_tree_get(&view, &env, o, n, &v) == MIB_FOUND && v.type == MIB_GAUGE32 && v.num == 101);
 	o[3] = 11;
 	CHECK(mib_tree_get(&view, &env, o, n, &v) == MIB_FOUND && v.num == 1);
@@ -105,18 +109,10 @@ static void test_get(void)
 	CHECK(mib_tree_get(&view, &env, o, n, &v) == MIB_FOUND && v.type == MIB_COUNTER32 && v.num == 10090000);
 
 	/* Buckets: length-prefixed instance, then slot + 1. (512, 1024] is slot 10. */
-	n = 0;
-	o[n++] = 1, o[n++] = 5, o[n++] = 1, o[n++] = 3;
-	n = put(o, n, "syscalls", 0);
-	n = put(o, n, "latency", 0);
-	n = put(o, n, "fsync", 0);
+	n = row_oid(o, 5, 3, "latency", "fsync", 0);
 	o[n++] = 11;
 	CHECK(mib_tree_get(&view, &env, o, n, &v) == MIB_FOUND && v.type == MIB_COUNTER64 && v.num == 1024);
-	n = 0;
-	o[n++] = 1, o[n++] = 5, o[n++] = 1, o[n++] = 3;
-	n = put(o, n, "syscalls", 0);
-	n = put(o, n, "latency", 0);
-	n = put(o, n, "idle", 0);
+	n = row_oid(o, 5, 3, "latency", "idle", 0);
 	o[n++] = 40; /* slot 39, the open-ended last one */
 	CHECK(mib_tree_get(&view, &env, o, n, &v) == MIB_FOUND && v.num == UINT64_MAX);
 	o[n - 1] = 1; /* slot 0 */

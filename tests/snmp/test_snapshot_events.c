@@ -119,6 +119,29 @@ static const struct event_varbind *find_vb(const struct event_notification *n, e
 	return NULL;
 }
 
+/* n has varbind o, and it holds num, or the text str. */
+static bool vb_num_is(const struct event_notification *n, enum event_object o, uint64_t num)
+{
+	const struct event_varbind *vb = find_vb(n, o);
+
+	return vb && vb->num == num;
+}
+
+static bool vb_str_is(const struct event_notification *n, enum event_object o, const char *str)
+{
+	const struct event_varbind *vb = find_vb(n, o);
+
+	return vb && !strcmp(vb->str, str);
+}
+
+/* e makes a notification into n, of that number. */
+static void check_notification(const struct snapshot_event *e, struct event_notification *n,
+			       enum event_notification_number number)
+{
+	CHECK(event_notification(e, n) == 0);
+	CHECK(n->number == number);
+}
+
 static void test_notifications(void)
 {
 	struct snapshot_event oom = make_event(1000, 3, "oom_kill", ""), sum = make_event(1000, 4, "oom_kill", "summary"),
@@ -129,34 +152,30 @@ static void test_notifications(void)
 	add_field(&oom, "pid", "4242");
 	add_field(&oom, "name", "java");
 	add_field(&oom, "cgroup", "/app");
-	CHECK(event_notification(&oom, &n) == 0);
-	CHECK(n.number == EVENT_NOTIFY_OOM_KILL);
-	CHECK(find_vb(&n, EVENT_OBJ_PID) && find_vb(&n, EVENT_OBJ_PID)->num == 4242);
-	CHECK(find_vb(&n, EVENT_OBJ_SEQUENCE) && find_vb(&n, EVENT_OBJ_SEQUENCE)->num == 3);
-	CHECK(find_vb(&n, EVENT_OBJ_PROCESS_NAME) && !strcmp(find_vb(&n, EVENT_OBJ_PROCESS_NAME)->str, "java"));
-	CHECK(find_vb(&n, EVENT_OBJ_CGROUP) && !strcmp(find_vb(&n, EVENT_OBJ_CGROUP)->str, "/app"));
-	CHECK(find_vb(&n, EVENT_OBJ_TRIGGER_CGROUP) && !strcmp(find_vb(&n, EVENT_OBJ_TRIGGER_CGROUP)->str, ""));
+	check_notification(&oom, &n, EVENT_NOTIFY_OOM_KILL);
+	CHECK(vb_num_is(&n, EVENT_OBJ_PID, 4242));
+	CHECK(vb_num_is(&n, EVENT_OBJ_SEQUENCE, 3));
+	CHECK(vb_str_is(&n, EVENT_OBJ_PROCESS_NAME, "java"));
+	CHECK(vb_str_is(&n, EVENT_OBJ_CGROUP, "/app"));
+	CHECK(vb_str_is(&n, EVENT_OBJ_TRIGGER_CGROUP, ""));
 
 	add_field(&sum, "not_sent", "990");
-	CHECK(event_notification(&sum, &n) == 0);
-	CHECK(n.number == EVENT_NOTIFY_NOT_SENT);
-	CHECK(find_vb(&n, EVENT_OBJ_COUNT) && find_vb(&n, EVENT_OBJ_COUNT)->num == 990);
-	CHECK(find_vb(&n, EVENT_OBJ_KIND) && find_vb(&n, EVENT_OBJ_KIND)->num == 1);
+	check_notification(&sum, &n, EVENT_NOTIFY_NOT_SENT);
+	CHECK(vb_num_is(&n, EVENT_OBJ_COUNT, 990));
+	CHECK(vb_num_is(&n, EVENT_OBJ_KIND, 1));
 
 	add_field(&st, "state", "unsupported");
 	add_field(&st, "error", "no way in");
-	CHECK(event_notification(&st, &n) == 0);
-	CHECK(n.number == EVENT_NOTIFY_MODULE_STATE);
-	CHECK(find_vb(&n, EVENT_OBJ_MODULE_STATE) && find_vb(&n, EVENT_OBJ_MODULE_STATE)->num == 4);
-	CHECK(find_vb(&n, EVENT_OBJ_SEVERITY) && find_vb(&n, EVENT_OBJ_SEVERITY)->num == 3);
+	check_notification(&st, &n, EVENT_NOTIFY_MODULE_STATE);
+	CHECK(vb_num_is(&n, EVENT_OBJ_MODULE_STATE, 4));
+	CHECK(vb_num_is(&n, EVENT_OBJ_SEVERITY, 3));
 
 	add_field(&drop, "interval", "5");
 	add_field(&drop, "total", "99999999999");
 	snprintf(drop.severity, sizeof(drop.severity), "okay");
-	CHECK(event_notification(&drop, &n) == 0);
-	CHECK(n.number == EVENT_NOTIFY_DROPS);
-	CHECK(find_vb(&n, EVENT_OBJ_TOTAL) && find_vb(&n, EVENT_OBJ_TOTAL)->num == 99999999999ULL);
-	CHECK(find_vb(&n, EVENT_OBJ_SEVERITY) && find_vb(&n, EVENT_OBJ_SEVERITY)->num == 1);
+	check_notification(&drop, &n, EVENT_NOTIFY_DROPS);
+	CHECK(vb_num_is(&n, EVENT_OBJ_TOTAL, 99999999999ULL));
+	CHECK(vb_num_is(&n, EVENT_OBJ_SEVERITY, 1));
 
 	CHECK(event_notification(&odd, &n) == -1);
 }

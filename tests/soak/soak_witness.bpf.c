@@ -8,6 +8,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "counting.bpf.h"
+#include "../support/test_maps.bpf.h" /* HASH_MAP, lookup_or_insert */
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -23,12 +24,7 @@ struct soak_key {
 	__u32 pad;
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
-	__type(key, struct soak_key);
-	__type(value, __u64);
-} soak_events SEC(".maps");
+HASH_MAP(soak_events, struct soak_key, __u64, 1024);
 
 static __always_inline int count_event(enum soak_event event)
 {
@@ -41,14 +37,9 @@ static __always_inline int count_event(enum soak_event event)
 		return 0;
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	key.event = event;
-	count = bpf_map_lookup_elem(&soak_events, &key);
-	if (!count) {
-		bpf_map_update_elem(&soak_events, &key, &zero, BPF_NOEXIST);
-		count = bpf_map_lookup_elem(&soak_events, &key);
-		if (!count)
-			return 0;
-	}
-	counter_add(count, 1);
+	count = lookup_or_insert(&soak_events, &key, &zero);
+	if (count)
+		counter_add(count, 1);
 	return 0;
 }
 

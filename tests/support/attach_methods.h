@@ -38,4 +38,12 @@ static inline void methods_from(int argc, char **argv, const char *const *defaul
 		out->names[out->n++] = defaults[i];
 }
 
+/* methods_from() with the defaults of the tracepoint modules: each way to a tracepoint. */
+static inline void tracepoint_methods_from(int argc, char **argv, struct method_list *out)
+{
+	static const char *const tracepoint_methods[] = { "tp_btf", "raw_tp", "tracepoint", NULL };
+
+	methods_from(argc, argv, tracepoint_methods, out);
+}
+
 #endif

@@ -243,3 +243,27 @@ hist_field() {
 }
 hist_count() { hist_field "$1" "$2" 6; }
 hist_is() { [ "$(hist_count "$1" "$2")" = "$3" ]; }
+
+# collectd_t CONF MESSAGE: collectd -T on CONF, its output in $WORK/check.out; if it fails,
+# the test fails showing that output, with MESSAGE.
+collectd_t() {
+	"$COLLECTD" -T -C "$1" > "$WORK/check.out" 2>&1 || { cat "$WORK/check.out" >&2; fail "$2"; }
+}
+
+# For the tests that run a document's walk as printed (README's, doc/programs.md's).
+# doc_walk FILE NAME: the sh blocks of FILE between <!-- NAME and <!-- /NAME -->.
+doc_walk() {
+	awk -v first="<!-- $2" -v last="<!-- /$2" 'index($0, first) == 1 { on = 1; next } index($0, last) == 1 { on = 0 }
+		on && /^```sh$/ { code = 1; next } code && /^```$/ { code = 0; next } code' "$1"
+}
+# walk_collectd_conf OUT: contrib/collectd.conf, moved into $WORK by the caller (on stdin), as
+# the walks' host has it: plugins from the build tree, 1 s intervals.
+walk_collectd_conf() {
+	sed 's/^Interval 10$/Interval 1/' | sed "1i PluginDir \"$WORK/plugins\"" > "$1"
+	grep -q '^Interval 1$' "$1" || fail "contrib/collectd.conf has no Interval 10 line"
+}
+# walk_ebpf_conf SNAPSHOT OUT: contrib/ebpf.conf with its SnapshotFile moved to SNAPSHOT (in $WORK).
+walk_ebpf_conf() {
+	sed "s|^<Plugin ebpf>\$|&\\n  SnapshotFile \"$1\"|" "$top_srcdir/contrib/ebpf.conf" > "$2"
+	grep -q "SnapshotFile \"$WORK/" "$2" || fail "contrib/ebpf.conf has no <Plugin ebpf> line"
+}

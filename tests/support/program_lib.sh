@@ -22,6 +22,18 @@ install_exporter_configs() {
 	done
 }
 
+# exporter_syscalls_program NAME: a <Program "NAME"> block of tests/exporter/exporter_syscalls.yaml
+# (installed in $OBJ by install_exporter_configs) on the workload's process ($WORKLOAD), for
+# the tests that read that config in collectd.
+exporter_syscalls_program() {
+	cat <<CONF
+  <Program "$1">
+    ExporterConfig "$OBJ/exporter_syscalls.yaml"
+    Param "filter_tgid" $WORKLOAD
+  </Program>
+CONF
+}
+
 # shipped_program_config NAME PARAM VALUE: $WORK/collectd.conf (no snapshot) that includes
 # contrib/programs/NAME.conf as shipped, but for its object, read from $OBJ, and a line
 # Param "PARAM" VALUE after its Object line (the workload the test counts); written to

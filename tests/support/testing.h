@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static int testing_failures;
 static int testing_checks;
@@ -76,6 +77,38 @@ static inline uint64_t testing_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A file made from template (mkstemp's "...XXXXXX", rewritten with its name); its descriptor,
+ * checked. */
+static inline int testing_temp_file(char *template)
+{
+	int fd = mkstemp(template);
+
+	CHECK(fd >= 0);
+	return fd;
+}
+
+/* testing_temp_file(), its name removed at once: a file only the descriptor reaches. */
+static inline int testing_unlinked_temp_file(char *template)
+{
+	int fd = testing_temp_file(template);
+
+	unlink(template);
+	return fd;
+}
+
+/* Writes `pages` pages of 4096 bytes to fd, then reads them back: in the page cache from
+ * here on, so that reading them again does no IO. */
+static inline void testing_cached_pages(int fd, int pages)
+{
+	char page[4096];
+
+	memset(page, 'v', sizeof(page));
+	for (int i = 0; i < pages; i++)
+		CHECK(write(fd, page, sizeof(page)) == sizeof(page));
+	for (int i = 0; i < pages; i++)
+		CHECK(pread(fd, page, sizeof(page), (off_t)i * 4096) == sizeof(page));
 }
 
 #endif

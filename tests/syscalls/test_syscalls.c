@@ -263,7 +263,6 @@ static void test_unprivileged(void)
 
 int main(int argc, char **argv)
 {
-	static const char *const tracepoint_methods[] = { "tp_btf", "raw_tp", "tracepoint", NULL };
 	struct method_list methods;
 	char path[] = "/var/tmp/ebpf-test-syscalls-XXXXXX";
 	int fd;
@@ -272,11 +271,9 @@ int main(int argc, char **argv)
 	 * boot; as root the test mounts it rather than skipping that method. */
 	require_bpf_tracing("/sys/kernel/tracing/events/raw_syscalls");
 
-	fd = mkstemp(path);
-	CHECK(fd >= 0);
-	unlink(path);
+	fd = testing_unlinked_temp_file(path);
 
-	methods_from(argc, argv, tracepoint_methods, &methods);
+	tracepoint_methods_from(argc, argv, &methods);
 	for (int i = 0; i < methods.n; i++) {
 		run_method(methods.names[i], false, fd);
 		run_method(methods.names[i], true, fd);

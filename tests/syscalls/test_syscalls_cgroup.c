@@ -411,7 +411,6 @@ static void test_off(void)
 
 int main(int argc, char **argv)
 {
-	static const char *const tracepoint_methods[] = { "tp_btf", "raw_tp", "tracepoint", NULL };
 	struct method_list methods;
 	char path[] = "/var/tmp/ebpf-test-syscalls-cg-XXXXXX";
 	int fd;
@@ -429,11 +428,9 @@ int main(int argc, char **argv)
 	tcg_dir("b", cg_b, sizeof(cg_b));
 	tcg_name("a", name_a, sizeof(name_a));
 	tcg_name("b", name_b, sizeof(name_b));
-	fd = mkstemp(path);
-	CHECK(fd >= 0);
-	unlink(path);
+	fd = testing_unlinked_temp_file(path);
 
-	methods_from(argc, argv, tracepoint_methods, &methods);
+	tracepoint_methods_from(argc, argv, &methods);
 	for (int i = 0; i < methods.n; i++) {
 		run_method(methods.names[i], false, fd);
 		run_method(methods.names[i], true, fd);

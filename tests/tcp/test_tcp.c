@@ -376,7 +376,6 @@ static void test_option_errors(void)
 
 int main(int argc, char **argv)
 {
-	static const char *const tracepoint_methods[] = { "tp_btf", "raw_tp", "tracepoint", NULL };
 	struct method_list methods;
 	int lfd;
 
@@ -390,7 +389,7 @@ int main(int argc, char **argv)
 		CHECK(!"created and entered a network namespace");
 		return testing_done();
 	}
-	methods_from(argc, argv, tracepoint_methods, &methods);
+	tracepoint_methods_from(argc, argv, &methods);
 	lfd = listener();
 	CHECK(lfd >= 0);
 	for (int i = 0; i < methods.n && lfd >= 0; i++)

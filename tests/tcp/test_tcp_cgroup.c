@@ -238,7 +238,6 @@ static void test_off(void)
 
 int main(int argc, char **argv)
 {
-	static const char *const tracepoint_methods[] = { "tp_btf", "raw_tp", "tracepoint", NULL };
 	struct method_list methods;
 
 	require_bpf_tracing("/sys/kernel/tracing/events/tcp");
@@ -256,7 +255,7 @@ int main(int argc, char **argv)
 	}
 	lfd = listener();
 	CHECK(lfd >= 0);
-	methods_from(argc, argv, tracepoint_methods, &methods);
+	tracepoint_methods_from(argc, argv, &methods);
 	for (int i = 0; i < methods.n && lfd >= 0; i++) {
 		run_method(methods.names[i], false);
 		run_method(methods.names[i], true);

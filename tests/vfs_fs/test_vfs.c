@@ -170,20 +170,13 @@ int main(int argc, char **argv)
 {
 	static const char *const defaults[] = { "tp_btf", "raw_tp", "tracepoint", "auto", NULL };
 	char path[] = "/var/tmp/ebpf-test-vfs-XXXXXX";
-	char page[4096];
 	struct method_list ml;
 	int fd;
 
 	mt_require_root();
 	methods_from(argc, argv, defaults, &ml);
-	fd = mkstemp(path);
-	CHECK(fd >= 0);
-	memset(page, 'v', sizeof(page));
-	for (int i = 0; i < PAGES; i++)
-		CHECK(write(fd, page, sizeof(page)) == sizeof(page));
-	/* cached from here on */
-	for (int i = 0; i < PAGES; i++)
-		CHECK(pread(fd, page, sizeof(page), (off_t)i * 4096) == sizeof(page));
+	fd = testing_temp_file(path);
+	testing_cached_pages(fd, PAGES);
 
 	for (int i = 0; i < ml.n; i++) {
 		run_method(ml.names[i], path, fd);

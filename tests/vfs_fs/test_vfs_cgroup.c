@@ -321,7 +321,6 @@ static void test_off(void)
 int main(int argc, char **argv)
 {
 	static const char *const defaults[] = { "tp_btf", "raw_tp", "tracepoint", NULL };
-	char page[4096];
 	struct method_list ml;
 
 	mt_require_root();
@@ -330,14 +329,8 @@ int main(int argc, char **argv)
 	/* Depth 2 is our cgroups: the private parent is at depth 1. */
 	tcg_setup("ebpf-test-vfscg");
 
-	file_fd = mkstemp(path);
-	CHECK(file_fd >= 0);
-	memset(page, 'v', sizeof(page));
-	for (int i = 0; i < PAGES; i++)
-		CHECK(write(file_fd, page, sizeof(page)) == sizeof(page));
-	/* cached from here on */
-	for (int i = 0; i < PAGES; i++)
-		CHECK(pread(file_fd, page, sizeof(page), (off_t)i * 4096) == sizeof(page));
+	file_fd = testing_temp_file(path);
+	testing_cached_pages(file_fd, PAGES);
 	wronly_fd = open(path, O_WRONLY);
 	CHECK(wronly_fd >= 0);
 
