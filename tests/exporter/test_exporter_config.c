@@ -58,14 +58,20 @@ static const char *decode_u64(struct decoder_chain *c, uint64_t v, size_t size, 
 	return decoder_chain_decode(c, size == 8 ? (const void *)&v : (const void *)&v32, size, out, DECODE_TEXT_MAX);
 }
 
+/* yaml as the file "t.yaml", parsed into c (zeroed first, so that it can always be freed). */
+static int parse_yaml(const char *yaml, struct program_config *c, char *err, size_t errlen)
+{
+	memset(c, 0, sizeof(*c));
+	return exporter_config_parse("t.yaml", (const unsigned char *)yaml, strlen(yaml), c, err, errlen);
+}
+
 static void test_good(void)
 {
 	struct program_config c;
 	char err[1024], out[DECODE_TEXT_MAX];
 	const struct program_view *counter, *hist;
 
-	memset(&c, 0, sizeof(c));
-	CHECK(exporter_config_parse("t.yaml", (const unsigned char *)good, strlen(good), &c, err, sizeof(err)) == 0);
+	CHECK(parse_yaml(good, &c, err, sizeof(err)) == 0);
 	if (c.nviews != 2) {
 		fprintf(stderr, "%s\n", err);
 		CHECK(c.nviews == 2);
@@ -108,8 +114,29 @@ static int parse_label(const char *decoders, int size, struct program_config *c,
 	snprintf(yaml, sizeof(yaml),
 		 "metrics:\n  counters:\n    - name: a_total\n      help: x\n      labels:\n        - name: l\n"
 		 "          size: %d\n          decoders: %s\n", size, decoders);
-	memset(c, 0, sizeof(*c));
-	return exporter_config_parse("t.yaml", (const unsigned char *)yaml, strlen(yaml), c, err, errlen);
+	return parse_yaml(yaml, c, err, errlen);
+}
+
+/* A label the config refuses with exactly the message want. */
+static void label_refused(const char *decoders, int size, const char *want)
+{
+	struct program_config c;
+	char err[1024];
+
+	CHECK(parse_label(decoders, size, &c, err, sizeof(err)) == -1);
+	CHECK_STR(err, want);
+	program_config_free(&c);
+}
+
+/* A label the config refuses with a message that has part in it. */
+static void label_refused_with(const char *decoders, int size, const char *part)
+{
+	struct program_config c;
+	char err[1024];
+
+	CHECK(parse_label(decoders, size, &c, err, sizeof(err)) == -1);
+	CHECK(strstr(err, part) != NULL);
+	program_config_free(&c);
 }
 
 /* ebpf_exporter's chains: each decoder reads the one before's output, unnamed values as it
@@ -164,14 +191,11 @@ static void test_chains(void)
 			  "unknown pci subclass: 0x0b (class 0x01)");
 		program_config_free(&c);
 	} else {
-		CHECK(parse_label("[{name: uint}, {name: pci_vendor}]", 4, &c, err, sizeof(err)) == -1);
-		CHECK(strstr(err, "`apt-get install pci.ids`") != NULL);
-		program_config_free(&c);
+		label_refused_with("[{name: uint}, {name: pci_vendor}]", 4, "`apt-get install pci.ids`");
 	}
-	CHECK(parse_label("[{name: pci_class}]", 2, &c, err, sizeof(err)) == -1);
-	CHECK_STR(err, "ExporterConfig \"t.yaml\" line 8: label \"l\": decoder pci_class reads a number's text: put "
-		       "`- name: uint` before it");
-	program_config_free(&c);
+	label_refused("[{name: pci_class}]", 2,
+		      "ExporterConfig \"t.yaml\" line 8: label \"l\": decoder pci_class reads a number's text: put "
+		      "`- name: uint` before it");
 	if (geteuid() == 0) { /* ksym reads /proc/kallsyms at config time, with addresses for root only */
 		CHECK(parse_label("[{name: ksym}]", 8, &c, err, sizeof(err)) == 0);
 		CHECK_STR(decode_u64(&c.views[0].labels[0].decoders, 1, 8, out), "unknown_addr:0x1");
@@ -182,31 +206,26 @@ static void test_chains(void)
 					       DECODE_TEXT_MAX), "??\n??");
 		program_config_free(&c);
 		/* a size kstack cannot read: refused at the label's size line, before any object */
-		CHECK(parse_label("[{name: kstack}]", 12, &c, err, sizeof(err)) == -1);
-		CHECK_STR(err, "ExporterConfig \"t.yaml\" line 7: decoder kstack needs a multiple of 8 bytes (one u64 "
-			       "address a frame), at most 256 (32 frames), label \"l\" has 12: change its size");
-		program_config_free(&c);
+		label_refused("[{name: kstack}]", 12,
+			      "ExporterConfig \"t.yaml\" line 7: decoder kstack needs a multiple of 8 bytes (one u64 "
+			      "address a frame), at most 256 (32 frames), label \"l\" has 12: change its size");
 	} else {
 		printf("not root: ksym's and kstack's configs are not tried\n");
 	}
-	CHECK(parse_label("[{name: uint}, {name: kstack}]", 8, &c, err, sizeof(err)) == -1);
-	CHECK_STR(err, "ExporterConfig \"t.yaml\" line 8: label \"l\": decoder kstack reads the key's bytes, so it must "
-		       "be the label's first decoder");
-	program_config_free(&c);
-	CHECK(parse_label("[{name: majorminor}]", 2, &c, err, sizeof(err)) == -1);
-	CHECK_STR(err, "ExporterConfig \"t.yaml\" line 7: decoder majorminor needs 4 or 8 bytes, label \"l\" has 2: "
-		       "change its size");
-	program_config_free(&c);
+	label_refused("[{name: uint}, {name: kstack}]", 8,
+		      "ExporterConfig \"t.yaml\" line 8: label \"l\": decoder kstack reads the key's bytes, so it must "
+		      "be the label's first decoder");
+	label_refused("[{name: majorminor}]", 2,
+		      "ExporterConfig \"t.yaml\" line 7: decoder majorminor needs 4 or 8 bytes, label \"l\" has 2: "
+		      "change its size");
 
 	/* The order ebpf_exporter would not make a label of, each named. */
-	CHECK(parse_label("[{name: syscall}]", 8, &c, err, sizeof(err)) == -1);
-	CHECK_STR(err, "ExporterConfig \"t.yaml\" line 8: label \"l\": decoder syscall reads a number's text: put "
-		       "`- name: uint` before it");
-	program_config_free(&c);
-	CHECK(parse_label("[{name: uint}, {name: majorminor}]", 4, &c, err, sizeof(err)) == -1);
-	CHECK_STR(err, "ExporterConfig \"t.yaml\" line 8: label \"l\": decoder majorminor reads the key's bytes, so it "
-		       "must be the label's first decoder");
-	program_config_free(&c);
+	label_refused("[{name: syscall}]", 8,
+		      "ExporterConfig \"t.yaml\" line 8: label \"l\": decoder syscall reads a number's text: put "
+		      "`- name: uint` before it");
+	label_refused("[{name: uint}, {name: majorminor}]", 4,
+		      "ExporterConfig \"t.yaml\" line 8: label \"l\": decoder majorminor reads the key's bytes, so it "
+		      "must be the label's first decoder");
 	/* regexp: the first pattern that matches, its group 1 or the match; none drops the label
 	 * set (what the reader does with that: test_decoder_regexps, collectd_exporter_regexp.sh) */
 	CHECK(parse_label("[{name: string}, {name: regexp, regexps: [\"^(kswapd).*$\", \"^(systemd.*)$\"]}]", 16, &c,
@@ -226,23 +245,15 @@ static void test_chains(void)
 			  "\"regexps\" \"^(kswapd).*$\" \"^(systemd.*)$\"");
 	}
 	program_config_free(&c);
-	CHECK(parse_label("[{name: string}, {name: regexp}]", 16, &c, err, sizeof(err)) == -1);
-	CHECK_STR(err, "ExporterConfig \"t.yaml\" line 8: label \"l\": decoder regexp needs its regexps: a list of "
-		       "patterns (`regexps: [\"^(kswapd).*$\"]`)");
-	program_config_free(&c);
-	CHECK(parse_label("[{name: string}, {name: regexp, regexps: [\"^cpu\\\\d$\"]}]", 16, &c, err, sizeof(err)) == -1);
-	CHECK_STR(err, "ExporterConfig \"t.yaml\" line 8: label \"l\": decoder regexps: \"^cpu\\d$\" is Go's syntax "
-		       "(ebpf_exporter's), not POSIX extended: use [0-9] for \\d");
-	program_config_free(&c);
-	CHECK(parse_label("[{name: string}, {name: regexp, regexps: \"^a\"}]", 16, &c, err, sizeof(err)) == -1);
-	CHECK(strstr(err, "line 8: regexps must be a list") != NULL);
-	program_config_free(&c);
-	CHECK(parse_label("[{name: regexp, regexps: [\"^a\"]}]", 16, &c, err, sizeof(err)) == -1);
-	CHECK(strstr(err, "decoder regexp reads text: put a decoder that makes it") != NULL);
-	program_config_free(&c);
-	CHECK(parse_label("[{name: rot13}]", 4, &c, err, sizeof(err)) == -1);
-	CHECK(strstr(err, "line 8: label \"l\": unknown decoder \"rot13\"; the decoders here: uint,") != NULL);
-	program_config_free(&c);
+	label_refused("[{name: string}, {name: regexp}]", 16,
+		      "ExporterConfig \"t.yaml\" line 8: label \"l\": decoder regexp needs its regexps: a list of "
+		      "patterns (`regexps: [\"^(kswapd).*$\"]`)");
+	label_refused("[{name: string}, {name: regexp, regexps: [\"^cpu\\\\d$\"]}]", 16,
+		      "ExporterConfig \"t.yaml\" line 8: label \"l\": decoder regexps: \"^cpu\\d$\" is Go's syntax "
+		      "(ebpf_exporter's), not POSIX extended: use [0-9] for \\d");
+	label_refused_with("[{name: string}, {name: regexp, regexps: \"^a\"}]", 16, "line 8: regexps must be a list");
+	label_refused_with("[{name: regexp, regexps: [\"^a\"]}]", 16, "decoder regexp reads text: put a decoder that makes it");
+	label_refused_with("[{name: rot13}]", 4, "line 8: label \"l\": unknown decoder \"rot13\"; the decoders here: uint,");
 }
 
 /* Each refusal names the line and the field. */
@@ -251,8 +262,7 @@ static void test_refused(const char *yaml, const char *expected)
 	struct program_config c;
 	char err[1024];
 
-	memset(&c, 0, sizeof(c));
-	CHECK(exporter_config_parse("t.yaml", (const unsigned char *)yaml, strlen(yaml), &c, err, sizeof(err)) == -1);
+	CHECK(parse_yaml(yaml, &c, err, sizeof(err)) == -1);
 	if (!strstr(err, expected)) {
 		fprintf(stderr, "expected \"%s\" in \"%s\"\n", expected, err);
 		CHECK(!"message");
@@ -281,8 +291,7 @@ int main(void)
 		struct program_config c;
 		char err[512];
 
-		memset(&c, 0, sizeof(c));
-		CHECK(exporter_config_parse("t.yaml", (const unsigned char *)yaml, strlen(yaml), &c, err, sizeof(err)) == 0);
+		CHECK(parse_yaml(yaml, &c, err, sizeof(err)) == 0);
 		CHECK_STR(c.cgroup_ids.map, "ids");
 		CHECK(!c.cgroup_ids.cgrp_storage); /* ebpf_exporter's default type: hash */
 		CHECK(c.cgroup_ids.npatterns == 1);
@@ -298,8 +307,7 @@ int main(void)
 		struct program_config c;
 		char err[512];
 
-		memset(&c, 0, sizeof(c));
-		CHECK(exporter_config_parse("t.yaml", (const unsigned char *)yaml, strlen(yaml), &c, err, sizeof(err)) == 0);
+		CHECK(parse_yaml(yaml, &c, err, sizeof(err)) == 0);
 		CHECK(c.nkaddrs == 2);
 		CHECK_STR(c.kaddrs[0], "bpf_jit_current");
 		CHECK_STR(c.kaddrs[1], "vfs_read");
