@@ -162,6 +162,23 @@ static int make_hostile(const char *mode, const char *arg, const char *out)
 	return WEXITSTATUS(status);
 }
 
+/* The object `name` opened and refused without AllowProgramType, with a message that has
+ * each of parts (NULL-terminated), then accepted with `allow`. The caller closes it. */
+static struct bpf_object *refused_then_allowed(const char *name, const struct object_policy *allow,
+					       const char *const parts[], struct object_bytes *b)
+{
+	struct object_policy none = { 0 };
+	struct bpf_object *obj = open_bytes(name, b);
+	char file[64];
+
+	snprintf(file, sizeof(file), "%s.bpf.o", name);
+	CHECK(object_policy_check_types(obj, &none, NULL, NULL, file, err, sizeof(err)) == -1);
+	for (int i = 0; parts[i]; i++)
+		CHECK(strstr(err, parts[i]) != NULL);
+	CHECK(object_policy_check_types(obj, allow, NULL, NULL, file, err, sizeof(err)) == 0);
+	return obj;
+}
+
 static void test_types(void)
 {
 	struct object_policy none = { 0 };
@@ -176,11 +193,10 @@ static void test_types(void)
 	bpf_object__close(obj);
 	object_bytes_free(&b);
 
-	obj = open_bytes("xdp", &b);
-	CHECK(object_policy_check_types(obj, &none, NULL, NULL, "xdp.bpf.o", err, sizeof(err)) == -1);
-	CHECK(strstr(err, "program \"pass_packets\" has type xdp") != NULL);
-	CHECK(strstr(err, "AllowProgramType \"xdp\"") != NULL);
-	CHECK(object_policy_check_types(obj, &allow_xdp, NULL, NULL, "xdp.bpf.o", err, sizeof(err)) == 0);
+	obj = refused_then_allowed("xdp", &allow_xdp,
+				   (const char *const[]){ "program \"pass_packets\" has type xdp", "AllowProgramType \"xdp\"",
+							  NULL },
+				   &b);
 	/* Autoload off is no way around the check (the loader may turn it on again); Skip is. */
 	bpf_program__set_autoload(bpf_object__find_program_by_name(obj, "pass_packets"), false);
 	CHECK(object_policy_check_types(obj, &none, NULL, NULL, "xdp.bpf.o", err, sizeof(err)) == -1);
@@ -188,10 +204,7 @@ static void test_types(void)
 	bpf_object__close(obj);
 	object_bytes_free(&b);
 
-	obj = open_bytes("fmod_ret", &b);
-	CHECK(object_policy_check_types(obj, &none, NULL, NULL, "fmod_ret.bpf.o", err, sizeof(err)) == -1);
-	CHECK(strstr(err, "fail_sync\" is fmod_ret") != NULL);
-	CHECK(object_policy_check_types(obj, &allow_fmod, NULL, NULL, "fmod_ret.bpf.o", err, sizeof(err)) == 0);
+	obj = refused_then_allowed("fmod_ret", &allow_fmod, (const char *const[]){ "fail_sync\" is fmod_ret", NULL }, &b);
 	bpf_object__close(obj);
 	object_bytes_free(&b);
 
@@ -207,11 +220,10 @@ static void test_types(void)
 	bpf_object__close(obj);
 	object_bytes_free(&b);
 
-	obj = open_bytes("iter", &b);
-	CHECK(object_policy_check_types(obj, &none, NULL, NULL, "iter.bpf.o", err, sizeof(err)) == -1);
-	CHECK(strstr(err, "program \"walk_tasks\" is a BPF iterator (SEC \"iter/task\")") != NULL);
-	CHECK(strstr(err, "AllowProgramType \"iter\"") != NULL);
-	CHECK(object_policy_check_types(obj, &allow_iter, NULL, NULL, "iter.bpf.o", err, sizeof(err)) == 0);
+	obj = refused_then_allowed("iter", &allow_iter,
+				   (const char *const[]){ "program \"walk_tasks\" is a BPF iterator (SEC \"iter/task\")",
+							  "AllowProgramType \"iter\"", NULL },
+				   &b);
 	bpf_object__close(obj);
 	object_bytes_free(&b);
 }
