@@ -24,7 +24,7 @@ struct module_ops;
 
 struct module_cgroup {
 	struct cgroup_options opts;
-	const struct cgroup_table *tables; /* the module's, set at prepare */
+	const struct cgroup_table *tables; /* the module's: its descriptor's, or set at prepare */
 	int ntables;
 	const char *const *aux;            /* maps made only with By "cgroup" besides the tables */
 	struct cgroup_rows *rows;          /* after start, with By "cgroup" */

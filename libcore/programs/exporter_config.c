@@ -737,9 +737,6 @@ static int read_metrics(const struct walk *w, const struct field *field, const y
 	return walk_fields(w, n, &metrics_fields, NULL);
 }
 
-/* One entry of perf_events: ebpf_exporter's type (perf_event_attr.type), name (its
- * config, a number), target (the SEC("perf_event") program it runs) and sample_period or
- * sample_frequency; checked as a <PerfEvent> block is (perf_event_config.h). */
 /* What a perf_events entry's fields give: type and config -1 until given. */
 struct perf_event_read {
 	double type, config, period, frequency;
