@@ -54,13 +54,15 @@ grep -v '^#' /etc/ebpf-tests.list | while read -r test methods; do
 				$1 = $2 = $3 = ""; sub(/^ +/, ""); print; exit
 			}' /etc/ebpf-unavailable.list)
 		export EBPF_EXPECT_OFF
+		t0=$(date +%s)
 		if [ "$method" = default ]; then
 			(unset EBPF_ATTACH_ORDER; cd /tmp && timeout 240 "$@") < /dev/null
 		else
 			(cd /tmp && EBPF_ATTACH_ORDER=$method timeout 240 "$@") < /dev/null
 		fi
 		rc=$?
-		echo "==== END $test $method rc=$rc"
+		# The run's time, for .ci/slowest-tests.sh (the VM shares the host's cores with the others).
+		echo "==== END $test $method rc=$rc time=$(($(date +%s) - t0))s"
 		case $rc in
 		0) result "$test" "$method" PASS ;;
 		77) result "$test" "$method" SKIP ;;
