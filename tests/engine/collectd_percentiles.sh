@@ -34,14 +34,10 @@ wait_lines() {
 COUNT=$(csv_file syscalls operations-nanosleep)
 measured=""
 for attempt in 1 2 3; do
-	# Start right after a read, so that the next read comes after the workload ends. The
-	# first attempt starts right after the read wait_for_csv saw; a read in the middle of a
-	# workload is seen below and makes an attempt wait for the next read.
+	# Start right after a read, so that the next read comes after the workload ends.
 	lines=$(wc -l < "$COUNT")
-	if [ "$attempt" -gt 1 ]; then
-		wait_lines "$COUNT" "$lines" 25 || fail "collectd stopped reading"
-		lines=$(wc -l < "$COUNT")
-	fi
+	wait_lines "$COUNT" "$lines" 25 || fail "collectd stopped reading"
+	lines=$(wc -l < "$COUNT")
 	before=$(csv_last syscalls operations-nanosleep)
 	truth=$("$SLEEP_N" $N $USEC) || fail "the workload failed"
 	if [ "$(wc -l < "$COUNT")" -ne "$lines" ]; then
