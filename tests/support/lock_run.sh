@@ -5,7 +5,7 @@
 # -o: the lock's descriptor is not passed to the test, so a daemon a failed test leaves behind
 # (collectd, snmpd, carbon) cannot keep holding the lock and stall every later test.
 # Its last line in the test's .log is "test-time: RUN s ran, WAIT s waited for the lock",
-# which .ci/run reads to print the slowest tests of each pass (tests/support/slowest_tests.sh).
+# which .ci/run reads to print the slowest tests of each pass (.ci/slowest-tests.sh).
 LOCK=/run/lock/collectd-ebpf-tests.lock
 # A shell test comes as "$(SHELL) tests/...": its name is the second word.
 case $1 in */sh|*/bash|*/dash|sh|bash|dash) name=${2-} ;; *) name=$1 ;; esac
