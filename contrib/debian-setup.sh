@@ -6,7 +6,12 @@
 # systemd-analyze verify). libclang-rt-dev is clang's libFuzzer runtime, which clang 14 pulls
 # in on Debian 12 and clang 19 only recommends on 13. pci.ids is the PCI names database the
 # pci_* label decoders read (/usr/share/misc/pci.ids); systemtap-sdt-dev
-# gives sys/sdt.h, for the USDT test's workload (tests/support/usdt_n.c).
+# gives sys/sdt.h, for the USDT test's workload (tests/support/usdt_n.c). prometheus is the real
+# server the Prometheus tests scrape collectd's write_prometheus with (their own instance on a
+# free loopback port; on a host booted with systemd the package also enables its own
+# prometheus.service on :9090: `systemctl disable --now prometheus` if unwanted);
+# write_prometheus needs libmicrohttpd and libprotobuf-c, which collectd-core only suggests
+# (the -dev packages: one name on 12 and 13, where the libraries' own names differ).
 set -eu
 export DEBIAN_FRONTEND=noninteractive
 # A freshly booted Debian runs apt-daily/unattended-upgrades, which hold dpkg's lock for
@@ -19,4 +24,5 @@ apt-get install -y -q -o DPkg::Lock::Timeout=600 --no-install-recommends \
 	iproute2 nftables git systemd \
 	snmpd snmp snmptrapd libsnmp-dev smitools \
 	graphite-carbon graphite-web \
+	prometheus libmicrohttpd-dev libprotobuf-c-dev \
 	debhelper lintian man-db

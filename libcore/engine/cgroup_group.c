@@ -13,6 +13,9 @@
 
 enum cg_state { CG_FREE, CG_SERIES, CG_OTHER, CG_IGNORED };
 
+/* Reads a place keeps its name once its last cgroup is gone (CGROUP_LINGER_READS,
+ * cgroup_group.h), waiting for the name's next incarnation. */
+
 /* A cgroup met in this read's entries: where its values go, and whether it is gone. */
 struct cg_entry {
 	uint64_t id;
@@ -21,9 +24,14 @@ struct cg_entry {
 	uint32_t place;
 };
 
-/* A cgroup's place among the MaxSeries with series: its name. */
+/* A name's place among the MaxSeries with series: the name's live cgroups (incarnations:
+ * a service restarted is a new cgroup under the same path, for a while beside the old one),
+ * and since when it has none. gen tells its series a later name in the same place apart. */
 struct cg_place {
 	bool used;
+	uint32_t live;
+	uint32_t vacant_reads;
+	uint32_t gen;
 	char name[LABEL_VALUE_MAX];
 };
 
@@ -36,6 +44,8 @@ struct cgroup_group {
 	uint32_t cap;
 	struct cg_place *places; /* max_series */
 	uint32_t nplaces;        /* used */
+	uint32_t *by_name;       /* place + 1 by name hash, open addressing; name_cap slots */
+	uint32_t name_cap;
 	uint32_t folded;         /* cgroups in `other` this read */
 	bool ever_folded;
 	uint64_t reclaimed;
@@ -55,6 +65,42 @@ static struct cg_entry *id_find(struct cg_entry *t, uint32_t cap, uint64_t id)
 			return &t[i];
 }
 
+static uint32_t name_slot(const char *name, uint32_t cap)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 16777619u;
+	return h & (cap - 1);
+}
+
+/* The used place named `name`, or NULL. */
+static struct cg_place *place_named(struct cgroup_group *g, const char *name)
+{
+	for (uint32_t i = name_slot(name, g->name_cap); g->by_name[i]; i = (i + 1) & (g->name_cap - 1))
+		if (!strcmp(g->places[g->by_name[i] - 1].name, name))
+			return &g->places[g->by_name[i] - 1];
+	return NULL;
+}
+
+static void index_place(struct cgroup_group *g, uint32_t place)
+{
+	uint32_t i = name_slot(g->places[place].name, g->name_cap);
+
+	while (g->by_name[i])
+		i = (i + 1) & (g->name_cap - 1);
+	g->by_name[i] = place + 1;
+}
+
+/* After places were given up: the index of the used ones made again (at most once a read). */
+static void reindex_places(struct cgroup_group *g)
+{
+	memset(g->by_name, 0, g->name_cap * sizeof(*g->by_name));
+	for (uint32_t p = 0; p < g->o->max_series; p++)
+		if (g->places[p].used)
+			index_place(g, p);
+}
+
 static bool is_gone(struct cgroup_group *g, uint64_t id)
 {
 	const char *path = cgroup_path(&g->paths, id);
@@ -62,10 +108,13 @@ static bool is_gone(struct cgroup_group *g, uint64_t id)
 	return !path || !cgroup_alive(&g->paths, id, path);
 }
 
-/* Where a cgroup met for the first time goes. */
+/* Where a cgroup met for the first time goes: the place of its name if the name has one
+ * (another incarnation of it, live or gone a few reads ago), else a free place, else `other`. */
 static void classify(struct cgroup_group *g, struct cg_entry *e)
 {
 	const char *path;
+	char name[LABEL_VALUE_MAX];
+	struct cg_place *named;
 
 	e->gone = is_gone(g, e->id);
 	e->state = CG_OTHER; /* gone: no series of one point; or no place left */
@@ -76,13 +125,22 @@ static void classify(struct cgroup_group *g, struct cg_entry *e)
 		e->state = CG_IGNORED;
 		return;
 	}
+	label_value_safe(path, name);
+	if ((named = place_named(g, name))) {
+		named->live++;
+		named->vacant_reads = 0;
+		e->state = CG_SERIES;
+		e->place = (uint32_t)(named - g->places);
+		return;
+	}
 	for (uint32_t i = 0; i < g->o->max_series; i++) {
 		struct cg_place *p = &g->places[i];
 
 		if (p->used)
 			continue;
-		p->used = true;
-		label_value_safe(path, p->name);
+		*p = (struct cg_place){ .used = true, .live = 1, .gen = p->gen + 1 };
+		memcpy(p->name, name, sizeof(p->name));
+		index_place(g, i);
 		g->nplaces++;
 		e->state = CG_SERIES;
 		e->place = i;
@@ -122,20 +180,56 @@ void cgroup_group_begin_read(struct cgroup_group *g)
 	g->folded = 0;
 }
 
-enum series_fate cgroup_group_fate(struct cgroup_group *g, uint64_t id, const char **text)
+/* A place's token: its index and generation (0 is `other`'s, which is always held). */
+static uint64_t place_token(const struct cgroup_group *g, uint32_t place)
+{
+	return (uint64_t)g->places[place].gen << 32 | (place + 1);
+}
+
+bool cgroup_group_holds(const struct cgroup_group *g, uint64_t token)
+{
+	uint32_t place = (uint32_t)token - 1;
+
+	return !token || (place < g->o->max_series && g->places[place].used && g->places[place].gen == token >> 32);
+}
+
+/* A removed cgroup's entries are carried by their series (SERIES_CARRY): a name's values are
+ * the sum over its incarnations, and never go back because one of them ended. */
+enum series_fate cgroup_group_fate(struct cgroup_group *g, uint64_t id, const char **text, uint64_t *token)
 {
 	const struct cg_entry *e = entry_of(g, id);
 
+	*token = 0;
 	switch (e->state) {
 	case CG_SERIES:
 		*text = g->places[e->place].name;
-		return e->gone ? SERIES_LAST : SERIES_SEND;
+		*token = place_token(g, e->place);
+		return e->gone ? SERIES_CARRY : SERIES_SEND;
 	case CG_OTHER:
 		*text = "other";
 		return e->gone ? SERIES_CARRY : SERIES_SEND;
 	default:
 		return SERIES_DELETE;
 	}
+}
+
+/* Places without a live cgroup for more than CGROUP_LINGER_READS reads are given up: their
+ * series are forgotten (cgroup_group_holds) and the place goes to a newcomer. */
+static void age_places(struct cgroup_group *g)
+{
+	bool gave_up = false;
+
+	for (uint32_t i = 0; i < g->o->max_series; i++) {
+		struct cg_place *p = &g->places[i];
+
+		if (!p->used || p->live || ++p->vacant_reads <= CGROUP_LINGER_READS)
+			continue;
+		p->used = false;
+		g->nplaces--;
+		gave_up = true;
+	}
+	if (gave_up)
+		reindex_places(g);
 }
 
 void cgroup_group_end_read(struct cgroup_group *g, const struct metric_sink *sink)
@@ -149,12 +243,11 @@ void cgroup_group_end_read(struct cgroup_group *g, const struct metric_sink *sin
 			bpf_map_update_elem(g->ignored_fd, &e->id, &ignored, BPF_ANY);
 		if (e->state == CG_FREE || !e->gone)
 			continue;
-		if (e->state == CG_SERIES && g->places[e->place].used) {
-			g->places[e->place].used = false;
-			g->nplaces--;
-		}
+		if (e->state == CG_SERIES && g->places[e->place].live)
+			g->places[e->place].live--;
 		g->reclaimed++; /* the entry stays, gone: a slot of the probe chains of the next read */
 	}
+	age_places(g);
 	g->ever_folded |= g->folded > 0;
 	if (sink->gauge && g->ever_folded)
 		sink->gauge(sink->ctx, METRIC("folded"), "cgroups", g->folded);
@@ -182,7 +275,11 @@ struct cgroup_group *cgroup_group_new(const struct cgroup_options *o, int ignore
 	g->ids = calloc(g->cap, sizeof(*g->ids));
 	g->ids_prev = calloc(g->cap, sizeof(*g->ids_prev));
 	g->places = calloc(o->max_series ? o->max_series : 1, sizeof(*g->places));
-	if (!g->ids || !g->ids_prev || !g->places) {
+	g->name_cap = 16;
+	while (g->name_cap < 2 * o->max_series)
+		g->name_cap *= 2;
+	g->by_name = calloc(g->name_cap, sizeof(*g->by_name));
+	if (!g->ids || !g->ids_prev || !g->places || !g->by_name) {
 		snprintf(err, errlen, "cannot set up the per-cgroup reader: %s", strerror(ENOMEM));
 		cgroup_group_free(g);
 		return NULL;
@@ -197,6 +294,7 @@ void cgroup_group_free(struct cgroup_group *g)
 	free(g->ids);
 	free(g->ids_prev);
 	free(g->places);
+	free(g->by_name);
 	cgroup_paths_free(&g->paths);
 	free(g);
 }

@@ -4,16 +4,22 @@
  *
  * Bounded: at most MaxSeries cgroups get series of their own, in order of arrival, shared
  * by all of the module's tables; the others go into the cgroup "other", and how many it
- * holds in a read is the gauge "folded"/"cgroups". At every read each cgroup is checked
- * against its directory: a removed one is sent a last time, then its entries are deleted
- * and its place freed (SERIES_LAST); one in `other` leaves what it held to `other`
- * (SERIES_CARRY), so `other` never goes back. A cgroup already removed when first met goes
+ * holds in a read is the gauge "folded"/"cgroups". A place is a name (the cgroup's path made
+ * safe), not a cgroup id: a service that restarts is a new cgroup under the same path, and
+ * it takes the place its name has, so that its series go on (a name's values are the sum
+ * over its incarnations). At every read each cgroup is checked against its directory: a
+ * removed one leaves what its entries held to its series (SERIES_CARRY), which go on from
+ * there, and its entries are deleted; so neither a series nor `other` ever goes back. A
+ * place whose cgroups are all gone keeps its name for CGROUP_LINGER_READS reads, waiting
+ * for the next incarnation; then its series are forgotten (cgroup_group_holds) and the
+ * place goes to a newcomer. A cgroup already removed when first met goes
  * into `other` (no series of one point). A cgroup the Cgroup globs leave out is sent
  * nowhere (the host-wide values hold it): its entries are deleted and the kernel told
  * (cgroup_ignored, cgroup_key.bpf.h), so that the tables' room stays for the selected. */
 #ifndef EBPF_CORE_CGROUP_GROUP_H
 #define EBPF_CORE_CGROUP_GROUP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,17 +29,27 @@
 struct metric_sink;
 struct cgroup_group;
 
+/* Reads a name's place and series stay after its last cgroup was removed: a restart whose
+ * new cgroup comes after a read (stop and start in two reads, a slow start) goes on in the
+ * same series. Long enough for a restart, short enough that short-lived cgroups' places
+ * come back soon (each such place is held this long, doc/modules.md). */
+#define CGROUP_LINGER_READS 5
+
 /* For tables of `entries` entries in all; ignored_fd: the map cgroup_ignored, or -1. NULL
  * with err. */
 struct cgroup_group *cgroup_group_new(const struct cgroup_options *o, int ignored_fd, uint64_t entries, char *err,
 				      size_t errlen);
 /* Before the tables' entries of a read are asked for. */
 void cgroup_group_begin_read(struct cgroup_group *g);
-/* The fate of an entry of cgroup id in this read, and its text: the cgroup's path below
- * the cgroup2 root made safe ("system.slice_ssh.service", "root"), or "other". */
-enum series_fate cgroup_group_fate(struct cgroup_group *g, uint64_t id, const char **text);
-/* After the tables' entries were sent: removed cgroups' places freed, left-out ones told
- * to the kernel, and the gauge folded-cgroups (once anything folded). */
+/* The fate of an entry of cgroup id in this read, its text: the cgroup's path below the
+ * cgroup2 root made safe ("system.slice_ssh.service", "root"), or "other"; and the token of
+ * its place, which cgroup_group_holds() answers for as long as the place keeps that name. */
+enum series_fate cgroup_group_fate(struct cgroup_group *g, uint64_t id, const char **text, uint64_t *token);
+/* Whether a place token is still its name's (always for `other`'s, 0). */
+bool cgroup_group_holds(const struct cgroup_group *g, uint64_t token);
+/* After the tables' entries were sent: removed cgroups counted off their places, places
+ * vacant too long given up, left-out ones told to the kernel, and the gauge folded-cgroups
+ * (once anything folded). */
 void cgroup_group_end_read(struct cgroup_group *g, const struct metric_sink *sink);
 void cgroup_group_free(struct cgroup_group *g);
 

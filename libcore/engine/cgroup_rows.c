@@ -113,17 +113,24 @@ static bool row_named(const struct table_reader *tr, uint32_t row)
 
 /* An entry's fate is its cgroup's; an entry of a row nothing names has no series (and is
  * deleted with its cgroup's others). */
-static enum series_fate table_fate(void *ctx, const uint8_t *key, const char **text)
+static enum series_fate table_fate(void *ctx, const uint8_t *key, const char **text, uint64_t *token)
 {
 	struct table_reader *tr = ctx;
 	struct cgroup_row_key k;
 	enum series_fate fate;
 
 	memcpy(&k, key, sizeof(k));
-	fate = cgroup_group_fate(tr->owner->group, k.cgroup, text);
+	fate = cgroup_group_fate(tr->owner->group, k.cgroup, text, token);
 	if (row_named(tr, k.row))
 		return fate;
 	return fate == SERIES_SEND ? SERIES_SKIP : SERIES_DELETE;
+}
+
+static bool table_holds(void *ctx, uint64_t token)
+{
+	const struct table_reader *tr = ctx;
+
+	return cgroup_group_holds(tr->owner->group, token);
 }
 
 /* A rows table: each named row its own counter field (process' forks, execs). */
@@ -204,7 +211,7 @@ static int table_reader_init(struct table_reader *tr, struct module *m, char *er
 		snprintf(err, errlen, "cannot set up the per-cgroup reader: the object has no map \"%s\"", t->map);
 		return -1;
 	}
-	tr->group = (struct series_group){ .ctx = tr, .fate = table_fate };
+	tr->group = (struct series_group){ .ctx = tr, .fate = table_fate, .holds = table_holds };
 	tr->view = (struct series_view){
 		.map = t->map, .fd = fd, .hash = true, .key_size = sizeof(struct cgroup_row_key),
 		.value_size = bpf_map__value_size(map), .max_entries = bpf_map__max_entries(map),

@@ -125,6 +125,8 @@ struct series *series_place_for(struct series_reader *r, const char *name)
 			return &r->other;
 		}
 		s->seen = false;
+		s->forget = false; /* the place may be a forgotten series' */
+		s->group_token = 0;
 		s->idle = 0;
 		snprintf(s->name, sizeof(s->name), "%s", name);
 		*slot = (struct name_slot){ .hash = hash, .series = ++r->nseries };
@@ -230,8 +232,8 @@ uint32_t series_reclaim_idle(struct series_reader *r)
 	return drop_series(r, gives_up_idle, &given);
 }
 
-/* A group's series whose keys are gone (SERIES_LAST), forgotten once sent. */
-static bool was_last(struct series_reader *r, struct series *s, void *arg)
+/* A group's series that its group no longer holds (series_group.holds). */
+static bool was_forgotten(struct series_reader *r, struct series *s, void *arg)
 {
 	(void)r;
 	(void)arg;
@@ -281,5 +283,5 @@ void series_settle_group(struct series_reader *r)
 	}
 	for (uint32_t i = 0; i < r->ndoomed; i++)
 		bpf_map_delete_elem(r->v->fd, map_read_key(&r->rd, r->doomed[i]));
-	drop_series(r, was_last, NULL);
+	drop_series(r, was_forgotten, NULL);
 }

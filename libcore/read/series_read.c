@@ -217,21 +217,20 @@ static enum series_fate group_fate(struct series_reader *r, uint32_t i, const ui
 
 	if (!g)
 		return SERIES_SEND;
-	fate = g->fate(g->ctx, key, &r->group_text);
+	fate = g->fate(g->ctx, key, &r->group_text, &r->group_token);
 	if (fate != SERIES_SEND && fate != SERIES_SKIP)
 		r->doomed[r->ndoomed++] = i;
 	return fate;
 }
 
-/* What a group's entry does to its series besides adding to it: its last read, or its
+/* What a group's entry does to its series besides adding to it: the group's token, and its
  * value carried once the entry is deleted. */
 static void group_mark(struct series_reader *r, struct series *s, uint32_t i, enum series_fate fate)
 {
 	if (s == &r->other)
 		return; /* a group's view has room for every series */
-	if (fate == SERIES_LAST)
-		s->forget = true;
-	else if (fate == SERIES_CARRY)
+	s->group_token = r->group_token;
+	if (fate == SERIES_CARRY)
 		r->carried[r->ncarried++] = (struct carried){ .entry = i, .series = (uint32_t)(s - r->series) };
 }
 
@@ -319,6 +318,11 @@ void series_reader_send(struct series_reader *r, const struct metric_sink *sink)
 	for (uint32_t i = 0; i < r->nseries; i++) {
 		struct series *s = &r->series[i];
 
+		/* Only carried, and its group gave its name up: forgotten, not sent again. */
+		if (s->carry && !s->seen && v->group && v->group->holds && !v->group->holds(v->group->ctx, s->group_token)) {
+			s->forget = true;
+			continue;
+		}
 		if (s->carry)
 			series_add_carry(r, s);
 		if (s->seen || s->carry)

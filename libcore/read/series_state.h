@@ -45,10 +45,11 @@ struct name_slot {
  * block of nfields; the name, needed only for a new key and at send, trails. */
 struct series {
 	_Alignas(64) bool seen; /* got an entry this read */
-	bool forget;         /* a group's last read (SERIES_LAST): forgotten once sent */
+	bool forget;         /* its group no longer holds it: forgotten unsent (series_group.holds) */
 	uint32_t idle;       /* reads in a row without a change (reclaim_after) */
 	struct field_acc *acc; /* nfields */
 	struct field_acc *carry; /* nfields, or NULL: what deleted entries left (SERIES_CARRY) */
+	uint64_t group_token;    /* what the group's fate gave its entries (series_group.holds) */
 	struct field_acc acc_one;
 	char name[LABEL_VALUE_MAX];
 };
@@ -91,6 +92,7 @@ struct series_reader {
 	/* A group's (series_view.group): the group's text of the entry being named; this
 	 * read's entries to delete once sent, and those whose series carry their values. */
 	const char *group_text;
+	uint64_t group_token;
 	uint32_t *doomed, ndoomed;
 	struct carried *carried;
 	uint32_t ncarried;
@@ -117,7 +119,7 @@ void series_own_fields(const struct series_reader *r, struct series *s);
 uint32_t series_reclaim_idle(struct series_reader *r);
 /* A series' carry added to this read's values (its only values in a read without entries). */
 void series_add_carry(struct series_reader *r, struct series *s);
-/* After a group's read is sent: carries, deleted entries, forgotten series. */
+/* After a group's read is sent: carries, deleted entries, series the group no longer holds. */
 void series_settle_group(struct series_reader *r);
 
 /* series_send.c */

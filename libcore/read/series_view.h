@@ -44,11 +44,9 @@ enum series_fate {
 	SERIES_SEND,   /* into its series, named "<group>/<labels>" */
 	SERIES_SKIP,   /* no series; the entry stays (a row nothing names) */
 	SERIES_DELETE, /* no series; the entry is deleted after the read (a cgroup left out) */
-	SERIES_LAST,   /* sent a last time, then its series forgotten and the entry deleted (a
-	                * removed cgroup with series of its own) */
 	SERIES_CARRY,  /* into its series, then deleted: the series keeps what the entry held
-	                * (carried), sent at every read from then on, so that it never goes
-	                * back (a removed cgroup folded into `other`) */
+	                * (carried), sent at every read from then on while its group holds it,
+	                * so that it never goes back (a removed cgroup) */
 };
 
 struct series_group {
@@ -57,7 +55,11 @@ struct series_group {
 	 * DELETE the group's text (valid until the next call), which the entry's series name
 	 * leads ("<group>/<labels>", the group cut with '~' and a hash to keep the whole
 	 * within collectd's length). */
-	enum series_fate (*fate)(void *ctx, const uint8_t *key, const char **text);
+	enum series_fate (*fate)(void *ctx, const uint8_t *key, const char **text, uint64_t *token);
+	/* Whether the group still holds the series named under `token` (what fate gave its
+	 * entries), asked of a series that only carries (no entry in this read): false, and it
+	 * is forgotten unsent. NULL: always. */
+	bool (*holds)(void *ctx, uint64_t token);
 };
 
 struct series_field {

@@ -3,7 +3,10 @@
  * a known number of fsync() calls (and one cgroup a known number of failing ones): each
  * cgroup's series equals its workload exactly, counts, errors and latency samples. Then:
  * with MaxSeries 1 the second cgroup is `other`, exactly, with the folded count; a removed
- * cgroup's last values are sent, its kernel rows deleted, its series place freed; a cgroup
+ * cgroup's kernel rows are deleted and its series goes on with its last values; made again
+ * under its path (a restart), its series goes on from there, each call counted once and its
+ * latency only in the interval of its calls; removed for good, its series stops after
+ * CGROUP_LINGER_READS reads; a cgroup
  * outside the selection gets no kernel row after the first read that finds it; per-cgroup
  * rows at a precision (CgroupPrecision 2) other than the host-wide rows' (5) count and
  * place every sample right; options without By "cgroup" are refused; with By "cgroup" off
@@ -12,6 +15,7 @@
 #include "bpf/include/cgroup_key.h"
 #include "bpf/include/hist_row.h"
 #include "libcore/decode/cgroup_paths.h"
+#include "libcore/engine/cgroup_group.h"
 #include "libcore/engine/cgroup_rows.h"
 #include "libcore/engine/module.h"
 #include "libcore/kernel/privileges.h"
@@ -99,6 +103,15 @@ static uint64_t samples_of(const struct recording *r, const char *cgroup)
 	return tcg_hist_total(r, "latency", cgroup, "fsync");
 }
 
+/* The fsync latency events of this read's interval (0 when no histogram was sent). */
+static uint64_t interval_of(const struct recording *r, const char *cgroup)
+{
+	const struct hist_interval *h =
+		recorded_histogram(r, "latency", tcg_hist_instance(cgroup, "fsync"), HIST_UNIT_NANOSECONDS);
+
+	return h ? h->count : 0;
+}
+
 static int rows_of(struct module *m, uint64_t id)
 {
 	return tcg_rows_of(m, "cgroup_counts", id);
@@ -153,11 +166,38 @@ static void run_method(const char *method, bool latency, int fd)
 	       (unsigned long long)counter_of(&r, "errors", name_a, "fsync"), name_b,
 	       (unsigned long long)counter_of(&r, "calls", name_b, "fsync"));
 
-	/* a removed: its rows go at the next read, b goes on. */
+	/* a removed: its rows go at the next read, its series keeps its last values, b goes on. */
 	CHECK(rmdir(cg_a) == 0);
 	workload_in(cg_b, fd, 5, 0);
 	CHECK(recording_read(&r, m) == 0);
 	CHECK_EQ_U64(counter_of(&r, "calls", name_b, "fsync"), k + 5);
+	CHECK_EQ_U64(counter_of(&r, "calls", name_a, "fsync"), n + nerr);
+	CHECK_EQ_U64(rows_of(m, id_a), 0);
+	/* a made again under its path (a service restarted: a new cgroup id), 40 calls: its
+	 * series goes on from where it was (the sum over its incarnations: never back, each call
+	 * once), and its latency interval is those 40 calls, once: the reads after, without a
+	 * call, have none (no percentile, no bucket rate). */
+	CHECK(mkdir(cg_a, 0755) == 0);
+	CHECK(tcg_inode(cg_a) != id_a);
+	workload_in(cg_a, fd, 40, 0);
+	CHECK(recording_read(&r, m) == 0);
+	CHECK_EQ_U64(counter_of(&r, "calls", name_a, "fsync"), n + nerr + 40);
+	if (latency)
+		CHECK_EQ_U64(interval_of(&r, name_a), 40);
+	for (int i = 0; i < CGROUP_LINGER_READS + 2; i++) {
+		CHECK(recording_read(&r, m) == 0);
+		CHECK_EQ_U64(counter_of(&r, "calls", name_a, "fsync"), n + nerr + 40);
+		if (latency)
+			CHECK_EQ_U64(interval_of(&r, name_a), 0);
+	}
+	/* Removed for good: its series goes on, unchanged, for CGROUP_LINGER_READS reads (a
+	 * restart whose new cgroup comes a read later keeps it), then it stops. */
+	id_a = tcg_inode(cg_a);
+	CHECK(rmdir(cg_a) == 0);
+	for (int i = 0; i <= CGROUP_LINGER_READS; i++) {
+		CHECK(recording_read(&r, m) == 0);
+		CHECK_EQ_U64(counter_of(&r, "calls", name_a, "fsync"), n + nerr + 40);
+	}
 	CHECK_EQ_U64(rows_of(m, id_a), 0);
 	CHECK(recording_read(&r, m) == 0);
 	CHECK_EQ_U64(counter_of(&r, "calls", name_a, "fsync"), 0); /* its series stopped */
