@@ -49,6 +49,7 @@ struct plugin_module {
 	struct snapshot_module record; /* this module's part of the snapshot file */
 	int64_t discontinuity_us;      /* wall clock of the module's start: counters began at 0 */
 	cdtime_t prev_time;            /* cdtime() of the previous read; 0 before the first */
+	cdtime_t start_time;           /* cdtime() of the module's start: every counter was 0 */
 	struct series_seen seen;       /* the counter series sent so far */
 };
 
@@ -576,11 +577,18 @@ static int ebpf_read(user_data_t *ud)
 	 * counters are cumulative and the histograms' deltas are taken then, so nothing is lost. */
 	if (pm->prev_time && CDTIME_T_TO_TIME_T(now) == CDTIME_T_TO_TIME_T(pm->prev_time))
 		return 0;
+	/* Every counter was 0 when the module started: the series met at the first read get
+	 * their 0 at the start's time, as later series get theirs at the previous read's, so
+	 * that a DERIVE's first rate covers the first interval too (else every collectd start
+	 * lost up to an interval of every counter in the graphs). A zero less than a second
+	 * back would share rrdtool's whole second with the value: a first read that soon after
+	 * the start (collectd reads at once) is left to the next one; `collectd -T` reads once
+	 * and dispatches nothing: it reads. */
+	if (!test_run && !pm->prev_time && now - pm->start_time < DOUBLE_TO_CDTIME_T(1.0))
+		return 0;
 	d.interval_s = CDTIME_T_TO_DOUBLE(mono - pm->last_read);
-	/* Series present at the first read (right after the start) are where counting began; a
-	 * zero less than a second back would share rrdtool's whole second with the value. */
-	if (pm->prev_time && now - pm->prev_time >= DOUBLE_TO_CDTIME_T(1.0))
-		d.zero_time = pm->prev_time;
+	if (now - (pm->prev_time ? pm->prev_time : pm->start_time) >= DOUBLE_TO_CDTIME_T(1.0))
+		d.zero_time = pm->prev_time ? pm->prev_time : pm->start_time;
 	sstrncpy(d.vl.plugin, PLUGIN_NAME, sizeof(d.vl.plugin));
 	sstrncpy(d.vl.plugin_instance, pm->m->label, sizeof(d.vl.plugin_instance));
 	d.vl.time = now;
@@ -760,6 +768,7 @@ static struct plugin_module *start_module(int i, const struct memory_plan *plan,
 	pm->pres = configured[i].pres; /* the read callback owns it now */
 	presentation_set_init(&configured[i].pres);
 	pm->last_read = monotonic_now();
+	pm->start_time = cdtime();
 	pm->discontinuity_us = snapshot_now_us();
 	if (snapshot_store)
 		publish(pm, false);

@@ -11,6 +11,7 @@
  * the host's own busy cgroups, which take rows too. Removed cgroups have their kernel rows
  * reclaimed, and `other` keeps what it held. With By "cgroup" off no per-cgroup map exists. */
 #define _GNU_SOURCE
+#include "libcore/engine/cgroup_group.h"
 #include "libcore/engine/module.h"
 #include "tests/support/attach_methods.h"
 #include "tests/support/bpf_requirements.h"
@@ -312,7 +313,7 @@ static void run_method(const char *method)
 	char a[1100], b[1100], c[1100], d[1100], na[300], nb[300], nc[300], nd[300], used[64];
 	char fill[FILLERS][1100], nfill[FILLERS][300], child[8], ours[300];
 	struct window_edge p0, p1;
-	uint64_t o2, id[3];
+	uint64_t o2, wa, wb_, id[3];
 	struct recording r = { 0 };
 	struct worker wb, wc, wd;
 	double folded = -1;
@@ -411,7 +412,7 @@ static void run_method(const char *method)
 			      !strncmp(r.values[i].instance, "other/", 6));
 	CHECK(!sent_for(&r, nc) && !sent_for(&r, nd));
 
-	/* Removed: the kernel rows go at the next read, the series stop. */
+	/* Removed: the kernel rows go at the next read; the series stop a few reads later. */
 	id[0] = tcg_inode(a), id[1] = tcg_inode(b), id[2] = tcg_inode(c);
 	CHECK(waitpid(hog, NULL, WNOHANG) == 0); /* it spun all along */
 	kill(hog, SIGKILL);
@@ -432,6 +433,16 @@ static void run_method(const char *method)
 	for (int i = 0; i < 3; i++)
 		CHECK_EQ_U64(tcg_rows_of(m, "cgroup_latency", id[i]), 0);
 	CHECK_EQ_U64(waits_of(&r, "other"), o2); /* what other held of c is carried */
+	/* a's and b's series keep their last values (never back) while their names keep their
+	 * places, CGROUP_LINGER_READS reads after the one that found them gone, then stop. */
+	wa = waits_of(&r, na), wb_ = waits_of(&r, nb);
+	CHECK(wa > 0 && wb_ > 0);
+	for (int i = 1; i < CGROUP_LINGER_READS; i++) {
+		CHECK(recording_read(&r, m) == 0);
+		CHECK_EQ_U64(waits_of(&r, na), wa);
+		CHECK_EQ_U64(waits_of(&r, nb), wb_);
+	}
+	CHECK(recording_read(&r, m) == 0);
 	CHECK(waits_of(&r, na) == 0 && waits_of(&r, nb) == 0);
 	module_free(m);
 	recording_free(&r);
