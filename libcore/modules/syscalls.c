@@ -12,6 +12,7 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <strings.h>
 #include <sys/syscall.h>
 
@@ -46,6 +47,10 @@ struct syscalls {
 	/* configuration */
 	bool latency_all;
 	bool latency_on[MAX_SYSCALLS];
+	/* CgroupCalls: the syscalls whose per-cgroup counts are sent (default all; "latency":
+	 * those of Latency) */
+	bool cg_calls_set, cg_calls_latency;
+	bool cg_calls_on[MAX_SYSCALLS];
 	/* derived at start: row r of map `latency` holds syscall row_nr[r] */
 	uint16_t nrows;
 	uint16_t row_nr[MAX_SYSCALLS];
@@ -53,7 +58,7 @@ struct syscalls {
 	struct cgroup_table cg_tables[2];
 };
 
-static const struct module_option options[] = { { "Latency" }, CGROUP_HIST_OPTION_KEYS, { NULL } };
+static const struct module_option options[] = { { "Latency" }, { "CgroupCalls" }, CGROUP_HIST_OPTION_KEYS, { NULL } };
 
 enum { FEATURE_LATENCY = 1 };
 
@@ -101,6 +106,19 @@ static bool never_returns(unsigned int nr)
 	return nr == SYS_exit || nr == SYS_exit_group;
 }
 
+/* A syscall named in option `key`: its number, or -1 with err (the names, or `or_words`). */
+static int named_syscall(const char *key, const char *name, const char *or_words, char *err, size_t errlen)
+{
+	int nr = syscall_number(name);
+
+	if (nr < 0)
+		snprintf(err, errlen,
+			 "%s: \"%s\" is not a syscall on this architecture; use names as in "
+			 "<asm/unistd.h> without the __NR_ prefix (e.g. \"fsync\", \"read\"), or %s",
+			 key, name, or_words);
+	return nr;
+}
+
 static int set_latency(struct syscalls *s, const struct option *o, char *err, size_t errlen)
 {
 	if (opt_expect_strings(o, 1, err, errlen))
@@ -113,14 +131,8 @@ static int set_latency(struct syscalls *s, const struct option *o, char *err, si
 			s->latency_all = true;
 			continue;
 		}
-		nr = syscall_number(name);
-		if (nr < 0) {
-			snprintf(err, errlen,
-				 "Latency: \"%s\" is not a syscall on this architecture; use names as in "
-				 "<asm/unistd.h> without the __NR_ prefix (e.g. \"fsync\", \"read\"), or \"all\"",
-				 name);
+		if ((nr = named_syscall("Latency", name, "\"all\"", err, errlen)) < 0)
 			return -1;
-		}
 		if (never_returns((unsigned int)nr)) {
 			snprintf(err, errlen, "Latency: \"%s\" never returns, so it has no latency; remove it", name);
 			return -1;
@@ -130,8 +142,39 @@ static int set_latency(struct syscalls *s, const struct option *o, char *err, si
 	return 1;
 }
 
+/* CgroupCalls "all" | "latency" | name...: which syscalls' per-cgroup counts are sent. */
+static int set_cgroup_calls(struct syscalls *s, const struct option *o, char *err, size_t errlen)
+{
+	if (opt_expect_strings(o, 1, err, errlen))
+		return -1;
+	s->cg_calls_set = true;
+	for (int i = 0; i < o->nvalues; i++) {
+		const char *name = o->values[i].string;
+		int nr;
+
+		if (!strcasecmp(name, "all")) {
+			memset(s->cg_calls_on, 1, sizeof(s->cg_calls_on));
+			continue;
+		}
+		if (!strcasecmp(name, "latency")) {
+			s->cg_calls_latency = true;
+			continue;
+		}
+		if ((nr = named_syscall("CgroupCalls", name, "\"latency\" (those of Latency) or \"all\"", err,
+					errlen)) < 0)
+			return -1;
+		s->cg_calls_on[nr] = true;
+	}
+	return 1;
+}
+
+/* A per-cgroup count row's syscall; NULL (no series) for one CgroupCalls leaves out. */
 static const char *count_row_name(const struct module *m, uint32_t row, char *buf, size_t len)
 {
+	const struct syscalls *s = m->priv;
+
+	if (s->cg_calls_set && row < MAX_SYSCALLS && !s->cg_calls_on[row])
+		return NULL;
 	return syscall_name(row, buf, len);
 }
 
@@ -145,7 +188,9 @@ static const char *cgroup_latency_row_name(const struct module *m, uint32_t row,
 
 static int syscalls_set_option(struct module *m, const struct option *o, char *err, size_t errlen)
 {
-	return set_latency(m->priv, o, err, errlen); /* Latency: the one key not the engine's */
+	if (!strcasecmp(o->key, "CgroupCalls"))
+		return set_cgroup_calls(m->priv, o, err, errlen);
+	return set_latency(m->priv, o, err, errlen); /* Latency: the other key not the engine's */
 }
 
 /* Assigns a `latency` map row to every syscall with latency enabled; counting alone needs
@@ -162,6 +207,13 @@ static int syscalls_prepare(struct module *m, char *err, size_t errlen)
 			on = syscall_table[nr] && !never_returns(nr);
 		if (on)
 			s->row_nr[s->nrows++] = nr;
+		if (on && s->cg_calls_latency)
+			s->cg_calls_on[nr] = true;
+	}
+	if (s->cg_calls_set && !m->cgroup->opts.on) {
+		snprintf(err, errlen, "CgroupCalls chooses the per-cgroup counts, which By \"cgroup\" turns on: add "
+				      "By \"cgroup\", or remove it");
+		return -1;
 	}
 	m->probes.points[SYSCALLS_POINT_COUNTERS].enabled = s->nrows == 0;
 	m->probes.points[SYSCALLS_POINT_LATENCY].enabled = s->nrows > 0;

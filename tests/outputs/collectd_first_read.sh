@@ -6,7 +6,8 @@
 #
 # A workload runs before collectd starts and through its first reads: dd under a name of its
 # own writing 7-byte blocks (tests/programs/write_sizes.bpf.o counts them for that name), so
-# that derive-bytes_7 has events when the program is first read. Checked: csv's first value
+# that derive-bytes_7 has events when the program is first read (two modules loaded after it
+# delay that). Checked: csv's first value
 # is 0, at least a second before the first read's; the rrdtool file's rates over its steps
 # have the first read's step as a rate.
 . "$top_srcdir/tests/support/lib.sh"
@@ -34,6 +35,13 @@ write_config "$WORK/collectd.conf" <<CONF
       TypeInstance "bytes_%{size}"
     </Counter>
   </Program>
+  # Loaded after the program (modules start in order) and read only once all have started:
+  # the program counts for a while before its first read, as with the default set.
+  <Module "syscalls">
+    Latency "all"
+  </Module>
+  <Module "vfs">
+  </Module>
 </Plugin>
 CONF
 # 100 writes every 0.1 s, from before the start on.

@@ -9,7 +9,8 @@
  * CGROUP_LINGER_READS reads; a cgroup
  * outside the selection gets no kernel row after the first read that finds it; per-cgroup
  * rows at a precision (CgroupPrecision 2) other than the host-wide rows' (5) count and
- * place every sample right; options without By "cgroup" are refused; with By "cgroup" off
+ * place every sample right; CgroupCalls "latency" keeps a cgroup's counts to the Latency
+ * syscalls; options without By "cgroup" are refused; with By "cgroup" off
  * none of its maps exist. */
 #include "base/log.h"
 #include "bpf/include/cgroup_key.h"
@@ -426,6 +427,37 @@ static void test_cgroup_precision(const char *method)
 	CHECK(rmdir(cg_a) == 0 && rmdir(cg_b) == 0);
 }
 
+/* CgroupCalls "latency": a cgroup's counts only for the syscalls of Latency (fsync), the
+ * host-wide counts of every syscall as ever; a name that is no syscall is refused. */
+static void test_cgroup_calls(const char *method, int fd)
+{
+	struct module *m = cgroup_module(method, "10", true);
+	struct recording r = { 0 };
+	char err[512] = "";
+	struct opt_value v = { .type = OPT_STRING, .string = "fsyncs" };
+	struct option o = { .key = "CgroupCalls", .values = &v, .nvalues = 1 };
+
+	tcg_option(m, "CgroupCalls", "latency", 0);
+	make_cgroups();
+	CHECK(module_start(m) == 0);
+	workload_in(cg_a, fd, 50, 0); /* a pwrite64 before each fsync */
+	CHECK(recording_read(&r, m) == 0);
+	CHECK_EQ_U64(counter_of(&r, "calls", name_a, "fsync"), 50);
+	CHECK_EQ_U64(counter_of(&r, "calls", name_a, "pwrite64"), 0);
+	CHECK(recorded_counter(&r, "calls", "pwrite64") >= 50);
+	for (int i = 0; i < r.n; i++) /* nothing per cgroup but fsync's */
+		if (!strncmp(r.values[i].instance, name_a, strlen(name_a)))
+			CHECK(strstr(r.values[i].instance, "/fsync") != NULL);
+	module_free(m);
+	recording_free(&r);
+	CHECK(rmdir(cg_a) == 0 && rmdir(cg_b) == 0);
+
+	m = module_new(module_find("syscalls"), NULL);
+	CHECK(module_set_option(m, &o, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "CgroupCalls: \"fsyncs\" is not a syscall") != NULL);
+	module_free(m);
+}
+
 /* Off (the default): none of the per-cgroup maps is created; tuning without By is refused. */
 static void test_off(void)
 {
@@ -446,6 +478,12 @@ static void test_off(void)
 	CHECK(module_set_option(m, &o, err, sizeof(err)) == 0);
 	CHECK(module_start(m) == -1);
 	CHECK(strstr(m->last_error, "By \"cgroup\"") != NULL);
+	module_free(m);
+
+	m = module_new(module_find("syscalls"), NULL);
+	tcg_option(m, "CgroupCalls", "latency", 0);
+	CHECK(module_start(m) == -1);
+	CHECK(strstr(m->last_error, "CgroupCalls chooses the per-cgroup counts, which By \"cgroup\" turns on") != NULL);
 	module_free(m);
 }
 
@@ -478,6 +516,7 @@ int main(int argc, char **argv)
 	}
 	test_churn(methods.names[0], fd);
 	test_cgroup_precision(methods.names[0]);
+	test_cgroup_calls(methods.names[0], fd);
 	test_off();
 	close(fd);
 	rmdir(cg_a);
