@@ -37,6 +37,13 @@ LoadPlugin logfile
   File "$work/collectd.log"
 </Plugin>
 Include "$here/ebpf.conf"
+# The view reads the snapshot, so no write plugin: values stop after collectd's cache
+# instead of going to the built-in write target, which logs "Available write targets::
+# [none]" for every value (thousands of lines a minute).
+PostCacheChain "demo"
+<Chain "demo">
+  Target "stop"
+</Chain>
 # The demo's own snapshot file, the one the view reads: a collectd already running on this
 # host keeps publishing to /run/collectd-ebpf/snapshot for its SNMP subagent, untouched.
 <Plugin ebpf>

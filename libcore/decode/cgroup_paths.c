@@ -38,7 +38,8 @@ int cgroup2_mount(char *out, size_t len, char *err, size_t errlen)
 	fclose(f);
 	if (found)
 		snprintf(err, errlen, "no cgroup2 file system is mounted (cgroup ids are cgroup2 ids): mount one, "
-			 "e.g. mount -t cgroup2 none /sys/fs/cgroup");
+			 "beside the v1 hierarchies, e.g. mkdir -p /sys/fs/cgroup/unified && "
+			 "mount -t cgroup2 none /sys/fs/cgroup/unified (the hybrid layout)");
 	return found;
 }
 

@@ -14,6 +14,8 @@
 #include "process.skel.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,11 +34,18 @@ struct process {
 static const struct module_option options[] = { CGROUP_OPTION_KEYS, { NULL } };
 
 
+/* The cgroup2 path of id, NULL where it is gone, unknown or there is no cgroup2 mount. */
+static const char *known_path(struct module *m, uint64_t id)
+{
+	struct process *p = m->priv;
+
+	return p->cgroups && id ? cgroup_path(p->cgroups, id) : NULL;
+}
+
 /* A cgroup id and, where it still exists, its path. */
 static void add_cgroup(struct module *m, struct ebpf_event *ev, const char *name, const char *id_name, uint64_t id)
 {
-	struct process *p = m->priv;
-	const char *path = p->cgroups && id ? cgroup_path(p->cgroups, id) : NULL;
+	const char *path = known_path(m, id);
 
 	if (!id)
 		return;
@@ -45,22 +54,40 @@ static void add_cgroup(struct module *m, struct ebpf_event *ev, const char *name
 		ebpf_event_add_text(ev, name, path);
 }
 
+/* The log line's cgroup: whoever greps the log sees which service lost a process. The path
+ * is the cgroup2 one (ebpf_log escapes it as it does the name); its id where the path is
+ * gone or there is no cgroup2 mount; nothing where the attach method gives no task. */
+static void victim_cgroup(struct module *m, uint64_t id, char *out, size_t len)
+{
+	const char *path = known_path(m, id);
+
+	if (path)
+		snprintf(out, len, " in cgroup %s", path);
+	else if (id)
+		snprintf(out, len, " in cgroup id %llu (its path is gone, or there is no cgroup2 mount)",
+			 (unsigned long long)id);
+	else
+		out[0] = '\0';
+}
+
 static int report_victim(void *ctx, void *data, size_t size)
 {
 	struct module *m = ctx;
 	const struct oom_victim_event *e = data;
 	char comm[PROC_COMM_LEN + 1];
+	char where[PATH_MAX + 96];
 	struct ebpf_event ev;
 
 	if (size < sizeof(*e))
 		return 0;
 	memcpy(comm, e->comm, PROC_COMM_LEN);
 	comm[PROC_COMM_LEN] = '\0';
+	victim_cgroup(m, e->victim_cgroup, where, sizeof(where));
 	if (e->has_comm)
-		ebpf_log(EBPF_LOG_WARNING, "%s: OOM kill: victim pid %u (%s)", m->label, e->pid, comm);
+		ebpf_log(EBPF_LOG_WARNING, "%s: OOM kill: victim pid %u (%s)%s", m->label, e->pid, comm, where);
 	else
-		ebpf_log(EBPF_LOG_WARNING, "%s: OOM kill: victim pid %u (this kernel's mark_victim gives no name)",
-			 m->label, e->pid);
+		ebpf_log(EBPF_LOG_WARNING, "%s: OOM kill: victim pid %u (this kernel's mark_victim gives no name)%s",
+			 m->label, e->pid, where);
 	ebpf_event_init(&ev, EBPF_EVENT_OOM_KILL, EBPF_EVENT_FAILURE, "",
 			"OOM kill: victim pid %u (%s)", e->pid, e->has_comm ? comm : "name unknown");
 	ebpf_event_add_number(&ev, "pid", e->pid);

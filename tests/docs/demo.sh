@@ -15,6 +15,12 @@ wait_until 10 grep -q '^collectd-ebpf-hist: .*, last ' "$out" || true # judged b
 snap=$(sed -n 's/^demo: collectd-ebpf-hist --snapshot \([^ ]*\) .*/\1/p' "$out" | head -n 1)
 case "$snap" in /tmp/collectd-ebpf-demo.*/snapshot) ;; *) fail "demo names no snapshot of its own: $(head -n 5 "$out")" ;; esac
 grep -q 'syscalls' "$snap" 2>/dev/null || fail "the demo did not publish its own snapshot in $snap"
+# Its collectd log while it runs (the demo removes it on exit): the plugin's lines, and not the
+# "Available write targets:: [none]" that collectd logs per value without a write plugin.
+cp "$(dirname "$snap")/collectd.log" "$WORK/demo-collectd.log" || fail "the demo's collectd has no log"
+grep -q 'ebpf plugin: [0-9]* of [0-9]* modules* running' "$WORK/demo-collectd.log" || fail "the demo's log has no plugin start"
+n=$(grep -c 'Available write targets' "$WORK/demo-collectd.log" || true)
+[ "$n" = 0 ] || fail "the demo's collectd logged \"Available write targets\" $n times: $(grep -m1 'Available write' "$WORK/demo-collectd.log")"
 wait "$demo_pid" || fail "demo exited non-zero: $(tail -n 5 "$out")"
 cat "$out"
 grep -q 'attached via' "$out" || fail "demo did not show the plugin attaching"

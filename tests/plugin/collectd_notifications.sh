@@ -10,7 +10,8 @@
 # - vfs gives one WARNING module_state "fallback" notification per probe point that the
 #   core logs as attached on a fallback (here, without fentry and kprobes, all of them);
 # - one OOM kill in a memory-limited cgroup gives exactly one oom_kill notification with
-#   the victim's pid, name, cgroup v2 path and trigger cgroup in its meta data;
+#   the victim's pid, name, cgroup v2 path and trigger cgroup in its meta data, and one
+#   log line that names the victim's cgroup;
 # - doc/modules.md's exec example that mails OOM kills, run as printed (a fake mail(1) on
 #   PATH), mails once per oom_kill notification and never for the others;
 # - a storm of STORM OOM kills gives a bounded number of notifications (at most
@@ -183,6 +184,11 @@ grep -qF "OOM kill: victim pid $victim (ebpf_oom_one)" "$f" || fail "the message
 [ "$(meta "$f" trigger_cgroup_id)" = "$(meta "$f" cgroup_id)" ] ||
 	fail "trigger_cgroup_id meta \"$(meta "$f" trigger_cgroup_id)\", the victim's cgroup_id is $(meta "$f" cgroup_id)"
 pass "one OOM kill, one notification: pid $victim, name $(meta "$f" name), cgroup $(meta "$f" cgroup) (id $(meta "$f" cgroup_id)), trigger_cgroup $(meta "$f" trigger_cgroup)"
+# collectd's log line names the victim's cgroup too: whoever greps the log sees which service.
+line="process: OOM kill: victim pid $victim (ebpf_oom_one) in cgroup $cgroup"
+grep -qF -- "$line" "$WORK/collectd.log" ||
+	{ grep -F "victim pid $victim" "$WORK/collectd.log" >&2; fail "collectd's log has no line: $line"; }
+pass "the log line: $line"
 
 # The doc's alert: one mail for this kill, as the script builds it, and none for the
 # module_state notifications before it.

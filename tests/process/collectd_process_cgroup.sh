@@ -101,8 +101,9 @@ else
 	wait_exact "process.$vcg" derive-oom_kills 1
 	host=$(csv_last process derive-oom_kills)
 	[ "${host:-0}" -ge 1 ] || fail "host-wide derive-oom_kills is '$host' after an OOM kill"
-	wait_for_log "process: OOM kill: victim pid $victim (ebpf_oom_hog)" 10 ||
-		fail "the OOM kill of pid $victim is not in collectd's log"
+	# The log line names the victim's cgroup (its cgroup2 path, whole), as the notification does.
+	wait_for_log "process: OOM kill: victim pid $victim (ebpf_oom_hog) in cgroup $path" 10 ||
+		fail "collectd's log has no OOM kill of pid $victim in cgroup $path: $(grep "victim pid $victim" "$WORK/collectd.log")"
 	exact a $((NA + 1)) $((NA + 1 + oom_exits))
 	exact b $NB
 	pass "OOM kill of pid $victim counted for the victim's cgroup, $where: ebpf-process.$vcg/derive-oom_kills 1 (host-wide $host); a grew by oom_hog's fork, exec and $oom_exits exits, b unchanged"

@@ -8,7 +8,8 @@
 # third cgroup, whose instance is longer than the 48 bytes an index holds, is served under the
 # index the MIB's rule gives (its first 34 bytes, '~', 13 base32hex digits of the FNV-1a 64-bit
 # hash of the whole instance: computed here apart from the subagent), with its exact count,
-# and ebpfCounterFullInstance is the whole instance (doc/snmp.md).
+# and ebpfCounterFullInstance is the whole instance (doc/snmp.md). contrib/snmpd.conf.snippet's
+# views: a v2c walk names no cgroup (snmp.md, Security), an SNMPv3 authPriv walk does.
 . "$top_srcdir/tests/support/lib.sh"
 . "$top_srcdir/tests/support/snmp_lib.sh"
 
@@ -31,7 +32,12 @@ LONG_INSTANCE="${PARENT}_$LONG/fsync"
 [ ${#LONG_INSTANCE} -gt 48 ] || fail "the long instance $LONG_INSTANCE is only ${#LONG_INSTANCE} bytes"
 mkdir -m 0755 "$WORK/snap"
 write_fsync_config "$WORK/collectd.conf" "$SNAP" nogroup 'By "cgroup"' 'CgroupDepth 2' "Cgroup \"/$PARENT/*\"" < /dev/null
-write_snmpd_conf < /dev/null
+# Beside the tests' community public (a view of the whole subtree), contrib/snmpd.conf.snippet's
+# views, communities and SNMPv3 user, and doc/snmp.md's v2c community for this host.
+grep -E '^(view|rocommunity|createUser|rouser) ' "$top_srcdir/contrib/snmpd.conf.snippet" > "$WORK/snippet"
+grep -q '^view ebpfV2cView ' "$WORK/snippet" && grep -q '^rouser ebpfpoll ' "$WORK/snippet" ||
+	fail "contrib/snmpd.conf.snippet has no ebpfV2cView or user ebpfpoll: $(cat "$WORK/snippet")"
+{ cat "$WORK/snippet"; echo 'rocommunity ebpf-ro-CHANGE-ME 127.0.0.1 -V ebpfV2cView'; } | write_snmpd_conf
 start_snmpd
 start_collectd "$WORK/collectd.conf"
 
@@ -93,4 +99,17 @@ echo "$out" | grep -q "No Such" || sfail "the whole ${#LONG_INSTANCE}-byte insta
 ! grep -q "series left out.*${PARENT}_$LONG" "$WORK/subagent.log" ||
 	sfail "the subagent logged $LONG_INSTANCE as left out: $(grep -m1 'series left out' "$WORK/subagent.log")"
 pass "the ${#LONG_INSTANCE}-byte instance $LONG_INSTANCE: calls $M and ebpfHistCount $M at index $LONG_INDEX, ebpfCounterFullInstance = the instance"
+
+# The snippet's views: v2c (clear text) shows the module's state and no cgroup at all, neither
+# in an OID nor in a value; SNMPv3 authPriv shows the per-cgroup rows.
+v2c=$(snmpwalk -v2c -c ebpf-ro-CHANGE-ME -On -Oe -t 2 -r 1 "$AGENT" "$BASE" 2>&1) || sfail "v2c walk of $BASE: $v2c"
+echo "$v2c" | grep -qF "$BASE.1.2.1.2.$(str_oid syscalls implied) = INTEGER: 1" ||
+	sfail "the snippet's v2c view does not show the syscalls module running: $v2c"
+leaks=$(echo "$v2c" | grep -F -e ".$(str_oid "${PARENT}_" implied)" -e "$PARENT" -e '.slice' || true)
+[ -z "$leaks" ] || sfail "the snippet's v2c view names cgroups: $(echo "$leaks" | head -n 3)"
+v3=$(snmpwalk -v3 -l authPriv -u ebpfpoll -a SHA-256 -A auth-pass-CHANGE-ME -x AES -X priv-pass-CHANGE-ME \
+	-On -Oe -t 2 -r 1 "$AGENT" "$CALLS" 2>&1) || sfail "v3 walk of $CALLS: $v3"
+echo "$v3" | grep -qxF "$oid_a = Counter64: $N" && echo "$v3" | grep -qxF "$oid_b = Counter64: $K" ||
+	sfail "the snippet's v3 view has not the rows ${PARENT}_a/fsync = $N and ${PARENT}_b/fsync = $K: $(echo "$v3" | grep -F "$(str_oid "$PARENT" implied)" | head -n 3)"
+pass "the snippet's views: v2c $(echo "$v2c" | grep -c .) objects, none naming a cgroup; v3 the rows ${PARENT}_a/fsync = $N and ${PARENT}_b/fsync = $K"
 stop_collectd
