@@ -5,6 +5,10 @@
 # refreshed every interval. A small background workload makes a few fsync calls so there
 # is something to see. Ctrl-C stops it; DEMO_SECONDS=N stops it after N seconds.
 set -eu
+# Ctrl-C must stop it however it was started: a shell cannot trap a signal that was ignored
+# when it started (a script's background commands start with SIGINT ignored), so the demo
+# starts itself again once with SIGINT at its default.
+[ -n "${DEMO_SIGINT_DEFAULT:-}" ] || exec env --default-signal=INT DEMO_SIGINT_DEFAULT=1 sh "$0" "$@"
 here=$(cd "$(dirname "$0")" && pwd)
 # COLLECTD: another collectd binary or wrapper (the tests pass theirs).
 collectd=${COLLECTD:-$(command -v collectd || echo /usr/sbin/collectd)}
@@ -55,13 +59,15 @@ CONF
 collectd_pid=$!
 ( while :; do dd if=/dev/zero of="$work/fsync.dat" bs=4k count=1 conv=fsync 2>/dev/null; sleep 0.2; done ) &
 workload_pid=$!
+hist_pid=
 # Ctrl-C (the way to stop it) is a normal end: exit 0. Any other end keeps its own status.
-# The cleanup never fails: under set -e a failing kill or wait (collectd already gone, or its
-# status 143 from the SIGTERM) would end the trap with status 1 before the rest ran.
+# Everything the demo started stops with it: collectd, the workload, the view. The cleanup
+# never fails: under set -e a failing kill or wait (one already gone, or its status 143 from
+# the SIGTERM) would end the trap with status 1 before the rest ran.
 cleanup() {
 	trap - INT TERM HUP PIPE EXIT
-	kill $collectd_pid $workload_pid 2>/dev/null || :
-	wait $collectd_pid 2>/dev/null || :
+	kill $collectd_pid $workload_pid $hist_pid 2>/dev/null || :
+	wait $collectd_pid $workload_pid $hist_pid 2>/dev/null || :
 	rm -rf "$work"
 }
 trap 'cleanup; exit 0' INT TERM HUP PIPE
@@ -75,8 +81,18 @@ until { [ -f "$work/snapshot" ] && grep -q 'ebpf plugin: [0-9]* of [0-9]* module
 grep -h 'ebpf plugin' "$work/collectd.log" | tail -n 3 | sed 's/^/log: /'
 [ -f "$work/snapshot" ] || { echo "demo: collectd published nothing in $work/snapshot (log above)" >&2; exit 1; }
 echo "demo: collectd-ebpf-hist --snapshot $work/snapshot -i $interval (Ctrl-C stops)"
+# In the background, waited for: a shell runs its traps only once a command in the foreground
+# has ended, while `wait` returns at once for a trapped signal (so a plain kill stops it too).
+# The view resets the SIGINT that a background command starts with ignored, so Ctrl-C, sent
+# to the whole process group, stops it as well.
 if [ -n "${DEMO_SECONDS:-}" ]; then
-	timeout "$DEMO_SECONDS" "$hist" --snapshot "$work/snapshot" -i $interval --top 8 || [ $? = 124 ]
+	timeout "$DEMO_SECONDS" "$hist" --snapshot "$work/snapshot" -i $interval --top 8 &
+	hist_pid=$!
+	wait $hist_pid || [ $? = 124 ]
+	hist_pid=
 else
-	"$hist" --snapshot "$work/snapshot" -i $interval --top 8
+	"$hist" --snapshot "$work/snapshot" -i $interval --top 8 &
+	hist_pid=$!
+	wait $hist_pid
+	hist_pid=
 fi

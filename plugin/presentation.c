@@ -20,9 +20,29 @@ void presentation_init(struct presentation *p)
 	snprintf(p->bucket_type, sizeof(p->bucket_type), "bucket");
 }
 
+/* The values of one Percentile line increase: a number written with two decimal points
+ * reaches the plugin as two, the second below the first (number_split_hint()). 0, or -1
+ * with err naming both. */
+static int percentiles_increase(const struct option *o, char *err, size_t errlen)
+{
+	for (int i = 1; i < o->nvalues; i++) {
+		double prev = o->values[i - 1].number, p = o->values[i].number;
+		char a[32], b[32], hint[NUMBER_SPLIT_HINT_MAX];
+
+		if (p >= prev) /* a repeat is add_percentiles()'s to name */
+			continue;
+		snprintf(err, errlen, "Percentile %s after %s: the values of one Percentile line must increase%s: "
+			 "write each percentile as one number, in increasing order, e.g. Percentile 50 99.9",
+			 number_text(p, b, sizeof(b)), number_text(prev, a, sizeof(a)),
+			 number_split_hint(prev, p, hint, sizeof(hint)));
+		return -1;
+	}
+	return 0;
+}
+
 static int add_percentiles(struct presentation *c, const struct option *o, char *err, size_t errlen)
 {
-	if (opt_expect_numbers(o, 1, 0, err, errlen))
+	if (opt_expect_numbers(o, 1, 0, err, errlen) || percentiles_increase(o, err, errlen))
 		return -1;
 	if (!c->percentiles_from_user) {
 		c->npercentiles = 0;

@@ -10,6 +10,7 @@
 #include <getopt.h>
 #include <grp.h>
 #include <math.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,9 +145,13 @@ static void parse_args(int argc, char **argv, struct args *a)
 		bad_usage("unexpected argument \"%s\" (the snapshot file is given with --snapshot PATH)", argv[optind]);
 }
 
+/* read_snapshot()'s "no such file": the caller says what that means at that point. */
+#define SNAPSHOT_MISSING (-2)
+
 /* Reads and parses path, opened as the subagent opens it (snapshot_open_file(): a regular
  * file of at most 16 MiB, O_NONBLOCK so a FIFO does not hang the view), parsed within the
- * parser's counts. 0, or -1 with a message saying what is wrong and what to do. */
+ * parser's counts. 0, or -1 (SNAPSHOT_MISSING when there is no such file) with a message
+ * saying what is wrong and what to do. */
 static int read_snapshot(const char *path, struct snapshot *s, char *err, size_t errlen)
 {
 	char why[512];
@@ -158,7 +163,7 @@ static int read_snapshot(const char *path, struct snapshot *s, char *err, size_t
 		snprintf(err, errlen, "cannot read %s: no such file. collectd writes it after every read while "
 			 "the ebpf plugin runs (SnapshotFile in <Plugin ebpf>, default " SNAPSHOT_DEFAULT_PATH
 			 "): start collectd, or name the file with --snapshot PATH", path);
-		return -1;
+		return SNAPSHOT_MISSING;
 	}
 	if (!f && e == EACCES) {
 		struct group *g = stat(path, &st) == 0 ? getgrgid(st.st_gid) : NULL;
@@ -204,8 +209,19 @@ static int draw(const struct args *a, const struct snapshot *cur, const struct s
 /* Room for read_snapshot()'s messages, which quote the path and the parser's reason. */
 #define ERR_MAX 4600
 
+/* Once read, the snapshot is gone only when collectd stopped: the plugin removes it on
+ * shutdown (a read replaces it by a rename, never leaving a gap). Said on standard error; the
+ * view then exits 1, rather than waiting on for a collectd that may never come back. */
+static int snapshot_gone(const char *path)
+{
+	fprintf(stderr, PROG ": %s was removed: collectd stopped (the ebpf plugin removes its "
+		"SnapshotFile when collectd stops). Start collectd, then " PROG " again\n", path);
+	return 1;
+}
+
 /* --since-start: each screen shows everything since each module started, so one snapshot
- * at a time is all it needs. Frees snap; returns main's exit status with --once. */
+ * at a time is all it needs. Frees snap; returns main's exit status with --once or when
+ * collectd stopped. */
 static int show_since_start(const struct args *a, struct snapshot *snap)
 {
 	char err[ERR_MAX];
@@ -219,14 +235,18 @@ static int show_since_start(const struct args *a, struct snapshot *snap)
 		}
 		sleep_seconds(a->interval);
 		snapshot_free(snap);
-		if (read_snapshot(a->path, snap, err, sizeof(err)))
-			printf(PROG ": %s\n", err); /* collectd restarting: try again */
+		int rc = read_snapshot(a->path, snap, err, sizeof(err));
+
+		if (rc == SNAPSHOT_MISSING)
+			return snapshot_gone(a->path);
+		if (rc)
+			printf(PROG ": %s\n", err); /* being replaced, or a passing fault: try again */
 	}
 }
 
 /* Reads the snapshot into cur, interval after interval, until it is newer than prev: 0.
- * With --once, 1 (said on standard error) when it cannot be read or is not replaced in
- * time; a live view says so and waits on. */
+ * 1 (said on standard error) when it is gone (collectd stopped), and with --once when it
+ * cannot be read or is not replaced in time; a live view says so and waits on. */
 static int wait_for_newer(const struct args *a, const struct snapshot *prev, struct snapshot *cur)
 {
 	/* collectd's Interval may be longer than ours: a screen waits for a new snapshot, but
@@ -237,7 +257,11 @@ static int wait_for_newer(const struct args *a, const struct snapshot *prev, str
 	for (;;) {
 		sleep_seconds(a->interval);
 		waited += a->interval;
-		if (read_snapshot(a->path, cur, err, sizeof(err))) {
+		int rc = read_snapshot(a->path, cur, err, sizeof(err));
+
+		if (rc == SNAPSHOT_MISSING)
+			return snapshot_gone(a->path);
+		if (rc) {
 			if (a->once) {
 				fprintf(stderr, PROG ": %s\n", err);
 				return 1;
@@ -291,6 +315,12 @@ int main(int argc, char **argv)
 	char err[ERR_MAX];
 	struct args a;
 
+	/* A viewer stops on Ctrl-C and on kill, however it was started: a shell script starts
+	 * its background commands with SIGINT and SIGQUIT ignored, and the ignored disposition
+	 * survives exec (contrib/demo.sh starts it so). */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGQUIT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
 	parse_args(argc, argv, &a);
 	if (read_snapshot(a.path, &first, err, sizeof(err))) {
 		fprintf(stderr, PROG ": %s\n", err);

@@ -1,5 +1,6 @@
 #include "libcore/engine/memory_plan.h"
 
+#include "base/number_text.h"
 #include "base/text_append.h"
 
 #include <bpf/libbpf.h>
@@ -10,31 +11,79 @@
 #include <string.h>
 #include <strings.h>
 
+/* What KernelMemoryLimit's one value says is wrong with it, in why: "" when it is a size. */
+static double limit_value(const struct opt_value *v, char *why, size_t len)
+{
+	double n, scale = 1;
+	char *end = NULL;
+
+	why[0] = '\0';
+	if (v->type == OPT_BOOLEAN) {
+		snprintf(why, len, "a boolean is not a size");
+		return -1;
+	}
+	if (v->type == OPT_NUMBER) {
+		n = v->number;
+	} else if (!v->string[0]) {
+		snprintf(why, len, "an empty string is not a size");
+		return -1;
+	} else {
+		n = strtod(v->string, &end);
+		if (end == v->string) {
+			snprintf(why, len, "it does not start with a number");
+			return -1;
+		}
+		if (*end && (end[1] || !strchr("kKmMgG", *end))) {
+			snprintf(why, len, "\"%s\" is not a unit (K, M or G, nothing after it)", end);
+			return -1;
+		}
+		if (*end)
+			scale = *end == 'k' || *end == 'K' ? 1024.0 : *end == 'm' || *end == 'M' ? 1048576.0 : 1073741824.0;
+	}
+	/* In range before the conversion: NaN or a huge double to an integer is undefined. */
+	if (isnan(n))
+		snprintf(why, len, "not a number");
+	else if (n * scale < 0)
+		snprintf(why, len, "a negative size");
+	else if (n * scale < 4096 && scale == 1 && n >= 1) {
+		char t[32];
+
+		number_text(n, t, sizeof(t));
+		snprintf(why, len, "%s bytes, fewer than the least, 4096: a number without K, M or G counts bytes, "
+			 "\"%sM\" would be %s MiB", t, t, t);
+	} else if (n * scale < 4096)
+		snprintf(why, len, "fewer bytes than the least, 4096");
+	else if (n * scale > 1099511627776.0)
+		snprintf(why, len, "more than the most, 1T");
+	else if (n * scale != floor(n * scale))
+		snprintf(why, len, "not a whole number of bytes");
+	return n * scale;
+}
+
 int kernel_memory_limit_option(uint64_t *limit, const struct option *o, char *err, size_t errlen)
 {
 	static const char usage[] = "KernelMemoryLimit takes one size in bytes, with K, M or G for KiB, MiB "
-				    "or GiB: the most kernel memory all modules' BPF maps may take, e.g. "
-				    "KernelMemoryLimit \"64M\" (the default)";
-	double n = -1, scale = 1;
-	char *end = NULL;
+				    "or GiB: the most kernel memory all modules' BPF maps may take, from 4096 "
+				    "bytes to 1T, e.g. KernelMemoryLimit \"64M\" (the default)";
+	char given[160], why[256], t[32];
+	double n;
 
 	if (strcasecmp(o->key, KERNEL_MEMORY_LIMIT_KEY))
 		return 0;
-	if (o->nvalues == 1 && o->values[0].type == OPT_NUMBER) {
-		n = o->values[0].number;
-	} else if (o->nvalues == 1 && o->values[0].type == OPT_STRING && o->values[0].string[0]) {
-		n = strtod(o->values[0].string, &end);
-		if (end == o->values[0].string)
-			n = -1;
-		else if (*end && !end[1] && strchr("kKmMgG", *end))
-			scale = *end == 'k' || *end == 'K' ? 1024.0 : *end == 'm' || *end == 'M' ? 1048576.0 : 1073741824.0;
-		else if (*end)
-			n = -1;
+	if (o->nvalues != 1) {
+		snprintf(err, errlen, "KernelMemoryLimit with %d values: %s", o->nvalues, usage);
+		return -1;
 	}
-	n *= scale;
-	/* In range before the conversion: NaN or a huge double to an integer is undefined. */
-	if (!(n >= 4096 && n <= 1099511627776.0) || n != floor(n)) {
-		snprintf(err, errlen, "%s; the value must be a whole number of bytes from 4096 to 1T", usage);
+	n = limit_value(&o->values[0], why, sizeof(why));
+	if (why[0]) {
+		const struct opt_value *v = &o->values[0];
+
+		if (v->type == OPT_STRING)
+			snprintf(given, sizeof(given), "\"%.100s\"", v->string);
+		else
+			snprintf(given, sizeof(given), "%s", v->type == OPT_NUMBER ? number_text(v->number, t, sizeof(t)) :
+							      v->boolean ? "true" : "false");
+		snprintf(err, errlen, "KernelMemoryLimit %s: %s. %s", given, why, usage);
 		return -1;
 	}
 	*limit = (uint64_t)n;

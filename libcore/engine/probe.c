@@ -213,13 +213,40 @@ static const char *user_binary_hint(const char *why)
 	return "";
 }
 
+/* fentry/fexit refused with EPERM or EACCES by a kernel that lets this process load BPF (the
+ * privileges are there): the kernel itself refuses the program type. Said so, or "" for any
+ * other failure: "Operation not permitted" alone reads as a missing privilege. */
+static const char *fentry_refused_hint(const struct probe_candidate *c, int err, char *buf, size_t len)
+{
+	char mode[128] = "";
+	FILE *f;
+
+	err = err > 0 ? err : -err;
+	if (c->method != ATTACH_FENTRY || (err != EPERM && err != EACCES) || !privileges_sufficient())
+		return "";
+	/* "none [integrity] confidentiality": the mode in brackets is the one in force. */
+	if ((f = fopen("/sys/kernel/security/lockdown", "r"))) {
+		if (!fgets(mode, sizeof(mode), f))
+			mode[0] = '\0';
+		fclose(f);
+		mode[strcspn(mode, "\n")] = '\0';
+	}
+	snprintf(buf, len, " [the kernel refuses fentry/fexit programs, although collectd may load BPF: kernel "
+		 "lockdown (%s%s) or no BPF trampoline for this function; the next method is tried, and an "
+		 "AttachOrder without \"fentry\" skips it]", mode[0] ? "/sys/kernel/security/lockdown: " :
+		 "see /sys/kernel/security/lockdown", mode);
+	return buf;
+}
+
 /* The chosen candidate of p (with its current target) failed at `stage`. A candidate with
  * kernel-function targets is failed only once no alternate is left (choose() decides). */
 static void note_failure(struct probe_set *ps, struct probe_point *p, const char *stage, int err)
 {
 	const struct probe_candidate *c = &p->candidates[p->chosen];
 	const char *why = ebpf_log_last_libbpf_warning();
-	char method[96], text[1024]; /* as long as the failures it goes into */
+	char method[96], text[1024], refused[384]; /* as long as the failures it goes into */
+	const char *hint = fentry_refused_hint(c, err, refused, sizeof(refused));
+	size_t used;
 
 	/* Classic tracepoints are looked up in tracefs, which many systems do not mount, and
 	 * which is root's only (mode 0700): access() says EACCES, not ENOENT, to anyone else. */
@@ -247,9 +274,11 @@ static void note_failure(struct probe_set *ps, struct probe_point *p, const char
 		 tracefs_denied ? " [tracefs is root's only: without root, grant CAP_DAC_READ_SEARCH too "
 				  "(AmbientCapabilities, see contrib/collectd-ebpf.service.d.conf)]" : "",
 		 no_kprobes ? " [this kernel has no kprobes: CONFIG_KPROBES is off]" : "");
+	used = strlen(text);
+	text_appendf(text, sizeof(text), &used, "%s", hint);
 	append_failure(p, text);
-	ebpf_log(EBPF_LOG_INFO, "%s: %s via %s: %s failed (%s), trying the next method", ps->module, p->name, method,
-		 stage, strerror(err > 0 ? err : -err));
+	ebpf_log(EBPF_LOG_INFO, "%s: %s via %s: %s failed (%s)%s, trying the next method", ps->module, p->name, method,
+		 stage, strerror(err > 0 ? err : -err), hint);
 }
 
 /* The first alternate of candidate `cand` from next_target on that this kernel has, or -1. */

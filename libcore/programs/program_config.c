@@ -2,12 +2,16 @@
 #include "libcore/read/program_read.h"
 
 #include "libcore/programs/exporter_config.h"
+#include "base/number_text.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 static const char *const convention_names[] = {
 	[SLOTS_NATIVE] = "native", [SLOTS_LOG2] = "log2",   [SLOTS_BCC_LOG2] = "bcc_log2",
@@ -152,8 +156,11 @@ static int parse_buckets(const struct option *o, struct program_view *v, char *e
 		}
 		for (int i = 1; i < o->nvalues; i++) {
 			if (i > 1 && !(o->values[i].number > o->values[i - 1].number)) {
-				snprintf(err, errlen, "Buckets \"fixed\": bounds must increase (%g after %g)",
-					 o->values[i].number, o->values[i - 1].number);
+				char hint[NUMBER_SPLIT_HINT_MAX];
+
+				snprintf(err, errlen, "Buckets \"fixed\": bounds must increase (%g after %g)%s",
+					 o->values[i].number, o->values[i - 1].number,
+					 number_split_hint(o->values[i - 1].number, o->values[i].number, hint, sizeof(hint)));
 				return -1;
 			}
 			v->fixed_bounds[v->nfixed_bounds++] = o->values[i].number;
@@ -486,17 +493,73 @@ static int parse_object(const struct option *o, struct program_config *c, char *
 	return 0;
 }
 
+/* Whether path names an ELF file (a compiled object, NAME.bpf.o): by its name, or by its first bytes. */
+static bool is_elf(const char *path, size_t len)
+{
+	unsigned char magic[4] = { 0 };
+	FILE *f;
+
+	if (len > 2 && !strcmp(path + len - 2, ".o"))
+		return true;
+	if (!(f = fopen(path, "rb")))
+		return false;
+	if (fread(magic, 1, sizeof(magic), f) != sizeof(magic))
+		magic[0] = 0;
+	fclose(f);
+	return !memcmp(magic, "\177ELF", 4);
+}
+
+/* ExporterConfig's path, which names ebpf_exporter's object too (NAME.bpf.o beside NAME.yaml):
+ * what is wrong with it, said with the path. */
 static int parse_exporter_config(const struct option *o, struct program_config *c, char *err, size_t errlen)
 {
-	size_t len = o->nvalues == 1 && o->values[0].type == OPT_STRING ? strlen(o->values[0].string) : 0;
+	static const char usage[] = "ExporterConfig takes the absolute path of one ebpf_exporter config, "
+				    "once: ExporterConfig \"/etc/collectd/ebpf.d/biolatency.yaml\"";
+	const char *path = o->nvalues == 1 && o->values[0].type == OPT_STRING ? o->values[0].string : NULL;
+	size_t len = path ? strlen(path) : 0;
 
-	if (len <= 5 || o->values[0].string[0] != '/' || strcmp(o->values[0].string + len - 5, ".yaml") ||
-	    len >= sizeof(c->exporter_config) || c->exporter_config[0]) {
-		snprintf(err, errlen, "ExporterConfig takes the absolute path of one ebpf_exporter config, "
-				      "once: ExporterConfig \"/etc/collectd/ebpf.d/biolatency.yaml\"");
+	if (!path || !len) {
+		snprintf(err, errlen, "%s", usage);
 		return -1;
 	}
-	snprintf(c->exporter_config, sizeof(c->exporter_config), "%s", o->values[0].string);
+	if (c->exporter_config[0]) {
+		snprintf(err, errlen, "ExporterConfig \"%.200s\" after ExporterConfig \"%.200s\": a <Program> block loads one "
+			 "config; give each its own <Program>. %s", path, c->exporter_config, usage);
+		return -1;
+	}
+	if (path[0] != '/' || len >= sizeof(c->exporter_config)) {
+		snprintf(err, errlen, "ExporterConfig \"%.400s\": %s. %s", path,
+			 path[0] != '/' ? "not an absolute path" : "the path is too long", usage);
+		return -1;
+	}
+	if (is_elf(path, len)) {
+		const char *base = strrchr(path, '/') + 1;
+		int stem = (int)(len - (size_t)(base - path)), upto;
+
+		if (stem > 6 && !strcmp(path + len - 6, ".bpf.o"))
+			stem -= 6;
+		stem = stem < 100 ? stem : 100; /* the message's room; a name is shorter */
+		upto = (int)(base - path) + stem < 300 ? (int)(base - path) + stem : 300;
+		snprintf(err, errlen, "ExporterConfig \"%.300s\": an ELF file (a compiled object) where an ebpf_exporter config "
+			 "(YAML) is expected: give its config, ExporterConfig \"%.*s.yaml\"; the plugin loads the object "
+			 "beside it by its name (%.*s.bpf.o), as ebpf_exporter does", path, upto, path, stem, base);
+		return -1;
+	}
+	if (len <= 5 || strcmp(path + len - 5, ".yaml")) {
+		const char *dot = strrchr(path, '.');
+		int stem = dot && !strchr(dot, '/') ? (int)(dot - path) : (int)len;
+
+		if (access(path, F_OK))
+			snprintf(err, errlen, "ExporterConfig \"%.400s\": %s; an ebpf_exporter config is a file NAME.yaml "
+				 "beside its object NAME.bpf.o. %s", path, errno == ENOENT ? "no such file" : strerror(errno),
+				 usage);
+		else
+			snprintf(err, errlen, "ExporterConfig \"%.400s\": its name must end in .yaml, as ebpf_exporter names "
+				 "its configs: the plugin loads the object beside it by that name (NAME.bpf.o beside "
+				 "NAME.yaml); rename it to \"%.*s.yaml\"", path, stem < 400 ? stem : 400, path);
+		return -1;
+	}
+	snprintf(c->exporter_config, sizeof(c->exporter_config), "%s", path);
 	return 0;
 }
 

@@ -36,19 +36,38 @@ pass "demo shows the terminal view: the fsync histogram and syscall rates"
 
 # Ctrl-C, the way README says to stop it: the terminal sends SIGINT to the foreground process
 # group (the demo's shell, collectd-ebpf-hist, collectd). A session of its own gives it that
-# group; env resets SIGINT, which a shell ignores for the commands it starts in the background.
-out="$WORK/demo-int.out"
-COLLECTD="$COLLECTD" PLUGINDIR="$WORK/plugins" HIST="$top_builddir/collectd-ebpf-hist" \
-	setsid env --default-signal=INT sh "$top_srcdir/contrib/demo.sh" > "$out" 2>&1 &
-demo_pid=$!
-wait_until 20 grep -q '^collectd-ebpf-hist: .*, last ' "$out" || fail "the demo showed no screen: $(tail -n 5 "$out")"
-snap=$(sed -n 's/^demo: collectd-ebpf-hist --snapshot \([^ ]*\) .*/\1/p' "$out" | head -n 1)
-kill -INT -"$demo_pid"
-rc=0
-wait "$demo_pid" || rc=$?
-[ "$rc" = 0 ] || fail "the demo exited $rc on Ctrl-C (SIGINT to its process group), not 0: $(tail -n 5 "$out")"
-[ ! -e "$(dirname "$snap")" ] || fail "the demo left its work directory $(dirname "$snap") after Ctrl-C"
-# The workload's last `sleep 0.2` (or dd) may outlive the demo by that long; nothing else may.
+# group. stopped_by NAME SIGNAL TARGET START...: the demo started by the command START (its
+# path the last argument) in a session of its own, once its view runs, is sent SIGNAL to
+# TARGET ("group": its process group, as Ctrl-C; "shell": its shell alone, as kill PID); it
+# exits 0, removes its work directory and leaves no process behind.
+stopped_by() {
+	name=$1 sig=$2 target=$3
+	shift 3
+	out="$WORK/demo-$sig-$target.out"
+	COLLECTD="$COLLECTD" PLUGINDIR="$WORK/plugins" HIST="$top_builddir/collectd-ebpf-hist" \
+		setsid "$@" "$top_srcdir/contrib/demo.sh" > "$out" 2>&1 &
+	demo_pid=$!
+	wait_until 20 grep -q '^collectd-ebpf-hist: .*, waiting ' "$out" || demo_fail "$name: the demo's view did not start: $(tail -n 5 "$out")"
+	snap=$(sed -n 's/^demo: collectd-ebpf-hist --snapshot \([^ ]*\) .*/\1/p' "$out" | head -n 1)
+	if [ "$target" = group ]; then kill -"$sig" -"$demo_pid"; else kill -"$sig" "$demo_pid"; fi
+	# The demo ends first: a demo that hangs fails here, not in wait below.
+	wait_until 10 process_gone "$demo_pid" || demo_fail "$name: the demo still runs 10 s after SIG$sig: $(pgrep -a -s "$demo_pid")"
+	rc=0
+	wait "$demo_pid" || rc=$?
+	[ "$rc" = 0 ] || demo_fail "$name: the demo exited $rc on SIG$sig, not 0: $(tail -n 5 "$out")"
+	[ ! -e "$(dirname "$snap")" ] || demo_fail "$name: the demo left its work directory $(dirname "$snap")"
+	# The workload's last `sleep 0.2` (or dd) may outlive the demo by that long; nothing else may
+	# (collectd-ebpf-hist once ran on, printing "no such file" every 2 s).
+	wait_until 5 session_empty || demo_fail "$name: the demo left processes running: $(pgrep -a -s "$demo_pid")"
+	pass "$name: the demo exits 0 and leaves nothing behind"
+}
 session_empty() { ! pgrep -s "$demo_pid"; }
-wait_until 5 session_empty || fail "the demo left processes running after Ctrl-C: $(pgrep -a -s "$demo_pid")"
-pass "Ctrl-C stops the demo with exit status 0 and leaves nothing behind"
+# demo_fail WHY: what fail says, after stopping what the demo left (its process group).
+demo_fail() { kill -- -"$demo_pid" 2>/dev/null || :; fail "$1"; }
+# env resets SIGINT, which a shell ignores for the commands it starts in the background.
+stopped_by "Ctrl-C" INT group env --default-signal=INT sh
+# Started with SIGINT ignored (by a script, in the background): the shell cannot trap it and
+# its commands inherit it; the view once ignored it and ran on after collectd stopped.
+stopped_by "Ctrl-C with SIGINT ignored at start" INT group sh -c 'trap "" INT; exec sh "$0"'
+# kill of the shell alone: it once waited for the view before running its trap.
+stopped_by "SIGTERM to the demo's shell" TERM shell sh

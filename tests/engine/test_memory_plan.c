@@ -38,6 +38,26 @@ int main(void)
 		CHECK(strstr(err, "KernelMemoryLimit takes one size in bytes") != NULL);
 	}
 	CHECK(limit == 4096);
+	/* Each refusal names the value as written and what is wrong with it. */
+	const struct {
+		struct opt_value v;
+		const char *says;
+	} why[] = {
+		{ str("64MB"), "KernelMemoryLimit \"64MB\": \"MB\" is not a unit (K, M or G, nothing after it)" },
+		{ num(64), "KernelMemoryLimit 64: 64 bytes, fewer than the least, 4096: a number without K, M or G "
+			   "counts bytes, \"64M\" would be 64 MiB" },
+		{ str("lots"), "KernelMemoryLimit \"lots\": it does not start with a number" },
+		{ str("-1M"), "KernelMemoryLimit \"-1M\": a negative size" },
+		{ num(5000.5), "KernelMemoryLimit 5000.5: not a whole number of bytes" },
+		{ str("2T"), "KernelMemoryLimit \"2T\": \"T\" is not a unit" },
+		{ num(1e300), "KernelMemoryLimit 1e+300: more than the most, 1T" },
+	};
+	for (size_t i = 0; i < sizeof(why) / sizeof(why[0]); i++) {
+		CHECK(limit_of(why[i].v, &limit, err, sizeof(err)) == -1);
+		if (!strstr(err, why[i].says))
+			printf("  expected \"%s\" in: %s\n", why[i].says, err);
+		CHECK(strstr(err, why[i].says) != NULL);
+	}
 	struct opt_value two[] = { str("1M"), str("2M") };
 	struct option o2 = { .key = "KernelMemoryLimit", .values = two, .nvalues = 2 };
 	CHECK(kernel_memory_limit_option(&limit, &o2, err, sizeof(err)) == -1);

@@ -59,6 +59,23 @@ sed 's/size: 8$/size: 4/; 1,/size: 4/!s/size: 4/size: 8/' "$top_srcdir/tests/exp
 refused label_size "ebpf plugin: <Program \"p\">: <Counter \"syscalls_total\">: the labels cover 4 of the key's 8 bytes; describe the rest with <Label> (Field, or Size and Padding for bytes to skip) (in $OBJ/exporter_syscalls.bpf.o)"
 pass "a label size that does not add up to the key is refused, naming the map and the sizes"
 
+# ExporterConfig naming the compiled object, or a config not named NAME.yaml: the error names
+# the path, what it is, and the path to give (the object's own config beside it).
+exporter_path_refused() {
+	conf="$WORK/path-$1.conf"
+	write_config /dev/stdout < /dev/null | sed '/^LoadPlugin logfile/,/^<\/Plugin>/d' > "$conf"
+	printf '<Plugin ebpf>\n  SnapshotFile ""\n  <Program "p">\n    ExporterConfig "%s"\n  </Program>\n</Plugin>\n' "$2" >> "$conf"
+	if "$COLLECTD" -T -C "$conf" > "$WORK/path-$1.out" 2>&1; then fail "$1: collectd -T accepted ExporterConfig \"$2\""; fi
+	grep -qxF -- "ebpf plugin: <Program \"p\">: ExporterConfig \"$2\": $3" "$WORK/path-$1.out" ||
+		{ cat "$WORK/path-$1.out" >&2; fail "$1: the error is not: $3"; }
+	echo "$1: ok"
+}
+exporter_path_refused object "$OBJ/exporter_syscalls.bpf.o" "an ELF file (a compiled object) where an ebpf_exporter config (YAML) is expected: give its config, ExporterConfig \"$OBJ/exporter_syscalls.yaml\"; the plugin loads the object beside it by its name (exporter_syscalls.bpf.o), as ebpf_exporter does"
+cp "$top_srcdir/tests/exporter/exporter_syscalls.yaml" "$OBJ/exporter_syscalls.yml"
+exporter_path_refused yml "$OBJ/exporter_syscalls.yml" "its name must end in .yaml, as ebpf_exporter names its configs: the plugin loads the object beside it by that name (NAME.bpf.o beside NAME.yaml); rename it to \"$OBJ/exporter_syscalls.yaml\""
+exporter_path_refused missing "$OBJ/typo.yml" "no such file; an ebpf_exporter config is a file NAME.yaml beside its object NAME.bpf.o. ExporterConfig takes the absolute path of one ebpf_exporter config, once: ExporterConfig \"/etc/collectd/ebpf.d/biolatency.yaml\""
+pass "ExporterConfig naming the object, a .yml or a missing file: each error names the path, what is wrong and what to give"
+
 cp "$top_srcdir/tests/exporter/exporter_syscalls.yaml" "$OBJ/good.yaml"
 run_t good || { cat "$WORK/good.out" >&2; fail "collectd -T refused the good config"; }
 pass "the good config passes collectd -T"

@@ -103,6 +103,32 @@ write_config /dev/stdout <<'CONF' | expect_config_error quoted_percentile 'optio
 </Plugin>
 CONF
 
+# fentry refused by a kernel that lets root load BPF (this project's CI machine: EPERM as root)
+# once read "Operation not permitted" alone, like a missing privilege: the error says the kernel
+# refuses the program type, and what the plugin does about it. Where fentry loads (the kernel
+# matrix), the module starts and there is nothing to say.
+write_config /dev/stdout <<'CONF' | sed '/^LoadPlugin logfile/,/^<\/Plugin>/d' > "$WORK/fentry.conf"
+<Plugin ebpf>
+  SnapshotFile ""
+  <Module "vfs">
+    AttachOrder "fentry"
+  </Module>
+</Plugin>
+CONF
+if "$COLLECTD" -T -C "$WORK/fentry.conf" > "$WORK/fentry.out" 2>&1; then
+	pass "fentry loads on this kernel: vfs started on it"
+elif grep -q 'fentry:vfs_read load failed (Operation not permitted' "$WORK/fentry.out"; then
+	for said in 'module "vfs" is off: no attach method works for read: fentry:vfs_read load failed (Operation not permitted' \
+		'[the kernel refuses fentry/fexit programs, although collectd may load BPF: kernel lockdown (' \
+		'or no BPF trampoline for this function; the next method is tried, and an AttachOrder without "fentry" skips it]'; do
+		grep -qF -- "$said" "$WORK/fentry.out" || { cat "$WORK/fentry.out" >&2; fail "fentry refused as root: the error does not say: $said"; }
+	done
+	pass "fentry refused as root: $(grep -o 'fentry:vfs_read load failed.*' "$WORK/fentry.out" | head -n 1 | cut -c1-400)"
+else
+	cat "$WORK/fentry.out" >&2
+	fail "vfs on fentry alone neither started nor was refused with EPERM"
+fi
+
 # `Latency fsync, fdatasync`: collectd's parser takes unquoted words as strings and drops
 # the comma (it echoes it to stdout), so this means `Latency "fsync" "fdatasync"`: both
 # get latency, as the user meant, and nothing else.

@@ -144,6 +144,9 @@ wait_until() {
 	done
 }
 
+# process_gone PID: the process has ended (a zombie, not yet waited for, has ended).
+process_gone() { ! ps -o stat= -p "$1" | grep -qv Z; }
+
 # wait_for_log PATTERN SECONDS [LOG]: until LOG (collectd's own by default) has PATTERN.
 wait_for_log() {
 	wait_until "$2" grep -q -- "$1" "${3:-$WORK/collectd.log}"

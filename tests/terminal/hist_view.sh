@@ -122,4 +122,31 @@ grep -q "$WORK/bad is not a collectd-ebpf snapshot this version can read: line 2
 if "$HIST" --interval 0 2> "$WORK/usage.err"; then fail "--interval 0 accepted"; fi
 grep -q 'interval "0" is not a number of seconds' "$WORK/usage.err" || fail "unclear usage error: $(cat "$WORK/usage.err")"
 pass "missing, unreadable and malformed snapshots and bad options give clear errors"
+
+# --- how a live view ends ------------------------------------------------------------------------
+# started_live OUT: the live view has read the snapshot and waits for the next one.
+started_live() { grep -q 'waiting .* for the next snapshot' "$1"; }
+# SIGINT ends it even when it was started with SIGINT ignored, as a shell script starts its
+# background commands (contrib/demo.sh): the view once kept running, deaf to Ctrl-C.
+sh -c 'trap "" INT; exec "$0" --snapshot "$1" -i 0.2' "$HIST" "$SNAP" > "$WORK/int.out" 2>&1 &
+view=$!
+wait_until 10 started_live "$WORK/int.out" || fail "the live view did not start: $(cat "$WORK/int.out")"
+kill -INT $view
+wait_until 5 process_gone $view || { kill $view; fail "the view started with SIGINT ignored kept running after SIGINT"; }
+rc=0; wait $view || rc=$?
+[ $rc = 130 ] || fail "the view ended with status $rc after SIGINT, not 130 (killed by SIGINT)"
+pass "a live view started with SIGINT ignored stops on SIGINT"
+# collectd stopping removes the snapshot: the view says so, naming the file, and exits 1 (it
+# once printed "no such file" every interval, forever).
+"$HIST" --snapshot "$SNAP" -i 0.2 > "$WORK/live.out" 2> "$WORK/live.err" &
+view=$!
+wait_until 10 started_live "$WORK/live.out" || fail "the live view did not start: $(cat "$WORK/live.out" "$WORK/live.err")"
 stop_collectd
+[ ! -e "$SNAP" ] || fail "collectd left $SNAP when it stopped"
+wait_until 5 process_gone $view || { kill $view; fail "the view kept running after collectd stopped: $(tail -n 3 "$WORK/live.out")"; }
+rc=0; wait $view || rc=$?
+[ $rc = 1 ] || fail "the view exited $rc when collectd stopped, not 1: $(cat "$WORK/live.err")"
+grep -q "^collectd-ebpf-hist: $SNAP was removed: collectd stopped" "$WORK/live.err" ||
+	fail "the view did not say that collectd stopped: $(cat "$WORK/live.err")"
+! grep -q 'no such file' "$WORK/live.out" || fail "the view looped on the missing file: $(grep 'no such file' "$WORK/live.out")"
+pass "a live view exits 1 saying collectd stopped when the snapshot is removed: $(cat "$WORK/live.err")"
