@@ -85,23 +85,32 @@ bool series_name(const struct series_view *v, const uint8_t *key, int cpu, char 
 }
 
 
+/* text cut to at most max characters (max >= 9): as it is when it fits, else its first
+ * max - 9, '~' and 8 hex digits of a hash of the whole (FNV-1a, as label_value.h cuts). */
+static void cut_with_hash(const char *text, size_t max, char *out, size_t *used, size_t cap)
+{
+	uint32_t h = 2166136261u;
+	char hash[16];
+	char head[LABEL_VALUE_MAX];
+
+	if (strlen(text) <= max) {
+		append(out, cap, used, text);
+		return;
+	}
+	for (const char *p = text; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	snprintf(head, sizeof(head), "%.*s", (int)(max - 9), text);
+	snprintf(hash, sizeof(hash), "~%08x", h);
+	append(out, cap, used, head);
+	append(out, cap, used, hash);
+}
+
 void series_name_in_group(const char *group, const char *name, char out[LABEL_VALUE_MAX])
 {
-	size_t len = strlen(name), room = len + 2 < LABEL_VALUE_MAX ? LABEL_VALUE_MAX - 2 - len : 0, used = 0;
-	uint32_t h = 2166136261u; /* FNV-1a, as label_value.h cuts */
-	char hash[16];
+	size_t used = 0;
 
 	out[0] = '\0';
-	if (strlen(group) <= room || room < 9) {
-		append(out, LABEL_VALUE_MAX, &used, group);
-	} else {
-		for (const char *p = group; *p; p++)
-			h = (h ^ (unsigned char)*p) * 16777619u;
-		snprintf(hash, sizeof(hash), "~%08x", h);
-		memcpy(out, group, room - 9);
-		used = room - 9;
-		append(out, LABEL_VALUE_MAX, &used, hash);
-	}
+	cut_with_hash(group, SERIES_GROUP_MAX, out, &used, LABEL_VALUE_MAX);
 	append(out, LABEL_VALUE_MAX, &used, "/");
-	append(out, LABEL_VALUE_MAX, &used, name);
+	cut_with_hash(name, LABEL_VALUE_MAX - 1 - used, out, &used, LABEL_VALUE_MAX);
 }
