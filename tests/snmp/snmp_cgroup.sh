@@ -143,5 +143,21 @@ for row in "$oid_a = Counter64: $N" "$oid_b = Counter64: $K" "$oid_long = Counte
 	echo "$v3" | grep -qxF "$row" ||
 		sfail "the snippet's v3 view has not $row: $(echo "$v3" | grep -F "$(str_oid "$PARENT" implied)" | head -n 3)"
 done
+# doc/snmp.md's snmptable of ebpfCgroupCounterTable, as printed (the private port for localhost,
+# the MIB from the tree for the installed one): a row per cgroup's fsync with its calls.
+doc_cmd=$(awk '/<!-- per-cgroup-table:/ { on = 1; next } on && /```sh/ { code = 1; next } code && /```/ { exit }
+	code { sub(/^ +/, ""); line = line $0 } code && /\\$/ { sub(/\\$/, "", line); next } code && line != "" { print line; line = "" }' \
+	"$top_srcdir/doc/snmp.md")
+[ "$(echo "$doc_cmd" | grep -c '^snmptable ')" = 1 ] || fail "doc/snmp.md has no snmptable command after <!-- per-cgroup-table: -->: $doc_cmd"
+doc_cmd=$(echo "$doc_cmd" | sed -e "s| localhost | $AGENT |" \
+	-e "s|-M +/usr/share/collectd-ebpf/mibs |-M +$top_srcdir/tests/mibs:$top_srcdir/snmp |")
+sh -c "$doc_cmd" > "$WORK/cgtable.out" 2> "$WORK/cgtable.err" || sfail "doc/snmp.md's $doc_cmd failed: $(cat "$WORK/cgtable.err")"
+for row in "${PARENT}_a/fsync $N" "${PARENT}_b/fsync $K" "$LONG_INDEX $M"; do
+	grep -Eq "^ *\"syscalls\"\.\"calls\"\.'${row% *}' +${row#* } +${row#* } +" "$WORK/cgtable.out" ||
+		sfail "doc/snmp.md's snmptable of ebpfCgroupCounterTable has no row ${row% *} = ${row#* }: $(cat "$WORK/cgtable.out" "$WORK/cgtable.err")"
+done
+grep -Eq "'$LONG_INDEX' +$M +$M +$LONG_INSTANCE\$" "$WORK/cgtable.out" ||
+	sfail "doc/snmp.md's snmptable of ebpfCgroupCounterTable does not show $LONG_INSTANCE whole: $(cat "$WORK/cgtable.out")"
+sed 's/^/  /' "$WORK/cgtable.out"
 pass "the snippet's views: v2c $(echo "$v2c" | grep -c .) objects, none naming a cgroup, host-wide fsync $host_fsync calls >= $((N + K + M)) and its latency, buckets and gauges; v3 the rows ${PARENT}_a/fsync = $N, ${PARENT}_b/fsync = $K and $LONG_INDEX = $M in ebpfCgroupCounterTable and ebpfCgroupHistTable"
 stop_collectd
