@@ -90,14 +90,14 @@ static int kind(int table)
 	return table >= T_CG_COUNTERS ? table - T_CG : table;
 }
 
-/* The arcs of a column's prefix in table t (built rows only: not T_SCALAR). */
+/* The arcs of a column's prefix in table `table` (built rows only: not T_SCALAR). */
 static size_t prefix_len(int table)
 {
 	return table >= T_CG_COUNTERS ? 5 : 4;
 }
 
-/* A row per cgroup: its instance has the cgroup before a '/', which no collectd name holds
- * (doc/modules.md, Names). */
+/* The table of a row of host-wide table t's kind: the per-cgroup one when its instance has
+ * the cgroup before a '/', which no collectd name holds (doc/modules.md, Names). */
 static int table_for(int t, const char *instance)
 {
 	return strchr(instance, '/') ? t + T_CG : t;
@@ -214,7 +214,7 @@ static void note_skipped(struct mib_tree *v, const struct mib_row *r)
 }
 
 /* The row new_row() prepared joins table t, unless its names did not fit the index or its
- * OIDs (a 4-arc column prefix, then the index) the room below the base. */
+ * OIDs (a column prefix of prefix_len(t) arcs, then the index) the room below the base. */
 static void keep_row(struct mib_tree *v, int t, int bad)
 {
 	if (bad || prefix_len(t) + v->rows[t][v->nrows[t]].len > v->room)
