@@ -311,7 +311,11 @@ int perf_event_from_section(struct program_perf_event *e, const char *program, c
 				 (int)len, p, valid);
 			return -1;
 		}
-		if (key == 4 && !strncmp(p, "type", 4) && v <= UINT32_MAX)
+		if (key == 4 && !strncmp(p, "type", 4) && v > UINT32_MAX) {
+			snprintf(err, errlen, "SEC(\"%s\"): type %llu is not a perf event type (perf_event_attr's type is "
+				 "32 bits: 0 hardware, 1 software, 3 hw_cache, or a PMU's number)", section, v);
+			return -1;
+		} else if (key == 4 && !strncmp(p, "type", 4))
 			type = v, has_type = true;
 		else if (key == 6 && !strncmp(p, "config", 6))
 			config = v, has_config = true;

@@ -330,7 +330,7 @@ static void test_perf_event_sections(void)
 		{ "perf_event/type=-1,config=0,frequency=99", "\"type=-1\" is not key=number" },
 		{ "perf_event/type=1,config=x,frequency=99", "\"config=x\" is not key=number" },
 		{ "perf_event/type=1,,config=0,frequency=99", "\"\" is not key=number" },
-		{ "perf_event/type=4294967296,config=0,frequency=99", "unknown item" },
+		{ "perf_event/type=4294967296,config=0,frequency=99", "type 4294967296 is not a perf event type" },
 		{ "perf_event", "is not perf_event/ with its event" },
 	};
 	struct program_perf_event e;
