@@ -6,7 +6,8 @@
 #   ebpf_exporter fills from each CPU's copy of the entry, not from the key. A workload pinned
 #   with taskset closes the marker fd as "alpha" 3 times on the first online CPU and 2 times
 #   on the second, as "beta" 5 times on the second: derive-cpu_closes-alpha-<first> 3,
-#   -alpha-<second> 2, -other-<second> 5, -other-<first> 0, one series per CPU and kind.
+#   -alpha-<second> 2, -other-<second> 5, -other-<first> 0, one series per CPU and kind; the
+#   same map through a <Program> block with PerCPU "label": derive-alpha-cpu<first> 3 and so on.
 # - regexp's: a map declared by key_size and value_size, without BTF types, its label read
 #   by the size the YAML gives: derive-sized_closes-alpha 5, -beta 5.
 . "$top_srcdir/tests/support/lib.sh"
@@ -25,6 +26,16 @@ write_config "$WORK/collectd.conf" <<CONF
   SnapshotFile ""
   <Program "percpu">
     ExporterConfig "$OBJ/exporter_percpu.yaml"
+  </Program>
+  <Program "cpulabel">
+    Object "$OBJ/exporter_percpu.bpf.o"
+    <Counter "cpu_closes_total">
+      PerCPU "label"
+      <Label "kind">
+        Size 4
+        Decode "static_map" "0=alpha" "1=other"
+      </Label>
+    </Counter>
   </Program>
 </Plugin>
 CONF
@@ -54,6 +65,11 @@ expect "cpu_closes-alpha-$CPU_B" 2
 expect "cpu_closes-other-$CPU_B" 5
 expect "cpu_closes-other-$CPU_A" 0
 pass "cpu label from the per-CPU copies: alpha 3 on CPU $CPU_A and 2 on CPU $CPU_B, other 5 on CPU $CPU_B and 0 on CPU $CPU_A"
+for s in "alpha-cpu$CPU_A 3" "alpha-cpu$CPU_B 2" "other-cpu$CPU_B 5"; do
+	set -- $s
+	wait_until 5 csv_is cpulabel "derive-$1" "$2" || fail "<Program> PerCPU \"label\": derive-$1 is $(csv_last cpulabel "derive-$1"), expected $2"
+done
+pass "the same map through a <Program> block with PerCPU \"label\": the same counts as cpu<N> labels"
 possible=$(tr ',' '\n' < /sys/devices/system/cpu/possible | awk -F- '{ n += ($2 == "" ? 1 : $2 - $1 + 1) } END { print n }')
 wait_for_new_line percpu "derive-cpu_closes-alpha-$CPU_A"
 n=$(ls "$WORK/csv/itest/ebpf-percpu/" | grep -c '^derive-cpu_closes-')
