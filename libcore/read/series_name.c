@@ -53,24 +53,25 @@ bool series_name(const struct series_view *v, const uint8_t *key, int cpu, char 
 
 	for (int i = 0; i < v->nlabels; i++) {
 		char *to = decoded ? decoded[i] : text;
+		uint16_t cpu_bytes = (uint16_t)(cpu > 0 ? cpu : 0); /* host order, as ebpf_exporter appends it */
+		const uint8_t *bytes = v->labels[i].cpu_index ? (const uint8_t *)&cpu_bytes : key + v->labels[i].offset;
 
-		if (!decoder_chain_decode_kept(v->labels[i].chain, key + v->labels[i].offset, v->labels[i].size, to,
-					       DECODE_TEXT_MAX))
+		if (!decoder_chain_decode_kept(v->labels[i].chain, bytes, v->labels[i].size, to, DECODE_TEXT_MAX))
 			return false;
 		label_value_safe(to, texts[i]);
 	}
-	if (cpu >= 0)
+	if (cpu >= 0 && v->cpu_label)
 		snprintf(cpu_text, sizeof(cpu_text), "cpu%d", cpu);
 	raw[0] = '\0';
 	if (v->type_instance) {
-		fill_template(v, texts, cpu >= 0 ? cpu_text : NULL, raw, sizeof(raw));
+		fill_template(v, texts, cpu >= 0 && v->cpu_label ? cpu_text : NULL, raw, sizeof(raw));
 	} else {
 		for (int i = 0; i < v->nlabels; i++) {
 			if (i)
 				append(raw, sizeof(raw), &used, "-");
 			append(raw, sizeof(raw), &used, texts[i]);
 		}
-		if (cpu >= 0) {
+		if (cpu >= 0 && v->cpu_label) {
 			if (used)
 				append(raw, sizeof(raw), &used, "-");
 			append(raw, sizeof(raw), &used, cpu_text);
