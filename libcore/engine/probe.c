@@ -274,8 +274,13 @@ static void note_failure(struct probe_set *ps, struct probe_point *p, const char
 		 tracefs_denied ? " [tracefs is root's only: without root, grant CAP_DAC_READ_SEARCH too "
 				  "(AmbientCapabilities, see contrib/collectd-ebpf.service.d.conf)]" : "",
 		 no_kprobes ? " [this kernel has no kprobes: CONFIG_KPROBES is off]" : "");
+	/* In the module's error, once per point and short (the attempt's log line has the whole
+	 * hint): its fentry alternates would say the same again, and the error must fit the
+	 * log's line whole. */
 	used = strlen(text);
-	text_appendf(text, sizeof(text), &used, "%s", hint);
+	if (hint[0] && !strstr(p->failures, "[the kernel refuses fentry"))
+		text_appendf(text, sizeof(text), &used, " [the kernel refuses fentry/fexit although collectd may load "
+			     "BPF: lockdown, or no BPF trampoline; see the log]");
 	append_failure(p, text);
 	ebpf_log(EBPF_LOG_INFO, "%s: %s via %s: %s failed (%s)%s, trying the next method", ps->module, p->name, method,
 		 stage, strerror(err > 0 ? err : -err), hint);

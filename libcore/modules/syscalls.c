@@ -58,7 +58,7 @@ struct syscalls {
 	struct cgroup_table cg_tables[2];
 };
 
-static const struct module_option options[] = { { "Latency" }, { "CgroupCalls" }, CGROUP_HIST_OPTION_KEYS, { NULL } };
+static const struct module_option options[] = { { "Latency" }, CGROUP_HIST_OPTION_KEYS, { "CgroupCalls" }, { NULL } };
 
 enum { FEATURE_LATENCY = 1 };
 

@@ -29,7 +29,7 @@ int main(void)
 	 * the core refuses them as keys of neither, and says which keys it takes. */
 	struct opt_value p[] = { num(99.9) };
 	CHECK(set_option(m, "Percentile", p, 1, err, sizeof(err)) == -1);
-	CHECK(strstr(err, "unknown option \"Percentile\"; valid options: Latency, By, CgroupDepth, Cgroup, CgroupIgnoreSelected, MaxSeries, CgroupPrecision, AttachOrder, Precision") != NULL);
+	CHECK(strstr(err, "unknown option \"Percentile\"; valid options: Latency, By, CgroupDepth, Cgroup, CgroupIgnoreSelected, MaxSeries, CgroupPrecision, CgroupCalls, AttachOrder, Precision") != NULL);
 	CHECK(set_option(m, "Bucket", p, 1, err, sizeof(err)) == -1 && strstr(err, "unknown option \"Bucket\""));
 	CHECK(set_option(m, "BucketType", lat, 1, err, sizeof(err)) == -1 && strstr(err, "unknown option \"BucketType\""));
 	CHECK(set_option(m, "Latencyy", lat, 1, err, sizeof(err)) == -1 && strstr(err, "unknown option \"Latencyy\""));
@@ -78,7 +78,7 @@ int main(void)
 	CHECK(strstr(err, "double quotes") != NULL);
 	CHECK(set_option(m, "Latencyy", lat, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "unknown option \"Latencyy\"") != NULL);
-	CHECK(strstr(err, "valid options: Latency, By, CgroupDepth, Cgroup, CgroupIgnoreSelected, MaxSeries, CgroupPrecision, AttachOrder") != NULL);
+	CHECK(strstr(err, "valid options: Latency, By, CgroupDepth, Cgroup, CgroupIgnoreSelected, MaxSeries, CgroupPrecision, CgroupCalls, AttachOrder") != NULL);
 	/* A quoted number is a string to collectd: the error names the argument and its text
 	 * (Percentile's and Bucket's cases are in test_presentation.c, with their parser). */
 	CHECK(set_option(m, "Latency", n1, 1, err, sizeof(err)) == -1);

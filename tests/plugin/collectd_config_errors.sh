@@ -26,7 +26,7 @@ write_config /dev/stdout <<'CONF' | expect_config_error misspelled_module 'unkno
 </Plugin>
 CONF
 
-write_config /dev/stdout <<'CONF' | expect_config_error unknown_option 'module "syscalls": unknown option "Latencyy"; valid options: Latency, CgroupCalls, By, CgroupDepth, Cgroup, CgroupIgnoreSelected, MaxSeries, CgroupPrecision, AttachOrder, Percentile, Bucket, BucketType'
+write_config /dev/stdout <<'CONF' | expect_config_error unknown_option 'module "syscalls": unknown option "Latencyy"; valid options: Latency, By, CgroupDepth, Cgroup, CgroupIgnoreSelected, MaxSeries, CgroupPrecision, CgroupCalls, AttachOrder, Percentile, Bucket, BucketType'
 <Plugin ebpf>
   <Module "syscalls">
     Latencyy "fsync"

@@ -41,7 +41,9 @@ HIST_COUNT="$BASE.1.4.1.4.$HIST"
 HIST_SUM="$BASE.1.4.1.6.$HIST"
 is_n() { [ "$(value "$1")" = "$N" ]; }
 wait_until 10 is_n "$CALLS" || sfail "ebpfCounterValue of sync_count/sync_calls/sync is '$(value "$CALLS")', expected $N"
-[ "$(csv_last sync_count derive-sync)" = "$N" ] || sfail "collectd's derive-sync is $(csv_last sync_count derive-sync)"
+# A counter series the plugin meets first gets its 0 in that read and its value from the next
+# (doc/modules.md): collectd's csv may be a read behind the snapshot.
+wait_until 5 csv_is sync_count derive-sync "$N" || sfail "collectd's derive-sync is $(csv_last sync_count derive-sync)"
 pass "ebpfCounterTable sync_count.sync_calls.sync = $N, as collectd's derive-sync"
 
 wait_until 10 is_n "$HIST_COUNT" || sfail "ebpfHistCount of sync_latency/latency/sync is '$(value "$HIST_COUNT")', expected $N"
