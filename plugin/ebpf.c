@@ -25,6 +25,7 @@
 #include "base/log.h"
 #include "libcore/engine/memory_plan.h"
 #include "libcore/engine/module.h"
+#include "libcore/kernel/privileges.h"
 #include "libcore/programs/program_module.h"
 #include "libcore/engine/self_metrics.h"
 #include "plugin/snapshot_options.h"
@@ -831,6 +832,20 @@ static int finish_start(int started, int total)
 	return 0;
 }
 
+/* The modules loaded: what the non-root setup grants collectd as ambient capabilities (CAP_BPF,
+ * CAP_PERFMON, CAP_DAC_READ_SEARCH) is kept in its own effective set and cleared from what a
+ * program it runs inherits (exec's Exec and NotificationExec run as collectd's user there). */
+static void drop_inheritable_capabilities(void)
+{
+	int left = privileges_clear_inheritable();
+
+	if (left)
+		WARNING(PLUGIN_NAME " plugin: could not clear the ambient capabilities of %d of collectd's threads%s: "
+			"a program collectd runs from %s may inherit CAP_BPF, CAP_PERFMON or CAP_DAC_READ_SEARCH",
+			left < 0 ? 1 : left, left < 0 ? " (no signal handler)" : " (they did not answer a signal in 1 s)",
+			left < 0 ? "another thread" : "them");
+}
+
 static int ebpf_init(void)
 {
 	int started, total;
@@ -848,6 +863,7 @@ static int ebpf_init(void)
 	start_cost_collection();
 	publish_disabled_modules(configured, nconfigured, now_us);
 	started = start_modules(now_us);
+	drop_inheritable_capabilities();
 	if (started < 0)
 		return -1;
 	return finish_start(started, total);

@@ -1,9 +1,11 @@
 #define _GNU_SOURCE /* open_by_handle_at */
 #include "libcore/decode/cgroup_paths.h"
 
+#include "base/log.h"
+
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,26 +100,203 @@ static char *by_handle(const struct cgroup_paths *c, uint64_t id, int *unsupport
 	return below_root(c, abs);
 }
 
-/* nftw has no user argument: the walk's target and result. One walk at a time. */
-static __thread uint64_t walk_id;
-static __thread char walk_found[4096];
-
-static int walk_visit(const char *path, const struct stat *st, int type, struct FTW *ftw)
+static int64_t monotonic_ms(void)
 {
-	if (type == FTW_D && (uint64_t)st->st_ino == walk_id) {
-		snprintf(walk_found, sizeof(walk_found), "%s", path);
-		return 1;
-	}
-	return 0;
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
-static char *by_walk(const struct cgroup_paths *c, uint64_t id)
+static uint32_t index_slot(uint64_t id, uint32_t cap)
 {
-	walk_id = id;
-	walk_found[0] = '\0';
-	if (nftw(c->root, walk_visit, 32, FTW_PHYS | FTW_MOUNT) != 1)
+	return (uint32_t)((id * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+}
+
+static void index_add(struct cgroup_paths *c, uint32_t entry)
+{
+	uint32_t i = index_slot(c->walked[entry].id, c->index_cap);
+
+	while (c->index[i])
+		i = (i + 1) & (c->index_cap - 1);
+	c->index[i] = entry + 1;
+}
+
+/* The walked entry of id, -1 if the last walk did not meet it. */
+static int64_t walked_entry(const struct cgroup_paths *c, uint64_t id)
+{
+	if (!c->index_cap)
+		return -1;
+	for (uint32_t i = index_slot(id, c->index_cap); c->index[i]; i = (i + 1) & (c->index_cap - 1))
+		if (c->walked[c->index[i] - 1].id == id)
+			return c->index[i] - 1;
+	return -1;
+}
+
+/* The path below root of walked entry e ("/" for the root) into out; false if it does not fit. */
+static bool walked_path(const struct cgroup_paths *c, uint32_t e, char *out, size_t len)
+{
+	uint32_t chain[CGROUP_WALK_DEPTH_MAX + 1];
+	size_t n = 0, used = 0;
+
+	for (; e; e = c->walked[e].parent)
+		chain[n++] = e;
+	if (!n)
+		return snprintf(out, len, "/") < (int)len;
+	while (n--) {
+		int w = snprintf(out + used, len - used, "/%s", c->names + c->walked[chain[n]].name);
+
+		if (w < 0 || (size_t)w >= len - used)
+			return false;
+		used += (size_t)w;
+	}
+	return true;
+}
+
+/* Appends a cgroup to the walk: false when a bound (entries, name bytes) is reached. */
+static bool walk_add(struct cgroup_paths *c, uint64_t id, uint32_t parent, uint32_t depth, const char *name)
+{
+	size_t nlen = strlen(name) + 1;
+
+	if (c->nwalked >= CGROUP_WALK_MAX || c->names_len + nlen > CGROUP_WALK_NAME_BYTES)
+		return false;
+	if (c->nwalked == c->walked_cap) {
+		uint32_t cap = c->walked_cap ? 2 * c->walked_cap : 256;
+		struct cgroup_walked *w = realloc(c->walked, cap * sizeof(*w));
+
+		if (!w)
+			return false;
+		c->walked = w;
+		c->walked_cap = cap;
+	}
+	if (c->names_len + nlen > c->names_cap) {
+		size_t cap = c->names_cap ? 2 * c->names_cap : 4096;
+		char *n;
+
+		while (cap < c->names_len + nlen)
+			cap *= 2;
+		if (!(n = realloc(c->names, cap)))
+			return false;
+		c->names = n;
+		c->names_cap = cap;
+	}
+	if (2 * (c->nwalked + 1) > c->index_cap) {
+		uint32_t cap = c->index_cap ? 2 * c->index_cap : 512;
+		uint32_t *ix = calloc(cap, sizeof(*ix));
+
+		if (!ix)
+			return false;
+		free(c->index);
+		c->index = ix;
+		c->index_cap = cap;
+		for (uint32_t i = 0; i < c->nwalked; i++)
+			index_add(c, i);
+	}
+	memcpy(c->names + c->names_len, name, nlen);
+	c->walked[c->nwalked] = (struct cgroup_walked){ .id = id, .parent = parent, .name = (uint32_t)c->names_len,
+							.depth = depth };
+	c->names_len += nlen;
+	index_add(c, c->nwalked++);
+	return true;
+}
+
+/* Appends the subdirectories of walked entry e; false when a bound is reached. The directory
+ * entry's inode number is the cgroup's id (kernfs): no stat per cgroup. */
+static bool walk_children(struct cgroup_paths *c, uint32_t e)
+{
+	char rel[4096];
+	struct dirent *d;
+	bool room = true;
+	DIR *dir;
+	int fd;
+
+	if (!walked_path(c, e, rel, sizeof(rel)))
+		return true; /* too long a path to open: its subtree stays unnamed */
+	fd = openat(c->root_fd, rel[1] ? rel + 1 : ".", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return true; /* removed meanwhile, or not ours to read */
+	if (!(dir = fdopendir(fd))) {
+		close(fd);
+		return true;
+	}
+	while (room && (d = readdir(dir))) {
+		struct stat st;
+		uint64_t id = d->d_ino;
+
+		if (d->d_name[0] == '.' && (!d->d_name[1] || (d->d_name[1] == '.' && !d->d_name[2])))
+			continue;
+		if (d->d_type == DT_UNKNOWN) {
+			if (fstatat(fd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode))
+				continue;
+			id = st.st_ino;
+		} else if (d->d_type != DT_DIR) {
+			continue;
+		}
+		room = walk_add(c, id, e, c->walked[e].depth + 1, d->d_name);
+	}
+	closedir(dir);
+	return room;
+}
+
+/* One walk, breadth first (the shallower cgroups, where services are, named first), bounded
+ * in levels, cgroups, name bytes and time; the cgroups it meets replace the last walk's. */
+static void walk(struct cgroup_paths *c)
+{
+	uint32_t depth = c->walk_depth && c->walk_depth < CGROUP_WALK_DEPTH_MAX ? c->walk_depth : CGROUP_WALK_DEPTH_MAX;
+	int64_t start = monotonic_ms();
+	struct stat st;
+	uint32_t e;
+
+	if (!c->walks++)
+		ebpf_log(EBPF_LOG_INFO,
+			 "cgroup names: opening a cgroup by its id is refused (no CAP_DAC_READ_SEARCH): cgroups are "
+			 "named by walking %s instead, %u levels down, at most once a second and %d cgroups or %d ms a "
+			 "walk",
+			 c->root, depth, CGROUP_WALK_MAX, CGROUP_WALK_MS);
+	c->nwalked = 0;
+	c->names_len = 0;
+	c->walk_cut = false;
+	if (c->index_cap)
+		memset(c->index, 0, c->index_cap * sizeof(*c->index));
+	if (fstat(c->root_fd, &st) || !walk_add(c, st.st_ino, 0, 0, "")) {
+		c->walked_at_ms = monotonic_ms();
+		return;
+	}
+	for (e = 0; e < c->nwalked; e++) {
+		if (c->walked[e].depth >= depth)
+			continue;
+		if (!walk_children(c, e) || ((e & 15) == 15 && monotonic_ms() - start >= CGROUP_WALK_MS)) {
+			c->walk_cut = true;
+			break;
+		}
+	}
+	c->walked_at_ms = monotonic_ms();
+	if (c->walk_cut && !c->cut_logged) {
+		c->cut_logged = true;
+		ebpf_log(EBPF_LOG_WARNING,
+			 "cgroup names: without CAP_DAC_READ_SEARCH cgroups are named by walking %s once a second, and "
+			 "this walk stopped at its bound (%u cgroups, %u of them read, %lld ms; at most %d cgroups, %d ms): "
+			 "the cgroups it did not reach have no name for now (their values go to `other`). Grant "
+			 "collectd CAP_DAC_READ_SEARCH to name each cgroup by its id instead (README.md, Requirements)",
+			 c->root, c->nwalked, e, (long long)(c->walked_at_ms - start), CGROUP_WALK_MAX, CGROUP_WALK_MS);
+	}
+}
+
+/* Without file handles: the last walk's name for id, after a walk if that one is older than
+ * CGROUP_WALK_SECONDS. */
+static char *by_walk(struct cgroup_paths *c, uint64_t id)
+{
+	char path[4096];
+	int64_t e;
+
+	if (!c->walked_at_ms || monotonic_ms() - c->walked_at_ms >= CGROUP_WALK_SECONDS * 1000)
+		walk(c);
+	e = walked_entry(c, id);
+	if (e < 0) {
+		c->unnamed += c->walk_cut;
 		return NULL;
-	return below_root(c, walk_found);
+	}
+	return walked_path(c, (uint32_t)e, path, sizeof(path)) ? strdup(path) : NULL;
 }
 
 const char *cgroup_path(struct cgroup_paths *c, uint64_t id)
@@ -140,11 +319,12 @@ const char *cgroup_path(struct cgroup_paths *c, uint64_t id)
 	else
 		s->path = by_handle(c, id, &unsupported);
 	if (!s->path && unsupported) {
-		c->walks++;
 		s->path = by_walk(c, id);
-	}
-	if (!s->path)
+		if (!s->path)
+			s->retry_at = now.tv_sec + CGROUP_WALK_SECONDS;
+	} else if (!s->path) {
 		s->retry_at = now.tv_sec + CGROUP_RETRY_SECONDS;
+	}
 	return s->path;
 }
 
@@ -162,6 +342,9 @@ void cgroup_paths_free(struct cgroup_paths *c)
 {
 	for (int i = 0; i < CGROUP_CACHE_SLOTS; i++)
 		free(c->slots[i].path);
+	free(c->walked);
+	free(c->index);
+	free(c->names);
 	if (c->root_fd >= 0)
 		close(c->root_fd);
 	memset(c, 0, sizeof(*c));

@@ -306,6 +306,7 @@ struct cgroup_group *cgroup_group_new(const struct cgroup_options *o, const char
 		free(g);
 		return NULL;
 	}
+	g->paths.walk_depth = o->depth; /* the reads meet no cgroup deeper (a walk's bound) */
 	g->cap = 16;
 	while (g->cap < 2 * entries)
 		g->cap *= 2;

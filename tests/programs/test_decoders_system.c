@@ -99,7 +99,8 @@ static void test_cgroup(void)
 		uint64_t id;
 	} fh = { .h = { .handle_bytes = sizeof(uint64_t) } };
 	char mnt[512], dir[700], sub[760], want[300], err[256], safe[LABEL_VALUE_MAX];
-	struct cgroup_paths walk;
+	struct cgroup_paths walk, shallow;
+	char want_parent[300];
 	struct stat st;
 	int mount_id;
 	uint64_t id, root_id;
@@ -122,6 +123,7 @@ static void test_cgroup(void)
 	id = fh.id;
 	CHECK_EQ_U64(id, st.st_ino); /* the cgroup id is the directory's inode number */
 	snprintf(want, sizeof(want), "/ebpf-decode-test-%d/child", (int)getpid());
+	snprintf(want_parent, sizeof(want_parent), "/ebpf-decode-test-%d", (int)getpid());
 
 	CHECK_STR(decode1("cgroup", NULL, &id, 8), want);
 	snprintf(safe, sizeof(safe), "ebpf-decode-test-%d_child", (int)getpid());
@@ -136,6 +138,22 @@ static void test_cgroup(void)
 	CHECK(cgroup_path(&walk, id) && !strcmp(cgroup_path(&walk, id), want));
 	CHECK_EQ_U64(walk.walks, 1);
 	CHECK_EQ_U64(walk.lookups, 1);
+	/* The walk named every cgroup it met: the parent is named by it too, without a walk of
+	 * its own (one walk a second at most, whatever the number of new ids). */
+	CHECK(stat(dir, &st) == 0);
+	CHECK(cgroup_path(&walk, st.st_ino) && !strcmp(cgroup_path(&walk, st.st_ino), want_parent));
+	CHECK_EQ_U64(walk.walks, 1);
+	CHECK_EQ_U64(walk.lookups, 2);
+	/* A walk goes walk_depth levels down (CgroupDepth): the child, at depth 2, is not met
+	 * when 1 is the bound, its parent is. */
+	CHECK(cgroup_paths_init(&shallow, NULL, err, sizeof(err)) == 0);
+	shallow.walk_only = 1;
+	shallow.walk_depth = 1;
+	CHECK(cgroup_path(&shallow, id) == NULL);
+	CHECK(cgroup_path(&shallow, st.st_ino) && !strcmp(cgroup_path(&shallow, st.st_ino), want_parent));
+	CHECK_EQ_U64(shallow.walks, 1);
+	CHECK(!shallow.walk_cut);
+	cgroup_paths_free(&shallow);
 
 	CHECK(rmdir(sub) == 0);
 	CHECK(rmdir(dir) == 0);
