@@ -40,7 +40,7 @@ CONF
 # refused NAME WHOLE [OBJECT]: collectd -T fails with the one error WHOLE.
 refused() {
 	if run_t "$1" "${3:-}"; then
-		cat "$WORK/$1.yaml" "$WORK/$1.out" >&2
+		cat "$OBJ/$1.yaml" "$WORK/$1.out" >&2
 		fail "$1: collectd -T accepted it"
 	fi
 	grep -qxF -- "$2" "$WORK/$1.out" || { cat "$WORK/$1.out" >&2; fail "$1: the error is not: $2"; }
