@@ -90,7 +90,10 @@ static void explain_unknown(const struct decoder_chain *c, const char *name, cha
 {
 	size_t used = 0;
 
-	text_appendf(err, errlen, &used, "%s: unknown decoder \"%s\"; the decoders are", LABEL_SHOWN(c), name);
+	if (c->hidden)
+		text_appendf(err, errlen, &used, "%s: unknown decoder name; the decoders are", LABEL_SHOWN(c));
+	else
+		text_appendf(err, errlen, &used, "%s: unknown decoder \"%s\"; the decoders are", LABEL_SHOWN(c), name);
 	for (int i = 0; i < NKINDS; i++)
 		text_appendf(err, errlen, &used, "%s %s", i ? "," : "", kinds[i]->name);
 }
