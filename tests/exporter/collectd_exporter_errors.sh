@@ -7,7 +7,7 @@
 # line and column and the field, never the file's text. A label whose size does not add up to
 # the map's key is refused against the object, and the good config passes -T, so it is the
 # mistake that fails the others. The file itself is refused as the object would be (a link,
-# writable by group or others, another user's, over 64 KiB), and so is a document nested
+# writable by group or others, a FIFO, another user's, over 64 KiB), and so is a document nested
 # deeper than 64 (refused before libyaml loads it); a secret in a key or value is never in
 # the error.
 . "$top_srcdir/tests/support/lib.sh"
@@ -97,6 +97,9 @@ for mode in 664:"its group" 646:everyone; do
 	chmod "${mode%%:*}" "$OBJ/$name.yaml"
 	refused "$name" "$P \"$OBJ/$name.yaml\" is writable by ${mode#*:} (mode 0${mode%%:*}): others could $RISK (chmod go-w \"$OBJ/$name.yaml\")"
 done
+# a FIFO: refused at once (collectd -T hung on it, opening it to see whether it is ELF)
+mkfifo "$OBJ/fifo.yaml"
+refused fifo "$P \"$OBJ/fifo.yaml\" is not a regular file"
 cp "$OBJ/good.yaml" "$OBJ/owner.yaml"
 chown 65534 "$OBJ/owner.yaml"
 refused owner "$P \"$OBJ/owner.yaml\" is owned by uid 65534, not by root or collectd's user: anyone who owns it can $RISK (chown root: \"$OBJ/owner.yaml\")"
@@ -109,7 +112,7 @@ truncate -s 65537 "$OBJ/big.yaml"
 refused big "$P \"$OBJ/big.yaml\" is 65537 bytes, more than the 64 KiB (65536 bytes) an ebpf_exporter config may have (ebpf_exporter's largest example is 3 KB)"
 truncate -s 65536 "$OBJ/big.yaml"
 run_t big || { cat "$WORK/big.out" >&2; fail "collectd -T refused a good config of 65536 bytes"; }
-pass "ExporterConfig through a link, writable by group or others, another user's, over 64 KiB: each refused, naming the file and the fix; 64 KiB passes"
+pass "ExporterConfig through a link, writable by group or others, a FIFO, another user's, over 64 KiB: each refused, naming the file and the fix; 64 KiB passes"
 
 # Lists nested 30,000 deep (60 KB: libyaml's loader took 2.9 s on it, 48 s on 250 KB): refused
 # where the 65th opens, before libyaml loads the document. The time is logged, not asserted.
