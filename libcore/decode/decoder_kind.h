@@ -56,7 +56,16 @@ struct label_decoder {
 	 * "\"static_map\" \"0=read\""), so that a chain can be printed back
 	 * (decoder_chain_line(), collectd-ebpf-import). */
 	char *line;
+	/* The chain's hidden (label_decoder.h), when it was made: create's messages name an
+	 * argument with decoder_arg_shown(). */
+	bool args_hidden;
 };
+
+/* Argument i of args as create's messages name it, in buf: "\"TEXT\"", or "entry I+1"
+ * when d->args_hidden. Returns buf. */
+const char *decoder_arg_shown(const struct label_decoder *d, const char *const *args, int i, char *buf,
+			      size_t buflen);
+#define DECODER_ARG_SHOWN_MAX 320 /* a buffer for it: the text cut to fit */
 
 /* The key part read as an unsigned number in host order; size is 1, 2, 4 or 8. */
 uint64_t decode_uint(const struct decode_input *in);

@@ -111,29 +111,31 @@ static int regexps_create(struct label_decoder *d, const char *const *args, int 
 	d->state = r;
 	for (int i = 0; i < nargs; i++) {
 		const char *posix = go_only(args[i]);
+		char shown[DECODER_ARG_SHOWN_MAX];
 		int rc;
 
+		decoder_arg_shown(d, args, i, shown, sizeof(shown));
 		if (posix) {
-			snprintf(err, errlen, "\"%s\" is Go's syntax (ebpf_exporter's), not POSIX extended: use %s",
-				 args[i], posix);
+			snprintf(err, errlen, "%s is Go's syntax (ebpf_exporter's), not POSIX extended: use %s", shown,
+				 posix);
 			goto fail;
 		}
-		if (regex_size_check(args[i], err, errlen))
+		if (regex_size_check(args[i], shown, err, errlen))
 			goto fail;
 		rc = regcomp(&r->re[i], args[i], REG_EXTENDED);
 		if (rc) {
 			char why[128];
 
 			regerror(rc, &r->re[i], why, sizeof(why));
-			snprintf(err, errlen, "\"%s\" is not a POSIX extended regular expression: %s", args[i], why);
+			snprintf(err, errlen, "%s is not a POSIX extended regular expression: %s", shown, why);
 			goto fail;
 		}
 		r->n = i + 1;
 		if (r->re[i].re_nsub > 1) {
 			snprintf(err, errlen,
-				 "\"%s\" has %zu groups: the label is the match of a pattern without a group or group 1 "
+				 "%s has %zu groups: the label is the match of a pattern without a group or group 1 "
 				 "of one with a single group (ebpf_exporter never takes a match with more); keep one",
-				 args[i], r->re[i].re_nsub);
+				 shown, r->re[i].re_nsub);
 			goto fail;
 		}
 	}

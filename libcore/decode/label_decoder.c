@@ -36,6 +36,27 @@ void decoder_chain_init(struct decoder_chain *c, const char *label)
 	snprintf(c->label, sizeof(c->label), "%s", label ? label : "");
 }
 
+const char *decoder_arg_shown(const struct label_decoder *d, const char *const *args, int i, char *buf,
+			      size_t buflen)
+{
+	if (d->args_hidden)
+		snprintf(buf, buflen, "entry %d", i + 1);
+	else
+		snprintf(buf, buflen, "\"%.*s\"", (int)(buflen > 3 ? buflen - 3 : 0), args[i]);
+	return buf;
+}
+
+/* The label as messages name it: `label "NAME"`, or `this label` while the chain's text is
+ * hidden (decoder_chain.hidden). */
+static const char *label_shown(const struct decoder_chain *c, char *buf, size_t buflen)
+{
+	if (c->hidden)
+		return "this label";
+	snprintf(buf, buflen, "label \"%s\"", c->label);
+	return buf;
+}
+#define LABEL_SHOWN(c) label_shown((c), (char[sizeof((c)->label) + 16]){ 0 }, sizeof((c)->label) + 16)
+
 /* One value quoted for a collectd configuration: '"' and '\\' escaped (collectd's own
  * parser takes them so). */
 static void quote_value(char *out, size_t outlen, size_t *used, const char *v)
@@ -69,7 +90,10 @@ static void explain_unknown(const struct decoder_chain *c, const char *name, cha
 {
 	size_t used = 0;
 
-	text_appendf(err, errlen, &used, "label \"%s\": unknown decoder \"%s\"; the decoders are", c->label, name);
+	if (c->hidden)
+		text_appendf(err, errlen, &used, "%s: unknown decoder name; the decoders are", LABEL_SHOWN(c));
+	else
+		text_appendf(err, errlen, &used, "%s: unknown decoder \"%s\"; the decoders are", LABEL_SHOWN(c), name);
 	for (int i = 0; i < NKINDS; i++)
 		text_appendf(err, errlen, &used, "%s %s", i ? "," : "", kinds[i]->name);
 }
@@ -81,16 +105,16 @@ static int check_nargs(const struct decoder_chain *c, const struct decoder_kind 
 	if (nargs >= k->min_args && nargs <= k->max_args)
 		return 0;
 	if (k->max_args == 0)
-		snprintf(err, errlen, "label \"%s\": decoder %s takes no arguments, it was given %d", c->label, k->name,
+		snprintf(err, errlen, "%s: decoder %s takes no arguments, it was given %d", LABEL_SHOWN(c), k->name,
 			 nargs);
 	else if (k->min_args == k->max_args)
-		snprintf(err, errlen, "label \"%s\": decoder %s takes %d argument%s, it was given %d", c->label,
+		snprintf(err, errlen, "%s: decoder %s takes %d argument%s, it was given %d", LABEL_SHOWN(c),
 			 k->name, k->min_args, k->min_args == 1 ? "" : "s", nargs);
 	else if (k->max_args > 16) /* as many as one likes: only the least is worth saying */
-		snprintf(err, errlen, "label \"%s\": decoder %s needs at least %d argument%s", c->label, k->name,
+		snprintf(err, errlen, "%s: decoder %s needs at least %d argument%s", LABEL_SHOWN(c), k->name,
 			 k->min_args, k->min_args == 1 ? "" : "s");
 	else
-		snprintf(err, errlen, "label \"%s\": decoder %s takes %d to %d arguments, it was given %d", c->label,
+		snprintf(err, errlen, "%s: decoder %s takes %d to %d arguments, it was given %d", LABEL_SHOWN(c),
 			 k->name, k->min_args, k->max_args, nargs);
 	return -1;
 }
@@ -104,18 +128,19 @@ static struct label_decoder *decoder_new(const struct decoder_chain *c, const st
 	char msg[512];
 
 	if (!d) {
-		snprintf(err, errlen, "label \"%s\": out of memory", c->label);
+		snprintf(err, errlen, "%s: out of memory", LABEL_SHOWN(c));
 		return NULL;
 	}
 	d->kind = k;
+	d->args_hidden = c->hidden;
 	if (k->create && k->create(d, args, nargs, msg, sizeof(msg))) {
-		snprintf(err, errlen, "label \"%s\": decoder %s: %s", c->label, k->name, msg);
+		snprintf(err, errlen, "%s: decoder %s: %s", LABEL_SHOWN(c), k->name, msg);
 		free(d);
 		return NULL;
 	}
 	d->line = decoder_line(k->name, args, nargs);
 	if (!d->line) {
-		snprintf(err, errlen, "label \"%s\": out of memory", c->label);
+		snprintf(err, errlen, "%s: out of memory", LABEL_SHOWN(c));
 		if (k->destroy)
 			k->destroy(d);
 		free(d);
@@ -135,14 +160,14 @@ int decoder_chain_add(struct decoder_chain *c, const char *name, const char *con
 		return -1;
 	}
 	if (c->n == DECODER_CHAIN_MAX) {
-		snprintf(err, errlen, "label \"%s\": more than %d Decode lines", c->label, DECODER_CHAIN_MAX);
+		snprintf(err, errlen, "%s: more than %d Decode lines", LABEL_SHOWN(c), DECODER_CHAIN_MAX);
 		return -1;
 	}
 	if (c->n > 0 && !k->takes_text) {
 		snprintf(err, errlen,
-			 "label \"%s\": decoder %s reads the key's bytes, so it must be the first Decode of the label "
+			 "%s: decoder %s reads the key's bytes, so it must be the first Decode of the label "
 			 "(here it follows %s, which makes text)",
-			 c->label, name, c->d[c->n - 1]->kind->name);
+			 LABEL_SHOWN(c), name, c->d[c->n - 1]->kind->name);
 		return -1;
 	}
 	if (check_nargs(c, k, nargs, err, errlen))
@@ -164,12 +189,12 @@ int decoder_chain_check(const struct decoder_chain *c, size_t size, char *err, s
 	const struct decoder_kind *k;
 
 	if (size == 0) {
-		snprintf(err, errlen, "label \"%s\" has 0 bytes: give it a Field or a Size", c->label);
+		snprintf(err, errlen, "%s has 0 bytes: give it a Field or a Size", LABEL_SHOWN(c));
 		return -1;
 	}
 	if (c->n == 0) {
 		if (size > DECODE_BYTES_MAX) {
-			snprintf(err, errlen, "label \"%s\" has %zu bytes, more than the %d a label can show", c->label,
+			snprintf(err, errlen, "%s has %zu bytes, more than the %d a label can show", LABEL_SHOWN(c),
 				 size, DECODE_BYTES_MAX);
 			return -1;
 		}
@@ -178,14 +203,14 @@ int decoder_chain_check(const struct decoder_chain *c, size_t size, char *err, s
 	k = c->d[0]->kind;
 	if (!k->sizes) {
 		snprintf(err, errlen,
-			 "decoder %s works on text, label \"%s\" has raw bytes: put a decoder that makes text "
+			 "decoder %s works on text, %s has raw bytes: put a decoder that makes text "
 			 "(uint, string, hex, ...) before it",
-			 k->name, c->label);
+			 k->name, LABEL_SHOWN(c));
 		return -1;
 	}
 	if (k->sizes == SIZES_ANY ? size > DECODE_BYTES_MAX || (k->size_step && size % k->size_step)
 				  : (size > 31 || !(k->sizes & SIZE_BIT(size)))) {
-		snprintf(err, errlen, "decoder %s needs %s, label \"%s\" has %zu", k->name, k->sizes_text, c->label,
+		snprintf(err, errlen, "decoder %s needs %s, %s has %zu", k->name, k->sizes_text, LABEL_SHOWN(c),
 			 size);
 		return -1;
 	}

@@ -74,6 +74,10 @@ struct label_decoder;
 
 struct decoder_chain {
 	char label[64];  /* for messages */
+	/* Set while the chain is built from a file whose text must not reach the log
+	 * (ExporterConfig: it may be readable by root only): messages say "this label", and its
+	 * decoders name an argument by its place ("entry 2"), not its text. */
+	bool hidden;
 	struct label_decoder *d[DECODER_CHAIN_MAX];
 	int n;
 };

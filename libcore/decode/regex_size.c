@@ -86,7 +86,7 @@ static double sequence(struct scan *s, int depth)
 	return total;
 }
 
-int regex_size_check(const char *pattern, char *err, size_t errlen)
+int regex_size_check(const char *pattern, const char *shown, char *err, size_t errlen)
 {
 	struct scan s = { pattern, 0, 0 };
 	double size = 0;
@@ -98,24 +98,24 @@ int regex_size_check(const char *pattern, char *err, size_t errlen)
 	}
 	if (s.backref) {
 		snprintf(err, errlen,
-			 "\"%s\" has a backreference (\\1 .. \\9), which POSIX extended expressions do not have and "
+			 "%s has a backreference (\\1 .. \\9), which POSIX extended expressions do not have and "
 			 "which can take glibc seconds on a short text a process controls (its comm): match the part "
 			 "again instead, or use the groups in the replacement (\"\\1\")",
-			 pattern);
+			 shown);
 		return -1;
 	}
 	if (s.stacked) {
 		snprintf(err, errlen,
-			 "\"%s\" has two repetition operators in a row (as \"a+*\"), which POSIX leaves undefined: "
+			 "%s has two repetition operators in a row (as \"a+*\"), which POSIX leaves undefined: "
 			 "keep one, or group the part (\"(a+)*\")",
-			 pattern);
+			 shown);
 		return -1;
 	}
 	if (size > REGEX_SIZE_MAX) {
 		snprintf(err, errlen,
-			 "\"%s\" repeats too much (%.0f parts once repetitions are unrolled, at most %d): use smaller "
+			 "%s repeats too much (%.0f parts once repetitions are unrolled, at most %d): use smaller "
 			 "counts in {m,n}, or fewer nested repetitions",
-			 pattern, size, REGEX_SIZE_MAX);
+			 shown, size, REGEX_SIZE_MAX);
 		return -1;
 	}
 	return 0;

@@ -12,7 +12,8 @@
 
 #define REGEX_SIZE_MAX 2000 /* atoms after expanding repetitions */
 
-/* 0 if pattern is within the bound, else -1 with err. Syntax errors are left to regcomp. */
-int regex_size_check(const char *pattern, char *err, size_t errlen);
+/* 0 if pattern is within the bound, else -1 with err, which names the pattern as `shown`
+ * (decoder_arg_shown()). Syntax errors are left to regcomp. */
+int regex_size_check(const char *pattern, const char *shown, char *err, size_t errlen);
 
 #endif

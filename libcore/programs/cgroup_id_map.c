@@ -28,20 +28,22 @@ struct cgroup_id_sync {
 };
 
 /* The patterns as one regexps decoder: its checks and its matching, ebpf_exporter's. */
-static int build_match(struct decoder_chain *chain, const struct cgroup_id_map_config *c, char *err, size_t errlen)
+static int build_match(struct decoder_chain *chain, const struct cgroup_id_map_config *c, bool hidden, char *err,
+		       size_t errlen)
 {
 	const char *args[CGROUP_ID_MAP_PATTERNS];
 
 	decoder_chain_init(chain, "cgroup_id_map");
+	chain->hidden = hidden;
 	for (int i = 0; i < c->npatterns; i++)
 		args[i] = c->patterns[i];
 	return c->npatterns ? decoder_chain_add(chain, "regexps", args, c->npatterns, err, errlen) : 0;
 }
 
-int cgroup_id_map_check(const struct cgroup_id_map_config *c, char *err, size_t errlen)
+int cgroup_id_map_check(const struct cgroup_id_map_config *c, bool hidden, char *err, size_t errlen)
 {
 	struct decoder_chain chain;
-	int r = build_match(&chain, c, err, errlen);
+	int r = build_match(&chain, c, hidden, err, errlen);
 
 	decoder_chain_free(&chain);
 	return r;
@@ -153,7 +155,7 @@ struct cgroup_id_sync *cgroup_id_sync_new(const struct cgroup_id_map_config *c, 
 	s->cap = max_entries ? max_entries : 1;
 	s->ids = calloc(s->cap, sizeof(*s->ids));
 	s->next = calloc(s->cap, sizeof(*s->next));
-	if (!s->ids || !s->next || build_match(&s->match, c, err, errlen) ||
+	if (!s->ids || !s->next || build_match(&s->match, c, false, err, errlen) ||
 	    (root ? (snprintf(s->root, sizeof(s->root), "%s", root), 0) : cgroup2_mount(s->root, sizeof(s->root), err, errlen))) {
 		if (!s->ids || !s->next)
 			snprintf(err, errlen, "out of memory");

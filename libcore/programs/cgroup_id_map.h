@@ -29,8 +29,9 @@ struct cgroup_id_map_config {
 	int npatterns;
 };
 
-/* Checks the patterns (as the regexps decoder compiles them). 0, or -1 with err. */
-int cgroup_id_map_check(const struct cgroup_id_map_config *c, char *err, size_t errlen);
+/* Checks the patterns (as the regexps decoder compiles them). 0, or -1 with err, which
+ * names a pattern by its place ("entry 2") when hidden (decoder_chain.hidden). */
+int cgroup_id_map_check(const struct cgroup_id_map_config *c, bool hidden, char *err, size_t errlen);
 
 struct cgroup_id_sync;
 struct metric_sink;

@@ -2,6 +2,8 @@
 #include "libcore/programs/exporter_config.h"
 #include "libcore/programs/exporter_decoders.h"
 
+#include "base/safe_file.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -11,9 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 #include <yaml.h>
-
-#define EXPORTER_CONFIG_MAX_BYTES (1 << 20) /* ebpf_exporter's largest example is 3 KB */
 
 struct walk {
 	const char *file;
@@ -28,7 +29,9 @@ static yaml_node_t *node_at(const struct walk *w, int index)
 	return yaml_document_get_node(w->doc, index);
 }
 
-/* "FILE line N: ..." into err; -1. */
+/* "FILE line N column M: ..." into err; -1. Messages say where and what was expected there,
+ * never the file's text: the config may be readable by root only (a key such as
+ * `db_password:` put there by mistake) and the log by everyone. */
 static int fail(const struct walk *w, const yaml_node_t *n, const char *fmt, ...)
 {
 	char why[768];
@@ -37,8 +40,11 @@ static int fail(const struct walk *w, const yaml_node_t *n, const char *fmt, ...
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	snprintf(w->err, w->errlen, "ExporterConfig \"%s\" line %lu: %s", w->file, n ? (unsigned long)n->start_mark.line + 1 : 0UL,
-		 why);
+	if (n)
+		snprintf(w->err, w->errlen, "ExporterConfig \"%s\" line %lu column %lu: %s", w->file,
+			 (unsigned long)n->start_mark.line + 1, (unsigned long)n->start_mark.column + 1, why);
+	else
+		snprintf(w->err, w->errlen, "ExporterConfig \"%s\": %s", w->file, why);
 	return -1;
 }
 
@@ -77,8 +83,7 @@ static int get_number(const struct walk *w, const yaml_node_t *n, const char *fi
 	errno = 0;
 	v = s ? strtod(s, &end) : 0;
 	if (!s || !s[0] || *end || errno || !isfinite(v) || v < min || v > max || (whole && v != floor(v)))
-		return fail(w, n, "%s takes a%s number from %g to %g, got \"%s\"", field, whole ? " whole" : "", min, max,
-			    s ? s : "(not a value)");
+		return fail(w, n, "%s takes a%s number from %g to %g", field, whole ? " whole" : "", min, max);
 	*out = v;
 	return 0;
 }
@@ -104,10 +109,10 @@ static int not_yet(const struct walk *w, const yaml_node_t *n, const char *field
 		    field, why);
 }
 
-static int unknown(const struct walk *w, const yaml_node_t *n, const char *field, const char *where,
-		   const char *valid)
+/* The key is not named: it may be anything (a password pasted into the wrong file). */
+static int unknown(const struct walk *w, const yaml_node_t *n, const char *where, const char *valid)
 {
-	return fail(w, n, "unknown field \"%s\" in %s; ebpf_exporter's fields there: %s", field, where, valid);
+	return fail(w, n, "unknown field in %s; ebpf_exporter's fields there: %s", where, valid);
 }
 
 /* One field of a mapping: read takes its value (k is its key, for the messages) into what
@@ -175,7 +180,7 @@ static int walk_fields(const struct walk *w, const yaml_node_t *n, const struct 
 		while (key && f->key && strcmp(f->key, key))
 			f++;
 		if (!key || !f->key)
-			return unknown(w, k, key ? key : "?", fs->where, fs->valid);
+			return unknown(w, k, fs->where, fs->valid);
 		if (f->read(w, f, k, val, into))
 			return -1;
 	}
@@ -206,12 +211,12 @@ static void decoder_read_free(struct decoder_read *d)
 }
 
 /* static_map and regexps: each at most once in a decoder, and of the node type it takes. */
-static int once_in_decoder(const struct walk *w, const yaml_node_t *k, const yaml_node_t *v, bool given,
-			   yaml_node_type_t type)
+static int once_in_decoder(const struct walk *w, const char *field_name, const yaml_node_t *k, const yaml_node_t *v,
+			   bool given, yaml_node_type_t type)
 {
 	if (given)
-		return fail(w, k, "%s appears twice in one decoder", scalar(k));
-	return expect(w, v, type, scalar(k));
+		return fail(w, k, "%s appears twice in one decoder", field_name);
+	return expect(w, v, type, field_name);
 }
 
 static int read_regexps(const struct walk *w, const struct field *field, const yaml_node_t *k, const yaml_node_t *seq,
@@ -220,7 +225,7 @@ static int read_regexps(const struct walk *w, const struct field *field, const y
 	struct decoder_read *d = into;
 	int n;
 
-	if (once_in_decoder(w, k, seq, d->spec.has_regexps, YAML_SEQUENCE_NODE))
+	if (once_in_decoder(w, field->key, k, seq, d->spec.has_regexps, YAML_SEQUENCE_NODE))
 		return -1;
 	n = (int)(seq->data.sequence.items.top - seq->data.sequence.items.start);
 	d->patterns = calloc((size_t)n + 1, sizeof(*d->patterns));
@@ -244,7 +249,7 @@ static int read_static_map(const struct walk *w, const struct field *field, cons
 	struct decoder_read *d = into;
 	int n;
 
-	if (once_in_decoder(w, k, m, d->spec.has_static_map, YAML_MAPPING_NODE))
+	if (once_in_decoder(w, field->key, k, m, d->spec.has_static_map, YAML_MAPPING_NODE))
 		return -1;
 	n = (int)(m->data.mapping.pairs.top - m->data.mapping.pairs.start);
 	d->entries = calloc((size_t)n + 1, sizeof(*d->entries));
@@ -308,15 +313,15 @@ static int build_chain(const struct walk *w, const yaml_node_t *seq, struct prog
 	char why[768];
 
 	if (n == 0)
-		return fail(w, seq, "label \"%s\" has no decoders: give it at least `- name: uint`", l->name);
+		return fail(w, seq, "this label has no decoders: give it at least `- name: uint`");
 	if (n > DECODER_CHAIN_MAX)
-		return fail(w, seq, "label \"%s\" has %d decoders, at most %d", l->name, n, DECODER_CHAIN_MAX);
+		return fail(w, seq, "this label has %d decoders, at most %d", n, DECODER_CHAIN_MAX);
 	for (int i = 0; i < n; i++) {
 		const yaml_node_t *dn = node_at(w, seq->data.sequence.items.start[i]);
 		struct decoder_read d;
 		int r = read_decoder(w, dn, &d);
 
-		if (!r && exporter_decoder_add(&l->decoders, l->name, i, &d.spec, why, sizeof(why)))
+		if (!r && exporter_decoder_add(&l->decoders, i, &d.spec, why, sizeof(why)))
 			r = fail(w, dn, "%s", why);
 		decoder_read_free(&d);
 		if (r)
@@ -342,7 +347,7 @@ static int read_label_name(const struct walk *w, const struct field *field, cons
 	if (get_text(w, val, "name", l->name, sizeof(l->name)))
 		return -1;
 	if (strchr(l->name, '}'))
-		return fail(w, val, "label name \"%s\" has a '}'", l->name);
+		return fail(w, val, "a label's name has no '}'");
 	return 0;
 }
 
@@ -396,11 +401,10 @@ static int check_bucket_label(const struct walk *w, const yaml_node_t *n, const 
 		decoder_read_free(&d);
 	if (bad)
 		return only && w->err[0] ? -1
-					 : fail(w, decoders_node, "the histogram's last label \"%s\" is its bucket "
-								  "index: its decoders are `- name: uint` only", l->name);
+					 : fail(w, decoders_node, "the histogram's last label is its bucket index: its "
+								  "decoders are `- name: uint` only");
 	if (l->size != 1 && l->size != 2 && l->size != 4 && l->size != 8)
-		return fail(w, n, "the bucket label \"%s\" has size %u: a bucket index is 1, 2, 4 or 8 bytes",
-			    l->name, l->size);
+		return fail(w, n, "the bucket label has size %u: a bucket index is 1, 2, 4 or 8 bytes", l->size);
 	if (l->padding)
 		return not_yet(w, n, "padding", "after the bucket label: the bucket is the key's last part");
 	return 0;
@@ -418,18 +422,22 @@ static int read_label(const struct walk *w, const yaml_node_t *n, struct program
 	if (!l->name[0])
 		return fail(w, n, "a label needs a name");
 	if (!r.size_node)
-		return fail(w, n, "label \"%s\" needs its size: the bytes of the key it reads", l->name);
+		return fail(w, n, "this label needs its size: the bytes of the key it reads");
 	if (!r.decoders_node)
-		return fail(w, n, "label \"%s\" needs decoders (`- name: uint` for a number)", l->name);
+		return fail(w, n, "this label needs decoders (`- name: uint` for a number)");
 	decoder_chain_init(&l->decoders, l->name);
 	if (is_bucket)
 		return check_bucket_label(w, n, r.decoders_node, l);
+	/* While it is read the YAML's text stays out of the chain's messages; once it is (the
+	 * chain is checked against the object later, without the YAML's lines), they name it. */
+	l->decoders.hidden = true;
 	if (build_chain(w, r.decoders_node, l))
 		return -1;
 	/* The size against what the first decoder reads, here with the YAML's line (the object's
 	 * key is checked against the sizes when it loads). */
 	if (decoder_chain_check(&l->decoders, l->size, why, sizeof(why)))
 		return fail(w, r.size_node, "%s: change its size", why);
+	l->decoders.hidden = false;
 	return 0;
 }
 
@@ -459,7 +467,8 @@ static int read_labels(const struct walk *w, const yaml_node_t *seq, struct prog
 		v->nlabels = i + 1;
 		for (int j = 0; j < i; j++)
 			if (!strcmp(v->labels[j].name, v->labels[i].name))
-				return fail(w, ln, "label \"%s\" appears twice", v->labels[i].name);
+				return fail(w, ln, "this label has the name of the label at line %lu: give each its own",
+					    (unsigned long)node_at(w, seq->data.sequence.items.start[j])->start_mark.line + 1);
 	}
 	return 0;
 }
@@ -600,8 +609,8 @@ static int set_fixed_buckets(const struct walk *w, const yaml_node_t *n, struct 
 	int count = seq ? (int)(seq->data.sequence.items.top - seq->data.sequence.items.start) : 0;
 
 	if (count < 1 || count > PROGRAM_MAX_FIXED_BOUNDS)
-		return fail(w, seq ? seq : n, "histogram \"%s\": bucket_type fixed takes bucket_keys, a list of 1 to %d "
-			    "bucket values in increasing order (%d given)", v->map, PROGRAM_MAX_FIXED_BOUNDS, count);
+		return fail(w, seq ? seq : n, "this histogram: bucket_type fixed takes bucket_keys, a list of 1 to %d "
+			    "bucket values in increasing order (%d given)", PROGRAM_MAX_FIXED_BOUNDS, count);
 	v->buckets = SLOTS_FIXED;
 	v->key_listed_only = true;
 	v->nfixed_bounds = 0;
@@ -613,8 +622,8 @@ static int set_fixed_buckets(const struct walk *w, const yaml_node_t *n, struct 
 		if (get_number(w, item, "each of bucket_keys", 0, 1000000, true, &key))
 			return -1;
 		if (v->nfixed_bounds && key <= v->fixed_bounds[v->nfixed_bounds - 1])
-			return fail(w, item, "histogram \"%s\": bucket_keys must increase (%g after %g): they are the "
-				    "buckets' upper bounds", v->map, key, v->fixed_bounds[v->nfixed_bounds - 1]);
+			return fail(w, item, "this histogram: bucket_keys must increase (%g after %g): they are the "
+				    "buckets' upper bounds", key, v->fixed_bounds[v->nfixed_bounds - 1]);
 		v->fixed_bounds[v->nfixed_bounds++] = key;
 	}
 	v->key_range = true;
@@ -630,8 +639,8 @@ static int set_histogram_buckets(const struct walk *w, const yaml_node_t *n, str
 	if (!strcmp(f->bucket_type, "exp2") || !strcmp(f->bucket_type, "exp2zero")) {
 		v->buckets = f->bucket_type[4] ? SLOTS_EXP2ZERO : SLOTS_EXP2;
 		if (f->max > 64)
-			return fail(w, n, "histogram \"%s\": bucket_max %g is beyond 2^64 for %s", v->map, f->max,
-				    f->bucket_type);
+			return fail(w, n, "this histogram: bucket_max %g is beyond 2^64 for %s", f->max,
+				    v->buckets == SLOTS_EXP2 ? "exp2" : "exp2zero");
 	} else if (!strcmp(f->bucket_type, "linear")) {
 		/* bucket k holds values k (the program's k = value / step): [k, k + 1) */
 		v->buckets = SLOTS_LINEAR;
@@ -641,8 +650,8 @@ static int set_histogram_buckets(const struct walk *w, const yaml_node_t *n, str
 	} else if (!strcmp(f->bucket_type, "fixed")) {
 		return set_fixed_buckets(w, n, v, f);
 	} else {
-		return fail(w, n, "histogram \"%s\": bucket_type \"%s\"; ebpf_exporter's are exp2, exp2zero, linear, fixed",
-			    v->map, f->bucket_type);
+		return fail(w, n, "this histogram: unknown bucket_type; ebpf_exporter's are exp2, exp2zero, linear, "
+				  "fixed");
 	}
 	return 0;
 }
@@ -651,20 +660,18 @@ static int finish_histogram(const struct walk *w, const yaml_node_t *n, struct p
 			    const struct metric_fields *f)
 {
 	if (!f->labels)
-		return fail(w, n, "histogram \"%s\" has no labels: they end with its bucket index (`- name: bucket`, "
-			    "`size: 8`, `decoders: [{name: uint}]`)", v->map);
+		return fail(w, n, "this histogram has no labels: they end with its bucket index (`- name: bucket`, "
+			    "`size: 8`, `decoders: [{name: uint}]`)");
 	v->layout = HIST_LAYOUT_KEY;
 	v->multiplier = f->mult;
 	if (f->bucket_keys && strcmp(f->bucket_type, "fixed"))
-		return fail(w, f->bucket_keys, "histogram \"%s\": bucket_keys are for bucket_type fixed, not \"%s\"",
-			    v->map, f->bucket_type);
+		return fail(w, f->bucket_keys, "this histogram: bucket_keys are for bucket_type fixed only");
 	if (set_histogram_buckets(w, n, v, f))
 		return -1;
 	if (v->buckets == SLOTS_FIXED)
 		; /* its key range is its bucket_keys' */
 	else if (!f->max_given || f->max <= f->min)
-		return fail(w, n, "histogram \"%s\": bucket_max must be above bucket_min (%g .. %g)", v->map, f->min,
-			    f->max);
+		return fail(w, n, "this histogram: bucket_max must be above bucket_min (%g .. %g)", f->min, f->max);
 	else {
 		v->key_range = true;
 		v->key_min = (uint64_t)f->min;
@@ -689,7 +696,7 @@ static int read_metric(const struct walk *w, const yaml_node_t *n, enum program_
 	if (!v->map[0])
 		return fail(w, n, "%s needs a name (the map's name too)", f.where);
 	if (!f.help)
-		return fail(w, n, "metric \"%s\" needs help (ebpf_exporter requires it)", v->map);
+		return fail(w, n, "this metric needs help (ebpf_exporter requires it)");
 	if (f.labels && read_labels(w, f.labels, v, f.hist))
 		return -1;
 	if (f.hist)
@@ -776,7 +783,7 @@ static int read_perf_event(const struct walk *w, const yaml_node_t *n)
 	e = program_config_new_perf_event(w->c, why, sizeof(why));
 	if (!e || perf_event_set(e, r.target, (uint32_t)r.type, (uint64_t)r.config, (uint64_t)r.period,
 				 (uint64_t)r.frequency, why, sizeof(why)))
-		return fail(w, n, "perf_events entry of target %s: %s", r.target, why);
+		return fail(w, n, "this perf_events entry: %s", why);
 	return 0;
 }
 
@@ -928,6 +935,47 @@ static int read_root(const struct walk *w, const yaml_node_t *root)
 	return 0;
 }
 
+/* libyaml's loader (and its scanner under it) takes time quadratic in how deeply flow
+ * collections nest: "[[[[..." of 250 KB held collectd's configuration for 48 s. So the
+ * document's events are read first, counting how deeply its lists and mappings nest, and
+ * one deeper than EXPORTER_CONFIG_MAX_DEPTH is refused there, after at most that many
+ * levels, before the loader builds anything. 0, or -1 with err. */
+static int check_depth(const char *name, const unsigned char *text, size_t len, char *err, size_t errlen)
+{
+	yaml_parser_t parser;
+	int depth = 0, r = 0;
+	bool end = false;
+
+	if (!yaml_parser_initialize(&parser)) {
+		snprintf(err, errlen, "ExporterConfig \"%s\": out of memory", name);
+		return -1;
+	}
+	yaml_parser_set_input_string(&parser, text, len);
+	while (!end && !r) {
+		yaml_event_t ev;
+
+		if (!yaml_parser_parse(&parser, &ev))
+			break; /* the loader below reports it, as it always has */
+		if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
+			if (++depth > EXPORTER_CONFIG_MAX_DEPTH) {
+				snprintf(err, errlen, "ExporterConfig \"%s\" line %lu column %lu: lists and mappings nested "
+					 "more than %d deep; an ebpf_exporter config nests 9 (the config, metrics, "
+					 "counters, a counter, labels, a label, decoders, a decoder, static_map): unnest it", name,
+					 (unsigned long)ev.start_mark.line + 1, (unsigned long)ev.start_mark.column + 1,
+					 EXPORTER_CONFIG_MAX_DEPTH);
+				r = -1;
+			}
+		} else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT) {
+			depth--;
+		}
+		/* The loader reads the first document only; so does this. */
+		end = ev.type == YAML_DOCUMENT_END_EVENT || ev.type == YAML_STREAM_END_EVENT;
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&parser);
+	return r;
+}
+
 int exporter_config_parse(const char *name, const unsigned char *text, size_t len, struct program_config *c,
 			  char *err, size_t errlen)
 {
@@ -937,43 +985,44 @@ int exporter_config_parse(const char *name, const unsigned char *text, size_t le
 	int r;
 
 	err[0] = '\0';
+	if (check_depth(name, text, len, err, errlen))
+		return -1;
 	if (!yaml_parser_initialize(&parser)) {
 		snprintf(err, errlen, "ExporterConfig \"%s\": out of memory", name);
 		return -1;
 	}
 	yaml_parser_set_input_string(&parser, text, len);
 	if (!yaml_parser_load(&parser, &doc)) {
-		snprintf(err, errlen, "ExporterConfig \"%s\" line %lu: not YAML: %s", name,
-			 (unsigned long)parser.problem_mark.line + 1, parser.problem ? parser.problem : "unreadable");
+		/* libyaml's problem is its own words, never the document's text. */
+		snprintf(err, errlen, "ExporterConfig \"%s\" line %lu column %lu: not YAML: %s", name,
+			 (unsigned long)parser.problem_mark.line + 1, (unsigned long)parser.problem_mark.column + 1,
+			 parser.problem ? parser.problem : "unreadable");
 		yaml_parser_delete(&parser);
 		return -1;
 	}
+	c->text_hidden = true;
 	r = read_root(&w, yaml_document_get_root_node(&doc));
+	c->text_hidden = false;
 	yaml_document_delete(&doc);
 	yaml_parser_delete(&parser);
 	return r;
 }
 
+/* What a user who could write the config could do; the read as the BPF object's (safe_file.h). */
+static const struct safe_file_kind config_kind = {
+	"ExporterConfig", "choose the maps collectd reads and the labels it logs and sends",
+	EXPORTER_CONFIG_MAX_BYTES, "the 64 KiB (65536 bytes) an ebpf_exporter config may have (ebpf_exporter's largest example is "
+				     "3 KB)",
+};
+
 int exporter_config_read(const char *path, struct program_config *c, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
-	unsigned char *text;
+	void *text;
 	size_t len;
 	int r;
 
-	if (!f) {
-		snprintf(err, errlen, "ExporterConfig \"%s\": cannot open it: %s", path, strerror(errno));
+	if (safe_file_read(&config_kind, path, geteuid(), &text, &len, err, errlen))
 		return -1;
-	}
-	text = malloc(EXPORTER_CONFIG_MAX_BYTES + 1);
-	len = text ? fread(text, 1, EXPORTER_CONFIG_MAX_BYTES + 1, f) : 0;
-	fclose(f);
-	if (!text || len > EXPORTER_CONFIG_MAX_BYTES) {
-		snprintf(err, errlen, "ExporterConfig \"%s\": %s", path,
-			 text ? "larger than 1 MB; an ebpf_exporter config is a few KB" : "out of memory");
-		free(text);
-		return -1;
-	}
 	r = exporter_config_parse(path, text, len, c, err, errlen);
 	free(text);
 	return r;

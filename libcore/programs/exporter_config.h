@@ -25,12 +25,20 @@
 
 #include "libcore/programs/program_config.h"
 
-/* Adds the views of the YAML file at path to c (after any it has). 0, or -1 with err naming
- * the file, its line and the field. */
+/* The largest config read (ebpf_exporter's largest example is 3 KB), and how deeply its
+ * lists and mappings may nest (its configs nest 8), checked before libyaml loads it. */
+#define EXPORTER_CONFIG_MAX_BYTES (64u << 10)
+#define EXPORTER_CONFIG_MAX_DEPTH 64
+
+/* Adds the views of the YAML file at path to c (after any it has). The file is read as the
+ * BPF object is (base/safe_file.h): no symbolic link, a regular file owned by root or the
+ * process's user and not writable by group or others, in directories only they can change,
+ * at most EXPORTER_CONFIG_MAX_BYTES. 0, or -1 with err naming the file, its line and column
+ * and what is expected there; never the file's text (it may be readable by root only). */
 int exporter_config_read(const char *path, struct program_config *c, char *err, size_t errlen);
 
-/* The same for YAML text in memory (the fuzzer's and unit tests' entry); `name` is for
- * messages. */
+/* The same for YAML text in memory (the fuzzer's and unit tests' entry; the nesting is
+ * checked, the size is the reader's); `name` is for messages. */
 int exporter_config_parse(const char *name, const unsigned char *text, size_t len, struct program_config *c,
 			  char *err, size_t errlen);
 

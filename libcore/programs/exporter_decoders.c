@@ -58,14 +58,14 @@ enum exporter_decoder_support exporter_decoder_support(const char *name)
 
 /* static_map's entries as the chain's arguments, and "*=unknown:" (what ebpf_exporter
  * prints for a value without an entry) unless allow_unknown. */
-static int add_static_map(struct decoder_chain *chain, const char *label, const struct exporter_decoder_spec *d,
+static int add_static_map(struct decoder_chain *chain, const struct exporter_decoder_spec *d,
 			  char *err, size_t errlen)
 {
 	const char **args;
 	int nargs = d->nstatic_map, r;
 
 	if (!d->has_static_map) {
-		snprintf(err, errlen, "label \"%s\": decoder static_map needs its static_map: entries (`1: read`)", label);
+		snprintf(err, errlen, "this label: decoder static_map needs its static_map: entries (`1: read`)");
 		return -1;
 	}
 	args = calloc((size_t)nargs + 1, sizeof(*args));
@@ -85,54 +85,53 @@ static int add_static_map(struct decoder_chain *chain, const char *label, const 
 	return r;
 }
 
-int exporter_decoder_add(struct decoder_chain *chain, const char *label, int position,
+int exporter_decoder_add(struct decoder_chain *chain, int position,
 			 const struct exporter_decoder_spec *d, char *err, size_t errlen)
 {
 	const struct exporter_decoder *k = decoder_named(d->name);
 
 	if (!k) {
-		snprintf(err, errlen, "label \"%s\": unknown decoder \"%s\"; the decoders here: %s", label, d->name,
-			 exporter_decoders_here);
+		snprintf(err, errlen, "this label: unknown decoder name; the decoders here: %s", exporter_decoders_here);
 		return -1;
 	}
 	if (d->has_static_map && strcmp(d->name, "static_map")) {
-		snprintf(err, errlen, "label \"%s\": static_map goes with decoder static_map, not %s", label, d->name);
+		snprintf(err, errlen, "this label: static_map goes with decoder static_map, not %s", k->name);
 		return -1;
 	}
 	if (d->allow_unknown_given && strcmp(d->name, "static_map")) {
-		snprintf(err, errlen, "label \"%s\": allow_unknown goes with decoder static_map, not %s", label, d->name);
+		snprintf(err, errlen, "this label: allow_unknown goes with decoder static_map, not %s", k->name);
 		return -1;
 	}
 	if (d->has_regexps && strcmp(d->name, "regexp")) {
-		snprintf(err, errlen, "label \"%s\": regexps go with decoder regexp, not %s", label, d->name);
+		snprintf(err, errlen, "this label: regexps go with decoder regexp, not %s", k->name);
 		return -1;
 	}
 	/* ebpf_exporter would run a byte decoder on the text before it, or parse raw bytes as
 	 * a number's text; neither gives a label, so both are refused. */
 	if (k->input == READS_BYTES && position > 0) {
-		snprintf(err, errlen, "label \"%s\": decoder %s reads the key's bytes, so it must be the label's first "
-				      "decoder", label, d->name);
+		snprintf(err, errlen, "this label: decoder %s reads the key's bytes, so it must be the label's first "
+				      "decoder", k->name);
 		return -1;
 	}
 	if (k->input == READS_NUMBER_TEXT && position == 0) {
-		snprintf(err, errlen, "label \"%s\": decoder %s reads a number's text: put `- name: uint` before it",
-			 label, d->name);
+		snprintf(err, errlen, "this label: decoder %s reads a number's text: put `- name: uint` before it",
+			 k->name);
 		return -1;
 	}
 	if (k->input == READS_TEXT && position == 0) {
-		snprintf(err, errlen, "label \"%s\": decoder %s reads text: put a decoder that makes it (uint, string, "
-				      "...) before it", label, d->name);
+		snprintf(err, errlen, "this label: decoder %s reads text: put a decoder that makes it (uint, string, "
+				      "...) before it", k->name);
 		return -1;
 	}
 	if (!strcmp(d->name, "regexp")) {
 		if (!d->nregexps) {
-			snprintf(err, errlen, "label \"%s\": decoder regexp needs its regexps: a list of patterns "
-					      "(`regexps: [\"^(kswapd).*$\"]`)", label);
+			snprintf(err, errlen, "this label: decoder regexp needs its regexps: a list of patterns "
+					      "(`regexps: [\"^(kswapd).*$\"]`)");
 			return -1;
 		}
 		return decoder_chain_add(chain, "regexps", d->regexps, d->nregexps, err, errlen);
 	}
 	if (k->input == READS_TEXT)
-		return add_static_map(chain, label, d, err, errlen);
+		return add_static_map(chain, d, err, errlen);
 	return decoder_chain_add(chain, d->name, k->arg ? &k->arg : NULL, k->arg ? 1 : 0, err, errlen);
 }

@@ -34,9 +34,10 @@ enum exporter_decoder_support exporter_decoder_support(const char *name);
 /* ", "-separated names of the decoders honoured here, for messages. */
 extern const char exporter_decoders_here[];
 
-/* Appends decoder d, the position-th (0: first) of label `label`, to chain. 0, or -1 with
- * err saying what is wrong and the fix (without the file and line: the caller adds them). */
-int exporter_decoder_add(struct decoder_chain *chain, const char *label, int position,
+/* Appends decoder d, the position-th (0: first) of the chain's label, to chain. 0, or -1
+ * with err saying what is wrong and the fix (without the file and line: the caller adds
+ * them; nor the config's text: "this label"). */
+int exporter_decoder_add(struct decoder_chain *chain, int position,
 			 const struct exporter_decoder_spec *d, char *err, size_t errlen);
 
 #endif

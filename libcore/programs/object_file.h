@@ -4,10 +4,10 @@
  * but root (or collectd's own user) could have written must not be loaded: like OpenSSH's
  * StrictModes and sudo's plugin checks, the file and every directory above it must be owned
  * by root or the allowed user and not writable by group or others, walked from "/" without
- * following anyone else's link (safe_dirs.h). The file is read once,
- * through the descriptor that was checked; the caller opens the object from these bytes
- * (bpf_object__open_mem) and never touches the path again, so swapping the file after the
- * check changes nothing.
+ * following anyone else's link (safe_dirs.h). The file is read once (base/safe_file.h, which
+ * ExporterConfig's YAML shares), through the descriptor that was checked; the caller opens
+ * the object from these bytes (bpf_object__open_mem) and never touches the path again, so
+ * swapping the file after the check changes nothing.
  */
 #ifndef EBPF_PROGRAMS_OBJECT_FILE_H
 #define EBPF_PROGRAMS_OBJECT_FILE_H

@@ -5,6 +5,7 @@
 #include "base/number_text.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -501,19 +502,21 @@ static int parse_object(const struct option *o, struct program_config *c, char *
 	return 0;
 }
 
-/* Whether path names an ELF file (a compiled object, NAME.bpf.o): by its name, or by its first bytes. */
+/* Whether path names an ELF file (a compiled object, NAME.bpf.o): by its name, or by its first
+ * bytes, for the message only. Not through a link (the config is then refused as one when it
+ * is read, exporter_config.h), and a FIFO does not hang collectd: O_NONBLOCK. */
 static bool is_elf(const char *path, size_t len)
 {
 	unsigned char magic[4] = { 0 };
-	FILE *f;
+	int fd;
 
 	if (len > 2 && !strcmp(path + len - 2, ".o"))
 		return true;
-	if (!(f = fopen(path, "rb")))
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) < 0)
 		return false;
-	if (fread(magic, 1, sizeof(magic), f) != sizeof(magic))
+	if (read(fd, magic, sizeof(magic)) != (ssize_t)sizeof(magic))
 		magic[0] = 0;
-	fclose(f);
+	close(fd);
 	return !memcmp(magic, "\177ELF", 4);
 }
 
@@ -753,13 +756,19 @@ int program_config_add_kaddr(struct program_config *c, const char *symbol, char 
 	/* the global's name, kaddr_<symbol>, must fit too */
 	if (!symbol[0] || strlen(symbol) + 6 >= PROGRAM_NAME_MAX || strspn(symbol, "abcdefghijklmnopqrstuvwxyz"
 					"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") != strlen(symbol)) {
-		snprintf(err, errlen, "\"%s\" is not a kernel symbol's name (letters, digits, '_' and '.', at most %d "
-				      "characters): KernelAddress \"bpf_jit_current\"", symbol, PROGRAM_NAME_MAX - 7);
+		char shown[80];
+
+		snprintf(shown, sizeof(shown), c->text_hidden ? "this entry" : "\"%.60s\"", symbol);
+		snprintf(err, errlen, "%s is not a kernel symbol's name (letters, digits, '_' and '.', at most %d "
+				      "characters): KernelAddress \"bpf_jit_current\"", shown, PROGRAM_NAME_MAX - 7);
 		return -1;
 	}
 	for (int i = 0; i < c->nkaddrs; i++)
 		if (!strcmp(c->kaddrs[i], symbol)) {
-			snprintf(err, errlen, "kernel symbol \"%s\" is given twice", symbol);
+			if (c->text_hidden)
+				snprintf(err, errlen, "this entry's kernel symbol is given twice");
+			else
+				snprintf(err, errlen, "kernel symbol \"%s\" is given twice", symbol);
 			return -1;
 		}
 	if (c->nkaddrs == PROGRAM_MAX_KADDRS) {
@@ -785,8 +794,11 @@ int program_config_set_cgroup_ids(struct program_config *c, const char *map, con
 		return -1;
 	}
 	if (strcmp(type, "hash") && strcmp(type, "cgrp_storage")) {
-		snprintf(err, errlen, "cgroup id map type \"%s\": it is \"hash\" (u64 cgroup id -> u64) or "
-				      "\"cgrp_storage\" (BPF_MAP_TYPE_CGRP_STORAGE)", type);
+		char shown[80];
+
+		snprintf(shown, sizeof(shown), c->text_hidden ? "unknown" : "\"%.60s\"", type);
+		snprintf(err, errlen, "cgroup id map type %s: it is \"hash\" (u64 cgroup id -> u64) or \"cgrp_storage\" "
+				      "(BPF_MAP_TYPE_CGRP_STORAGE)", shown);
 		return -1;
 	}
 	if (npatterns > CGROUP_ID_MAP_PATTERNS) {
@@ -802,7 +814,7 @@ int program_config_set_cgroup_ids(struct program_config *c, const char *map, con
 	}
 	g->npatterns = npatterns;
 	g->cgrp_storage = !strcmp(type, "cgrp_storage");
-	if (cgroup_id_map_check(g, why, sizeof(why))) {
+	if (cgroup_id_map_check(g, c->text_hidden, why, sizeof(why))) {
 		snprintf(err, errlen, "%s", why);
 		memset(g, 0, sizeof(*g));
 		return -1;

@@ -147,6 +147,9 @@ struct program_config {
 	char kaddrs[PROGRAM_MAX_KADDRS][PROGRAM_NAME_MAX]; /* KernelAddress: symbols for kaddr_<symbol> */
 	int nkaddrs;
 	struct cgroup_id_map_config cgroup_ids; /* CgroupIdMap (cgroup_id_map.h) */
+	/* Set while ExporterConfig's YAML is read (it may be readable by root only): the
+	 * messages of program_config_add_kaddr() and _set_cgroup_ids() do not quote its text. */
+	bool text_hidden;
 	struct program_perf_event perf_events[PROGRAM_MAX_PERF_EVENTS]; /* <PerfEvent>, perf_events: */
 	int nperf_events;
 	struct program_view views[PROGRAM_MAX_VIEWS];

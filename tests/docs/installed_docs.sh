@@ -37,7 +37,10 @@ echo "ok: contrib examples installed in /usr/share/doc/collectd-ebpf/examples"
 [ -f "$dest/usr/share/doc/collectd-ebpf/examples/rrd-graph.sh" ] || fail "contrib/rrd-graph.sh not installed with the examples"
 echo "ok: collectd-ebpf-hist installed in /usr/bin, rrd-graph.sh with the examples"
 [ -x "$dest/usr/bin/collectd-ebpf-import" ] || fail "make install does not install /usr/bin/collectd-ebpf-import"
-"$dest/usr/bin/collectd-ebpf-import" "$top_srcdir/tests/exporter/exporter_biolatency.yaml" | grep -q '^  <Histogram "bio_latency_seconds">$' ||
+# (a copy: the YAML is read only from a file no one else could change, which a checkout
+# owned by another user than the test's is not)
+cp "$top_srcdir/tests/exporter/exporter_biolatency.yaml" "$scratch/"
+"$dest/usr/bin/collectd-ebpf-import" "$scratch/exporter_biolatency.yaml" | grep -q '^  <Histogram "bio_latency_seconds">$' ||
 	fail "the installed collectd-ebpf-import does not print an ExporterConfig's block"
 echo "ok: collectd-ebpf-import installed in /usr/bin, prints a block"
 # doc/snmp.md step 7's -M +/usr/share/collectd-ebpf/mibs: the base MIBs' stand-ins are there, and

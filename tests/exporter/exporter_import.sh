@@ -2,8 +2,8 @@
 # collectd-ebpf-import on the test configs in ebpf_exporter's format (tests/exporter/*.yaml):
 # the printed <Program> block is exactly the one in tests/exporter/<name>.import.conf (the
 # YAML's directory as @DIR@), Object the .bpf.o beside the YAML unless --object names
-# another; a config with an unknown field exits 1 naming the file, the line and the field, as
-# ExporterConfig does; a bad command line exits 2. That the block gives the same values as
+# another; a config with an unknown field exits 1 naming the file, the line and column and the
+# fields there (never the file's text), as ExporterConfig does; a bad command line exits 2. That the block gives the same values as
 # ExporterConfig in collectd: tests/exporter/collectd_exporter_import.sh. No root, no BPF.
 set -eu
 : "${top_builddir:?run through make check}"
@@ -31,8 +31,8 @@ grep -qx "  Object \"$work/objs/bio.bpf.o\"" "$work/obj.out" || fail "-o objs/bi
 	fail "--object=/opt/bio.bpf.o is not the Object"
 echo "ok: Object is the .bpf.o beside the YAML, or --object's (made absolute); --name names the program"
 
-# An unknown field on line 7: exit 1, the message names the file, the line, the field and
-# ebpf_exporter's fields there, as collectd -T does for ExporterConfig.
+# An unknown field on line 7: exit 1, the message names the file, the line and column and
+# ebpf_exporter's fields there, not the key, as collectd -T does for ExporterConfig.
 sed 's/^      help: System calls of one process by name$/&\n      colour: blue/' \
 	"$top_srcdir/tests/exporter/exporter_syscalls.yaml" > "$work/bad.yaml"
 [ "$(sed -n 7p "$work/bad.yaml")" = "      colour: blue" ] || fail "the bad YAML is not as the test means: $(sed -n 5,8p "$work/bad.yaml")"
@@ -40,12 +40,12 @@ rc=0
 "$IMPORT" "$work/bad.yaml" > "$work/bad.out" 2> "$work/bad.err" || rc=$?
 [ "$rc" = 1 ] || fail "an unknown field exits $rc, not 1"
 [ ! -s "$work/bad.out" ] || fail "a refused config printed a block: $(cat "$work/bad.out")"
-grep -q "ExporterConfig \"$work/bad.yaml\" line 7: unknown field \"colour\" in a counter; ebpf_exporter's fields there: name, help" "$work/bad.err" ||
+grep -q "ExporterConfig \"$work/bad.yaml\" line 7 column 7: unknown field in a counter; ebpf_exporter's fields there: name, help" "$work/bad.err" ||
 	fail "the message for an unknown field: $(cat "$work/bad.err")"
 echo "ok: an unknown field exits 1: $(cat "$work/bad.err")"
 
 rc=0; "$IMPORT" "$work/missing.yaml" 2> "$work/missing.err" > /dev/null || rc=$?
-[ "$rc" = 1 ] && grep -q "cannot open it" "$work/missing.err" || fail "a missing file exits $rc: $(cat "$work/missing.err")"
+[ "$rc" = 1 ] && grep -q "cannot use ExporterConfig \"$work/missing.yaml\": No such file or directory" "$work/missing.err" || fail "a missing file exits $rc: $(cat "$work/missing.err")"
 for args in "" "--colour" "a.yml" "a.yaml b.yaml" "--name a/b x.yaml" "--object"; do
 	rc=0
 	# shellcheck disable=SC2086 # each word an argument

@@ -106,6 +106,76 @@ static void test_good(void)
 	program_config_free(&c);
 }
 
+/* A static_map of n entries "i: vi" (keys 0..n-1), then `extra` entries as YAML lines. */
+static char *many_entries(int n, const char *extra)
+{
+	size_t room = (size_t)n * 40 + 1024, used;
+	char *yaml = malloc(room);
+
+	if (!yaml)
+		return NULL;
+	used = (size_t)snprintf(yaml, room,
+				"metrics:\n  counters:\n    - name: a_total\n      help: x\n      labels:\n"
+				"        - name: l\n          size: 4\n          decoders:\n            - name: uint\n"
+				"            - name: static_map\n              static_map:\n");
+	for (int i = 0; i < n; i++)
+		used += (size_t)snprintf(yaml + used, room - used, "                %d: v%d\n", i, i);
+	snprintf(yaml + used, room - used, "%s", extra);
+	return yaml;
+}
+
+/* static_map's duplicate check over many entries (it compared every pair: 80,000 entries
+ * took 12 s; sorted, a fraction of a second): every entry decodes, and a duplicate, by its
+ * text or by its number ("0x10" after "16"), is found whichever entries it pairs, named by
+ * the first pair a check against the entries before each would find. */
+static void test_static_map_many(void)
+{
+	enum { N = 80000 };
+	struct program_config c;
+	char err[1024], out[DECODE_TEXT_MAX];
+	char *yaml = many_entries(N, "");
+
+	CHECK(yaml && parse_yaml(yaml, &c, err, sizeof(err)) == 0);
+	if (c.nviews == 1) {
+		CHECK_STR(decode_u64(&c.views[0].labels[0].decoders, 0, 4, out), "v0");
+		CHECK_STR(decode_u64(&c.views[0].labels[0].decoders, N - 1, 4, out), "v79999");
+		CHECK_STR(decode_u64(&c.views[0].labels[0].decoders, N, 4, out), "unknown:80000");
+	}
+	program_config_free(&c);
+	free(yaml);
+	/* a number's other spelling, last: entries 17 ("16") and N + 1 */
+	yaml = many_entries(N, "                0x10: dup\n");
+	CHECK(yaml && parse_yaml(yaml, &c, err, sizeof(err)) == -1);
+	CHECK_STR(err, "ExporterConfig \"t.yaml\" line 10 column 15: this label: decoder static_map: entries 17 and "
+		       "80001 map the same value: keep one");
+	program_config_free(&c);
+	free(yaml);
+	/* two pairs: the one whose later entry comes first is named (entries 80001 and 80003
+	 * are "a" twice; 80002 repeats 79999, entry 80000) */
+	yaml = many_entries(N, "                a: x\n                79999: y\n                a: z\n");
+	CHECK(yaml && parse_yaml(yaml, &c, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "entries 80000 and 80002 map the same value") != NULL);
+	program_config_free(&c);
+	free(yaml);
+	/* text keys only, the pair far apart */
+	yaml = many_entries(N, "                b: x\n                c: y\n                b: z\n");
+	CHECK(yaml && parse_yaml(yaml, &c, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "entries 80001 and 80003 map the same value") != NULL);
+	program_config_free(&c);
+	free(yaml);
+	/* the collectd configuration's Decode "static_map" names the values (its own file) */
+	{
+		struct decoder_chain chain;
+		const char *args[] = { "1=read", "2=write", "0x2=again" };
+
+		decoder_chain_init(&chain, "op");
+		CHECK(decoder_chain_add(&chain, "static_map", args, 3, err, sizeof(err)) == -1);
+		CHECK_STR(err, "label \"op\": decoder static_map: value \"0x2\" is mapped twice (\"2=write\" and "
+			       "\"0x2=again\")");
+		decoder_chain_free(&chain);
+	}
+}
+
 /* A counter of one label with these decoders (YAML flow list), parsed into c. */
 static int parse_label(const char *decoders, int size, struct program_config *c, char *err, size_t errlen)
 {
@@ -194,7 +264,7 @@ static void test_chains(void)
 		label_refused_with("[{name: uint}, {name: pci_vendor}]", 4, "`apt-get install pci.ids`");
 	}
 	label_refused("[{name: pci_class}]", 2,
-		      "ExporterConfig \"t.yaml\" line 8: label \"l\": decoder pci_class reads a number's text: put "
+		      "ExporterConfig \"t.yaml\" line 8 column 22: this label: decoder pci_class reads a number's text: put "
 		      "`- name: uint` before it");
 	if (geteuid() == 0) { /* ksym reads /proc/kallsyms at config time, with addresses for root only */
 		CHECK(parse_label("[{name: ksym}]", 8, &c, err, sizeof(err)) == 0);
@@ -207,24 +277,24 @@ static void test_chains(void)
 		program_config_free(&c);
 		/* a size kstack cannot read: refused at the label's size line, before any object */
 		label_refused("[{name: kstack}]", 12,
-			      "ExporterConfig \"t.yaml\" line 7: decoder kstack needs a multiple of 8 bytes (one u64 "
-			      "address a frame), at most 256 (32 frames), label \"l\" has 12: change its size");
+			      "ExporterConfig \"t.yaml\" line 7 column 17: decoder kstack needs a multiple of 8 bytes (one u64 "
+			      "address a frame), at most 256 (32 frames), this label has 12: change its size");
 	} else {
 		printf("not root: ksym's and kstack's configs are not tried\n");
 	}
 	label_refused("[{name: uint}, {name: kstack}]", 8,
-		      "ExporterConfig \"t.yaml\" line 8: label \"l\": decoder kstack reads the key's bytes, so it must "
+		      "ExporterConfig \"t.yaml\" line 8 column 36: this label: decoder kstack reads the key's bytes, so it must "
 		      "be the label's first decoder");
 	label_refused("[{name: majorminor}]", 2,
-		      "ExporterConfig \"t.yaml\" line 7: decoder majorminor needs 4 or 8 bytes, label \"l\" has 2: "
+		      "ExporterConfig \"t.yaml\" line 7 column 17: decoder majorminor needs 4 or 8 bytes, this label has 2: "
 		      "change its size");
 
 	/* The order ebpf_exporter would not make a label of, each named. */
 	label_refused("[{name: syscall}]", 8,
-		      "ExporterConfig \"t.yaml\" line 8: label \"l\": decoder syscall reads a number's text: put "
+		      "ExporterConfig \"t.yaml\" line 8 column 22: this label: decoder syscall reads a number's text: put "
 		      "`- name: uint` before it");
 	label_refused("[{name: uint}, {name: majorminor}]", 4,
-		      "ExporterConfig \"t.yaml\" line 8: label \"l\": decoder majorminor reads the key's bytes, so it "
+		      "ExporterConfig \"t.yaml\" line 8 column 36: this label: decoder majorminor reads the key's bytes, so it "
 		      "must be the label's first decoder");
 	/* regexp: the first pattern that matches, its group 1 or the match; none drops the label
 	 * set (what the reader does with that: test_decoder_regexps, collectd_exporter_regexp.sh) */
@@ -246,14 +316,14 @@ static void test_chains(void)
 	}
 	program_config_free(&c);
 	label_refused("[{name: string}, {name: regexp}]", 16,
-		      "ExporterConfig \"t.yaml\" line 8: label \"l\": decoder regexp needs its regexps: a list of "
+		      "ExporterConfig \"t.yaml\" line 8 column 38: this label: decoder regexp needs its regexps: a list of "
 		      "patterns (`regexps: [\"^(kswapd).*$\"]`)");
 	label_refused("[{name: string}, {name: regexp, regexps: [\"^cpu\\\\d$\"]}]", 16,
-		      "ExporterConfig \"t.yaml\" line 8: label \"l\": decoder regexps: \"^cpu\\d$\" is Go's syntax "
+		      "ExporterConfig \"t.yaml\" line 8 column 38: this label: decoder regexps: entry 1 is Go's syntax "
 		      "(ebpf_exporter's), not POSIX extended: use [0-9] for \\d");
-	label_refused_with("[{name: string}, {name: regexp, regexps: \"^a\"}]", 16, "line 8: regexps must be a list");
+	label_refused_with("[{name: string}, {name: regexp, regexps: \"^a\"}]", 16, "line 8 column 62: regexps must be a list");
 	label_refused_with("[{name: regexp, regexps: [\"^a\"]}]", 16, "decoder regexp reads text: put a decoder that makes it");
-	label_refused_with("[{name: rot13}]", 4, "line 8: label \"l\": unknown decoder \"rot13\"; the decoders here: uint,");
+	label_refused_with("[{name: rot13}]", 4, "line 8 column 22: this label: unknown decoder name; the decoders here: uint,");
 }
 
 /* Each refusal names the line and the field. */
@@ -276,15 +346,28 @@ int main(void)
 
 	test_good();
 	test_chains();
+	test_static_map_many();
 	test_refused("", "the file is empty");
+	{
+		/* nesting: 64 lists inside one another pass the check (the config is then refused
+		 * for what it is), 65 are refused where the 65th opens, before libyaml loads them */
+		char yaml[512];
+
+		snprintf(yaml, sizeof(yaml), "metrics: %.63s%.63s\n", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
+			 "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]");
+		test_refused(yaml, "line 1 column 10: metrics must be a mapping");
+		snprintf(yaml, sizeof(yaml), "metrics: %.64s%.64s\n", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
+			 "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]");
+		test_refused(yaml, "line 1 column 73: lists and mappings nested more than 64 deep");
+	}
 	test_refused("- a\n", "the config must be a mapping");
-	test_refused("metrics:\n  gauges: []\n", "line 2: unknown field \"gauges\" in metrics");
+	test_refused("metrics:\n  gauges: []\n", "line 2 column 3: unknown field in metrics; ebpf_exporter's fields there: counters, histograms");
 	test_refused("cgroup_id_map:\n  name: x\n  type: lru\n",
-		     "line 2: cgroup_id_map: cgroup id map type \"lru\": it is \"hash\" (u64 cgroup id -> u64) or "
+		     "line 2 column 3: cgroup_id_map: cgroup id map type unknown: it is \"hash\" (u64 cgroup id -> u64) or "
 		     "\"cgrp_storage\" (BPF_MAP_TYPE_CGRP_STORAGE)");
-	test_refused("cgroup_id_map:\n  type: hash\n", "line 2: cgroup_id_map needs the name of the program's map");
+	test_refused("cgroup_id_map:\n  type: hash\n", "line 2 column 3: cgroup_id_map needs the name of the program's map");
 	test_refused("cgroup_id_map:\n  name: x\n  regexps: ['^\\d']\n", "is Go's syntax (ebpf_exporter's)");
-	test_refused("cgroup_id_map:\n  name: x\n  flags: 1\n", "line 3: unknown field \"flags\" in cgroup_id_map");
+	test_refused("cgroup_id_map:\n  name: x\n  flags: 1\n", "line 3 column 3: unknown field in cgroup_id_map");
 	{
 		static const char yaml[] = "cgroup_id_map:\n  name: ids\n  regexps:\n    - ^.*(system.slice/.*)$\n"
 					   "metrics:\n  counters: [{name: a_total, help: x}]\n";
@@ -299,8 +382,8 @@ int main(void)
 		program_config_free(&c);
 	}
 	test_refused("kaddrs: [a, a]\nmetrics:\n  counters: [{name: a_total, help: x}]\n",
-		     "line 1: kaddrs: kernel symbol \"a\" is given twice");
-	test_refused("kaddrs: {a: b}\n", "line 1: kaddrs must be a list");
+		     "line 1 column 13: kaddrs: this entry's kernel symbol is given twice");
+	test_refused("kaddrs: {a: b}\n", "line 1 column 9: kaddrs must be a list");
 	{
 		static const char yaml[] = "kaddrs:\n  - bpf_jit_current\n  - vfs_read\n"
 					   "metrics:\n  counters: [{name: a_total, help: x}]\n";
@@ -314,15 +397,15 @@ int main(void)
 		program_config_free(&c);
 	}
 	test_refused("metrics:\n  counters:\n    - name: a_total\n      help: x\n      perf_event_array: true\n",
-		     "line 5: field \"perf_event_array\" is not supported yet");
+		     "line 5 column 7: field \"perf_event_array\" is not supported yet");
 	test_refused("metrics:\n  histograms:\n    - name: a\n      help: x\n      bucket_type: exp2\n"
 		     "      bucket_max: 3\n      labels:\n        - name: bucket\n          size: 3\n"
 		     "          decoders: [{name: uint}]\n",
-		     "line 8: the bucket label \"bucket\" has size 3");
+		     "line 8 column 11: the bucket label has size 3");
 	test_refused("metrics:\n  counters:\n    - name: a_total\n      help: x\n      labels:\n        - name: l\n"
 		     "          size: 4\n          decoders: [{name: uint}, {name: static_map, static_map: {1: a}, "
 		     "regexps: [x]}]\n",
-		     "line 8: label \"l\": regexps go with decoder regexp, not static_map");
+		     "line 8 column 36: this label: regexps go with decoder regexp, not static_map");
 	CHECK(exporter_object_path("/etc/x/biolatency.yaml", path, sizeof(path)) == 0);
 	CHECK_STR(path, "/etc/x/biolatency.bpf.o");
 	CHECK(exporter_object_path("/etc/x/biolatency.yml", path, sizeof(path)) == -1);
