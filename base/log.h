@@ -4,6 +4,7 @@
 #ifndef EBPF_BASE_LOG_H
 #define EBPF_BASE_LOG_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 enum ebpf_log_level { EBPF_LOG_ERROR, EBPF_LOG_WARNING, EBPF_LOG_NOTICE, EBPF_LOG_INFO, EBPF_LOG_DEBUG };
@@ -14,9 +15,14 @@ typedef void (*ebpf_log_fn)(enum ebpf_log_level level, const char *msg);
 void ebpf_log_set_handler(ebpf_log_fn fn);
 /* The message reaches the handler escaped by log_escape(): always one line. */
 void ebpf_log(enum ebpf_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Copies in to out (len bytes), writing newline, tab, CR and backslash as \n \t \r \\ and
- * other control characters as \xNN, so that text from outside (a process name is anyone's to
- * choose) cannot start a log line of its own or drive a terminal. Cut, never overrun. */
+/* Copies in to out (len bytes) under base/text_rule.h's rule, form TEXT_LOG: newline, tab,
+ * CR and backslash as \n \t \r \\, every other refused byte (C0 and C1 controls, DEL, bidi
+ * controls, U+2028/U+2029, bytes that are not UTF-8) as \xNN, valid UTF-8 kept; so that text
+ * from outside (a process name is anyone's to choose) cannot start a log line of its own or
+ * drive a terminal. Cut at a whole escape, never overrun. */
 void log_escape(char *out, size_t len, const char *in);
+/* The message of fmt (at most 1023 bytes) escaped by log_escape() into out: for a front-end
+ * that logs on its own (the plugin's configuration errors go to collectd's log so). */
+void log_vformat(char *out, size_t len, const char *fmt, va_list ap);
 
 #endif

@@ -37,6 +37,7 @@
 #include "base/label_value.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <time.h>
 
 #define PLUGIN_NAME "ebpf"
@@ -77,6 +78,29 @@ static void log_to_collectd(enum ebpf_log_level level, const char *msg)
 
 	plugin_log(map[level], PLUGIN_NAME " plugin: %s", msg);
 }
+
+/* The plugin's own messages reach collectd's log escaped as ebpf_log()'s do (log_escape():
+ * base/text_rule.h's rule), every one: a configuration error quotes what a user wrote (a
+ * <Program>'s YAML key, a module's option), and one call left out would be one forged log
+ * line, or a terminal's title set by whoever wrote the file. */
+__attribute__((format(printf, 2, 3))) static void plugin_log_escaped(int level, const char *fmt, ...)
+{
+	char escaped[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vformat(escaped, sizeof(escaped), fmt, ap);
+	va_end(ap);
+	plugin_log(level, "%s", escaped);
+}
+#undef ERROR
+#undef WARNING
+#undef NOTICE
+#undef INFO
+#define ERROR(...) plugin_log_escaped(LOG_ERR, __VA_ARGS__)
+#define WARNING(...) plugin_log_escaped(LOG_WARNING, __VA_ARGS__)
+#define NOTICE(...) plugin_log_escaped(LOG_NOTICE, __VA_ARGS__)
+#define INFO(...) plugin_log_escaped(LOG_INFO, __VA_ARGS__)
 
 /* An event: a notification for collectd's consumers, and a line of the snapshot for the
  * subagent's SNMP notifications. */

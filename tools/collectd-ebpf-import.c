@@ -4,6 +4,7 @@
  * what that parser made (program_block_text.c), so the printed block loaded in place of
  * `ExporterConfig` gives the same values; a config ExporterConfig refuses is refused here
  * with the same message. */
+#include "base/log.h"
 #include "libcore/programs/exporter_config.h"
 #include "libcore/programs/program_block_text.h"
 #include "libcore/programs/program_config.h"
@@ -36,12 +37,24 @@ static void usage(FILE *f)
 		"command line.\n");
 }
 
+/* A message on standard error as the log has it (log_escape(): base/text_rule.h's rule): it
+ * quotes the config's keys and the command line, which may carry a terminal's controls. */
+static void say(const char *msg)
+{
+	char shown[4096];
+
+	log_escape(shown, sizeof(shown), msg);
+	fprintf(stderr, PROG ": %s\n", shown);
+}
+
 /* Exits 2 with what is wrong and how to fix it. */
 static void bad_usage(const char *fmt, const char *arg)
 {
-	fprintf(stderr, PROG ": ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry '" PROG " --help'.\n");
+	char msg[2048];
+
+	snprintf(msg, sizeof(msg), fmt, arg);
+	say(msg);
+	fprintf(stderr, "Try '" PROG " --help'.\n");
 	exit(2);
 }
 
@@ -160,7 +173,7 @@ int main(int argc, char **argv)
 	/* ExporterConfig reads the file by the path the block gives: messages name it so. */
 	r = exporter_config_read(c.exporter_config, &c, err, sizeof(err));
 	if (r) {
-		fprintf(stderr, PROG ": %s\n", err);
+		say(err);
 		program_config_free(&c);
 		return 1;
 	}
