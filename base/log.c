@@ -18,12 +18,13 @@ void log_escape(char *out, size_t len, const char *in)
 		text_clean(out, len, in, TEXT_LOG);
 }
 
-void log_vformat(char *out, size_t len, const char *fmt, va_list ap)
+void log_vformat(char *out, size_t len, enum text_form form, const char *fmt, va_list ap)
 {
 	char msg[1024];
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	log_escape(out, len, msg);
+	if (len)
+		text_clean(out, len, msg, form);
 }
 
 /* Every message is escaped here, once, rather than at each call: messages quote what the
@@ -35,7 +36,7 @@ void ebpf_log(enum ebpf_log_level level, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	log_vformat(escaped, sizeof(escaped), fmt, ap);
+	log_vformat(escaped, sizeof(escaped), TEXT_LOG, fmt, ap);
 	va_end(ap);
 	if (handler)
 		handler(level, escaped);

@@ -7,6 +7,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 
+#include "base/text_rule.h"
+
 enum ebpf_log_level { EBPF_LOG_ERROR, EBPF_LOG_WARNING, EBPF_LOG_NOTICE, EBPF_LOG_INFO, EBPF_LOG_DEBUG };
 
 typedef void (*ebpf_log_fn)(enum ebpf_log_level level, const char *msg);
@@ -21,8 +23,10 @@ void ebpf_log(enum ebpf_log_level level, const char *fmt, ...) __attribute__((fo
  * from outside (a process name is anyone's to choose) cannot start a log line of its own or
  * drive a terminal. Cut at a whole escape, never overrun. */
 void log_escape(char *out, size_t len, const char *in);
-/* The message of fmt (at most 1023 bytes) escaped by log_escape() into out: for a front-end
- * that logs on its own (the plugin's configuration errors go to collectd's log so). */
-void log_vformat(char *out, size_t len, const char *fmt, va_list ap);
+/* The message of fmt (at most 1023 bytes) into out under base/text_rule.h's rule in form:
+ * TEXT_LOG is log_escape(); a message that quotes the user's own configuration is written
+ * TEXT_SHOW, its backslashes kept (a regexp's \d, systemd's \x2d), as the plugin's
+ * configuration errors and collectd-ebpf-import's messages are. */
+void log_vformat(char *out, size_t len, enum text_form form, const char *fmt, va_list ap);
 
 #endif

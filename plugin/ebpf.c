@@ -79,17 +79,17 @@ static void log_to_collectd(enum ebpf_log_level level, const char *msg)
 	plugin_log(map[level], PLUGIN_NAME " plugin: %s", msg);
 }
 
-/* The plugin's own messages reach collectd's log escaped as ebpf_log()'s do (log_escape():
- * base/text_rule.h's rule), every one: a configuration error quotes what a user wrote (a
- * <Program>'s YAML key, a module's option), and one call left out would be one forged log
- * line, or a terminal's title set by whoever wrote the file. */
+/* The plugin's own messages reach collectd's log under base/text_rule.h's rule, every one: a
+ * configuration error quotes what a user wrote (a <Program>'s YAML key, a module's option),
+ * and one call left out would be one forged log line, or a terminal's title set by whoever
+ * wrote the file. TEXT_SHOW: what the user wrote keeps its backslashes (a regexp's \d). */
 __attribute__((format(printf, 2, 3))) static void plugin_log_escaped(int level, const char *fmt, ...)
 {
 	char escaped[2048];
 	va_list ap;
 
 	va_start(ap, fmt);
-	log_vformat(escaped, sizeof(escaped), fmt, ap);
+	log_vformat(escaped, sizeof(escaped), TEXT_SHOW, fmt, ap);
 	va_end(ap);
 	plugin_log(level, "%s", escaped);
 }

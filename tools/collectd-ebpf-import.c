@@ -10,6 +10,7 @@
 #include "libcore/programs/program_config.h"
 
 #include <limits.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,23 +38,34 @@ static void usage(FILE *f)
 		"command line.\n");
 }
 
-/* A message on standard error as the log has it (log_escape(): base/text_rule.h's rule): it
- * quotes the config's keys and the command line, which may carry a terminal's controls. */
-static void say(const char *msg)
+/* A message on standard error as collectd's log has the plugin's (base/text_rule.h's rule,
+ * TEXT_SHOW): it quotes the config's keys and the command line, which may carry a
+ * terminal's controls. */
+static void vsay(const char *fmt, va_list ap)
 {
-	char shown[4096];
+	char shown[2048];
 
-	log_escape(shown, sizeof(shown), msg);
+	log_vformat(shown, sizeof(shown), TEXT_SHOW, fmt, ap);
 	fprintf(stderr, PROG ": %s\n", shown);
 }
 
-/* Exits 2 with what is wrong and how to fix it. */
-static void bad_usage(const char *fmt, const char *arg)
+__attribute__((format(printf, 1, 2))) static void say(const char *fmt, ...)
 {
-	char msg[2048];
+	va_list ap;
 
-	snprintf(msg, sizeof(msg), fmt, arg);
-	say(msg);
+	va_start(ap, fmt);
+	vsay(fmt, ap);
+	va_end(ap);
+}
+
+/* Exits 2 with what is wrong and how to fix it. */
+__attribute__((format(printf, 1, 2), noreturn)) static void bad_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay(fmt, ap);
+	va_end(ap);
 	fprintf(stderr, "Try '" PROG " --help'.\n");
 	exit(2);
 }
@@ -173,7 +185,7 @@ int main(int argc, char **argv)
 	/* ExporterConfig reads the file by the path the block gives: messages name it so. */
 	r = exporter_config_read(c.exporter_config, &c, err, sizeof(err));
 	if (r) {
-		say(err);
+		say("%s", err);
 		program_config_free(&c);
 		return 1;
 	}

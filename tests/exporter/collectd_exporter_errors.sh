@@ -3,7 +3,8 @@
 # is not supported yet (tests/exporter/exporter_errors.table: an unknown field at each
 # level, a label size its decoder cannot read, an unknown decoder, a chain in the wrong order,
 # kaddrs, tracing with and without metrics, fixed buckets, no help, a bucket label that is not
-# a number, text that is not YAML): each stops collectd -T with one error naming the file, the line and the field. A
+# a number, text that is not YAML, a key carrying an OSC title, a newline, C1 and bidi controls,
+# logged escaped on one line): each stops collectd -T with one error naming the file, the line and the field. A
 # label whose size does not add up to the map's key is refused against the object, and the
 # good config passes -T, so it is the mistake that fails the others.
 . "$top_srcdir/tests/support/lib.sh"
