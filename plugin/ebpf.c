@@ -35,6 +35,7 @@
 #include "plugin/series_seen.h"
 #include "base/value_naming.h"
 #include "base/label_value.h"
+#include "base/text_rule.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -444,7 +445,9 @@ static void submit(struct dispatch_ctx *d, const struct value_name *n, value_t v
 	vl.values = &v;
 	vl.values_len = 1;
 	sstrncpy(vl.type, n->type, sizeof(vl.type));
-	sstrncpy(vl.type_instance, n->type_instance, sizeof(vl.type_instance));
+	/* Its parts are safe names (label_value_safe()); the rule again over the whole, so that
+	 * a part cut to collectd's length in the middle of a character leaves no stray byte. */
+	text_clean(vl.type_instance, sizeof(vl.type_instance), n->type_instance, TEXT_NAME);
 	plugin_dispatch_values(&vl);
 }
 

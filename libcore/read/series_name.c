@@ -98,8 +98,10 @@ void series_name_in_group(const char *group, const char *name, char out[LABEL_VA
 		for (const char *p = group; *p; p++)
 			h = (h ^ (unsigned char)*p) * 16777619u;
 		snprintf(hash, sizeof(hash), "~%08x", h);
-		memcpy(out, group, room - 9);
 		used = room - 9;
+		while (used > 0 && ((unsigned char)group[used] & 0xc0) == 0x80)
+			used--; /* cut at a whole character: a name stays valid UTF-8 */
+		memcpy(out, group, used);
 		append(out, LABEL_VALUE_MAX, &used, hash);
 	}
 	append(out, LABEL_VALUE_MAX, &used, "/");

@@ -4,6 +4,7 @@
 #include "base/log.h"
 #include "base/text_append.h"
 #include "base/text_rule.h"
+#include "libcore/read/series_name.h"
 #include "tests/support/testing.h"
 
 /* Nothing is written past len, the cut text stays terminated, later appends are no-ops. */
@@ -120,6 +121,22 @@ static void test_long_name_utf8(void)
 	CHECK(!strncmp(name, in, strchr(name, '~') - name));
 }
 
+/* A long cgroup before a row's name is cut at a whole character too. */
+static void test_group_name_utf8(void)
+{
+	char group[200] = "", out[LABEL_VALUE_MAX];
+	bool keep;
+
+	for (int i = 0; i < 60; i++)
+		strcat(group, "\xc3\xa9");
+	series_name_in_group(group, "operations-fsync-01234", out); /* cut at an odd byte */
+	CHECK(strchr(out, '~') != NULL);
+	for (const char *p = out; *p;) {
+		p += text_unit(p, &keep);
+		CHECK(keep);
+	}
+}
+
 /* The log itself: a message carrying a newline arrives escaped. */
 static char logged[256];
 static void capture(enum ebpf_log_level level, const char *msg)
@@ -141,6 +158,7 @@ int main(void)
 	test_log_escape();
 	test_text_rule();
 	test_long_name_utf8();
+	test_group_name_utf8();
 	test_log_is_escaped();
 	return testing_done();
 }
