@@ -8,14 +8,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { T_MODULES, T_COUNTERS, T_HISTS, T_BUCKETS, T_GAUGES, T_SCALAR = -1 };
+/* The host-wide tables, then the per-cgroup ones (ebpfCgroupObjects), each kind at the same
+ * distance: T_CG_COUNTERS - T_COUNTERS == T_CG_GAUGES - T_GAUGES == T_CG. */
+enum {
+	T_MODULES,
+	T_COUNTERS,
+	T_HISTS,
+	T_BUCKETS,
+	T_GAUGES,
+	T_CG_COUNTERS,
+	T_CG_HISTS,
+	T_CG_BUCKETS,
+	T_CG_GAUGES,
+	T_SCALAR = -1,
+	T_CG = T_CG_COUNTERS - T_COUNTERS,
+};
 
 /* Name limits: the SIZEs of COLLECTD-EBPF-MIB's index objects (keeps OIDs within 128 arcs).
  * An instance of any length has an index of at most INSTANCE_INDEX_MAX (instance_index.h). */
 #define MODULE_NAME_MAX 32
 #define METRIC_NAME_MAX 32
 
-#define ROW_INDEX_MAX (MIB_MAX_SUFFIX - 4) /* the column prefix takes 4 arcs */
+#define ROW_INDEX_MAX (MIB_MAX_SUFFIX - 4) /* a column prefix takes 4 arcs, 5 under ebpfCgroupObjects */
 
 struct mib_row {
 	uint32_t index[ROW_INDEX_MAX];
@@ -28,28 +42,66 @@ struct mib_row {
 	size_t seq; /* its place among the rows of its table as built: the last tie-break */
 };
 
-/* Every served column, in OID order; a scalar is a column whose only row is index 0. */
+/* Every served table, in OID order: its entry's OID (a scalar group's for T_SCALAR, whose
+ * only row is index 0) and its readable columns. A per-cgroup table has the columns and the
+ * index of its host-wide twin, one arc deeper. */
+struct table {
+	uint32_t entry[4];
+	size_t elen;
+	int table;
+	uint32_t first_col, last_col;
+};
+
+static const struct table tables[] = {
+	{ { 1, 1 }, 2, T_SCALAR, 1, 3 },
+	{ { 1, 2, 1 }, 3, T_MODULES, 2, 5 },
+	{ { 1, 3, 1 }, 3, T_COUNTERS, 3, 5 },
+	{ { 1, 4, 1 }, 3, T_HISTS, 3, 14 },
+	{ { 1, 5, 1 }, 3, T_BUCKETS, 2, 5 },
+	{ { 1, 6, 1 }, 3, T_GAUGES, 3, 5 },
+	{ { 1, 8, 1, 1 }, 4, T_CG_COUNTERS, 3, 5 },
+	{ { 1, 8, 2, 1 }, 4, T_CG_HISTS, 3, 14 },
+	{ { 1, 8, 3, 1 }, 4, T_CG_BUCKETS, 2, 5 },
+	{ { 1, 8, 4, 1 }, 4, T_CG_GAUGES, 3, 5 },
+};
+#define NTABLES (sizeof(tables) / sizeof(tables[0]))
+
+/* One column: its OID (the entry's, then the column number), which table, which column. */
 struct column {
-	uint32_t prefix[4];
+	uint32_t prefix[5];
 	size_t plen;
 	int table;
 	uint32_t col;
 };
 
-static const struct column columns[] = {
-	{ { 1, 1, 1 }, 3, T_SCALAR, 1 },     { { 1, 1, 2 }, 3, T_SCALAR, 2 },     { { 1, 1, 3 }, 3, T_SCALAR, 3 },
-	{ { 1, 2, 1, 2 }, 4, T_MODULES, 2 }, { { 1, 2, 1, 3 }, 4, T_MODULES, 3 }, { { 1, 2, 1, 4 }, 4, T_MODULES, 4 },
-	{ { 1, 2, 1, 5 }, 4, T_MODULES, 5 }, { { 1, 3, 1, 3 }, 4, T_COUNTERS, 3 }, { { 1, 3, 1, 4 }, 4, T_COUNTERS, 4 },
-	{ { 1, 3, 1, 5 }, 4, T_COUNTERS, 5 },
-	{ { 1, 4, 1, 3 }, 4, T_HISTS, 3 },   { { 1, 4, 1, 4 }, 4, T_HISTS, 4 },   { { 1, 4, 1, 5 }, 4, T_HISTS, 5 },
-	{ { 1, 4, 1, 6 }, 4, T_HISTS, 6 },   { { 1, 4, 1, 7 }, 4, T_HISTS, 7 },   { { 1, 4, 1, 8 }, 4, T_HISTS, 8 },
-	{ { 1, 4, 1, 9 }, 4, T_HISTS, 9 },   { { 1, 4, 1, 10 }, 4, T_HISTS, 10 }, { { 1, 4, 1, 11 }, 4, T_HISTS, 11 },
-	{ { 1, 4, 1, 12 }, 4, T_HISTS, 12 }, { { 1, 4, 1, 13 }, 4, T_HISTS, 13 }, { { 1, 4, 1, 14 }, 4, T_HISTS, 14 },
-	{ { 1, 5, 1, 2 }, 4, T_BUCKETS, 2 }, { { 1, 5, 1, 3 }, 4, T_BUCKETS, 3 }, { { 1, 5, 1, 4 }, 4, T_BUCKETS, 4 },
-	{ { 1, 5, 1, 5 }, 4, T_BUCKETS, 5 }, { { 1, 6, 1, 3 }, 4, T_GAUGES, 3 },  { { 1, 6, 1, 4 }, 4, T_GAUGES, 4 },
-	{ { 1, 6, 1, 5 }, 4, T_GAUGES, 5 },
-};
-#define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
+/* Column col of tables[t]. */
+static struct column column_of(size_t t, uint32_t col)
+{
+	struct column c = { .plen = tables[t].elen + 1, .table = tables[t].table, .col = col };
+
+	memcpy(c.prefix, tables[t].entry, tables[t].elen * sizeof(*c.prefix));
+	c.prefix[tables[t].elen] = col;
+	return c;
+}
+
+/* The kind of rows a table holds: a per-cgroup table's are its host-wide twin's. */
+static int kind(int table)
+{
+	return table >= T_CG_COUNTERS ? table - T_CG : table;
+}
+
+/* The arcs of a column's prefix in table `table` (built rows only: not T_SCALAR). */
+static size_t prefix_len(int table)
+{
+	return table >= T_CG_COUNTERS ? 5 : 4;
+}
+
+/* The table of a row of host-wide table t's kind: the per-cgroup one when its instance has
+ * the cgroup before a '/', which no collectd name holds (doc/modules.md, Names). */
+static int table_for(int t, const char *instance)
+{
+	return strchr(instance, '/') ? t + T_CG : t;
+}
 
 static const struct mib_row scalar_row = { .index = { 0 }, .len = 1 };
 
@@ -162,10 +214,10 @@ static void note_skipped(struct mib_tree *v, const struct mib_row *r)
 }
 
 /* The row new_row() prepared joins table t, unless its names did not fit the index or its
- * OIDs (a 4-arc column prefix, then the index) the room below the base. */
+ * OIDs (a column prefix of prefix_len(t) arcs, then the index) the room below the base. */
 static void keep_row(struct mib_tree *v, int t, int bad)
 {
-	if (bad || 4 + v->rows[t][v->nrows[t]].len > v->room)
+	if (bad || prefix_len(t) + v->rows[t][v->nrows[t]].len > v->room)
 		note_skipped(v, &v->rows[t][v->nrows[t]]);
 	else
 		v->nrows[t]++;
@@ -180,31 +232,36 @@ static int add_module(struct mib_tree *v, const struct snapshot_module *m, size_
 	r->m = m;
 	keep_row(v, T_MODULES, put_string(r, m->label, 1, MODULE_NAME_MAX, true));
 	for (int i = 0; i < m->ncounters; i++) {
-		if (!(r = new_row(v, T_COUNTERS, cap)))
+		int t = table_for(T_COUNTERS, m->counters[i].instance);
+
+		if (!(r = new_row(v, t, cap)))
 			return -ENOMEM;
 		r->m = m;
 		r->c = &m->counters[i];
-		keep_row(v, T_COUNTERS, put_names(r, m, r->c->metric, r->c->instance, true));
+		keep_row(v, t, put_names(r, m, r->c->metric, r->c->instance, true));
 	}
 	for (int i = 0; i < m->ngauges; i++) {
-		if (!(r = new_row(v, T_GAUGES, cap)))
+		int t = table_for(T_GAUGES, m->gauges[i].instance);
+
+		if (!(r = new_row(v, t, cap)))
 			return -ENOMEM;
 		r->m = m;
 		r->g = &m->gauges[i];
-		keep_row(v, T_GAUGES, put_names(r, m, r->g->metric, r->g->instance, true));
+		keep_row(v, t, put_names(r, m, r->g->metric, r->g->instance, true));
 	}
 	for (int i = 0; i < m->nhistograms; i++) {
 		const struct snapshot_histogram *h = &m->histograms[i];
+		int t = table_for(T_HISTS, h->instance), tb = table_for(T_BUCKETS, h->instance);
 
-		if (!(r = new_row(v, T_HISTS, cap)))
+		if (!(r = new_row(v, t, cap)))
 			return -ENOMEM;
 		r->m = m;
 		r->h = h;
-		keep_row(v, T_HISTS, put_names(r, m, h->metric, h->instance, true));
+		keep_row(v, t, put_names(r, m, h->metric, h->instance, true));
 		for (int b = 0; b < h->nbuckets; b++) {
 			int bad;
 
-			if (!(r = new_row(v, T_BUCKETS, cap)))
+			if (!(r = new_row(v, tb, cap)))
 				return -ENOMEM;
 			r->m = m;
 			r->h = h;
@@ -212,7 +269,7 @@ static int add_module(struct mib_tree *v, const struct snapshot_module *m, size_
 			bad = put_names(r, m, h->metric, h->instance, false) || r->len == ROW_INDEX_MAX;
 			if (!bad)
 				r->index[r->len++] = snapshot_buckets(m, h)[b].slot + 1;
-			keep_row(v, T_BUCKETS, bad);
+			keep_row(v, tb, bad);
 		}
 	}
 	return 0;
@@ -255,7 +312,7 @@ static bool is_lost(const struct lost_hists *lost, const struct snapshot_histogr
 
 /* Drops the rows of sorted table t whose index repeats an earlier one (a GET could not tell
  * them apart; cmp_rows put the one to serve first), and the bucket rows of histograms that
- * lost theirs (lost, filled while t is the histograms' table). 0 or -ENOMEM. */
+ * lost theirs (lost, filled while t is a histograms' table). 0 or -ENOMEM. */
 static int drop_duplicates(struct mib_tree *v, int t, struct lost_hists *lost)
 {
 	size_t w = 0;
@@ -263,8 +320,8 @@ static int drop_duplicates(struct mib_tree *v, int t, struct lost_hists *lost)
 	for (size_t i = 0; i < v->nrows[t]; i++) {
 		const struct mib_row *r = &v->rows[t][i];
 
-		if ((w && same_index(&v->rows[t][w - 1], r)) || (t == T_BUCKETS && is_lost(lost, r->h))) {
-			if (t == T_HISTS && note_lost(lost, r->h))
+		if ((w && same_index(&v->rows[t][w - 1], r)) || (kind(t) == T_BUCKETS && is_lost(lost, r->h))) {
+			if (kind(t) == T_HISTS && note_lost(lost, r->h))
 				return -ENOMEM;
 			note_skipped(v, r);
 			continue;
@@ -274,7 +331,7 @@ static int drop_duplicates(struct mib_tree *v, int t, struct lost_hists *lost)
 		w++;
 	}
 	v->nrows[t] = w;
-	if (t == T_HISTS && lost->n)
+	if (kind(t) == T_HISTS && lost->n)
 		qsort(lost->h, lost->n, sizeof(*lost->h), cmp_address);
 	return 0;
 }
@@ -301,7 +358,8 @@ int mib_tree_build(struct mib_tree *v, const struct snapshot *snap, enum mib_sna
 			return -ENOMEM;
 		}
 	}
-	/* T_HISTS comes before T_BUCKETS: the bucket rows know which histograms lost. */
+	/* A histograms' table comes before its buckets': the bucket rows know which histograms
+	 * lost. */
 	for (int t = 0; t < MIB_TABLES && !err; t++) {
 		if (v->nrows[t])
 			qsort(v->rows[t], v->nrows[t], sizeof(struct mib_row), cmp_rows);
@@ -416,7 +474,7 @@ static void row_value(const struct mib_env *env, int table, uint32_t col, const 
 {
 	const struct snapshot_bucket *b;
 
-	switch (table) {
+	switch (kind(table)) {
 	case T_MODULES:
 		if (col == 2)
 			*out = (struct mib_value){ .type = MIB_INTEGER, .num = (uint64_t)state_number(r->m->state) };
@@ -514,19 +572,21 @@ static bool has_prefix(const uint32_t *oid, size_t len, const struct column *c)
 enum mib_lookup mib_tree_get(const struct mib_tree *v, const struct mib_env *env, const uint32_t *oid,
 			     size_t len, struct mib_value *out)
 {
-	for (size_t i = 0; i < NCOLUMNS; i++) {
-		const struct column *c = &columns[i];
-		const struct mib_row *rows, *r;
-		size_t n;
+	for (size_t t = 0; t < NTABLES; t++) {
+		for (uint32_t col = tables[t].first_col; col <= tables[t].last_col; col++) {
+			const struct column c = column_of(t, col);
+			const struct mib_row *rows, *r;
+			size_t n;
 
-		if (!has_prefix(oid, len, c) || len == c->plen)
-			continue;
-		rows = table_rows(v, c->table, &n);
-		r = first_after(rows, n, oid + c->plen, len - c->plen, true);
-		if (!r || cmp_oid(r->index, r->len, oid + c->plen, len - c->plen))
-			return MIB_NO_SUCH_INSTANCE;
-		value_of(v, env, c, r, out);
-		return MIB_FOUND;
+			if (!has_prefix(oid, len, &c) || len == c.plen)
+				continue;
+			rows = table_rows(v, c.table, &n);
+			r = first_after(rows, n, oid + c.plen, len - c.plen, true);
+			if (!r || cmp_oid(r->index, r->len, oid + c.plen, len - c.plen))
+				return MIB_NO_SUCH_INSTANCE;
+			value_of(v, env, &c, r, out);
+			return MIB_FOUND;
+		}
 	}
 	return MIB_NO_SUCH_OBJECT;
 }
@@ -534,25 +594,27 @@ enum mib_lookup mib_tree_get(const struct mib_tree *v, const struct mib_env *env
 enum mib_lookup mib_tree_next(const struct mib_tree *v, const struct mib_env *env, const uint32_t *oid,
 			      size_t len, bool inclusive, uint32_t *next, size_t *next_len, struct mib_value *out)
 {
-	for (size_t i = 0; i < NCOLUMNS; i++) {
-		const struct column *c = &columns[i];
-		const struct mib_row *rows, *r;
-		size_t n;
+	for (size_t t = 0; t < NTABLES; t++) {
+		for (uint32_t col = tables[t].first_col; col <= tables[t].last_col; col++) {
+			const struct column c = column_of(t, col);
+			const struct mib_row *rows, *r;
+			size_t n;
 
-		rows = table_rows(v, c->table, &n);
-		if (has_prefix(oid, len, c))
-			r = first_after(rows, n, oid + c->plen, len - c->plen, inclusive);
-		else if (cmp_oid(oid, len, c->prefix, c->plen) < 0)
-			r = n ? &rows[0] : NULL; /* the request lies before this column */
-		else
-			continue;                /* after it */
-		if (!r)
-			continue;
-		memcpy(next, c->prefix, c->plen * sizeof(*next));
-		memcpy(next + c->plen, r->index, r->len * sizeof(*next));
-		*next_len = c->plen + r->len;
-		value_of(v, env, c, r, out);
-		return MIB_FOUND;
+			rows = table_rows(v, c.table, &n);
+			if (has_prefix(oid, len, &c))
+				r = first_after(rows, n, oid + c.plen, len - c.plen, inclusive);
+			else if (cmp_oid(oid, len, c.prefix, c.plen) < 0)
+				r = n ? &rows[0] : NULL; /* the request lies before this column */
+			else
+				continue;                /* after it */
+			if (!r)
+				continue;
+			memcpy(next, c.prefix, c.plen * sizeof(*next));
+			memcpy(next + c.plen, r->index, r->len * sizeof(*next));
+			*next_len = c.plen + r->len;
+			value_of(v, env, &c, r, out);
+			return MIB_FOUND;
+		}
 	}
 	return MIB_END;
 }

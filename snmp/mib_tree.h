@@ -9,11 +9,15 @@
  *   1.4.1.<col>.<m>.<metric>.<instance>             histograms (instance IMPLIED)
  *   1.5.1.<col>.<m>.<metric>.<instance>.<slot + 1>  buckets
  *   1.6.1.<col>.<m>.<metric>.<instance>             gauges (instance IMPLIED)
+ *   1.8.{1,2,3,4}.1.<col>.<index>                   the same per cgroup (ebpfCgroupObjects)
  * Strings in indexes are length-prefixed (except IMPLIED ones), one arc per byte: the
  * same names give the same OIDs after any restart, with no state kept anywhere. The
  * instance in an index is its index text (instance_index.h: itself up to 48 bytes, a head
  * and a hash beyond); counters, histograms and gauges have a column with the whole
  * instance (1.3.1.5, 1.4.1.14, 1.6.1.5).
+ * A row whose instance has a '/' (the cgroup before it: By "cgroup") goes to the per-cgroup
+ * table of its kind, with the same index and columns, so that an SNMP view can exclude
+ * every cgroup name (the subtree 1.8) and serve every host-wide value.
  */
 #ifndef EBPF_SNMP_MIB_TREE_H
 #define EBPF_SNMP_MIB_TREE_H
@@ -25,7 +29,7 @@
 #include "display_string.h"
 #include "snapshot/snapshot_file.h"
 
-#define MIB_TABLES 5
+#define MIB_TABLES 9
 #define MIB_MAX_OID 128    /* arcs in an OID: SNMP's limit, net-snmp's MAX_OID_LEN */
 #define MIB_MAX_SUFFIX 122 /* MIB_MAX_OID less the default base's 6 */
 
@@ -61,7 +65,8 @@ struct mib_tree {
 	const struct snapshot *snap; /* NULL unless status is OK, or STALE (then for the age only) */
 	enum mib_snapshot_status status;
 	const char *error;
-	struct mib_row *rows[MIB_TABLES]; /* modules, counters, histograms, buckets, gauges */
+	struct mib_row *rows[MIB_TABLES]; /* modules, counters, histograms, buckets, gauges, then the
+					     counters, histograms, buckets, gauges per cgroup */
 	size_t nrows[MIB_TABLES];
 	size_t room;             /* arcs below the base (mib_tree_build) */
 	size_t skipped;          /* rows whose module or metric names are too long for the MIB's

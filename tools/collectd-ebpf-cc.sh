@@ -90,5 +90,22 @@ if ! printf '#include <bpf/bpf_tracing.h>\n' |
 	compat=$HEADERS/uprobe_compat.bpf.h
 fi
 
+# A program written against vmlinux.h that never includes bpf/bpf_helpers.h (neither itself nor
+# through bpf_tracing.h or another header) still uses what it defines: ebpf_exporter's
+# biolatency and raw-tracepoints include vmlinux.h, bpf_core_read.h and their maps.bpf.h, whose
+# bits.bpf.h writes `static __always_inline` and whose macros call bpf_map_lookup_elem. Such a
+# program gets that vmlinux.h and bpf/bpf_helpers.h included first, as libbpf's programs
+# include them; every other program compiles exactly as it is. Decided from the headers the
+# preprocessor finds (-M; -MG: a missing one is the compile's error to report, not this one's).
+helpers=
 # shellcheck disable=SC2086 # $incs is a list of -I options
-exec "$CLANG" -g -O2 -target bpf -D__TARGET_ARCH_$arch -I"$vmdir" -I"$HEADERS" $incs ${compat:+-include "$compat"} "$@" -c "$src" -o "$out"
+deps=$("$CLANG" -M -MG -target bpf -D__TARGET_ARCH_$arch -I"$vmdir" -I"$HEADERS" $incs "$@" "$src" 2>/dev/null |
+	tr ' \\' '\n\n' | grep -v '^$' || true)
+vmlinux=$(printf '%s\n' "$deps" | grep -E '(^|/)vmlinux\.h$' | head -n 1)
+if [ -n "$vmlinux" ] && ! printf '%s\n' "$deps" | grep -q '/bpf/bpf_helpers\.h$'; then
+	helpers=$vmlinux
+fi
+
+# shellcheck disable=SC2086 # $incs is a list of -I options
+exec "$CLANG" -g -O2 -target bpf -D__TARGET_ARCH_$arch -I"$vmdir" -I"$HEADERS" $incs ${compat:+-include "$compat"} \
+	${helpers:+-include "$helpers" -include bpf/bpf_helpers.h} "$@" -c "$src" -o "$out"

@@ -2,6 +2,7 @@
 #include "libcore/engine/cgroup_group.h"
 
 #include "base/label_value.h"
+#include "base/log.h"
 #include "libcore/decode/cgroup_paths.h"
 #include "libcore/engine/module.h"
 
@@ -29,6 +30,7 @@ struct cg_entry {
  * and since when it has none. gen tells its series a later name in the same place apart. */
 struct cg_place {
 	bool used;
+	uint64_t path_hash; /* of the path whose name it is: another path of the same name is not an incarnation */
 	uint32_t live;
 	uint32_t vacant_reads;
 	uint32_t gen;
@@ -37,6 +39,7 @@ struct cg_place {
 
 struct cgroup_group {
 	const struct cgroup_options *o;
+	const char *label; /* the module's, for the log */
 	struct cgroup_paths paths;
 	/* The cgroups met in this read and in the last: open addressing by id, cap slots (a
 	 * power of two, at least twice the tables' entries). */
@@ -108,6 +111,38 @@ static bool is_gone(struct cgroup_group *g, uint64_t id)
 	return !path || !cgroup_alive(&g->paths, id, path);
 }
 
+static uint64_t path_hash(const char *path)
+{
+	uint64_t h = 14695981039346656037ull; /* FNV-1a */
+
+	for (; *path; path++)
+		h = (h ^ (unsigned char)*path) * 1099511628211ull;
+	return h;
+}
+
+/* The name of the cgroup at path (its hash ph): its path made safe; when that is another
+ * path's name already ("/a/b_c" and "/a/b/c" are both "a_b_c"), that name with '~' and a
+ * hash of this path, so that two cgroups are never summed into one series (said once). */
+static struct cg_place *name_for(struct cgroup_group *g, const char *path, uint64_t ph, char name[LABEL_VALUE_MAX])
+{
+	struct cg_place *named;
+	char safe[LABEL_VALUE_MAX];
+
+	label_value_safe(path, name);
+	named = place_named(g, name);
+	if (!named || named->path_hash == ph)
+		return named;
+	memcpy(safe, name, sizeof(safe));
+	snprintf(name, LABEL_VALUE_MAX, "%.*s~%08x", (int)(LABEL_VALUE_MAX - 10), safe, (unsigned int)(ph >> 32));
+	named = place_named(g, name);
+	if (!named)
+		ebpf_log(EBPF_LOG_WARNING,
+			 "%s: two cgroups are named \"%s\" once made safe (a '/' and a '_' of their paths "
+			 "differ): the later one is sent as \"%s\"",
+			 g->label, safe, name);
+	return named;
+}
+
 /* Where a cgroup met for the first time goes: the place of its name if the name has one
  * (another incarnation of it, live or gone a few reads ago), else a free place, else `other`. */
 static void classify(struct cgroup_group *g, struct cg_entry *e)
@@ -115,6 +150,7 @@ static void classify(struct cgroup_group *g, struct cg_entry *e)
 	const char *path;
 	char name[LABEL_VALUE_MAX];
 	struct cg_place *named;
+	uint64_t ph;
 
 	e->gone = is_gone(g, e->id);
 	e->state = CG_OTHER; /* gone: no series of one point; or no place left */
@@ -125,8 +161,8 @@ static void classify(struct cgroup_group *g, struct cg_entry *e)
 		e->state = CG_IGNORED;
 		return;
 	}
-	label_value_safe(path, name);
-	if ((named = place_named(g, name))) {
+	ph = path_hash(path);
+	if ((named = name_for(g, path, ph, name))) {
 		named->live++;
 		named->vacant_reads = 0;
 		e->state = CG_SERIES;
@@ -138,7 +174,7 @@ static void classify(struct cgroup_group *g, struct cg_entry *e)
 
 		if (p->used)
 			continue;
-		*p = (struct cg_place){ .used = true, .live = 1, .gen = p->gen + 1 };
+		*p = (struct cg_place){ .used = true, .path_hash = ph, .live = 1, .gen = p->gen + 1 };
 		memcpy(p->name, name, sizeof(p->name));
 		index_place(g, i);
 		g->nplaces++;
@@ -253,8 +289,8 @@ void cgroup_group_end_read(struct cgroup_group *g, const struct metric_sink *sin
 		sink->gauge(sink->ctx, METRIC("folded"), "cgroups", g->folded);
 }
 
-struct cgroup_group *cgroup_group_new(const struct cgroup_options *o, int ignored_fd, uint64_t entries, char *err,
-				      size_t errlen)
+struct cgroup_group *cgroup_group_new(const struct cgroup_options *o, const char *label, int ignored_fd,
+				      uint64_t entries, char *err, size_t errlen)
 {
 	struct cgroup_group *g = calloc(1, sizeof(*g));
 
@@ -263,6 +299,7 @@ struct cgroup_group *cgroup_group_new(const struct cgroup_options *o, int ignore
 		return NULL;
 	}
 	g->o = o;
+	g->label = label;
 	g->ignored_fd = ignored_fd;
 	g->paths.root_fd = -1;
 	if (cgroup_paths_init(&g->paths, NULL, err, errlen)) {

@@ -12,7 +12,8 @@
  * there, and its entries are deleted; so neither a series nor `other` ever goes back. A
  * place whose cgroups are all gone keeps its name for CGROUP_LINGER_READS reads, waiting
  * for the next incarnation; then its series are forgotten (cgroup_group_holds) and the
- * place goes to a newcomer. A cgroup already removed when first met goes
+ * place goes to a newcomer. Two paths made safe into one name (/a/b_c, /a/b/c) are two
+ * names: the later one's gets '~' and a hash of its path. A cgroup already removed when first met goes
  * into `other` (no series of one point). A cgroup the Cgroup globs leave out is sent
  * nowhere (the host-wide values hold it): its entries are deleted and the kernel told
  * (cgroup_ignored, cgroup_key.bpf.h), so that the tables' room stays for the selected. */
@@ -35,10 +36,10 @@ struct cgroup_group;
  * come back soon (each such place is held this long, doc/modules.md). */
 #define CGROUP_LINGER_READS 5
 
-/* For tables of `entries` entries in all; ignored_fd: the map cgroup_ignored, or -1. NULL
- * with err. */
-struct cgroup_group *cgroup_group_new(const struct cgroup_options *o, int ignored_fd, uint64_t entries, char *err,
-				      size_t errlen);
+/* For tables of `entries` entries in all, of the module labelled `label` (for the log,
+ * kept); ignored_fd: the map cgroup_ignored, or -1. NULL with err. */
+struct cgroup_group *cgroup_group_new(const struct cgroup_options *o, const char *label, int ignored_fd,
+				      uint64_t entries, char *err, size_t errlen);
 /* Before the tables' entries of a read are asked for. */
 void cgroup_group_begin_read(struct cgroup_group *g);
 /* The fate of an entry of cgroup id in this read, its text: the cgroup's path below the

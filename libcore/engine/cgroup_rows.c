@@ -247,7 +247,7 @@ struct cgroup_rows *cgroup_rows_new(struct module *m, const struct cgroup_option
 
 		entries += map ? bpf_map__max_entries(map) : 0;
 	}
-	r->group = cgroup_group_new(o, ignored ? bpf_map__fd(ignored) : -1, entries, err, errlen);
+	r->group = cgroup_group_new(o, m->label, ignored ? bpf_map__fd(ignored) : -1, entries, err, errlen);
 	for (int ti = 0; r->group && ti < ntables; ti++) {
 		r->tables[ti] = (struct table_reader){ .owner = r, .t = &tables[ti] };
 		if (table_reader_init(&r->tables[ti], m, err, errlen)) {

@@ -694,6 +694,10 @@ static int read_metric(const struct walk *w, const yaml_node_t *n, enum program_
 		return -1;
 	if (f.hist)
 		return finish_histogram(w, n, v, &f);
+	/* ebpf_exporter: a per-CPU map's counter whose last label is "cpu" has a value per CPU,
+	 * the CPU's index appended to the key as 2 bytes (program_config.h, CPUIndex) */
+	if (v->nlabels && !strcmp(v->labels[v->nlabels - 1].name, "cpu"))
+		v->labels[v->nlabels - 1].cpu_index = true;
 	snprintf(v->type, sizeof(v->type), "derive");
 	name_series(v, v->map, "_total");
 	return 0;

@@ -20,6 +20,12 @@ struct perf_event_links *perf_event_links_attach(struct bpf_object *obj, const s
 /* Detaches and closes every event; NULL-safe. */
 void perf_event_links_free(struct perf_event_links *l);
 
+/* Makes libbpf give SEC("perf_event/...") programs (ebpf_exporter's sections that name their
+ * event, perf_event_from_section()) the perf_event type: libbpf knows SEC("perf_event") only,
+ * and opens the others as type unspec, which cannot load. Once per process, before objects
+ * are opened; later calls do nothing. 0, or -1 with err. */
+int perf_event_sections_register(char *err, size_t errlen);
+
 /* The online CPUs from text like "0-3,5\n": out[] up to max, their count, or -1 if the
  * text is not such a list or has more than max. */
 int perf_event_parse_cpu_list(const char *text, int *out, int max);

@@ -1,8 +1,10 @@
 #include "libcore/programs/perf_event_config.h"
 
 #include <linux/perf_event.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -279,5 +281,62 @@ int perf_event_set(struct program_perf_event *e, const char *program, uint32_t t
 	e->frequency = frequency != 0;
 	e->sample = frequency ? frequency : period;
 	describe(e);
+	return 0;
+}
+
+int perf_event_from_section(struct program_perf_event *e, const char *program, const char *section, char *err,
+			    size_t errlen)
+{
+	static const char valid[] = "type=N,config=N and frequency=N (samples a second on each CPU) or period=N "
+				    "(every Nth event), as SEC(\"perf_event/type=1,config=0,frequency=99\")";
+	const char *p = section + strlen(PERF_EVENT_SECTION_PREFIX);
+	uint64_t type = 0, config = 0, period = 0, frequency = 0;
+	bool has_type = false, has_config = false;
+
+	if (strncmp(section, PERF_EVENT_SECTION_PREFIX, strlen(PERF_EVENT_SECTION_PREFIX)) ||
+	    strlen(section) >= sizeof(e->section)) {
+		snprintf(err, errlen, "SEC(\"%.200s\") is not perf_event/ with its event (at most %zu characters): "
+			 "give %s", section, sizeof(e->section) - 1, valid);
+		return -1;
+	}
+	while (*p) {
+		size_t key = strcspn(p, "=,"), len = strcspn(p, ",");
+		char *end = NULL; /* stays NULL for what is not key=number: refused below */
+		unsigned long long v;
+
+		errno = 0;
+		v = p[key] == '=' && p[key + 1] != '-' ? strtoull(p + key + 1, &end, 0) : 0;
+		if (p[key] != '=' || end == p + key + 1 || end != p + len || errno) {
+			snprintf(err, errlen, "SEC(\"%s\"): \"%.*s\" is not key=number; the section gives %s", section,
+				 (int)len, p, valid);
+			return -1;
+		}
+		if (key == 4 && !strncmp(p, "type", 4) && v > UINT32_MAX) {
+			snprintf(err, errlen, "SEC(\"%s\"): type %llu is not a perf event type (perf_event_attr's type is "
+				 "32 bits: 0 hardware, 1 software, 3 hw_cache, or a PMU's number)", section, v);
+			return -1;
+		} else if (key == 4 && !strncmp(p, "type", 4))
+			type = v, has_type = true;
+		else if (key == 6 && !strncmp(p, "config", 6))
+			config = v, has_config = true;
+		else if (key == 9 && !strncmp(p, "frequency", 9))
+			frequency = v;
+		else if (key == 6 && !strncmp(p, "period", 6))
+			period = v;
+		else {
+			snprintf(err, errlen, "SEC(\"%s\"): unknown item \"%.*s\"; the section gives %s", section,
+				 (int)len, p, valid);
+			return -1;
+		}
+		p += len + (p[len] == ',');
+	}
+	if (!has_type || !has_config) {
+		snprintf(err, errlen, "SEC(\"%s\") names no %s: the section gives %s", section,
+			 has_type ? "config" : "type", valid);
+		return -1;
+	}
+	if (perf_event_set(e, program, (uint32_t)type, config, period, frequency, err, errlen))
+		return -1;
+	snprintf(e->section, sizeof(e->section), "%s", section);
 	return 0;
 }

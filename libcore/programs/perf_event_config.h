@@ -20,6 +20,8 @@
 
 #define PERF_EVENT_PROGRAM_MAX 64
 #define PERF_EVENT_DESCRIPTION_MAX 96
+#define PERF_EVENT_SECTION_MAX 128
+#define PERF_EVENT_SECTION_PREFIX "perf_event/"
 
 struct program_perf_event {
 	char program[PERF_EVENT_PROGRAM_MAX];
@@ -28,6 +30,7 @@ struct program_perf_event {
 	uint64_t sample;                     /* the period, or with `frequency` samples a second */
 	bool frequency;
 	char description[PERF_EVENT_DESCRIPTION_MAX]; /* "software event cpu-clock", for messages */
+	char section[PERF_EVENT_SECTION_MAX]; /* the program's SEC() when the event is from it, else "" */
 };
 
 /* A `<PerfEvent "program">` block (its node). 0, or -1 with err naming the option and the
@@ -37,5 +40,11 @@ int perf_event_parse_block(const struct conf_node *n, struct program_perf_event 
  * of them 0): checks them as the block's. 0, or -1 with err. */
 int perf_event_set(struct program_perf_event *e, const char *program, uint32_t type, uint64_t config,
 		   uint64_t period, uint64_t frequency, char *err, size_t errlen);
+
+/* The event a section names, ebpf_exporter's way: SEC("perf_event/type=1,config=0,frequency=99")
+ * (type and config: perf_event_attr's, decimal or 0x hex; frequency=N samples a second on each
+ * CPU, or period=N: every Nth event). 0, or -1 with err naming the item and the valid ones. */
+int perf_event_from_section(struct program_perf_event *e, const char *program, const char *section, char *err,
+			    size_t errlen);
 
 #endif

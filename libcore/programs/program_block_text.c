@@ -45,6 +45,8 @@ static void put_label(FILE *f, const struct program_label *l)
 		if (l->padding)
 			fprintf(f, "      Padding %u\n", l->padding);
 	}
+	if (l->cpu_index)
+		fprintf(f, "      CPUIndex true\n");
 	for (int i = 0; i < l->decoders.n; i++)
 		fprintf(f, "      Decode %s\n", decoder_chain_line(&l->decoders, i));
 	fprintf(f, "    </Label>\n");

@@ -75,6 +75,14 @@ static int parse_label(const struct conf_node *n, struct program_label *l, char 
 		} else if (!strcasecmp(o->key, "Padding")) {
 			if (get_count(o, 0, 4096, &l->padding, err, errlen))
 				return -1;
+		} else if (!strcasecmp(o->key, "CPUIndex")) {
+			if (o->nvalues != 1 || o->values[0].type != OPT_BOOLEAN) {
+				snprintf(err, errlen, "<Label \"%s\">: CPUIndex takes true or false (true: on a per-CPU map "
+						      "the label is the CPU of each copy, Size 2, as ebpf_exporter's last label "
+						      "\"cpu\")", l->name);
+				return -1;
+			}
+			l->cpu_index = o->values[0].boolean;
 		} else if (!strcasecmp(o->key, "Decode")) {
 			int nargs = o->nvalues - 1;
 
@@ -90,7 +98,7 @@ static int parse_label(const struct conf_node *n, struct program_label *l, char 
 			if (decoder_chain_add(&l->decoders, o->values[0].string, args, nargs, err, errlen))
 				return -1;
 		} else {
-			snprintf(err, errlen, "unknown option \"%s\" in <Label \"%s\">; valid: Field, Size, Padding, Decode",
+			snprintf(err, errlen, "unknown option \"%s\" in <Label \"%s\">; valid: Field, Size, Padding, Decode, CPUIndex",
 				 o->key, l->name);
 			return -1;
 		}

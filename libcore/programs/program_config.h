@@ -74,7 +74,12 @@ struct program_label {
 	char field[PROGRAM_NAME_MAX]; /* "" when given by Size */
 	uint32_t size, padding;
 	struct decoder_chain decoders;
+	/* CPUIndex true (an ExporterConfig counter's last label named "cpu"): on a per-CPU map the
+	 * label is each CPU's copy's index, 2 bytes in host order after the key as ebpf_exporter
+	 * appends it, and reads no key bytes; on another map it reads the key as any label. */
+	bool cpu_index;
 	uint32_t offset;              /* resolved: byte offset in the key */
+	bool reads_cpu;               /* resolved: cpu_index on a per-CPU map */
 };
 
 enum program_view_kind { VIEW_KIND_COUNTER, VIEW_KIND_GAUGE, VIEW_KIND_HISTOGRAM };

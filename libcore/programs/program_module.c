@@ -89,6 +89,37 @@ static bool in_probe(const struct program_config *c, const char *name)
 	return false;
 }
 
+/* A perf_event program whose section names its event (SEC("perf_event/type=1,config=0,
+ * frequency=99"), ebpf_exporter's way) runs on that event, unless a <PerfEvent> or a
+ * perf_events: entry names the program: that one replaces it. Added to the configuration
+ * once; a section that is not such a list is a configuration error. */
+static int add_section_events(struct program_config *c, struct bpf_object *obj, char *err, size_t errlen)
+{
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, obj) {
+		const char *name = bpf_program__name(p), *sec = bpf_program__section_name(p);
+		struct program_perf_event *e;
+		bool named = false;
+		char why[512];
+
+		if (bpf_program__type(p) != BPF_PROG_TYPE_PERF_EVENT || skipped(c, name) ||
+		    strncmp(sec, PERF_EVENT_SECTION_PREFIX, strlen(PERF_EVENT_SECTION_PREFIX)))
+			continue;
+		/* by the user, or from the section by an earlier check of the same configuration */
+		for (int i = 0; i < c->nperf_events; i++)
+			named |= !strcmp(c->perf_events[i].program, name);
+		if (named)
+			continue;
+		e = program_config_new_perf_event(c, why, sizeof(why));
+		if (!e || perf_event_from_section(e, name, sec, why, sizeof(why))) {
+			snprintf(err, errlen, "program \"%s\": %s", name, why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Every perf_event program that is not skipped runs on at least one <PerfEvent>, and every
  * <PerfEvent> (perf_events: entry) names one. 0, or -1 with the fix. */
 static int check_perf_events(const struct program_config *c, struct bpf_object *obj, char *err, size_t errlen)
@@ -303,6 +334,8 @@ static int check_bytes(struct program_state *s, bool *refused, char *err, size_t
 		r = program_resolve(&s->cfg, obj, &s->layout, err, errlen);
 	}
 	if (!r)
+		r = add_section_events(&s->cfg, obj, err, errlen);
+	if (!r)
 		r = check_perf_events(&s->cfg, obj, err, errlen);
 	if (!r)
 		r = build_points(s, obj, err, errlen);
@@ -354,7 +387,7 @@ int program_module_check_bytes(const struct conf_node *block, const void *bytes,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (!program_config_parse(block, &s->cfg, err, errlen)) {
+	if (!perf_event_sections_register(err, errlen) && !program_config_parse(block, &s->cfg, err, errlen)) {
 		s->bytes.data = (void *)bytes; /* borrowed: not freed below */
 		s->bytes.len = len;
 		r = check_read_bytes(s, refused, err, errlen);
@@ -436,7 +469,7 @@ struct module *program_module_new(const struct conf_node *block, char *err, size
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	if (program_config_parse(block, &s->cfg, err, errlen))
+	if (perf_event_sections_register(err, errlen) || program_config_parse(block, &s->cfg, err, errlen))
 		goto fail;
 	if (module_find(s->cfg.name)) {
 		snprintf(err, errlen, "<Program \"%s\">: that is the name of a built-in module; name it differently, "

@@ -102,8 +102,34 @@ static int integer_width(const struct btf *btf, uint32_t type_id)
 	return (int)t->size;
 }
 
+/* For a key declared by key_size only (no BTF type): where its size comes from. */
+static const char *key_size_note(uint32_t key_type)
+{
+	return key_type ? "" : " (its key_size; the labels' sizes and paddings must add up to it)";
+}
+
+/* CPUIndex on a per-CPU map: the label is each copy's CPU index, 2 bytes after the key (as
+ * ebpf_exporter appends it), the last label, and the only CPU label. */
+static int resolve_cpu_index(const struct program_view *v, struct program_label *l, char *err, size_t errlen)
+{
+	if (l != &v->labels[v->nlabels - 1] || l->field[0] || l->size != 2 || l->padding) {
+		snprintf(err, errlen, "<Label \"%s\"> with CPUIndex is the CPU of each copy of the per-CPU map, which "
+				      "ebpf_exporter appends to the key as 2 bytes: make it the last label, with Size 2 and "
+				      "no Field or Padding", l->name);
+		return -1;
+	}
+	if (v->percpu_given) {
+		snprintf(err, errlen, "<Label \"%s\"> with CPUIndex names each CPU's copy already: leave out PerCPU",
+			 l->name);
+		return -1;
+	}
+	l->reads_cpu = true;
+	l->offset = 0; /* not in the key: series_name() gives it the CPU's bytes */
+	return decoder_chain_check(&l->decoders, l->size, err, errlen);
+}
+
 static int resolve_labels(struct program_view *v, const struct btf *btf, uint32_t key_type, uint32_t key_size,
-			  uint32_t *end, char *err, size_t errlen)
+			  bool percpu, uint32_t *end, char *err, size_t errlen)
 {
 	uint32_t at = 0;
 
@@ -111,10 +137,22 @@ static int resolve_labels(struct program_view *v, const struct btf *btf, uint32_
 		struct program_label *l = &v->labels[i];
 		char why[256];
 
+		l->reads_cpu = false;
+		if (l->cpu_index && percpu) {
+			if (resolve_cpu_index(v, l, err, errlen))
+				return -1;
+			continue;
+		}
 		if (l->field[0]) {
 			uint32_t mtype;
 			int64_t size;
 
+			if (!key_type) {
+				snprintf(err, errlen, "<Label \"%s\">: Field \"%s\" needs the key's BTF type, and the map "
+						      "declares its key by key_size only: give the label's Size instead, or "
+						      "declare the key with __type(key, ...)", l->name, l->field);
+				return -1;
+			}
 			if (find_member(btf, key_type, l->field, &l->offset, &mtype, why, sizeof(why))) {
 				snprintf(err, errlen, "<Label \"%s\">: the key %s", l->name, why);
 				return -1;
@@ -134,9 +172,9 @@ static int resolve_labels(struct program_view *v, const struct btf *btf, uint32_
 			return -1;
 		}
 		if (l->offset + l->size + l->padding > key_size) {
-			snprintf(err, errlen, "<Label \"%s\"> covers bytes %u..%u%s, but the key has %u bytes", l->name,
+			snprintf(err, errlen, "<Label \"%s\"> covers bytes %u..%u%s, but the key has %u bytes%s", l->name,
 				 l->offset, l->offset + l->size + l->padding - 1, l->padding ? " with its Padding" : "",
-				 key_size);
+				 key_size, key_size_note(key_type));
 			return -1;
 		}
 		if (decoder_chain_check(&l->decoders, l->size, err, errlen))
@@ -170,6 +208,21 @@ static int resolve_value_number(const struct program_view *v, const struct btf *
 	char why[256];
 
 	vl->value_offset = 0;
+	if (!value_type) { /* declared by value_size: read as ebpf_exporter reads it, a whole number */
+		if (v->value_field[0]) {
+			snprintf(err, errlen, "ValueField \"%s\" needs the value's BTF type, and the map declares its "
+					      "value by value_size only: declare it with __type(value, ...)", v->value_field);
+			return -1;
+		}
+		if (vl->value_size != 8 && vl->value_size != 4) {
+			snprintf(err, errlen, "the value has %u bytes (its value_size; the map has no BTF type for it), "
+					      "not a 4- or 8-byte integer: a counter's value is a u64 (value_size 8)",
+				 vl->value_size);
+			return -1;
+		}
+		vl->value_width = vl->value_size;
+		return 0;
+	}
 	if (v->value_field[0] &&
 	    find_member(btf, value_type, v->value_field, &vl->value_offset, &type, why, sizeof(why))) {
 		snprintf(err, errlen, "ValueField: the value %s", why);
@@ -194,6 +247,11 @@ static int resolve_hist_value(const struct program_view *v, const struct btf *bt
 	uint32_t slots_type, sum_type;
 	char why[256];
 
+	if (!value_type) {
+		snprintf(err, errlen, "SlotsField \"%s\" needs the value's BTF type, and the map declares its value by "
+				      "value_size only: declare it with __type(value, ...)", v->slots_field);
+		return -1;
+	}
 	if (find_member(btf, value_type, v->slots_field, &vl->slots_offset, &slots_type, why, sizeof(why))) {
 		snprintf(err, errlen, "SlotsField: the value %s", why);
 		return -1;
@@ -277,13 +335,11 @@ static int resolve_map(const struct program_view *v, struct bpf_object *obj, str
 	}
 	if (set_map_kind(v, map, vl, err, errlen))
 		return -1;
-	*key_type = bpf_map__btf_key_type_id(map);
-	*value_type = bpf_map__btf_value_type_id(map);
-	if (!btf || !*key_type || !*value_type) {
-		snprintf(err, errlen, "map \"%s\" has no BTF for its key and value: declare it with __type(key, ...) "
-				      "and __type(value, ...) and compile with -g (collectd-ebpf-cc does)", v->map);
-		return -1;
-	}
+	/* 0 for a key or value declared by its size only (__uint(key_size, N), as ebpf_exporter's
+	 * regexp example declares its map): labels then go by Size, a counter is the value's
+	 * size (resolve_labels, resolve_value_number). */
+	*key_type = btf ? bpf_map__btf_key_type_id(map) : 0;
+	*value_type = btf ? bpf_map__btf_value_type_id(map) : 0;
 	vl->key_size = bpf_map__key_size(map);
 	vl->value_size = bpf_map__value_size(map);
 	vl->max_entries = bpf_map__max_entries(map);
@@ -320,15 +376,16 @@ static int resolve_view(struct program_view *v, struct bpf_object *obj, struct v
 
 	if (resolve_map(v, obj, vl, &key_type, &value_type, err, errlen))
 		return -1;
-	if (resolve_labels(v, btf, key_type, vl->key_size, &labels_end, err, errlen))
+	if (resolve_labels(v, btf, key_type, vl->key_size, vl->percpu, &labels_end, err, errlen))
 		return -1;
 	if (v->kind == VIEW_KIND_HISTOGRAM && v->layout == HIST_LAYOUT_KEY)
 		return resolve_key_buckets(v, btf, value_type, labels_end, vl, err, errlen);
 	/* An array's index is its key: without labels it is one series only if it has one row. */
 	if (labels_end != vl->key_size && !(labels_end == 0 && !vl->hash && vl->max_entries == 1)) {
 		snprintf(err, errlen,
-			 "the labels cover %u of the key's %u bytes; describe the rest with <Label> (Field, or Size "
-			 "and Padding for bytes to skip)", labels_end, vl->key_size);
+			 "the labels cover %u of the key's %u bytes%s; describe the rest with <Label> (Field, or Size "
+			 "and Padding for bytes to skip)", labels_end, vl->key_size,
+			 key_size_note(key_type));
 		return -1;
 	}
 	if (v->kind == VIEW_KIND_HISTOGRAM)

@@ -141,9 +141,12 @@ static void describe_view(struct program_reader *r, int map_fd)
 		.reclaim_after = v->reclaim_after,
 		.folded_when_full = true,
 	};
-	for (int i = 0; i < v->nlabels; i++)
+	for (int i = 0; i < v->nlabels; i++) {
 		sv->labels[i] = (struct series_label){ .name = v->labels[i].name, .offset = v->labels[i].offset,
-						       .size = v->labels[i].size, .chain = &v->labels[i].decoders };
+						       .size = v->labels[i].size, .chain = &v->labels[i].decoders,
+						       .cpu_index = v->labels[i].reads_cpu };
+		sv->cpu_index |= v->labels[i].reads_cpu;
+	}
 	sv->nlabels = v->nlabels;
 	describe_field(r, &sv->fields[0]);
 }

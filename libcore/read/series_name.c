@@ -53,24 +53,25 @@ bool series_name(const struct series_view *v, const uint8_t *key, int cpu, char 
 
 	for (int i = 0; i < v->nlabels; i++) {
 		char *to = decoded ? decoded[i] : text;
+		uint16_t cpu_bytes = (uint16_t)(cpu > 0 ? cpu : 0); /* host order, as ebpf_exporter appends it */
+		const uint8_t *bytes = v->labels[i].cpu_index ? (const uint8_t *)&cpu_bytes : key + v->labels[i].offset;
 
-		if (!decoder_chain_decode_kept(v->labels[i].chain, key + v->labels[i].offset, v->labels[i].size, to,
-					       DECODE_TEXT_MAX))
+		if (!decoder_chain_decode_kept(v->labels[i].chain, bytes, v->labels[i].size, to, DECODE_TEXT_MAX))
 			return false;
 		label_value_safe(to, texts[i]);
 	}
-	if (cpu >= 0)
+	if (cpu >= 0 && v->cpu_label)
 		snprintf(cpu_text, sizeof(cpu_text), "cpu%d", cpu);
 	raw[0] = '\0';
 	if (v->type_instance) {
-		fill_template(v, texts, cpu >= 0 ? cpu_text : NULL, raw, sizeof(raw));
+		fill_template(v, texts, cpu >= 0 && v->cpu_label ? cpu_text : NULL, raw, sizeof(raw));
 	} else {
 		for (int i = 0; i < v->nlabels; i++) {
 			if (i)
 				append(raw, sizeof(raw), &used, "-");
 			append(raw, sizeof(raw), &used, texts[i]);
 		}
-		if (cpu >= 0) {
+		if (cpu >= 0 && v->cpu_label) {
 			if (used)
 				append(raw, sizeof(raw), &used, "-");
 			append(raw, sizeof(raw), &used, cpu_text);
@@ -85,25 +86,36 @@ bool series_name(const struct series_view *v, const uint8_t *key, int cpu, char 
 }
 
 
+/* text cut to at most max bytes (max >= 9): as it is when it fits, else its first max - 9
+ * at most, ending with a whole character (a name stays valid UTF-8), '~' and 8 hex digits of
+ * a hash of the whole (FNV-1a, as label_value.h cuts). */
+static void cut_with_hash(const char *text, size_t max, char *out, size_t *used, size_t cap)
+{
+	uint32_t h = 2166136261u;
+	char hash[16];
+	char head[LABEL_VALUE_MAX];
+	size_t keep = max - 9;
+
+	if (strlen(text) <= max) {
+		append(out, cap, used, text);
+		return;
+	}
+	for (const char *p = text; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	while (keep > 0 && ((unsigned char)text[keep] & 0xc0) == 0x80)
+		keep--;
+	snprintf(head, sizeof(head), "%.*s", (int)keep, text);
+	snprintf(hash, sizeof(hash), "~%08x", h);
+	append(out, cap, used, head);
+	append(out, cap, used, hash);
+}
+
 void series_name_in_group(const char *group, const char *name, char out[LABEL_VALUE_MAX])
 {
-	size_t len = strlen(name), room = len + 2 < LABEL_VALUE_MAX ? LABEL_VALUE_MAX - 2 - len : 0, used = 0;
-	uint32_t h = 2166136261u; /* FNV-1a, as label_value.h cuts */
-	char hash[16];
+	size_t used = 0;
 
 	out[0] = '\0';
-	if (strlen(group) <= room || room < 9) {
-		append(out, LABEL_VALUE_MAX, &used, group);
-	} else {
-		for (const char *p = group; *p; p++)
-			h = (h ^ (unsigned char)*p) * 16777619u;
-		snprintf(hash, sizeof(hash), "~%08x", h);
-		used = room - 9;
-		while (used > 0 && ((unsigned char)group[used] & 0xc0) == 0x80)
-			used--; /* cut at a whole character: a name stays valid UTF-8 */
-		memcpy(out, group, used);
-		append(out, LABEL_VALUE_MAX, &used, hash);
-	}
+	cut_with_hash(group, SERIES_GROUP_MAX, out, &used, LABEL_VALUE_MAX);
 	append(out, LABEL_VALUE_MAX, &used, "/");
-	append(out, LABEL_VALUE_MAX, &used, name);
+	cut_with_hash(name, LABEL_VALUE_MAX - 1 - used, out, &used, LABEL_VALUE_MAX);
 }

@@ -20,9 +20,15 @@
 bool series_name(const struct series_view *v, const uint8_t *key, int cpu, char out[LABEL_VALUE_MAX],
 		 char (*decoded)[DECODE_TEXT_MAX]);
 
-/* "<group>/<name>" into out: a group that would make the whole longer than collectd's 127
- * characters is cut as label_value.h cuts, '~' and a hash of it, so that the snapshot (SNMP,
- * the terminal view) keeps the whole name too; the '/' is collectd's plugin_instance cut
+/* The longest group in a series name: a longer one is cut to SERIES_GROUP_MAX characters
+ * ('~' and a hash of it at the end, as label_value.h cuts), whatever the name after it, so
+ * that a group is one text in all its series (one collectd plugin_instance per cgroup)
+ * and leaves the name at least 63 characters. */
+#define SERIES_GROUP_MAX 63
+
+/* "<group>/<name>" into out: the group cut to SERIES_GROUP_MAX, then the name cut as
+ * label_value.h cuts to what is left of collectd's 127 characters, so that the snapshot
+ * (SNMP, the terminal view) keeps the whole too; the '/' is collectd's plugin_instance cut
  * (the front-end's), which no label can hold. */
 void series_name_in_group(const char *group, const char *name, char out[LABEL_VALUE_MAX]);
 

@@ -258,7 +258,7 @@ static void add_key(struct series_reader *r, uint32_t i)
 		}
 		return;
 	}
-	if (!r->v->cpu_label && !(s = series_of_key(r, key))) /* else one per CPU */
+	if (!r->v->cpu_label && !r->v->cpu_index && !(s = series_of_key(r, key))) /* else one per CPU */
 		return;
 	for (int cpu = 0; cpu < r->rd.copies; cpu++) {
 		struct series *to = s;

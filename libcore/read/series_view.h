@@ -26,6 +26,7 @@ struct series_label {
 	const char *name;
 	uint32_t offset, size; /* in the key */
 	struct decoder_chain *chain;
+	bool cpu_index; /* not in the key: the copy's CPU index, `size` (2) bytes in host order */
 };
 
 /* What a foreign histogram layout adds of one entry (one CPU's copy) into a series' slots
@@ -112,6 +113,7 @@ struct series_view {
 	int nlabels;
 	const char *type_instance;  /* "%{label}" template, or NULL: the labels joined by "-" */
 	bool cpu_label;             /* PerCPU "label": each CPU its own series, "cpu<N>" last */
+	bool cpu_index;             /* a label is the CPU (series_label.cpu_index): each CPU its own series */
 	/* With sum_copies: each CPU's own copy also as the series "cpu<N>", of the histograms
 	 * alone, beside the sum (a module's PerCPU: runqueue). */
 	bool cpu_series;

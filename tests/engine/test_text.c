@@ -121,16 +121,18 @@ static void test_long_name_utf8(void)
 	CHECK(!strncmp(name, in, strchr(name, '~') - name));
 }
 
-/* A long cgroup before a row's name is cut at a whole character too. */
+/* A long cgroup and a long row name in a series name are cut at a whole character too. */
 static void test_group_name_utf8(void)
 {
-	char group[200] = "", out[LABEL_VALUE_MAX];
+	char group[200] = "a", name[200] = "b", out[LABEL_VALUE_MAX];
 	bool keep;
 
-	for (int i = 0; i < 60; i++)
+	for (int i = 0; i < 60; i++) { /* 2-byte characters at odd offsets: a cut at 54 splits one */
 		strcat(group, "\xc3\xa9");
-	series_name_in_group(group, "operations-fsync-01234", out); /* cut at an odd byte */
-	CHECK(strchr(out, '~') != NULL);
+		strcat(name, "\xc3\xa9");
+	}
+	series_name_in_group(group, name, out);
+	CHECK(strchr(out, '~') != NULL && strchr(out, '/') != NULL);
 	for (const char *p = out; *p;) {
 		p += text_unit(p, &keep);
 		CHECK(keep);

@@ -92,7 +92,8 @@ static void test_made_safe(void)
 
 /* A key's group leads its series' name, "<group>/<labels>" (a module's per-cgroup rows); a
  * group too long for collectd's 127 characters beside the labels is cut, '~' and its hash,
- * and two long groups that differ only past the cut stay apart. */
+ * and two long groups that differ only past the cut stay apart; a group is cut the same
+ * whatever the name after it. */
 static void test_in_group(void)
 {
 	char out[LABEL_VALUE_MAX], other[LABEL_VALUE_MAX], group[200];
@@ -105,16 +106,24 @@ static void test_in_group(void)
 	memset(group, 'a', 150);
 	group[150] = '\0';
 	series_name_in_group(group, "connect-443", out);
-	CHECK_EQ_U64(strlen(out), LABEL_VALUE_MAX - 1);
 	tail = strchr(out, '/');
 	CHECK(tail != NULL);
 	CHECK_STR(tail, "/connect-443");
-	CHECK(tail - out >= 9 && tail[-9] == '~');
+	CHECK_EQ_U64((uint64_t)(tail - out), SERIES_GROUP_MAX);
+	CHECK(tail[-9] == '~');
+	/* The group is cut the same whatever the name after it: one plugin instance per group. */
+	series_name_in_group(group, "fsync", other);
+	CHECK(strncmp(out, other, SERIES_GROUP_MAX + 1) == 0);
+	CHECK_STR(other + SERIES_GROUP_MAX, "/fsync");
 	group[149] = 'b';
 	series_name_in_group(group, "connect-443", other);
-	CHECK_EQ_U64(strlen(other), LABEL_VALUE_MAX - 1);
 	CHECK(strcmp(out, other) != 0);
-	CHECK(strncmp(out, other, (size_t)(tail - out) - 9) == 0); /* the same up to the hash */
+	CHECK(strncmp(out, other, SERIES_GROUP_MAX - 9) == 0); /* the same up to the hash */
+	/* A long name after a group fills the rest, cut with its own hash. */
+	memset(group, 'n', 150);
+	series_name_in_group("svc", group, out);
+	CHECK_EQ_U64(strlen(out), LABEL_VALUE_MAX - 1);
+	CHECK(strncmp(out, "svc/nnn", 7) == 0 && out[LABEL_VALUE_MAX - 1 - 9] == '~');
 }
 
 int main(void)

@@ -14,8 +14,8 @@ TABLE="$top_srcdir/tests/exporter/exporter_errors.table"
 OBJ="$WORK/objects"
 install_objects "$OBJ" tests/exporter/exporter_syscalls.bpf.o
 
-# run_t NAME: collectd -T on <Program "p"> with ExporterConfig $OBJ/NAME.yaml (the object is
-# exporter_syscalls.bpf.o); its exit status.
+# run_t NAME [OBJECT]: collectd -T on <Program "p"> with ExporterConfig $OBJ/NAME.yaml (the
+# object is $OBJ/OBJECT, by default exporter_syscalls.bpf.o); its exit status.
 run_t() {
 	conf="$WORK/$1.conf"
 	write_config /dev/stdout < /dev/null | sed '/^LoadPlugin logfile/,/^<\/Plugin>/d' > "$conf"
@@ -24,7 +24,7 @@ run_t() {
   SnapshotFile ""
   <Program "p">
     ExporterConfig "$OBJ/$1.yaml"
-    Object "$OBJ/exporter_syscalls.bpf.o"
+    Object "$OBJ/${2:-exporter_syscalls.bpf.o}"
   </Program>
 </Plugin>
 CONF
@@ -34,9 +34,9 @@ CONF
 	return $rc
 }
 
-# refused NAME WHOLE: collectd -T fails with the one error WHOLE.
+# refused NAME WHOLE [OBJECT]: collectd -T fails with the one error WHOLE.
 refused() {
-	if run_t "$1"; then
+	if run_t "$1" "${3:-}"; then
 		cat "$WORK/$1.yaml" "$WORK/$1.out" >&2
 		fail "$1: collectd -T accepted it"
 	fi
@@ -80,3 +80,10 @@ pass "ExporterConfig naming the object, a .yml or a missing file: each error nam
 cp "$top_srcdir/tests/exporter/exporter_syscalls.yaml" "$OBJ/good.yaml"
 run_t good || { cat "$WORK/good.out" >&2; fail "collectd -T refused the good config"; }
 pass "the good config passes collectd -T"
+
+# A map declared by key_size and value_size, without BTF types (as ebpf_exporter's regexp
+# example declares it): its labels are read by their sizes, which must add up to key_size.
+install_objects "$OBJ" tests/exporter/exporter_percpu.bpf.o
+printf 'metrics:\n  counters:\n    - name: sized_closes_total\n      help: x\n      labels:\n        - name: comm\n          size: 8\n          decoders:\n            - name: string\n' > "$OBJ/sized_short.yaml"
+refused sized_short "ebpf plugin: <Program \"p\">: <Counter \"sized_closes_total\">: the labels cover 8 of the key's 16 bytes (its key_size; the labels' sizes and paddings must add up to it); describe the rest with <Label> (Field, or Size and Padding for bytes to skip) (in $OBJ/exporter_percpu.bpf.o)" exporter_percpu.bpf.o
+pass "a map declared by key_size: labels that do not add up to it are refused, naming the sizes"

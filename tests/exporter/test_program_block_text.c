@@ -3,7 +3,7 @@
  * same views, field by field, with decoder chains that decode the same key bytes to the same
  * text: the block loaded in place of ExporterConfig configures the same thing. Configs: every
  * bucket type (fixed's bucket_keys too), Multiplier below 1, static_map with and without allow_unknown, chains of
- * three, a counter without labels; and KeyRange's own checks. */
+ * three, a counter without labels, a last label cpu (CPUIndex); and KeyRange's own checks. */
 #include "libcore/programs/exporter_config.h"
 #include "libcore/programs/program_block_text.h"
 #include "tests/support/conf_text.h"
@@ -151,7 +151,7 @@ static void check_same_view(struct program_view *a, struct program_view *b)
 
 		CHECK_STR(la->name, lb->name);
 		CHECK_STR(la->field, lb->field);
-		CHECK(la->size == lb->size && la->padding == lb->padding);
+		CHECK(la->size == lb->size && la->padding == lb->padding && la->cpu_index == lb->cpu_index);
 		CHECK(la->decoders.n == lb->decoders.n);
 		for (int d = 0; d < la->decoders.n && d < lb->decoders.n; d++)
 			CHECK_STR(decoder_chain_line(&la->decoders, d), decoder_chain_line(&lb->decoders, d));
@@ -257,6 +257,24 @@ static void test_kaddrs(void)
 		       ".bpf.o\"\n  KernelAddress \"bpf_jit_current\"\n  KernelAddress \"vfs_read\"\n  <Counter");
 }
 
+/* A counter's last label named cpu: on a per-CPU map each CPU's copy (CPUIndex true), as in
+ * ebpf_exporter's percpu-softirq; a label of another name, or cpu elsewhere, reads the key. */
+static void test_cpu_label(void)
+{
+	static const char config[] =
+		"metrics:\n  counters:\n    - name: softirqs_total\n      help: x\n      labels:\n"
+		"        - name: vec\n          size: 4\n          decoders: [{name: uint}]\n"
+		"        - name: cpu\n          size: 2\n          decoders: [{name: uint}]\n"
+		"    - name: cpus_total\n      help: x\n      labels:\n"
+		"        - name: cpu\n          size: 4\n          decoders: [{name: uint}]\n"
+		"        - name: vec\n          size: 4\n          decoders: [{name: uint}]\n";
+	char *text = round_trip(config);
+
+	CHECK(text && strstr(text, "    <Label \"cpu\">\n      Size 2\n      CPUIndex true\n      Decode \"uint\"\n"));
+	CHECK(text && strstr(text, "    <Label \"cpu\">\n      Size 4\n      Decode \"uint\"\n"));
+	free(text);
+}
+
 static void test_number_text(void)
 {
 	char out[64];
@@ -307,6 +325,7 @@ int main(void)
 	test_regexp();
 	test_fixed();
 	test_kaddrs();
+	test_cpu_label();
 	test_number_text();
 	test_key_range_checks();
 	return testing_done();

@@ -11,10 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const uint32_t prefixes[][4] = {
+/* Column prefixes, 0-terminated: the host-wide tables' 4 arcs, the per-cgroup tables' 5. */
+static const uint32_t prefixes[][6] = {
 	{ 1, 1, 1 }, { 1, 2, 1, 2 }, { 1, 2, 1, 5 }, { 1, 3, 1, 3 }, { 1, 3, 1, 4 }, { 1, 3, 1, 5 },
 	{ 1, 4, 1, 3 }, { 1, 4, 1, 13 }, { 1, 4, 1, 14 }, { 1, 5, 1, 2 }, { 1, 5, 1, 5 }, { 1, 5, 1, 6 },
-	{ 1, 6, 1, 5 },
+	{ 1, 6, 1, 5 }, { 1, 8, 1, 1, 3 }, { 1, 8, 1, 1, 5 }, { 1, 8, 2, 1, 14 }, { 1, 8, 3, 1, 2 },
+	{ 1, 8, 3, 1, 5 }, { 1, 8, 4, 1, 4 },
 };
 
 static void die(const char *why, const uint32_t *oid, size_t len)
@@ -83,7 +85,11 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	 * few offsets (names in indexes are one arc per byte). */
 	for (size_t p = 0; p < sizeof(prefixes) / sizeof(prefixes[0]); p++) {
 		for (size_t off = 0; off < size; off += 1 + size / 8) {
-			size_t n = prefixes[p][3] ? 4 : 3, len = n;
+			size_t n = 0, len;
+
+			while (n < 6 && prefixes[p][n])
+				n++;
+			len = n;
 
 			memcpy(oid, prefixes[p], n * sizeof(*oid));
 			for (size_t i = off; i < size && len < MIB_MAX_SUFFIX && len < n + 1 + (data[off] & 0x7f); i++)

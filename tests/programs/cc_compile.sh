@@ -80,3 +80,61 @@ for o in gai_old gai_new; do
 		fail "$o.o has no programs gai_enter and gai_exit"
 done
 pass "BPF_UPROBE/BPF_URETPROBE: supplied where libbpf lacks them, left to a libbpf that has them"
+
+# A program written against vmlinux.h that uses bpf/bpf_helpers.h without including it, as
+# ebpf_exporter's biolatency and raw-tracepoints do: their bits.bpf.h (from BCC's libbpf-tools)
+# writes `static __always_inline` and their maps.bpf.h calls bpf_map_lookup_elem, and neither
+# they nor bpf_core_read.h include bpf_helpers.h. The tool includes vmlinux.h and
+# bpf_helpers.h first for such a program: it compiles unmodified, without a warning, and its
+# helper calls are helper calls (no undefined symbol left for libbpf to refuse).
+mkdir -p "$WORK/exporter_style"
+cat > "$WORK/exporter_style/bits_like.bpf.h" <<'H'
+#ifndef BITS_LIKE_BPF_H
+#define BITS_LIKE_BPF_H
+static __always_inline u64 log2_like(u32 v)
+{
+	u32 r = 0;
+
+	while (v >>= 1)
+		r++;
+	return r;
+}
+#endif
+H
+cat > "$WORK/exporter_style/maps_like.bpf.h" <<'H'
+#include "bits_like.bpf.h"
+#define increment_like(map, key) do { \
+	u64 *count = bpf_map_lookup_elem(map, key), one = 1; \
+	if (count) __sync_fetch_and_add(count, 1); \
+	else bpf_map_update_elem(map, key, &one, BPF_NOEXIST); \
+} while (0)
+H
+cat > "$WORK/exporter_style/helpers_unincluded.bpf.c" <<'C'
+#include <vmlinux.h>
+#include <bpf/bpf_core_read.h>
+#include "maps_like.bpf.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, u64);
+	__type(value, u64);
+} write_sizes_total SEC(".maps");
+
+SEC("tracepoint/syscalls/sys_enter_write")
+int count_write(struct trace_event_raw_sys_enter *ctx)
+{
+	u64 slot = log2_like((u32)ctx->args[2]);
+
+	increment_like(&write_sizes_total, &slot);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";
+C
+sh "$CC_TOOL" -o "$WORK/helpers_unincluded.o" "$WORK/exporter_style/helpers_unincluded.bpf.c" -- -Wall -Werror ||
+	fail "a program using bpf_helpers.h without including it (ebpf_exporter's biolatency style) did not compile"
+undefined=$(readelf -sW "$WORK/helpers_unincluded.o" | awk '$7 == "UND" && $8 != "" { print $8 }')
+[ -z "$undefined" ] || fail "helpers_unincluded.o calls undefined symbols (helpers not declared): $undefined"
+bpftool btf dump file "$WORK/helpers_unincluded.o" | grep -q "FUNC 'count_write'" || fail "helpers_unincluded.o has no program count_write"
+pass "a program using bpf_helpers.h's __always_inline and helpers without including it compiles with -Wall -Werror"

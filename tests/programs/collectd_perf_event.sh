@@ -32,8 +32,10 @@ CONF
 # samples_sum: the newest count of every CPU, summed; CPUS_COUNTING: how many CPUs have one.
 samples_sum() {
 	SUM=0 CPUS_COUNTING=0
-	# derive-<cpu>-<date> from <Counter>, derive-samples-<cpu>-<date> from the YAML's metric
-	for f in "$WORK"/csv/itest/ebpf-perf/derive-[0-9]* "$WORK"/csv/itest/ebpf-perf/derive-samples-[0-9]*; do
+	# derive-<cpu>-<date> from <Counter>, derive-samples-<cpu>-<date> from the YAML's metric,
+	# derive-section_samples-<cpu>-<date> from exporter_perf_section.yaml's
+	for f in "$WORK"/csv/itest/ebpf-perf/derive-[0-9]* "$WORK"/csv/itest/ebpf-perf/derive-samples-[0-9]* \
+		"$WORK"/csv/itest/ebpf-perf/derive-section_samples-[0-9]*; do
 		[ -f "$f" ] || continue
 		v=$(tail -n 1 "$f" | cut -d, -f2)
 		case "$v" in '' | value) continue ;; esac
@@ -73,6 +75,32 @@ runs exporter
 grep -q '<PerfEvent "on_sample">' "$WORK/imported.block" || { cat "$WORK/imported.block" >&2; fail "the imported block has no <PerfEvent>"; }
 conf imported "$(grep -v '^#' "$WORK/imported.block" | sed '1d;$d')"
 runs imported
+
+# ebpf_exporter's sections that name their event (llcstat's SEC("perf_event/type=0,config=3,
+# frequency=1")), with no perf_events: entry (tests/exporter/exporter_perf_section.yaml):
+# on_sample runs on its section's cpu-clock at 99 a second, on every CPU, counted as above;
+# on_miss's hardware event is replaced by a <PerfEvent> block of a software event, and counts.
+install_exporter_configs "$OBJ" exporter_perf_section
+conf section "ExporterConfig \"$OBJ/exporter_perf_section.yaml\"\n<PerfEvent \"on_miss\">\n Type \"software\"\n Config \"cpu-clock\"\n SampleFrequency $FREQ\n</PerfEvent>"
+runs section
+replaced=$(cat "$WORK"/csv/itest/ebpf-perf/derive-section_misses-[0-9]* 2>/dev/null | grep -c '^[0-9.]*,[1-9]') ||
+	fail "section: on_miss, its section's event replaced by <PerfEvent>, counted nothing: $(ls "$WORK/csv/itest/ebpf-perf")"
+pass "section: on_miss runs on the <PerfEvent> that replaces its section's event ($replaced values above 0)"
+# Its section's own hardware event: on this machine's PMU, or the error that there is none.
+conf section_hw "ExporterConfig \"$OBJ/exporter_perf_section.yaml\""
+rm -f "$WORK/collectd.log"
+if grep -qx 4 /sys/bus/event_source/devices/*/type; then
+	"$COLLECTD" -T -C "$WORK/section_hw.conf" > "$WORK/section_hw.t" 2>&1 || { cat "$WORK/section_hw.t" >&2; fail "section_hw: this machine has a PMU, yet collectd -T refused the section's cache misses event"; }
+	pass "section_hw: this machine has a PMU, and the section's cache misses event attached"
+else
+	"$COLLECTD" -T -C "$WORK/section_hw.conf" > "$WORK/section_hw.t" 2>&1 && { cat "$WORK/section_hw.t" >&2; fail "section_hw: no PMU here, yet collectd -T started on_miss"; }
+	cpu0=$(cut -d, -f1 /sys/devices/system/cpu/online | cut -d- -f1)
+	grep -F 'program "on_miss" (SEC("perf_event/type=0,config=3,frequency=1")): this machine has no hardware event cache-misses (perf_event_open on CPU '"$cpu0"': ' "$WORK/collectd.log" |
+		grep -F 'the kernel refused it because it has no PMU' |
+		grep -qF 'count a software event instead (Type "software" Config "cpu-clock" in a <PerfEvent "on_miss"> block, which replaces the section'"'"'s event)' ||
+		fail "section_hw: collectd -T's error does not name the section, the PMU and the fix"
+	pass "section_hw: no PMU here: $(grep -o 'program "on_miss".*' "$WORK/collectd.log" | head -n 1)"
+fi
 
 # A hardware cache event: on this machine's PMU, or the error that there is none.
 conf hw_cache "Object \"$OBJ/perf_event_samples.bpf.o\"\n<PerfEvent \"on_sample\">\n Type \"hw_cache\"\n Config \"LLC-load-misses\"\n SamplePeriod 10000\n</PerfEvent>\n$COUNTER"

@@ -317,11 +317,48 @@ static void test_perf_events(void)
 	CHECK(perf_event_parse_cpu_list("x\n", cpus, 8) == -1);
 }
 
+/* ebpf_exporter's sections that name their event: SEC("perf_event/type=1,config=0,
+ * frequency=99"); the refusals name the section and the items it takes. */
+static void test_perf_event_sections(void)
+{
+	static const char *const refused[][2] = {
+		{ "perf_event/type=1,config=0", "neither a sample period" },
+		{ "perf_event/type=1,config=0,frequency=9,period=2", "both given" },
+		{ "perf_event/type=1,frequency=99", "names no config" },
+		{ "perf_event/config=0,frequency=99", "names no type" },
+		{ "perf_event/type=1,config=0,freq=99", "unknown item \"freq=99\"" },
+		{ "perf_event/type=-1,config=0,frequency=99", "\"type=-1\" is not key=number" },
+		{ "perf_event/type=1,config=x,frequency=99", "\"config=x\" is not key=number" },
+		{ "perf_event/type=1,,config=0,frequency=99", "\"\" is not key=number" },
+		{ "perf_event/type=4294967296,config=0,frequency=99", "type 4294967296 is not a perf event type" },
+		{ "perf_event", "is not perf_event/ with its event" },
+	};
+	struct program_perf_event e;
+
+	memset(&e, 0, sizeof(e));
+	CHECK(perf_event_from_section(&e, "on_sample", "perf_event/type=1,config=0,frequency=99", err, sizeof(err)) == 0);
+	CHECK(e.type == 1 && e.config == 0 && e.frequency && e.sample == 99);
+	CHECK(!strcmp(e.program, "on_sample") && !strcmp(e.section, "perf_event/type=1,config=0,frequency=99"));
+	CHECK(!strcmp(e.description, "software event cpu-clock"));
+	memset(&e, 0, sizeof(e));
+	CHECK(perf_event_from_section(&e, "p", "perf_event/config=0x3,type=0x0,period=100000", err, sizeof(err)) == 0);
+	CHECK(e.type == 0 && e.config == 3 && !e.frequency && e.sample == 100000);
+	CHECK(!strcmp(e.description, "hardware event cache-misses"));
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		memset(&e, 0, sizeof(e));
+		CHECK(perf_event_from_section(&e, "p", refused[i][0], err, sizeof(err)) == -1);
+		if (!strstr(err, refused[i][1]))
+			fprintf(stderr, "for %s: %s\n", refused[i][0], err);
+		CHECK(strstr(err, refused[i][1]) != NULL);
+	}
+}
+
 int main(void)
 {
 	libbpf_set_print(NULL);
 	test_parse_errors();
 	test_perf_events();
+	test_perf_event_sections();
 	test_resolve();
 	test_param_boolean();
 	return testing_done();

@@ -23,6 +23,10 @@ for expect in "collectdEbpfMIB node 1.3.6.1.3.3273" "ebpfSnapshotStatus scalar 1
 	"ebpfHistP99 column 1.3.6.1.3.3273.1.4.1.13" "ebpfBucketCount32 column 1.3.6.1.3.3273.1.5.1.5" \
 	"ebpfCounterFullInstance column 1.3.6.1.3.3273.1.3.1.5" "ebpfHistFullInstance column 1.3.6.1.3.3273.1.4.1.14" \
 	"ebpfGaugeFullInstance column 1.3.6.1.3.3273.1.6.1.5" \
+	"ebpfCgroupObjects node 1.3.6.1.3.3273.1.8" "ebpfCgroupCounterValue column 1.3.6.1.3.3273.1.8.1.1.3" \
+	"ebpfCgroupCounterFullInstance column 1.3.6.1.3.3273.1.8.1.1.5" "ebpfCgroupHistP99 column 1.3.6.1.3.3273.1.8.2.1.13" \
+	"ebpfCgroupHistFullInstance column 1.3.6.1.3.3273.1.8.2.1.14" "ebpfCgroupBucketCount32 column 1.3.6.1.3.3273.1.8.3.1.5" \
+	"ebpfCgroupGaugeFullInstance column 1.3.6.1.3.3273.1.8.4.1.5" \
 	"ebpfOomKill notification 1.3.6.1.3.3273.0.1" "ebpfModuleStateChange notification 1.3.6.1.3.3273.0.2" \
 	"ebpfEventsNotSent notification 1.3.6.1.3.3273.0.5" "ebpfEventPid scalar 1.3.6.1.3.3273.1.7.7" \
 	"ebpfEventTotal scalar 1.3.6.1.3.3273.1.7.14"; do

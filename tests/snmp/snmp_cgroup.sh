@@ -1,15 +1,19 @@
 #!/bin/sh
 # Per-cgroup rows over SNMP, with the real daemons (snmpd as AgentX master, collectd -f with
 # syscalls By "cgroup", ebpf-subagent as nobody): two cgroups made by the test under a private
-# parent in the cgroup2 mount do N and K fsync calls. ebpfCounterTable serves them as the rows
-# whose instance is the cgroup as collectd names it (path below the cgroup2 root, '/' -> '_')
-# before a '/' and the syscall: calls of <parent>_a/fsync is N exactly, of <parent>_b/fsync K,
-# by snmpget and in a snmpwalk of the module's calls; ebpfHistTable counts the same calls. A
+# parent in the cgroup2 mount do N and K fsync calls. ebpfCgroupCounterTable (under
+# ebpfCgroupObjects, apart from the host-wide tables) serves them as the rows whose instance is
+# the cgroup as collectd names it (path below the cgroup2 root, '/' -> '_') before a '/' and the
+# syscall: calls of <parent>_a/fsync is N exactly, of <parent>_b/fsync K, by snmpget and in a
+# snmpwalk of the module's calls; ebpfCgroupHistTable counts the same calls, and so do the
+# cgroup's ebpfCgroupBucketTable rows added up; ebpfCounterTable has none of these rows. A
 # third cgroup, whose instance is longer than the 48 bytes an index holds, is served under the
 # index the MIB's rule gives (its first 34 bytes, '~', 13 base32hex digits of the FNV-1a 64-bit
 # hash of the whole instance: computed here apart from the subagent), with its exact count,
-# and ebpfCounterFullInstance is the whole instance (doc/snmp.md). contrib/snmpd.conf.snippet's
-# views: a v2c walk names no cgroup (snmp.md, Security), an SNMPv3 authPriv walk does.
+# and ebpfCgroupCounterFullInstance is the whole instance (doc/snmp.md). contrib/snmpd.conf.snippet's
+# views: a v2c walk names no cgroup (snmp.md, Security) and has the host-wide rows (the fsync
+# calls of all three cgroups in the host-wide count, its histogram, buckets and gauges); an
+# SNMPv3 authPriv walk has the per-cgroup rows with their exact counts.
 . "$top_srcdir/tests/support/lib.sh"
 . "$top_srcdir/tests/support/snmp_lib.sh"
 
@@ -53,8 +57,9 @@ snap_has_long() { grep -q "^counter	calls	$LONG_INSTANCE	$M\$" "$SNAP"; }
 wait_until 15 snap_has_long ||
 	sfail "the snapshot has no counter calls $LONG_INSTANCE $M: $(grep "$PARENT" "$SNAP" 2>&1 | head -5)"
 
-CALLS="$BASE.1.3.1.3.$(str_oid syscalls).$(str_oid calls)"
-HISTCOUNT="$BASE.1.4.1.4.$(str_oid syscalls).$(str_oid latency)"
+CALLS="$EBPF_CGROUP_COUNTER_VALUE.$(str_oid syscalls).$(str_oid calls)"
+HISTCOUNT="$EBPF_CGROUP_HIST_COUNT.$(str_oid syscalls).$(str_oid latency)"
+HOST_CALLS="$EBPF_COUNTER_VALUE.$(str_oid syscalls).$(str_oid calls)"
 oid_a="$CALLS.$(str_oid "${PARENT}_a/fsync" implied)"
 oid_b="$CALLS.$(str_oid "${PARENT}_b/fsync" implied)"
 value_is() { [ "$(value "$1")" = "$2" ]; }
@@ -63,7 +68,15 @@ value_is() { [ "$(value "$1")" = "$2" ]; }
 	system.slice_docker-0123456789abcd~atmmkn27eg7ds ] || fail "index_of does not give the MIB's example index"
 wait_until 15 value_is "$oid_a" $N || sfail "calls of ${PARENT}_a/fsync is '$(value "$oid_a")' at $oid_a, not $N"
 wait_until 15 value_is "$oid_b" $K || sfail "calls of ${PARENT}_b/fsync is '$(value "$oid_b")' at $oid_b, not $K"
-pass "snmpget ebpfCounterValue: ${PARENT}_a/fsync $N, ${PARENT}_b/fsync $K"
+pass "snmpget ebpfCgroupCounterValue: ${PARENT}_a/fsync $N, ${PARENT}_b/fsync $K"
+# Not in the host-wide table: that one holds no cgroup's row.
+for c in a b; do
+	out=$(v2 "$HOST_CALLS.$(str_oid "${PARENT}_$c/fsync" implied)" 2>&1) || true
+	echo "$out" | grep -q "No Such" || sfail "ebpfCounterTable has the row ${PARENT}_$c/fsync: $out"
+done
+host=$(v2walk "$BASE.1.3" 2>&1) || sfail "snmpwalk of ebpfCounterTable: $host"
+! echo "$host" | grep -qF ".$(str_oid "${PARENT}_" implied)" ||
+	sfail "ebpfCounterTable has rows of ${PARENT}: $(echo "$host" | grep -F ".$(str_oid "${PARENT}_" implied)" | head -n 3)"
 
 # The walk of the module's calls: the same two fsync rows of this test's cgroups, those values.
 walk=$(v2walk "$CALLS" 2>&1) || sfail "snmpwalk of $CALLS: $walk"
@@ -75,9 +88,12 @@ echo "$ours" | grep -qxF "$oid_b = Counter64: $K" || sfail "the walk has no $oid
 for c in a b; do
 	h=$(value "$HISTCOUNT.$(str_oid "${PARENT}_$c/fsync" implied)")
 	want=$N; [ $c = a ] || want=$K
-	[ "$h" = $want ] || sfail "ebpfHistCount of ${PARENT}_$c/fsync is '$h', not $want"
+	[ "$h" = $want ] || sfail "ebpfCgroupHistCount of ${PARENT}_$c/fsync is '$h', not $want"
+	b=$(v2walk "$EBPF_CGROUP_BUCKET_COUNT.$(str_oid syscalls).$(str_oid latency).$(str_oid "${PARENT}_$c/fsync")" 2>&1 |
+		sed -n 's/.* = Counter64: //p' | awk '{ s += $1 } END { printf "%d", s }')
+	[ "$b" = $want ] || sfail "the ebpfCgroupBucketCount rows of ${PARENT}_$c/fsync add up to '$b', not $want"
 done
-pass "snmpwalk: exactly the rows ${PARENT}_a/fsync = $N and ${PARENT}_b/fsync = $K; ebpfHistCount the same"
+pass "snmpwalk: exactly the rows ${PARENT}_a/fsync = $N and ${PARENT}_b/fsync = $K; ebpfCgroupHistCount and the buckets the same"
 
 # The long one: collectd has it (above); its row is served under the index the rule gives, with
 # its exact count, and its whole instance in ebpfCounterFullInstance (column 5).
@@ -86,10 +102,10 @@ LONG_INDEX=$(index_of "$LONG_INSTANCE")
 oid_long="$CALLS.$(str_oid "$LONG_INDEX" implied)"
 wait_until 15 value_is "$oid_long" $M ||
 	sfail "calls of the ${#LONG_INSTANCE}-byte $LONG_INSTANCE is '$(value "$oid_long")' at index $LONG_INDEX, not $M"
-full=$(value "$BASE.1.3.1.5.$(str_oid syscalls).$(str_oid calls).$(str_oid "$LONG_INDEX" implied)")
-[ "$full" = "$LONG_INSTANCE" ] || sfail "ebpfCounterFullInstance at index $LONG_INDEX is '$full', not $LONG_INSTANCE"
+full=$(value "$EBPF_CGROUP_COUNTER_FULL.$(str_oid syscalls).$(str_oid calls).$(str_oid "$LONG_INDEX" implied)")
+[ "$full" = "$LONG_INSTANCE" ] || sfail "ebpfCgroupCounterFullInstance at index $LONG_INDEX is '$full', not $LONG_INSTANCE"
 h=$(value "$HISTCOUNT.$(str_oid "$LONG_INDEX" implied)")
-[ "$h" = $M ] || sfail "ebpfHistCount of $LONG_INSTANCE (index $LONG_INDEX) is '$h', not $M"
+[ "$h" = $M ] || sfail "ebpfCgroupHistCount of $LONG_INSTANCE (index $LONG_INDEX) is '$h', not $M"
 walk=$(v2walk "$CALLS" 2>&1) || sfail "snmpwalk of $CALLS: $walk"
 echo "$walk" | grep -qxF "$oid_long = Counter64: $M" || sfail "the walk of calls has no $oid_long = $M"
 # The whole instance is no index (its OID would pass 128 arcs with a longer cgroup), and the
@@ -98,18 +114,50 @@ out=$(v2 "$CALLS.$(str_oid "$LONG_INSTANCE" implied)" 2>&1) || true
 echo "$out" | grep -q "No Such" || sfail "the whole ${#LONG_INSTANCE}-byte instance answered as an index: $out"
 ! grep -q "series left out.*${PARENT}_$LONG" "$WORK/subagent.log" ||
 	sfail "the subagent logged $LONG_INSTANCE as left out: $(grep -m1 'series left out' "$WORK/subagent.log")"
-pass "the ${#LONG_INSTANCE}-byte instance $LONG_INSTANCE: calls $M and ebpfHistCount $M at index $LONG_INDEX, ebpfCounterFullInstance = the instance"
+pass "the ${#LONG_INSTANCE}-byte instance $LONG_INSTANCE: calls $M and ebpfCgroupHistCount $M at index $LONG_INDEX, ebpfCgroupCounterFullInstance = the instance"
 
-# The snippet's views: v2c (clear text) shows the module's state and no cgroup at all, neither
-# in an OID nor in a value; SNMPv3 authPriv shows the per-cgroup rows.
+# The snippet's views: v2c (clear text) shows the module's state and every host-wide table, and
+# no cgroup at all, neither in an OID nor in a value; SNMPv3 authPriv shows the per-cgroup rows.
 v2c=$(snmpwalk -v2c -c ebpf-ro-CHANGE-ME -On -Oe -t 2 -r 1 "$AGENT" "$BASE" 2>&1) || sfail "v2c walk of $BASE: $v2c"
 echo "$v2c" | grep -qF "$BASE.1.2.1.2.$(str_oid syscalls implied) = INTEGER: 1" ||
 	sfail "the snippet's v2c view does not show the syscalls module running: $v2c"
-leaks=$(echo "$v2c" | grep -F -e ".$(str_oid "${PARENT}_" implied)" -e "$PARENT" -e '.slice' || true)
+leaks=$(echo "$v2c" | grep -F -e ".$(str_oid "${PARENT}_" implied)" -e "$PARENT" -e '.slice' -e "$EBPF_CGROUP." || true)
 [ -z "$leaks" ] || sfail "the snippet's v2c view names cgroups: $(echo "$leaks" | head -n 3)"
+# The host-wide fsync count holds the calls of all three cgroups (and of whatever else on this
+# host called fsync); its histogram counts them too; the module's gauges (map fill) are there.
+host_fsync=$(echo "$v2c" | sed -n "s/^$HOST_CALLS.$(str_oid fsync implied) = Counter64: //p")
+[ -n "$host_fsync" ] && [ "$host_fsync" -ge $((N + K + M)) ] ||
+	sfail "the snippet's v2c view has no host-wide fsync count of at least $((N + K + M)): '$host_fsync'"
+host_hist=$(echo "$v2c" | sed -n "s/^$EBPF_HIST_COUNT.$(str_oid syscalls).$(str_oid latency).$(str_oid fsync implied) = Counter64: //p")
+[ -n "$host_hist" ] && [ "$host_hist" -ge $((N + K + M)) ] ||
+	sfail "the snippet's v2c view has no host-wide fsync latency count of at least $((N + K + M)): '$host_hist'"
+for t in 3 4 5 6; do
+	echo "$v2c" | grep -q "^$BASE\.1\.$t\.1\.[0-9]*\.$(str_oid syscalls)\." ||
+		sfail "the snippet's v2c view has no row of the syscalls module under $BASE.1.$t"
+done
 v3=$(snmpwalk -v3 -l authPriv -u ebpfpoll -a SHA-256 -A auth-pass-CHANGE-ME -x AES -X priv-pass-CHANGE-ME \
-	-On -Oe -t 2 -r 1 "$AGENT" "$CALLS" 2>&1) || sfail "v3 walk of $CALLS: $v3"
-echo "$v3" | grep -qxF "$oid_a = Counter64: $N" && echo "$v3" | grep -qxF "$oid_b = Counter64: $K" ||
-	sfail "the snippet's v3 view has not the rows ${PARENT}_a/fsync = $N and ${PARENT}_b/fsync = $K: $(echo "$v3" | grep -F "$(str_oid "$PARENT" implied)" | head -n 3)"
-pass "the snippet's views: v2c $(echo "$v2c" | grep -c .) objects, none naming a cgroup; v3 the rows ${PARENT}_a/fsync = $N and ${PARENT}_b/fsync = $K"
+	-On -Oe -t 2 -r 1 "$AGENT" "$EBPF_CGROUP" 2>&1) || sfail "v3 walk of $EBPF_CGROUP: $v3"
+oid_long_hist="$HISTCOUNT.$(str_oid "$LONG_INDEX" implied)"
+for row in "$oid_a = Counter64: $N" "$oid_b = Counter64: $K" "$oid_long = Counter64: $M" \
+	"$HISTCOUNT.$(str_oid "${PARENT}_a/fsync" implied) = Counter64: $N" "$oid_long_hist = Counter64: $M"; do
+	echo "$v3" | grep -qxF "$row" ||
+		sfail "the snippet's v3 view has not $row: $(echo "$v3" | grep -F "$(str_oid "$PARENT" implied)" | head -n 3)"
+done
+# doc/snmp.md's snmptable of ebpfCgroupCounterTable, as printed (the private port for localhost,
+# the MIB from the tree for the installed one): a row per cgroup's fsync with its calls.
+doc_cmd=$(awk '/<!-- per-cgroup-table:/ { on = 1; next } on && /```sh/ { code = 1; next } code && /```/ { exit }
+	code { sub(/^ +/, ""); line = line $0 } code && /\\$/ { sub(/\\$/, "", line); next } code && line != "" { print line; line = "" }' \
+	"$top_srcdir/doc/snmp.md")
+[ "$(echo "$doc_cmd" | grep -c '^snmptable ')" = 1 ] || fail "doc/snmp.md has no snmptable command after <!-- per-cgroup-table: -->: $doc_cmd"
+doc_cmd=$(echo "$doc_cmd" | sed -e "s| localhost | $AGENT |" \
+	-e "s|-M +/usr/share/collectd-ebpf/mibs |-M +$top_srcdir/tests/mibs:$top_srcdir/snmp |")
+sh -c "$doc_cmd" > "$WORK/cgtable.out" 2> "$WORK/cgtable.err" || sfail "doc/snmp.md's $doc_cmd failed: $(cat "$WORK/cgtable.err")"
+for row in "${PARENT}_a/fsync $N" "${PARENT}_b/fsync $K" "$LONG_INDEX $M"; do
+	grep -Eq "^ *\"syscalls\"\.\"calls\"\.'${row% *}' +${row#* } +${row#* } +" "$WORK/cgtable.out" ||
+		sfail "doc/snmp.md's snmptable of ebpfCgroupCounterTable has no row ${row% *} = ${row#* }: $(cat "$WORK/cgtable.out" "$WORK/cgtable.err")"
+done
+grep -Eq "'$LONG_INDEX' +$M +$M +$LONG_INSTANCE\$" "$WORK/cgtable.out" ||
+	sfail "doc/snmp.md's snmptable of ebpfCgroupCounterTable does not show $LONG_INSTANCE whole: $(cat "$WORK/cgtable.out")"
+sed 's/^/  /' "$WORK/cgtable.out"
+pass "the snippet's views: v2c $(echo "$v2c" | grep -c .) objects, none naming a cgroup, host-wide fsync $host_fsync calls >= $((N + K + M)) and its latency, buckets and gauges; v3 the rows ${PARENT}_a/fsync = $N, ${PARENT}_b/fsync = $K and $LONG_INDEX = $M in ebpfCgroupCounterTable and ebpfCgroupHistTable"
 stop_collectd

@@ -516,27 +516,46 @@ static void test_gauges(void)
 	snapshot_free(&s);
 }
 
-/* GET of column col of a row of table (3 counters, 4 histograms, 6 gauges) of module
- * syscalls, with the instance's index text as given (implied), or of a bucket (5:
- * length-prefixed, then slot + 1). */
+/* The same table per cgroup: CG | 3 is ebpfCgroupCounterTable (1.8.1), ... CG | 6
+ * ebpfCgroupGaugeTable (1.8.4). */
+#define CG 0x100u
+
+/* The OID of column col of a row of table (3 counters, 4 histograms, 6 gauges; CG | table
+ * per cgroup) of module syscalls, with the instance's index text as given (implied), or of a
+ * bucket (5: length-prefixed, then slot + 1). Its length. */
+static size_t table_row_oid(uint32_t *o, uint32_t table, uint32_t col, const char *metric, const char *index,
+			    uint32_t slot)
+{
+	uint32_t t = table & ~CG;
+	size_t n = 0;
+
+	o[n++] = 1;
+	if (table & CG)
+		o[n++] = 8, o[n++] = t - 2;
+	else
+		o[n++] = t;
+	o[n++] = 1, o[n++] = col;
+	n = put(o, n, "syscalls", 0);
+	n = put(o, n, metric, 0);
+	n = put(o, n, index, t != 5);
+	if (t == 5)
+		o[n++] = slot + 1;
+	return n;
+}
+
+/* GET of that column of that row. */
 static enum mib_lookup get_row(const struct mib_tree *v, uint32_t table, uint32_t col, const char *metric,
 			       const char *index, uint32_t slot, struct mib_value *out)
 {
 	uint32_t o[MIB_MAX_SUFFIX];
-	size_t n = 0;
 
-	o[n++] = 1, o[n++] = table, o[n++] = 1, o[n++] = col;
-	n = put(o, n, "syscalls", 0);
-	n = put(o, n, metric, 0);
-	n = put(o, n, index, table != 5);
-	if (table == 5)
-		o[n++] = slot + 1;
-	return mib_tree_get(v, &env, o, n, out);
+	return mib_tree_get(v, &env, o, table_row_oid(o, table, col, metric, index, slot), out);
 }
 
 /* An instance past 48 bytes (a container's cgroup) is served under its index (its first 34
- * bytes, '~', 13 digits of its hash: tests/snmp/test_instance_index), and the whole instance
- * is a column of every row of the counter, histogram and gauge tables. */
+ * bytes, '~', 13 digits of its hash: tests/snmp/test_instance_index), in the per-cgroup
+ * tables (its cgroup is before a '/'), and the whole instance is a column of every row of
+ * the counter, histogram and gauge tables. */
 static void test_long_instances(void)
 {
 	static const char docker[] = "system.slice_docker-0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -562,29 +581,37 @@ static void test_long_instances(void)
 	CHECK(mib_tree_build(&v, &s, MIB_SNAPSHOT_OK, "", MIB_MAX_SUFFIX) == 0);
 	CHECK_EQ_U64(v.skipped, 0);
 
-	CHECK(get_row(&v, 3, 3, "calls", index, 0, &val) == MIB_FOUND && val.type == MIB_COUNTER64 && val.num == 7);
-	/* ebpfCounterFullInstance */
-	CHECK(get_row(&v, 3, 5, "calls", index, 0, &val) == MIB_FOUND && val.type == MIB_STRING);
+	CHECK(get_row(&v, CG | 3, 3, "calls", index, 0, &val) == MIB_FOUND && val.type == MIB_COUNTER64 &&
+	      val.num == 7);
+	/* ebpfCgroupCounterFullInstance */
+	CHECK(get_row(&v, CG | 3, 5, "calls", index, 0, &val) == MIB_FOUND && val.type == MIB_STRING);
 	CHECK_STR(val.str, docker);
-	/* a short one's is its index */
+	/* a short one's is its index (ebpfCounterFullInstance of a host-wide row) */
 	CHECK(get_row(&v, 3, 5, "calls", "fsync", 0, &val) == MIB_FOUND);
 	CHECK_STR(val.str, "fsync");
 	/* the instance itself, cut or not, is no index */
-	CHECK(get_row(&v, 3, 3, "calls", docker, 0, &val) == MIB_NO_SUCH_INSTANCE);
+	CHECK(get_row(&v, CG | 3, 3, "calls", docker, 0, &val) == MIB_NO_SUCH_INSTANCE);
+	/* nor is the per-cgroup row in the host-wide table */
+	CHECK(get_row(&v, 3, 3, "calls", index, 0, &val) == MIB_NO_SUCH_INSTANCE);
 
-	CHECK(get_row(&v, 4, 4, "latency", index, 0, &val) == MIB_FOUND && val.type == MIB_COUNTER64 && val.num == 10);
-	CHECK(get_row(&v, 4, 14, "latency", index, 0, &val) == MIB_FOUND); /* ebpfHistFullInstance */
+	CHECK(get_row(&v, CG | 4, 4, "latency", index, 0, &val) == MIB_FOUND && val.type == MIB_COUNTER64 &&
+	      val.num == 10);
+	CHECK(get_row(&v, CG | 4, 14, "latency", index, 0, &val) == MIB_FOUND); /* ebpfCgroupHistFullInstance */
 	CHECK_STR(val.str, docker);
-	CHECK(get_row(&v, 5, 4, "latency", index, 9, &val) == MIB_FOUND && val.num == 6);
-	CHECK(get_row(&v, 6, 3, "share", index, 0, &val) == MIB_FOUND && val.type == MIB_GAUGE32 && val.num == 12);
-	CHECK(get_row(&v, 6, 5, "share", index, 0, &val) == MIB_FOUND); /* ebpfGaugeFullInstance */
+	CHECK(get_row(&v, CG | 5, 4, "latency", index, 9, &val) == MIB_FOUND && val.num == 6);
+	CHECK(get_row(&v, CG | 6, 3, "share", index, 0, &val) == MIB_FOUND && val.type == MIB_GAUGE32 &&
+	      val.num == 12);
+	CHECK(get_row(&v, CG | 6, 5, "share", index, 0, &val) == MIB_FOUND); /* ebpfCgroupGaugeFullInstance */
 	CHECK_STR(val.str, docker);
 
-	/* 2 counters, 1 histogram, 2 buckets, 1 gauge; the walk's OIDs stay within 122 arcs */
+	/* 2 counters (1 host-wide), 1 histogram, 2 buckets, 1 gauge; the walk's OIDs stay within
+	 * 122 arcs */
 	CHECK(mib_walk_all(&v, &env, 1000, &w) == NULL);
-	CHECK_EQ_U64(w.per_table[3], 2 * 3);
-	CHECK_EQ_U64(w.per_table[4], 12);
-	CHECK_EQ_U64(w.per_table[5], 2 * 4);
+	CHECK_EQ_U64(w.per_table[3], 3);
+	CHECK_EQ_U64(w.per_cgroup_table[1], 3);
+	CHECK_EQ_U64(w.per_cgroup_table[2], 12);
+	CHECK_EQ_U64(w.per_cgroup_table[3], 2 * 4);
+	CHECK_EQ_U64(w.per_cgroup_table[4], 3);
 	mib_tree_free(&v);
 }
 
@@ -647,6 +674,146 @@ static void test_index_collision(void)
 	}
 }
 
+/* Per-cgroup rows (instance "<cgroup>/<instance>", By "cgroup") are served in tables of their
+ * own under 1.8, with the index and columns of their host-wide twins, and never in the
+ * host-wide tables: a view that excludes 1.8 serves every host-wide value and no cgroup name
+ * (contrib/snmpd.conf.snippet's v2c view). */
+static void test_cgroup_tables(void)
+{
+	static const char cg[] = "collectd-ebpf-snapshot\t2\n"
+				 "written\t1000000000000000\n"
+				 "module\tsyscalls\trunning\t999999990000000\tsys_exit=tp_btf\t\n"
+				 "counter\tcalls\tfsync\t840\n"
+				 "counter\tcalls\tsystem.slice_pg.service/fsync\t600\n"
+				 "counter\tcalls\tother/fsync\t240\n"
+				 "gauge\tmap_fill\tstart_tid\t12.5\n"
+				 "gauge\tshare\tsystem.slice_pg.service/fsync\t71.4\n"
+				 "histogram\tlatency\tfsync\tnanoseconds\t0\t840\t8400000\t840\t10000\t9000\t20000\t30000\n"
+				 "bucket\t14\t840\n"
+				 "histogram\tlatency\tsystem.slice_pg.service/fsync\tnanoseconds\t0\t600\t6000000\t600\t10000"
+				 "\t9000\t20000\t30000\n"
+				 "bucket\t13\t100\n"
+				 "bucket\t14\t500\n"
+				 "end\n";
+	uint32_t cur[MIB_MAX_SUFFIX] = { 0 }, next[MIB_MAX_SUFFIX];
+	size_t cur_len = 0, next_len, host = 0, cgroup = 0;
+	struct snapshot s;
+	struct mib_tree v;
+	struct mib_value val;
+	struct mib_walk w;
+	char err[256];
+	FILE *f = fmemopen((void *)cg, strlen(cg), "r");
+	bool inclusive = true, in_cgroup = false;
+
+	CHECK(snapshot_parse(f, &s, err, sizeof(err)) == 0);
+	fclose(f);
+	CHECK(mib_tree_build(&v, &s, MIB_SNAPSHOT_OK, "", MIB_MAX_SUFFIX) == 0);
+	CHECK_EQ_U64(v.skipped, 0);
+
+	/* Each row in its own table, with its own values; none in the other. */
+	CHECK(get_row(&v, 3, 3, "calls", "fsync", 0, &val) == MIB_FOUND && val.num == 840);
+	CHECK(get_row(&v, CG | 3, 3, "calls", "system.slice_pg.service/fsync", 0, &val) == MIB_FOUND &&
+	      val.type == MIB_COUNTER64 && val.num == 600);
+	CHECK(get_row(&v, CG | 3, 4, "calls", "other/fsync", 0, &val) == MIB_FOUND && val.type == MIB_COUNTER32 &&
+	      val.num == 240);
+	CHECK(get_row(&v, CG | 3, 5, "calls", "other/fsync", 0, &val) == MIB_FOUND);
+	CHECK_STR(val.str, "other/fsync");
+	CHECK(get_row(&v, 3, 3, "calls", "system.slice_pg.service/fsync", 0, &val) == MIB_NO_SUCH_INSTANCE);
+	CHECK(get_row(&v, CG | 3, 3, "calls", "fsync", 0, &val) == MIB_NO_SUCH_INSTANCE);
+	CHECK(get_row(&v, 4, 4, "latency", "fsync", 0, &val) == MIB_FOUND && val.num == 840);
+	CHECK(get_row(&v, CG | 4, 4, "latency", "system.slice_pg.service/fsync", 0, &val) == MIB_FOUND &&
+	      val.num == 600);
+	CHECK(get_row(&v, CG | 4, 13, "latency", "system.slice_pg.service/fsync", 0, &val) == MIB_FOUND &&
+	      val.type == MIB_GAUGE32 && val.num == 30);
+	CHECK(get_row(&v, 4, 4, "latency", "system.slice_pg.service/fsync", 0, &val) == MIB_NO_SUCH_INSTANCE);
+	/* buckets: slot 13 is the cgroup's alone; (8192, 16384] at precision 0 */
+	CHECK(get_row(&v, CG | 5, 4, "latency", "system.slice_pg.service/fsync", 13, &val) == MIB_FOUND &&
+	      val.num == 100);
+	CHECK(get_row(&v, CG | 5, 3, "latency", "system.slice_pg.service/fsync", 14, &val) == MIB_FOUND &&
+	      val.num == 16384);
+	CHECK(get_row(&v, 5, 4, "latency", "fsync", 14, &val) == MIB_FOUND && val.num == 840);
+	CHECK(get_row(&v, 5, 4, "latency", "fsync", 13, &val) == MIB_NO_SUCH_INSTANCE);
+	CHECK(get_row(&v, 5, 4, "latency", "system.slice_pg.service/fsync", 13, &val) == MIB_NO_SUCH_INSTANCE);
+	CHECK(get_row(&v, 6, 3, "map_fill", "start_tid", 0, &val) == MIB_FOUND && val.num == 12);
+	CHECK(get_row(&v, CG | 6, 3, "share", "system.slice_pg.service/fsync", 0, &val) == MIB_FOUND && val.num == 71);
+	CHECK(get_row(&v, CG | 6, 4, "share", "system.slice_pg.service/fsync", 0, &val) == MIB_FOUND);
+	CHECK_STR(val.str, "71.4");
+	CHECK(get_row(&v, 6, 3, "share", "system.slice_pg.service/fsync", 0, &val) == MIB_NO_SUCH_INSTANCE);
+
+	/* The walk: every host-wide row, then the per-cgroup ones, none of those before 1.8; and
+	 * nothing outside 1.8 (an OID's arcs, a string value) names a cgroup. */
+	CHECK(mib_walk_all(&v, &env, 1000, &w) == NULL);
+	CHECK_EQ_U64(w.per_table[3], 1 * 3);
+	CHECK_EQ_U64(w.per_table[4], 1 * 12);
+	CHECK_EQ_U64(w.per_table[5], 1 * 4);
+	CHECK_EQ_U64(w.per_table[6], 1 * 3);
+	CHECK_EQ_U64(w.per_cgroup_table[1], 2 * 3);
+	CHECK_EQ_U64(w.per_cgroup_table[2], 1 * 12);
+	CHECK_EQ_U64(w.per_cgroup_table[3], 2 * 4);
+	CHECK_EQ_U64(w.per_cgroup_table[4], 1 * 3);
+	while (mib_tree_next(&v, &env, cur, cur_len, inclusive, next, &next_len, &val) == MIB_FOUND) {
+		bool under = next_len > 1 && next[1] == 8;
+
+		CHECK(!in_cgroup || under); /* once in 1.8, the walk stays there */
+		in_cgroup = under;
+		if (!under) {
+			for (size_t i = 0; i < next_len; i++)
+				CHECK(next[i] != '/');
+			CHECK(val.type != MIB_STRING || (!strchr(val.str, '/') && !strstr(val.str, "slice")));
+		}
+		*(under ? &cgroup : &host) += 1;
+		memcpy(cur, next, next_len * sizeof(*cur));
+		cur_len = next_len;
+		inclusive = false;
+	}
+	CHECK_EQ_U64(host, 3 + 4 + 3 + 12 + 4 + 3);
+	CHECK_EQ_U64(cgroup, 6 + 12 + 8 + 3);
+	/* After the host-wide tables' last OID, the first per-cgroup one: ebpfCgroupCounterValue */
+	CHECK(mib_tree_next(&v, &env, (uint32_t[]){ 1, 7 }, 2, false, next, &next_len, &val) == MIB_FOUND);
+	CHECK(next[1] == 8 && next[2] == 1 && next[3] == 1 && next[4] == 3 && val.num == 240); /* other/ first */
+	mib_tree_free(&v);
+	snapshot_free(&s);
+}
+
+/* A per-cgroup row's OID has one arc more than its host-wide twin's (1.8.<table>.1.<col>): a
+ * bucket row of the longest names the index allows is 121 arcs below the base, served under
+ * the default base (122 arcs of room), left out under a base of 8 arcs (120), where its
+ * host-wide twin (120 arcs) is still served. */
+static void test_cgroup_room(void)
+{
+	struct snapshot_bucket bucket = { .slot = 0, .count = 1 };
+	struct snapshot_histogram h[2] = { { .unit = SNAPSHOT_UNIT_BYTES, .count = 1, .nbuckets = 1 },
+					   { .unit = SNAPSHOT_UNIT_BYTES, .count = 1, .nbuckets = 1 } };
+	struct snapshot_bucket buckets[2] = { bucket, bucket };
+	struct snapshot_module m = { .label = "", .histograms = h, .nhistograms = 2, .buckets = buckets, .nbuckets = 2 };
+	struct snapshot s = { .modules = &m, .nmodules = 1, .written_us = 1 };
+	struct mib_tree v;
+	struct mib_walk w;
+
+	memset(m.label, 'a', 32);
+	for (int i = 0; i < 2; i++) {
+		memset(h[i].metric, 'b', 32);
+		memset(h[i].instance, 'c', 48);
+		h[i].first_bucket = i;
+	}
+	h[1].instance[20] = '/'; /* a cgroup of 20 bytes: "ccc.../ccc..." */
+
+	CHECK(mib_tree_build(&v, &s, MIB_SNAPSHOT_OK, "", MIB_MAX_SUFFIX) == 0);
+	CHECK(mib_walk_all(&v, &env, 1000, &w) == NULL);
+	CHECK_EQ_U64(v.skipped, 0);
+	CHECK_EQ_U64(w.per_table[5], 4);
+	CHECK_EQ_U64(w.per_cgroup_table[3], 4);
+	mib_tree_free(&v);
+
+	CHECK(mib_tree_build(&v, &s, MIB_SNAPSHOT_OK, "", MIB_MAX_OID - 8) == 0);
+	CHECK(mib_walk_all(&v, &env, 1000, &w) == NULL);
+	CHECK_EQ_U64(v.skipped, 1);
+	CHECK_EQ_U64(w.per_table[5], 4);
+	CHECK_EQ_U64(w.per_cgroup_table[3], 0);
+	CHECK_EQ_U64(w.per_cgroup_table[2], 12); /* the histogram's own row (IMPLIED instance) fits */
+	mib_tree_free(&v);
+}
+
 int main(void)
 {
 	char err[256];
@@ -664,6 +831,8 @@ int main(void)
 	test_gauges();
 	test_long_instances();
 	test_index_collision();
+	test_cgroup_tables();
+	test_cgroup_room();
 	mib_tree_free(&view);
 	snapshot_free(&snap);
 	test_cache();

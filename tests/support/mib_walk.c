@@ -31,7 +31,10 @@ const char *mib_walk_all(const struct mib_tree *v, const struct mib_env *env, si
 		if (again.type != val.type || again.num != val.num ||
 		    (val.type == MIB_STRING && strcmp(again.str, val.str)))
 			return "GET of an OID that GETNEXT returned gave another value";
-		out->per_table[next_len > 1 && next[1] < 6 ? next[1] : 0]++;
+		if (next_len > 2 && next[1] == 8)
+			out->per_cgroup_table[next[2] < 5 ? next[2] : 0]++;
+		else
+			out->per_table[next_len > 1 && next[1] < 7 ? next[1] : 0]++;
 		out->count++;
 		memcpy(cur, next, next_len * sizeof(*cur));
 		cur_len = next_len;

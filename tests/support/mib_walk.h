@@ -8,7 +8,8 @@
 
 struct mib_walk {
 	size_t count;       /* instances visited */
-	size_t per_table[6]; /* by the arc after the base's first (1: scalars, 2: modules, ... 5: buckets) */
+	size_t per_table[7]; /* by the arc after the base's first (1: scalars, 2: modules, ... 6: gauges) */
+	size_t per_cgroup_table[5]; /* under 1.8, by its next arc (1: counters, ... 4: gauges) */
 };
 
 /* NULL if the walk from the start to the end passed every check, else what failed (a static

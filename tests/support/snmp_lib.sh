@@ -125,6 +125,13 @@ EBPF_COUNTER_FULL=$BASE.1.3.1.5
 EBPF_HIST_COUNT=$BASE.1.4.1.4
 EBPF_HIST_SUM=$BASE.1.4.1.6
 EBPF_GAUGE_VALUE=$BASE.1.6.1.3
+# The same columns per cgroup (ebpfCgroupObjects, .1.8): the rows whose instance is
+# "<cgroup>/<instance>" (By "cgroup").
+EBPF_CGROUP=$BASE.1.8
+EBPF_CGROUP_COUNTER_VALUE=$EBPF_CGROUP.1.1.3
+EBPF_CGROUP_COUNTER_FULL=$EBPF_CGROUP.1.1.5
+EBPF_CGROUP_HIST_COUNT=$EBPF_CGROUP.2.1.4
+EBPF_CGROUP_BUCKET_COUNT=$EBPF_CGROUP.3.1.4
 
 # snmp_is OID VALUE: the object reads VALUE over v2c.
 snmp_is() { [ "$(value "$1")" = "$2" ]; }
