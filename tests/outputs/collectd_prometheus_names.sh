@@ -10,7 +10,7 @@
 . "$top_srcdir/tests/outputs/prometheus_lib.sh"
 
 BAD=$(printf 'bad\377\376') C1=$(printf 'c1\302\233x') BIDI=$(printf 'rlo\342\200\256exe')
-test_cgroups ebpf-it-names good "$BAD" "$C1" "$BIDI"
+test_cgroups ebpf-it-prom-names good "$BAD" "$C1" "$BIDI"
 CG_BEFORE_REMOVAL=stop_prometheus
 FSYNC_N="$top_builddir/tests/support/fsync_n"
 write_config "$WORK/collectd.conf" <<CONF
