@@ -1,4 +1,5 @@
 #include "base/label_value.h"
+#include "base/text_rule.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -18,25 +19,25 @@ static uint32_t fnv1a(const char *s)
 char *label_value_safe(const char *in, char out[LABEL_VALUE_MAX])
 {
 	const char *s = in[0] == '/' && in[1] ? in + 1 : in;
-	size_t n = strlen(s), keep = n;
 
 	if (!strcmp(in, "/")) {
 		strcpy(out, "root");
 		return out;
 	}
-	if (n == 0) {
+	if (!*s) {
 		strcpy(out, "empty");
 		return out;
 	}
-	if (n > LABEL_VALUE_MAX - 1)
-		keep = LABEL_VALUE_MAX - 1 - HASH_SUFFIX_LEN;
-	for (size_t i = 0; i < keep; i++) {
-		unsigned char ch = (unsigned char)s[i];
+	/* base/text_rule.h's rule, TEXT_NAME: a refused unit is '_'; a long value is cut at a
+	 * whole character that leaves room for the hash. */
+	if (text_clean(out, LABEL_VALUE_MAX, s, TEXT_NAME) > LABEL_VALUE_MAX - 1) {
+		size_t keep;
 
-		out[i] = (ch == '/' || ch < 0x20 || ch == 0x7f) ? '_' : (char)ch;
-	}
-	out[keep] = '\0';
-	if (keep < n)
+		text_clean(out, LABEL_VALUE_MAX - HASH_SUFFIX_LEN, s, TEXT_NAME);
+		keep = strlen(out);
 		snprintf(out + keep, LABEL_VALUE_MAX - keep, "~%08x", fnv1a(in));
+	}
+	for (char *p = out; (p = strchr(p, '/')); p++)
+		*p = '_';
 	return out;
 }

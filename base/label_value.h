@@ -3,11 +3,15 @@
  *   - '/' would split the identifier: a leading '/' is dropped and the others become '_',
  *     and "/" alone becomes "root", as collectd's own escape_slashes() does for mount
  *     points and cgroups ("/system.slice/ssh.service" -> "system.slice_ssh.service");
- *   - control characters (below ' ', and DEL) become '_';
+ *   - what base/text_rule.h's rule refuses (bytes that are not UTF-8, C0 and C1 controls,
+ *     DEL, bidi controls, U+2028/U+2029) becomes '_', one per unit (TEXT_NAME); valid UTF-8
+ *     is kept, so a name is always valid UTF-8 (Prometheus refuses a whole scrape that is
+ *     not);
  *   - an empty value becomes "empty";
  *   - a value longer than LABEL_VALUE_MAX - 1 (127: DATA_MAX_NAME_LEN 128 with its NUL) is
- *     cut to 118 characters followed by '~' and 8 hex digits of a hash (FNV-1a, 32 bits) of
- *     the whole value, so long values that share a beginning stay apart.
+ *     cut to at most 118 bytes, at the end of a whole character, followed by '~' and 8 hex
+ *     digits of a hash (FNV-1a, 32 bits) of the whole value, so long values that share a
+ *     beginning stay apart.
  * The same function serves a whole type instance built from several labels. */
 #ifndef EBPF_BASE_LABEL_VALUE_H
 #define EBPF_BASE_LABEL_VALUE_H

@@ -36,8 +36,10 @@
 #include "plugin/series_seen.h"
 #include "base/value_naming.h"
 #include "base/label_value.h"
+#include "base/text_rule.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <time.h>
 
 #define PLUGIN_NAME "ebpf"
@@ -78,6 +80,29 @@ static void log_to_collectd(enum ebpf_log_level level, const char *msg)
 
 	plugin_log(map[level], PLUGIN_NAME " plugin: %s", msg);
 }
+
+/* The plugin's own messages reach collectd's log under base/text_rule.h's rule, every one: a
+ * configuration error quotes what a user wrote (a <Program>'s YAML key, a module's option),
+ * and one call left out would be one forged log line, or a terminal's title set by whoever
+ * wrote the file. TEXT_SHOW: what the user wrote keeps its backslashes (a regexp's \d). */
+__attribute__((format(printf, 2, 3))) static void plugin_log_escaped(int level, const char *fmt, ...)
+{
+	char escaped[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vformat(escaped, sizeof(escaped), TEXT_SHOW, fmt, ap);
+	va_end(ap);
+	plugin_log(level, "%s", escaped);
+}
+#undef ERROR
+#undef WARNING
+#undef NOTICE
+#undef INFO
+#define ERROR(...) plugin_log_escaped(LOG_ERR, __VA_ARGS__)
+#define WARNING(...) plugin_log_escaped(LOG_WARNING, __VA_ARGS__)
+#define NOTICE(...) plugin_log_escaped(LOG_NOTICE, __VA_ARGS__)
+#define INFO(...) plugin_log_escaped(LOG_INFO, __VA_ARGS__)
 
 /* An event: a notification for collectd's consumers, and a line of the snapshot for the
  * subagent's SNMP notifications. */
@@ -421,7 +446,9 @@ static void submit(struct dispatch_ctx *d, const struct value_name *n, value_t v
 	vl.values = &v;
 	vl.values_len = 1;
 	sstrncpy(vl.type, n->type, sizeof(vl.type));
-	sstrncpy(vl.type_instance, n->type_instance, sizeof(vl.type_instance));
+	/* Its parts are safe names (label_value_safe()); the rule again over the whole, so that
+	 * a part cut to collectd's length in the middle of a character leaves no stray byte. */
+	text_clean(vl.type_instance, sizeof(vl.type_instance), n->type_instance, TEXT_NAME);
 	plugin_dispatch_values(&vl);
 }
 

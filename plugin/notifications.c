@@ -1,6 +1,7 @@
 #include "plugin/collectd_api.h"
 
 #include "plugin/notifications.h"
+#include "base/text_rule.h"
 
 static int severity(enum ebpf_event_severity s)
 {
@@ -20,15 +21,21 @@ void notify_collectd(const struct ebpf_event *e)
 	sstrncpy(n.plugin, "ebpf", sizeof(n.plugin));
 	sstrncpy(n.plugin_instance, e->module ? e->module : "", sizeof(n.plugin_instance));
 	sstrncpy(n.type, ebpf_event_kind_name(e->kind), sizeof(n.type));
-	sstrncpy(n.type_instance, e->subject, sizeof(n.type_instance));
-	sstrncpy(n.message, e->message, sizeof(n.message));
+	/* The engine escaped the texts when it made the event (log_escape); the rule again here,
+	 * where they leave for the exec and mail handlers, cut at a whole character. */
+	text_clean(n.type_instance, sizeof(n.type_instance), e->subject, TEXT_SHOW);
+	text_clean(n.message, sizeof(n.message), e->message, TEXT_SHOW);
 	for (int i = 0; i < e->nfields; i++) {
 		const struct ebpf_event_field *f = &e->fields[i];
 
-		if (f->is_number)
+		char text[sizeof(f->text)];
+
+		if (f->is_number) {
 			plugin_notification_meta_add_unsigned_int(&n, f->name, f->number);
-		else
-			plugin_notification_meta_add_string(&n, f->name, f->text);
+		} else {
+			text_clean(text, sizeof(text), f->text, TEXT_SHOW);
+			plugin_notification_meta_add_string(&n, f->name, text);
+		}
 	}
 	plugin_dispatch_notification(&n);
 	plugin_notification_meta_free(n.meta);

@@ -1,6 +1,7 @@
 /* mkostemp */
 #define _GNU_SOURCE
 #include "snapshot/snapshot_file.h"
+#include "base/text_rule.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -164,18 +165,28 @@ void snapshot_bucket_bounds(const struct snapshot_histogram *h, const struct sna
 
 /* ---- writing ----------------------------------------------------------------------------------- */
 
+/* A string field: TAB, newline and backslash in the format's escapes, and what else
+ * base/text_rule.h's rule refuses as the text "\xHH" (its backslash written \\, so a reader
+ * reads "\xHH"): the file is valid UTF-8 without controls, whatever reached the writer. */
 static void put_string(FILE *f, const char *s)
 {
 	fputc('\t', f);
-	for (; *s; s++) {
+	while (*s) {
+		bool keep;
+		size_t n = text_unit(s, &keep);
+
 		if (*s == '\t')
 			fputs("\\t", f);
 		else if (*s == '\n')
 			fputs("\\n", f);
 		else if (*s == '\\')
 			fputs("\\\\", f);
+		else if (keep)
+			fwrite(s, 1, n, f);
 		else
-			fputc(*s, f);
+			for (size_t i = 0; i < n; i++)
+				fprintf(f, "\\\\x%02x", (unsigned char)s[i]);
+		s += n;
 	}
 }
 

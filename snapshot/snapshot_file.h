@@ -6,7 +6,9 @@
  * both sides compile this file.
  *
  * Format, version 2: UTF-8 text, one record per line, fields separated by one TAB; a TAB,
- * newline or backslash inside a string field is written \t, \n, \\. Records:
+ * newline or backslash inside a string field is written \t, \n, \\, and each byte of what
+ * else base/text_rule.h's rule refuses (controls, bidi controls, bytes that are not UTF-8)
+ * as \\xHH, which a reader reads as the text \xHH. Records:
  *
  *   collectd-ebpf-snapshot	2
  *   written	<unix time, microseconds>

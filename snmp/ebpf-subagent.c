@@ -20,6 +20,7 @@
 #include "snapshot_cache.h"
 #include "subagent_args.h"
 #include "base/text_append.h"
+#include "base/text_rule.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -36,9 +37,13 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
+/* What the snapshot cache says may quote the file: shown under base/text_rule.h's rule. */
 static void report(bool ok, const char *msg)
 {
-	snmp_log(ok ? LOG_NOTICE : LOG_WARNING, APP_NAME ": %s\n", msg);
+	char shown[2048];
+
+	text_clean(shown, sizeof(shown), msg, TEXT_SHOW);
+	snmp_log(ok ? LOG_NOTICE : LOG_WARNING, APP_NAME ": %s\n", shown);
 }
 
 /* Everything net-snmp would read or write on its own is turned off: the subagent needs no

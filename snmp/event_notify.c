@@ -1,4 +1,5 @@
 #include "event_notify.h"
+#include "display_string.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,9 +15,11 @@ static struct event_varbind *add(struct event_notification *n, enum event_object
 	return vb;
 }
 
+/* A DisplayString under base/text_rule.h's rule: a trap carries no control to the
+ * receiver's log or mail (the snapshot file is the subagent's input, not its trust). */
 static void add_text(struct event_notification *n, enum event_object obj, const char *text)
 {
-	snprintf(add(n, obj, EVENT_VB_STRING)->str, sizeof(n->vb[0].str), "%s", text ? text : "");
+	display_string(add(n, obj, EVENT_VB_STRING)->str, text ? text : "");
 }
 
 static uint64_t field_number(const struct snapshot_event *e, const char *name)

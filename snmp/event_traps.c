@@ -4,6 +4,8 @@
 
 #include "event_traps.h"
 
+#include "base/text_rule.h"
+
 #include <string.h>
 
 static const oid snmp_trap_oid[] = { 1, 3, 6, 1, 6, 3, 1, 1, 4, 1, 0 }; /* snmpTrapOID.0 */
@@ -61,13 +63,15 @@ int event_traps_send(struct event_cursor *c, const struct snapshot *s, const oid
 		netsnmp_variable_list *vars = NULL;
 		oid trap[MAX_OID_LEN];
 		size_t len = base_len;
+		char shown[1024]; /* what the log shows of the snapshot's text: base/text_rule.h */
 
 		if (!event_cursor_is_new(c, e))
 			continue;
 		event_cursor_sent(c, e);
 		if (event_notification(e, &n)) {
+			text_clean(shown, sizeof(shown), e->kind, TEXT_SHOW);
 			snmp_log(LOG_WARNING, "ebpf-subagent: event %llu of kind \"%s\" has no notification in this MIB\n",
-				 (unsigned long long)e->seq, e->kind);
+				 (unsigned long long)e->seq, shown);
 			continue;
 		}
 		memcpy(trap, base, base_len * sizeof(oid));
@@ -79,8 +83,9 @@ int event_traps_send(struct event_cursor *c, const struct snapshot *s, const oid
 			add_varbind(&vars, base, base_len, &n.vb[v]);
 		send_v2trap(vars);
 		snmp_free_varbind(vars);
+		text_clean(shown, sizeof(shown), e->message, TEXT_SHOW);
 		snmp_log(LOG_INFO, "ebpf-subagent: sent %s for event %llu: %s\n", notification_names[n.number],
-			 (unsigned long long)e->seq, e->message);
+			 (unsigned long long)e->seq, shown);
 		sent++;
 	}
 	return sent;

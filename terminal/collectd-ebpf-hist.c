@@ -2,6 +2,7 @@
  * draws them, with the counters as a rate table. It reads only the snapshot file the plugin
  * writes after every read (no BPF, no privileges beyond reading that file), through the one
  * snapshot parser the SNMP subagent uses too. */
+#include "base/text_rule.h"
 #include "snapshot/snapshot_file.h"
 #include "terminal/terminal_cgroup.h"
 #include "terminal/terminal_screen.h"
@@ -198,12 +199,35 @@ static void sleep_seconds(double s)
  * when the filters matched nothing. */
 static int draw(const struct args *a, const struct snapshot *cur, const struct snapshot *prev)
 {
+	char *screen = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&screen, &len);
+	int drawn, bad;
+
+	if (!mem) {
+		fprintf(stderr, PROG ": cannot draw the screen: %s\n", strerror(errno));
+		return 1;
+	}
+	drawn = screen_draw(mem, a->path, cur, prev, &a->view);
+	bad = fclose(mem);
 	if (!a->once && isatty(STDOUT_FILENO))
 		fputs("\033[H\033[2J", stdout);
-	if (screen_draw(stdout, a->path, cur, prev, &a->view) > 0)
-		return fflush(stdout) ? 1 : 0;
-	fflush(stdout);
-	return 1;
+	/* The snapshot's names and messages are shown under base/text_rule.h's rule: its bytes
+	 * never reach the terminal as they are (an ESC, an OSC title or link, a C1 CSI). */
+	if (!bad)
+		bad = text_write_lines(stdout, screen, TEXT_SHOW);
+	free(screen);
+	if (fflush(stdout) || bad)
+		return 1;
+	return drawn > 0 ? 0 : 1;
+}
+
+/* A message that may quote the snapshot (its parser's reason), under the same rule. */
+static void say(FILE *f, const char *msg)
+{
+	fprintf(f, PROG ": ");
+	text_write_lines(f, msg, TEXT_SHOW);
+	fputc('\n', f);
 }
 
 /* Room for read_snapshot()'s messages, which quote the path and the parser's reason. */
@@ -240,7 +264,7 @@ static int show_since_start(const struct args *a, struct snapshot *snap)
 		if (rc == SNAPSHOT_MISSING)
 			return snapshot_gone(a->path);
 		if (rc)
-			printf(PROG ": %s\n", err); /* being replaced, or a passing fault: try again */
+			say(stdout, err); /* being replaced, or a passing fault: try again */
 	}
 }
 
@@ -263,10 +287,10 @@ static int wait_for_newer(const struct args *a, const struct snapshot *prev, str
 			return snapshot_gone(a->path);
 		if (rc) {
 			if (a->once) {
-				fprintf(stderr, PROG ": %s\n", err);
+				say(stderr, err);
 				return 1;
 			}
-			printf(PROG ": %s\n", err);
+			say(stdout, err);
 			continue;
 		}
 		if (cur->written_us != prev->written_us)
@@ -323,7 +347,7 @@ int main(int argc, char **argv)
 	signal(SIGTERM, SIG_DFL);
 	parse_args(argc, argv, &a);
 	if (read_snapshot(a.path, &first, err, sizeof(err))) {
-		fprintf(stderr, PROG ": %s\n", err);
+		say(stderr, err);
 		return 1;
 	}
 	return a.since_start ? show_since_start(&a, &first) : show_intervals(&a, &first);

@@ -4,11 +4,13 @@
  * what that parser made (program_block_text.c), so the printed block loaded in place of
  * `ExporterConfig` gives the same values; a config ExporterConfig refuses is refused here
  * with the same message. */
+#include "base/log.h"
 #include "libcore/programs/exporter_config.h"
 #include "libcore/programs/program_block_text.h"
 #include "libcore/programs/program_config.h"
 
 #include <limits.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,12 +38,35 @@ static void usage(FILE *f)
 		"command line.\n");
 }
 
-/* Exits 2 with what is wrong and how to fix it. */
-static void bad_usage(const char *fmt, const char *arg)
+/* A message on standard error as collectd's log has the plugin's (base/text_rule.h's rule,
+ * TEXT_SHOW): it quotes the config's keys and the command line, which may carry a
+ * terminal's controls. */
+static void vsay(const char *fmt, va_list ap)
 {
-	fprintf(stderr, PROG ": ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry '" PROG " --help'.\n");
+	char shown[2048];
+
+	log_vformat(shown, sizeof(shown), TEXT_SHOW, fmt, ap);
+	fprintf(stderr, PROG ": %s\n", shown);
+}
+
+__attribute__((format(printf, 1, 2))) static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay(fmt, ap);
+	va_end(ap);
+}
+
+/* Exits 2 with what is wrong and how to fix it. */
+__attribute__((format(printf, 1, 2), noreturn)) static void bad_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay(fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "Try '" PROG " --help'.\n");
 	exit(2);
 }
 
@@ -160,7 +185,7 @@ int main(int argc, char **argv)
 	/* ExporterConfig reads the file by the path the block gives: messages name it so. */
 	r = exporter_config_read(c.exporter_config, &c, err, sizeof(err));
 	if (r) {
-		fprintf(stderr, PROG ": %s\n", err);
+		say("%s", err);
 		program_config_free(&c);
 		return 1;
 	}

@@ -86,13 +86,15 @@ bool series_name(const struct series_view *v, const uint8_t *key, int cpu, char 
 }
 
 
-/* text cut to at most max characters (max >= 9): as it is when it fits, else its first
- * max - 9, '~' and 8 hex digits of a hash of the whole (FNV-1a, as label_value.h cuts). */
+/* text cut to at most max bytes (max >= 9): as it is when it fits, else its first max - 9
+ * at most, ending with a whole character (a name stays valid UTF-8), '~' and 8 hex digits of
+ * a hash of the whole (FNV-1a, as label_value.h cuts). */
 static void cut_with_hash(const char *text, size_t max, char *out, size_t *used, size_t cap)
 {
 	uint32_t h = 2166136261u;
 	char hash[16];
 	char head[LABEL_VALUE_MAX];
+	size_t keep = max - 9;
 
 	if (strlen(text) <= max) {
 		append(out, cap, used, text);
@@ -100,7 +102,9 @@ static void cut_with_hash(const char *text, size_t max, char *out, size_t *used,
 	}
 	for (const char *p = text; *p; p++)
 		h = (h ^ (unsigned char)*p) * 16777619u;
-	snprintf(head, sizeof(head), "%.*s", (int)(max - 9), text);
+	while (keep > 0 && ((unsigned char)text[keep] & 0xc0) == 0x80)
+		keep--;
+	snprintf(head, sizeof(head), "%.*s", (int)keep, text);
 	snprintf(hash, sizeof(hash), "~%08x", h);
 	append(out, cap, used, head);
 	append(out, cap, used, hash);

@@ -1,6 +1,10 @@
-/* Text helpers of libcore: bounded appends, escaping for the log. */
+/* Text helpers of libcore: bounded appends, the one rule for names and text
+ * (base/text_rule.h), escaping for the log. */
+#include "base/label_value.h"
 #include "base/log.h"
 #include "base/text_append.h"
+#include "base/text_rule.h"
+#include "libcore/read/series_name.h"
 #include "tests/support/testing.h"
 
 /* Nothing is written past len, the cut text stays terminated, later appends are no-ops. */
@@ -34,11 +38,105 @@ static void test_log_escape(void)
 	CHECK_STR(out, "x\\nERROR: forged");
 	log_escape(out, sizeof(out), "a\tb\rc\033[31md\x7f\\e");
 	CHECK_STR(out, "a\\tb\\rc\\x1b[31md\\x7f\\\\e");
-	log_escape(out, sizeof(out), "caf\xc3\xa9 ok"); /* UTF-8 passes */
+	log_escape(out, sizeof(out), "caf\xc3\xa9 ok"); /* valid UTF-8 passes */
 	CHECK_STR(out, "caf\xc3\xa9 ok");
 	/* cut rather than overrun, and never in the middle of an escape */
 	log_escape(out, 6, "ab\n\n\n");
 	CHECK_STR(out, "ab\\n");
+}
+
+/* The rule, byte by byte: each input as the log (TEXT_LOG), a second showing (TEXT_SHOW) and
+ * collectd's names (label_value_safe(), TEXT_NAME) write it. */
+static const struct {
+	const char *in, *log, *show, *name;
+} rule_table[] = {
+	/* valid UTF-8 kept: Latin, CJK, a 4-byte character, U+FFFD itself */
+	{ "caf\xc3\xa9", "caf\xc3\xa9", "caf\xc3\xa9", "caf\xc3\xa9" },
+	{ "\xe6\x97\xa5\xe6\x9c\xac", "\xe6\x97\xa5\xe6\x9c\xac", "\xe6\x97\xa5\xe6\x9c\xac", "\xe6\x97\xa5\xe6\x9c\xac" },
+	{ "\xf0\x9f\x90\xa7!", "\xf0\x9f\x90\xa7!", "\xf0\x9f\x90\xa7!", "\xf0\x9f\x90\xa7!" },
+	{ "\xef\xbf\xbd", "\xef\xbf\xbd", "\xef\xbf\xbd", "\xef\xbf\xbd" },
+	/* C0, DEL and backslash: the escapes the log always had */
+	{ "a\nb\tc\rd\x1b[31m\x07\x7f", "a\\nb\\tc\\rd\\x1b[31m\\x07\\x7f", "a\\nb\\tc\\rd\\x1b[31m\\x07\\x7f", "a_b_c_d_[31m__" },
+	{ "a\\x1b", "a\\\\x1b", "a\\x1b", "a\\x1b" },
+	/* bytes that are not UTF-8: lone bytes, a stray continuation, overlong forms, a
+	 * surrogate, above U+10FFFF, truncated sequences */
+	{ "\xff\xfe", "\\xff\\xfe", "\\xff\\xfe", "__" },
+	{ "a\x80" "b", "a\\x80b", "a\\x80b", "a_b" },
+	{ "\xc0\xaf", "\\xc0\\xaf", "\\xc0\\xaf", "__" },
+	{ "\xe0\x80\xaf", "\\xe0\\x80\\xaf", "\\xe0\\x80\\xaf", "___" },
+	{ "\xf0\x80\x80\xaf", "\\xf0\\x80\\x80\\xaf", "\\xf0\\x80\\x80\\xaf", "____" },
+	{ "\xed\xa0\x80", "\\xed\\xa0\\x80", "\\xed\\xa0\\x80", "___" },
+	{ "\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80", "\\xf4\\x90\\x80\\x80", "____" },
+	{ "x\xe2\x80", "x\\xe2\\x80", "x\\xe2\\x80", "x__" },
+	{ "\xe2\x80y", "\\xe2\\x80y", "\\xe2\\x80y", "__y" },
+	/* C1 controls as UTF-8: U+0080, U+009B (CSI), U+009F; U+00A0 is kept */
+	{ "\xc2\x80\xc2\x9b""31m\xc2\x9f\xc2\xa0", "\\xc2\\x80\\xc2\\x9b""31m\\xc2\\x9f\xc2\xa0",
+	  "\\xc2\\x80\\xc2\\x9b""31m\\xc2\\x9f\xc2\xa0", "__31m_\xc2\xa0" },
+	/* bidi controls: U+202E RLO, U+202A, U+2066, U+2069, U+200E, U+200F, U+061C */
+	{ "ab\xe2\x80\xaetxt.exe", "ab\\xe2\\x80\\xaetxt.exe", "ab\\xe2\\x80\\xaetxt.exe", "ab_txt.exe" },
+	{ "\xe2\x80\xaa\xe2\x81\xa6\xe2\x81\xa9\xe2\x80\x8e\xe2\x80\x8f\xd8\x9c",
+	  "\\xe2\\x80\\xaa\\xe2\\x81\\xa6\\xe2\\x81\\xa9\\xe2\\x80\\x8e\\xe2\\x80\\x8f\\xd8\\x9c",
+	  "\\xe2\\x80\\xaa\\xe2\\x81\\xa6\\xe2\\x81\\xa9\\xe2\\x80\\x8e\\xe2\\x80\\x8f\\xd8\\x9c", "______" },
+	/* the line and paragraph separators; their neighbours U+2027, U+202F are kept */
+	{ "a\xe2\x80\xa8""b\xe2\x80\xa9""c\xe2\x80\xa7\xe2\x80\xaf", "a\\xe2\\x80\\xa8""b\\xe2\\x80\\xa9""c\xe2\x80\xa7\xe2\x80\xaf",
+	  "a\\xe2\\x80\\xa8""b\\xe2\\x80\\xa9""c\xe2\x80\xa7\xe2\x80\xaf", "a_b_c\xe2\x80\xa7\xe2\x80\xaf" },
+};
+
+static void test_text_rule(void)
+{
+	char out[256], name[LABEL_VALUE_MAX];
+
+	for (size_t i = 0; i < sizeof(rule_table) / sizeof(rule_table[0]); i++) {
+		CHECK_EQ_U64(text_clean(out, sizeof(out), rule_table[i].in, TEXT_LOG), strlen(rule_table[i].log));
+		CHECK_STR(out, rule_table[i].log);
+		log_escape(out, sizeof(out), rule_table[i].in);
+		CHECK_STR(out, rule_table[i].log);
+		text_clean(out, sizeof(out), rule_table[i].in, TEXT_SHOW);
+		CHECK_STR(out, rule_table[i].show);
+		CHECK_STR(label_value_safe(rule_table[i].in, name), rule_table[i].name);
+	}
+	/* cut at a whole unit: never half a character, never half an escape */
+	CHECK_EQ_U64(text_clean(out, 6, "ab\xc3\xa9\xc3\xa9", TEXT_LOG), 6);
+	CHECK_STR(out, "ab\xc3\xa9");
+	text_clean(out, 8, "ab\xff\xfe", TEXT_LOG);
+	CHECK_STR(out, "ab\\xff");
+}
+
+/* A long name is cut at a whole character before its hash: a name stays valid UTF-8. */
+static void test_long_name_utf8(void)
+{
+	char in[200] = "", name[LABEL_VALUE_MAX];
+	bool keep;
+
+	for (int i = 0; i < 60; i++)
+		strcat(in, "\xc3\xa9"); /* 120 bytes of 2-byte characters */
+	strcat(in, "\xe6\x97\xa5xxxxxxxx"); /* 131 bytes */
+	label_value_safe(in, name);
+	CHECK(strlen(name) <= LABEL_VALUE_MAX - 1);
+	CHECK(strchr(name, '~') != NULL);
+	for (const char *p = name; *p;) {
+		p += text_unit(p, &keep);
+		CHECK(keep);
+	}
+	CHECK(!strncmp(name, in, strchr(name, '~') - name));
+}
+
+/* A long cgroup and a long row name in a series name are cut at a whole character too. */
+static void test_group_name_utf8(void)
+{
+	char group[200] = "a", name[200] = "b", out[LABEL_VALUE_MAX];
+	bool keep;
+
+	for (int i = 0; i < 60; i++) { /* 2-byte characters at odd offsets: a cut at 54 splits one */
+		strcat(group, "\xc3\xa9");
+		strcat(name, "\xc3\xa9");
+	}
+	series_name_in_group(group, name, out);
+	CHECK(strchr(out, '~') != NULL && strchr(out, '/') != NULL);
+	for (const char *p = out; *p;) {
+		p += text_unit(p, &keep);
+		CHECK(keep);
+	}
 }
 
 /* The log itself: a message carrying a newline arrives escaped. */
@@ -60,6 +158,9 @@ int main(void)
 {
 	test_append_bounded();
 	test_log_escape();
+	test_text_rule();
+	test_long_name_utf8();
+	test_group_name_utf8();
 	test_log_is_escaped();
 	return testing_done();
 }

@@ -3,13 +3,13 @@
 # is not supported yet (tests/exporter/exporter_errors.table: an unknown field at each
 # level, a label size its decoder cannot read, an unknown decoder, a chain in the wrong order,
 # kaddrs, tracing with and without metrics, fixed buckets, no help, a bucket label that is not
-# a number, text that is not YAML): each stops collectd -T with one error naming the file, the
-# line and column and the field, never the file's text. A label whose size does not add up to
-# the map's key is refused against the object, and the good config passes -T, so it is the
-# mistake that fails the others. The file itself is refused as the object would be (a link,
-# writable by group or others, a FIFO, another user's, over 64 KiB), and so is a document nested
-# deeper than 64 (refused before libyaml loads it); a secret in a key or value is never in
-# the error.
+# a number, text that is not YAML, a key carrying an OSC title, a newline, C1 and bidi controls,
+# never quoted): each stops collectd -T with one error naming the file, the line and column and
+# the field, never the file's text. A label whose size does not add up to the map's key is
+# refused against the object, and the good config passes -T, so it is the mistake that fails
+# the others. The file itself is refused as the object would be (a link, writable by group or
+# others, a FIFO, another user's, over 64 KiB), and so is a document nested deeper than 64
+# (refused before libyaml loads it); a secret in a key or value is never in the error.
 . "$top_srcdir/tests/support/lib.sh"
 . "$top_srcdir/tests/support/program_lib.sh"
 

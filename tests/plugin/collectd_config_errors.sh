@@ -34,6 +34,18 @@ write_config /dev/stdout <<'CONF' | expect_config_error unknown_option 'module "
 </Plugin>
 CONF
 
+# A configuration error quotes what the user wrote: an OSC title sequence, BEL, a newline
+# and a C1 CSI (U+009B) in a <Program>'s Object reach collectd's log escaped by
+# base/text_rule.h's rule (\xHH, \n): one line, no forged "ERROR:" line, nothing that drives
+# a terminal.
+printf '<Plugin ebpf>\n  <Program "p">\n    Object "%s/x\033]0;pwned\007\nERROR: forged\302\233.bpf.o"\n    <Counter "m">\n    </Counter>\n  </Program>\n</Plugin>\n' "$WORK" |
+	write_config /dev/stdout | expect_config_error hostile_object '<Program "p">: cannot use BPF object'
+grep -qxF "ebpf plugin: <Program \"p\">: cannot use BPF object \"$WORK/x\\x1b]0;pwned\\x07\\nERROR: forged\\xc2\\x9b.bpf.o\": No such file or directory (collectd would start without this program)" \
+	"$WORK/hostile_object.out" || { cat -A "$WORK/hostile_object.out" >&2; fail "the hostile Object is not logged escaped, on one line"; }
+! grep -q '^ERROR: forged' "$WORK/hostile_object.out" || fail "the Object's newline started a log line"
+! LC_ALL=C grep -q "$(printf '[\033\007]')" "$WORK/hostile_object.out" || fail "the Object's ESC or BEL reached the log"
+pass "a <Program>'s ESC, OSC, newline and C1 are logged escaped, on one line"
+
 write_config /dev/stdout <<'CONF' | expect_config_error unknown_syscall '"fsnyc" is not a syscall on this architecture'
 <Plugin ebpf>
   <Module "syscalls">

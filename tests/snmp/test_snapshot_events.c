@@ -158,6 +158,10 @@ static void test_notifications(void)
 	CHECK(vb_str_is(&n, EVENT_OBJ_PROCESS_NAME, "java"));
 	CHECK(vb_str_is(&n, EVENT_OBJ_CGROUP, "/app"));
 	CHECK(vb_str_is(&n, EVENT_OBJ_TRIGGER_CGROUP, ""));
+	/* a trap's strings under base/text_rule.h's rule, whatever the snapshot holds */
+	add_field(&oom, "trigger_cgroup", "/a\x1b]0;t\x07\xc2\x9b\xe2\x80\xae\xff");
+	check_notification(&oom, &n, EVENT_NOTIFY_OOM_KILL);
+	CHECK(vb_str_is(&n, EVENT_OBJ_TRIGGER_CGROUP, "/a\\x1b]0;t\\x07\\xc2\\x9b\\xe2\\x80\\xae\\xff"));
 
 	add_field(&sum, "not_sent", "990");
 	check_notification(&sum, &n, EVENT_NOTIFY_NOT_SENT);
