@@ -167,14 +167,20 @@ void snapshot_bucket_bounds(const struct snapshot_histogram *h, const struct sna
 
 /* A string field: TAB, newline and backslash in the format's escapes, and what else
  * base/text_rule.h's rule refuses as the text "\xHH" (its backslash written \\, so a reader
- * reads "\xHH"): the file is valid UTF-8 without controls, whatever reached the writer. */
-static void put_string(FILE *f, const char *s)
+ * reads "\xHH"): the file is valid UTF-8 without controls, whatever reached the writer. The
+ * text a reader gets back is cut, at a whole character or escape, to less than `cap` bytes
+ * (the reader's field: escapes make a text longer than it was) so that it reads back. */
+static void put_text(FILE *f, const char *s, size_t cap)
 {
-	fputc('\t', f);
+	size_t back = 0; /* bytes a reader gets back so far */
+
 	while (*s) {
 		bool keep;
-		size_t n = text_unit(s, &keep);
+		size_t n = text_unit(s, &keep), len = keep || *s == '\t' || *s == '\n' ? n : 4 * n;
 
+		if (back + len >= cap)
+			break;
+		back += len;
 		if (*s == '\t')
 			fputs("\\t", f);
 		else if (*s == '\n')
@@ -189,6 +195,16 @@ static void put_string(FILE *f, const char *s)
 		s += n;
 	}
 }
+
+static void put_string_cut(FILE *f, const char *s, size_t cap)
+{
+	fputc('\t', f);
+	put_text(f, s, cap);
+}
+
+/* A field the reader reads into an array (its size the cap), or a name of ours (no cap). */
+#define put_field(f, array) put_string_cut((f), (array), sizeof(array))
+#define put_string(f, s) put_string_cut((f), (s), SIZE_MAX)
 
 /* Percentiles and means: "-" for an empty interval, so that nobody reads a made-up 0. */
 static void put_double(FILE *f, double v)
@@ -206,8 +222,8 @@ static void write_histogram(FILE *f, const struct snapshot_module *sm, const str
 	const struct snapshot_bucket *b = snapshot_buckets(sm, h);
 
 	fputs("histogram", f);
-	put_string(f, h->metric);
-	put_string(f, h->instance);
+	put_field(f, h->metric);
+	put_field(f, h->instance);
 	put_string(f, snapshot_unit_name(h->unit));
 	fprintf(f, "\t%u\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64, h->precision, h->count, h->sum, h->interval_count);
 	put_double(f, h->mean);
@@ -230,17 +246,17 @@ const char *snapshot_event_field(const struct snapshot_event *e, const char *nam
 static void write_event(FILE *f, const struct snapshot_event *e)
 {
 	fprintf(f, "event\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64, e->run, e->seq, e->time_us);
-	put_string(f, e->kind);
-	put_string(f, e->severity);
-	put_string(f, e->module);
-	put_string(f, e->subject);
-	put_string(f, e->message);
+	put_field(f, e->kind);
+	put_field(f, e->severity);
+	put_field(f, e->module);
+	put_field(f, e->subject);
+	put_field(f, e->message);
 	for (int i = 0; i < e->nfields && i < SNAPSHOT_EVENT_MAX_FIELDS; i++) {
-		char nv[sizeof(e->fields[i].name) + 1 + sizeof(e->fields[i].value)];
-
-		/* The plugin's own names have no '=': a reader splits at the first one. */
-		snprintf(nv, sizeof(nv), "%s=%s", e->fields[i].name, e->fields[i].value);
-		put_string(f, nv);
+		/* name=value, each cut to its own field; the plugin's own names have no '=': a
+		 * reader splits at the first one. */
+		put_field(f, e->fields[i].name);
+		fputc('=', f);
+		put_text(f, e->fields[i].value, sizeof(e->fields[i].value));
 	}
 	fputc('\n', f);
 }
@@ -259,22 +275,22 @@ int snapshot_write_stream_events(FILE *f, const struct snapshot_module *const *m
 		const struct snapshot_module *sm = modules[i];
 
 		fputs("module", f);
-		put_string(f, sm->label);
+		put_field(f, sm->label);
 		put_string(f, snapshot_state_name(sm->state));
 		fprintf(f, "\t%" PRId64, sm->discontinuity_us);
-		put_string(f, sm->methods);
-		put_string(f, sm->error);
+		put_field(f, sm->methods);
+		put_field(f, sm->error);
 		fputc('\n', f);
 		for (int c = 0; c < sm->ncounters; c++) {
 			fputs("counter", f);
-			put_string(f, sm->counters[c].metric);
-			put_string(f, sm->counters[c].instance);
+			put_field(f, sm->counters[c].metric);
+			put_field(f, sm->counters[c].instance);
 			fprintf(f, "\t%" PRIu64 "\n", sm->counters[c].value);
 		}
 		for (int g = 0; g < sm->ngauges; g++) {
 			fputs("gauge", f);
-			put_string(f, sm->gauges[g].metric);
-			put_string(f, sm->gauges[g].instance);
+			put_field(f, sm->gauges[g].metric);
+			put_field(f, sm->gauges[g].instance);
 			put_double(f, sm->gauges[g].value);
 			fputc('\n', f);
 		}
