@@ -605,18 +605,16 @@ static int ebpf_read(user_data_t *ud)
 	 * counters are cumulative and the histograms' deltas are taken then, so nothing is lost. */
 	if (pm->prev_time && CDTIME_T_TO_TIME_T(now) == CDTIME_T_TO_TIME_T(pm->prev_time))
 		return 0;
-	/* Every counter was 0 when the module started: the series met at the first read get
-	 * their 0 at the start's time, as later series get theirs at the previous read's, so
-	 * that a DERIVE's first rate covers the first interval too (else every collectd start
-	 * lost up to an interval of every counter in the graphs). A zero less than a second
-	 * back would share rrdtool's whole second with the value: a first read that soon after
-	 * the start (collectd reads at once) is left to the next one; `collectd -T` reads once
-	 * and dispatches nothing: it reads. */
-	if (!test_run && !pm->prev_time && now - pm->start_time < DOUBLE_TO_CDTIME_T(1.0))
-		return 0;
 	d.interval_s = CDTIME_T_TO_DOUBLE(mono - pm->last_read);
-	if (now - (pm->prev_time ? pm->prev_time : pm->start_time) >= DOUBLE_TO_CDTIME_T(1.0))
-		d.zero_time = pm->prev_time ? pm->prev_time : pm->start_time;
+	/* Series present at the first read: every counter was 0 when the module started, so
+	 * their 0 is at the start's time, as a later series' is at the previous read's (else
+	 * every collectd start lost up to an interval of every counter in the graphs). The
+	 * series' value follows at the next read: the zero must be a whole second before it
+	 * (rrdtool keeps whole seconds), which with an Interval under a second it may not be. */
+	if (pm->prev_time && now - pm->prev_time >= DOUBLE_TO_CDTIME_T(1.0))
+		d.zero_time = pm->prev_time;
+	else if (!pm->prev_time && now + plugin_get_interval() - pm->start_time >= DOUBLE_TO_CDTIME_T(1.0))
+		d.zero_time = pm->start_time;
 	sstrncpy(d.vl.plugin, PLUGIN_NAME, sizeof(d.vl.plugin));
 	sstrncpy(d.vl.plugin_instance, pm->m->label, sizeof(d.vl.plugin_instance));
 	d.vl.time = now;

@@ -61,7 +61,7 @@ t0=$1 v0=$2 t1=$3 v1=$4
 [ "$v0" = 0 ] || fail "$SERIES's first value in csv is $v0, not the 0 of the module's start: $(head -n 4 "$CSV" | tr '\n' ' ')"
 [ "$v1" -gt 0 ] || fail "$SERIES's first read is $v1: the workload was not counted before it"
 awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a >= 1) }' || fail "the 0 at $t0 is less than a second before the first read at $t1"
-pass "csv: $SERIES is 0 at $t0 (the module's start), $v1 at the first read ($t1)"
+pass "csv: $SERIES is 0 at $t0 (the module's start), $v1 at $t1 (the read after the one that met it)"
 
 RRD="$WORK/rrd/itest/ebpf-write_sizes/$SERIES.rrd"
 [ -f "$RRD" ] || fail "no $RRD"
