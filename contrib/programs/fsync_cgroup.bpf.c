@@ -10,12 +10,12 @@
  *
  * Its key is what users choose: any user who may make cgroups (systemd delegates a subtree to
  * every user with a session) makes as many keys as cgroups. So the rows are an LRU hash: a
- * full map makes room for a new cgroup by evicting the row used longest ago, where a plain
- * hash would refuse every later cgroup, for good (its rows outlive their cgroups). An evicted
- * row's counts are gone: its series stops until its cgroup calls again, then goes on from
- * what it had (the plugin keeps a series' count and sum from going back), less the calls
- * recorded after the read before the eviction. A call that still finds no row (or no room for
- * its start) is counted in `missed`, never lost without a trace.
+ * full map makes room for a new cgroup by evicting a row used long ago, where a plain hash
+ * would refuse every later cgroup, for good (its rows outlive their cgroups). An evicted
+ * row's counts are gone from the map: its series stops until its cgroup calls again, then
+ * goes on from what it had (the plugin keeps a series' count and sum from going back), less
+ * the calls recorded after the read before the eviction. A call that still finds no row (or
+ * no room for its start) is counted in `missed`, never lost without a trace.
  * Compile: collectd-ebpf-cc fsync_cgroup.bpf.c; fsync_cgroup.conf names the labels. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -41,7 +41,7 @@ struct call_start {
 	__u32 pad;
 };
 
-/* Bounded without LRU: a thread's entry lives from its call to its return. */
+/* A plain hash: a thread's entry lives from its call to its return only. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 10240);
@@ -50,7 +50,7 @@ struct {
 } started SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH); /* full: the row used longest ago makes room */
+	__uint(type, BPF_MAP_TYPE_LRU_HASH); /* full: a row used long ago makes room */
 	__uint(max_entries, 1024);           /* cgroups x 2 calls */
 	__type(key, struct call_key);
 	__type(value, struct hist_row);
