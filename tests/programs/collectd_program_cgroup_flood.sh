@@ -46,8 +46,9 @@ is_count() {
 	fail "$(count_of "$1") is '$(csv_values fsync_cgroup "$(count_of "$1")")', not $2; other: '$(csv_values fsync_cgroup derive-fsync-other-count)', missed: '$(csv_last fsync_cgroup derive-missed)'"
 }
 
-# flood FIRST: FLOOD cgroups $PARENT/c<FIRST>... of one fsync() each, left in place.
-flood() { "$WORK/flood/fsync_cg" "$P" "$1" $FLOOD 1 100000 keep || fail "the flood of $FLOOD cgroups failed"; }
+# flood FIRST [keep]: FLOOD cgroups $PARENT/c<FIRST>... of one fsync() each, each removed
+# after its call, or left in place with keep.
+flood() { "$WORK/flood/fsync_cg" "$P" "$1" $FLOOD 1 100000 ${2:-} || fail "the flood of $FLOOD cgroups failed"; }
 # The program's row map among the maps collectd holds, and whether a's fsync row is in it
 # (its key: the cgroup id, the inode number of its directory, then op 0 and the pad).
 LATENCY=$(for id in $(grep -h '^map_id:' /proc/$COLLECTD_PID/fdinfo/* | awk '{ print $2 }' | sort -un); do
@@ -59,20 +60,20 @@ a_has_row() { bpftool map lookup id "$LATENCY" key hex $a_key 00 00 00 00 00 00 
 run a 5
 is_count a 5
 a_has_row || fail "no row of a's calls in map $LATENCY"
-flood 0
+flood 0 keep
 pass "$FLOOD cgroups of one fsync() each made"
 run late 20
 is_count late 20
 pass "a cgroup made after the flood: its 20 calls in its own series"
 # The kernel's LRU is approximate (a row looked up since its last pass is passed over once):
-# more floods until it evicted a's row.
-n=1
-while a_has_row && [ $n -lt 4 ]; do flood $((n * FLOOD)); n=$((n + 1)); done
-a_has_row && fail "a's row is still in the map after $((n * FLOOD)) cgroups"
+# more floods (their cgroups removed as they go) until it evicted a's row.
+floods=1
+while a_has_row && [ $floods -lt 8 ]; do flood $((floods * FLOOD)); floods=$((floods + 1)); done
+a_has_row && fail "a's row is still in the map after $((floods * FLOOD)) cgroups"
 wait_for_new_line fsync_cgroup derive-missed # a read without a's row
 run a 3
 is_count a 8
-pass "a's row evicted by $((n * FLOOD)) cgroups; its 5 + 3 calls: 8 ($(csv_values fsync_cgroup "$(count_of a)" | tr ' ' '\n' | uniq | tr '\n' ' '))"
+pass "a's row evicted by $((floods * FLOOD)) cgroups; its 5 + 3 calls: 8 ($(csv_values fsync_cgroup "$(count_of a)" | tr ' ' '\n' | uniq | tr '\n' ' '))"
 
 rmdir "$P"/c[0-9]* || fail "cannot remove the flood's cgroups"
 run after 7
