@@ -37,7 +37,7 @@ pass "demo shows the terminal view: the fsync histogram and syscall rates"
 # Ctrl-C, the way README says to stop it: the terminal sends SIGINT to the foreground process
 # group (the demo's shell, collectd-ebpf-hist, collectd). A session of its own gives it that
 # group. stopped_by NAME SIGNAL TARGET START...: the demo started by the command START (its
-# path the last argument) in a session of its own, once its view runs, is sent SIGNAL to
+# path the last argument) in a session of its own, once its view showed a screen, is sent SIGNAL to
 # TARGET ("group": its process group, as Ctrl-C; "shell": its shell alone, as kill PID); it
 # exits 0, removes its work directory and leaves no process behind.
 stopped_by() {
@@ -47,7 +47,7 @@ stopped_by() {
 	COLLECTD="$COLLECTD" PLUGINDIR="$WORK/plugins" HIST="$top_builddir/collectd-ebpf-hist" \
 		setsid "$@" "$top_srcdir/contrib/demo.sh" > "$out" 2>&1 &
 	demo_pid=$!
-	wait_until 20 grep -q '^collectd-ebpf-hist: .*, waiting ' "$out" || demo_fail "$name: the demo's view did not start: $(tail -n 5 "$out")"
+	wait_until 20 grep -q '^collectd-ebpf-hist: .*, last ' "$out" || demo_fail "$name: the demo showed no screen: $(tail -n 5 "$out")"
 	snap=$(sed -n 's/^demo: collectd-ebpf-hist --snapshot \([^ ]*\) .*/\1/p' "$out" | head -n 1)
 	if [ "$target" = group ]; then kill -"$sig" -"$demo_pid"; else kill -"$sig" "$demo_pid"; fi
 	# The demo ends first: a demo that hangs fails here, not in wait below.
