@@ -1,4 +1,6 @@
 #include "base/label_value.h"
+
+#include "base/text_hash.h"
 #include "base/text_rule.h"
 
 #include <stdint.h>
@@ -6,15 +8,6 @@
 #include <string.h>
 
 #define HASH_SUFFIX_LEN 9 /* "~" and 8 hex digits */
-
-static uint32_t fnv1a(const char *s)
-{
-	uint32_t h = 2166136261u;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
-}
 
 char *label_value_safe(const char *in, char out[LABEL_VALUE_MAX])
 {
@@ -35,7 +28,7 @@ char *label_value_safe(const char *in, char out[LABEL_VALUE_MAX])
 
 		text_clean(out, LABEL_VALUE_MAX - HASH_SUFFIX_LEN, s, TEXT_NAME);
 		keep = strlen(out);
-		snprintf(out + keep, LABEL_VALUE_MAX - keep, "~%08x", fnv1a(in));
+		snprintf(out + keep, LABEL_VALUE_MAX - keep, "~%08x", text_hash32(in));
 	}
 	for (char *p = out; (p = strchr(p, '/')); p++)
 		*p = '_';

@@ -3,6 +3,7 @@
 
 #include "base/label_value.h"
 #include "base/log.h"
+#include "base/text_hash.h"
 #include "libcore/decode/cgroup_paths.h"
 #include "libcore/engine/module.h"
 
@@ -70,11 +71,7 @@ static struct cg_entry *id_find(struct cg_entry *t, uint32_t cap, uint64_t id)
 
 static uint32_t name_slot(const char *name, uint32_t cap)
 {
-	uint32_t h = 2166136261u; /* FNV-1a */
-
-	for (; *name; name++)
-		h = (h ^ (unsigned char)*name) * 16777619u;
-	return h & (cap - 1);
+	return text_hash32(name) & (cap - 1);
 }
 
 /* The used place named `name`, or NULL. */
@@ -109,15 +106,6 @@ static bool is_gone(struct cgroup_group *g, uint64_t id)
 	const char *path = cgroup_path(&g->paths, id);
 
 	return !path || !cgroup_alive(&g->paths, id, path);
-}
-
-static uint64_t path_hash(const char *path)
-{
-	uint64_t h = 14695981039346656037ull; /* FNV-1a */
-
-	for (; *path; path++)
-		h = (h ^ (unsigned char)*path) * 1099511628211ull;
-	return h;
 }
 
 /* The name of the cgroup at path (its hash ph): its path made safe; when that is another
@@ -161,7 +149,7 @@ static void classify(struct cgroup_group *g, struct cg_entry *e)
 		e->state = CG_IGNORED;
 		return;
 	}
-	ph = path_hash(path);
+	ph = text_hash64(path);
 	if ((named = name_for(g, path, ph, name))) {
 		named->live++;
 		named->vacant_reads = 0;

@@ -1,5 +1,7 @@
 #include "libcore/read/series_name.h"
 
+#include "base/text_hash.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -91,7 +93,6 @@ bool series_name(const struct series_view *v, const uint8_t *key, int cpu, char 
  * a hash of the whole (FNV-1a, as label_value.h cuts). */
 static void cut_with_hash(const char *text, size_t max, char *out, size_t *used, size_t cap)
 {
-	uint32_t h = 2166136261u;
 	char hash[16];
 	char head[LABEL_VALUE_MAX];
 	size_t keep = max - 9;
@@ -100,12 +101,10 @@ static void cut_with_hash(const char *text, size_t max, char *out, size_t *used,
 		append(out, cap, used, text);
 		return;
 	}
-	for (const char *p = text; *p; p++)
-		h = (h ^ (unsigned char)*p) * 16777619u;
 	while (keep > 0 && ((unsigned char)text[keep] & 0xc0) == 0x80)
 		keep--;
 	snprintf(head, sizeof(head), "%.*s", (int)keep, text);
-	snprintf(hash, sizeof(hash), "~%08x", h);
+	snprintf(hash, sizeof(hash), "~%08x", text_hash32(text));
 	append(out, cap, used, head);
 	append(out, cap, used, hash);
 }

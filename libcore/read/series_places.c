@@ -3,6 +3,7 @@
  * keys) and what they carry. */
 #include "libcore/read/series_state.h"
 
+#include "base/text_hash.h"
 #include "libcore/read/key_cache.h"
 
 #include <bpf/bpf.h>
@@ -10,31 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint32_t name_hash(const char *s)
-{
-	uint32_t h = 2166136261u; /* FNV-1a */
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
-}
-
-static uint64_t name_hash64(const char *s)
-{
-	uint64_t h = 14695981039346656037ull; /* FNV-1a */
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
 static bool was_reclaimed(const struct series_reader *r, const char *name)
 {
 	uint64_t h;
 
 	if (!r->nreclaimed)
 		return false;
-	h = name_hash64(name);
+	h = text_hash64(name);
 	for (uint32_t i = 0; i < r->nreclaimed; i++)
 		if (r->reclaimed[i] == h)
 			return true;
@@ -102,7 +85,7 @@ static struct series *place_at(struct series_reader *r, uint32_t i)
 
 struct series *series_place_for(struct series_reader *r, const char *name)
 {
-	uint32_t hash = name_hash(name), i = hash & (r->capacity - 1);
+	uint32_t hash = text_hash32(name), i = hash & (r->capacity - 1);
 
 	for (;; i = (i + 1) & (r->capacity - 1)) {
 		struct name_slot *slot = &r->index[i];
@@ -164,7 +147,7 @@ static void rebuild_index(struct series_reader *r)
 {
 	memset(r->index, 0, r->capacity * sizeof(*r->index));
 	for (uint32_t i = 0; i < r->nseries; i++) {
-		uint32_t hash = name_hash(r->series[i].name), j = hash & (r->capacity - 1);
+		uint32_t hash = text_hash32(r->series[i].name), j = hash & (r->capacity - 1);
 
 		while (r->index[j].series)
 			j = (j + 1) & (r->capacity - 1);
@@ -219,7 +202,7 @@ static bool gives_up_idle(struct series_reader *r, struct series *s, void *arg)
 		return false;
 	if (r->nreclaimed == r->v->max_series)
 		r->nreclaimed = 0; /* forgotten: they may take a place again */
-	r->reclaimed[r->nreclaimed++] = name_hash64(s->name);
+	r->reclaimed[r->nreclaimed++] = text_hash64(s->name);
 	carry_series(r, s);
 	(*given)++;
 	return true;
