@@ -72,7 +72,7 @@ void name_counter(const char *metric, const char *type, const char *instance, st
 
 void name_gauge(const char *metric, const char *type, const char *instance, struct value_name *out)
 {
-	bool percent = !strcmp(metric, "hit_ratio") || !strcmp(metric, "map_fill");
+	bool percent = !strcmp(metric, "hit_ratio") || !strcmp(metric, "map_fill") || !strcmp(metric, "cpu_cost");
 	bool bytes = !strcmp(metric, "kernel_memory");
 
 	if (explicit_type(type, instance, out))

@@ -3,6 +3,7 @@
 
 #include "base/log.h"
 #include "libcore/engine/map_layout.h"
+#include "libcore/engine/cost_window.h"
 #include "libcore/engine/self_metrics.h"
 #include "libcore/engine/witness.h"
 #include "base/text_append.h"
@@ -294,6 +295,7 @@ static void object_close(void *ctx)
  * off keeps nothing attached) and in module_free(). Safe to repeat. */
 static void stop_object(struct module *m)
 {
+	cost_window_leave(m);
 	probe_set_stop(&m->probes);
 	witness_reader_free(m->witness);
 	m->witness = NULL;
@@ -390,6 +392,8 @@ int module_start(struct module *m)
 		return -1;
 	}
 	self_metrics_start(m);
+	if (m->probes.obj)
+		cost_window_join(m);
 	m->state = probe_set_fell_back(&m->probes) ? MODULE_DEGRADED : MODULE_RUNNING;
 	m->last_error[0] = '\0';
 	fallback_events(m);
@@ -464,17 +468,19 @@ void module_refuse(struct module *m, const char *why)
 int module_read(struct module *m, const struct metric_sink *out)
 {
 	struct loss_watch_sink watch;
-	struct metric_sink sink_watched, *sink = &sink_watched;
+	struct metric_sink sink_watched, *sink = &sink_watched, sink_tallied;
+	struct event_tally tally;
 	bool failing = m->last_error[0] != '\0';
 	int err;
 
 	if (m->state != MODULE_RUNNING && m->state != MODULE_DEGRADED)
 		return -1;
 	loss_watch_sink_init(&watch, &sink_watched, m, out);
+	event_tally_init(&tally, &sink_tallied, m, sink); /* host-wide values only, not per cgroup */
 	err = views_read(m);
 	if (!err) {
-		views_emit(m, sink);
-		err = m->ops->read ? m->ops->read(m, sink) : 0;
+		views_emit(m, &sink_tallied);
+		err = m->ops->read ? m->ops->read(m, &sink_tallied) : 0;
 		if (!err && m->cgroup)
 			err = module_cgroup_read(m->cgroup, sink);
 	}
@@ -493,7 +499,7 @@ int module_read(struct module *m, const struct metric_sink *out)
 		m->last_error[0] = '\0';
 		state_event(m, EBPF_EVENT_OKAY, "module \"%s\": reading the BPF maps works again", m->label);
 	}
-	self_metrics_read(m, sink);
+	self_metrics_read(m, sink, &tally);
 	module_events_flush(m);
 	return 0;
 }

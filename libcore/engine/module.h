@@ -139,6 +139,10 @@ struct module_ops {
 	int npoints;
 	const struct map_view *views;
 	int nviews;
+	/* The metrics whose counters and histogram totals (host-wide) count the module's events,
+	 * NULL-terminated: its cpu_cost between cost windows is carried by them (cost_window.h).
+	 * NULL: the last window's cost is sent until the next. */
+	const char *const *cost_events;
 	/* By "cgroup" (module_cgroup.h): the module's values per cgroup too. The engine keeps
 	 * its state (m->cgroup) through every step: takes the cgroup keys the module's options
 	 * table lists, checks them after check_config, budgets the per-cgroup histogram rows

@@ -10,6 +10,8 @@
  *                                          can fill (hash maps; map_entries.h)
  *   counter "untraced"  "<point>"          firings of a witnessed point that its program did
  *                                          not run for (witness.h), always sent for those
+ *   gauge   "cpu_cost"  ""                 the CPU the module costs the host, in percent of
+ *                                          one CPU (cost_window.h), once a window priced it
  * and with CollectCost on (self_metrics_cost_start), per loaded program and per module:
  *   counter "runs"        "<program>"      times the program ran
  *   counter "run_time"    "<program>"      nanoseconds it ran
@@ -38,7 +40,18 @@ bool self_metrics_cost_on(void);
 
 /* Once the module's maps are created: what the kernel charges for them (kernel_memory). */
 void self_metrics_start(struct module *m);
-/* Sends m's self-metrics into sink; those read from the object only while it is loaded. */
-void self_metrics_read(const struct module *m, const struct metric_sink *sink);
+/* The module's event count (module_ops.cost_events) as its values pass: a sink in front of
+ * `inner` that adds up, in this read, the counters and histogram totals so named. */
+struct event_tally {
+	const struct metric_sink *inner;
+	const char *const *names;
+	uint64_t events;
+};
+void event_tally_init(struct event_tally *t, struct metric_sink *out, const struct module *m,
+		      const struct metric_sink *inner);
+
+/* Sends m's self-metrics into sink; those read from the object only while it is loaded.
+ * tally: the module's event count of this read (cpu_cost carries the cost by it). */
+void self_metrics_read(struct module *m, const struct metric_sink *sink, const struct event_tally *tally);
 
 #endif

@@ -340,6 +340,7 @@ const struct module_ops block_module = {
 	.options = options,
 	.priv_size = sizeof(struct block),
 	MODULE_OBJECT(block),
+	.cost_events = (const char *const[]){ "ios", NULL },
 	MODULE_CGROUP_TABLES(cgroup_tables, cgroup_aux_maps),
 	.cgroup_whose = " that issued the requests",
 	.set_option = block_set_option,

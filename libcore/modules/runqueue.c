@@ -96,6 +96,7 @@ const struct module_ops runqueue_module = {
 	.options = options,
 	.priv_size = sizeof(struct runqueue),
 	MODULE_OBJECT(runqueue),
+	.cost_events = (const char *const[]){ "latency", NULL },
 	MODULE_CGROUP_TABLES(cgroup_tables, cgroup_aux_maps),
 	.cgroup_whose = " of the waiting thread",
 	.prepare = runqueue_prepare,

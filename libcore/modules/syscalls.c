@@ -279,6 +279,7 @@ const struct module_ops syscalls_module = {
 	.options = options,
 	.priv_size = sizeof(struct syscalls),
 	MODULE_OBJECT(syscalls),
+	.cost_events = (const char *const[]){ "calls", NULL },
 	.by_cgroup = true, /* its tables at prepare, sized from Latency */
 	.set_option = syscalls_set_option,
 	.prepare = syscalls_prepare,
