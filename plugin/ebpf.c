@@ -6,7 +6,6 @@
  *     SnapshotGroup "ebpf-snmp"
  *     CollectCost false
  *     CostPeriod 60
- *     CostWindow 1
  *     <Module "syscalls">
  *       Latency "fsync" "fdatasync"
  *       Percentile 99
@@ -69,8 +68,6 @@ static struct configured_module configured[MAX_MODULES];
 static int nconfigured;
 static bool config_seen;
 static bool collect_cost; /* CollectCost: each module's programs' run count and time */
-/* CostPeriod, CostWindow: the duty cycle of the cost window (cost_window.h) */
-static double cost_period = COST_PERIOD_DEFAULT, cost_window = COST_WINDOW_DEFAULT;
 static uint64_t kernel_memory_limit = KERNEL_MEMORY_LIMIT_DEFAULT; /* KernelMemoryLimit */
 
 static bool test_run; /* collectd -T: modules are read, nothing is dispatched */
@@ -352,7 +349,7 @@ static int config_program(const oconfig_item_t *ci)
  * later one without a word. */
 static bool plugin_option_repeated(const char *key)
 {
-	static const char *const once[] = { "SnapshotFile", "SnapshotGroup", "CollectCost", "CostPeriod", "CostWindow" };
+	static const char *const once[] = { "SnapshotFile", "SnapshotGroup", "CollectCost", "CostPeriod" };
 	static bool given[sizeof(once) / sizeof(once[0])];
 
 	for (size_t i = 0; i < sizeof(once) / sizeof(once[0]); i++) {
@@ -397,12 +394,12 @@ static int ebpf_config(oconfig_item_t *ci)
 			}
 			continue;
 		}
-		if (!strcasecmp(child->key, "CostPeriod") || !strcasecmp(child->key, "CostWindow")) {
-			if (opt_expect_numbers(&o, 1, 1, err, sizeof(err))) {
+		if (!strcasecmp(child->key, "CostPeriod")) {
+			if (opt_expect_numbers(&o, 1, 1, err, sizeof(err)) ||
+			    cost_window_configure(o.values[0].number, err, sizeof(err))) {
 				ERROR(PLUGIN_NAME " plugin: %s", err);
 				return -1;
 			}
-			*(!strcasecmp(child->key, "CostPeriod") ? &cost_period : &cost_window) = o.values[0].number;
 			continue;
 		}
 		switch (kernel_memory_limit_option(&kernel_memory_limit, &o, err, sizeof(err))) {
@@ -417,7 +414,7 @@ static int ebpf_config(oconfig_item_t *ci)
 			break;
 		case 0:
 			ERROR(PLUGIN_NAME " plugin: unknown option \"%s\" in <Plugin ebpf>; valid: <Module \"name\">, <Program \"name\">, "
-			      "SnapshotFile, SnapshotGroup, CollectCost, CostPeriod, CostWindow, KernelMemoryLimit", child->key);
+			      "SnapshotFile, SnapshotGroup, CollectCost, CostPeriod, KernelMemoryLimit", child->key);
 			return -1;
 		default:
 			ERROR(PLUGIN_NAME " plugin: %s", err);
@@ -773,18 +770,6 @@ static int check_bucket_types(void)
 	return 0;
 }
 
-/* CostPeriod and CostWindow together (either may be given alone). */
-static int check_cost_window(void)
-{
-	char err[512];
-
-	if (cost_window_configure(cost_period, cost_window, err, sizeof(err))) {
-		ERROR(PLUGIN_NAME " plugin: %s", err);
-		return -1;
-	}
-	return 0;
-}
-
 /* Before the modules start, so that their first read already has the cost. */
 static void start_cost_collection(void)
 {
@@ -908,7 +893,7 @@ static int ebpf_init(void)
 	total = nconfigured;
 	enter_test_run();
 	open_snapshot_store();
-	if (check_bucket_types() || check_cost_window())
+	if (check_bucket_types())
 		return -1;
 	start_cost_collection();
 	publish_disabled_modules(configured, nconfigured, now_us);
@@ -916,8 +901,6 @@ static int ebpf_init(void)
 	drop_inheritable_capabilities();
 	if (started < 0)
 		return -1;
-	if (started > 0)
-		cost_window_start(); /* logs why if it cannot: the modules run without their cost */
 	return finish_start(started, total);
 }
 

@@ -2,22 +2,26 @@
  *
  * The kernel's BPF run-time statistics (run_time_ns, run_cnt per program) cost two clock
  * reads on every run of every BPF program on the host while they are on, about as much as
- * a counting program itself. So one holder for all modules (the statistics are global)
- * turns them on only for a short window on a duty cycle (CostWindow of every CostPeriod;
- * default 1 s of every 60 s: 1.7 % of the time, so the tax is under 2 % of each program's
- * own cost), and in the window reads each running module's programs' run time and runs.
- * Each program's run time is scaled by what its attach method costs the workload beyond
- * it (attach_overhead_ratio: the tracepoint's dispatch, measured by bench/cost_window).
+ * a counting program itself. So they are held (bpf_enable_stats, one fd for all modules:
+ * the statistics are global) only for a window of one read interval in every CostPeriod
+ * intervals (default 60: 1.7 % of the time, so their tax per event is under 2 % of what the
+ * modules themselves cost). The window is bracketed by the modules' own reads: a round
+ * opens at a read once CostPeriod intervals have passed, each running module measures from
+ * its next read to the one after it, and the statistics are released when the last module
+ * has measured. So each module's programs' run time and runs and its own event count
+ * (module_ops.cost_events: the counters and histograms whose totals count its events) are
+ * taken over the same span, which prices an event exactly even though the statistics slow
+ * the workload down while they are on.
  *
- * Between windows the cost is carried by the module's own event counts (module_ops
- * .cost_events: the counters and histograms whose totals count its events): the window
- * prices an event (its cost per second over the event rate of the reads around it), each
- * read sends that price times the events since the last read. A module without event
- * counts (a user's program) sends the last window's cost until the next window.
+ * A program's run time leaves out what its attach method costs around it (the tracepoint's
+ * dispatch, the trampoline): each run adds the method's overhead in nanoseconds
+ * (attach_overhead_ns, measured by bench/cost_window). Between windows each read sends the
+ * price of an event times the events since the last read; a module without event counts
+ * (a user's program) sends its last window's cost per second.
  *
- * Where the statistics cannot be turned on (no CAP_SYS_ADMIN, a kernel before 5.8) the
- * holder logs it once and no cost is sent; the modules run as before. CollectCost true
- * holds the statistics on all the time (self_metrics.h) and does not change this.
+ * Where the statistics cannot be turned on (no CAP_SYS_ADMIN, a kernel before 5.8) it is
+ * logged once and no cost is sent; the modules run as before. CollectCost true holds the
+ * statistics on all the time (self_metrics.h); the windows go on the same.
  */
 #ifndef EBPF_CORE_COST_WINDOW_H
 #define EBPF_CORE_COST_WINDOW_H
@@ -28,48 +32,43 @@
 
 struct module;
 
-#define COST_PERIOD_DEFAULT 60.0
-#define COST_WINDOW_DEFAULT 1.0
+#define COST_PERIOD_DEFAULT 60
 
-/* CostPeriod and CostWindow in seconds, before cost_window_start(). 0, or -1 with a
- * message saying what is wrong (window not shorter than the period, out of range). */
-int cost_window_configure(double period, double window, char *err, size_t errlen);
-/* Starts the holder's thread: its first window opens at once, then one every period.
- * 0 or -errno (the thread could not start; the cost is then not sent). */
-int cost_window_start(void);
-/* Stops the thread and closes the statistics' fd if a window holds it. */
+/* CostPeriod: one read interval in every `period` holds the statistics (2 to 100000). 0, or
+ * -1 with a message saying what is wrong. Before the modules' first reads. */
+int cost_window_configure(double period, char *err, size_t errlen);
+/* Releases the statistics if a window holds them (at shutdown). */
 void cost_window_stop(void);
 
-/* The engine's side (module.c): a started module joins the windows, a stopping one
- * leaves before its object closes. */
+/* The engine's side (module.c): a started module joins, a stopping one leaves before its
+ * object closes. */
 void cost_window_join(struct module *m);
 void cost_window_leave(struct module *m);
 
-/* What attach method a program of this type and expected attach type runs on costs the
- * workload per run, over its run_time_ns (the table in cost_window.c). */
-double attach_overhead_ratio(uint32_t prog_type, uint32_t attach_type);
+/* What the attach method of a program of this type and expected attach type adds to each
+ * run, in nanoseconds, beyond the program's run_time_ns (the table in cost_window.c). */
+double attach_overhead_ns(uint32_t prog_type, uint32_t attach_type);
 
-/* At each read of m (self_metrics.c): events is the module's event count (what its
- * cost_events summed to in this read; has_events false without them). Sets *ns_per_s to
- * the module's CPU cost per second (nanoseconds of CPU per second of time, attach overhead
- * included) and returns true, or false while no window has priced it yet or the
- * statistics are not available. */
+/* At each read of m (self_metrics.c): events is the module's event count of this read
+ * (has_events false without cost_events). Opens, joins and closes the windows. Sets
+ * *ns_per_s to the module's CPU cost per second (nanoseconds of CPU per second, attach
+ * overhead included) and returns true, or false while no window has measured it. */
 bool cost_window_read(struct module *m, bool has_events, uint64_t events, double *ns_per_s);
 
-/* The module's last cost from cost_window_read(), for a governor: false if none. */
+/* The module's cost of its last read, for a governor: false if none. */
 bool cost_window_last(const struct module *m, double *ns_per_s);
 
-/* The last window's measurement of m, raw (without the attach overhead) and with it, in
- * nanoseconds of CPU per second, and the window's runs: for tests and benches. */
+/* The last window's measurement of m: for tests and benches. */
 struct cost_measure {
-	uint64_t windows;     /* windows that measured m so far */
-	double raw_ns_per_s;  /* sum of run_time_ns over the window, per second */
-	double ns_per_s;      /* with each program's attach_overhead_ratio */
-	uint64_t runs;
+	uint64_t windows;      /* windows that measured m so far */
+	double seconds;        /* the last one's length */
+	double raw_ns_per_s;   /* its run_time_ns summed over the programs, per second */
+	double ns_per_s;       /* with each run's attach overhead */
+	uint64_t runs, events; /* its runs, and its events (cost_events) */
 };
 bool cost_window_measure(const struct module *m, struct cost_measure *out);
 
-/* Whether a window holds the statistics now (tests check the duty cycle). */
+/* Whether a window holds the statistics now. */
 bool cost_window_open(void);
 
 #endif

@@ -1,33 +1,32 @@
 #!/bin/sh
-# Each module's CPU cost, sent by default (doc/modules.md, Cost): collectd with no cost
-# option but a shortened duty cycle (CostPeriod 2, CostWindow 0.2: the options users have)
-# and the default module set writes ebpf-syscalls/percent-cpu_cost, above 0 and at most
-# 100 while a workload makes syscalls, and publishes it in the snapshot file (the gauge
-# line the SNMP subagent serves); no CollectCost value is written (the statistics are not
-# held all the time). A CostWindow not shorter than CostPeriod is refused by collectd -T
-# with a message naming both.
+# Each module's CPU cost, sent by default (doc/modules.md, Cost): collectd with the default
+# module set and no option but a shorter duty cycle (CostPeriod 3: the run-time statistics
+# on for one read interval in three) writes ebpf-syscalls/percent-cpu_cost at every read
+# from the second on, above 0 and at most 100 while a workload makes syscalls, and
+# publishes it in the snapshot file (the gauge line the SNMP subagent serves); no
+# CollectCost value is written (the statistics are not held all the time). CostPeriod 1 is
+# refused by collectd -T with a message that says what to give.
 . "$top_srcdir/tests/support/lib.sh"
 
 SNAP="$WORK/snapshot"
 INTERVAL=0.5
-config() { # $1: CostWindow
+config() { # $1: CostPeriod
 	write_config "$WORK/collectd.conf" <<CONF
 <Plugin ebpf>
   SnapshotFile "$SNAP"
-  CostPeriod 2
-  CostWindow $1
+  CostPeriod $1
 </Plugin>
 CONF
 }
 
-config 2
+config 1
 "$COLLECTD" -T -C "$WORK/collectd.conf" > "$WORK/check.out" 2>&1 &&
-	fail "collectd -T accepted CostWindow 2 with CostPeriod 2: $(cat "$WORK/check.out")"
-grep -q "CostWindow 2: .*shorter than the period" "$WORK/collectd.log" ||
-	fail "collectd -T refused CostWindow 2 without saying why: $(cat "$WORK/check.out")"
-pass "CostWindow 2 with CostPeriod 2 refused: $(grep -o 'CostWindow 2: .*' "$WORK/collectd.log" | head -n 1)"
+	fail "collectd -T accepted CostPeriod 1: $(cat "$WORK/check.out")"
+grep -q "CostPeriod 1: give how many read intervals" "$WORK/check.out" "$WORK/collectd.log" ||
+	fail "collectd -T refused CostPeriod 1 without saying why: $(cat "$WORK/check.out")"
+pass "CostPeriod 1 refused: $(grep -ho 'CostPeriod 1: .*' "$WORK/check.out" "$WORK/collectd.log" | head -n 1)"
 
-config 0.2
+config 3
 start_collectd "$WORK/collectd.conf"
 # A workload of syscalls the module counts, for the whole test.
 dd if=/dev/zero of=/dev/null bs=1 count=20000000 2>/dev/null &
