@@ -15,22 +15,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#define STATS_SYSCTL "/proc/sys/kernel/bpf_stats_enabled"
-
 /* Set once at init, before any read callback runs, and cleared at shutdown after the last:
  * the reads only test it. */
 static int stats_fd = -1;
 static bool cost_on;
-
-static bool stats_sysctl_on(void)
-{
-	FILE *f = fopen(STATS_SYSCTL, "r");
-	int c = f ? fgetc(f) : EOF;
-
-	if (f)
-		fclose(f);
-	return c == '1';
-}
 
 int self_metrics_cost_start(char *err, size_t errlen)
 {
@@ -42,7 +30,7 @@ int self_metrics_cost_start(char *err, size_t errlen)
 	if (fd < 0) {
 		int e = errno;
 
-		if (stats_sysctl_on()) {
+		if (bpf_stats_sysctl_on()) {
 			ebpf_log(EBPF_LOG_NOTICE, "CollectCost: cannot hold the BPF run-time statistics on (%s), "
 				 "but sysctl kernel.bpf_stats_enabled is 1: reporting the cost while it stays on",
 				 strerror(e));

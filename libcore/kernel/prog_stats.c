@@ -2,6 +2,7 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <stdio.h>
 #include <string.h>
 
 void bpf_object_prog_stats(const struct bpf_object *obj, void (*fn)(void *ctx, const struct prog_stats *s),
@@ -24,4 +25,14 @@ void bpf_object_prog_stats(const struct bpf_object *obj, void (*fn)(void *ctx, c
 					 .run_time_ns = info.run_time_ns, .recursion_misses = info.recursion_misses };
 		fn(ctx, &s);
 	}
+}
+
+bool bpf_stats_sysctl_on(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/bpf_stats_enabled", "r");
+	int c = f ? fgetc(f) : EOF;
+
+	if (f)
+		fclose(f);
+	return c == '1';
 }

@@ -15,6 +15,7 @@
 #ifndef EBPF_CORE_PROG_STATS_H
 #define EBPF_CORE_PROG_STATS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct bpf_object;
@@ -30,5 +31,9 @@ struct prog_stats {
  * object's order. Programs the kernel cannot describe are skipped. */
 void bpf_object_prog_stats(const struct bpf_object *obj, void (*fn)(void *ctx, const struct prog_stats *s),
 			   void *ctx);
+
+/* Whether sysctl kernel.bpf_stats_enabled is 1: the statistics on for the whole host,
+ * whoever holds an fd. */
+bool bpf_stats_sysctl_on(void);
 
 #endif
