@@ -234,14 +234,19 @@ static __always_inline bool in_cgroup2(const struct cgroup___cgk *cg)
 	return dfl && BPF_CORE_READ((const struct cgroup___blk *)cg, root) == BPF_CORE_READ(dfl, root);
 }
 
-/* cgroup for the request of key until it completes; with BPF_NOEXIST only if none is kept. */
+/* cgroup for the request of key until it completes; with BPF_NOEXIST only if none is kept.
+ * cgroup 0 (outside the selection, cgroup_select) with BPF_ANY: the request is no selected
+ * cgroup's, whatever was kept before. */
 static __always_inline void keep_cgroup(struct block_rq_key *key, __u64 cgroup, __u64 flags)
 {
 	/* An int: 5.10 hands the helper's error back zero-extended (-EEXIST as 4294967279). */
 	int err;
 
-	if (!cgroup)
+	if (!cgroup) {
+		if (flags == BPF_ANY)
+			bpf_map_delete_elem(&cgroup_inflight, key);
 		return;
+	}
 	err = bpf_map_update_elem(&cgroup_inflight, key, &cgroup, flags);
 	if (err && err != -EEXIST)
 		add_to_row(&cgroup_full, 0, 1);

@@ -67,16 +67,38 @@ struct {
 	__type(value, __u8);
 } cgroup_ignored SEC(".maps");
 
+/* The `Cgroup` globs' selection in the kernel, where each glob has a directory it lies below
+ * (its literal leading components: "/system.slice/ssh*" lies below /system.slice): an event
+ * whose cgroup descends from none of cgroup_select's directories (nor is one) is counted
+ * host-wide only and takes no per-cgroup row, so that cgroups a user makes outside the
+ * selection (in a delegated subtree) never fill the tables. cgroup_select_n, set before load,
+ * is how many (0: no filter here, and the map is not created); the directories are written
+ * by user space (cgroup_select.c) at start and again at every read where one changed. A hash
+ * (preallocated, as tracing programs need on 5.10), not an array: an update replaces an entry
+ * whole, so a program never reads an id half written. A key not written yet lets every event
+ * through. */
+const volatile __u32 cgroup_select_n = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, CGROUP_SELECT_MAX);
+	__type(key, __u32);
+	__type(value, struct cgroup_select_dir);
+} cgroup_select SEC(".maps");
+
 /* The value of key in hash `map`, inserted from `zero` (a zeroed global of the value's
  * size: a histogram row is too big for the BPF stack) when new; NULL when the table is
- * full, counted in row 0 of `full` (an array of u64), or when the cgroup is one the
- * selection leaves out (not counted: its events are in the host-wide values, as every
- * unselected cgroup's). Two CPUs inserting the same key at once: one insert wins, both
- * then find it. */
+ * full, counted in row 0 of `full` (an array of u64), or when the cgroup is 0 (none, or
+ * outside cgroup_select) or one the selection leaves out (not counted: its events are in
+ * the host-wide values, as every unselected cgroup's). Two CPUs inserting the same key at
+ * once: one insert wins, both then find it. */
 static __always_inline void *cgroup_row(void *map, const struct cgroup_row_key *key, const void *zero, void *full)
 {
-	void *v = bpf_map_lookup_elem(map, key);
+	void *v;
 
+	if (!key->cgroup) /* none, or one outside the selection (cgroup_select) */
+		return NULL;
+	v = bpf_map_lookup_elem(map, key);
 	if (v)
 		return v;
 	if (bpf_map_lookup_elem(&cgroup_ignored, &key->cgroup))
@@ -127,25 +149,61 @@ struct task_struct___cgk {
 	struct css_set___cgk *cgroups;
 };
 
-/* The id of cg's ancestor at cgroup_depth, or cg's own when it is shallower; 0 without cg. */
-static __always_inline __u64 cgroup_at_depth(const struct cgroup___cgk *cg)
+/* The id of cg's ancestor at level (cg's own at its own level), 0 when cg is shallower. A
+ * function of its own, not inlined: in a caller's loop the compiler would hoist the offset
+ * of the layout this kernel does not have (its relocation poisoned) above the check of
+ * which one it has, and the program would not load. */
+static __noinline __u64 cgroup_ancestor_id(const struct cgroup___cgk *cg, __u32 level)
 {
 	struct cgroup___cgk *anc = NULL;
 	struct cgroup___cgk_ids *ids = (void *)cg;
 	__u64 id = 0;
 
-	if (!cg)
+	if (BPF_CORE_READ(cg, level) < (int)level)
 		return 0;
-	if (BPF_CORE_READ(cg, level) < (int)cgroup_depth)
-		return BPF_CORE_READ(cg, kn, id);
 	if (bpf_core_field_exists(cg->ancestors)) {
 		bpf_probe_read_kernel(&anc, sizeof(anc),
-				      (char *)cg + bpf_core_field_offset(cg->ancestors) + cgroup_depth * sizeof(anc));
+				      (char *)cg + bpf_core_field_offset(cg->ancestors) + level * sizeof(anc));
 		return anc ? BPF_CORE_READ(anc, kn, id) : 0;
 	}
 	if (bpf_core_field_exists(ids->ancestor_ids))
 		bpf_probe_read_kernel(&id, sizeof(id),
-				      (char *)cg + bpf_core_field_offset(ids->ancestor_ids) + cgroup_depth * sizeof(id));
+				      (char *)cg + bpf_core_field_offset(ids->ancestor_ids) + level * sizeof(id));
+	return id;
+}
+
+/* Whether cg (current: the current task's cgroup, by the ancestor helper) descends from one
+ * of cgroup_select's directories or is one; always without them (cgroup_select_n 0). */
+static __always_inline bool cgroup_in_selection(const struct cgroup___cgk *cg, bool current)
+{
+	for (__u32 i = 0; i < CGROUP_SELECT_MAX; i++) {
+		const struct cgroup_select_dir *d;
+		__u32 k = i;
+		__u64 id;
+
+		if (i >= cgroup_select_n)
+			return i == 0;
+		d = bpf_map_lookup_elem(&cgroup_select, &k);
+		if (!d)
+			return true;
+		id = current ? bpf_get_current_ancestor_cgroup_id(d->level) : cgroup_ancestor_id(cg, d->level);
+		if (id == d->id)
+			return true;
+	}
+	return false;
+}
+
+/* The id of cg's ancestor at cgroup_depth, or cg's own when it is shallower; 0 without cg,
+ * or when cg is outside the selection (cgroup_select). */
+static __always_inline __u64 cgroup_at_depth(const struct cgroup___cgk *cg)
+{
+	__u64 id;
+
+	if (!cg || !cgroup_in_selection(cg, false))
+		return 0;
+	if (BPF_CORE_READ(cg, level) < (int)cgroup_depth)
+		return BPF_CORE_READ(cg, kn, id);
+	id = cgroup_ancestor_id(cg, cgroup_depth);
 	return id ? id : BPF_CORE_READ(cg, kn, id);
 }
 
@@ -157,13 +215,15 @@ static __always_inline __u64 task_cgroup_at_depth(const void *task)
 }
 
 /* The current task's cgroup at cgroup_depth, or its own cgroup when that is shallower
- * (the root, init.scope): the ancestor helper answers 0 there. */
+ * (the root, init.scope): the ancestor helper answers 0 there; 0 outside the selection. */
 static __always_inline __u64 current_cgroup_at_depth(void)
 {
 	__u64 id;
 
 	if (!ancestor_helper)
 		return task_cgroup_at_depth((const void *)bpf_get_current_task());
+	if (!cgroup_in_selection(NULL, true))
+		return 0;
 	id = bpf_get_current_ancestor_cgroup_id(cgroup_depth);
 	return id ? id : bpf_get_current_cgroup_id();
 }

@@ -16,6 +16,19 @@ struct cgroup_row_key {
 	__u32 pad;    /* zeroed: a hash compares every byte of the key */
 };
 
+/* A directory the `Cgroup` globs' selection lies below, for the filter in the kernel
+ * (cgroup_key.bpf.h, cgroup_select): the glob "/system.slice/ssh*" selects only below
+ * /system.slice, so an event whose cgroup does not descend from it takes no row. Written by
+ * user space (libcore/engine/cgroup_select.c) under keys 0 to n - 1. */
+#define CGROUP_SELECT_MAX 8
+#define CGROUP_SELECT_NONE (~0ull) /* no such directory: lets no event through */
+
+struct cgroup_select_dir {
+	__u64 id;    /* the directory's cgroup id, or CGROUP_SELECT_NONE */
+	__u32 level; /* its level below the cgroup2 root (the root 0) */
+	__u32 pad;
+};
+
 /* Value of a per-cgroup table of calls (syscalls', vfs'): completed calls, and those that
  * returned an error. */
 struct cgroup_call_counts {

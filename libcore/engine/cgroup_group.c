@@ -5,6 +5,7 @@
 #include "base/log.h"
 #include "base/text_hash.h"
 #include "libcore/decode/cgroup_paths.h"
+#include "libcore/engine/cgroup_select.h"
 #include "libcore/engine/module.h"
 
 #include <bpf/bpf.h>
@@ -54,6 +55,7 @@ struct cgroup_group {
 	bool ever_folded;
 	uint64_t reclaimed;
 	int ignored_fd;
+	struct cgroup_select select;
 };
 
 static uint32_t id_slot(uint64_t id, uint32_t cap)
@@ -202,6 +204,7 @@ void cgroup_group_begin_read(struct cgroup_group *g)
 	g->ids = swap;
 	memset(g->ids, 0, g->cap * sizeof(*g->ids));
 	g->folded = 0;
+	cgroup_select_update(&g->select, g->paths.root_fd);
 }
 
 /* A place's token: its index and generation (0 is `other`'s, which is always held). */
@@ -218,7 +221,10 @@ bool cgroup_group_holds(const struct cgroup_group *g, uint64_t token)
 }
 
 /* A removed cgroup's entries are carried by their series (SERIES_CARRY): a name's values are
- * the sum over its incarnations, and never go back because one of them ended. */
+ * the sum over its incarnations, and never go back because one of them ended. So are a
+ * folded cgroup's, live or not, by `other`'s: a folded cgroup pins no kernel row (its next
+ * event makes one, which the next read folds again), so that a flood of cgroups beyond
+ * MaxSeries cannot keep the tables full. */
 enum series_fate cgroup_group_fate(struct cgroup_group *g, uint64_t id, const char **text, uint64_t *token)
 {
 	const struct cg_entry *e = entry_of(g, id);
@@ -231,7 +237,7 @@ enum series_fate cgroup_group_fate(struct cgroup_group *g, uint64_t id, const ch
 		return e->gone ? SERIES_CARRY : SERIES_SEND;
 	case CG_OTHER:
 		*text = "other";
-		return e->gone ? SERIES_CARRY : SERIES_SEND;
+		return SERIES_CARRY;
 	default:
 		return SERIES_DELETE;
 	}
@@ -278,9 +284,10 @@ void cgroup_group_end_read(struct cgroup_group *g, const struct metric_sink *sin
 }
 
 struct cgroup_group *cgroup_group_new(const struct cgroup_options *o, const char *label, int ignored_fd,
-				      uint64_t entries, char *err, size_t errlen)
+				      int select_fd, uint64_t entries, char *err, size_t errlen)
 {
 	struct cgroup_group *g = calloc(1, sizeof(*g));
+	char how[512];
 
 	if (!g) {
 		snprintf(err, errlen, "out of memory");
@@ -309,6 +316,12 @@ struct cgroup_group *cgroup_group_new(const struct cgroup_options *o, const char
 		snprintf(err, errlen, "cannot set up the per-cgroup reader: %s", strerror(ENOMEM));
 		cgroup_group_free(g);
 		return NULL;
+	}
+	cgroup_select_init(&g->select, o, select_fd);
+	cgroup_select_update(&g->select, g->paths.root_fd);
+	if (o->nglobs) {
+		cgroup_select_describe(&g->select, how, sizeof(how));
+		ebpf_log(EBPF_LOG_INFO, "%s: the Cgroup globs are %s", label, how);
 	}
 	return g;
 }

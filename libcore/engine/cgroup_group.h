@@ -3,8 +3,12 @@
  * series_fate), which the tables' series readers ask entry by entry.
  *
  * Bounded: at most MaxSeries cgroups get series of their own, in order of arrival, shared
- * by all of the module's tables; the others go into the cgroup "other", and how many it
- * holds in a read is the gauge "folded"/"cgroups". A place is a name (the cgroup's path made
+ * by all of the module's tables; the others go into the cgroup "other", which carries their
+ * entries (SERIES_CARRY) so that they pin no kernel row: each read takes them from the map
+ * (what their next events make is folded again at the next read). How many cgroups' entries
+ * a read folded (their events since the read before) is the gauge "folded"/"cgroups". A
+ * folded cgroup that a read does not meet (no events) is forgotten: met again, it takes a
+ * place if one is free. A place is a name (the cgroup's path made
  * safe), not a cgroup id: a service that restarts is a new cgroup under the same path, and
  * it takes the place its name has, so that its series go on (a name's values are the sum
  * over its incarnations). At every read each cgroup is checked against its directory: a
@@ -15,8 +19,9 @@
  * place goes to a newcomer. Two paths made safe into one name (/a/b_c, /a/b/c) are two
  * names: the later one's gets '~' and a hash of its path. A cgroup already removed when first met goes
  * into `other` (no series of one point). A cgroup the Cgroup globs leave out is sent
- * nowhere (the host-wide values hold it): its entries are deleted and the kernel told
- * (cgroup_ignored, cgroup_key.bpf.h), so that the tables' room stays for the selected. */
+ * nowhere (the host-wide values hold it): where every glob names a directory, the kernel
+ * gives it no entry at all (cgroup_select.h); else its entries are deleted and the kernel
+ * told (cgroup_ignored, cgroup_key.bpf.h), so that the tables' room stays for the selected. */
 #ifndef EBPF_CORE_CGROUP_GROUP_H
 #define EBPF_CORE_CGROUP_GROUP_H
 
@@ -37,10 +42,11 @@ struct cgroup_group;
 #define CGROUP_LINGER_READS 5
 
 /* For tables of `entries` entries in all, of the module labelled `label` (for the log,
- * kept); ignored_fd: the map cgroup_ignored, or -1. NULL with err. */
+ * kept); ignored_fd, select_fd: the maps cgroup_ignored and cgroup_select, or -1 (the
+ * selection's directories are written into the latter now, cgroup_select.h). NULL with err. */
 struct cgroup_group *cgroup_group_new(const struct cgroup_options *o, const char *label, int ignored_fd,
-				      uint64_t entries, char *err, size_t errlen);
-/* Before the tables' entries of a read are asked for. */
+				      int select_fd, uint64_t entries, char *err, size_t errlen);
+/* Before the tables' entries of a read are asked for: the selection's directories checked. */
 void cgroup_group_begin_read(struct cgroup_group *g);
 /* The fate of an entry of cgroup id in this read, its text: the cgroup's path below the
  * cgroup2 root made safe ("system.slice_ssh.service", "root"), or "other"; and the token of

@@ -112,6 +112,67 @@ bool cgroup_options_selects(const struct cgroup_options *o, const char *path)
 	return o->ignore_selected ? !match : match;
 }
 
+/* The literal directory glob g lies below: up to the '/' before the first component with a
+ * wildcard (fnmatch's '*', '?', '[' and its escape '\\'), or all of it without one. */
+static struct cgroup_prefix glob_prefix(const char *g, int glob)
+{
+	struct cgroup_prefix p = { .glob = glob };
+	size_t wild = strcspn(g, "*?[\\"), end = wild;
+
+	if (g[wild])
+		while (end > 0 && g[end] != '/')
+			end--;
+	while (end > 1 && g[end - 1] == '/') /* "/a/" is /a */
+		end--;
+	p.len = (uint32_t)end;
+	for (size_t i = 0; i < end; i++)
+		p.level += g[i] != '/' && (i == 0 || g[i - 1] == '/');
+	return p;
+}
+
+/* Whether directory a (n bytes) is b (m bytes) or one of its ancestors. */
+static bool dir_contains(const char *a, size_t n, const char *b, size_t m)
+{
+	return n <= m && !memcmp(a, b, n) && (n == m || b[n] == '/');
+}
+
+int cgroup_options_prefixes(const struct cgroup_options *o, struct cgroup_prefix *out, int max, const char **why)
+{
+	struct cgroup_prefix all[CGROUP_GLOBS_MAX];
+	int n = 0;
+
+	if (!o->nglobs || o->ignore_selected) {
+		*why = o->ignore_selected ? "CgroupIgnoreSelected sends the cgroups outside the globs" : "no Cgroup glob";
+		return 0;
+	}
+	for (int i = 0; i < o->nglobs; i++) {
+		all[i] = glob_prefix(o->globs[i], i);
+		if (!all[i].level) {
+			*why = "a glob names no directory below the root before its first wildcard";
+			return 0;
+		}
+	}
+	/* Each directory once, and none below another (the outer one lets its events through). */
+	for (int i = 0; i < o->nglobs; i++) {
+		bool inside = false;
+
+		for (int j = 0; j < o->nglobs && !inside; j++) {
+			const struct cgroup_prefix *a = &all[j], *b = &all[i];
+
+			inside = j != i && dir_contains(o->globs[a->glob], a->len, o->globs[b->glob], b->len) &&
+				 (a->len < b->len || j < i);
+		}
+		if (inside)
+			continue;
+		if (n == max) {
+			*why = "the globs lie below more directories than the kernel's filter holds";
+			return 0;
+		}
+		out[n++] = all[i];
+	}
+	return n;
+}
+
 void cgroup_options_free(struct cgroup_options *o)
 {
 	for (int i = 0; i < o->nglobs; i++)

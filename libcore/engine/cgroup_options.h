@@ -30,6 +30,9 @@ struct cgroup_options {
 	 * cgroup_precision), so that By "cgroup" leaves the host-wide rows' as it was */
 	struct hist_config hist;
 	bool tuned;                /* any of the others given (they need By "cgroup") */
+	/* Tests: the task's cgroup read by CO-RE even where tracing programs may call the
+	 * ancestor helper, as on 5.10 where they may not. */
+	bool ancestors_by_core;
 };
 
 #define CGROUP_OPTION_KEYS { "By" }, { "CgroupDepth" }, { "Cgroup" }, { "CgroupIgnoreSelected" }, { "MaxSeries" }
@@ -43,6 +46,20 @@ int cgroup_options_set(struct cgroup_options *o, const struct option *opt, char 
 int cgroup_options_check(const struct cgroup_options *o, char *err, size_t errlen);
 /* Whether the cgroup at path (below the cgroup2 root, "/a/b") is sent. */
 bool cgroup_options_selects(const struct cgroup_options *o, const char *path);
+
+/* A directory every cgroup a glob selects lies below (or is): the glob's leading components
+ * up to the first with a wildcard, the first len bytes of glob `glob` ("/system.slice" of
+ * "/system.slice/ssh*"; a glob without one is the cgroup itself), `level` components deep. */
+struct cgroup_prefix {
+	int glob;
+	uint32_t len, level;
+};
+
+/* The directories the selection lies below, for the filter in the kernel (cgroup_select.h):
+ * one per glob, none below another of them, at most max. 0 and *why when there is no such
+ * set: no glob, CgroupIgnoreSelected (it sends what lies outside), a glob that names no
+ * directory before its first wildcard ("/ebpf-*"), or more than max directories. */
+int cgroup_options_prefixes(const struct cgroup_options *o, struct cgroup_prefix *out, int max, const char **why);
 void cgroup_options_free(struct cgroup_options *o);
 
 #endif

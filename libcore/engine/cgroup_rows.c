@@ -5,6 +5,7 @@
 #include "bpf/include/cgroup_key.h"
 #include "bpf/include/hist_row.h"
 #include "libcore/engine/cgroup_group.h"
+#include "libcore/engine/cgroup_select.h"
 #include "libcore/engine/module.h"
 #include "libcore/kernel/tracing_helpers.h"
 #include "libcore/read/series_read.h"
@@ -45,6 +46,7 @@ int cgroup_rows_configure(struct module *m, struct bpf_object *obj, const struct
 	 * socket's). */
 	bool *helper = module_rodata(obj, "ancestor_helper", sizeof(bool));
 	struct bpf_map *ignored;
+	int made;
 
 	if (!by || !depth)
 		return -ENOENT;
@@ -53,7 +55,8 @@ int cgroup_rows_configure(struct module *m, struct bpf_object *obj, const struct
 	if (precision)
 		*precision = m->cgroup_precision;
 	if (helper)
-		*helper = o->on && tracing_helper_available(BPF_FUNC_get_current_ancestor_cgroup_id);
+		*helper = o->on && !o->ancestors_by_core &&
+			  tracing_helper_available(BPF_FUNC_get_current_ancestor_cgroup_id);
 	for (int t = 0; t < ntables; t++) {
 		struct bpf_map *map = bpf_object__find_map_by_name(obj, tables[t].map);
 		uint32_t entries = cgroups_sized(o) * (tables[t].rows_per_cgroup ? tables[t].rows_per_cgroup : 1);
@@ -81,7 +84,10 @@ int cgroup_rows_configure(struct module *m, struct bpf_object *obj, const struct
 	}
 	/* every object with per-cgroup rows has it (cgroup_key.bpf.h) */
 	ignored = bpf_object__find_map_by_name(obj, "cgroup_ignored");
-	return ignored ? bpf_map__set_autocreate(ignored, o->on) : -ENOENT;
+	if (!ignored)
+		return -ENOENT;
+	made = bpf_map__set_autocreate(ignored, o->on);
+	return made ? made : cgroup_select_configure(obj, o);
 }
 
 /* ---- the reader ----------------------------------------------------------------------------- */
@@ -234,6 +240,7 @@ struct cgroup_rows *cgroup_rows_new(struct module *m, const struct cgroup_option
 {
 	struct cgroup_rows *r = calloc(1, sizeof(*r));
 	struct bpf_map *ignored = bpf_object__find_map_by_name(m->obj, "cgroup_ignored");
+	struct bpf_map *select = bpf_object__find_map_by_name(m->obj, "cgroup_select");
 	uint64_t entries = 0;
 
 	if (!r || !(r->tables = calloc(ntables, sizeof(*r->tables)))) {
@@ -247,7 +254,8 @@ struct cgroup_rows *cgroup_rows_new(struct module *m, const struct cgroup_option
 
 		entries += map ? bpf_map__max_entries(map) : 0;
 	}
-	r->group = cgroup_group_new(o, m->label, ignored ? bpf_map__fd(ignored) : -1, entries, err, errlen);
+	r->group = cgroup_group_new(o, m->label, ignored ? bpf_map__fd(ignored) : -1, select ? bpf_map__fd(select) : -1,
+				    entries, err, errlen);
 	for (int ti = 0; r->group && ti < ntables; ti++) {
 		r->tables[ti] = (struct table_reader){ .owner = r, .t = &tables[ti] };
 		if (table_reader_init(&r->tables[ti], m, err, errlen)) {

@@ -3,7 +3,8 @@
  * it: one copy per possible CPU for a per-CPU map, one for a shared one (map_layout.h).
  * Readers of u64 words (the modules' values) add the copies up with map_read_sum(); a
  * program's reader walks the copies itself (its fields may be narrower than a word).
- * Nothing is ever deleted or zeroed: the maps stay cumulative. */
+ * Nothing is zeroed: the maps stay cumulative. The one deletion is map_read_take's, of an
+ * entry whose value its reader carries on (a group's, series_view.h SERIES_CARRY). */
 #ifndef EBPF_READ_MAP_READ_H
 #define EBPF_READ_MAP_READ_H
 
@@ -18,6 +19,7 @@ struct map_read {
 	struct map_dump dump;
 	int copies;         /* values per entry: the possible CPUs for a per-CPU map, else 1 */
 	size_t copy_size;   /* bytes of one copy as the kernel lays them out */
+	bool no_take_op;    /* the kernel has no lookup-and-delete for the map (before 5.14) */
 };
 
 /* The reader of map fd whose values are value_size bytes (one copy); the copies follow the
@@ -62,6 +64,13 @@ static inline uint64_t map_read_uint(const void *p, uint32_t width)
 /* Entry i's copies added up, word by word, into out (words u64 words: the copy size / 8, or
  * fewer); out is overwritten. */
 void map_read_sum(const struct map_read *r, uint32_t i, uint64_t *out, size_t words);
+/* Entry i of the last read looked up again and deleted, its value in the read replaced by
+ * the kernel's now: what events added since the read is in it, so a reader that carries
+ * the value on loses none of them. One lookup-and-delete where the kernel has it for the
+ * map (hashes since 5.14): no event can come between; else a lookup and a delete, between
+ * which an event (microseconds) is lost. 0, or -errno: -ENOENT, gone (the value is the
+ * read's); another, the entry is left as it was. */
+int map_read_take(struct map_read *r, uint32_t i);
 void map_read_free(struct map_read *r);
 
 #endif

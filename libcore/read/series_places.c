@@ -7,6 +7,7 @@
 #include "libcore/read/key_cache.h"
 
 #include <bpf/bpf.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,17 +251,23 @@ void series_add_carry(struct series_reader *r, struct series *s)
 	}
 }
 
-/* After a group's read is sent: the carried entries' values join their series' carries,
- * the doomed entries are deleted from the map, and the series of gone keys are forgotten. */
+/* After a group's read is sent: the carried entries taken from the map (map_read_take: with
+ * what events added since the read, which the next read's values then hold) and their values
+ * joined to their series' carries, the doomed entries deleted, and the series of gone keys
+ * forgotten. */
 void series_settle_group(struct series_reader *r)
 {
 	for (uint32_t i = 0; i < r->ncarried; i++) {
 		struct series *s = &r->series[r->carried[i].series];
 		struct series carry = { .seen = true };
 		uint32_t e = r->carried[i].entry;
+		int taken;
 
 		if (!s->carry && !(s->carry = calloc(r->v->nfields, sizeof(*s->carry))))
-			continue; /* out of memory: its share leaves with the entry */
+			continue; /* out of memory: the entry stays, and is carried at a later read */
+		taken = map_read_take(&r->rd, e);
+		if (taken && taken != -ENOENT)
+			continue; /* not deleted: met again at the next read, with all it holds */
 		carry.acc = s->carry;
 		series_add_entry(r, &carry, map_read_key(&r->rd, e), series_summed_value(r, e), false);
 	}

@@ -208,30 +208,25 @@ const uint8_t *series_summed_value(struct series_reader *r, uint32_t i)
 	return (const uint8_t *)r->unpacked;
 }
 
-/* A group's entry: its fate (series_view.group), and the entry kept in mind for after the
- * send when it is to be deleted. */
-static enum series_fate group_fate(struct series_reader *r, uint32_t i, const uint8_t *key)
+/* A group's entry: its fate (series_view.group). */
+static enum series_fate group_fate(struct series_reader *r, const uint8_t *key)
 {
 	const struct series_group *g = r->v->group;
-	enum series_fate fate;
 
-	if (!g)
-		return SERIES_SEND;
-	fate = g->fate(g->ctx, key, &r->group_text, &r->group_token);
-	if (fate != SERIES_SEND && fate != SERIES_SKIP)
-		r->doomed[r->ndoomed++] = i;
-	return fate;
+	return g ? g->fate(g->ctx, key, &r->group_text, &r->group_token) : SERIES_SEND;
 }
 
-/* What a group's entry does to its series besides adding to it: the group's token, and its
- * value carried once the entry is deleted. */
+/* What a group's entry does to its series (NULL: none) besides adding to it: the group's
+ * token; an entry to delete kept in mind for after the send, carried by its series (taken
+ * then: map_read_take) or deleted with nothing kept (no series: a decoder dropped it). */
 static void group_mark(struct series_reader *r, struct series *s, uint32_t i, enum series_fate fate)
 {
-	if (s == &r->other)
-		return; /* a group's view has room for every series */
-	s->group_token = r->group_token;
-	if (fate == SERIES_CARRY)
+	if (s && s != &r->other) /* a group's view has room for every series */
+		s->group_token = r->group_token;
+	if (fate == SERIES_CARRY && s && s != &r->other)
 		r->carried[r->ncarried++] = (struct carried){ .entry = i, .series = (uint32_t)(s - r->series) };
+	else if (fate == SERIES_CARRY || fate == SERIES_DELETE)
+		r->doomed[r->ndoomed++] = i;
 }
 
 static void add_key(struct series_reader *r, uint32_t i)
@@ -242,16 +237,19 @@ static void add_key(struct series_reader *r, uint32_t i)
 
 	if (r->v->sum_copies) {
 		const uint8_t *value;
-		enum series_fate fate = group_fate(r, i, key);
+		enum series_fate fate = group_fate(r, key);
 
-		if (fate == SERIES_SKIP || fate == SERIES_DELETE || (r->v->row_fields && row_field(r->v, key) < 0))
+		if (fate == SERIES_SKIP)
 			return;
+		if (fate == SERIES_DELETE || (r->v->row_fields && row_field(r->v, key) < 0)) {
+			group_mark(r, NULL, i, fate);
+			return;
+		}
 		value = series_summed_value(r, i);
 		s = r->keys || r->row_series ? series_of_key(r, key) : series_of_fresh_key(r, key, value);
-		if (s) {
+		if (s)
 			series_add_entry(r, s, key, value, false);
-			group_mark(r, s, i, fate);
-		}
+		group_mark(r, s, i, fate);
 		for (int cpu = 0; r->v->cpu_series && cpu < r->rd.copies; cpu++) {
 			snprintf(name, sizeof(name), "cpu%d", cpu);
 			series_add_entry(r, series_place_for(r, name), key, map_read_value(&r->rd, i, cpu), true);

@@ -45,9 +45,10 @@ enum series_fate {
 	SERIES_SEND,   /* into its series, named "<group>/<labels>" */
 	SERIES_SKIP,   /* no series; the entry stays (a row nothing names) */
 	SERIES_DELETE, /* no series; the entry is deleted after the read (a cgroup left out) */
-	SERIES_CARRY,  /* into its series, then deleted: the series keeps what the entry held
-	                * (carried), sent at every read from then on while its group holds it,
-	                * so that it never goes back (a removed cgroup) */
+	SERIES_CARRY,  /* into its series, then taken from the map (map_read_take): the series
+	                * keeps what the entry held (carried), sent at every read from then on
+	                * while its group holds it, so that it never goes back (a removed cgroup;
+	                * a cgroup folded into `other`, which so pins no kernel row) */
 };
 
 struct series_group {

@@ -146,23 +146,29 @@ static void check_cgroup_op(const char *what, const struct cgroup_op *o, uint64_
 
 /* The rows of cgroups x and y (as sent) after they did nx and ny IOs of each kind since the
  * module started. */
-static void check_pair(struct module *m, const char *x, uint64_t nx, const char *y, uint64_t ny, const char *label)
+static void check_pair(struct module *m, const char *x, uint64_t nx, const char *y, uint64_t ny, const char *label,
+		       int folded)
 {
-	struct block_seen s = block_read(m, dev.name);
 	struct recording r = { 0 };
+	struct block_seen s;
 	struct cgroup_op xr, xw, yr, yw;
+	double f = -1;
 
+	/* The read whose gauge says what folded since the last (block_read reads again). */
 	CHECK(recording_read(&r, m) == 0);
+	if (folded >= 0) /* the cgroups whose requests went into other since the last read */
+		CHECK(recorded_gauge(&r, "folded", "cgroups", &f) && f == folded);
+	s = block_read(m, dev.name);
 	xr = cgroup_op_of(&r, x, "read");
 	xw = cgroup_op_of(&r, x, "write");
 	yr = cgroup_op_of(&r, y, "read");
 	yw = cgroup_op_of(&r, y, "write");
 	printf("  %s: %s %llu reads %llu writes, %s %llu reads %llu writes; host-wide %llu reads %llu writes, "
-	       "untraced %llu reads %llu writes, %llu nested runs skipped; cgroup_full %llu\n",
+	       "untraced %llu reads %llu writes, %llu nested runs skipped; cgroup_full %llu; folded %g\n",
 	       label, x, (unsigned long long)xr.ios, (unsigned long long)xw.ios, y, (unsigned long long)yr.ios,
 	       (unsigned long long)yw.ios, (unsigned long long)s.read.ios, (unsigned long long)s.write.ios,
 	       (unsigned long long)s.read.untraced, (unsigned long long)s.write.untraced,
-	       (unsigned long long)s.recursion, (unsigned long long)recorded_counter(&r, "dropped", "cgroup_full"));
+	       (unsigned long long)s.recursion, (unsigned long long)recorded_counter(&r, "dropped", "cgroup_full"), f);
 	check_cgroup_op("reads of the first cgroup", &xr, nx, s.recursion + s.read.untraced);
 	check_cgroup_op("writes of the first cgroup", &xw, nx, s.recursion + s.write.untraced);
 	check_cgroup_op("reads of the second cgroup", &yr, ny, s.recursion + s.read.untraced);
@@ -198,14 +204,16 @@ static void run_method(const char *method, bool io, bool queue_time)
 		tcg_run_in(a, direct_io, &n_a);
 		tcg_run_in(b, direct_io, &n_b);
 		diskstats_reach(d0.reads + NA + NB, d0.writes + NA + NB);
-		check_pair(m, na, NA, nb, NB, "a and b");
+		check_pair(m, na, NA, nb, NB, "a and b", -1);
 		module_free(m);
 	}
 	CHECK(tcg_remove(a) == 0);
 	CHECK(tcg_remove(b) == 0);
 }
 
-/* MaxSeries 1: a, read first, has the series; b is `other`, exactly, and folded 1. */
+/* MaxSeries 1: a, read first, has the series; b is `other`, exactly, and folded 1 in the read
+ * that meets it, which carries its rows into other and deletes them: a read later b has no
+ * kernel row, other is still exact and nothing folded since (0). */
 static void test_max_series(const char *method)
 {
 	char a[1100], b[1100];
@@ -228,9 +236,12 @@ static void test_max_series(const char *method)
 		tcg_run_in(b, direct_io, &n_b);
 		diskstats_reach(d0.reads + NA + NB, d0.writes + NA + NB);
 		printf("MaxSeries 1 (%s):\n", method);
-		check_pair(m, na, NA, "other", NB, "a and other");
+		check_pair(m, na, NA, "other", NB, "a and other", 1);
+		/* b, in other, pins no kernel row (carried by other), and nothing folded since. */
+		CHECK_EQ_U64(tcg_rows_of(m, "cgroup_counts", tcg_inode(b)), 0);
 		CHECK(recording_read(&r, m) == 0);
-		CHECK(recorded_gauge(&r, "folded", "cgroups", &folded) && folded == 1);
+		CHECK(recorded_gauge(&r, "folded", "cgroups", &folded) && folded == 0);
+		check_pair(m, na, NA, "other", NB, "a and other, a read later", 0);
 		CHECK_EQ_U64(cgroup_op_of(&r, nb, "read").ios + cgroup_op_of(&r, nb, "write").ios, 0);
 		recording_free(&r);
 		module_free(m);

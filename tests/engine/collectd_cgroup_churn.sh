@@ -8,9 +8,11 @@
 # the whole time, so nothing of the churn may get a series. Checks: exactly 20 per-cgroup
 # series directories beside `other`, none a churned cgroup's; `other` exactly the fsync calls
 # of the 5 long-lived cgroups without a series plus all of the churn's, and it never goes
-# back; gauge-folded-cgroups back to 5; the kernel table's fill (percent-map_fill-cgroup_counts)
-# back to where it was before the churn (rows of removed cgroups are deleted); the reads go on
-# through the removals (a value every interval, no error logged); collectd's RSS flat.
+# back; gauge-folded-cgroups (the cgroups whose calls went into other since the read
+# before) back to 0, and 5 for one more call in each of those 5; the kernel table's fill
+# (percent-map_fill-cgroup_counts) back to where it was before the churn (rows of removed
+# cgroups are deleted); the reads go on through the removals (a value every interval, no
+# error logged); collectd's RSS flat.
 . "$top_srcdir/tests/support/lib.sh"
 
 cgroup2_root 'By "cgroup" names cgroup2 cgroups'
@@ -63,8 +65,18 @@ wait_until 5 nseries $MAX || fail "$(series | wc -l) series for $LIVE cgroups un
 for s in $(series); do
 	wait_until 5 csv_is "${s#ebpf-}" operations-fsync $L || fail "$s/operations-fsync is '$(csv_last "${s#ebpf-}" operations-fsync)', not $L"
 done
-wait_until 5 csv_is syscalls gauge-folded-cgroups $((LIVE - MAX)).000000 ||
-	fail "gauge-folded-cgroups is '$(csv_last syscalls gauge-folded-cgroups)', not $((LIVE - MAX))"
+# gauge-folded-cgroups: the cgroups whose calls went into other since the read before (their
+# rows are then carried by other and deleted): the 5 in the reads their runs fell in (a run
+# that spans a read counts in both), never more than 5 at once, then 0 with nothing running.
+folded_sum_since() { # LINE: the sum and the peak of the gauge's values after line LINE
+	tail -n +$(($1 + 1)) "$(csv_file syscalls gauge-folded-cgroups)" | cut -d, -f2 |
+		awk '{ s += $1; if ($1 > m) m = $1 } END { printf "%d %d", s, m }'
+}
+wait_until 5 csv_is syscalls gauge-folded-cgroups 0.000000 ||
+	fail "gauge-folded-cgroups is '$(csv_last syscalls gauge-folded-cgroups)' with nothing running, not 0"
+set -- $(folded_sum_since 1)
+[ "$1" -ge $((LIVE - MAX)) ] && [ "$2" -le $((LIVE - MAX)) ] ||
+	fail "gauge-folded-cgroups: $1 in all, at most $2 a read, for the $((LIVE - MAX)) cgroups in other: $(csv_values syscalls gauge-folded-cgroups)"
 wait_for_new_line syscalls percent-map_fill-cgroup_counts
 fill_before=$(csv_last syscalls percent-map_fill-cgroup_counts)
 pass "$LIVE long-lived cgroups: $MAX series of $L fsync calls each, other $OTHER_LIVE, cgroup_counts $fill_before % full"
@@ -95,15 +107,33 @@ wait_until 5 nseries $MAX || fail "$(series | wc -l) series after the churn, not
 for s in $(series); do
 	csv_is "${s#ebpf-}" operations-fsync $L || fail "$s/operations-fsync is '$(csv_last "${s#ebpf-}" operations-fsync)' after the churn, not $L"
 done
-wait_until 5 csv_is syscalls gauge-folded-cgroups $((LIVE - MAX)).000000 ||
-	fail "gauge-folded-cgroups is '$(csv_last syscalls gauge-folded-cgroups)' after the churn, not $((LIVE - MAX))"
+wait_until 5 csv_is syscalls gauge-folded-cgroups 0.000000 ||
+	fail "gauge-folded-cgroups is '$(csv_last syscalls gauge-folded-cgroups)' after the churn, not 0 (nothing runs)"
 folded_max=$(tail -n +2 "$(csv_file syscalls gauge-folded-cgroups)" | cut -d, -f2 | sort -n | tail -n 1)
 # A read folds the long-lived five and the few churned cgroups born since the last one.
 awk -v v="$folded_max" -v lo=$((LIVE - MAX)) -v hi=$((LIVE - MAX + CHURN)) 'BEGIN { exit !(v >= lo && v < hi) }' ||
 	fail "gauge-folded-cgroups peaked at $folded_max"
 dropped=$(csv_last syscalls derive-dropped-cgroup_full)
 [ "$dropped" = 0 ] || fail "derive-dropped-cgroup_full is '$dropped': the table filled with removed cgroups' rows"
-pass "after the churn: $MAX series, all long-lived, + other; gauge-folded-cgroups $((LIVE - MAX)) (peak $folded_max); nothing dropped"
+pass "after the churn: $MAX series, all long-lived, + other; gauge-folded-cgroups 0 (peak $folded_max); nothing dropped"
+
+# The 5 long-lived cgroups in other kept no kernel row (carried by other): one more call in
+# each makes rows again, which the next read folds: other exactly 5 more, the gauge 5 over
+# those reads, then 0 again.
+gauge_lines=$(wc -l < "$(csv_file syscalls gauge-folded-cgroups)")
+i=0
+while [ $i -lt $LIVE ]; do
+	[ -e "$WORK/csv/itest/ebpf-syscalls.${PARENT}_l$i" ] || run l$i 1
+	i=$((i + 1))
+done
+OTHER=$((OTHER + LIVE - MAX))
+wait_until 10 csv_is syscalls.other operations-fsync $OTHER ||
+	fail "ebpf-syscalls.other/operations-fsync is '$(csv_last syscalls.other operations-fsync)' after one call in each cgroup in other, not $OTHER"
+wait_until 5 csv_is syscalls gauge-folded-cgroups 0.000000 || fail "gauge-folded-cgroups did not go back to 0"
+set -- $(folded_sum_since "$gauge_lines")
+[ "$1" -ge $((LIVE - MAX)) ] && [ "$2" -le $((LIVE - MAX)) ] ||
+	fail "gauge-folded-cgroups: $1 in all, at most $2 a read, for one call in each of the $((LIVE - MAX)) cgroups in other"
+pass "one call in each of the $((LIVE - MAX)) cgroups in other: other exactly $OTHER, gauge-folded-cgroups $1 over the reads, back to 0"
 
 # The kernel rows of the removed cgroups are gone: the table as full as before the churn. The
 # table (2 x 20 x 64 = 2,560 rows) also holds the rows of the host's other cgroups at depth 2,

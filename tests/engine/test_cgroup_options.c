@@ -1,7 +1,9 @@
 /* By "cgroup" and its options (libcore/engine/cgroup_rows.h), no root: each option's
  * values and errors (CgroupPrecision's range), the options that need By "cgroup", and which cgroups the globs select
- * with collectd's ignorelist semantics. */
+ * with collectd's ignorelist semantics, and the directories they lie below (the filter in
+ * the kernel). */
 #include "base/options.h"
+#include "bpf/include/cgroup_key.h"
 #include "libcore/engine/cgroup_rows.h"
 #include "tests/support/testing.h"
 
@@ -19,6 +21,54 @@ static int set_num(struct cgroup_options *o, const char *key, double v, char *er
 	struct option opt = { .key = key, .values = &val, .nvalues = 1 };
 
 	return cgroup_options_set(o, &opt, err, len);
+}
+
+/* The prefix of glob i of o as a string. */
+static const char *prefix_text(const struct cgroup_options *o, const struct cgroup_prefix *p, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.*s", (int)p->len, o->globs[p->glob]);
+	return buf;
+}
+
+/* The directories the globs lie below, for the filter in the kernel (cgroup_select.h). */
+static void test_prefixes(const struct cgroup_options *sel)
+{
+	struct cgroup_prefix p[CGROUP_SELECT_MAX];
+	struct cgroup_options o;
+	const char *why = NULL;
+	char err[512], buf[256];
+
+	/* The options above: "/system.slice/ *.service" and "/user.slice/ *". */
+	CHECK(cgroup_options_prefixes(sel, p, CGROUP_SELECT_MAX, &why) == 2);
+	CHECK(!strcmp(prefix_text(sel, &p[0], buf, sizeof(buf)), "/system.slice") && p[0].level == 1);
+	CHECK(!strcmp(prefix_text(sel, &p[1], buf, sizeof(buf)), "/user.slice") && p[1].level == 1);
+
+	cgroup_options_init(&o);
+	CHECK(cgroup_options_prefixes(&o, p, CGROUP_SELECT_MAX, &why) == 0 && !strcmp(why, "no Cgroup glob"));
+	/* Whole directories up to the first wildcard; a literal glob is its own cgroup; one below
+	 * another's directory, or the same, adds none. */
+	CHECK(set_str(&o, "Cgroup", "/kubepods.slice/kubepods-burstable.slice/pod?*", err, sizeof(err)) == 1);
+	CHECK(set_str(&o, "Cgroup", "/system.slice/ssh.service", err, sizeof(err)) == 1);
+	CHECK(set_str(&o, "Cgroup", "/system.slice/cron[.]service/", err, sizeof(err)) == 1);
+	CHECK(set_str(&o, "Cgroup", "/system.slice", err, sizeof(err)) == 1);
+	CHECK(set_str(&o, "Cgroup", "/kubepods.slice/kubepods-burstable.slice/x\\*", err, sizeof(err)) == 1);
+	CHECK(cgroup_options_prefixes(&o, p, CGROUP_SELECT_MAX, &why) == 2);
+	CHECK(!strcmp(prefix_text(&o, &p[0], buf, sizeof(buf)), "/kubepods.slice/kubepods-burstable.slice"));
+	CHECK(p[0].level == 2);
+	CHECK(!strcmp(prefix_text(&o, &p[1], buf, sizeof(buf)), "/system.slice") && p[1].level == 1);
+	/* A glob without a directory before its first wildcard: no filter in the kernel. */
+	CHECK(set_str(&o, "Cgroup", "/*.slice/x", err, sizeof(err)) == 1);
+	CHECK(cgroup_options_prefixes(&o, p, CGROUP_SELECT_MAX, &why) == 0 && strstr(why, "no directory"));
+	cgroup_options_free(&o);
+	/* More directories than the kernel's filter holds. */
+	cgroup_options_init(&o);
+	for (int i = 0; i <= CGROUP_SELECT_MAX; i++) {
+		snprintf(buf, sizeof(buf), "/slice%d/x*", i);
+		CHECK(set_str(&o, "Cgroup", buf, err, sizeof(err)) == 1);
+	}
+	CHECK(cgroup_options_prefixes(&o, p, CGROUP_SELECT_MAX, &why) == 0 && strstr(why, "more directories"));
+	CHECK(cgroup_options_prefixes(&o, p, CGROUP_SELECT_MAX + 1, &why) == CGROUP_SELECT_MAX + 1);
+	cgroup_options_free(&o);
 }
 
 int main(void)
@@ -81,10 +131,18 @@ int main(void)
 	CHECK(cgroup_options_selects(&o, "/user.slice/user-1000.slice"));
 	CHECK(cgroup_options_selects(&o, "/user.slice/user-1000.slice/session-2.scope")); /* '*' matches '/' */
 	CHECK(!cgroup_options_selects(&o, "/"));
+	test_prefixes(&o);
 	CHECK(cgroup_options_set(&o, &ignore, err, sizeof(err)) == 1 && o.ignore_selected);
 	CHECK(!cgroup_options_selects(&o, "/system.slice/ssh.service"));
 	CHECK(cgroup_options_selects(&o, "/system.slice/docker-1.scope"));
 	CHECK(cgroup_options_selects(&o, "/"));
+	{
+		struct cgroup_prefix p[CGROUP_SELECT_MAX];
+		const char *why = NULL;
+
+		CHECK(cgroup_options_prefixes(&o, p, CGROUP_SELECT_MAX, &why) == 0);
+		CHECK(why && strstr(why, "CgroupIgnoreSelected"));
+	}
 	cgroup_options_free(&o);
 	CHECK(o.nglobs == 0);
 	return testing_done();

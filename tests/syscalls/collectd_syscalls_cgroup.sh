@@ -4,7 +4,7 @@
 # with its own count. With MaxSeries 2 the first two have their own plugin_instance
 # (ebpf-syscalls.<parent>_a, as doc/modules.md names them), exactly N and K fsync calls and
 # fsync percentiles; the third is in ebpf-syscalls.other, exactly M, with gauge-folded-cgroups
-# 1; the host-wide series go on beside them; the snapshot file (SNMP, the terminal view)
+# 1 in the read that met it and 0 after (its rows carried by other); the host-wide series go on beside them; the snapshot file (SNMP, the terminal view)
 # carries the cgroup before a '/' in the instance, and each histogram's own precision
 # (CgroupPrecision 3 for the cgroups', 5 for the host-wide row). The terminal view's
 # --cgroup GLOB draws, from that snapshot, exactly the matching cgroups' rows (each count the
@@ -55,8 +55,16 @@ pass "fsync p50 per cgroup: a $(csv_last "syscalls.${PARENT}_a" latency-fsync-50
 run c $M
 wait_until 15 csv_is syscalls.other operations-fsync $M ||
 	fail "ebpf-syscalls.other/operations-fsync is '$(csv_last syscalls.other operations-fsync)', not $M; plugin instances: $(series)"
-wait_until 5 csv_is syscalls gauge-folded-cgroups 1.000000 ||
-	fail "gauge-folded-cgroups is '$(csv_last syscalls gauge-folded-cgroups)', not 1"
+# The gauge counts the cgroups whose calls went into other since the read before: 1 in the
+# read (or two, if the run spans one) that met c, and 0 from the next on (c's rows are carried
+# by other and deleted). Sent from the first read that folded anything: never above 1.
+folded_seen() { csv_values syscalls gauge-folded-cgroups | grep -q '1\.000000'; }
+wait_until 5 folded_seen || fail "gauge-folded-cgroups is '$(csv_values syscalls gauge-folded-cgroups)', never 1"
+csv_values syscalls gauge-folded-cgroups | tr ' ' '\n' | awk '$1 > 1 { exit 1 }' ||
+	fail "gauge-folded-cgroups went above 1: $(csv_values syscalls gauge-folded-cgroups)"
+wait_until 5 csv_is syscalls gauge-folded-cgroups 0.000000 ||
+	fail "gauge-folded-cgroups is '$(csv_last syscalls gauge-folded-cgroups)' reads after c's run, not 0"
+csv_is syscalls.other operations-fsync $M || fail "other is '$(csv_last syscalls.other operations-fsync)' once c's rows were carried, not $M"
 [ ! -e "$WORK/csv/itest/ebpf-syscalls.${PARENT}_c" ] || fail "the third cgroup got a series under MaxSeries 2"
 pass "MaxSeries 2: the third cgroup's $M calls are in ebpf-syscalls.other, gauge-folded-cgroups 1"
 

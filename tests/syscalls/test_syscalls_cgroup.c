@@ -6,8 +6,10 @@
  * cgroup's kernel rows are deleted and its series goes on with its last values; made again
  * under its path (a restart), its series goes on from there, each call counted once and its
  * latency only in the interval of its calls; removed for good, its series stops after
- * CGROUP_LINGER_READS reads; a cgroup
- * outside the selection gets no kernel row after the first read that finds it; per-cgroup
+ * CGROUP_LINGER_READS reads; churn, and live cgroups in `other` that keep no kernel row; a
+ * cgroup outside the selection gets no kernel row, from its first event where the glob
+ * names a directory (the filter in the kernel, by the ancestor helper and by CO-RE), else
+ * after the first read that finds it; per-cgroup
  * rows at a precision (CgroupPrecision 2) other than the host-wide rows' (5) count and
  * place every sample right; CgroupCalls "latency" keeps a cgroup's counts to the Latency
  * syscalls; options without By "cgroup" are refused; with By "cgroup" off
@@ -18,6 +20,7 @@
 #include "libcore/decode/cgroup_paths.h"
 #include "libcore/engine/cgroup_group.h"
 #include "libcore/engine/cgroup_rows.h"
+#include "libcore/engine/module_cgroup.h"
 #include "libcore/engine/module.h"
 #include "libcore/kernel/privileges.h"
 #include "tests/support/attach_methods.h"
@@ -66,14 +69,13 @@ static void workload_in(const char *dir, int fd, int n, int nerr)
 	tcg_run_in(dir, do_fsyncs, &f);
 }
 
-static struct module *cgroup_module(const char *method, const char *max_series, bool latency)
+/* syscalls By "cgroup" with the Cgroup glob `glob`. */
+static struct module *cgroup_module_glob(const char *method, const char *max_series, bool latency, const char *glob)
 {
 	struct module *m = module_new(module_find("syscalls"), NULL);
-	char err[512] = "", glob[1100];
+	char err[512] = "";
 	struct opt_value v;
 	struct option o = { .values = &v, .nvalues = 1 };
-
-	tcg_glob(glob, sizeof(glob));
 	const char *opts[][2] = { { "AttachOrder", method }, { "By", "cgroup" }, { "Cgroup", glob },
 				  { "Latency", latency ? "fsync" : NULL } };
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
@@ -89,6 +91,14 @@ static struct module *cgroup_module(const char *method, const char *max_series, 
 	/* The workloads are other processes: the whole system is counted, the glob keeps ours. */
 	m->filter_tgid = 0;
 	return m;
+}
+
+/* ... with the glob of the test's cgroups, tcg_glob(): every cgroup below the parent. */
+static struct module *cgroup_module(const char *method, const char *max_series, bool latency)
+{
+	char glob[1100];
+
+	return cgroup_module_glob(method, max_series, latency, tcg_glob(glob, sizeof(glob)));
 }
 
 static uint64_t counter_of(const struct recording *r, const char *metric, const char *cgroup, const char *sc)
@@ -236,7 +246,8 @@ static void run_method(const char *method, bool latency, int fd)
 /* Churn: 2,000 cgroups made, used by one process (one fsync) and removed, beside 25 that
  * live on (L fsync calls each), under MaxSeries 20, read every 50 cgroups. At most 20 series
  * (the live ones that came first), `other` exactly the rest, and the kernel rows back to the
- * live cgroups' alone: nothing grows with the churn. */
+ * 20 live cgroups' with series alone: nothing grows with the churn, and the 5 live ones in
+ * `other` pin no row (their next calls make rows that the next read folds and deletes). */
 static void test_churn(const char *method, int fd)
 {
 	enum { CHURN = 2000, LIVE = 25, L = 4, MAX = 20 };
@@ -247,6 +258,7 @@ static void test_churn(const char *method, int fd)
 	struct recording r = { 0 };
 	struct module *m;
 	int nseries = 0, foreign = 0;
+	bool folded_live[LIVE];
 	double folded = -1;
 
 	for (int i = 0; i < LIVE; i++) {
@@ -294,12 +306,29 @@ static void test_churn(const char *method, int fd)
 		CHECK(v == 0 || v == L);
 		nseries += v == L;
 		total += v;
+		folded_live[i] = v == 0;
+		/* A live cgroup in other pins no kernel row: its rows were carried and deleted. */
+		if (!v)
+			CHECK_EQ_U64(rows_of(m, live_id[i]), 0);
 	}
 	total += counter_of(&r, "calls", "other", "fsync");
 	CHECK_EQ_U64(nseries, MAX);
 	CHECK_EQ_U64(total, CHURN + LIVE * L);
 	CHECK_EQ_U64(counter_of(&r, "calls", "other", "fsync"), CHURN + (LIVE - MAX) * L);
+	/* The folded gauge: the cgroups whose events went into other since the last read (none
+	 * since the churn); one more call in each folded live cgroup: those 5, other exactly 5 up. */
+	CHECK(recorded_gauge(&r, "folded", "cgroups", &folded) && folded == 0);
+	for (int i = 0; i < LIVE; i++) {
+		snprintf(dir, sizeof(dir), "%s/live%d", tcg_parent, i);
+		if (folded_live[i])
+			workload_in(dir, fd, 1, 0);
+	}
+	CHECK(recording_read(&r, m) == 0);
 	CHECK(recorded_gauge(&r, "folded", "cgroups", &folded) && folded == LIVE - MAX);
+	CHECK_EQ_U64(counter_of(&r, "calls", "other", "fsync"), CHURN + (LIVE - MAX) * (L + 1));
+	for (int i = 0; i < LIVE; i++)
+		if (folded_live[i])
+			CHECK_EQ_U64(rows_of(m, live_id[i]), 0);
 	CHECK_EQ_U64(recorded_counter(&r, "dropped", "cgroup_full"), 0);
 	for (int i = 0; i < r.n; i++)
 		if (r.values[i].kind == RECORDED_COUNTER && strstr(r.values[i].instance, "_churn"))
@@ -333,13 +362,18 @@ static void test_churn(const char *method, int fd)
 	recording_free(&r);
 }
 
-/* A cgroup the selection leaves out (a sibling of the test's parent, outside its glob): its
- * first events take a row until a read finds it; from then on the kernel gives it none (a
- * host's unselected cgroups must not fill the tables the selected ones need), and it is
- * never a series. */
-static void test_unselected(const char *method, int fd)
+/* A cgroup the selection leaves out (a sibling of the test's parent, outside its glob) is
+ * never a series, and never takes a kernel row that the selected ones need. With the glob
+ * tcg_glob() the kernel itself leaves it out (cgroup_select: below /<parent> only), from
+ * its first event on, whether the task's cgroup is read by the ancestor helper or by CO-RE
+ * (core: as on 5.10, which has no helper for tracing programs), while a selected cgroup
+ * beside it is counted exactly. With a wildcard before the parent's name (in the first
+ * component: no directory to filter on in the kernel) its first events take a row until a
+ * read finds it, and from then on cgroup_ignored gives it none. */
+static void test_unselected(const char *method, int fd, bool core, bool in_kernel)
 {
-	char out[1200];
+	char out[1200], glob[1100];
+	const char *parent = tcg_parent + strlen(tcg_root);
 	struct module *m;
 	struct recording r = { 0 };
 	uint64_t id;
@@ -347,23 +381,39 @@ static void test_unselected(const char *method, int fd)
 	snprintf(out, sizeof(out), "%s-out", tcg_parent);
 	CHECK(mkdir(out, 0755) == 0);
 	id = tcg_inode(out);
-	m = cgroup_module(method, "10", true);
+	make_cgroups();
+	if (in_kernel)
+		tcg_glob(glob, sizeof(glob));
+	else
+		snprintf(glob, sizeof(glob), "/*%s/*", parent + 1);
+	m = cgroup_module_glob(method, "10", true, glob);
+	m->cgroup->opts.ancestors_by_core = core;
 	CHECK(module_start(m) == 0);
 	workload_in(out, fd, 5, 0);
-	CHECK(rows_of(m, id) > 0);
+	workload_in(cg_a, fd, 7, 0);
+	if (in_kernel)
+		CHECK_EQ_U64(rows_of(m, id), 0);
+	else
+		CHECK(rows_of(m, id) > 0);
 	CHECK(recording_read(&r, m) == 0);
+	CHECK_EQ_U64(counter_of(&r, "calls", name_a, "fsync"), 7);
+	CHECK_EQ_U64(samples_of(&r, name_a), 7);
 	CHECK_EQ_U64(rows_of(m, id), 0);
 	workload_in(out, fd, 5, 0);
 	CHECK_EQ_U64(rows_of(m, id), 0);
 	CHECK_EQ_U64(tcg_rows_of(m, "cgroup_latency", id), 0);
 	CHECK(recording_read(&r, m) == 0);
+	CHECK_EQ_U64(counter_of(&r, "calls", name_a, "fsync"), 7);
 	CHECK_EQ_U64(recorded_counter(&r, "dropped", "cgroup_full"), 0);
 	for (int i = 0; i < r.n; i++)
 		CHECK(!strstr(r.values[i].instance, "-out"));
-	printf("%-10s a cgroup outside the selection: no row after the first read\n", method);
+	printf("%-10s a cgroup outside the selection (%s, %s): %s\n", method, glob,
+	       core ? "CO-RE" : "helper where there is one",
+	       in_kernel ? "no row from its first event" : "no row after the first read");
 	recording_free(&r);
 	module_free(m);
 	CHECK(rmdir(out) == 0);
+	CHECK(rmdir(cg_a) == 0 && rmdir(cg_b) == 0);
 }
 
 /* nanosleep() of each of the durations, `rounds` times: a syscall almost nothing else on
@@ -526,8 +576,10 @@ int main(int argc, char **argv)
 	for (int i = 0; i < methods.n; i++) {
 		run_method(methods.names[i], false, fd);
 		run_method(methods.names[i], true, fd);
-		test_unselected(methods.names[i], fd);
+		test_unselected(methods.names[i], fd, false, true);
 	}
+	test_unselected(methods.names[0], fd, true, true);
+	test_unselected(methods.names[0], fd, false, false);
 	test_churn(methods.names[0], fd);
 	test_cgroup_precision(methods.names[0]);
 	test_cgroup_calls(methods.names[0], fd);
