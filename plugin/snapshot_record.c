@@ -6,12 +6,55 @@
 #include <stdio.h>
 #include <string.h>
 
+/* A label name as the snapshot takes it (snapshot_label_name_ok()): what is not
+ * [A-Za-z0-9_] as '_', a leading digit after '_'. */
+static void label_name(const char *in, char out[SNAPSHOT_LABEL_NAME_MAX])
+{
+	size_t o = 0;
+
+	if (*in >= '0' && *in <= '9')
+		out[o++] = '_';
+	for (; *in && o + 1 < SNAPSHOT_LABEL_NAME_MAX; in++)
+		out[o++] = (*in >= 'a' && *in <= 'z') || (*in >= 'A' && *in <= 'Z') || (*in >= '0' && *in <= '9')
+				   ? *in : '_';
+	out[o] = '\0';
+	if (!o)
+		snprintf(out, SNAPSHOT_LABEL_NAME_MAX, "_");
+}
+
+/* The labels of the next record: the series' own (id->labels), else what its instance says
+ * ("<cgroup>/<rest>": "cgroup" and "kind"; else "kind"). A label that does not fit (a name
+ * given twice) is left out: the instance still has it all. */
+static void stage_labels(struct snapshot_module *sm, const struct metric_id *id, const char *instance)
+{
+	const struct metric_labels *l = id->labels;
+	const char *slash = strchr(instance, '/');
+	char name[SNAPSHOT_LABEL_NAME_MAX], group[128];
+
+	if (!l) {
+		if (slash) {
+			snprintf(group, sizeof(group), "%.*s", (int)(slash - instance), instance);
+			(void)snapshot_module_label(sm, "cgroup", group);
+		}
+		if (*(slash ? slash + 1 : instance))
+			(void)snapshot_module_label(sm, "kind", slash ? slash + 1 : instance);
+		return;
+	}
+	if (l->group)
+		(void)snapshot_module_label(sm, "cgroup", l->group);
+	for (int i = 0; i < l->n; i++) {
+		label_name(l->names[i], name);
+		(void)snapshot_module_label(sm, name, l->values[i]);
+	}
+}
+
 /* The SNMP tables name a value by its metric_id's name (module.h): a user's program's counter
  * or gauge by its map, its histogram by its Type. */
 static void sink_counter(void *ctx, const struct metric_id *id, const char *instance, uint64_t value)
 {
 	struct snapshot_module *sm = ctx;
 
+	stage_labels(sm, id, instance);
 	/* Out of memory drops this value from SNMP only; collectd still gets it. */
 	(void)snapshot_module_add_counter(sm, id->name, instance, value);
 }
@@ -20,15 +63,20 @@ static void sink_gauge(void *ctx, const struct metric_id *id, const char *instan
 {
 	struct snapshot_module *sm = ctx;
 
-	if (isfinite(value)) /* a ratio of nothing (NaN) has no row, as collectd has no value */
-		(void)snapshot_module_add_gauge(sm, id->name, instance, value);
+	if (!isfinite(value)) /* a ratio of nothing (NaN) has no row, as collectd has no value */
+		return;
+	stage_labels(sm, id, instance);
+	(void)snapshot_module_add_gauge(sm, id->name, instance, value);
 }
 
 static void sink_histogram(void *ctx, const struct metric_id *id, const char *instance, enum hist_unit unit,
 			   const struct hist_interval *h)
 {
 	struct snapshot_module *sm = ctx;
-	struct snapshot_histogram *out = snapshot_module_add_histogram(sm, id->name, instance);
+	struct snapshot_histogram *out;
+
+	stage_labels(sm, id, instance);
+	out = snapshot_module_add_histogram(sm, id->name, instance);
 
 	if (!out)
 		return;

@@ -44,6 +44,20 @@ struct metric_id {
 	/* A user's program's map, NULL for a module's own values: whose <Histogram>
 	 * presentation (Percentile, Bucket) applies to a histogram. */
 	const char *map;
+	/* The labels of this series when its reader knows them (a view's labels, its group,
+	 * its CPU), NULL otherwise: then the instance is all there is (front-ends that keep
+	 * labels apart, the snapshot, take them from here). */
+	const struct metric_labels *labels;
+};
+
+/* A series' labels by name: names[i] has the text values[i] (as made safe in the
+ * instance); group: the group (a cgroup) of a per-cgroup series, NULL without one. */
+#define METRIC_MAX_LABELS 10
+struct metric_labels {
+	const char *group;
+	int n;
+	const char *names[METRIC_MAX_LABELS];
+	const char *values[METRIC_MAX_LABELS];
 };
 
 /* A module's own value: only its name. */

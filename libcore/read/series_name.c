@@ -48,7 +48,7 @@ static void fill_template(const struct series_view *v, char texts[][LABEL_VALUE_
 }
 
 bool series_name(const struct series_view *v, const uint8_t *key, int cpu, char out[LABEL_VALUE_MAX],
-		 char (*decoded)[DECODE_TEXT_MAX])
+		 char (*decoded)[DECODE_TEXT_MAX], uint8_t *ends)
 {
 	char texts[SERIES_MAX_LABELS][LABEL_VALUE_MAX], raw[1024], cpu_text[16], text[DECODE_TEXT_MAX];
 	size_t used = 0;
@@ -72,6 +72,8 @@ bool series_name(const struct series_view *v, const uint8_t *key, int cpu, char 
 			if (i)
 				append(raw, sizeof(raw), &used, "-");
 			append(raw, sizeof(raw), &used, texts[i]);
+			if (ends)
+				ends[i] = used < LABEL_VALUE_MAX ? (uint8_t)used : SERIES_ENDS_UNKNOWN;
 		}
 		if (cpu >= 0 && v->cpu_label) {
 			if (used)
@@ -84,6 +86,9 @@ bool series_name(const struct series_view *v, const uint8_t *key, int cpu, char 
 		return true;
 	}
 	label_value_safe(raw, out);
+	/* A template, or a name that had to be cut: its labels cannot be told apart in it. */
+	if (ends && v->nlabels && (v->type_instance || strcmp(raw, out)))
+		ends[0] = SERIES_ENDS_UNKNOWN;
 	return true;
 }
 

@@ -15,10 +15,13 @@
 #include "libcore/read/series_view.h"
 
 /* The name of key's series into out (cpu >= 0: the series of that CPU's copy); `decoded`,
- * when not NULL, gets each label's text as its chain made it (what an entry hook sees).
+ * when not NULL, gets each label's text as its chain made it (what an entry hook sees);
+ * `ends`, when not NULL, where each label's text ends in out (labels joined by "-"), so
+ * that the labels travel apart too (metric_labels, module.h); ends[0] SERIES_ENDS_UNKNOWN
+ * when they cannot be told apart (a TypeInstance template, a name cut to fit).
  * False: a decoder dropped the key's label set (regexps). */
 bool series_name(const struct series_view *v, const uint8_t *key, int cpu, char out[LABEL_VALUE_MAX],
-		 char (*decoded)[DECODE_TEXT_MAX]);
+		 char (*decoded)[DECODE_TEXT_MAX], uint8_t *ends);
 
 /* The longest group in a series name: a longer one is cut to SERIES_GROUP_MAX characters
  * ('~' and a hash of it at the end, as label_value.h cuts), whatever the name after it, so

@@ -20,6 +20,8 @@
 struct decoder_chain;
 
 #define SERIES_MAX_LABELS 8
+/* series_name()'s `ends`: a name whose labels cannot be told apart in it */
+#define SERIES_ENDS_UNKNOWN 0xff
 #define SERIES_MAX_FIELDS 8
 
 struct series_label {

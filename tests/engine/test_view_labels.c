@@ -33,7 +33,7 @@ static const char *instance(struct view_labels *l, uint32_t row, uint32_t op, ch
 	struct key k = { row, op };
 
 	v.nlabels = view_labels_as_series(l, v.labels);
-	if (!series_name(&v, (const uint8_t *)&k, -1, out, texts))
+	if (!series_name(&v, (const uint8_t *)&k, -1, out, texts, NULL))
 		return "(dropped)";
 	return out;
 }
