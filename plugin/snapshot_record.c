@@ -31,6 +31,12 @@ static void stage_labels(struct snapshot_module *sm, const struct metric_id *id,
 	const char *slash = strchr(instance, '/');
 	char name[SNAPSHOT_LABEL_NAME_MAX], group[128];
 
+	/* The names its source gives it (ebpf_exporter's), for the Prometheus endpoint */
+	if (id->family)
+		(void)snapshot_module_label(sm, "@family", id->family);
+	if (id->help)
+		(void)snapshot_module_label(sm, "@help", id->help);
+
 	if (!l) {
 		if (slash) {
 			snprintf(group, sizeof(group), "%.*s", (int)(slash - instance), instance);
@@ -69,6 +75,21 @@ static void sink_gauge(void *ctx, const struct metric_id *id, const char *instan
 	(void)snapshot_module_add_gauge(sm, id->name, instance, value);
 }
 
+/* The histogram's own buckets (id->bounds): each one's count, the slots' up to its last.
+ * The first that cannot be added ends them (the endpoint then has fewer, never wrong ones). */
+static void add_bounds(struct snapshot_module *sm, const struct metric_id *id, const struct hist_interval *h)
+{
+	uint64_t below = 0;
+	unsigned int slot = 0;
+
+	for (int b = 0; b < id->nbounds; b++) {
+		for (; slot <= id->bounds[b].slot && slot < h->nslots; slot++)
+			below += h->total_slots[slot];
+		if (snapshot_module_add_bound(sm, id->bounds[b].le, below))
+			break;
+	}
+}
+
 static void sink_histogram(void *ctx, const struct metric_id *id, const char *instance, enum hist_unit unit,
 			   const struct hist_interval *h)
 {
@@ -93,6 +114,7 @@ static void sink_histogram(void *ctx, const struct metric_id *id, const char *in
 	for (unsigned int i = 0; i < h->nslots && h->total_count; i++)
 		if (h->total_slots[i] && snapshot_module_add_bucket(sm, i, h->total_slots[i]))
 			break; /* out of memory: fewer buckets in SNMP only */
+	add_bounds(sm, id, h);
 	if (h->reset)
 		sm->discontinuity_us = snapshot_now_us();
 }

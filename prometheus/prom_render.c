@@ -179,6 +179,7 @@ struct sample {
 	const struct snapshot_histogram *h;
 	size_t order;
 	bool skip;
+	bool exact; /* family from the source ("@family"): a counter's name as given, _total or not */
 };
 
 struct samples {
@@ -263,6 +264,7 @@ static struct sample *record_sample(struct samples *ss, const struct snapshot_mo
 	if (family && metric_name_ok(family)) {
 		snprintf(s->family, sizeof(s->family), "%s", family); /* whole: a program's own name */
 		s->unit = NULL;
+		s->exact = true;
 	} else {
 		snprintf(s->family, sizeof(s->family), "collectd_ebpf_");
 		append_name(s->family, sizeof(s->family), m->label);
@@ -391,11 +393,22 @@ static const char *type_name(enum kind k)
 /* HELP, TYPE (and UNIT in OpenMetrics) of the family of s. */
 static void put_header(struct prom_text *t, const struct sample *s, enum prom_format format)
 {
-	const char *total = s->kind == K_COUNTER && format == PROM_TEXT ? "_total" : "";
+	const char *total = s->kind == K_COUNTER && format == PROM_TEXT && !s->exact ? "_total" : "";
+	const char *type = type_name(s->kind);
+	int len = (int)strlen(s->family);
 
-	putf(t, "# HELP %s%s ", s->family, total);
+	/* A counter named by its source (ebpf_exporter's, as its client writes it): the name
+	 * as given in text; in OpenMetrics the family is that less _total, and a name without
+	 * _total, which a counter's sample cannot have there, stays the name as an unknown. */
+	if (s->exact && s->kind == K_COUNTER && format == PROM_OPENMETRICS) {
+		if (ends_with(s->family, "_total"))
+			len -= 6;
+		else
+			type = "unknown";
+	}
+	putf(t, "# HELP %.*s%s ", len, s->family, total);
 	put_escaped(t, s->help, format == PROM_OPENMETRICS);
-	putf(t, "\n# TYPE %s%s %s\n", s->family, total, type_name(s->kind));
+	putf(t, "\n# TYPE %.*s%s %s\n", len, s->family, total, type);
 	if (format == PROM_OPENMETRICS && s->unit && ends_with(s->family, s->unit))
 		putf(t, "# UNIT %s %s\n", s->family, s->unit);
 }
@@ -442,11 +455,17 @@ static void put_histogram(struct prom_text *t, const struct sample *s, const str
 {
 	const struct snapshot_histogram *h = s->h;
 	const struct snapshot_bucket *b = snapshot_buckets(m, h);
+	const struct snapshot_bound *own = snapshot_bounds(m, h);
 	uint64_t below = 0;
 	int next = 0;
 	char le[64];
 
-	for (unsigned int slot = 0; slot < HIST_LAST_SLOT(h->precision); slot++) {
+	/* The histogram's own buckets (ebpf_exporter's `le`, as its client writes them) */
+	for (int i = 0; i < h->nbounds; i++) {
+		snprintf(le, sizeof(le), "le=\"%s\"", own[i].le); /* a number: snapshot_module_add_bound() */
+		put_series(t, s->family, "_bucket", s->labels, le, (double)own[i].count);
+	}
+	for (unsigned int slot = 0; slot < HIST_LAST_SLOT(h->precision) && !h->nbounds; slot++) {
 		while (next < h->nbuckets && b[next].slot <= slot)
 			below += b[next++].count;
 		if (!bound_kept(buckets, h->precision, slot))
@@ -465,7 +484,7 @@ static void put_sample(struct prom_text *t, const struct sample *s, enum prom_fo
 	if (s->kind == K_HISTOGRAM)
 		put_histogram(t, s, s->m, buckets);
 	else
-		put_series(t, s->family, s->kind == K_COUNTER ? "_total" : "", s->labels, NULL, s->value);
+		put_series(t, s->family, s->kind == K_COUNTER && !s->exact ? "_total" : "", s->labels, NULL, s->value);
 	(void)format;
 }
 

@@ -64,6 +64,7 @@ void snapshot_module_clear_values(struct snapshot_module *sm)
 	sm->nhistograms = 0;
 	sm->ngauges = 0;
 	sm->nbuckets = 0;
+	sm->nbounds = 0;
 	sm->label_len = sm->label_at = 0;
 	sm->label_n = 0;
 }
@@ -82,6 +83,9 @@ void snapshot_module_release(struct snapshot_module *sm)
 	sm->gauges = NULL;
 	sm->ngauges = sm->gauges_cap = 0;
 	sm->nbuckets = sm->buckets_cap = 0;
+	free(sm->bounds);
+	sm->bounds = NULL;
+	sm->nbounds = sm->bounds_cap = 0;
 	free(sm->label_text);
 	sm->label_text = NULL;
 	sm->label_len = sm->label_cap = sm->label_at = 0;
@@ -225,6 +229,7 @@ struct snapshot_histogram *snapshot_module_add_histogram(struct snapshot_module 
 	snprintf(h->instance, sizeof(h->instance), "%s", instance);
 	h->mean = h->p50 = h->p95 = h->p99 = NAN;
 	h->first_bucket = sm->nbuckets;
+	h->first_bound = sm->nbounds;
 	h->labels = take_labels(sm);
 	return h;
 }
@@ -241,6 +246,38 @@ int snapshot_module_add_bucket(struct snapshot_module *sm, unsigned int slot, ui
 const struct snapshot_bucket *snapshot_buckets(const struct snapshot_module *sm, const struct snapshot_histogram *h)
 {
 	return sm->buckets ? sm->buckets + h->first_bucket : NULL; /* no arithmetic on NULL */
+}
+
+/* A bound's `le`: a decimal number as the exposition formats read it, no longer than the
+ * field. */
+static bool bound_text_ok(const char *le, double *value)
+{
+	char *end;
+
+	if (!le[0] || strlen(le) >= SNAPSHOT_BOUND_TEXT || strspn(le, "0123456789.e+-") != strlen(le))
+		return false;
+	*value = strtod(le, &end);
+	return !*end && isfinite(*value);
+}
+
+int snapshot_module_add_bound(struct snapshot_module *sm, const char *le, uint64_t count)
+{
+	struct snapshot_histogram *h = sm->nhistograms ? &sm->histograms[sm->nhistograms - 1] : NULL;
+	double v;
+
+	if (!h || !bound_text_ok(le, &v) || (h->nbounds && v <= strtod(sm->bounds[sm->nbounds - 1].le, NULL)))
+		return -EINVAL;
+	if (grow((void **)&sm->bounds, sm->nbounds, &sm->bounds_cap, sizeof(*sm->bounds)))
+		return -ENOMEM;
+	sm->bounds[sm->nbounds] = (struct snapshot_bound){ .count = count };
+	snprintf(sm->bounds[sm->nbounds++].le, SNAPSHOT_BOUND_TEXT, "%s", le);
+	h->nbounds++;
+	return 0;
+}
+
+const struct snapshot_bound *snapshot_bounds(const struct snapshot_module *sm, const struct snapshot_histogram *h)
+{
+	return sm->bounds ? sm->bounds + h->first_bound : NULL;
 }
 
 void snapshot_bucket_bounds(const struct snapshot_histogram *h, const struct snapshot_bucket *b, double *lower,
@@ -321,6 +358,7 @@ static void put_labels_end(FILE *f, const struct snapshot_module *sm, const stru
 static void write_histogram(FILE *f, const struct snapshot_module *sm, const struct snapshot_histogram *h)
 {
 	const struct snapshot_bucket *b = snapshot_buckets(sm, h);
+	const struct snapshot_bound *own = snapshot_bounds(sm, h);
 
 	fputs("histogram", f);
 	put_field(f, h->metric);
@@ -334,6 +372,8 @@ static void write_histogram(FILE *f, const struct snapshot_module *sm, const str
 	put_labels_end(f, sm, &h->labels);
 	for (int i = 0; i < h->nbuckets; i++)
 		fprintf(f, "bucket\t%u\t%" PRIu64 "\n", b[i].slot, b[i].count);
+	for (int i = 0; i < h->nbounds; i++) /* checked by snapshot_module_add_bound(): no escapes */
+		fprintf(f, "bound\t%s\t%" PRIu64 "\n", own[i].le, own[i].count);
 }
 
 const char *snapshot_event_field(const struct snapshot_event *e, const char *name)
@@ -786,6 +826,22 @@ static const char *parse_bucket(struct parser *p, char **f, int n)
 	return snapshot_module_add_bucket(p->module, (unsigned int)slot, count) ? "out of memory" : NULL;
 }
 
+static const char *parse_bound(struct parser *p, char **f, int n)
+{
+	struct snapshot_histogram *h = p->histogram;
+	uint64_t count;
+	int e;
+
+	if (n != 3)
+		return "a bound line has 3 fields";
+	if (!h || h != &p->module->histograms[p->module->nhistograms - 1])
+		return "bound before any histogram line";
+	if (parse_u64(f[2], &count))
+		return "bad bound count";
+	e = snapshot_module_add_bound(p->module, f[1], count);
+	return e == -ENOMEM ? "out of memory" : e ? "bad bound: not a number, or not above the one before" : NULL;
+}
+
 static const char *parse_event(struct parser *p, char **f, int n)
 {
 	struct snapshot_event *e;
@@ -867,6 +923,8 @@ static const char *parse_line(struct parser *p, int lineno, char *line, size_t l
 		return parse_histogram(p, f, n);
 	if (!strcmp(f[0], "bucket"))
 		return parse_bucket(p, f, n);
+	if (!strcmp(f[0], "bound"))
+		return parse_bound(p, f, n);
 	if (!strcmp(f[0], "event"))
 		return parse_event(p, f, n);
 	if (!strcmp(f[0], "end") && n == 1) {

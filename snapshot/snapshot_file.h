@@ -17,11 +17,12 @@
  *   gauge	<metric>	<instance>	<value of the moment, a decimal number>	[<name>=<value>]...
  *   histogram	<metric>	<instance>	<unit>	<precision>	<count>	<sum>	<interval count>	<mean>	<p50>	<p95>	<p99>	[<name>=<value>]...
  *   bucket	<slot>	<cumulative count>
+ *   bound	<le>	<cumulative count>
  *   event	<run>	<seq>	<time, unix microseconds>	<kind>	<severity>	<module>	<subject>	<message>	[<name>=<value>]...
  *   end
  *
- * counter, gauge and histogram lines belong to the module line above them, bucket lines to the
- * histogram line above them. <state> is running, degraded, failed, unsupported or
+ * counter, gauge and histogram lines belong to the module line above them, bucket and bound
+ * lines to the histogram line above them. <state> is running, degraded, failed, unsupported or
  * disabled (or configured: not started yet). <attach methods> is "point=method,point=method"
  * ("" when nothing is attached). Histogram <count> and <sum> are lifetime totals in <unit>
  * ("nanoseconds" or "bytes"); <mean> and the percentiles describe the last read interval in
@@ -29,7 +30,12 @@
  * has them: <slot> is the slot's index in the layout of <precision> (bpf/include/hist_slot.h;
  * hist_slot_lower_bound() and hist_slot_upper_bound() give its bounds (lower, upper]), in
  * increasing order, with its count cumulative since the module started; only slots with a
- * non-zero count are written. "end" is the last line: a file without it is incomplete.
+ * non-zero count are written. Bound lines (after the bucket lines) are the histogram's own
+ * buckets where its source has some (a program from ebpf_exporter's YAML): every one, in
+ * increasing order, <le> its upper bound as that source writes it (a decimal number, such as
+ * "1e-06" or "0.001024", in the unit of the source, not <unit>) and the count of the events at
+ * or below it since the module started; a reader that exposes them gives them instead of
+ * bounds of its own. "end" is the last line: a file without it is incomplete.
  *
  * Event lines (after the modules) are the plugin's last SNAPSHOT_MAX_EVENTS events
  * (libcore/engine/events.h), oldest first, so that the subagent, which needs no BPF, sends
@@ -123,6 +129,13 @@ struct snapshot_bucket {
 	uint64_t count;    /* cumulative */
 };
 
+/* A histogram's own bucket (a bound line): its `le` text and cumulative count. */
+#define SNAPSHOT_BOUND_TEXT 32
+struct snapshot_bound {
+	char le[SNAPSHOT_BOUND_TEXT];
+	uint64_t count;
+};
+
 struct snapshot_histogram {
 	char metric[64];
 	char instance[128];
@@ -132,6 +145,7 @@ struct snapshot_histogram {
 	uint64_t interval_count; /* events in the last read interval */
 	double mean, p50, p95, p99; /* last interval, in unit; NAN without events */
 	int first_bucket, nbuckets; /* in the module's buckets, see snapshot_buckets() */
+	int first_bound, nbounds;   /* in the module's bounds, see snapshot_bounds() */
 	struct snapshot_labels labels;
 };
 
@@ -150,6 +164,8 @@ struct snapshot_module {
 	struct snapshot_gauge *gauges;
 	int nbuckets, buckets_cap; /* of all its histograms, each histogram's in a run */
 	struct snapshot_bucket *buckets;
+	int nbounds, bounds_cap; /* of all its histograms, each histogram's in a run */
+	struct snapshot_bound *bounds;
 	/* The records' labels, "name\0value\0" pairs; from label_at on, those of the next
 	 * record added (snapshot_module_label()). */
 	char *label_text;
@@ -218,6 +234,12 @@ struct snapshot_histogram *snapshot_module_add_histogram(struct snapshot_module 
 int snapshot_module_add_bucket(struct snapshot_module *sm, unsigned int slot, uint64_t count);
 /* The buckets of h, one of sm's histograms: h->nbuckets of them. */
 const struct snapshot_bucket *snapshot_buckets(const struct snapshot_module *sm, const struct snapshot_histogram *h);
+
+/* A bound of the last histogram added: `le` (a decimal number shorter than
+ * SNAPSHOT_BOUND_TEXT) above the one before. 0, -EINVAL or -ENOMEM. */
+int snapshot_module_add_bound(struct snapshot_module *sm, const char *le, uint64_t count);
+/* The bounds of h, one of sm's histograms: h->nbounds of them. */
+const struct snapshot_bound *snapshot_bounds(const struct snapshot_module *sm, const struct snapshot_histogram *h);
 
 /* Writes the whole file to f. 0 or -errno. */
 int snapshot_write_stream(FILE *f, const struct snapshot_module *const *modules, int nmodules,

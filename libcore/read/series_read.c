@@ -155,7 +155,7 @@ static struct series *series_of_key(struct series_reader *r, const uint8_t *key)
 {
 	char name[LABEL_VALUE_MAX];
 	uint32_t known = recall(r, key), waiting = r->waiting;
-	uint8_t ends[SERIES_MAX_LABELS];
+	uint8_t ends[SERIES_LABEL_SPANS];
 	struct series *s;
 
 	if (known == KEY_OTHER || known == KEY_WAITING) {
@@ -189,7 +189,7 @@ static struct series *series_of_fresh_key(struct series_reader *r, const uint8_t
 {
 	char name[LABEL_VALUE_MAX], decoded[SERIES_MAX_LABELS][DECODE_TEXT_MAX];
 	const char *labels[SERIES_MAX_LABELS];
-	uint8_t ends[SERIES_MAX_LABELS];
+	uint8_t ends[SERIES_LABEL_SPANS];
 
 	if (!series_name(r->v, key, -1, name, decoded, ends)) {
 		r->unmatched++;
@@ -248,7 +248,7 @@ static void add_key(struct series_reader *r, uint32_t i)
 {
 	const uint8_t *key = map_read_key(&r->rd, i);
 	char name[LABEL_VALUE_MAX];
-	uint8_t ends[SERIES_MAX_LABELS] = { SERIES_ENDS_UNKNOWN };
+	uint8_t ends[SERIES_LABEL_SPANS] = { SERIES_ENDS_UNKNOWN };
 	struct series *s = NULL;
 
 	if (r->v->sum_copies) {

@@ -55,7 +55,7 @@ static const struct metric_labels *labels_of(const struct series_reader *r, cons
 	const struct series_view *v = r->v;
 	const char *slash = v->group ? strchr(name, '/') : NULL, *cpu;
 	char *local = b->text;
-	size_t start = 0;
+	size_t start = 0, len;
 
 	memset(&b->l, 0, sizeof(b->l));
 	snprintf(b->text, sizeof(b->text), "%s", name);
@@ -76,13 +76,16 @@ static const struct metric_labels *labels_of(const struct series_reader *r, cons
 	if (v->nlabels && s->label_end[0] == SERIES_ENDS_UNKNOWN)
 		return NULL;
 	cpu = v->cpu_label ? cpu_suffix(local) : NULL;
+	len = strlen(local);
+	/* the spans cut out of the copy, each after the one before with a byte between them
+	 * (a template that puts its labels otherwise keeps them in its instance only) */
 	for (int i = 0; i < v->nlabels; i++) {
-		size_t end = s->label_end[i];
+		size_t end = s->label_end[i], from = s->label_end[SERIES_MAX_LABELS + i];
 
-		if (end < start || end > strlen(name))
+		if (end == SERIES_ENDS_UNKNOWN || from < start || from > end || end > len)
 			return NULL;
 		local[end] = '\0';
-		add_label(&b->l, v->labels[i].name, local + start);
+		add_label(&b->l, v->labels[i].name, local + from);
 		start = end + 1;
 	}
 	if (cpu)

@@ -340,6 +340,64 @@ static void test_sink(void)
 	snapshot_module_release(&sm);
 }
 
+/* A histogram with buckets of its own (ebpf_exporter's, metric_id.bounds): its notes, and
+ * each bound's count the slots' up to its slot; written as bound lines and read back. */
+static void test_own_bounds(void)
+{
+	static const struct metric_bound bounds[] = { { 9, "1e-06" }, { 11, "2e-06" }, { 20, "0.001024" } };
+	const struct metric_id id = { .name = "latency", .family = "ebpf_exporter_x_seconds", .help = "X latency",
+				      .bounds = bounds, .nbounds = 3 };
+	struct snapshot_module sm = { 0 };
+	const struct snapshot_module *mods[] = { &sm };
+	struct metric_sink sink;
+	struct hist_tracker t;
+	static struct hist_interval h;
+	static uint64_t slots[HIST_SLOTS];
+	struct snapshot s;
+	char *buf = NULL, err[256];
+	size_t len = 0;
+	FILE *f;
+
+	hist_tracker_init(&t, 1, 0);
+	slots[9] = 4;
+	slots[11] = 5;
+	slots[15] = 0;
+	slots[20] = 1;
+	hist_advance(&t, slots, 1000, &h);
+	snapshot_sink_init(&sink, &sm);
+	sink.histogram(sink.ctx, &id, "x", HIST_UNIT_NANOSECONDS, &h);
+	snprintf(sm.label, sizeof(sm.label), "p");
+	sm.state = SNAPSHOT_STATE_RUNNING;
+	f = open_memstream(&buf, &len);
+	CHECK(snapshot_write_stream(f, mods, 1, 42) == 0);
+	fclose(f);
+	CHECK(strstr(buf, "\t@family=ebpf_exporter_x_seconds\t@help=X latency\tkind=x\n") != NULL);
+	CHECK(strstr(buf, "bucket\t20\t1\nbound\t1e-06\t4\nbound\t2e-06\t9\nbound\t0.001024\t10\nend\n") != NULL);
+	f = fmemopen(buf, len, "r");
+	CHECK(snapshot_parse(f, &s, err, sizeof(err)) == 0);
+	fclose(f);
+	CHECK(s.nmodules == 1 && s.modules[0].nhistograms == 1 && s.modules[0].histograms[0].nbounds == 3);
+	if (s.nmodules == 1 && s.modules[0].histograms[0].nbounds == 3) {
+		const struct snapshot_bound *b = snapshot_bounds(&s.modules[0], &s.modules[0].histograms[0]);
+
+		CHECK(!strcmp(b[1].le, "2e-06") && b[1].count == 9 && !strcmp(b[2].le, "0.001024") && b[2].count == 10);
+	}
+	snapshot_free(&s);
+	free(buf);
+	CHECK(snapshot_module_add_bound(&sm, "0.001", 10) == -EINVAL);  /* not above 0.001024 */
+	CHECK(snapshot_module_add_bound(&sm, "1e+06\n", 10) == -EINVAL); /* not a number */
+	CHECK(snapshot_module_add_bound(&sm, "", 10) == -EINVAL);
+	snapshot_module_release(&sm);
+	expect_parse_error("collectd-ebpf-snapshot\t3\nmodule\tm\trunning\t0\t\t\nbound\t1\t2\nend\n",
+			   "line 3: bound before any histogram line");
+	expect_parse_error("collectd-ebpf-snapshot\t3\nmodule\tm\trunning\t0\t\t\n"
+			   "histogram\tl\tx\tnanoseconds\t0\t1\t1\t0\t-\t-\t-\t-\nbound\t2\t1\nbound\t1\t1\nend\n",
+			   "line 5: bad bound: not a number, or not above the one before");
+	expect_parse_error("collectd-ebpf-snapshot\t3\nmodule\tm\trunning\t0\t\t\n"
+			   "histogram\tl\tx\tnanoseconds\t0\t1\t1\t0\t-\t-\t-\t-\nbound\tx\\\\\t1\nend\n",
+			   "line 4: bad bound");
+}
+
 static int count_entries(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -633,6 +691,7 @@ int main(void)
 	test_gauges();
 	test_parse_errors();
 	test_sink();
+	test_own_bounds();
 	test_file_and_store();
 	test_options();
 	return testing_done();
