@@ -28,7 +28,7 @@ struct program_reader {
 	uint64_t unlisted; /* ListedKeysOnly: events in bucket values not listed, the map's whole
 	                    * (cumulative) count: counter "unlisted-<map>" */
 	/* A histogram of ebpf_exporter's YAML: its buckets over the engine's slots (metric_id's
-	 * bounds), NULL when two of them share a slot or there are too many. */
+	 * bounds, own_bounds()), NULL when there are too many. */
 	struct metric_bound *bounds;
 	int nbounds;
 };
@@ -126,28 +126,31 @@ static void describe_field(struct program_reader *r, struct series_field *f)
 	f->count_named = true;
 }
 
-/* ebpf_exporter's buckets of the view over the engine's slots: each bucket's slot above the
- * one before (else a bucket's count could not be told from the next one's: then none, and
- * the endpoint shows the engine's own bounds). -1 when out of memory. */
+/* ebpf_exporter's buckets of the view over the engine's slots. A bucket that shares its
+ * slot with the next one is left out: its count cannot be told from the next one's, which
+ * holds both (exp2zero's 0 and 1 share the slot [0, 1]). Slots that go down (none of the
+ * conventions does) leave the view without buckets of its own: the endpoint then shows the
+ * engine's. -1 when out of memory. */
 static int own_bounds(struct program_reader *r)
 {
 	struct exporter_bucket b[EXPORTER_MAX_BUCKETS];
+	unsigned int slot[EXPORTER_MAX_BUCKETS];
 	int n = exporter_buckets(r->v, b, EXPORTER_MAX_BUCKETS);
 
 	if (n <= 0)
 		return 0;
+	for (int i = 0; i < n; i++)
+		if ((slot[i] = slot_map_slot(&r->map, b[i].key)) < (i ? slot[i - 1] : 0))
+			return 0;
 	if (!(r->bounds = calloc((size_t)n, sizeof(*r->bounds))))
 		return -1;
 	for (int i = 0; i < n; i++) {
-		r->bounds[i].slot = slot_map_slot(&r->map, b[i].key);
-		if (i && r->bounds[i].slot <= r->bounds[i - 1].slot) {
-			free(r->bounds);
-			r->bounds = NULL;
-			return 0;
-		}
-		exporter_float_text(b[i].le, r->bounds[i].le, sizeof(r->bounds[i].le));
+		if (i + 1 < n && slot[i + 1] == slot[i])
+			continue;
+		r->bounds[r->nbounds].slot = slot[i];
+		exporter_float_text(b[i].le, r->bounds[r->nbounds].le, sizeof(r->bounds[r->nbounds].le));
+		r->nbounds++;
 	}
-	r->nbounds = n;
 	return 0;
 }
 
