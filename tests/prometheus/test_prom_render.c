@@ -30,7 +30,7 @@ static const char snap_text[] =
 	/* precision 0: slot i holds (2^(i-1), 2^i]; 3 in slot 10 (512, 1024], 1 in slot 12 */
 	"histogram\tlatency\tfsync\tnanoseconds\t0\t4\t4000\t4\t1000\t1000\t2000\t4000\tsyscall=fsync\n"
 	"bucket\t10\t3\nbucket\t12\t1\n"
-	"histogram\tlatency\tbad\tnanoseconds\t0\t1\t1\t0\t-\t-\t-\t-\tsyscall=a\"b\\\\c\\nd\\\\xff\n"
+	"histogram\tlatency\tbad\tnanoseconds\t0\t1\t1\t0\t-\t-\t-\t-\tsyscall=a\"b\\\\c\\nd\\\\xff\tle=5\t__name__=x\n"
 	"bucket\t0\t1\n"
 	"histogram\tio_size\tloop0-write\tbytes\t0\t2\t8192\t0\t-\t-\t-\t-\tdisk=loop0\top=write\t@help=Size of a block IO\n"
 	"bucket\t12\t2\n"
@@ -74,8 +74,10 @@ static void test_text(void)
 		"collectd_ebpf_syscalls_latency_seconds_bucket{module=\"syscalls\",syscall=\"fsync\",le=\"+Inf\"} 4\n",
 		"collectd_ebpf_syscalls_latency_seconds_sum{module=\"syscalls\",syscall=\"fsync\"} 4e-06\n",
 		"collectd_ebpf_syscalls_latency_seconds_count{module=\"syscalls\",syscall=\"fsync\"} 4\n",
-		/* a hostile label value: escaped, one line, the snapshot's \xff text kept as text */
-		"collectd_ebpf_syscalls_latency_seconds_count{module=\"syscalls\",syscall=\"a\\\"b\\\\c\\nd\\\\xff\"} 1\n",
+		/* a hostile label value: escaped, one line, the snapshot's \xff text kept as text; a
+		 * program's labels named le and __name__ renamed */
+		"collectd_ebpf_syscalls_latency_seconds_count{module=\"syscalls\",syscall=\"a\\\"b\\\\c\\nd\\\\xff\",exported_le=\"5\","
+		"exported___name__=\"x\"} 1\n",
 		/* bytes, a help note */
 		"# HELP collectd_ebpf_syscalls_io_size_bytes Size of a block IO\n",
 		"collectd_ebpf_syscalls_io_size_bytes_bucket{module=\"syscalls\",disk=\"loop0\",op=\"write\",le=\"4096\"} 2\n",
