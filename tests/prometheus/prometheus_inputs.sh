@@ -5,7 +5,8 @@
 # - a snapshot missing, truncated (no end line), of format version 2, then a good one: the
 #   endpoint stays up and answers every scrape, collectd_ebpf_snapshot_up 0 with the reason
 #   (and one log line for each new reason), then 1 with the values;
-# - a hostile label value: escaped, one line, the page passes promtool check metrics.
+# - a hostile label value: escaped, one line, the page passes promtool check metrics;
+# - a POST: 405 (refused before its body is read); another path: 404.
 : "${top_builddir:?run through make check}"
 EXPORTER="$top_builddir/collectd-ebpf-prometheus"
 [ -x "$EXPORTER" ] || { echo "SKIP: collectd-ebpf-prometheus is not built (no libmicrohttpd)"; exit 77; }
@@ -88,5 +89,12 @@ if command -v promtool >/dev/null 2>&1; then
 	promtool check metrics < "$WORK/page" > "$WORK/promtool.out" 2>&1 || fail "promtool: $(cat "$WORK/promtool.out")"
 	pass "promtool check metrics clean with the hostile label"
 fi
+# Other requests: a POST refused before its body, another path not found.
+code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -d body "$URL")
+[ "$code" = 405 ] || fail "POST /metrics: HTTP $code, not 405"
+code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/nope")
+[ "$code" = 404 ] || fail "GET /nope: HTTP $code, not 404"
+up_is 1 || fail "no page after the POST"
+pass "POST: 405, another path: 404"
 kill -0 "$PID" || fail "the endpoint exited"
 pass "the endpoint stayed up through missing, truncated and version 2 snapshots; up 1 with a good one"
