@@ -183,8 +183,7 @@ void prom_serve_stop(struct prom_server *s)
 {
 	if (!s)
 		return;
-	MHD_stop_daemon(s->daemon);
-	close(s->fd);
+	MHD_stop_daemon(s->daemon); /* closes the listening socket it was given too */
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }

@@ -98,3 +98,9 @@ up_is 1 || fail "no page after the POST"
 pass "POST: 405, another path: 404"
 kill -0 "$PID" || fail "the endpoint exited"
 pass "the endpoint stayed up through missing, truncated and version 2 snapshots; up 1 with a good one"
+# SIGTERM: a clean stop, and in a sanitized build (check-sanitized) no report in its log.
+kill "$PID"; rc=0; wait "$PID" || rc=$?; PID=
+[ $rc = 0 ] || fail "SIGTERM: exit status $rc"
+! grep -E 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$WORK/exporter.log" >&2 || fail "a sanitizer report (above)"
+grep -q 'stopped by signal 15' "$WORK/exporter.log" || fail "no log line for the stop"
+pass "SIGTERM: exit 0, $(tail -n 1 "$WORK/exporter.log")"
