@@ -225,9 +225,13 @@ static char *render_labels(const char *module, const char *const *names, const c
 		put(&t, "\"");
 	}
 	for (int i = 0; i < n; i++) {
+		/* "le" is the bucket's, "__" names are Prometheus' own: a program's label of that
+		 * name is served as exported_<name>, as Prometheus renames a target's clashing ones. */
+		bool clash = !strcmp(names[i], "le") || !strncmp(names[i], "__", 2);
+
 		if (names[i][0] == '@')
 			continue;
-		putf(&t, "%s%s=\"", t.len ? "," : "", names[i]);
+		putf(&t, "%s%s%s=\"", t.len ? "," : "", clash ? "exported_" : "", names[i]);
 		put_escaped(&t, values[i], true);
 		put(&t, "\"");
 	}

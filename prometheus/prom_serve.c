@@ -94,14 +94,16 @@ static MHD_RESULT handle(void *ctx, struct MHD_Connection *c, const char *url, c
 
 	(void)version;
 	(void)upload;
-	if (!*state) { /* the first call is the headers only */
+	if (!*state) { /* the first call has the headers only: refused at once, before a body */
 		*state = s;
+		if (strcmp(method, "GET") && strcmp(method, "HEAD"))
+			return answer_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "GET /metrics\n");
 		return MHD_YES;
 	}
-	if (*upload_len)
-		return answer_text(c, MHD_HTTP_BAD_REQUEST, "no body expected\n");
-	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
-		return answer_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "GET /metrics\n");
+	if (*upload_len) { /* a GET with a body: the body is read and ignored */
+		*upload_len = 0;
+		return MHD_YES;
+	}
 	if (!strcmp(url, "/"))
 		return answer_text(c, MHD_HTTP_OK, "collectd-ebpf-prometheus: the metrics are at /metrics\n");
 	if (strcmp(url, "/metrics"))
@@ -181,8 +183,7 @@ void prom_serve_stop(struct prom_server *s)
 {
 	if (!s)
 		return;
-	MHD_stop_daemon(s->daemon);
-	close(s->fd);
+	MHD_stop_daemon(s->daemon); /* closes the listening socket it was given too */
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
