@@ -1,6 +1,7 @@
 #include "plugin/snapshot_record.h"
 
 #include "base/text_append.h"
+#include "libcore/programs/program_module.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -154,6 +155,28 @@ static enum snapshot_state state_of(enum module_state s)
 	return SNAPSHOT_STATE_CONFIGURED;
 }
 
+/* A running program of an ebpf_exporter config: ebpf_exporter's ebpf_exporter_enabled_configs
+ * for it, named as ebpf_exporter names a config (its YAML's file name without .yaml), for
+ * the Prometheus endpoint. */
+static void record_exporter_config(struct snapshot_module *sm, const struct module *m)
+{
+	const char *path = program_module_exporter_config(m), *base;
+	char name[SNAPSHOT_LABEL_VALUE_MAX];
+	size_t n;
+
+	if (!path)
+		return;
+	base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	n = strlen(base);
+	if (n > 5 && !strcmp(base + n - 5, ".yaml"))
+		n -= 5;
+	snprintf(name, sizeof(name), "%.*s", (int)n, base);
+	(void)snapshot_module_label(sm, "@family", "ebpf_exporter_enabled_configs");
+	(void)snapshot_module_label(sm, "@help", "The set of enabled configs");
+	(void)snapshot_module_label(sm, "name", name);
+	(void)snapshot_module_add_gauge(sm, "enabled_configs", name, 1);
+}
+
 void snapshot_record_state(struct snapshot_module *sm, const struct module *m, bool read_failed)
 {
 	bool running = m->state == MODULE_RUNNING || m->state == MODULE_DEGRADED;
@@ -167,6 +190,8 @@ void snapshot_record_state(struct snapshot_module *sm, const struct module *m, b
 		describe_methods(m, sm->methods, sizeof(sm->methods));
 		sm->methods_set = running;
 	}
+	if (running)
+		record_exporter_config(sm, m);
 }
 
 void snapshot_record_disabled(struct snapshot_module *sm, const struct module_ops *ops, int64_t since_us)

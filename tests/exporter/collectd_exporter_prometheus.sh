@@ -41,10 +41,12 @@ if [ -n "${EBPF_EXPORTER:-}" ]; then
 		cp "$EX/$n.yaml" "$OBJ/" && chmod 644 "$OBJ/$n.yaml" "$OBJ/$n.bpf.o"
 	done
 	BIO=$OBJ/biolatency.yaml SYS=$OBJ/syscalls.yaml SYS_PARAM=
+	CONFIGS="biolatency syscalls"
 	BIO_HELP="Block IO latency histogram"
 else
 	install_exporter_configs "$OBJ" exporter_biolatency exporter_syscalls
 	BIO=$OBJ/exporter_biolatency.yaml SYS=$OBJ/exporter_syscalls.yaml
+	CONFIGS="exporter_biolatency exporter_syscalls"
 	BIO_HELP="Block IO latency by disk and operation"
 fi
 
@@ -163,6 +165,14 @@ else
 		fail "no HELP of ebpf_exporter_syscalls_total with the YAML's help"
 	pass "syscalls: syscalls_total{syscall=\"write\"} 12, write_size_bytes{fd=\"unknown:3\"}: 12 writes, le=\"128\" 7, le=\"4096\" 12, _sum 15700, the $(wc -l < "$WORK/ws.want") series of ebpf_exporter"
 fi
+
+# ---- ebpf_exporter's own: enabled_configs{name}, named by the YAML's file name ----------------
+prom_query 'ebpf_exporter_enabled_configs' | sed -e 's/,instance="[^"]*"//' -e 's/,job="[^"]*"//' | sort > "$WORK/configs.got"
+for c in $CONFIGS; do echo "{__name__=\"ebpf_exporter_enabled_configs\",name=\"$c\"} 1"; done | sort > "$WORK/configs.want"
+diff "$WORK/configs.want" "$WORK/configs.got" >&2 || fail "ebpf_exporter_enabled_configs is not one series of 1 per config"
+grep -qx '# HELP ebpf_exporter_enabled_configs The set of enabled configs' "$WORK/scrape.txt" ||
+	fail "no HELP of ebpf_exporter_enabled_configs as ebpf_exporter's"
+pass "ebpf_exporter_enabled_configs{name} 1 for $CONFIGS"
 
 # ---- the page: HELP, TYPE, lint, OpenMetrics ----------------------------------------------------
 grep -qx "# HELP ebpf_exporter_bio_latency_seconds $BIO_HELP" "$WORK/scrape.txt" &&
