@@ -5,7 +5,10 @@
  * Names: collectd_ebpf_<module>_<metric>, with the base unit (_seconds, _bytes) of what
  * has one and _total for counters; every record's labels (format 3) as labels, and
  * "module". Histograms as cumulative _bucket{le} + _sum + _count from the kernel's slots:
- * every le is a real slot upper bound (hist_slot.h) in base units. */
+ * every le is a real slot upper bound (hist_slot.h) in base units. A record with a "@family"
+ * note (a program of ebpf_exporter's YAML) is written under that name as it is (a counter
+ * without a _total added) and a histogram with bound lines with those buckets: ebpf_exporter's
+ * names, doc/programs.md. */
 #ifndef EBPF_PROMETHEUS_PROM_RENDER_H
 #define EBPF_PROMETHEUS_PROM_RENDER_H
 

@@ -16,8 +16,8 @@
 # (tests/exporter/exporter_biolatency.yaml, exporter_syscalls.yaml: same format, same names;
 # nothing of ebpf_exporter is kept in this tree). With EBPF_EXPORTER=/path/to/its checkout,
 # its examples/biolatency and examples/syscalls are used as they are (YAML unmodified, the
-# .bpf.c compiled with collectd-ebpf-cc); syscalls then counts every process's calls, so
-# only its names and labels are checked.
+# .bpf.c compiled with collectd-ebpf-cc); syscalls then counts every process's calls: its
+# names and labels are checked, and a count of 77 getsid calls, which the host hardly makes.
 . "$top_srcdir/tests/support/lib.sh"
 . "$top_srcdir/tests/support/program_lib.sh"
 . "$top_srcdir/tests/outputs/prometheus_lib.sh"
@@ -140,6 +140,13 @@ if [ -n "${EBPF_EXPORTER:-}" ]; then
 	printf '%s\n' "ebpf_exporter_syscall_errors_total errno," "ebpf_exporter_syscalls_total syscall," > "$WORK/sys.names.want"
 	diff "$WORK/sys.names.want" "$WORK/sys.names" >&2 || fail "the syscalls example's series are not ebpf_exporter's names and labels"
 	pass "syscalls example: ebpf_exporter_syscalls_total{syscall}, ebpf_exporter_syscall_errors_total{errno}"
+	# It counts every process: a count of a syscall the host hardly makes, getsid
+	GETSID='ebpf_exporter_syscalls_total{syscall="getsid"}'
+	g0=$(prom_value "$GETSID")
+	$PY -c 'import os
+for _ in range(77): os.getsid(0)' || fail "the getsid workload failed"
+	wait_until 10 prom_is "$GETSID" $((${g0:-0} + 77)) || fail "$GETSID went from ${g0:-0} to $(prom_value "$GETSID"), not by 77"
+	pass "syscalls example: $GETSID grew by exactly the workload's 77 calls"
 	grep -qx '# HELP ebpf_exporter_syscalls_total Total number of executed syscalls by name' "$WORK/scrape.txt" ||
 		fail "no HELP of ebpf_exporter_syscalls_total with the YAML's help"
 else
