@@ -151,9 +151,54 @@ static void test_formats_and_args(void)
 	CHECK(prom_args_parse(2, relative, &a, err, sizeof(err)) == -1 && strstr(err, "absolute path"));
 }
 
+/* A program of ebpf_exporter's YAML ("@family" notes, bound lines): its names as
+ * ebpf_exporter writes them, the counter as named (with _total or not), the histogram's own
+ * le set with the bound lines' counts, whatever --buckets says, and no module label. */
+static void test_exporter_names(void)
+{
+	static const char text[] =
+		"collectd-ebpf-snapshot\t3\nwritten\t1700000000000000\n"
+		"module\tbio\trunning\t1700000000000000\t\t\n"
+		"counter\tsyscalls_total\tsyscalls-write\t12\t@family=ebpf_exporter_syscalls_total\t@help=Calls\tsyscall=write\n"
+		"counter\tpages\tpages\t5\t@family=ebpf_exporter_pages\t@help=Pages\n"
+		"histogram\tlatency\tbio_latency-sda-read\tnanoseconds\t0\t3\t7000\t0\t-\t-\t-\t-"
+		"\t@family=ebpf_exporter_bio_latency_seconds\t@help=Block IO latency\tdevice=sda\toperation=read\n"
+		"bucket\t10\t2\nbucket\t12\t1\nbound\t1e-06\t2\nbound\t2e-06\t2\nbound\t4e-06\t3\n"
+		"end\n";
+	struct snapshot s;
+	struct prom_status st = { .up = 1, .error = "", .scrapes = 1 };
+	struct prom_text page = { 0 };
+
+	CHECK(parse_text(text, &s) == 0);
+	CHECK(prom_render(&s, &st, PROM_TEXT, PROM_BUCKETS_ALL, &page) == 0);
+	CHECK(line_of(page.buf, "# TYPE ebpf_exporter_syscalls_total counter\n") != NULL);
+	CHECK(line_of(page.buf, "ebpf_exporter_syscalls_total{syscall=\"write\"} 12\n") != NULL);
+	CHECK(line_of(page.buf, "# TYPE ebpf_exporter_pages counter\n") != NULL);
+	CHECK(line_of(page.buf, "ebpf_exporter_pages 5\n") != NULL);
+	CHECK(line_of(page.buf, "# HELP ebpf_exporter_bio_latency_seconds Block IO latency\n") != NULL);
+	CHECK(line_of(page.buf, "ebpf_exporter_bio_latency_seconds_bucket{device=\"sda\",operation=\"read\",le=\"1e-06\"} 2\n") != NULL);
+	CHECK(line_of(page.buf, "ebpf_exporter_bio_latency_seconds_bucket{device=\"sda\",operation=\"read\",le=\"4e-06\"} 3\n") != NULL);
+	CHECK(line_of(page.buf, "ebpf_exporter_bio_latency_seconds_bucket{device=\"sda\",operation=\"read\",le=\"+Inf\"} 3\n") != NULL);
+	CHECK(line_of(page.buf, "ebpf_exporter_bio_latency_seconds_sum{device=\"sda\",operation=\"read\"} 7e-06\n") != NULL);
+	CHECK(line_of(page.buf, "ebpf_exporter_bio_latency_seconds_count{device=\"sda\",operation=\"read\"} 3\n") != NULL);
+	/* the bound lines' buckets only: 3 and +Inf */
+	CHECK(strstr(page.buf, "le=\"1.024e-06\"") == NULL && strstr(page.buf, "module=\"bio\",device") == NULL);
+	prom_text_free(&page);
+
+	/* OpenMetrics: the family less _total; a counter without _total stays its name, unknown */
+	CHECK(prom_render(&s, &st, PROM_OPENMETRICS, PROM_BUCKETS_POW4, &page) == 0);
+	CHECK(line_of(page.buf, "# TYPE ebpf_exporter_syscalls counter\n") != NULL);
+	CHECK(line_of(page.buf, "ebpf_exporter_syscalls_total{syscall=\"write\"} 12\n") != NULL);
+	CHECK(line_of(page.buf, "# TYPE ebpf_exporter_pages unknown\n") != NULL);
+	CHECK(line_of(page.buf, "ebpf_exporter_pages 5\n") != NULL);
+	prom_text_free(&page);
+	snapshot_free(&s);
+}
+
 int main(void)
 {
 	test_text();
+	test_exporter_names();
 	test_down();
 	test_formats_and_args();
 	return testing_done();
