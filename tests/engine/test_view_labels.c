@@ -69,6 +69,34 @@ static void test_given_at_start(void)
 	view_labels_free(&l);
 }
 
+/* Where each label ends in the name (series_name()'s ends): labels whose texts hold the
+ * joining "-" are still told apart (the snapshot's labels, Prometheus' labels). */
+static void test_label_ends(void)
+{
+	struct view_labels l;
+	char err[256], out[LABEL_VALUE_MAX];
+	const char *const ports[] = { "other", "dm-0", "x-y" };
+	struct series_view v = { .map = "counts", .lone_name = "" };
+	struct key k = { SYS_fsync, 2 };
+	uint8_t ends[SERIES_LABEL_SPANS];
+
+	CHECK(view_labels_init(&l, &view, 2, err, sizeof(err)) == 0);
+	CHECK(view_labels_set_names(&l, 2, ports, 3, err, sizeof(err)) == 0);
+	v.nlabels = view_labels_as_series(&l, v.labels);
+	CHECK(series_name(&v, (const uint8_t *)&k, -1, out, NULL, ends));
+	CHECK_STR(out, "fsync-2-x-y"); /* op 2 has no name: its number */
+	CHECK_EQ_U64(ends[0], 5);
+	CHECK_EQ_U64(ends[1], 7);
+	CHECK_EQ_U64(ends[2], 11);
+	/* A TypeInstance template that leaves a label out (op): the labels cannot be told
+	 * apart in the name (test_spans: one that names each once can). */
+	v.type_instance = "%{port}-on-%{syscall}";
+	CHECK(series_name(&v, (const uint8_t *)&k, -1, out, NULL, ends));
+	CHECK_STR(out, "x-y-on-fsync");
+	CHECK_EQ_U64(ends[0], SERIES_ENDS_UNKNOWN);
+	view_labels_free(&l);
+}
+
 /* A label's text is made safe as every label (label_value.h): a disk that /proc/diskstats
  * names "cciss/c0d0" would otherwise split collectd's identifier at the '/', which the
  * plugin reads as "<cgroup>/<instance>". */
@@ -157,6 +185,7 @@ int main(void)
 {
 	test_declared();
 	test_given_at_start();
+	test_label_ends();
 	test_made_safe();
 	test_in_group();
 	test_spans();

@@ -26,6 +26,7 @@ static const char snap_text[] =
 	"counter\tcalls\tpg/fsync\t120\tcgroup=pg\tsyscall=fsync\n"
 	"counter\tcalls\tpg/fsync\t7\tcgroup=pg\tsyscall=fsync\n" /* the same label set again */
 	"counter\trun_time\tsys_exit\t1500000000\tkind=sys_exit\n"
+	"counter\terrors\tx\t2\tsyscall=caf\xc3\xa9\xff\x1b[2J\n" /* raw bytes a hostile file may hold */
 	"gauge\tmap_fill\tcounts\t12.5\tkind=counts\n"
 	/* precision 0: slot i holds (2^(i-1), 2^i]; 3 in slot 10 (512, 1024], 1 in slot 12 */
 	"histogram\tlatency\tfsync\tnanoseconds\t0\t4\t4000\t4\t1000\t1000\t2000\t4000\tsyscall=fsync\n"
@@ -78,6 +79,8 @@ static void test_text(void)
 		 * program's labels named le and __name__ renamed */
 		"collectd_ebpf_syscalls_latency_seconds_count{module=\"syscalls\",syscall=\"a\\\"b\\\\c\\nd\\\\xff\",exported_le=\"5\","
 		"exported___name__=\"x\"} 1\n",
+		/* not UTF-8, a control: as the text \xHH, valid UTF-8 kept */
+		"collectd_ebpf_syscalls_errors_total{module=\"syscalls\",syscall=\"caf\xc3\xa9\\\\xff\\\\x1b[2J\"} 2\n",
 		/* bytes, a help note */
 		"# HELP collectd_ebpf_syscalls_io_size_bytes Size of a block IO\n",
 		"collectd_ebpf_syscalls_io_size_bytes_bucket{module=\"syscalls\",disk=\"loop0\",op=\"write\",le=\"4096\"} 2\n",
