@@ -1,10 +1,59 @@
 #include "plugin/snapshot_record.h"
 
 #include "base/text_append.h"
+#include "libcore/programs/program_module.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+/* A label name as the snapshot takes it (snapshot_label_name_ok()): what is not
+ * [A-Za-z0-9_] as '_', a leading digit after '_'. */
+static void label_name(const char *in, char out[SNAPSHOT_LABEL_NAME_MAX])
+{
+	size_t o = 0;
+
+	if (*in >= '0' && *in <= '9')
+		out[o++] = '_';
+	for (; *in && o + 1 < SNAPSHOT_LABEL_NAME_MAX; in++)
+		out[o++] = (*in >= 'a' && *in <= 'z') || (*in >= 'A' && *in <= 'Z') || (*in >= '0' && *in <= '9')
+				   ? *in : '_';
+	out[o] = '\0';
+	if (!o)
+		snprintf(out, SNAPSHOT_LABEL_NAME_MAX, "_");
+}
+
+/* The labels of the next record: the series' own (id->labels), else what its instance says
+ * ("<cgroup>/<rest>": "cgroup" and "kind"; else "kind"). A label that does not fit (a name
+ * given twice) is left out: the instance still has it all. */
+static void stage_labels(struct snapshot_module *sm, const struct metric_id *id, const char *instance)
+{
+	const struct metric_labels *l = id->labels;
+	const char *slash = strchr(instance, '/');
+	char name[SNAPSHOT_LABEL_NAME_MAX], group[128];
+
+	/* The names its source gives it (ebpf_exporter's), for the Prometheus endpoint */
+	if (id->family)
+		(void)snapshot_module_label(sm, "@family", id->family);
+	if (id->help)
+		(void)snapshot_module_label(sm, "@help", id->help);
+
+	if (!l) {
+		if (slash) {
+			snprintf(group, sizeof(group), "%.*s", (int)(slash - instance), instance);
+			(void)snapshot_module_label(sm, "cgroup", group);
+		}
+		if (*(slash ? slash + 1 : instance))
+			(void)snapshot_module_label(sm, "kind", slash ? slash + 1 : instance);
+		return;
+	}
+	if (l->group)
+		(void)snapshot_module_label(sm, "cgroup", l->group);
+	for (int i = 0; i < l->n; i++) {
+		label_name(l->names[i], name);
+		(void)snapshot_module_label(sm, name, l->values[i]);
+	}
+}
 
 /* The SNMP tables name a value by its metric_id's name (module.h): a user's program's counter
  * or gauge by its map, its histogram by its Type. */
@@ -12,6 +61,7 @@ static void sink_counter(void *ctx, const struct metric_id *id, const char *inst
 {
 	struct snapshot_module *sm = ctx;
 
+	stage_labels(sm, id, instance);
 	/* Out of memory drops this value from SNMP only; collectd still gets it. */
 	(void)snapshot_module_add_counter(sm, id->name, instance, value);
 }
@@ -20,15 +70,35 @@ static void sink_gauge(void *ctx, const struct metric_id *id, const char *instan
 {
 	struct snapshot_module *sm = ctx;
 
-	if (isfinite(value)) /* a ratio of nothing (NaN) has no row, as collectd has no value */
-		(void)snapshot_module_add_gauge(sm, id->name, instance, value);
+	if (!isfinite(value)) /* a ratio of nothing (NaN) has no row, as collectd has no value */
+		return;
+	stage_labels(sm, id, instance);
+	(void)snapshot_module_add_gauge(sm, id->name, instance, value);
+}
+
+/* The histogram's own buckets (id->bounds): each one's count, the slots' up to its last.
+ * The first that cannot be added ends them (the endpoint then has fewer, never wrong ones). */
+static void add_bounds(struct snapshot_module *sm, const struct metric_id *id, const struct hist_interval *h)
+{
+	uint64_t below = 0;
+	unsigned int slot = 0;
+
+	for (int b = 0; b < id->nbounds; b++) {
+		for (; slot <= id->bounds[b].slot && slot < h->nslots; slot++)
+			below += h->total_slots[slot];
+		if (snapshot_module_add_bound(sm, id->bounds[b].le, below))
+			break;
+	}
 }
 
 static void sink_histogram(void *ctx, const struct metric_id *id, const char *instance, enum hist_unit unit,
 			   const struct hist_interval *h)
 {
 	struct snapshot_module *sm = ctx;
-	struct snapshot_histogram *out = snapshot_module_add_histogram(sm, id->name, instance);
+	struct snapshot_histogram *out;
+
+	stage_labels(sm, id, instance);
+	out = snapshot_module_add_histogram(sm, id->name, instance);
 
 	if (!out)
 		return;
@@ -45,6 +115,7 @@ static void sink_histogram(void *ctx, const struct metric_id *id, const char *in
 	for (unsigned int i = 0; i < h->nslots && h->total_count; i++)
 		if (h->total_slots[i] && snapshot_module_add_bucket(sm, i, h->total_slots[i]))
 			break; /* out of memory: fewer buckets in SNMP only */
+	add_bounds(sm, id, h);
 	if (h->reset)
 		sm->discontinuity_us = snapshot_now_us();
 }
@@ -84,6 +155,28 @@ static enum snapshot_state state_of(enum module_state s)
 	return SNAPSHOT_STATE_CONFIGURED;
 }
 
+/* A running program of an ebpf_exporter config: ebpf_exporter's ebpf_exporter_enabled_configs
+ * for it, named as ebpf_exporter names a config (its YAML's file name without .yaml), for
+ * the Prometheus endpoint. */
+static void record_exporter_config(struct snapshot_module *sm, const struct module *m)
+{
+	const char *path = program_module_exporter_config(m), *base;
+	char name[SNAPSHOT_LABEL_VALUE_MAX];
+	size_t n;
+
+	if (!path)
+		return;
+	base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	n = strlen(base);
+	if (n > 5 && !strcmp(base + n - 5, ".yaml"))
+		n -= 5;
+	snprintf(name, sizeof(name), "%.*s", (int)n, base);
+	(void)snapshot_module_label(sm, "@family", "ebpf_exporter_enabled_configs");
+	(void)snapshot_module_label(sm, "@help", "The set of enabled configs");
+	(void)snapshot_module_label(sm, "name", name);
+	(void)snapshot_module_add_gauge(sm, "enabled_configs", name, 1);
+}
+
 void snapshot_record_state(struct snapshot_module *sm, const struct module *m, bool read_failed)
 {
 	bool running = m->state == MODULE_RUNNING || m->state == MODULE_DEGRADED;
@@ -97,6 +190,8 @@ void snapshot_record_state(struct snapshot_module *sm, const struct module *m, b
 		describe_methods(m, sm->methods, sizeof(sm->methods));
 		sm->methods_set = running;
 	}
+	if (running)
+		record_exporter_config(sm, m);
 }
 
 void snapshot_record_disabled(struct snapshot_module *sm, const struct module_ops *ops, int64_t since_us)

@@ -64,6 +64,9 @@ void snapshot_module_clear_values(struct snapshot_module *sm)
 	sm->nhistograms = 0;
 	sm->ngauges = 0;
 	sm->nbuckets = 0;
+	sm->nbounds = 0;
+	sm->label_len = sm->label_at = 0;
+	sm->label_n = 0;
 }
 
 void snapshot_module_release(struct snapshot_module *sm)
@@ -80,6 +83,13 @@ void snapshot_module_release(struct snapshot_module *sm)
 	sm->gauges = NULL;
 	sm->ngauges = sm->gauges_cap = 0;
 	sm->nbuckets = sm->buckets_cap = 0;
+	free(sm->bounds);
+	sm->bounds = NULL;
+	sm->nbounds = sm->bounds_cap = 0;
+	free(sm->label_text);
+	sm->label_text = NULL;
+	sm->label_len = sm->label_cap = sm->label_at = 0;
+	sm->label_n = 0;
 }
 
 /* Grows *array to hold one more element of size `size`. 0 or -ENOMEM. */
@@ -99,17 +109,92 @@ static int grow(void **array, int n, int *cap, size_t size)
 	return 0;
 }
 
+bool snapshot_label_name_ok(const char *name)
+{
+	const char *p = name + (*name == '@');
+
+	if ((*p < 'a' || *p > 'z') && (*p < 'A' || *p > 'Z') && *p != '_')
+		return false;
+	return strlen(name) < SNAPSHOT_LABEL_NAME_MAX &&
+	       strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == strlen(p);
+}
+
+int snapshot_labels(const struct snapshot_module *sm, const struct snapshot_labels *l, const char **names,
+		    const char **values, int max)
+{
+	const char *p = sm->label_text ? sm->label_text + l->at : NULL;
+	int n = 0;
+
+	for (; p && n < l->n && n < max; n++) {
+		names[n] = p;
+		p += strlen(p) + 1;
+		values[n] = p;
+		p += strlen(p) + 1;
+	}
+	return n;
+}
+
+const char *snapshot_label(const struct snapshot_module *sm, const struct snapshot_labels *l, const char *name)
+{
+	const char *names[SNAPSHOT_MAX_LABELS], *values[SNAPSHOT_MAX_LABELS];
+	int n = snapshot_labels(sm, l, names, values, SNAPSHOT_MAX_LABELS);
+
+	for (int i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return values[i];
+	return NULL;
+}
+
+int snapshot_module_label(struct snapshot_module *sm, const char *name, const char *value)
+{
+	struct snapshot_labels staged = { .at = sm->label_at, .n = sm->label_n };
+	size_t nlen = strlen(name) + 1, vlen = strlen(value) + 1;
+
+	if (!snapshot_label_name_ok(name) || vlen > SNAPSHOT_LABEL_VALUE_MAX || sm->label_n >= SNAPSHOT_MAX_LABELS ||
+	    snapshot_label(sm, &staged, name))
+		return -EINVAL;
+	if (sm->label_len + nlen + vlen > sm->label_cap) {
+		uint32_t cap = sm->label_cap ? sm->label_cap : 4096;
+		char *p;
+
+		while (sm->label_len + nlen + vlen > cap)
+			cap *= 2;
+		if (!(p = realloc(sm->label_text, cap)))
+			return -ENOMEM;
+		sm->label_text = p;
+		sm->label_cap = cap;
+	}
+	memcpy(sm->label_text + sm->label_len, name, nlen);
+	memcpy(sm->label_text + sm->label_len + nlen, value, vlen);
+	sm->label_len += (uint32_t)(nlen + vlen);
+	sm->label_n++;
+	return 0;
+}
+
+/* The labels staged for the record being added, and none for the next. */
+static struct snapshot_labels take_labels(struct snapshot_module *sm)
+{
+	struct snapshot_labels l = { .at = sm->label_at, .n = sm->label_n };
+
+	sm->label_at = sm->label_len;
+	sm->label_n = 0;
+	return l;
+}
+
 int snapshot_module_add_counter(struct snapshot_module *sm, const char *metric, const char *instance,
 				uint64_t value)
 {
 	struct snapshot_counter *c;
 
-	if (grow((void **)&sm->counters, sm->ncounters, &sm->counters_cap, sizeof(*c)))
+	if (grow((void **)&sm->counters, sm->ncounters, &sm->counters_cap, sizeof(*c))) {
+		take_labels(sm); /* not the next record's */
 		return -ENOMEM;
+	}
 	c = &sm->counters[sm->ncounters++];
 	snprintf(c->metric, sizeof(c->metric), "%s", metric);
 	snprintf(c->instance, sizeof(c->instance), "%s", instance);
 	c->value = value;
+	c->labels = take_labels(sm);
 	return 0;
 }
 
@@ -117,12 +202,15 @@ int snapshot_module_add_gauge(struct snapshot_module *sm, const char *metric, co
 {
 	struct snapshot_gauge *g;
 
-	if (grow((void **)&sm->gauges, sm->ngauges, &sm->gauges_cap, sizeof(*g)))
+	if (grow((void **)&sm->gauges, sm->ngauges, &sm->gauges_cap, sizeof(*g))) {
+		take_labels(sm);
 		return -ENOMEM;
+	}
 	g = &sm->gauges[sm->ngauges++];
 	snprintf(g->metric, sizeof(g->metric), "%s", metric);
 	snprintf(g->instance, sizeof(g->instance), "%s", instance);
 	g->value = value;
+	g->labels = take_labels(sm);
 	return 0;
 }
 
@@ -131,14 +219,18 @@ struct snapshot_histogram *snapshot_module_add_histogram(struct snapshot_module 
 {
 	struct snapshot_histogram *h;
 
-	if (grow((void **)&sm->histograms, sm->nhistograms, &sm->histograms_cap, sizeof(*h)))
+	if (grow((void **)&sm->histograms, sm->nhistograms, &sm->histograms_cap, sizeof(*h))) {
+		take_labels(sm);
 		return NULL;
+	}
 	h = &sm->histograms[sm->nhistograms++];
 	memset(h, 0, sizeof(*h));
 	snprintf(h->metric, sizeof(h->metric), "%s", metric);
 	snprintf(h->instance, sizeof(h->instance), "%s", instance);
 	h->mean = h->p50 = h->p95 = h->p99 = NAN;
 	h->first_bucket = sm->nbuckets;
+	h->first_bound = sm->nbounds;
+	h->labels = take_labels(sm);
 	return h;
 }
 
@@ -154,6 +246,38 @@ int snapshot_module_add_bucket(struct snapshot_module *sm, unsigned int slot, ui
 const struct snapshot_bucket *snapshot_buckets(const struct snapshot_module *sm, const struct snapshot_histogram *h)
 {
 	return sm->buckets ? sm->buckets + h->first_bucket : NULL; /* no arithmetic on NULL */
+}
+
+/* A bound's `le`: a decimal number as the exposition formats read it, no longer than the
+ * field. */
+static bool bound_text_ok(const char *le, double *value)
+{
+	char *end;
+
+	if (!le[0] || strlen(le) >= SNAPSHOT_BOUND_TEXT || strspn(le, "0123456789.e+-") != strlen(le))
+		return false;
+	*value = strtod(le, &end);
+	return !*end && isfinite(*value);
+}
+
+int snapshot_module_add_bound(struct snapshot_module *sm, const char *le, uint64_t count)
+{
+	struct snapshot_histogram *h = sm->nhistograms ? &sm->histograms[sm->nhistograms - 1] : NULL;
+	double v;
+
+	if (!h || !bound_text_ok(le, &v) || (h->nbounds && v <= strtod(sm->bounds[sm->nbounds - 1].le, NULL)))
+		return -EINVAL;
+	if (grow((void **)&sm->bounds, sm->nbounds, &sm->bounds_cap, sizeof(*sm->bounds)))
+		return -ENOMEM;
+	sm->bounds[sm->nbounds] = (struct snapshot_bound){ .count = count };
+	snprintf(sm->bounds[sm->nbounds++].le, SNAPSHOT_BOUND_TEXT, "%s", le);
+	h->nbounds++;
+	return 0;
+}
+
+const struct snapshot_bound *snapshot_bounds(const struct snapshot_module *sm, const struct snapshot_histogram *h)
+{
+	return sm->bounds ? sm->bounds + h->first_bound : NULL;
 }
 
 void snapshot_bucket_bounds(const struct snapshot_histogram *h, const struct snapshot_bucket *b, double *lower,
@@ -217,9 +341,24 @@ static void put_double(FILE *f, double v)
 		fprintf(f, "\t%.17g", v);
 }
 
+/* A record's labels, each "\tname=value", and its line's end. */
+static void put_labels_end(FILE *f, const struct snapshot_module *sm, const struct snapshot_labels *l)
+{
+	const char *names[SNAPSHOT_MAX_LABELS], *values[SNAPSHOT_MAX_LABELS];
+	int n = snapshot_labels(sm, l, names, values, SNAPSHOT_MAX_LABELS);
+
+	for (int i = 0; i < n; i++) {
+		put_string(f, names[i]); /* checked by snapshot_module_label(): no escapes */
+		fputc('=', f);
+		put_text(f, values[i], SNAPSHOT_LABEL_VALUE_MAX);
+	}
+	fputc('\n', f);
+}
+
 static void write_histogram(FILE *f, const struct snapshot_module *sm, const struct snapshot_histogram *h)
 {
 	const struct snapshot_bucket *b = snapshot_buckets(sm, h);
+	const struct snapshot_bound *own = snapshot_bounds(sm, h);
 
 	fputs("histogram", f);
 	put_field(f, h->metric);
@@ -230,9 +369,11 @@ static void write_histogram(FILE *f, const struct snapshot_module *sm, const str
 	put_double(f, h->p50);
 	put_double(f, h->p95);
 	put_double(f, h->p99);
-	fputc('\n', f);
+	put_labels_end(f, sm, &h->labels);
 	for (int i = 0; i < h->nbuckets; i++)
 		fprintf(f, "bucket\t%u\t%" PRIu64 "\n", b[i].slot, b[i].count);
+	for (int i = 0; i < h->nbounds; i++) /* checked by snapshot_module_add_bound(): no escapes */
+		fprintf(f, "bound\t%s\t%" PRIu64 "\n", own[i].le, own[i].count);
 }
 
 const char *snapshot_event_field(const struct snapshot_event *e, const char *name)
@@ -285,14 +426,15 @@ int snapshot_write_stream_events(FILE *f, const struct snapshot_module *const *m
 			fputs("counter", f);
 			put_field(f, sm->counters[c].metric);
 			put_field(f, sm->counters[c].instance);
-			fprintf(f, "\t%" PRIu64 "\n", sm->counters[c].value);
+			fprintf(f, "\t%" PRIu64, sm->counters[c].value);
+			put_labels_end(f, sm, &sm->counters[c].labels);
 		}
 		for (int g = 0; g < sm->ngauges; g++) {
 			fputs("gauge", f);
 			put_field(f, sm->gauges[g].metric);
 			put_field(f, sm->gauges[g].instance);
 			put_double(f, sm->gauges[g].value);
-			fputc('\n', f);
+			put_labels_end(f, sm, &sm->gauges[g].labels);
 		}
 		for (int h = 0; h < sm->nhistograms; h++)
 			write_histogram(f, sm, &sm->histograms[h]);
@@ -429,8 +571,9 @@ FILE *snapshot_open_file(const char *path, struct stat *st, char *why, size_t le
 
 /* ---- parsing ----------------------------------------------------------------------------------- */
 
-/* The longest record: an event line with all its fields. */
-#define MAX_FIELDS (9 + SNAPSHOT_EVENT_MAX_FIELDS)
+/* The longest record: a histogram line with all its labels (longer than an event line
+ * with all its fields). */
+#define MAX_FIELDS (12 + SNAPSHOT_MAX_LABELS)
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
@@ -545,6 +688,7 @@ struct parser {
 	int rows;                             /* lines after the module lines */
 	struct snapshot_module *module;       /* the last module line */
 	struct snapshot_histogram *histogram; /* the last histogram line */
+	char why[192];                        /* a message with a number in it */
 };
 
 static const char *parse_module(struct parser *p, char **f, int n)
@@ -575,33 +719,59 @@ static const char *parse_module(struct parser *p, char **f, int n)
 	return NULL;
 }
 
+/* Fields f[from..n) as the labels of the record about to be added. */
+static const char *parse_labels(struct parser *p, char **f, int from, int n)
+{
+	for (int i = from; i < n; i++) {
+		char *eq = strchr(f[i], '=');
+
+		if (!eq)
+			return "a label is not name=value";
+		*eq = '\0';
+		if (!snapshot_label_name_ok(f[i]))
+			return "a label name is not [A-Za-z_][A-Za-z0-9_]* (or that after '@') or too long";
+		switch (snapshot_module_label(p->module, f[i], eq + 1)) {
+		case 0: break;
+		case -ENOMEM: return "out of memory";
+		default: return "a label given twice or its value too long";
+		}
+	}
+	return NULL;
+}
+
 static const char *parse_counter(struct parser *p, char **f, int n)
 {
 	uint64_t v;
+	const char *why;
 
-	if (n != 4)
-		return "a counter line has 4 fields";
+	if (n < 4)
+		return "a counter line has 4 fields and its labels";
 	if (!p->module)
 		return "counter before any module line";
 	if (strlen(f[1]) >= sizeof(p->module->counters->metric) || strlen(f[2]) >= sizeof(p->module->counters->instance))
 		return "counter name too long";
 	if (parse_u64(f[3], &v))
 		return "bad counter value";
+	if ((why = parse_labels(p, f, 4, n)))
+		return why;
 	return snapshot_module_add_counter(p->module, f[1], f[2], v) ? "out of memory" : NULL;
 }
 
 static const char *parse_gauge(struct parser *p, char **f, int n)
 {
 	double v;
+	const char *why;
 
-	if (n != 4)
-		return "a gauge line has 4 fields";
+	if (n < 4)
+		return "a gauge line has 4 fields and its labels";
 	if (!p->module)
 		return "gauge before any module line";
 	if (strlen(f[1]) >= sizeof(p->module->gauges->metric) || strlen(f[2]) >= sizeof(p->module->gauges->instance))
 		return "gauge name too long";
 	if (parse_double(f[3], &v) || !isfinite(v))
 		return "bad gauge value";
+	if ((why = parse_labels(p, f, 4, n)))
+		return why;
 	return snapshot_module_add_gauge(p->module, f[1], f[2], v) ? "out of memory" : NULL;
 }
 
@@ -610,13 +780,16 @@ static const char *parse_histogram(struct parser *p, char **f, int n)
 	struct snapshot_histogram *h;
 	uint64_t precision;
 	int unit;
+	const char *why;
 
-	if (n != 12)
-		return "a histogram line has 12 fields";
+	if (n < 12)
+		return "a histogram line has 12 fields and its labels";
 	if (!p->module)
 		return "histogram before any module line";
 	if (strlen(f[1]) >= sizeof(h->metric) || strlen(f[2]) >= sizeof(h->instance))
 		return "histogram name too long";
+	if ((why = parse_labels(p, f, 12, n)))
+		return why;
 	h = snapshot_module_add_histogram(p->module, f[1], f[2]);
 	if (!h)
 		return "out of memory";
@@ -653,12 +826,30 @@ static const char *parse_bucket(struct parser *p, char **f, int n)
 	return snapshot_module_add_bucket(p->module, (unsigned int)slot, count) ? "out of memory" : NULL;
 }
 
+static const char *parse_bound(struct parser *p, char **f, int n)
+{
+	struct snapshot_histogram *h = p->histogram;
+	uint64_t count;
+	int e;
+
+	if (n != 3)
+		return "a bound line has 3 fields";
+	if (!h || h != &p->module->histograms[p->module->nhistograms - 1])
+		return "bound before any histogram line";
+	if (parse_u64(f[2], &count))
+		return "bad bound count";
+	e = snapshot_module_add_bound(p->module, f[1], count);
+	return e == -ENOMEM ? "out of memory" : e ? "bad bound: not a number, or not above the one before" : NULL;
+}
+
 static const char *parse_event(struct parser *p, char **f, int n)
 {
 	struct snapshot_event *e;
 
 	if (n < 9)
 		return "an event line has at least 9 fields";
+	if (n > 9 + SNAPSHOT_EVENT_MAX_FIELDS)
+		return "an event line has more fields than the bound (SNAPSHOT_EVENT_MAX_FIELDS)";
 	if (p->s->nevents == SNAPSHOT_MAX_EVENTS)
 		return "more event lines than the bound (SNAPSHOT_MAX_EVENTS)";
 	if (!p->s->events && !(p->s->events = calloc(SNAPSHOT_MAX_EVENTS, sizeof(*p->s->events))))
@@ -707,8 +898,13 @@ static const char *parse_line(struct parser *p, int lineno, char *line, size_t l
 		snprintf(version, sizeof(version), "%d", SNAPSHOT_FORMAT_VERSION);
 		if (n != 2 || strcmp(f[0], SNAPSHOT_MAGIC))
 			return "not a collectd-ebpf snapshot";
-		if (strcmp(f[1], version))
-			return "unsupported format version (this reader knows version 2)";
+		if (strcmp(f[1], version)) {
+			snprintf(p->why, sizeof(p->why),
+				 "unsupported format version %.12s: this reader reads snapshot format version %d "
+				 "only; the plugin and its readers must come from one release of collectd-ebpf",
+				 f[1], SNAPSHOT_FORMAT_VERSION);
+			return p->why;
+		}
 		return NULL;
 	}
 	if (*ended)
@@ -727,6 +923,8 @@ static const char *parse_line(struct parser *p, int lineno, char *line, size_t l
 		return parse_histogram(p, f, n);
 	if (!strcmp(f[0], "bucket"))
 		return parse_bucket(p, f, n);
+	if (!strcmp(f[0], "bound"))
+		return parse_bound(p, f, n);
 	if (!strcmp(f[0], "event"))
 		return parse_event(p, f, n);
 	if (!strcmp(f[0], "end") && n == 1) {

@@ -5,23 +5,24 @@
  * for collectd. The subagent only parses it. No collectd, libbpf or net-snmp header here:
  * both sides compile this file.
  *
- * Format, version 2: UTF-8 text, one record per line, fields separated by one TAB; a TAB,
+ * Format, version 3: UTF-8 text, one record per line, fields separated by one TAB; a TAB,
  * newline or backslash inside a string field is written \t, \n, \\, and each byte of what
  * else base/text_rule.h's rule refuses (controls, bidi controls, bytes that are not UTF-8)
  * as \\xHH, which a reader reads as the text \xHH. Records:
  *
- *   collectd-ebpf-snapshot	2
+ *   collectd-ebpf-snapshot	3
  *   written	<unix time, microseconds>
  *   module	<label>	<state>	<discontinuity, unix microseconds>	<attach methods>	<last error>
- *   counter	<metric>	<instance>	<cumulative u64>
- *   gauge	<metric>	<instance>	<value of the moment, a decimal number>
- *   histogram	<metric>	<instance>	<unit>	<precision>	<count>	<sum>	<interval count>	<mean>	<p50>	<p95>	<p99>
+ *   counter	<metric>	<instance>	<cumulative u64>	[<name>=<value>]...
+ *   gauge	<metric>	<instance>	<value of the moment, a decimal number>	[<name>=<value>]...
+ *   histogram	<metric>	<instance>	<unit>	<precision>	<count>	<sum>	<interval count>	<mean>	<p50>	<p95>	<p99>	[<name>=<value>]...
  *   bucket	<slot>	<cumulative count>
+ *   bound	<le>	<cumulative count>
  *   event	<run>	<seq>	<time, unix microseconds>	<kind>	<severity>	<module>	<subject>	<message>	[<name>=<value>]...
  *   end
  *
- * counter, gauge and histogram lines belong to the module line above them, bucket lines to the
- * histogram line above them. <state> is running, degraded, failed, unsupported or
+ * counter, gauge and histogram lines belong to the module line above them, bucket and bound
+ * lines to the histogram line above them. <state> is running, degraded, failed, unsupported or
  * disabled (or configured: not started yet). <attach methods> is "point=method,point=method"
  * ("" when nothing is attached). Histogram <count> and <sum> are lifetime totals in <unit>
  * ("nanoseconds" or "bytes"); <mean> and the percentiles describe the last read interval in
@@ -29,7 +30,12 @@
  * has them: <slot> is the slot's index in the layout of <precision> (bpf/include/hist_slot.h;
  * hist_slot_lower_bound() and hist_slot_upper_bound() give its bounds (lower, upper]), in
  * increasing order, with its count cumulative since the module started; only slots with a
- * non-zero count are written. "end" is the last line: a file without it is incomplete.
+ * non-zero count are written. Bound lines (after the bucket lines) are the histogram's own
+ * buckets where its source has some (a program from ebpf_exporter's YAML): every one, in
+ * increasing order, <le> its upper bound as that source writes it (a decimal number, such as
+ * "1e-06" or "0.001024", in the unit of the source, not <unit>) and the count of the events at
+ * or below it since the module started; a reader that exposes them gives them instead of
+ * bounds of its own. "end" is the last line: a file without it is incomplete.
  *
  * Event lines (after the modules) are the plugin's last SNAPSHOT_MAX_EVENTS events
  * (libcore/engine/events.h), oldest first, so that the subagent, which needs no BPF, sends
@@ -39,8 +45,28 @@
  * the module ("summary": how many the rate limit held back), then up to
  * SNAPSHOT_EVENT_MAX_FIELDS fields. A reader rejects more event lines than that bound.
  *
+ * Labels (version 3): a counter, gauge or histogram line ends with its series' labels, what
+ * its <instance> joins into one text, each apart: up to SNAPSHOT_MAX_LABELS name=value
+ * fields, split at the first '='. A name is a Prometheus label name ([A-Za-z_][A-Za-z0-9_]*)
+ * given once per record: the view's own label names (syscall, disk, op, signal, port, a
+ * program's label names), "cgroup" for a per-cgroup series (the group before the '/' of
+ * <instance>, "other" for folded cgroups), "cpu" for a per-CPU series, and "kind" for what
+ * else the instance says (a row's name such as "out_of_range", tcp's "connect", a program
+ * histogram's "count" and "sum" counters). A series that beyond its view's cap went into
+ * `other` has each of its view's labels "other". The module is the module line's. A name
+ * after '@' is a note for the readers, not a label: "@family" (the name a Prometheus reader
+ * gives the value's family, instead of one of its own), "@help" (that family's help text);
+ * readers skip the notes they do not know, so that notes can be added without a version.
+ * A value is a string field as any (escapes above), shorter than SNAPSHOT_LABEL_VALUE_MAX.
+ *
+ * Every reader refuses a file of another version with a message that names both versions:
+ * the plugin and its readers (subagent, terminal view, Prometheus endpoint) come from one
+ * release.
+ *
  * Version 1 wrote each bucket as its double bounds, which a reader turned back into a slot
- * with log2: with log-linear slots that no longer works, hence version 2.
+ * with log2: with log-linear slots that no longer works, hence version 2. Version 2 had no
+ * labels: the Prometheus endpoint could not tell a syscall from a disk in an instance, hence
+ * version 3.
  */
 #ifndef EBPF_CORE_SNAPSHOT_FILE_H
 #define EBPF_CORE_SNAPSHOT_FILE_H
@@ -53,7 +79,7 @@
 
 #include "bpf/include/hist_slot.h"
 
-#define SNAPSHOT_FORMAT_VERSION 2
+#define SNAPSHOT_FORMAT_VERSION 3
 #define SNAPSHOT_MAGIC "collectd-ebpf-snapshot"
 #define SNAPSHOT_DEFAULT_PATH "/run/collectd-ebpf/snapshot"
 
@@ -74,21 +100,40 @@ enum snapshot_unit { SNAPSHOT_UNIT_NANOSECONDS, SNAPSHOT_UNIT_BYTES };
 const char *snapshot_state_name(enum snapshot_state s);
 const char *snapshot_unit_name(enum snapshot_unit u);
 
+/* A record's labels: n "name\0value\0" pairs from byte `at` of its module's label text
+ * (snapshot_labels()). */
+struct snapshot_labels {
+	uint32_t at;
+	uint16_t n;
+};
+#define SNAPSHOT_MAX_LABELS 16
+#define SNAPSHOT_LABEL_NAME_MAX 64
+#define SNAPSHOT_LABEL_VALUE_MAX 256
+
 struct snapshot_counter {
 	char metric[64];
 	char instance[128];
 	uint64_t value;
+	struct snapshot_labels labels;
 };
 
 struct snapshot_gauge {
 	char metric[64];
 	char instance[128];
 	double value;
+	struct snapshot_labels labels;
 };
 
 struct snapshot_bucket {
 	unsigned int slot; /* in the layout of its histogram's precision */
 	uint64_t count;    /* cumulative */
+};
+
+/* A histogram's own bucket (a bound line): its `le` text and cumulative count. */
+#define SNAPSHOT_BOUND_TEXT 32
+struct snapshot_bound {
+	char le[SNAPSHOT_BOUND_TEXT];
+	uint64_t count;
 };
 
 struct snapshot_histogram {
@@ -100,6 +145,8 @@ struct snapshot_histogram {
 	uint64_t interval_count; /* events in the last read interval */
 	double mean, p50, p95, p99; /* last interval, in unit; NAN without events */
 	int first_bucket, nbuckets; /* in the module's buckets, see snapshot_buckets() */
+	int first_bound, nbounds;   /* in the module's bounds, see snapshot_bounds() */
+	struct snapshot_labels labels;
 };
 
 struct snapshot_module {
@@ -117,6 +164,13 @@ struct snapshot_module {
 	struct snapshot_gauge *gauges;
 	int nbuckets, buckets_cap; /* of all its histograms, each histogram's in a run */
 	struct snapshot_bucket *buckets;
+	int nbounds, bounds_cap; /* of all its histograms, each histogram's in a run */
+	struct snapshot_bound *bounds;
+	/* The records' labels, "name\0value\0" pairs; from label_at on, those of the next
+	 * record added (snapshot_module_label()). */
+	char *label_text;
+	uint32_t label_len, label_cap, label_at;
+	uint16_t label_n;
 };
 
 #define SNAPSHOT_MAX_EVENTS 64
@@ -159,6 +213,20 @@ int snapshot_module_add_counter(struct snapshot_module *sm, const char *metric, 
 				uint64_t value);
 /* 0 or -ENOMEM. */
 int snapshot_module_add_gauge(struct snapshot_module *sm, const char *metric, const char *instance, double value);
+/* A label of the next counter, gauge or histogram added: name a Prometheus label name
+ * ([A-Za-z_][A-Za-z0-9_]*, shorter than SNAPSHOT_LABEL_NAME_MAX) or such a name after
+ * '@' (a note for the readers, not a label), not yet given to that record, and at most
+ * SNAPSHOT_MAX_LABELS of them; value shorter than SNAPSHOT_LABEL_VALUE_MAX. 0, -EINVAL
+ * (and nothing added) or -ENOMEM. */
+int snapshot_module_label(struct snapshot_module *sm, const char *name, const char *value);
+/* Whether name is such a name. */
+bool snapshot_label_name_ok(const char *name);
+/* The labels l of one of sm's records: up to max of them into names[] and values[]; their
+ * count. */
+int snapshot_labels(const struct snapshot_module *sm, const struct snapshot_labels *l, const char **names,
+		    const char **values, int max);
+/* The value of label `name` of l, NULL without it. */
+const char *snapshot_label(const struct snapshot_module *sm, const struct snapshot_labels *l, const char *name);
 /* A zeroed histogram with its names set, or NULL when out of memory. */
 struct snapshot_histogram *snapshot_module_add_histogram(struct snapshot_module *sm, const char *metric,
 							 const char *instance);
@@ -166,6 +234,12 @@ struct snapshot_histogram *snapshot_module_add_histogram(struct snapshot_module 
 int snapshot_module_add_bucket(struct snapshot_module *sm, unsigned int slot, uint64_t count);
 /* The buckets of h, one of sm's histograms: h->nbuckets of them. */
 const struct snapshot_bucket *snapshot_buckets(const struct snapshot_module *sm, const struct snapshot_histogram *h);
+
+/* A bound of the last histogram added: `le` (a decimal number shorter than
+ * SNAPSHOT_BOUND_TEXT) above the one before. 0, -EINVAL or -ENOMEM. */
+int snapshot_module_add_bound(struct snapshot_module *sm, const char *le, uint64_t count);
+/* The bounds of h, one of sm's histograms: h->nbounds of them. */
+const struct snapshot_bound *snapshot_bounds(const struct snapshot_module *sm, const struct snapshot_histogram *h);
 
 /* Writes the whole file to f. 0 or -errno. */
 int snapshot_write_stream(FILE *f, const struct snapshot_module *const *modules, int nmodules,

@@ -187,7 +187,7 @@ static int row_label(struct table_reader *tr, struct module *m, char *err, size_
 	if (texts && view_labels_chain_names(&tr->row_chain, (const char *const *)tr->names, t->nrows, err, errlen))
 		return -EINVAL;
 	if (texts)
-		v->labels[v->nlabels++] = (struct series_label){ .name = "row",
+		v->labels[v->nlabels++] = (struct series_label){ .name = t->row_label ? t->row_label : "row",
 								 .offset = offsetof(struct cgroup_row_key, row),
 								 .size = sizeof(uint32_t), .chain = &tr->row_chain };
 	if (t->hist_metric) {

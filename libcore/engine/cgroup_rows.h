@@ -39,6 +39,7 @@ struct cgroup_table {
 	uint32_t nrows;                  /* rows a key's `row` may have (array sizes) */
 	uint32_t rows_per_cgroup;        /* kernel entries sized per cgroup (<= nrows) */
 	const char *(*row_instance)(const struct module *m, uint32_t row, char *buf, size_t len);
+	const char *row_label;            /* the row label's name ("syscall", "op"); NULL: "row" */
 };
 
 /* Before load: the tables' max_entries for options (CGROUP_ROWS_PER_SERIES x MaxSeries

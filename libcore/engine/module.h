@@ -44,6 +44,37 @@ struct metric_id {
 	/* A user's program's map, NULL for a module's own values: whose <Histogram>
 	 * presentation (Percentile, Bucket) applies to a histogram. */
 	const char *map;
+	/* The labels of this series when its reader knows them (a view's labels, its group,
+	 * its CPU), NULL otherwise: then the instance is all there is (front-ends that keep
+	 * labels apart, the snapshot, take them from here). */
+	const struct metric_labels *labels;
+	/* What the program's config names the value for readers that name it as its source
+	 * does (a program from ebpf_exporter's YAML: the Prometheus endpoint), NULL otherwise:
+	 * its family ("ebpf_exporter_<name>"), its help text and, for a histogram, its own
+	 * buckets over the engine's slots (nbounds of them, none when they cannot be told apart
+	 * in the slots). */
+	const char *family;
+	const char *help;
+	const struct metric_bound *bounds;
+	int nbounds;
+};
+
+/* A histogram's own bucket: its upper bound as its source writes it (`le`), and the last
+ * engine slot it holds: the bucket's cumulative count is that of the slots up to `slot`. */
+#define METRIC_BOUND_TEXT 32
+struct metric_bound {
+	unsigned int slot;
+	char le[METRIC_BOUND_TEXT];
+};
+
+/* A series' labels by name: names[i] has the text values[i] (as made safe in the
+ * instance); group: the group (a cgroup) of a per-cgroup series, NULL without one. */
+#define METRIC_MAX_LABELS 10
+struct metric_labels {
+	const char *group;
+	int n;
+	const char *names[METRIC_MAX_LABELS];
+	const char *values[METRIC_MAX_LABELS];
 };
 
 /* A module's own value: only its name. */

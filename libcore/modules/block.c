@@ -137,9 +137,9 @@ static const char *op_row_name(const struct module *m, uint32_t row, char *buf, 
 #define CGROUP_LATENCY_ROWS 3
 static const struct cgroup_table cgroup_tables[] = {
 	{ .map = "cgroup_counts", .fields = cgroup_count_fields, .nfields = COUNT_OF(cgroup_count_fields),
-	  .nrows = BLOCK_OP_COUNT, .rows_per_cgroup = BLOCK_OP_COUNT, .row_instance = op_row_name },
+	  .nrows = BLOCK_OP_COUNT, .rows_per_cgroup = BLOCK_OP_COUNT, .row_instance = op_row_name, .row_label = "op" },
 	{ .map = "cgroup_latency", .hist_metric = "latency", .unit = HIST_UNIT_NANOSECONDS, .nrows = BLOCK_OP_COUNT,
-	  .rows_per_cgroup = CGROUP_LATENCY_ROWS, .row_instance = op_row_name },
+	  .rows_per_cgroup = CGROUP_LATENCY_ROWS, .row_instance = op_row_name, .row_label = "op" },
 };
 /* cgroup_inflight: each request's cgroup from issue to completion. */
 static const char *const cgroup_aux_maps[] = { MODULE_CGROUP_AUX_MAPS, "cgroup_inflight", NULL };

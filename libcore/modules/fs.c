@@ -88,7 +88,7 @@ static const char *row_name(const struct module *m, uint32_t row, char *buf, siz
  * operations per cgroup (a cgroup on two filesystems fills the shared table sooner). */
 static const struct cgroup_table cgroup_tables[] = {
 	{ .map = "cgroup_latency", .hist_metric = "latency", .hist_count_metric = "calls", .unit = HIST_UNIT_NANOSECONDS,
-	  .nrows = FS_ROWS, .rows_per_cgroup = FS_OPS, .row_instance = row_name },
+	  .nrows = FS_ROWS, .rows_per_cgroup = FS_OPS, .row_instance = row_name, .row_label = "filesystem_op" },
 };
 
 static const char *fs_type_list(char *buf, size_t len)

@@ -220,10 +220,12 @@ static int syscalls_prepare(struct module *m, char *err, size_t errlen)
 	m->features = s->nrows ? FEATURE_LATENCY : 0;
 	s->cg_tables[0] = (struct cgroup_table){ .map = "cgroup_counts", .fields = count_fields,
 						 .nfields = COUNT_OF(count_fields), .nrows = MAX_SYSCALLS,
-						 .rows_per_cgroup = CGROUP_SYSCALL_ROWS, .row_instance = count_row_name };
+						 .rows_per_cgroup = CGROUP_SYSCALL_ROWS, .row_instance = count_row_name,
+						 .row_label = "syscall" };
 	s->cg_tables[1] = (struct cgroup_table){ .map = "cgroup_latency", .hist_metric = "latency",
 						 .unit = HIST_UNIT_NANOSECONDS, .nrows = s->nrows,
-						 .rows_per_cgroup = s->nrows, .row_instance = cgroup_latency_row_name };
+						 .rows_per_cgroup = s->nrows, .row_instance = cgroup_latency_row_name,
+						 .row_label = "syscall" };
 	/* Without latency the latency table holds nothing: it is left out like the others. */
 	module_cgroup_tables(m->cgroup, s->cg_tables, s->nrows ? 2 : 1, NULL);
 	/* the latency maps are sized to them in configure */

@@ -183,7 +183,8 @@ static void size_cgroup_tables(struct module *m, struct tcp *t)
 
 	t->cg_tables[0] = (struct cgroup_table){ .map = "cgroup_counts", .fields = cgroup_count_fields,
 						 .nfields = COUNT_OF(cgroup_count_fields), .nrows = rows,
-						 .rows_per_cgroup = per_cgroup, .row_instance = cgroup_count_row_name };
+						 .rows_per_cgroup = per_cgroup, .row_instance = cgroup_count_row_name,
+						 .row_label = "port" };
 	t->cg_tables[1] = (struct cgroup_table){ .map = "cgroup_latency", .hist_metric = "latency",
 						 .unit = HIST_UNIT_NANOSECONDS, .nrows = rows, .rows_per_cgroup = per_cgroup,
 						 .row_instance = cgroup_latency_row_name };

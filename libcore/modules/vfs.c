@@ -101,11 +101,11 @@ static const char *op_row_name(const struct module *m, uint32_t row, char *buf, 
 _Static_assert(VFS_OP_READ == 0 && VFS_OP_WRITE == 1, "the bytes table holds rows 0 and 1");
 static const struct cgroup_table cgroup_tables[] = {
 	{ .map = "cgroup_counts", .fields = cgroup_count_fields, .nfields = COUNT_OF(cgroup_count_fields),
-	  .nrows = VFS_OPS, .rows_per_cgroup = VFS_OPS, .row_instance = op_row_name },
+	  .nrows = VFS_OPS, .rows_per_cgroup = VFS_OPS, .row_instance = op_row_name, .row_label = "op" },
 	{ .map = "cgroup_latency", .hist_metric = "latency", .unit = HIST_UNIT_NANOSECONDS, .nrows = VFS_OPS,
-	  .rows_per_cgroup = VFS_OPS, .row_instance = op_row_name },
+	  .rows_per_cgroup = VFS_OPS, .row_instance = op_row_name, .row_label = "op" },
 	{ .map = "cgroup_bytes", .hist_metric = "bytes", .unit = HIST_UNIT_BYTES, .nrows = 2, .rows_per_cgroup = 2,
-	  .row_instance = op_row_name },
+	  .row_instance = op_row_name, .row_label = "op" },
 };
 
 /* The fallback maps each operation's syscalls to it. */

@@ -526,7 +526,20 @@ static int read_metric_name(const struct walk *w, const struct field *field, con
 static int read_help(const struct walk *w, const struct field *field, const yaml_node_t *k, const yaml_node_t *val,
 		     void *into)
 {
-	((struct metric_fields *)into)->help = true; /* collectd has no help text: checked, not sent */
+	struct metric_fields *f = into;
+	const char *s = scalar(val);
+	size_t n;
+
+	if (!s)
+		return fail(w, val, "help takes a text");
+	/* collectd has no help text: kept for the snapshot's readers (the Prometheus endpoint),
+	 * whole UTF-8 characters up to PROGRAM_HELP_MAX - 1 bytes */
+	n = strlen(s);
+	if (n >= sizeof(f->v->help))
+		for (n = sizeof(f->v->help) - 1; n && ((unsigned char)s[n] & 0xc0) == 0x80; n--)
+			;
+	snprintf(f->v->help, sizeof(f->v->help), "%.*s", (int)n, s);
+	f->help = true;
 	return 0;
 }
 
@@ -697,6 +710,10 @@ static int read_metric(const struct walk *w, const yaml_node_t *n, enum program_
 		return fail(w, n, "%s needs a name (the map's name too)", f.where);
 	if (!f.help)
 		return fail(w, n, "this metric needs help (ebpf_exporter requires it)");
+	/* ebpf_exporter's name for it: its namespace, then the metric's name (fits: map is
+	 * shorter than PROGRAM_NAME_MAX) */
+	memcpy(v->family, "ebpf_exporter_", 14);
+	memcpy(v->family + 14, v->map, strlen(v->map) + 1);
 	if (f.labels && read_labels(w, f.labels, v, f.hist))
 		return -1;
 	if (f.hist)

@@ -49,6 +49,7 @@
 #define PROGRAM_MAX_VIEWS 16
 #define PROGRAM_MAX_LABELS 8
 #define PROGRAM_MAX_FIXED_BOUNDS 64
+#define PROGRAM_HELP_MAX 256
 #define PROGRAM_DEFAULT_MAX_SERIES 1000
 #define PROGRAM_DEFAULT_RECLAIM_AFTER 60
 
@@ -132,6 +133,11 @@ struct program_view {
 	/* ebpf_exporter's fixed buckets: only bucket values equal to one of fixed_bounds are
 	 * events (it reads those keys and no other). */
 	bool key_listed_only;
+	/* A metric of ebpf_exporter's YAML: the family and help ebpf_exporter exposes it under
+	 * ("ebpf_exporter_<name>", the YAML's help, cut to PROGRAM_HELP_MAX - 1 bytes); "" for
+	 * a <Program>'s own map blocks. */
+	char family[PROGRAM_NAME_MAX + 16];
+	char help[PROGRAM_HELP_MAX];
 };
 
 struct program_config {

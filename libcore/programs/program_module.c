@@ -423,6 +423,16 @@ const char *program_module_refusal(const struct module *m)
 	return m->ops->prepare == refuse_start ? s->start_error : NULL;
 }
 
+const char *program_module_exporter_config(const struct module *m)
+{
+	const struct program_state *s = m->priv;
+
+	/* every program's ops, a refused one's too, end with its destroy */
+	if (!m->ops || m->ops->destroy != destroy || !s)
+		return NULL;
+	return s->cfg.exporter_config[0] ? s->cfg.exporter_config : NULL;
+}
+
 /* The module's operations once check_object() has judged the object: a refused one's only
  * refuse to start, so that the other modules and programs run; an accepted one's load and
  * read it. */

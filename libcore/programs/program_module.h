@@ -30,4 +30,8 @@ int program_module_check_bytes(const struct conf_node *block, const void *bytes,
  * when the object was accepted. */
 const char *program_module_refusal(const struct module *m);
 
+/* The ebpf_exporter config (ExporterConfig's path) module m was loaded from, NULL for a
+ * `<Program>` of map blocks and for any other module. */
+const char *program_module_exporter_config(const struct module *m);
+
 #endif

@@ -5,6 +5,7 @@
 #include "libcore/read/program_read.h"
 
 #include "libcore/engine/module.h"
+#include "libcore/programs/exporter_le.h"
 #include "libcore/read/map_read.h"
 #include "libcore/read/series_read.h"
 #include "libcore/read/slot_map.h"
@@ -26,6 +27,10 @@ struct program_reader {
 	unsigned int *slot_of;
 	uint64_t unlisted; /* ListedKeysOnly: events in bucket values not listed, the map's whole
 	                    * (cumulative) count: counter "unlisted-<map>" */
+	/* A histogram of ebpf_exporter's YAML: its buckets over the engine's slots (metric_id's
+	 * bounds, own_bounds()), NULL when there are too many. */
+	struct metric_bound *bounds;
+	int nbounds;
 };
 
 size_t program_reader_series_bytes(enum program_view_kind kind)
@@ -102,7 +107,9 @@ static void describe_field(struct program_reader *r, struct series_field *f)
 
 	*f = (struct series_field){
 		.kind = field_kind[v->kind],
-		.id = { .name = v->kind == VIEW_KIND_HISTOGRAM ? v->type : v->map, .type = v->type, .map = v->map },
+		.id = { .name = v->kind == VIEW_KIND_HISTOGRAM ? v->type : v->map, .type = v->type, .map = v->map,
+			.family = v->family[0] ? v->family : NULL, .help = v->family[0] ? v->help : NULL,
+			.bounds = r->bounds, .nbounds = r->nbounds },
 		.offset = r->l->value_offset,
 		.width = r->l->value_width,
 		.send_zero = true,
@@ -117,6 +124,34 @@ static void describe_field(struct program_reader *r, struct series_field *f)
 	f->no_sum = !r->l->has_sum;
 	f->count_id = &r->count_id;
 	f->count_named = true;
+}
+
+/* ebpf_exporter's buckets of the view over the engine's slots. A bucket that shares its
+ * slot with the next one is left out: its count cannot be told from the next one's, which
+ * holds both (exp2zero's 0 and 1 share the slot [0, 1]). Slots that go down (none of the
+ * conventions does) leave the view without buckets of its own: the endpoint then shows the
+ * engine's. -1 when out of memory. */
+static int own_bounds(struct program_reader *r)
+{
+	struct exporter_bucket b[EXPORTER_MAX_BUCKETS];
+	unsigned int slot[EXPORTER_MAX_BUCKETS];
+	int n = exporter_buckets(r->v, b, EXPORTER_MAX_BUCKETS);
+
+	if (n <= 0)
+		return 0;
+	for (int i = 0; i < n; i++)
+		if ((slot[i] = slot_map_slot(&r->map, b[i].key)) < (i ? slot[i - 1] : 0))
+			return 0;
+	if (!(r->bounds = calloc((size_t)n, sizeof(*r->bounds))))
+		return -1;
+	for (int i = 0; i < n; i++) {
+		if (i + 1 < n && slot[i + 1] == slot[i])
+			continue;
+		r->bounds[r->nbounds].slot = slot[i];
+		exporter_float_text(b[i].le, r->bounds[r->nbounds].le, sizeof(r->bounds[r->nbounds].le));
+		r->nbounds++;
+	}
+	return 0;
 }
 
 static void describe_view(struct program_reader *r, int map_fd)
@@ -173,6 +208,11 @@ struct program_reader *program_reader_new(struct program_view *v, const struct v
 		for (uint32_t k = 0; k < l->nslots; k++)
 			r->slot_of[k] = slot_map_slot(&r->map, k);
 	}
+	if (v->kind == VIEW_KIND_HISTOGRAM && v->family[0] && v->layout == HIST_LAYOUT_KEY && own_bounds(r)) {
+		snprintf(err, errlen, "cannot set up the reader of map \"%s\": out of memory", v->map);
+		program_reader_free(r);
+		return NULL;
+	}
 	describe_view(r, map_fd);
 	r->series = series_reader_new(&r->view, err, errlen);
 	if (!r->series) {
@@ -205,5 +245,6 @@ void program_reader_free(struct program_reader *r)
 		return;
 	series_reader_free(r->series);
 	free(r->slot_of);
+	free(r->bounds);
 	free(r);
 }

@@ -18,11 +18,23 @@ static void append(char *buf, size_t cap, size_t *used, const char *text)
 	buf[*used] = '\0';
 }
 
-/* The TypeInstance template with %{label} (and %{cpu}) replaced by the labels' texts. */
+/* A label's span in the name: end, and start at SERIES_MAX_LABELS on (series_name.h); a
+ * span beyond what a byte holds is unknown. */
+static void set_span(uint8_t *ends, int i, size_t start, size_t end)
+{
+	if (!ends)
+		return;
+	ends[i] = end < LABEL_VALUE_MAX ? (uint8_t)end : SERIES_ENDS_UNKNOWN;
+	ends[SERIES_MAX_LABELS + i] = start < LABEL_VALUE_MAX ? (uint8_t)start : SERIES_ENDS_UNKNOWN;
+}
+
+/* The TypeInstance template with %{label} (and %{cpu}) replaced by the labels' texts; each
+ * label's span into ends when the template names it once. */
 static void fill_template(const struct series_view *v, char texts[][LABEL_VALUE_MAX], const char *cpu_text,
-			  char *raw, size_t cap)
+			  char *raw, size_t cap, uint8_t *ends)
 {
 	size_t used = 0;
+	int seen[SERIES_MAX_LABELS] = { 0 };
 
 	raw[0] = '\0';
 	for (const char *p = v->type_instance; *p && used + 1 < cap;) {
@@ -31,13 +43,19 @@ static void fill_template(const struct series_view *v, char texts[][LABEL_VALUE_
 		if (p[0] == '%' && p[1] == '{' && (end = strchr(p, '}'))) {
 			size_t n = (size_t)(end - p - 2);
 
+			int label = -1;
+
 			for (int i = 0; i < v->nlabels; i++)
 				if (strlen(v->labels[i].name) == n && !strncmp(v->labels[i].name, p + 2, n))
-					text = texts[i];
+					text = texts[label = i];
 			if (!text && n == 3 && !strncmp(p + 2, "cpu", 3) && cpu_text)
 				text = cpu_text;
 			if (text) {
+				size_t start = used;
+
 				append(raw, cap, &used, text);
+				if (label >= 0 && !seen[label]++)
+					set_span(ends, label, start, used);
 				p = end + 1;
 				continue;
 			}
@@ -45,10 +63,13 @@ static void fill_template(const struct series_view *v, char texts[][LABEL_VALUE_
 		raw[used++] = *p++;
 		raw[used] = '\0';
 	}
+	for (int i = 0; ends && i < v->nlabels; i++)
+		if (seen[i] != 1)
+			ends[0] = SERIES_ENDS_UNKNOWN;
 }
 
 bool series_name(const struct series_view *v, const uint8_t *key, int cpu, char out[LABEL_VALUE_MAX],
-		 char (*decoded)[DECODE_TEXT_MAX])
+		 char (*decoded)[DECODE_TEXT_MAX], uint8_t *ends)
 {
 	char texts[SERIES_MAX_LABELS][LABEL_VALUE_MAX], raw[1024], cpu_text[16], text[DECODE_TEXT_MAX];
 	size_t used = 0;
@@ -66,12 +87,16 @@ bool series_name(const struct series_view *v, const uint8_t *key, int cpu, char 
 		snprintf(cpu_text, sizeof(cpu_text), "cpu%d", cpu);
 	raw[0] = '\0';
 	if (v->type_instance) {
-		fill_template(v, texts, cpu >= 0 && v->cpu_label ? cpu_text : NULL, raw, sizeof(raw));
+		fill_template(v, texts, cpu >= 0 && v->cpu_label ? cpu_text : NULL, raw, sizeof(raw), ends);
 	} else {
 		for (int i = 0; i < v->nlabels; i++) {
+			size_t start;
+
 			if (i)
 				append(raw, sizeof(raw), &used, "-");
+			start = used;
 			append(raw, sizeof(raw), &used, texts[i]);
+			set_span(ends, i, start, used);
 		}
 		if (cpu >= 0 && v->cpu_label) {
 			if (used)
@@ -84,6 +109,9 @@ bool series_name(const struct series_view *v, const uint8_t *key, int cpu, char 
 		return true;
 	}
 	label_value_safe(raw, out);
+	/* A name that had to be cut or made safe: its labels cannot be told apart in it. */
+	if (ends && v->nlabels && strcmp(raw, out))
+		ends[0] = SERIES_ENDS_UNKNOWN;
 	return true;
 }
 

@@ -15,10 +15,15 @@
 #include "libcore/read/series_view.h"
 
 /* The name of key's series into out (cpu >= 0: the series of that CPU's copy); `decoded`,
- * when not NULL, gets each label's text as its chain made it (what an entry hook sees).
+ * when not NULL, gets each label's text as its chain made it (what an entry hook sees);
+ * `ends` (SERIES_LABEL_SPANS of them), when not NULL, where each label's text ends in out
+ * and, from ends[SERIES_MAX_LABELS] on, where each starts (labels joined by "-", or where a
+ * TypeInstance template puts them), so that the labels travel apart too (metric_labels,
+ * module.h); ends[0] SERIES_ENDS_UNKNOWN when they cannot be told apart (a template that
+ * names a label twice or not at all, a name cut to fit or made safe).
  * False: a decoder dropped the key's label set (regexps). */
 bool series_name(const struct series_view *v, const uint8_t *key, int cpu, char out[LABEL_VALUE_MAX],
-		 char (*decoded)[DECODE_TEXT_MAX]);
+		 char (*decoded)[DECODE_TEXT_MAX], uint8_t *ends);
 
 /* The longest group in a series name: a longer one is cut to SERIES_GROUP_MAX characters
  * ('~' and a hash of it at the end, as label_value.h cuts), whatever the name after it, so

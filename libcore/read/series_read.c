@@ -141,12 +141,21 @@ static void remember(struct series_reader *r, const uint8_t *key, uint32_t known
 		r->row_series[row] = known;
 }
 
+/* A new series' label ends (series.label_end); `other` has none. */
+static struct series *with_ends(struct series_reader *r, struct series *s, const uint8_t *ends)
+{
+	if (s && s != &r->other)
+		memcpy(s->label_end, ends, sizeof(s->label_end));
+	return s;
+}
+
 /* The series of a key (not per CPU): decoded and named when the key is new (or due for a
  * refresh, key_cache.h), else as the last time; NULL for a key whose label set is dropped. */
 static struct series *series_of_key(struct series_reader *r, const uint8_t *key)
 {
 	char name[LABEL_VALUE_MAX];
 	uint32_t known = recall(r, key), waiting = r->waiting;
+	uint8_t ends[SERIES_LABEL_SPANS];
 	struct series *s;
 
 	if (known == KEY_OTHER || known == KEY_WAITING) {
@@ -154,7 +163,7 @@ static struct series *series_of_key(struct series_reader *r, const uint8_t *key)
 		r->waiting += known == KEY_WAITING;
 		return &r->other;
 	}
-	if (known == KEY_DROPPED || (!known && !series_name(r->v, key, -1, name, NULL))) {
+	if (known == KEY_DROPPED || (!known && !series_name(r->v, key, -1, name, NULL, ends))) {
 		if (!known)
 			remember(r, key, KEY_DROPPED);
 		r->unmatched++;
@@ -168,7 +177,7 @@ static struct series *series_of_key(struct series_reader *r, const uint8_t *key)
 		memcpy(local, name, sizeof(local));
 		series_name_in_group(r->group_text, local, name);
 	}
-	s = series_place_for(r, name);
+	s = with_ends(r, series_place_for(r, name), ends);
 	remember(r, key, s != &r->other ? (uint32_t)(s - r->series) + 1
 		 : r->waiting != waiting ? KEY_WAITING : KEY_OTHER);
 	return s;
@@ -180,8 +189,9 @@ static struct series *series_of_fresh_key(struct series_reader *r, const uint8_t
 {
 	char name[LABEL_VALUE_MAX], decoded[SERIES_MAX_LABELS][DECODE_TEXT_MAX];
 	const char *labels[SERIES_MAX_LABELS];
+	uint8_t ends[SERIES_LABEL_SPANS];
 
-	if (!series_name(r->v, key, -1, name, decoded)) {
+	if (!series_name(r->v, key, -1, name, decoded, ends)) {
 		r->unmatched++;
 		return NULL;
 	}
@@ -189,7 +199,7 @@ static struct series *series_of_fresh_key(struct series_reader *r, const uint8_t
 		labels[i] = decoded[i];
 	if (r->v->entry && !r->v->entry(r->v->entry_module, key, value, labels))
 		return NULL;
-	return series_place_for(r, name);
+	return with_ends(r, series_place_for(r, name), ends);
 }
 
 /* Entry i's copies added up word by word, its packed rows unpacked: a module's value. */
@@ -233,6 +243,7 @@ static void add_key(struct series_reader *r, uint32_t i)
 {
 	const uint8_t *key = map_read_key(&r->rd, i);
 	char name[LABEL_VALUE_MAX];
+	uint8_t ends[SERIES_LABEL_SPANS] = { SERIES_ENDS_UNKNOWN };
 	struct series *s = NULL;
 
 	if (r->v->sum_copies) {
@@ -252,7 +263,9 @@ static void add_key(struct series_reader *r, uint32_t i)
 		group_mark(r, s, i, fate);
 		for (int cpu = 0; r->v->cpu_series && cpu < r->rd.copies; cpu++) {
 			snprintf(name, sizeof(name), "cpu%d", cpu);
-			series_add_entry(r, series_place_for(r, name), key, map_read_value(&r->rd, i, cpu), true);
+			/* "cpu<N>" alone: no label of the key (series_send.c reads its CPU) */
+			series_add_entry(r, with_ends(r, series_place_for(r, name), ends), key,
+					 map_read_value(&r->rd, i, cpu), true);
 		}
 		return;
 	}
@@ -262,11 +275,11 @@ static void add_key(struct series_reader *r, uint32_t i)
 		struct series *to = s;
 
 		if (!to) {
-			if (!series_name(r->v, key, cpu, name, NULL)) {
+			if (!series_name(r->v, key, cpu, name, NULL, ends)) {
 				r->unmatched += cpu == 0;
 				continue;
 			}
-			to = series_place_for(r, name);
+			to = with_ends(r, series_place_for(r, name), ends);
 		}
 		series_add_entry(r, to, key, map_read_value(&r->rd, i, cpu), false);
 	}

@@ -23,12 +23,101 @@ static const char *prefixed(const struct series_field *f, const char *name, char
 	return buf;
 }
 
+/* A series' labels taken apart from its name (series.label_end): the texts cut out of a
+ * copy of the name. */
+struct series_labels {
+	struct metric_labels l;
+	char text[LABEL_VALUE_MAX + 8];
+};
+
+static void add_label(struct metric_labels *l, const char *name, const char *value)
+{
+	if (l->n < METRIC_MAX_LABELS) {
+		l->names[l->n] = name;
+		l->values[l->n++] = value;
+	}
+}
+
+/* "cpu<N>" at the end of text (text itself, or after a '-'): its N, else NULL. */
+static const char *cpu_suffix(const char *text)
+{
+	const char *dash = strrchr(text, '-'), *c = dash ? dash + 1 : text;
+
+	return !strncmp(c, "cpu", 3) && c[3] >= '0' && c[3] <= '9' && strspn(c + 3, "0123456789") == strlen(c + 3)
+		       ? c + 3 : NULL;
+}
+
+/* The labels of series s (named name) of view v, NULL when its name cannot be taken apart
+ * (then the instance is all). */
+static const struct metric_labels *labels_of(const struct series_reader *r, const struct series *s,
+					     const char *name, struct series_labels *b)
+{
+	const struct series_view *v = r->v;
+	const char *slash = v->group ? strchr(name, '/') : NULL, *cpu;
+	char *local = b->text;
+	size_t start = 0, len;
+
+	memset(&b->l, 0, sizeof(b->l));
+	snprintf(b->text, sizeof(b->text), "%s", name);
+	if (s == &r->other) { /* label sets beyond the cap: each label "other" */
+		for (int i = 0; i < v->nlabels; i++)
+			add_label(&b->l, v->labels[i].name, "other");
+		return &b->l;
+	}
+	if (slash) {
+		b->text[slash - name] = '\0';
+		b->l.group = b->text;
+		local = b->text + (slash - name) + 1;
+	}
+	if (v->cpu_series && !strncmp(local, "cpu", 3) && (cpu = cpu_suffix(local)) == local + 3) {
+		add_label(&b->l, "cpu", cpu); /* a module's per-CPU histogram beside the sum */
+		return &b->l;
+	}
+	if (v->nlabels && s->label_end[0] == SERIES_ENDS_UNKNOWN)
+		return NULL;
+	cpu = v->cpu_label ? cpu_suffix(local) : NULL;
+	len = strlen(local);
+	/* the spans cut out of the copy, each after the one before with a byte between them
+	 * (a template that puts its labels otherwise keeps them in its instance only) */
+	for (int i = 0; i < v->nlabels; i++) {
+		size_t end = s->label_end[i], from = s->label_end[SERIES_MAX_LABELS + i];
+
+		if (end == SERIES_ENDS_UNKNOWN || from < start || from > end || end > len)
+			return NULL;
+		local[end] = '\0';
+		add_label(&b->l, v->labels[i].name, local + from);
+		start = end + 1;
+	}
+	if (cpu)
+		add_label(&b->l, "cpu", cpu);
+	return &b->l;
+}
+
+/* id with labels l and, when the field has an instance prefix ("connect"), that as the
+ * label "kind"; l NULL: id with no labels (the instance is all). */
+static struct metric_id labelled(const struct metric_id *id, const struct metric_labels *l, const char *kind,
+				 struct metric_labels *with)
+{
+	struct metric_id out = *id;
+
+	out.labels = NULL;
+	if (!l)
+		return out;
+	*with = *l;
+	if (kind)
+		add_label(with, "kind", kind);
+	out.labels = with;
+	return out;
+}
+
 /* Sends a histogram field; true when it changed in this read. */
 static bool send_hist(const struct series_field *f, struct field_acc *a, const char *name,
-		      const struct metric_sink *sink)
+		      const struct metric_labels *l, const struct metric_sink *sink)
 {
 	struct hist_interval h;
 	char total[LABEL_VALUE_MAX + 8];
+	struct metric_labels with;
+	struct metric_id id = labelled(&f->id, l, f->instance_prefix, &with), count_id;
 	uint64_t sum;
 
 	if (!a->hist)
@@ -39,17 +128,21 @@ static bool send_hist(const struct series_field *f, struct field_acc *a, const c
 	/* Every read once there were events: the SNMP tables keep the row and its buckets,
 	 * collectd gets bucket rates of 0 rather than gaps. */
 	if (h.total_count) {
-		if (f->count_id && !f->count_named)
-			sink->counter(sink->ctx, f->count_id, name, h.total_count);
-		sink->histogram(sink->ctx, &f->id, name, f->unit, &h);
+		if (f->count_id && !f->count_named) {
+			count_id = labelled(f->count_id, l, f->instance_prefix, &with);
+			sink->counter(sink->ctx, &count_id, name, h.total_count);
+		}
+		sink->histogram(sink->ctx, &id, name, f->unit, &h);
 	}
 	if (f->count_id && f->count_named) {
 		/* One histogram map gives the rate too: its event count (and sum) since start. */
 		snprintf(total, sizeof(total), "%s-count", name);
-		sink->counter(sink->ctx, f->count_id, total, h.total_count);
+		count_id = labelled(f->count_id, l, "count", &with);
+		sink->counter(sink->ctx, &count_id, total, h.total_count);
 		if (!f->no_sum) {
 			snprintf(total, sizeof(total), "%s-sum", name);
-			sink->counter(sink->ctx, f->count_id, total, h.total_sum);
+			count_id = labelled(f->count_id, l, "sum", &with);
+			sink->counter(sink->ctx, &count_id, total, h.total_sum);
 		}
 	}
 	return h.count || h.reset;
@@ -70,25 +163,30 @@ void series_send_one(struct series_reader *r, struct series *s, const char *name
 	const struct series_view *v = r->v;
 	bool changed = false;
 	double ratio = v->ratio ? ratio_of(v->ratio, s->acc) : -1;
+	struct series_labels b;
+	const struct metric_labels *l = labels_of(r, s, name, &b);
 
 	for (int i = 0; i < v->nfields; i++) {
 		const struct series_field *f = &v->fields[i];
 		struct field_acc *a = &s->acc[i];
 		char buf[LABEL_VALUE_MAX + 64];
 		const char *inst = prefixed(f, name, buf, sizeof(buf));
+		struct metric_labels with;
+		struct metric_id id;
 
 		if (f->kind == VALUE_HISTOGRAM) {
-			changed |= send_hist(f, a, inst, sink);
+			changed |= send_hist(f, a, inst, l, sink);
 			continue;
 		}
 		changed |= a->value != a->last_value;
 		a->last_value = a->value;
 		if (!a->value && !f->send_zero)
 			continue;
+		id = labelled(&f->id, l, f->instance_prefix, &with);
 		if (f->kind == VALUE_COUNTER)
-			sink->counter(sink->ctx, &f->id, inst, a->value);
+			sink->counter(sink->ctx, &id, inst, a->value);
 		else if (sink->gauge)
-			sink->gauge(sink->ctx, &f->id, inst, (double)a->value);
+			sink->gauge(sink->ctx, &id, inst, (double)a->value);
 	}
 	if (ratio >= 0 && sink->gauge) /* after the values it is of */
 		sink->gauge(sink->ctx, &v->ratio->id, v->ratio->instance, ratio);

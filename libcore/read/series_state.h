@@ -52,6 +52,10 @@ struct series {
 	uint64_t group_token;    /* what the group's fate gave its entries (series_group.holds) */
 	struct field_acc acc_one;
 	char name[LABEL_VALUE_MAX];
+	/* Where each label's text ends in the name (after a group's '/'), then where each
+	 * starts: series_name()'s `ends`, so that its labels are sent apart too
+	 * (series_send.c). */
+	uint8_t label_end[SERIES_LABEL_SPANS];
 };
 
 /* An entry whose value its series keeps once the entry is deleted (SERIES_CARRY). */

@@ -20,6 +20,10 @@
 struct decoder_chain;
 
 #define SERIES_MAX_LABELS 8
+/* series_name()'s `ends`: a name whose labels cannot be told apart in it */
+#define SERIES_ENDS_UNKNOWN 0xff
+/* series_name()'s `ends`: each label's end, then (from SERIES_MAX_LABELS on) its start */
+#define SERIES_LABEL_SPANS (2 * SERIES_MAX_LABELS)
 #define SERIES_MAX_FIELDS 8
 
 struct series_label {

@@ -62,6 +62,18 @@ for page in man1/collectd-ebpf-cc.1 man1/collectd-ebpf-hist.1 man1/collectd-ebpf
 done
 MANPATH="$dest/usr/share/man" man -w collectd-ebpf-hist > /dev/null 2>&1 || fail "man does not find the installed collectd-ebpf-hist(1)"
 echo "ok: manual pages installed in /usr/share/man (man finds collectd-ebpf-hist(1))"
+# The Prometheus endpoint (built when configure found libmicrohttpd): what its unit in the
+# examples starts, and its manual page.
+if [ -x "$top_builddir/collectd-ebpf-prometheus" ]; then
+	unit="$dest/usr/share/doc/collectd-ebpf/examples/collectd-ebpf-prometheus.service"
+	[ -f "$unit" ] || fail "contrib/collectd-ebpf-prometheus.service not installed with the examples"
+	exe=$(sed -n 's|^ExecStart=\([^ ]*\).*|\1|p' "$unit")
+	[ -x "$dest$exe" ] || fail "the unit's ExecStart=$exe is not installed there"
+	"$dest$exe" --help | grep -q -- '--buckets' || fail "the installed $exe does not run"
+	MANPATH="$dest/usr/share/man" man -w collectd-ebpf-prometheus > /dev/null 2>&1 ||
+		fail "man does not find the installed collectd-ebpf-prometheus(1)"
+	echo "ok: collectd-ebpf-prometheus.service's ExecStart=$exe installed, runs; its manual page found"
+fi
 
 # make uninstall leaves nothing: no file, and no directory but those a Debian machine with
 # collectd and snmpd has anyway (shared by other packages: not the package's to remove).

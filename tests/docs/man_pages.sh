@@ -17,6 +17,7 @@ trap 'rm -rf "$work"' EXIT
 
 pages="collectd-ebpf-cc.1 collectd-ebpf-hist.1 collectd-ebpf-import.1 collectd-ebpf.5"
 [ -x "$top_builddir/ebpf-subagent" ] && pages="$pages ebpf-subagent.8"
+[ -x "$top_builddir/collectd-ebpf-prometheus" ] && pages="$pages collectd-ebpf-prometheus.1"
 for p in $pages; do
 	page="$top_srcdir/man/$p"
 	[ -f "$page" ] || fail "no manual page $page"
@@ -46,6 +47,10 @@ check_program collectd-ebpf-import.1 "$work/import.opts"
 if [ -x "$top_builddir/ebpf-subagent" ]; then
 	"$top_builddir/ebpf-subagent" --help | help_options > "$work/subagent.opts"
 	check_program ebpf-subagent.8 "$work/subagent.opts"
+fi
+if [ -x "$top_builddir/collectd-ebpf-prometheus" ]; then
+	"$top_builddir/collectd-ebpf-prometheus" --help | help_options > "$work/prometheus.opts"
+	check_program collectd-ebpf-prometheus.1 "$work/prometheus.opts"
 fi
 
 # collectd-ebpf(5): what collectd -T says is valid, block by block.

@@ -33,7 +33,7 @@ static const char *instance(struct view_labels *l, uint32_t row, uint32_t op, ch
 	struct key k = { row, op };
 
 	v.nlabels = view_labels_as_series(l, v.labels);
-	if (!series_name(&v, (const uint8_t *)&k, -1, out, texts))
+	if (!series_name(&v, (const uint8_t *)&k, -1, out, texts, NULL))
 		return "(dropped)";
 	return out;
 }
@@ -66,6 +66,34 @@ static void test_given_at_start(void)
 	CHECK_STR(instance(&l, SYS_fsync, 2, texts), "fsync-2-443");
 	CHECK_STR(instance(&l, SYS_fsync, 0, texts), "fsync-read-other");
 	CHECK_STR(texts[2], "other");
+	view_labels_free(&l);
+}
+
+/* Where each label ends in the name (series_name()'s ends): labels whose texts hold the
+ * joining "-" are still told apart (the snapshot's labels, Prometheus' labels). */
+static void test_label_ends(void)
+{
+	struct view_labels l;
+	char err[256], out[LABEL_VALUE_MAX];
+	const char *const ports[] = { "other", "dm-0", "x-y" };
+	struct series_view v = { .map = "counts", .lone_name = "" };
+	struct key k = { SYS_fsync, 2 };
+	uint8_t ends[SERIES_LABEL_SPANS];
+
+	CHECK(view_labels_init(&l, &view, 2, err, sizeof(err)) == 0);
+	CHECK(view_labels_set_names(&l, 2, ports, 3, err, sizeof(err)) == 0);
+	v.nlabels = view_labels_as_series(&l, v.labels);
+	CHECK(series_name(&v, (const uint8_t *)&k, -1, out, NULL, ends));
+	CHECK_STR(out, "fsync-2-x-y"); /* op 2 has no name: its number */
+	CHECK_EQ_U64(ends[0], 5);
+	CHECK_EQ_U64(ends[1], 7);
+	CHECK_EQ_U64(ends[2], 11);
+	/* A TypeInstance template that leaves a label out (op): the labels cannot be told
+	 * apart in the name (test_spans: one that names each once can). */
+	v.type_instance = "%{port}-on-%{syscall}";
+	CHECK(series_name(&v, (const uint8_t *)&k, -1, out, NULL, ends));
+	CHECK_STR(out, "x-y-on-fsync");
+	CHECK_EQ_U64(ends[0], SERIES_ENDS_UNKNOWN);
 	view_labels_free(&l);
 }
 
@@ -126,11 +154,40 @@ static void test_in_group(void)
 	CHECK(strncmp(out, "svc/nnn", 7) == 0 && out[LABEL_VALUE_MAX - 1 - 9] == '~');
 }
 
+/* Where each label is in the name (series_name()'s ends, then starts), so that the labels
+ * travel apart: joined by "-", or where a TypeInstance template puts them (ebpf_exporter's
+ * configs: "<metric>-%{a}-%{b}"); unknown for a template that names one twice or not. */
+static void test_spans(void)
+{
+	struct view_labels l;
+	char err[256], out[LABEL_VALUE_MAX];
+	uint8_t ends[SERIES_LABEL_SPANS];
+	struct series_view v = { .map = "counts", .lone_name = "" };
+	struct key k = { SYS_fsync, 1 };
+
+	CHECK(view_labels_init(&l, &view, 0, err, sizeof(err)) == 0);
+	v.nlabels = view_labels_as_series(&l, v.labels);
+	CHECK(series_name(&v, (const uint8_t *)&k, -1, out, NULL, ends));
+	CHECK_STR(out, "fsync-write");
+	CHECK(ends[0] == 5 && ends[SERIES_MAX_LABELS] == 0 && ends[1] == 11 && ends[SERIES_MAX_LABELS + 1] == 6);
+	v.type_instance = "io_calls-%{syscall}-%{op}";
+	CHECK(series_name(&v, (const uint8_t *)&k, -1, out, NULL, ends));
+	CHECK_STR(out, "io_calls-fsync-write");
+	CHECK(ends[SERIES_MAX_LABELS] == 9 && ends[0] == 14 && ends[SERIES_MAX_LABELS + 1] == 15 && ends[1] == 20);
+	v.type_instance = "%{op}-%{syscall}-%{op}";
+	CHECK(series_name(&v, (const uint8_t *)&k, -1, out, NULL, ends) && ends[0] == SERIES_ENDS_UNKNOWN);
+	v.type_instance = "calls-%{syscall}";
+	CHECK(series_name(&v, (const uint8_t *)&k, -1, out, NULL, ends) && ends[0] == SERIES_ENDS_UNKNOWN);
+	view_labels_free(&l);
+}
+
 int main(void)
 {
 	test_declared();
 	test_given_at_start();
+	test_label_ends();
 	test_made_safe();
 	test_in_group();
+	test_spans();
 	return testing_done();
 }

@@ -3,6 +3,7 @@
  * exp2 histogram with the sum key past bucket_max; the label chains decode as ebpf_exporter's
  * do (`uint` then `syscall`; static_map's unknown values as "unknown:N" unless allow_unknown). */
 #include "libcore/programs/exporter_config.h"
+#include "libcore/programs/exporter_le.h"
 #include "tests/support/testing.h"
 
 #include <net/if.h>
@@ -103,7 +104,50 @@ static void test_good(void)
 	CHECK_STR(decode_u64(&c.views[1].labels[0].decoders, 7, 4, out), "unknown:7");
 	CHECK_STR(decode_u64(&c.views[1].labels[1].decoders, 0, 4, out), "in");
 	CHECK_STR(decode_u64(&c.views[1].labels[1].decoders, 5, 4, out), "5"); /* allow_unknown */
+	/* ebpf_exporter's names for the endpoint: its namespace, the YAML's name and help */
+	CHECK_STR(counter->family, "ebpf_exporter_syscalls_total");
+	CHECK_STR(counter->help, "calls");
+	CHECK_STR(hist->family, "ebpf_exporter_io_latency_seconds");
+	CHECK_STR(hist->help, "latency");
+	{
+		/* exp2zero 1 .. 26 times 1e-6: bucket b up to 2^(b-1) us, as its keyer makes them */
+		struct exporter_bucket b[EXPORTER_MAX_BUCKETS];
+		char le[32];
+
+		CHECK(exporter_buckets(hist, b, EXPORTER_MAX_BUCKETS) == 26);
+		CHECK(b[0].key == 1 && b[0].le == 1e-6 && b[25].key == 26 && b[25].le == 33554432 * 1e-6);
+		exporter_float_text(b[0].le, le, sizeof(le));
+		CHECK_STR(le, "1e-06");
+		exporter_float_text(b[11].le, le, sizeof(le));
+		CHECK_STR(le, "0.002048");
+		exporter_float_text(b[25].le, le, sizeof(le));
+		CHECK_STR(le, "33.554432");
+		CHECK(exporter_buckets(hist, b, 25) == -1);
+	}
 	program_config_free(&c);
+}
+
+/* A bucket's `le` as ebpf_exporter's Go client writes it: strconv.FormatFloat(x, 'g', -1,
+ * 64), the shortest digits that read back, %e form below 1e-4 and from 1e6 on. */
+static void test_le_text(void)
+{
+	static const struct {
+		double x;
+		const char *text;
+	} cases[] = {
+		{ 0, "0" },	     { 1, "1" },	       { 0.5, "0.5" },
+		{ 1e-4, "0.0001" },  { 1e-5, "1e-05" },       { 8e-6, "8e-06" },
+		{ 999999, "999999" }, { 1e6, "1e+06" },	       { 1048576, "1.048576e+06" },
+		{ 0.1 + 0.2, "0.30000000000000004" },  { 123456789, "1.23456789e+08" },
+		{ 134.217728, "134.217728" },	     { 4096 * 50.0, "204800" },
+		{ 1e21, "1e+21" },   { -2.5e-7, "-2.5e-07" },
+	};
+	char out[32];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		exporter_float_text(cases[i].x, out, sizeof(out));
+		CHECK_STR(out, cases[i].text);
+	}
 }
 
 /* A static_map of n entries "i: vi" (keys 0..n-1), then `extra` entries as YAML lines. */
@@ -345,6 +389,7 @@ int main(void)
 	char path[64];
 
 	test_good();
+	test_le_text();
 	test_chains();
 	test_static_map_many();
 	test_refused("", "the file is empty");

@@ -39,7 +39,8 @@ LoadPlugin write_prometheus
 CONF
 }
 
-# start_prometheus: the server, scraping collectd's write_prometheus every second; waits
+# start_prometheus: the server, scraping collectd's write_prometheus every second (or
+# PROMETHEUS_TARGET, ADDRESS:PORT, when the test sets it: collectd-ebpf-prometheus); waits
 # until it answers queries.
 start_prometheus() {
 	cat > "$WORK/prometheus.yml" <<CONF
@@ -49,7 +50,7 @@ global:
 scrape_configs:
   - job_name: collectd
     static_configs:
-      - targets: ["127.0.0.1:$WRITE_PROMETHEUS_PORT"]
+      - targets: ["${PROMETHEUS_TARGET:-127.0.0.1:$WRITE_PROMETHEUS_PORT}"]
 CONF
 	"$PROMETHEUS" --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/prometheus-data" \
 		--web.listen-address="127.0.0.1:$PROMETHEUS_PORT" > "$WORK/prometheus.log" 2>&1 &

@@ -8,8 +8,9 @@
 #   3. under the machine-wide test lock: files the packages would overwrite (a `make install`,
 #      the README walk's /etc/collectd/collectd.conf.d/ebpf.conf) are moved aside, the .debs
 #      installed with apt-get, collectd run with the packaged /etc/collectd/collectd.conf.d/ebpf.conf
-#      must report values, ebpf-subagent must run, systemd-analyze verify must be silent on the
-#      packaged unit and on contrib's collectd drop-in;
+#      must report values, ebpf-subagent must run, collectd-ebpf-prometheus must serve that
+#      collectd's snapshot, systemd-analyze verify must be silent on the packaged units and on
+#      contrib's collectd drop-in;
 #   4. apt-get remove leaves only the conffile, apt-get purge leaves nothing: the file lists
 #      of the places the packages touch are compared with those from before the install;
 #   5. on any exit: the packages purged, the moved files put back.
@@ -18,7 +19,7 @@
 set -eu
 SRCDIR=$(cd "$1" && pwd) BUILDDIR=$(cd "$2" && pwd)
 LOCK=/run/lock/collectd-ebpf-tests.lock
-PKGS="collectd-ebpf collectd-ebpf-snmp"
+PKGS="collectd-ebpf collectd-ebpf-snmp collectd-ebpf-prometheus"
 # Another apt-get on the machine (a setup script) holds dpkg's lock for a while: wait for it.
 APT="apt-get -y -q -o DPkg::Lock::Timeout=600"
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -79,11 +80,13 @@ for p in $PKGS; do
 	[ -f "$1" ] || fail "dpkg-buildpackage built no $p package"
 done
 DEB_MAIN=$(ls "$WORK"/collectd-ebpf_*.deb) DEB_SNMP=$(ls "$WORK"/collectd-ebpf-snmp_*.deb)
-pass "dpkg-buildpackage -us -uc -b: $(basename "$DEB_MAIN"), $(basename "$DEB_SNMP") in $(($(date +%s) - start)) s"
+DEB_PROM=$(ls "$WORK"/collectd-ebpf-prometheus_*.deb)
+pass "dpkg-buildpackage -us -uc -b: $(basename "$DEB_MAIN"), $(basename "$DEB_SNMP"), $(basename "$DEB_PROM") in $(($(date +%s) - start)) s"
 
 # What each package must hold.
 dpkg-deb -c "$DEB_MAIN" | awk '{ print $6 }' | sed 's|^\./|/|' > "$WORK/main.files"
 dpkg-deb -c "$DEB_SNMP" | awk '{ print $6 }' | sed 's|^\./|/|' > "$WORK/snmp.files"
+dpkg-deb -c "$DEB_PROM" | awk '{ print $6 }' | sed 's|^\./|/|' > "$WORK/prom.files"
 for f in /usr/lib/collectd/ebpf.so /usr/bin/collectd-ebpf-cc /usr/bin/collectd-ebpf-hist /usr/include/collectd-ebpf/hist_row.bpf.h \
 	/etc/collectd/collectd.conf.d/ebpf.conf /usr/share/doc/collectd-ebpf/README.md /usr/share/doc/collectd-ebpf/doc/snmp.md \
 	/usr/share/doc/collectd-ebpf/examples/collectd-ebpf.service.d.conf /usr/share/doc/collectd-ebpf/examples/collectd-ebpf.json \
@@ -101,7 +104,13 @@ done
 dpkg-deb -f "$DEB_MAIN" Depends | grep -q 'collectd-core' || fail "collectd-ebpf does not depend on collectd-core"
 dpkg-deb -f "$DEB_MAIN" Depends | grep -q 'libbpf' || fail "collectd-ebpf does not depend on libbpf's runtime package"
 dpkg-deb -f "$DEB_SNMP" Depends | grep -q 'libsnmp' || fail "collectd-ebpf-snmp does not depend on libsnmp's runtime package"
-pass "package contents and dependencies ($(dpkg-deb -f "$DEB_MAIN" Depends); $(dpkg-deb -f "$DEB_SNMP" Depends))"
+for f in /usr/bin/collectd-ebpf-prometheus "$unitdir/collectd-ebpf-prometheus.service" \
+	/usr/share/man/man1/collectd-ebpf-prometheus.1.gz; do
+	grep -qxF "$f" "$WORK/prom.files" || fail "collectd-ebpf-prometheus does not ship $f"
+done
+! grep -qx /usr/bin/collectd-ebpf-prometheus "$WORK/main.files" || fail "collectd-ebpf ships collectd-ebpf-prometheus too"
+dpkg-deb -f "$DEB_PROM" Depends | grep -q 'libmicrohttpd' || fail "collectd-ebpf-prometheus does not depend on libmicrohttpd's runtime package"
+pass "package contents and dependencies ($(dpkg-deb -f "$DEB_MAIN" Depends); $(dpkg-deb -f "$DEB_SNMP" Depends); $(dpkg-deb -f "$DEB_PROM" Depends))"
 
 # ---- 2. lintian -------------------------------------------------------------------------------
 lintian --fail-on error "$WORK"/collectd-ebpf_*.changes > "$WORK/lintian.log" 2>&1 ||
@@ -128,7 +137,7 @@ new_paths() {
 }
 # Files already at the packages' paths (a make install, the README walk) go aside, and back.
 mkdir "$WORK/aside"
-cat "$WORK/main.files" "$WORK/snmp.files" | while read -r f; do
+cat "$WORK/main.files" "$WORK/snmp.files" "$WORK/prom.files" | while read -r f; do
 	if [ -e "$f" ] && [ ! -d "$f" ]; then
 		mkdir -p "$WORK/aside$(dirname "$f")"; mv "$f" "$WORK/aside$f"
 	fi
@@ -139,12 +148,12 @@ fi
 snapshot_files > "$WORK/before.list"
 
 INSTALLED=1
-$APT install --no-install-recommends "$DEB_MAIN" "$DEB_SNMP" > "$WORK/install.log" 2>&1 ||
+$APT install --no-install-recommends "$DEB_MAIN" "$DEB_SNMP" "$DEB_PROM" > "$WORK/install.log" 2>&1 ||
 	{ cat "$WORK/install.log" >&2; fail "apt-get install of the built packages failed"; }
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}\n' "$p" | grep -qx 'install ok installed' || fail "$p is not installed after apt-get install"
 done
-pass "apt-get install $(basename "$DEB_MAIN") $(basename "$DEB_SNMP")"
+pass "apt-get install $(basename "$DEB_MAIN") $(basename "$DEB_SNMP") $(basename "$DEB_PROM")"
 
 # collectd with the packaged configuration: a main config of the test's own (Debian's
 # collectd-core ships none) that includes the packaged file, the packaged ebpf.so loaded
@@ -178,7 +187,22 @@ until ls "$csvdir"/latency-fsync-50-* > /dev/null 2>&1 && ls "$csvdir"/operation
 	sleep 1
 done
 grep -q 'ebpf plugin: .* module.* running' "$WORK/collectd.log" || { cat "$WORK/collectd.log" >&2; fail "the plugin did not log its running modules"; }
+# The packaged endpoint serves that collectd's snapshot, at the default path (as root here:
+# the unit's user is checked below).
+port=$(python3 "$SRCDIR/tests/outputs/graphite_client.py" free-ports 1)
+collectd-ebpf-prometheus --listen=127.0.0.1:$port > "$WORK/prom.log" 2>&1 9>&- &
+PROM_PID=$!
+i=0
+until python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())' \
+	"http://127.0.0.1:$port/metrics" > "$WORK/scrape.txt" 2> /dev/null && grep -q '^collectd_ebpf_syscalls_calls_total{.*syscall="fsync"}' "$WORK/scrape.txt"; do
+	i=$((i + 1))
+	[ $i -lt 50 ] || { cat "$WORK/prom.log" "$WORK/scrape.txt" >&2; kill "$PROM_PID"; fail "the packaged collectd-ebpf-prometheus served no fsync count"; }
+	sleep 0.2
+done
+kill "$PROM_PID"; wait "$PROM_PID" || true
+getent passwd ebpf-prometheus > /dev/null || fail "installing collectd-ebpf-prometheus created no ebpf-prometheus user"
 kill "$COLLECTD_PID"; wait "$COLLECTD_PID" || true; COLLECTD_PID=
+pass "the packaged collectd-ebpf-prometheus serves collectd's fsync count; its user ebpf-prometheus exists"
 pass "collectd with the packaged ebpf.conf reports values ($(ls "$csvdir" | wc -l) ebpf-syscalls series; $(grep -o '[0-9]* of [0-9]* modules* running' "$WORK/collectd.log" | tail -n 1))"
 
 ebpf-subagent --help > "$WORK/subagent.help" 2>&1 || { cat "$WORK/subagent.help" >&2; fail "the packaged ebpf-subagent --help failed"; }
@@ -191,11 +215,12 @@ verify() {
 	! grep -e "$2" "$WORK/verify.log" >&2 || fail "systemd-analyze verify $1 complains about $2"
 }
 verify /lib/systemd/system/ebpf-subagent.service ebpf-subagent
+verify "$unitdir/collectd-ebpf-prometheus.service" collectd-ebpf-prometheus
 mkdir -p "$WORK/units/collectd.service.d"
 cp /lib/systemd/system/collectd.service "$WORK/units/"
 cp /usr/share/doc/collectd-ebpf/examples/collectd-ebpf.service.d.conf "$WORK/units/collectd.service.d/ebpf.conf"
 verify "$WORK/units/collectd.service" "collectd.service.d/ebpf.conf"
-pass "systemd-analyze verify: the packaged ebpf-subagent.service and the shipped collectd drop-in"
+pass "systemd-analyze verify: the packaged ebpf-subagent.service, collectd-ebpf-prometheus.service and the shipped collectd drop-in"
 
 # ---- 4. remove, purge ----------------------------------------------------------------------
 $APT remove $PKGS > "$WORK/remove.log" 2>&1 || { cat "$WORK/remove.log" >&2; fail "apt-get remove failed"; }
@@ -209,6 +234,8 @@ new_paths "$WORK/before.list" "$WORK/removed.list" | grep -v -x -e /etc/collectd
 	-e /etc/systemd/system/multi-user.target.wants \
 	-e /etc/systemd/system/multi-user.target.wants/ebpf-subagent.service \
 	-e '/var/lib/systemd/deb-systemd-helper-enabled/.*ebpf-subagent.service.*' \
+	-e /etc/systemd/system/multi-user.target.wants/collectd-ebpf-prometheus.service \
+	-e '/var/lib/systemd/deb-systemd-helper-enabled/.*collectd-ebpf-prometheus.service.*' \
 	-e /var/lib/systemd/deb-systemd-helper-enabled/multi-user.target.wants \
 	-e /var/lib/systemd/deb-systemd-helper-enabled > "$WORK/left" || true
 [ "$(cat "$WORK/left")" = /etc/collectd/collectd.conf.d/ebpf.conf ] ||
@@ -222,4 +249,4 @@ left=$(new_paths "$WORK/before.list" "$WORK/purged.list")
 for p in $PKGS; do
 	! known_to_dpkg "$p" || fail "$p still known to dpkg after purge"
 done
-pass "apt-get purge leaves no files behind (the ebpf-snmp system user stays, as Debian leaves system users)"
+pass "apt-get purge leaves no files behind (the ebpf-snmp and ebpf-prometheus system users stay, as Debian leaves system users)"

@@ -70,7 +70,7 @@ static void test_round_trip(void)
 	f = open_memstream(&buf, &len);
 	CHECK(snapshot_write_stream(f, mods, 2, 42) == 0);
 	fclose(f);
-	CHECK(strncmp(buf, "collectd-ebpf-snapshot\t2\nwritten\t42\n", 36) == 0);
+	CHECK(strncmp(buf, "collectd-ebpf-snapshot\t3\nwritten\t42\n", 36) == 0);
 	CHECK(strstr(buf, "counter\tdropped\todd\\tname\\\\with\\nescapes\t0\n") != NULL);
 	CHECK(strstr(buf, "counter\tcalls\tcaf\xc3\xa9\\\\x1b]0;t\\\\x07\\\\xc2\\\\x9b\\\\xff\t1\n") != NULL);
 	CHECK(strstr(buf, "histogram\tlatency\tfsync\tnanoseconds\t0\t10\t12345\t0\t-\t-\t-\t-\n"
@@ -146,16 +146,19 @@ static void test_parse_errors(void)
 	expect_parse_error("", "empty file");
 	expect_parse_error("hello\n", "line 1: not a collectd-ebpf snapshot");
 	expect_parse_error("collectd-ebpf-snapshot\t1\nend\n", "line 1: unsupported format version");
-	expect_parse_error("collectd-ebpf-snapshot\t3\nend\n", "line 1: unsupported format version");
-	expect_parse_error("collectd-ebpf-snapshot\t2\nwritten\t1\nmodule\tm\trunning\t0\t\t\n",
+	/* Version 2 had no labels: refused with both versions named. */
+	expect_parse_error("collectd-ebpf-snapshot\t2\nend\n",
+			   "line 1: unsupported format version 2: this reader reads snapshot format version 3 only");
+	expect_parse_error("collectd-ebpf-snapshot\t4\nend\n", "line 1: unsupported format version 4");
+	expect_parse_error("collectd-ebpf-snapshot\t3\nwritten\t1\nmodule\tm\trunning\t0\t\t\n",
 			   "no end line (file truncated)");
-	expect_parse_error("collectd-ebpf-snapshot\t2\ncounter\tcalls\tx\t1\nend\n", "line 2: counter before any module");
-	expect_parse_error("collectd-ebpf-snapshot\t2\nmodule\tm\trunning\t0\t\t\ncounter\tcalls\tx\t-1\nend\n",
+	expect_parse_error("collectd-ebpf-snapshot\t3\ncounter\tcalls\tx\t1\nend\n", "line 2: counter before any module");
+	expect_parse_error("collectd-ebpf-snapshot\t3\nmodule\tm\trunning\t0\t\t\ncounter\tcalls\tx\t-1\nend\n",
 			   "line 3: bad counter value");
-	expect_parse_error("collectd-ebpf-snapshot\t2\nmodule\tm\trunning\t0\t\t\nbucket\t0\t1\nend\n",
+	expect_parse_error("collectd-ebpf-snapshot\t3\nmodule\tm\trunning\t0\t\t\nbucket\t0\t1\nend\n",
 			   "line 3: bucket before any histogram");
-	expect_parse_error("collectd-ebpf-snapshot\t2\nsurprise\nend\n", "line 2: unknown record type");
-	expect_parse_error("collectd-ebpf-snapshot\t2\nend\nmodule\tm\trunning\t0\t\t\n", "text after the end line");
+	expect_parse_error("collectd-ebpf-snapshot\t3\nsurprise\nend\n", "line 2: unknown record type");
+	expect_parse_error("collectd-ebpf-snapshot\t3\nend\nmodule\tm\trunning\t0\t\t\n", "text after the end line");
 
 	/* Numbers are plain decimal, as the writer writes them: no sign on unsigned values, no
 	 * blanks, no hex, nothing after the digits. */
@@ -164,7 +167,7 @@ static void test_parse_errors(void)
 	for (size_t i = 0; i < sizeof(bad_u64) / sizeof(bad_u64[0]); i++) {
 		char text[256];
 
-		snprintf(text, sizeof(text), "collectd-ebpf-snapshot\t2\nmodule\tm\trunning\t0\t\t\ncounter\tcalls\tx\t%s\nend\n",
+		snprintf(text, sizeof(text), "collectd-ebpf-snapshot\t3\nmodule\tm\trunning\t0\t\t\ncounter\tcalls\tx\t%s\nend\n",
 			 bad_u64[i]);
 		expect_parse_error(text, "line 3: bad counter value");
 	}
@@ -172,7 +175,7 @@ static void test_parse_errors(void)
 	for (size_t i = 0; i < sizeof(bad_i64) / sizeof(bad_i64[0]); i++) {
 		char text[256];
 
-		snprintf(text, sizeof(text), "collectd-ebpf-snapshot\t2\nwritten\t%s\nend\n", bad_i64[i]);
+		snprintf(text, sizeof(text), "collectd-ebpf-snapshot\t3\nwritten\t%s\nend\n", bad_i64[i]);
 		expect_parse_error(text, "line 2: bad written line");
 	}
 	static const char *const bad_double[] = { "0x1p9", " 512", "512 ", "nan", "infinity", "+512", "1e", "" };
@@ -180,13 +183,13 @@ static void test_parse_errors(void)
 		char text[256];
 
 		snprintf(text, sizeof(text),
-			 "collectd-ebpf-snapshot\t2\nmodule\tm\trunning\t0\t\t\n"
+			 "collectd-ebpf-snapshot\t3\nmodule\tm\trunning\t0\t\t\n"
 			 "histogram\tlatency\tx\tnanoseconds\t0\t1\t1\t1\t1\t%s\t1\t1\nend\n",
 			 bad_double[i]);
 		expect_parse_error(text, "line 3: bad histogram mean or percentile");
 	}
 	/* Slots: inside the histogram's layout, increasing (one MIB row each); known names. */
-	static const char hist0[] = "collectd-ebpf-snapshot\t2\nmodule\tm\trunning\t0\t\t\n"
+	static const char hist0[] = "collectd-ebpf-snapshot\t3\nmodule\tm\trunning\t0\t\t\n"
 				    "histogram\tlatency\tx\tnanoseconds\t0\t1\t1\t1\t1\t1\t1\t1\n";
 	char text[512];
 
@@ -198,22 +201,90 @@ static void test_parse_errors(void)
 	expect_parse_error(text, "line 5: bucket slots out of order");
 	snprintf(text, sizeof(text), "%sbucket\t5\t1\t1\nend\n", hist0);
 	expect_parse_error(text, "line 4: a bucket line has 3 fields");
-	expect_parse_error("collectd-ebpf-snapshot\t2\nmodule\tm\trunning\t0\t\t\n"
+	expect_parse_error("collectd-ebpf-snapshot\t3\nmodule\tm\trunning\t0\t\t\n"
 			   "histogram\tlatency\tx\tnanoseconds\t6\t1\t1\t1\t1\t1\t1\t1\nend\n",
 			   "line 3: bad histogram precision");
-	expect_parse_error("collectd-ebpf-snapshot\t2\nmodule\tm\trunning\t0\t\t\n"
+	expect_parse_error("collectd-ebpf-snapshot\t3\nmodule\tm\trunning\t0\t\t\n"
 			   "histogram\tlatency\tx\tparsecs\t0\t1\t1\t1\t1\t1\t1\t1\nend\n",
 			   "line 3: unknown histogram unit");
-	expect_parse_error("collectd-ebpf-snapshot\t2\nmodule\tm\tsleeping\t0\t\t\nend\n",
+	expect_parse_error("collectd-ebpf-snapshot\t3\nmodule\tm\tsleeping\t0\t\t\nend\n",
 			   "line 2: unknown module state");
-	expect_parse_error("collectd-ebpf-snapshot\t2abc\nend\n", "line 1: unsupported format version");
-	expect_parse_error("collectd-ebpf-snapshot\t02\nend\n", "line 1: unsupported format version");
+	expect_parse_error("collectd-ebpf-snapshot\t3abc\nend\n", "line 1: unsupported format version");
+	expect_parse_error("collectd-ebpf-snapshot\t03\nend\n", "line 1: unsupported format version");
 	/* A NUL byte ends a C string, not a line: "end\0anything" is no end line. */
-	static const char with_nul[] = "collectd-ebpf-snapshot\t2\nend\0garbage\n";
+	static const char with_nul[] = "collectd-ebpf-snapshot\t3\nend\0garbage\n";
 	expect_parse_error_n(with_nul, sizeof(with_nul) - 1, "line 2: NUL byte");
 }
 
 /* A module read as the plugin does it: the sink turns hist_interval into a record. */
+/* Version 3's labels: staged before a record, written as name=value fields after it, read
+ * back apart; names checked on both sides, values escaped as any string field. */
+static void test_labels(void)
+{
+	struct snapshot_module a = { 0 };
+	const struct snapshot_module *mods[] = { &a };
+	const struct snapshot_histogram *h;
+	struct snapshot s;
+	char *buf = NULL, err[256];
+	size_t len = 0;
+	FILE *f;
+
+	snprintf(a.label, sizeof(a.label), "block");
+	a.state = SNAPSHOT_STATE_RUNNING;
+	CHECK(snapshot_module_label(&a, "disk", "dm-0") == 0);
+	CHECK(snapshot_module_label(&a, "op", "write") == 0);
+	CHECK(snapshot_module_label(&a, "op", "read") == -EINVAL);    /* a name once */
+	CHECK(snapshot_module_label(&a, "bad-name", "x") == -EINVAL); /* not a Prometheus name */
+	CHECK(snapshot_module_label(&a, "9", "x") == -EINVAL);
+	CHECK(snapshot_module_label(&a, "@help", "Time of a block IO") == 0);
+	CHECK(snapshot_module_add_histogram(&a, "latency", "dm-0-write") != NULL);
+	CHECK(snapshot_module_add_bucket(&a, 10, 7) == 0);
+	CHECK(snapshot_module_label(&a, "cgroup", "a\"b\\c\nd\te\xff") == 0);
+	CHECK(snapshot_module_add_counter(&a, "calls", "x", 5) == 0);
+	CHECK(snapshot_module_add_counter(&a, "calls", "y", 6) == 0); /* no labels: the last were taken */
+	for (int i = 0; i < SNAPSHOT_MAX_LABELS; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "l%d", i);
+		CHECK(snapshot_module_label(&a, name, "v") == 0);
+	}
+	CHECK(snapshot_module_label(&a, "one_more", "v") == -EINVAL);
+	CHECK(snapshot_module_add_gauge(&a, "share", "z", 1.5) == 0);
+
+	f = open_memstream(&buf, &len);
+	CHECK(snapshot_write_stream(f, mods, 1, 42) == 0);
+	fclose(f);
+	CHECK(strstr(buf, "histogram\tlatency\tdm-0-write\tnanoseconds\t0\t0\t0\t0\t-\t-\t-\t-"
+			  "\tdisk=dm-0\top=write\t@help=Time of a block IO\nbucket\t10\t7\n") != NULL);
+	CHECK(strstr(buf, "counter\tcalls\tx\t5\tcgroup=a\"b\\\\c\\nd\\te\\\\xff\n") != NULL);
+	CHECK(strstr(buf, "counter\tcalls\ty\t6\n") != NULL);
+
+	f = fmemopen(buf, len, "r");
+	CHECK(snapshot_parse(f, &s, err, sizeof(err)) == 0);
+	fclose(f);
+	CHECK(s.nmodules == 1 && s.modules[0].nhistograms == 1 && s.modules[0].ncounters == 2);
+	h = &s.modules[0].histograms[0];
+	CHECK(h->labels.n == 3 && !strcmp(snapshot_label(&s.modules[0], &h->labels, "op"), "write"));
+	CHECK(!strcmp(snapshot_label(&s.modules[0], &h->labels, "@help"), "Time of a block IO"));
+	CHECK(!strcmp(snapshot_label(&s.modules[0], &s.modules[0].counters[0].labels, "cgroup"),
+		      "a\"b\\c\nd\te\\xff"));
+	CHECK(s.modules[0].counters[1].labels.n == 0);
+	CHECK(s.modules[0].gauges[0].labels.n == SNAPSHOT_MAX_LABELS);
+	snapshot_free(&s);
+	free(buf);
+	snapshot_module_release(&a);
+
+	expect_parse_error("collectd-ebpf-snapshot\t3\nmodule\tm\trunning\t0\t\t\ncounter\tcalls\tx\t1\tnoequals\nend\n",
+			   "line 3: a label is not name=value");
+	expect_parse_error("collectd-ebpf-snapshot\t3\nmodule\tm\trunning\t0\t\t\ncounter\tcalls\tx\t1\ta-b=1\nend\n",
+			   "line 3: a label name is not");
+	expect_parse_error("collectd-ebpf-snapshot\t3\nmodule\tm\trunning\t0\t\t\ngauge\tg\tx\t1\ta=1\ta=2\nend\n",
+			   "line 3: a label given twice");
+	expect_parse_error("collectd-ebpf-snapshot\t3\nmodule\tm\trunning\t0\t\t\n"
+			   "event\t1\t1\t1\toom_kill\tfailure\tm\ts\tmsg\ta=1\ta=2\ta=3\ta=4\ta=5\ta=6\ta=7\ta=8\ta=9\nend\n",
+			   "line 3: an event line has more fields than the bound");
+}
+
 static void test_sink(void)
 {
 	struct snapshot_module sm = { 0 };
@@ -267,6 +338,64 @@ static void test_sink(void)
 	CHECK(sm.discontinuity_us > 1);
 	CHECK_EQ_U64(sm.histograms[0].count, 1);
 	snapshot_module_release(&sm);
+}
+
+/* A histogram with buckets of its own (ebpf_exporter's, metric_id.bounds): its notes, and
+ * each bound's count the slots' up to its slot; written as bound lines and read back. */
+static void test_own_bounds(void)
+{
+	static const struct metric_bound bounds[] = { { 9, "1e-06" }, { 11, "2e-06" }, { 20, "0.001024" } };
+	const struct metric_id id = { .name = "latency", .family = "ebpf_exporter_x_seconds", .help = "X latency",
+				      .bounds = bounds, .nbounds = 3 };
+	struct snapshot_module sm = { 0 };
+	const struct snapshot_module *mods[] = { &sm };
+	struct metric_sink sink;
+	struct hist_tracker t;
+	static struct hist_interval h;
+	static uint64_t slots[HIST_SLOTS];
+	struct snapshot s;
+	char *buf = NULL, err[256];
+	size_t len = 0;
+	FILE *f;
+
+	hist_tracker_init(&t, 1, 0);
+	slots[9] = 4;
+	slots[11] = 5;
+	slots[15] = 0;
+	slots[20] = 1;
+	hist_advance(&t, slots, 1000, &h);
+	snapshot_sink_init(&sink, &sm);
+	sink.histogram(sink.ctx, &id, "x", HIST_UNIT_NANOSECONDS, &h);
+	snprintf(sm.label, sizeof(sm.label), "p");
+	sm.state = SNAPSHOT_STATE_RUNNING;
+	f = open_memstream(&buf, &len);
+	CHECK(snapshot_write_stream(f, mods, 1, 42) == 0);
+	fclose(f);
+	CHECK(strstr(buf, "\t@family=ebpf_exporter_x_seconds\t@help=X latency\tkind=x\n") != NULL);
+	CHECK(strstr(buf, "bucket\t20\t1\nbound\t1e-06\t4\nbound\t2e-06\t9\nbound\t0.001024\t10\nend\n") != NULL);
+	f = fmemopen(buf, len, "r");
+	CHECK(snapshot_parse(f, &s, err, sizeof(err)) == 0);
+	fclose(f);
+	CHECK(s.nmodules == 1 && s.modules[0].nhistograms == 1 && s.modules[0].histograms[0].nbounds == 3);
+	if (s.nmodules == 1 && s.modules[0].histograms[0].nbounds == 3) {
+		const struct snapshot_bound *b = snapshot_bounds(&s.modules[0], &s.modules[0].histograms[0]);
+
+		CHECK(!strcmp(b[1].le, "2e-06") && b[1].count == 9 && !strcmp(b[2].le, "0.001024") && b[2].count == 10);
+	}
+	snapshot_free(&s);
+	free(buf);
+	CHECK(snapshot_module_add_bound(&sm, "0.001", 10) == -EINVAL);  /* not above 0.001024 */
+	CHECK(snapshot_module_add_bound(&sm, "1e+06\n", 10) == -EINVAL); /* not a number */
+	CHECK(snapshot_module_add_bound(&sm, "", 10) == -EINVAL);
+	snapshot_module_release(&sm);
+	expect_parse_error("collectd-ebpf-snapshot\t3\nmodule\tm\trunning\t0\t\t\nbound\t1\t2\nend\n",
+			   "line 3: bound before any histogram line");
+	expect_parse_error("collectd-ebpf-snapshot\t3\nmodule\tm\trunning\t0\t\t\n"
+			   "histogram\tl\tx\tnanoseconds\t0\t1\t1\t0\t-\t-\t-\t-\nbound\t2\t1\nbound\t1\t1\nend\n",
+			   "line 5: bad bound: not a number, or not above the one before");
+	expect_parse_error("collectd-ebpf-snapshot\t3\nmodule\tm\trunning\t0\t\t\n"
+			   "histogram\tl\tx\tnanoseconds\t0\t1\t1\t0\t-\t-\t-\t-\nbound\tx\\\\\t1\nend\n",
+			   "line 4: bad bound");
 }
 
 static int count_entries(const char *dir)
@@ -434,12 +563,12 @@ static void test_gauges(void)
 	CHECK(a.ngauges == 0);
 	snapshot_module_release(&a);
 
-	CHECK(parse_text("collectd-ebpf-snapshot\t2\nmodule\tm\trunning\t0\t\t\ngauge\tf\tx\t-\nend\n", &s, err,
+	CHECK(parse_text("collectd-ebpf-snapshot\t3\nmodule\tm\trunning\t0\t\t\ngauge\tf\tx\t-\nend\n", &s, err,
 			 sizeof(err)) == -1);
 	CHECK(strstr(err, "bad gauge value") != NULL);
-	CHECK(parse_text("collectd-ebpf-snapshot\t2\ngauge\tf\tx\t1\nend\n", &s, err, sizeof(err)) == -1);
+	CHECK(parse_text("collectd-ebpf-snapshot\t3\ngauge\tf\tx\t1\nend\n", &s, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "gauge before any module line") != NULL);
-	CHECK(parse_text("collectd-ebpf-snapshot\t2\nmodule\tm\trunning\t0\t\t\ngauge\tf\t1\nend\n", &s, err,
+	CHECK(parse_text("collectd-ebpf-snapshot\t3\nmodule\tm\trunning\t0\t\t\ngauge\tf\t1\nend\n", &s, err,
 			 sizeof(err)) == -1);
 	CHECK(strstr(err, "a gauge line has 4 fields") != NULL);
 }
@@ -450,7 +579,7 @@ static char *make_text(int lines, void (*line)(int i, char *buf, size_t len), bo
 	size_t cap = 64 + (size_t)lines * 64, used = 0;
 	char *t = malloc(cap);
 
-	used += (size_t)snprintf(t, cap, "collectd-ebpf-snapshot\t2\nwritten\t1\n");
+	used += (size_t)snprintf(t, cap, "collectd-ebpf-snapshot\t3\nwritten\t1\n");
 	for (int i = 0; i < lines; i++) {
 		char buf[64];
 
@@ -520,7 +649,7 @@ static void test_bounds(void)
 	len = SNAPSHOT_MAX_BYTES + 2;
 	t = malloc(len);
 	memset(t, 'x', len);
-	memcpy(t, "collectd-ebpf-snapshot\t2\n", 26);
+	memcpy(t, "collectd-ebpf-snapshot\t3\n", 26);
 	t[len - 1] = '\n';
 	CHECK(parse_bytes(t, len, &s, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "more than 16 MiB") != NULL);
@@ -555,12 +684,14 @@ static void test_open(void)
 
 int main(void)
 {
+	test_labels();
 	test_bounds();
 	test_open();
 	test_round_trip();
 	test_gauges();
 	test_parse_errors();
 	test_sink();
+	test_own_bounds();
 	test_file_and_store();
 	test_options();
 	return testing_done();

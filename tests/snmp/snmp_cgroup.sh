@@ -53,7 +53,7 @@ start_subagent
 wait_until $((PING + 5)) status_is 1 || sfail "snapshot status not ok(1) over SNMP"
 # The long cgroup appears while the subagent serves: it names the new series it leaves out.
 run "$LONG" $M
-snap_has_long() { grep -q "^counter	calls	$LONG_INSTANCE	$M\$" "$SNAP"; }
+snap_has_long() { grep -Eq "^counter	calls	$LONG_INSTANCE	$M(	|\$)" "$SNAP"; } # then its labels (format 3)
 wait_until 15 snap_has_long ||
 	sfail "the snapshot has no counter calls $LONG_INSTANCE $M: $(grep "$PARENT" "$SNAP" 2>&1 | head -5)"
 

@@ -190,11 +190,11 @@ stop_collectd
 wait_until 5 status_is 2 || sfail "status not missing(2) after collectd stopped"
 value $BASE.1.1.2.0 | grep -q "does not exist" || sfail "no error text for a missing snapshot"
 [ -z "$(v2walk $BASE.1.3 2>/dev/null | grep "Counter")" ] || sfail "counters still served without a snapshot"
-printf 'collectd-ebpf-snapshot\t2\nwritten\t1\n' > "$SNAP"
+printf 'collectd-ebpf-snapshot\t3\nwritten\t1\n' > "$SNAP"
 chmod 644 "$SNAP"
 wait_until 5 status_is 4 || sfail "a truncated snapshot is not malformed(4)"
 value $BASE.1.1.2.0 | grep -q "truncated" || sfail "no error text for a malformed snapshot"
-printf 'collectd-ebpf-snapshot\t2\nend\n' > "$SNAP.new"; chmod 600 "$SNAP.new"; mv "$SNAP.new" "$SNAP"
+printf 'collectd-ebpf-snapshot\t3\nend\n' > "$SNAP.new"; chmod 600 "$SNAP.new"; mv "$SNAP.new" "$SNAP"
 wait_until 5 status_is 3 || sfail "an unreadable snapshot is not unreadable(3)"
 value $BASE.1.1.2.0 | grep -q "Permission denied (run the subagent in the group of SnapshotGroup)" ||
 	sfail "no error text for an unreadable snapshot: $(value $BASE.1.1.2.0)"

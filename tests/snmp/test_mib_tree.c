@@ -12,7 +12,7 @@
 #include <utime.h>
 
 static const char text[] =
-	"collectd-ebpf-snapshot\t2\n"
+	"collectd-ebpf-snapshot\t3\n"
 	"written\t1000000000000000\n"
 	"module\tsyscalls\trunning\t999999990000000\tsys_exit=tp_btf\t\n"
 	"counter\tcalls\tfsync\t4294967301\n"
@@ -249,7 +249,7 @@ static void test_cache(void)
 	CHECK(mib_tree_get(&c.view, &env, (uint32_t[]){ 1, 1, 2, 0 }, 4, &v) == MIB_FOUND && strstr(v.str, path));
 
 	f = fopen(path, "w");
-	fputs("collectd-ebpf-snapshot\t2\nwritten\t1\n", f); /* no end line */
+	fputs("collectd-ebpf-snapshot\t3\nwritten\t1\n", f); /* no end line */
 	fclose(f);
 	snapshot_cache_refresh(&c);
 	CHECK(c.status == MIB_SNAPSHOT_MALFORMED);
@@ -476,7 +476,7 @@ static void test_long_strings(void)
  * down (a map 99.9 % full does not read 100) and its text; a walk reaches the table. */
 static void test_gauges(void)
 {
-	static const char gauges[] = "collectd-ebpf-snapshot\t2\n"
+	static const char gauges[] = "collectd-ebpf-snapshot\t3\n"
 				     "written\t1000000000000000\n"
 				     "module\tsyscalls\trunning\t999999990000000\tsys_exit=tp_btf\t\n"
 				     "gauge\tmap_fill\tstart_tid\t99.9\n"
@@ -680,7 +680,7 @@ static void test_index_collision(void)
  * (contrib/snmpd.conf.snippet's v2c view). */
 static void test_cgroup_tables(void)
 {
-	static const char cg[] = "collectd-ebpf-snapshot\t2\n"
+	static const char cg[] = "collectd-ebpf-snapshot\t3\n"
 				 "written\t1000000000000000\n"
 				 "module\tsyscalls\trunning\t999999990000000\tsys_exit=tp_btf\t\n"
 				 "counter\tcalls\tfsync\t840\n"

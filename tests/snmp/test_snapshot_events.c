@@ -90,7 +90,7 @@ static void test_bounds_and_order(void)
 
 	/* One line more than the bound, by hand: refused, with the line. */
 	big = malloc(cap);
-	used += (size_t)snprintf(big, cap, "collectd-ebpf-snapshot\t2\nwritten\t1\n");
+	used += (size_t)snprintf(big, cap, "collectd-ebpf-snapshot\t3\nwritten\t1\n");
 	for (int i = 1; i <= SNAPSHOT_MAX_EVENTS + 1; i++)
 		used += (size_t)snprintf(big + used, cap - used, "event\t1\t%d\t5\tdrops\twarning\tm\ts\tmsg\n", i);
 	snprintf(big + used, cap - used, "end\n");
@@ -100,13 +100,13 @@ static void test_bounds_and_order(void)
 	free(big);
 
 	/* Out of order, not name=value, too few fields. */
-	CHECK(parse_text("collectd-ebpf-snapshot\t2\nevent\t1\t2\t5\tdrops\twarning\tm\ts\tmsg\n"
+	CHECK(parse_text("collectd-ebpf-snapshot\t3\nevent\t1\t2\t5\tdrops\twarning\tm\ts\tmsg\n"
 			 "event\t1\t2\t5\tdrops\twarning\tm\ts\tmsg\nend\n", &s, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "out of order") != NULL);
-	CHECK(parse_text("collectd-ebpf-snapshot\t2\nevent\t1\t2\t5\tdrops\twarning\tm\ts\tmsg\tnovalue\nend\n", &s, err,
+	CHECK(parse_text("collectd-ebpf-snapshot\t3\nevent\t1\t2\t5\tdrops\twarning\tm\ts\tmsg\tnovalue\nend\n", &s, err,
 			 sizeof(err)) == -1);
 	CHECK(strstr(err, "name=value") != NULL);
-	CHECK(parse_text("collectd-ebpf-snapshot\t2\nevent\t1\t2\t5\tdrops\nend\n", &s, err, sizeof(err)) == -1);
+	CHECK(parse_text("collectd-ebpf-snapshot\t3\nevent\t1\t2\t5\tdrops\nend\n", &s, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "at least 9 fields") != NULL);
 	free(text);
 }

@@ -71,8 +71,9 @@ pass "MaxSeries 2: the third cgroup's $M calls are in ebpf-syscalls.other, gauge
 host_after=$(csv_last syscalls operations-fsync)
 [ $((host_after - host_before)) -ge $((N + K + M)) ] ||
 	fail "host-wide operations-fsync grew by $((host_after - host_before)), less than the $((N + K + M)) calls of the cgroups"
-grep -q "^counter	calls	${PARENT}_a/fsync	$N\$" "$WORK/snap/snapshot" ||
-	fail "the snapshot has no counter calls ${PARENT}_a/fsync $N: $(grep "$PARENT" "$WORK/snap/snapshot" | head -5)"
+# and its labels apart (format 3): the cgroup, the syscall
+grep -q "^counter	calls	${PARENT}_a/fsync	$N	cgroup=${PARENT}_a	syscall=fsync\$" "$WORK/snap/snapshot" ||
+	fail "the snapshot has no counter calls ${PARENT}_a/fsync $N cgroup=${PARENT}_a syscall=fsync: $(grep "$PARENT" "$WORK/snap/snapshot" | head -5)"
 pass "host-wide operations-fsync goes on (+$((host_after - host_before))); the snapshot carries ${PARENT}_a/fsync"
 # Each histogram line carries its own precision (field 5, snapshot_file.h): the cgroup's
 # CgroupPrecision 3 with its N samples, the host-wide row the default 5.

@@ -115,7 +115,7 @@ install -m 0640 -g root "$SNAP" "$WORK/rootonly"
 if as_nobody "$HIST" --snapshot "$WORK/rootonly" --once 2> "$WORK/denied.err"; then fail "an unreadable snapshot exited 0"; fi
 grep -q "cannot read $WORK/rootonly: permission denied.*member of group root" "$WORK/denied.err" ||
 	fail "unclear error for an unreadable snapshot: $(cat "$WORK/denied.err")"
-printf 'collectd-ebpf-snapshot\t2\nwritten\tsoon\n' > "$WORK/bad"
+printf 'collectd-ebpf-snapshot\t3\nwritten\tsoon\n' > "$WORK/bad"
 if "$HIST" --snapshot "$WORK/bad" --once 2> "$WORK/bad.err"; then fail "a malformed snapshot exited 0"; fi
 grep -q "$WORK/bad is not a collectd-ebpf snapshot this version can read: line 2: bad written line" "$WORK/bad.err" ||
 	fail "unclear error for a malformed snapshot: $(cat "$WORK/bad.err")"

@@ -25,7 +25,7 @@ mkfifo "$WORK/fifo"
 refused "$WORK/fifo" "$WORK/fifo is not a regular file"
 truncate -s 17M "$WORK/huge"
 refused "$WORK/huge" "$WORK/huge is larger than 16 MiB: not a snapshot of the plugin"
-awk 'BEGIN { print "collectd-ebpf-snapshot\t2"; print "written\t1";
+awk 'BEGIN { print "collectd-ebpf-snapshot\t3"; print "written\t1";
 	for (i = 0; i < 590000; i++) printf "module\tm%07d\trunning\t0\t\t\n", i; print "end" }' > "$WORK/modules"
 [ "$(stat -c %s "$WORK/modules")" -gt 16000000 ] || fail "the module lines are not 16 MiB"
 refused "$WORK/modules" "is not a collectd-ebpf snapshot this version can read: line 259: more than 256 modules"
@@ -33,7 +33,7 @@ refused "$WORK/modules" "is not a collectd-ebpf snapshot this version can read: 
 # A snapshot whose texts carry what drives a terminal (ESC, an OSC title, an OSC 8 link, C1
 # CSI as UTF-8, a bidi override, U+2028, bytes that are not UTF-8): the view shows them as
 # base/text_rule.h's escapes (\xHH), never as they are; its output is valid UTF-8.
-printf 'collectd-ebpf-snapshot\t2\nwritten\t1700000000000000\n' > "$WORK/hostile"
+printf 'collectd-ebpf-snapshot\t3\nwritten\t1700000000000000\n' > "$WORK/hostile"
 printf 'module\tbad\033[31m\tfailed\t0\t\t\033]0;pwned\007 \033]8;;http://x/\033\\\\link\033]8;;\033\\\\ \302\23331m \342\200\256gnp.exe \377\376\n' >> "$WORK/hostile"
 printf 'module\tsyscalls\trunning\t1700000000000000\t\t\ncounter\tcalls\twr\033[2Jite\302\233\3775\t42\n' >> "$WORK/hostile"
 printf 'histogram\tlat\tfsy\033]0;t\007nc\342\200\250\tnanoseconds\t2\t3\t3000\t3\t1000\t1000\t1000\t1000\nbucket\t40\t3\nend\n' >> "$WORK/hostile"

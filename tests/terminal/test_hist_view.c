@@ -19,7 +19,7 @@
  * log-linear layout writes them: the view must merge them by their bounds. Sizes come at
  * precision 0 (slot 7 is (64, 128]). */
 static const char before_text[] =
-	"collectd-ebpf-snapshot\t2\n"
+	"collectd-ebpf-snapshot\t3\n"
 	"written\t1700000000000000\n"
 	"module\tsyscalls\trunning\t1699999990000000\tsys_exit=tp_btf\t\n"
 	"counter\tcalls\tfsync\t100\n"
@@ -33,7 +33,7 @@ static const char before_text[] =
 	"end\n";
 
 static const char after_text[] =
-	"collectd-ebpf-snapshot\t2\n"
+	"collectd-ebpf-snapshot\t3\n"
 	"written\t1700000002000000\n"
 	"module\tsyscalls\trunning\t1699999990000000\tsys_exit=tp_btf\t\n"
 	"counter\tcalls\tfsync\t120\n"
@@ -56,7 +56,7 @@ static const char after_text[] =
 
 /* What the plugin publishes before the module's first read: its record, no values yet. */
 static const char first_text[] =
-	"collectd-ebpf-snapshot\t2\n"
+	"collectd-ebpf-snapshot\t3\n"
 	"written\t1699999990000000\n"
 	"module\tsyscalls\trunning\t0\t\t\n"
 	"end\n";
@@ -319,7 +319,7 @@ static void test_since_start_and_restart(const struct snapshot *before, struct s
  * slots of milliseconds as "msecs 0.000128 -> 0.000256"; and the series under names collectd
  * does not use (ios-, bytes-, io_size-). */
 static const char block_text[] =
-	"collectd-ebpf-snapshot\t2\n"
+	"collectd-ebpf-snapshot\t3\n"
 	"written\t1700000000000000\n"
 	"module\tblock\trunning\t1699999990000000\tblock_rq_complete=tp_btf\t\n"
 	"counter\tios\tvda-write\t2451\n"
@@ -394,7 +394,7 @@ static void test_block_and_zero_slot(void)
  * collectd's plugin_instance carries it; the host-wide rows beside them. The rows of the
  * two services are interleaved, "other" comes first: the view sorts them. */
 static const char cgroup_text[] =
-	"collectd-ebpf-snapshot\t2\n"
+	"collectd-ebpf-snapshot\t3\n"
 	"written\t1700000000000000\n"
 	"module\tsyscalls\trunning\t1699999990000000\tsys_exit=tp_btf\t\n"
 	"counter\tcalls\tfsync\t500\n"
