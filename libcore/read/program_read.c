@@ -140,6 +140,7 @@ static void describe_view(struct program_reader *r, int map_fd)
 		.max_series = v->max_series,
 		.reclaim_after = v->reclaim_after,
 		.folded_when_full = true,
+		.keep_totals = true,
 	};
 	for (int i = 0; i < v->nlabels; i++) {
 		sv->labels[i] = (struct series_label){ .name = v->labels[i].name, .offset = v->labels[i].offset,

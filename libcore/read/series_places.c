@@ -108,6 +108,7 @@ struct series *series_place_for(struct series_reader *r, const char *name)
 			return &r->other;
 		}
 		s->seen = false;
+		s->absent = false;
 		s->forget = false; /* the place may be a forgotten series' */
 		s->group_token = 0;
 		s->idle = 0;

@@ -323,15 +323,17 @@ void series_reader_send(struct series_reader *r, const struct metric_sink *sink)
 			s->forget = true;
 			continue;
 		}
-		if (s->carry)
+		if (s->carry && v->group)
 			series_add_carry(r, s);
-		if (s->seen || s->carry)
+		if (s->seen || (s->carry && v->group))
 			series_send_one(r, s, s->name, sink);
 		else
 			s->idle++;
+		s->absent = !s->seen;
 	}
 	if (r->other.seen)
 		series_send_other(r, sink);
+	r->other.absent = !r->other.seen;
 	r->ever_folded |= r->folded > 0;
 	if (sink->gauge && ((v->folded_when_full && r->nseries == v->max_series) || r->nreclaimed ||
 			    (!v->folded_when_full && r->ever_folded)))

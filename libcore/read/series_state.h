@@ -46,9 +46,13 @@ struct name_slot {
 struct series {
 	_Alignas(64) bool seen; /* got an entry this read */
 	bool forget;         /* its group no longer holds it: forgotten unsent (series_group.holds) */
+	bool absent;         /* got no entry at its last read (keep_totals) */
 	uint32_t idle;       /* reads in a row without a change (reclaim_after) */
 	struct field_acc *acc; /* nfields */
-	struct field_acc *carry; /* nfields, or NULL: what deleted entries left (SERIES_CARRY) */
+	/* nfields, or NULL: what deleted entries left (a group's SERIES_CARRY); with keep_totals
+	 * what entries that left the map had: a counter's value, a histogram's count (value) and
+	 * sum (in the engine's unit), added to what is sent */
+	struct field_acc *carry;
 	uint64_t group_token;    /* what the group's fate gave its entries (series_group.holds) */
 	struct field_acc acc_one;
 	char name[LABEL_VALUE_MAX];

@@ -146,6 +146,14 @@ struct series_view {
 	 * series gives its place to a newcomer (0: never). */
 	uint32_t max_series, reclaim_after;
 	bool folded_when_full;
+	/* A program's (no group): a series whose entries left the map (evicted from an LRU hash,
+	 * deleted by the program) keeps its counters' values and its histograms' count and sum
+	 * from going back, so that a rate is never negative. After a read without entries, all
+	 * the series has is new: its histograms' intervals start again from it (a discontinuity,
+	 * hist_interval.reset). Within a read, a value (a slot) that went back adds nothing to
+	 * the interval, which has no mean then: what the entries that left had counted since the
+	 * last read, and as much of the new, is lost. */
+	bool keep_totals;
 };
 
 #endif
