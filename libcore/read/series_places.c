@@ -108,7 +108,6 @@ struct series *series_place_for(struct series_reader *r, const char *name)
 			return &r->other;
 		}
 		s->seen = false;
-		s->absent = false;
 		s->forget = false; /* the place may be a forgotten series' */
 		s->group_token = 0;
 		s->idle = 0;
@@ -192,28 +191,37 @@ static uint32_t drop_series(struct series_reader *r, bool (*drops)(struct series
 	return dropped;
 }
 
-/* Gives up series idle for reclaim_after reads, as many as label sets wait for room (*arg
- * counts them): each goes into `other` with what it has now carried, so `other` only grows
- * by what it adds from now on, and its name is kept out of the series. */
+/* Gives up series without entries in this read (first pass), or idle for reclaim_after
+ * reads, as many as label sets wait for room: each goes into `other` with what it has now
+ * carried (keep_totals: nothing, `other` adds only what its entries count from now on), so
+ * `other` only grows by what it adds from now on, and its name is kept out of the series. */
+struct giving {
+	uint32_t given;
+	bool absent_only;
+};
+
 static bool gives_up_idle(struct series_reader *r, struct series *s, void *arg)
 {
-	uint32_t *given = arg;
+	struct giving *g = arg;
 
-	if (*given == r->waiting || s->idle < r->v->reclaim_after)
+	if (g->given == r->waiting || (s->seen && (g->absent_only || s->idle < r->v->reclaim_after)))
 		return false;
 	if (r->nreclaimed == r->v->max_series)
 		r->nreclaimed = 0; /* forgotten: they may take a place again */
 	r->reclaimed[r->nreclaimed++] = text_hash64(s->name);
-	carry_series(r, s);
-	(*given)++;
+	if (!r->v->keep_totals)
+		carry_series(r, s);
+	g->given++;
 	return true;
 }
 
 uint32_t series_reclaim_idle(struct series_reader *r)
 {
-	uint32_t given = 0;
+	struct giving g = { .absent_only = true };
+	uint32_t n = drop_series(r, gives_up_idle, &g);
 
-	return drop_series(r, gives_up_idle, &given);
+	g.absent_only = false;
+	return n + drop_series(r, gives_up_idle, &g);
 }
 
 /* A group's series that its group no longer holds (series_group.holds). */
@@ -263,7 +271,7 @@ void series_settle_group(struct series_reader *r)
 		if (!s->carry && !(s->carry = calloc(r->v->nfields, sizeof(*s->carry))))
 			continue; /* out of memory: its share leaves with the entry */
 		carry.acc = s->carry;
-		series_add_entry(r, &carry, map_read_key(&r->rd, e), series_summed_value(r, e), false);
+		series_add_entry(r, &carry, map_read_key(&r->rd, e), series_summed_value(r, e), NULL, false);
 	}
 	for (uint32_t i = 0; i < r->ndoomed; i++)
 		bpf_map_delete_elem(r->v->fd, map_read_key(&r->rd, r->doomed[i]));

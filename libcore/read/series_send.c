@@ -6,7 +6,6 @@
 #include "libcore/hist/ratio.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* "connect" + "80" -> "connect-80", "connect" + "" -> "connect"; in a group after its
@@ -24,86 +23,19 @@ static const char *prefixed(const struct series_field *f, const char *name, char
 	return buf;
 }
 
-/* keep_totals (series_view.h): the series' carry, made at its first need; NULL: out of
- * memory (what left is then lost, as without keep_totals). */
-static struct field_acc *kept(const struct series_reader *r, struct series *s, int field)
-{
-	if (!s->carry)
-		s->carry = calloc(r->v->nfields, sizeof(*s->carry));
-	return s->carry ? &s->carry[field] : NULL;
-}
-
-/* keep_totals: a counter whose entries left the map goes on from what it had sent. */
-static void keep_counter(const struct series_reader *r, struct series *s, int field)
-{
-	struct field_acc *a = &s->acc[field], *c = s->carry ? &s->carry[field] : NULL;
-	uint64_t now = a->value + (c ? c->value : 0);
-
-	if ((s->absent || now < a->last_value) && (c = kept(r, s, field)))
-		c->value = s->absent ? a->last_value : a->last_value - a->value;
-	if (c)
-		a->value += c->value;
-}
-
-/* keep_totals: a histogram whose entries left the map. After a read without entries, all it
- * has is new: the tracker starts again and what it had counted goes into the carry. Else the
- * slots that went back count nothing in this interval (their shortfall into the carry's
- * count, the sum's into its sum), and the interval has no sum. True: a discontinuity of the
- * slots (what SNMP's cumulative buckets show). */
-static bool keep_hist(const struct series_reader *r, struct series *s, int field, uint64_t sum, bool *no_sum)
-{
-	struct field_hist *fh = s->acc[field].hist;
-	struct hist_tracker *t = &fh->tracker;
-	struct field_acc *c;
-	uint64_t lost = 0;
-
-	if (s->absent) {
-		if (!t->prev_count || !(c = kept(r, s, field)))
-			return false;
-		c->value += t->prev_count;
-		c->sum += t->prev_sum;
-		hist_tracker_init(t, 1, t->precision);
-		return true;
-	}
-	for (unsigned int k = 0; k < HIST_NSLOTS(r->v->precision); k++)
-		if (fh->slots[k] < t->prev_slots[k]) {
-			lost += t->prev_slots[k] - fh->slots[k];
-			t->prev_slots[k] = fh->slots[k];
-		}
-	if (!lost || !(c = kept(r, s, field)))
-		return false;
-	t->prev_count -= lost;
-	c->value += lost;
-	if (sum < t->prev_sum)
-		c->sum += t->prev_sum - sum;
-	t->prev_sum = sum;
-	*no_sum = true;
-	return true;
-}
-
 /* Sends a histogram field; true when it changed in this read. */
-static bool send_hist(const struct series_reader *r, struct series *s, int field, const char *name,
+static bool send_hist(const struct series_field *f, struct field_acc *a, const char *name,
 		      const struct metric_sink *sink)
 {
-	const struct series_field *f = &r->v->fields[field];
-	struct field_acc *a = &s->acc[field];
 	struct hist_interval h;
 	char total[LABEL_VALUE_MAX + 8];
-	uint64_t sum, kept_count = 0, kept_sum = 0;
-	bool restarted = false, no_sum = f->no_sum;
+	uint64_t sum;
 
 	if (!a->hist)
 		return false; /* no events yet */
 	sum = f->source && f->source->sum_to_unit ? f->source->sum_to_unit(f->source->ctx, a->sum) : a->sum;
-	if (r->v->keep_totals)
-		restarted = keep_hist(r, s, field, sum, &no_sum);
 	hist_advance(&a->hist->tracker, a->hist->slots, sum, &h);
-	h.no_sum = no_sum;
-	h.reset |= restarted;
-	if (s->carry && r->v->keep_totals) {
-		kept_count = s->carry[field].value;
-		kept_sum = s->carry[field].sum;
-	}
+	h.no_sum = f->no_sum;
 	/* Every read once there were events: the SNMP tables keep the row and its buckets,
 	 * collectd gets bucket rates of 0 rather than gaps. */
 	if (h.total_count) {
@@ -114,10 +46,10 @@ static bool send_hist(const struct series_reader *r, struct series *s, int field
 	if (f->count_id && f->count_named) {
 		/* One histogram map gives the rate too: its event count (and sum) since start. */
 		snprintf(total, sizeof(total), "%s-count", name);
-		sink->counter(sink->ctx, f->count_id, total, kept_count + h.total_count);
+		sink->counter(sink->ctx, f->count_id, total, h.total_count);
 		if (!f->no_sum) {
 			snprintf(total, sizeof(total), "%s-sum", name);
-			sink->counter(sink->ctx, f->count_id, total, kept_sum + h.total_sum);
+			sink->counter(sink->ctx, f->count_id, total, h.total_sum);
 		}
 	}
 	return h.count || h.reset;
@@ -133,16 +65,34 @@ static double ratio_of(const struct series_ratio *ratio, const struct field_acc 
 				 counter_delta(miss->value, miss->last_value));
 }
 
+/* keep_totals: the read's entries gave what they counted since the last read; the series'
+ * totals are what it sent then and that (a histogram's slots sent then: its tracker's). */
+static void add_totals(const struct series_reader *r, struct series *s)
+{
+	for (int i = 0; i < r->v->nfields; i++) {
+		struct field_acc *a = &s->acc[i];
+
+		if (r->v->fields[i].kind == VALUE_COUNTER)
+			a->value += a->last_value;
+		if (r->v->fields[i].kind != VALUE_HISTOGRAM || !a->hist)
+			continue;
+		for (unsigned int k = 0; k < HIST_NSLOTS(r->v->precision); k++)
+			a->hist->slots[k] += a->hist->tracker.prev_slots[k];
+		a->sum += a->last_value;
+		a->last_value = a->sum;
+	}
+}
+
 void series_send_one(struct series_reader *r, struct series *s, const char *name, const struct metric_sink *sink)
 {
 	const struct series_view *v = r->v;
 	bool changed = false;
 	double ratio;
 
-	for (int i = 0; v->keep_totals && i < v->nfields; i++)
-		if (v->fields[i].kind == VALUE_COUNTER)
-			keep_counter(r, s, i);
+	if (v->keep_totals)
+		add_totals(r, s);
 	ratio = v->ratio ? ratio_of(v->ratio, s->acc) : -1;
+
 	for (int i = 0; i < v->nfields; i++) {
 		const struct series_field *f = &v->fields[i];
 		struct field_acc *a = &s->acc[i];
@@ -150,7 +100,7 @@ void series_send_one(struct series_reader *r, struct series *s, const char *name
 		const char *inst = prefixed(f, name, buf, sizeof(buf));
 
 		if (f->kind == VALUE_HISTOGRAM) {
-			changed |= send_hist(r, s, i, inst, sink);
+			changed |= send_hist(f, a, inst, sink);
 			continue;
 		}
 		changed |= a->value != a->last_value;
