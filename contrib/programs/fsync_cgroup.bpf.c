@@ -13,7 +13,7 @@
  * full map makes room for a new cgroup by evicting a row used long ago, where a plain hash
  * would refuse every later cgroup, for good (its rows outlive their cgroups). An evicted
  * row's counts are gone from the map: its series stops until its cgroup calls again, then
- * goes on from what it had (the plugin keeps a series' count and sum from going back), less
+ * goes on from what it had (the plugin adds what each row counted since the last read), less
  * the calls recorded after the read before the eviction. A call that still finds no row (or
  * no room for its start) is counted in `missed`, never lost without a trace.
  * Compile: collectd-ebpf-cc fsync_cgroup.bpf.c; fsync_cgroup.conf names the labels. */

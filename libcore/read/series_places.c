@@ -191,37 +191,30 @@ static uint32_t drop_series(struct series_reader *r, bool (*drops)(struct series
 	return dropped;
 }
 
-/* Gives up series without entries in this read (first pass), or idle for reclaim_after
- * reads, as many as label sets wait for room: each goes into `other` with what it has now
- * carried (keep_totals: nothing, `other` adds only what its entries count from now on), so
- * `other` only grows by what it adds from now on, and its name is kept out of the series. */
-struct giving {
-	uint32_t given;
-	bool absent_only;
-};
-
+/* Gives up series idle for reclaim_after reads, as many as label sets wait for room (*arg
+ * counts them): each goes into `other` with what it has now carried (keep_totals: nothing,
+ * `other` adds only what its entries count from then on), so `other` only grows by what it
+ * adds from now on, and its name is kept out of the series. */
 static bool gives_up_idle(struct series_reader *r, struct series *s, void *arg)
 {
-	struct giving *g = arg;
+	uint32_t *given = arg;
 
-	if (g->given == r->waiting || (s->seen && (g->absent_only || s->idle < r->v->reclaim_after)))
+	if (*given == r->waiting || s->idle < r->v->reclaim_after)
 		return false;
 	if (r->nreclaimed == r->v->max_series)
 		r->nreclaimed = 0; /* forgotten: they may take a place again */
 	r->reclaimed[r->nreclaimed++] = text_hash64(s->name);
 	if (!r->v->keep_totals)
 		carry_series(r, s);
-	g->given++;
+	(*given)++;
 	return true;
 }
 
 uint32_t series_reclaim_idle(struct series_reader *r)
 {
-	struct giving g = { .absent_only = true };
-	uint32_t n = drop_series(r, gives_up_idle, &g);
+	uint32_t given = 0;
 
-	g.absent_only = false;
-	return n + drop_series(r, gives_up_idle, &g);
+	return drop_series(r, gives_up_idle, &given);
 }
 
 /* A group's series that its group no longer holds (series_group.holds). */

@@ -399,9 +399,8 @@ void series_reader_send(struct series_reader *r, const struct metric_sink *sink)
 	const struct series_view *v = r->v;
 
 	add_dump(r);
-	/* Newcomers found no room and some series had no entries in this read, or did not change
-	 * for reclaim_after reads: the newcomers take their places in this same read (the dump
-	 * walked again). */
+	/* Newcomers found no room and some series did not change for reclaim_after reads: the
+	 * newcomers take their places in this same read (the dump walked again). */
 	if (v->reclaim_after && r->waiting && series_reclaim_idle(r))
 		add_dump(r);
 	for (uint32_t i = 0; i < r->nseries; i++) {
