@@ -54,8 +54,9 @@ static void begin_walk(void *ctx)
 	r->unlisted = 0;
 }
 
-/* One CPU's copy of an entry into a series' engine slots and sum. */
-static void add_hist(void *ctx, const uint8_t *key, const uint8_t *val, uint64_t *slots, uint64_t *sum)
+/* One CPU's copy of an entry into a series' engine slots and sum (again: its previous value,
+ * not counted in `unlisted`). */
+static void add_hist(void *ctx, const uint8_t *key, const uint8_t *val, uint64_t *slots, uint64_t *sum, bool again)
 {
 	struct program_reader *r = ctx;
 	const struct program_view *v = r->v;
@@ -71,7 +72,7 @@ static void add_hist(void *ctx, const uint8_t *key, const uint8_t *val, uint64_t
 			return;
 		}
 		if (v->key_listed_only && !fixed_bound_listed(v, bucket)) {
-			r->unlisted += count; /* no event, as in ebpf_exporter, but never out of sight */
+			r->unlisted += again ? 0 : count; /* no event, as in ebpf_exporter, but never out of sight */
 			return;
 		}
 		slots[slot_map_slot(&r->map, bucket)] += count;
@@ -175,6 +176,7 @@ static void describe_view(struct program_reader *r, int map_fd)
 		.max_series = v->max_series,
 		.reclaim_after = v->reclaim_after,
 		.folded_when_full = true,
+		.keep_totals = true,
 	};
 	for (int i = 0; i < v->nlabels; i++) {
 		sv->labels[i] = (struct series_label){ .name = v->labels[i].name, .offset = v->labels[i].offset,

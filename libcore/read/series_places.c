@@ -193,8 +193,9 @@ static uint32_t drop_series(struct series_reader *r, bool (*drops)(struct series
 }
 
 /* Gives up series idle for reclaim_after reads, as many as label sets wait for room (*arg
- * counts them): each goes into `other` with what it has now carried, so `other` only grows
- * by what it adds from now on, and its name is kept out of the series. */
+ * counts them): each goes into `other` with what it has now carried (keep_totals: nothing,
+ * `other` adds only what its entries count from then on), so `other` only grows by what it
+ * adds from now on, and its name is kept out of the series. */
 static bool gives_up_idle(struct series_reader *r, struct series *s, void *arg)
 {
 	uint32_t *given = arg;
@@ -204,7 +205,8 @@ static bool gives_up_idle(struct series_reader *r, struct series *s, void *arg)
 	if (r->nreclaimed == r->v->max_series)
 		r->nreclaimed = 0; /* forgotten: they may take a place again */
 	r->reclaimed[r->nreclaimed++] = text_hash64(s->name);
-	carry_series(r, s);
+	if (!r->v->keep_totals)
+		carry_series(r, s);
 	(*given)++;
 	return true;
 }
@@ -269,7 +271,7 @@ void series_settle_group(struct series_reader *r)
 		if (taken && taken != -ENOENT)
 			continue; /* not deleted: met again at the next read, with all it holds */
 		carry.acc = s->carry;
-		series_add_entry(r, &carry, map_read_key(&r->rd, e), series_summed_value(r, e), false);
+		series_add_entry(r, &carry, map_read_key(&r->rd, e), series_summed_value(r, e), NULL, false);
 	}
 	for (uint32_t i = 0; i < r->ndoomed; i++)
 		bpf_map_delete_elem(r->v->fd, map_read_key(&r->rd, r->doomed[i]));

@@ -72,10 +72,44 @@ static int row_field(const struct series_view *v, const uint8_t *key)
 	return row < v->nrow_fields ? v->row_fields[row] : -1;
 }
 
+/* keep_totals: what a counter counted since its previous value (all of it when it went
+ * back: a new entry). */
+static uint64_t counted_since(uint64_t now, const uint8_t *prev, const struct series_field *f)
+{
+	uint64_t then = prev ? map_read_uint(prev + f->offset, f->width) : 0;
+
+	return now >= then ? now - then : now;
+}
+
+/* A histogram field of a program's entry into slots and *sum: with prev (keep_totals), what it
+ * counted since then (all of it when a slot went back: a new entry). */
+static void add_source(struct series_reader *r, const struct series_field *f, const uint8_t *key,
+		       const uint8_t *val, const uint8_t *prev, uint64_t *slots, uint64_t *sum)
+{
+	unsigned int nslots = HIST_NSLOTS(r->v->precision);
+	uint64_t now = 0, then = 0;
+	bool back = false;
+
+	if (!prev) {
+		f->source->add(f->source->ctx, key, val, slots, sum, false);
+		return;
+	}
+	memset(r->slots_now, 0, nslots * sizeof(uint64_t));
+	memset(r->slots_then, 0, nslots * sizeof(uint64_t));
+	f->source->add(f->source->ctx, key, val, r->slots_now, &now, false);
+	f->source->add(f->source->ctx, key, prev, r->slots_then, &then, true);
+	for (unsigned int k = 0; k < nslots && !back; k++)
+		back = r->slots_now[k] < r->slots_then[k];
+	for (unsigned int k = 0; k < nslots; k++)
+		slots[k] += r->slots_now[k] - (back ? 0 : r->slots_then[k]);
+	*sum += now - (back ? 0 : then); /* unsigned: modulo 2^64, as the sum wraps */
+}
+
 /* Adds one value (one CPU's copy, or the copies summed) of an entry into series s: the first
- * entry of a read is copied (nothing is cleared between reads), the others added. */
+ * entry of a read is copied (nothing is cleared between reads), the others added. With prev
+ * (keep_totals), what the entry counted since its previous read is added instead. */
 void series_add_entry(struct series_reader *r, struct series *s, const uint8_t *key, const uint8_t *val,
-		      bool hists_only)
+		      const uint8_t *prev, bool hists_only)
 {
 	const struct series_view *v = r->v;
 	bool first = !s->seen;
@@ -96,6 +130,8 @@ void series_add_entry(struct series_reader *r, struct series *s, const uint8_t *
 		if (f->kind != VALUE_HISTOGRAM) {
 			uint64_t x = map_read_uint(val + f->offset, f->width);
 
+			if (v->keep_totals && f->kind == VALUE_COUNTER)
+				x = counted_since(x, prev, f);
 			if (!hists_only)
 				a->value = first ? x : a->value + x;
 			continue;
@@ -108,8 +144,58 @@ void series_add_entry(struct series_reader *r, struct series *s, const uint8_t *
 			memset(a->hist->slots, 0, HIST_NSLOTS(v->precision) * sizeof(uint64_t));
 			a->sum = 0;
 		}
-		f->source->add(f->source->ctx, key, val, a->hist->slots, &a->sum);
+		add_source(r, f, key, val, prev, a->hist->slots, &a->sum);
 	}
+}
+
+static uint32_t key_hash(const uint8_t *key, uint32_t n)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+
+	for (uint32_t i = 0; i < n; i++)
+		h = (h ^ key[i]) * 16777619u;
+	return h;
+}
+
+/* keep_totals: key's entry + 1 in the previous read, or 0: it had none. */
+static uint32_t prev_entry(const struct series_reader *r, const uint8_t *key)
+{
+	uint32_t ks = r->v->key_size, mask = r->prev_cap - 1;
+
+	for (uint32_t j = key_hash(key, ks) & mask; r->prev_index[j]; j = (j + 1) & mask)
+		if (!memcmp(r->prev_keys + (size_t)(r->prev_index[j] - 1) * ks, key, ks))
+			return r->prev_index[j];
+	return 0;
+}
+
+/* keep_totals, after a read is sent: its entries become the previous read's (the dump's
+ * buffers swapped, so that the next read fills the older ones), indexed by key. */
+static void keep_entries(struct series_reader *r)
+{
+	uint8_t *keys = r->rd.dump.keys, *values = r->rd.dump.values;
+	uint32_t ks = r->v->key_size, mask = r->prev_cap - 1;
+
+	r->rd.dump.keys = r->prev_keys;
+	r->rd.dump.values = r->prev_values;
+	r->prev_keys = keys;
+	r->prev_values = values;
+	r->prev_count = r->rd.dump.count;
+	memset(r->prev_index, 0, r->prev_cap * sizeof(*r->prev_index));
+	for (uint32_t i = 0; i < r->prev_count; i++) {
+		uint32_t j = key_hash(keys + (size_t)i * ks, ks) & mask;
+
+		while (r->prev_index[j])
+			j = (j + 1) & mask;
+		r->prev_index[j] = i + 1;
+	}
+}
+
+/* keep_totals: key's value (its copies) at the previous read, or NULL: it had none. */
+static const uint8_t *prev_value(const struct series_reader *r, const uint8_t *key)
+{
+	uint32_t e = r->v->keep_totals ? prev_entry(r, key) : 0;
+
+	return e ? r->prev_values + (size_t)(e - 1) * r->rd.dump.value_size : NULL;
 }
 
 #define KEY_OTHER UINT32_MAX       /* in other: reclaimed */
@@ -241,7 +327,7 @@ static void group_mark(struct series_reader *r, struct series *s, uint32_t i, en
 
 static void add_key(struct series_reader *r, uint32_t i)
 {
-	const uint8_t *key = map_read_key(&r->rd, i);
+	const uint8_t *key = map_read_key(&r->rd, i), *prev;
 	char name[LABEL_VALUE_MAX];
 	uint8_t ends[SERIES_LABEL_SPANS] = { SERIES_ENDS_UNKNOWN };
 	struct series *s = NULL;
@@ -259,18 +345,19 @@ static void add_key(struct series_reader *r, uint32_t i)
 		value = series_summed_value(r, i);
 		s = r->keys || r->row_series ? series_of_key(r, key) : series_of_fresh_key(r, key, value);
 		if (s)
-			series_add_entry(r, s, key, value, false);
+			series_add_entry(r, s, key, value, NULL, false);
 		group_mark(r, s, i, fate);
 		for (int cpu = 0; r->v->cpu_series && cpu < r->rd.copies; cpu++) {
 			snprintf(name, sizeof(name), "cpu%d", cpu);
 			/* "cpu<N>" alone: no label of the key (series_send.c reads its CPU) */
 			series_add_entry(r, with_ends(r, series_place_for(r, name), ends), key,
-					 map_read_value(&r->rd, i, cpu), true);
+					 map_read_value(&r->rd, i, cpu), NULL, true);
 		}
 		return;
 	}
 	if (!r->v->cpu_label && !r->v->cpu_index && !(s = series_of_key(r, key))) /* else one per CPU */
 		return;
+	prev = prev_value(r, key);
 	for (int cpu = 0; cpu < r->rd.copies; cpu++) {
 		struct series *to = s;
 
@@ -281,7 +368,8 @@ static void add_key(struct series_reader *r, uint32_t i)
 			}
 			to = with_ends(r, series_place_for(r, name), ends);
 		}
-		series_add_entry(r, to, key, map_read_value(&r->rd, i, cpu), false);
+		series_add_entry(r, to, key, map_read_value(&r->rd, i, cpu), prev ? prev + (size_t)cpu * r->rd.copy_size : NULL,
+				 false);
 	}
 }
 
@@ -351,6 +439,8 @@ void series_reader_send(struct series_reader *r, const struct metric_sink *sink)
 		sink->gauge(sink->ctx, METRIC("unmatched"), v->map, r->unmatched);
 	if (v->group)
 		series_settle_group(r);
+	if (v->keep_totals)
+		keep_entries(r);
 }
 
 /* Zeroed memory on cache lines (struct series is aligned to one). */
@@ -415,6 +505,18 @@ static int reader_alloc(struct series_reader *r)
 		if (!r->doomed || !r->carried)
 			return -ENOMEM;
 	}
+	if (v->keep_totals) {
+		r->prev_cap = 16;
+		while (r->prev_cap < 2 * (uint64_t)v->max_entries)
+			r->prev_cap *= 2;
+		r->prev_index = calloc(r->prev_cap, sizeof(*r->prev_index));
+		r->prev_keys = malloc((size_t)r->rd.dump.room * v->key_size);
+		r->prev_values = malloc((size_t)r->rd.dump.room * r->rd.dump.value_size);
+		r->slots_now = calloc(HIST_NSLOTS(v->precision), sizeof(uint64_t));
+		r->slots_then = calloc(HIST_NSLOTS(v->precision), sizeof(uint64_t));
+		if (!r->prev_index || !r->prev_keys || !r->prev_values || !r->slots_now || !r->slots_then)
+			return -ENOMEM;
+	}
 	if (v->sum_copies) {
 		r->summed = calloc(1, value_bytes + 8);
 		r->unpacked = calloc(1, value_bytes + 8);
@@ -470,6 +572,11 @@ void series_reader_free(struct series_reader *r)
 	lazy_array_free(&r->accs_mem);
 	free(r->summed);
 	free(r->unpacked);
+	free(r->prev_index);
+	free(r->prev_keys);
+	free(r->prev_values);
+	free(r->slots_now);
+	free(r->slots_then);
 	lazy_array_free(&r->doomed_mem);
 	lazy_array_free(&r->carried_mem);
 	key_cache_free(r->keys);

@@ -158,13 +158,35 @@ static double ratio_of(const struct series_ratio *ratio, const struct field_acc 
 				 counter_delta(miss->value, miss->last_value));
 }
 
+/* keep_totals: the read's entries gave what they counted since the last read; the series'
+ * totals are what it sent then and that (a histogram's slots sent then: its tracker's). */
+static void add_totals(const struct series_reader *r, struct series *s)
+{
+	for (int i = 0; i < r->v->nfields; i++) {
+		struct field_acc *a = &s->acc[i];
+
+		if (r->v->fields[i].kind == VALUE_COUNTER)
+			a->value += a->last_value;
+		if (r->v->fields[i].kind != VALUE_HISTOGRAM || !a->hist)
+			continue;
+		for (unsigned int k = 0; k < HIST_NSLOTS(r->v->precision); k++)
+			a->hist->slots[k] += a->hist->tracker.prev_slots[k];
+		a->sum += a->last_value;
+		a->last_value = a->sum;
+	}
+}
+
 void series_send_one(struct series_reader *r, struct series *s, const char *name, const struct metric_sink *sink)
 {
 	const struct series_view *v = r->v;
 	bool changed = false;
-	double ratio = v->ratio ? ratio_of(v->ratio, s->acc) : -1;
+	double ratio;
 	struct series_labels b;
 	const struct metric_labels *l = labels_of(r, s, name, &b);
+
+	if (v->keep_totals)
+		add_totals(r, s);
+	ratio = v->ratio ? ratio_of(v->ratio, s->acc) : -1;
 
 	for (int i = 0; i < v->nfields; i++) {
 		const struct series_field *f = &v->fields[i];

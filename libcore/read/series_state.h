@@ -30,7 +30,9 @@ struct field_hist {
 struct field_acc {
 	uint64_t value;      /* counters and gauges */
 	uint64_t sum;        /* histograms */
-	uint64_t last_value; /* counters and gauges: the value sent at the last read */
+	/* counters and gauges: the value sent at the last read; a keep_totals histogram's: its
+	 * sum (as the map keeps it) sent at the last read */
+	uint64_t last_value;
 	struct field_hist *hist;
 };
 
@@ -86,13 +88,20 @@ struct series_reader {
 	uint32_t unmatched;          /* keys dropped so this read: gauge "unmatched-<map>" */
 	/* reclaim_after: the series given up for newcomers are added into `other`, less what
 	 * they had when they were given up (the carry), so that `other` goes on from where it
-	 * was; their names (64-bit hashes) stay out of the series until max_series of them were
-	 * given up. */
+	 * was (keep_totals: no carry, `other` adds only what their entries count from then on);
+	 * their names (64-bit hashes) stay out of the series until max_series of them were given
+	 * up. */
 	uint64_t *reclaimed;
 	uint32_t nreclaimed;
 	struct field_acc *carry;     /* nfields */
 	/* sum_copies: an entry's copies summed (packed: as the map holds them), then unpacked */
 	uint64_t *summed, *unpacked;
+	/* keep_totals: the previous read's entries (the dump's buffers, swapped after each send),
+	 * an index of them by key (entry + 1, open addressing, prev_cap slots), and room for an
+	 * entry's slots now and then */
+	uint8_t *prev_keys, *prev_values;
+	uint32_t prev_count, prev_cap, *prev_index;
+	uint64_t *slots_now, *slots_then;
 	/* A group's (series_view.group): the group's text of the entry being named; this
 	 * read's entries to delete once sent, and those whose series carry their values. */
 	const char *group_text;
@@ -103,9 +112,10 @@ struct series_reader {
 };
 
 /* series_read.c */
-/* Adds one value (one CPU's copy, or the copies summed) of entry `key` into series s. */
+/* Adds one value (one CPU's copy, or the copies summed) of entry `key` into series s; with
+ * prev (keep_totals: the same copy at the previous read) what it counted since. */
 void series_add_entry(struct series_reader *r, struct series *s, const uint8_t *key, const uint8_t *val,
-		      bool hists_only);
+		      const uint8_t *prev, bool hists_only);
 /* Entry i's value as a module's fields read it: its copies summed, its packed rows unpacked. */
 const uint8_t *series_summed_value(struct series_reader *r, uint32_t i);
 

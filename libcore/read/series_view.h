@@ -39,7 +39,9 @@ struct series_label {
 struct series_hist_source {
 	void *ctx;
 	void (*begin)(void *ctx); /* before each walk of a read's entries (may be NULL) */
-	void (*add)(void *ctx, const uint8_t *key, const uint8_t *value, uint64_t *slots, uint64_t *sum);
+	/* again: the value is the entry's previous one (keep_totals), whose difference is
+	 * taken: count nothing besides the slots and the sum */
+	void (*add)(void *ctx, const uint8_t *key, const uint8_t *value, uint64_t *slots, uint64_t *sum, bool again);
 	uint64_t (*sum_to_unit)(void *ctx, uint64_t sum);
 };
 
@@ -151,6 +153,14 @@ struct series_view {
 	 * series gives its place to a newcomer (0: never). */
 	uint32_t max_series, reclaim_after;
 	bool folded_when_full;
+	/* A program's (no group): each entry adds what it counted since the previous read (its
+	 * counters' and histograms' difference from its value then, found by its key; all it
+	 * has when it was not there, or when a value went back: a new entry), so that a series
+	 * (`other` too) never goes back and loses nothing when entries leave the map (evicted
+	 * from an LRU hash, deleted by the program) or move to another series: only what an
+	 * entry counted after the last read before it left. Gauges are read as they are. The
+	 * reader keeps the previous read's entries for it (as much memory as the read's). */
+	bool keep_totals;
 };
 
 #endif

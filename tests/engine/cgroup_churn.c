@@ -7,8 +7,10 @@
  * write into cgroup.procs, fsync, exit), each a row of the per-cgroup kernel table until the
  * next read deletes the removed cgroup's rows, where fsync_n's loader would add twenty. The
  * file is on tmpfs (an fsync there is cheap and counted all the same).
- * Usage: cgroup_churn PARENT FIRST COUNT FSYNCS PER_SECOND */
+ * With `keep` last, the cgroups are left for the caller to remove (a flood that stays).
+ * Usage: cgroup_churn PARENT FIRST COUNT FSYNCS PER_SECOND [keep] */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,12 +77,13 @@ int main(int argc, char **argv)
 {
 	char dir[4096], file_path[] = "/dev/shm/cgroup_churn.XXXXXX";
 	int first, count, fsyncs, per_second, status, file;
+	bool keep = argc == 7 && !strcmp(argv[6], "keep");
 	struct timespec t0;
 	pid_t pid;
 
-	if (argc != 6 || (first = atoi(argv[2])) < 0 || (count = atoi(argv[3])) <= 0 || (fsyncs = atoi(argv[4])) <= 0 ||
+	if ((argc != 6 && !keep) || (first = atoi(argv[2])) < 0 || (count = atoi(argv[3])) <= 0 || (fsyncs = atoi(argv[4])) <= 0 ||
 	    (per_second = atoi(argv[5])) <= 0) {
-		fprintf(stderr, "usage: %s PARENT FIRST COUNT FSYNCS PER_SECOND\n", argv[0]);
+		fprintf(stderr, "usage: %s PARENT FIRST COUNT FSYNCS PER_SECOND [keep]\n", argv[0]);
 		return 2;
 	}
 	file = mkstemp(file_path);
@@ -108,7 +111,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "the workload in %s failed\n", dir);
 			return 1;
 		}
-		if (remove_cgroup(dir))
+		if (!keep && remove_cgroup(dir))
 			return 1;
 	}
 	return 0;
