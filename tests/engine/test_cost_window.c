@@ -175,7 +175,11 @@ static void check_window(const struct cost_measure *cm, double own)
 	       (unsigned long long)cm->runs, (unsigned long long)cm->events);
 	CHECK(cm->raw_ns_per_s > own / 1.6 && cm->raw_ns_per_s < own * 1.6);
 	CHECK(fabs(cm->ns_per_s - expect) <= 0.001 * expect);
-	CHECK(cm->events > 0 && cm->runs >= cm->events);
+	/* Every event is a run, but the two are read at different moments of a read (the
+	 * module's counts with its maps, the programs' statistics at the read's end), so under a
+	 * workload of millions of syscalls a second the window's runs can fall short of its events
+	 * by the ~1 ms between them (seen: 670,728 runs for 672,563 events): 2% is that, with room. */
+	CHECK(cm->events > 0 && (double)cm->runs >= 0.98 * (double)cm->events);
 }
 
 static void duty_cycle(void)
