@@ -54,19 +54,6 @@ static struct seen read_module(struct module *m)
 	return s;
 }
 
-static struct module *started_syscalls(void)
-{
-	struct module *m = mt_module("syscalls", "auto", NULL);
-
-	if (m && module_start(m)) {
-		printf("  syscalls did not start: %s\n", m->last_error);
-		CHECK(!"syscalls starts");
-		module_free(m);
-		return NULL;
-	}
-	return m;
-}
-
 static void cost_on(void)
 {
 	char err[512] = "";
@@ -77,7 +64,7 @@ static void cost_on(void)
 	if (err[0])
 		printf("  %s\n", err);
 	CHECK(self_metrics_cost_on());
-	m = started_syscalls();
+	m = mt_started("syscalls", "auto");
 	if (!m)
 		return;
 	a = read_module(m);
@@ -102,7 +89,7 @@ static void cost_off(void)
 
 	self_metrics_cost_stop();
 	CHECK(!self_metrics_cost_on());
-	m = started_syscalls();
+	m = mt_started("syscalls", "auto");
 	if (!m)
 		return;
 	for (int i = 0; i < 1000; i++)

@@ -20,14 +20,9 @@
 # names and labels are checked, and a count of 77 getsid calls, which the host hardly makes.
 . "$top_srcdir/tests/support/lib.sh"
 . "$top_srcdir/tests/support/program_lib.sh"
-. "$top_srcdir/tests/outputs/prometheus_lib.sh"
+. "$top_srcdir/tests/prometheus/endpoint_lib.sh"
 
-ENDPOINT="$top_builddir/collectd-ebpf-prometheus"
-[ -x "$ENDPOINT" ] || skip "collectd-ebpf-prometheus is not built (configure found no libmicrohttpd)"
-PROMTOOL=$(command -v promtool || echo /usr/bin/promtool)
-[ -x "$PROMTOOL" ] || skip "promtool is not installed (apt-get install prometheus)"
-command -v curl >/dev/null 2>&1 || skip "curl is missing"
-command -v dd >/dev/null 2>&1 || skip "dd is missing"
+need_endpoint
 
 NR=50 # O_DIRECT reads of 16 KiB of the loop device
 GO_LE="$PY $top_srcdir/tests/exporter/go_le.py"
@@ -51,15 +46,8 @@ else
 fi
 
 attach_loop 16
-ENDPOINT_PID=
 trap 'stop_endpoint; stop_prometheus; cleanup_loop' EXIT INT TERM
-stop_endpoint() {
-	[ -z "$ENDPOINT_PID" ] || { kill "$ENDPOINT_PID" 2>/dev/null || true; wait "$ENDPOINT_PID" 2>/dev/null || true; }
-	ENDPOINT_PID=
-}
 [ -n "${EBPF_EXPORTER:-}" ] || { start_gated_workload write_n 100:7 3000:5; SYS_PARAM="Param \"filter_tgid\" $WORKLOAD"; }
-PROMETHEUS_TARGET=127.0.0.1:$($PY "$top_srcdir/tests/outputs/graphite_client.py" free-ports 1)
-METRICS=http://$PROMETHEUS_TARGET/metrics
 
 mkdir -m 0755 "$WORK/snap"
 INTERVAL=0.5 write_config "$WORK/collectd.conf" <<CONF
@@ -79,9 +67,7 @@ wait_for_log 'biolatency: .* attached' 10 || fail "biolatency did not attach"
 wait_for_log 'sys: .* attached' 10 || fail "the syscalls config did not attach"
 diskstat_reads() { awk -v d="$DISK" '$3 == d { print $4 }' /proc/diskstats; }
 d0=$(diskstat_reads) # udev's probe of the new disk is over (attach_loop): from here both count
-"$ENDPOINT" --snapshot="$WORK/snap/snapshot" --listen="$PROMETHEUS_TARGET" > "$WORK/endpoint.log" 2>&1 &
-ENDPOINT_PID=$!
-wait_until 10 curl -sf -o /dev/null "$METRICS" || fail "collectd-ebpf-prometheus does not answer on $METRICS: $(cat "$WORK/endpoint.log")"
+start_endpoint "$WORK/snap/snapshot"
 start_prometheus
 
 dd if="$LOOP" of=/dev/null bs=16k count=$NR iflag=direct status=none || fail "dd read failed"

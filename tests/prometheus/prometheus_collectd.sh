@@ -13,28 +13,19 @@
 #   (the server itself scrapes OpenMetrics: up 1).
 . "$top_srcdir/tests/support/lib.sh"
 . "$top_srcdir/tests/support/program_lib.sh"
-. "$top_srcdir/tests/outputs/prometheus_lib.sh"
+. "$top_srcdir/tests/prometheus/endpoint_lib.sh"
 
-EXPORTER="$top_builddir/collectd-ebpf-prometheus"
-[ -x "$EXPORTER" ] || skip "collectd-ebpf-prometheus is not built (configure found no libmicrohttpd)"
-PROMTOOL=$(command -v promtool || echo /usr/bin/promtool)
-[ -x "$PROMTOOL" ] || skip "promtool is not installed (apt-get install prometheus)"
-command -v curl >/dev/null 2>&1 || skip "curl is missing"
-command -v dd >/dev/null 2>&1 || skip "dd is missing"
+need_endpoint
 
 NW=64 # O_DIRECT writes of 4 KiB on the loop device
 attach_loop 16
 test_cgroups ebpf-it-prom a b s1 s2 s3
-EXPORTER_PID=
 stop_all() {
-	[ -z "$EXPORTER_PID" ] || { kill "$EXPORTER_PID" 2>/dev/null || true; wait "$EXPORTER_PID" 2>/dev/null || true; }
+	stop_endpoint
 	stop_prometheus
 	detach_loop
 }
 CG_BEFORE_REMOVAL=stop_all
-EXPORTER_PORT=$($PY "$top_srcdir/tests/outputs/graphite_client.py" free-ports 1)
-PROMETHEUS_TARGET=127.0.0.1:$EXPORTER_PORT
-METRICS=http://$PROMETHEUS_TARGET/metrics
 FSYNC_N="$top_builddir/tests/support/fsync_n"
 SLEEP_N="$top_builddir/tests/support/sleep_n"
 
@@ -56,9 +47,7 @@ INTERVAL=0.5 write_config "$WORK/collectd.conf" <<CONF
 </Plugin>
 CONF
 start_collectd "$WORK/collectd.conf"
-"$EXPORTER" --snapshot="$WORK/snap/snapshot" --listen="$PROMETHEUS_TARGET" --buckets=all > "$WORK/exporter.log" 2>&1 &
-EXPORTER_PID=$!
-wait_until 10 curl -sf -o /dev/null "$METRICS" || fail "collectd-ebpf-prometheus does not answer on $METRICS: $(cat "$WORK/exporter.log")"
+start_endpoint "$WORK/snap/snapshot" --buckets=all
 start_prometheus
 
 # run CGROUP COUNT: fsync_n COUNT times from inside the cgroup.

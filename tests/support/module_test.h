@@ -181,6 +181,21 @@ static inline bool mt_start(struct module *m, const char *test, const char *meth
 	return false;
 }
 
+/* Module `name` made by mt_module for `method` and started, or NULL after a failed check
+ * that prints why (for tests that need it running, not a method's outcome: mt_start). */
+static inline struct module *mt_started(const char *name, const char *method)
+{
+	struct module *m = mt_module(name, method, NULL);
+
+	if (m && module_start(m)) {
+		printf("  %s did not start: %s\n", name, m->last_error);
+		CHECK(!"the module starts");
+		module_free(m);
+		return NULL;
+	}
+	return m;
+}
+
 /* Root, BTF, tracefs (the classic tracepoint method and kprobe existence checks use it). */
 static inline void mt_require_root(void)
 {
