@@ -14,7 +14,7 @@
 #include "bench/measure.h"
 #include "libcore/engine/module.h"
 #include "libcore/programs/program_config.h"
-#include "libcore/read/program_read.h"
+#include "libcore/programs/program_read.h"
 #include "libcore/programs/program_resolve.h"
 
 #include <bpf/bpf.h>

@@ -53,7 +53,6 @@ struct cgroup_group {
 	uint32_t name_cap;
 	uint32_t folded;         /* cgroups in `other` this read */
 	bool ever_folded;
-	uint64_t reclaimed;
 	int ignored_fd;
 	struct cgroup_select select;
 };
@@ -275,7 +274,7 @@ void cgroup_group_end_read(struct cgroup_group *g, const struct metric_sink *sin
 			continue;
 		if (e->state == CG_SERIES && g->places[e->place].live)
 			g->places[e->place].live--;
-		g->reclaimed++; /* the entry stays, gone: a slot of the probe chains of the next read */
+		/* the entry stays, gone: a slot of the probe chains of the next read */
 	}
 	age_places(g);
 	g->ever_folded |= g->folded > 0;
@@ -336,14 +335,4 @@ void cgroup_group_free(struct cgroup_group *g)
 	free(g->by_name);
 	cgroup_paths_free(&g->paths);
 	free(g);
-}
-
-uint32_t cgroup_group_nseries(const struct cgroup_group *g)
-{
-	return g->nplaces;
-}
-
-uint64_t cgroup_group_reclaimed(const struct cgroup_group *g)
-{
-	return g->reclaimed;
 }

@@ -60,8 +60,4 @@ bool cgroup_group_holds(const struct cgroup_group *g, uint64_t token);
 void cgroup_group_end_read(struct cgroup_group *g, const struct metric_sink *sink);
 void cgroup_group_free(struct cgroup_group *g);
 
-/* Tests: the cgroups with series now, the removed cgroups forgotten so far. */
-uint32_t cgroup_group_nseries(const struct cgroup_group *g);
-uint64_t cgroup_group_reclaimed(const struct cgroup_group *g);
-
 #endif

@@ -303,13 +303,3 @@ void cgroup_rows_free(struct cgroup_rows *r)
 	cgroup_group_free(r->group);
 	free(r);
 }
-
-uint32_t cgroup_rows_nseries(const struct cgroup_rows *r)
-{
-	return cgroup_group_nseries(r->group);
-}
-
-uint64_t cgroup_rows_reclaimed(const struct cgroup_rows *r)
-{
-	return cgroup_group_reclaimed(r->group);
-}

@@ -59,8 +59,4 @@ struct cgroup_rows *cgroup_rows_new(struct module *m, const struct cgroup_option
 int cgroup_rows_read(struct cgroup_rows *r, const struct metric_sink *sink);
 void cgroup_rows_free(struct cgroup_rows *r);
 
-/* Tests: the cgroups with series now, the removed cgroups whose rows were deleted so far. */
-uint32_t cgroup_rows_nseries(const struct cgroup_rows *r);
-uint64_t cgroup_rows_reclaimed(const struct cgroup_rows *r);
-
 #endif

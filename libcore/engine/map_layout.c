@@ -64,18 +64,6 @@ int map_layout_plan(struct module *m, struct bpf_object *obj)
 	return 0;
 }
 
-int map_is_percpu(int fd)
-{
-	struct bpf_map_info info;
-	uint32_t len = sizeof(info);
-
-	memset(&info, 0, sizeof(info));
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		return -errno;
-	return info.type == BPF_MAP_TYPE_PERCPU_ARRAY || info.type == BPF_MAP_TYPE_PERCPU_HASH ||
-	       info.type == BPF_MAP_TYPE_LRU_PERCPU_HASH;
-}
-
 /* Sizes of the kernel's own structures, for the estimate only: as 6.18 on x86_64 charges
  * them (tests/engine/test_kernel_memory prints plan and charge side by side). */
 #define KERNEL_ARRAY_HEADER 312u   /* struct bpf_array up to its value[] */

@@ -59,10 +59,6 @@ int map_layout_plan(struct module *m, struct bpf_object *obj);
  * machine's (libbpf_num_possible_cpus). 1.., or -errno. */
 int map_layout_possible_cpus(const struct module *m);
 
-/* Whether the kernel keeps a value per possible CPU in the map behind fd (a module's map
- * may have been made shared here): 1 or 0, or -errno. */
-int map_is_percpu(int fd);
-
 /* What the kernel will charge for the map once created, from its type, sizes and this
  * machine's possible CPUs (the arithmetic of the kernel's map_mem_usage for arrays and
  * preallocated hashes; a close estimate for the rest). For the plan, before load. */

@@ -1,5 +1,5 @@
 #include "libcore/programs/program_config.h"
-#include "libcore/read/program_read.h"
+#include "libcore/read/series_read.h"
 
 #include "libcore/programs/exporter_config.h"
 #include "base/number_text.h"
@@ -13,6 +13,11 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+
+size_t program_reader_series_bytes(enum program_view_kind kind)
+{
+	return series_reader_series_bytes(1, kind == VIEW_KIND_HISTOGRAM);
+}
 
 static const char *const convention_names[] = {
 	[SLOTS_NATIVE] = "native", [SLOTS_LOG2] = "log2",   [SLOTS_BCC_LOG2] = "bcc_log2",

@@ -185,4 +185,12 @@ void program_view_init(struct program_view *v, enum program_view_kind kind);
 /* "native", "log2", ... */
 const char *slot_convention_name(enum slot_convention s);
 
+/* What a view may keep in memory for its series at MaxSeries (bounded by memory, not only
+ * by count: MaxSeries 1,000,000 of a histogram once meant 17 GB). */
+#define PROGRAM_VIEW_MAX_BYTES (256u << 20)
+
+/* The bytes one series of a view of this kind costs the reader at most (its name, index
+ * slots, a histogram's slots and tracker). */
+size_t program_reader_series_bytes(enum program_view_kind kind);
+
 #endif

@@ -7,7 +7,7 @@
 #include "libcore/programs/object_sandbox.h"
 #include "libcore/programs/perf_event_attach.h"
 #include "libcore/programs/program_config.h"
-#include "libcore/read/program_read.h"
+#include "libcore/programs/program_read.h"
 #include "libcore/programs/program_resolve.h"
 
 #include <bpf/libbpf.h>

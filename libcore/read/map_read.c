@@ -1,11 +1,21 @@
 #include "libcore/read/map_read.h"
 
-#include "libcore/engine/map_layout.h"
-
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <string.h>
+
+int map_is_percpu(int fd)
+{
+	struct bpf_map_info info;
+	uint32_t len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -errno;
+	return info.type == BPF_MAP_TYPE_PERCPU_ARRAY || info.type == BPF_MAP_TYPE_PERCPU_HASH ||
+	       info.type == BPF_MAP_TYPE_LRU_PERCPU_HASH;
+}
 
 int map_read_init(struct map_read *r, int fd, bool hash, uint32_t key_size, size_t value_size,
 		  uint32_t max_entries)

@@ -73,4 +73,8 @@ void map_read_sum(const struct map_read *r, uint32_t i, uint64_t *out, size_t wo
 int map_read_take(struct map_read *r, uint32_t i);
 void map_read_free(struct map_read *r);
 
+/* Whether the kernel keeps a value per possible CPU in the map behind fd (a module's map
+ * may have been made shared by engine/map_layout.c): 1 or 0, or -errno. */
+int map_is_percpu(int fd);
+
 #endif

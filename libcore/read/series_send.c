@@ -2,7 +2,7 @@
  * and histograms (their deltas tracked), a view's ratio, and `other`. */
 #include "libcore/read/series_state.h"
 
-#include "libcore/engine/module.h"
+#include "libcore/metric/metric.h"
 #include "libcore/hist/ratio.h"
 
 #include <stdio.h>

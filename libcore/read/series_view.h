@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "libcore/engine/module.h"
+#include "libcore/metric/metric.h"
 #include "libcore/hist/hist.h"
 #include "libcore/read/map_view.h"
 

@@ -1,7 +1,7 @@
 /* slot_map: every slot convention's exact bounds (README "Slot conventions"), the engine slot
  * each foreign slot lands in, and Multiplier's unit and factor. */
 #include "bpf/include/hist_slot.h"
-#include "libcore/read/slot_map.h"
+#include "libcore/programs/slot_map.h"
 #include "tests/support/testing.h"
 
 static struct program_view view(enum slot_convention c, double multiplier)

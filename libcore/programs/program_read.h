@@ -16,8 +16,8 @@
  * every other slot convention (exp2, exp2zero, log2, bcc_log2, linear, fixed) and any
  * Multiplier go through slot_map.h, which puts each slot whole into the engine slot of its
  * range's middle. */
-#ifndef EBPF_READ_PROGRAM_READ_H
-#define EBPF_READ_PROGRAM_READ_H
+#ifndef EBPF_PROGRAMS_PROGRAM_READ_H
+#define EBPF_PROGRAMS_PROGRAM_READ_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -27,14 +27,6 @@
 
 struct metric_sink;
 struct program_reader;
-
-/* What a view may keep in memory for its series at MaxSeries (bounded by memory, not only
- * by count: MaxSeries 1,000,000 of a histogram once meant 17 GB). */
-#define PROGRAM_VIEW_MAX_BYTES (256u << 20)
-
-/* The bytes one series of a view of this kind costs the reader at most (its name, index
- * slots, a histogram's slots and tracker). */
-size_t program_reader_series_bytes(enum program_view_kind kind);
 
 /* After load: the reader of view v over its map (map_fd, the loaded map), whose native
  * histogram rows the program records at `precision` (its hist_precision). NULL with err

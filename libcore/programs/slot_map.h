@@ -25,8 +25,8 @@
  *             fixed buckets): a value x counts in the first bound at or above x
  * The foreign conventions of powers of two are kept at precision 0 (their own resolution),
  * linear and fixed at the highest precision. */
-#ifndef EBPF_READ_SLOT_MAP_H
-#define EBPF_READ_SLOT_MAP_H
+#ifndef EBPF_PROGRAMS_SLOT_MAP_H
+#define EBPF_PROGRAMS_SLOT_MAP_H
 
 #include <stdbool.h>
 #include <stdint.h>

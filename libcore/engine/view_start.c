@@ -6,7 +6,7 @@
 #include "include/hist_row.h"
 #include "libcore/engine/module.h"
 #include "libcore/read/series_read.h"
-#include "libcore/read/view_state.h"
+#include "libcore/engine/view_state.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>

@@ -1,7 +1,7 @@
 /* What the engine keeps of one view while its module runs (map_view.h): set up by
  * view_start.c, read and sent by view_emit.c. */
-#ifndef EBPF_READ_VIEW_STATE_H
-#define EBPF_READ_VIEW_STATE_H
+#ifndef EBPF_ENGINE_VIEW_STATE_H
+#define EBPF_ENGINE_VIEW_STATE_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -2,13 +2,13 @@
  * labels and TypeInstance, one field (the counter's or gauge's value, or the histogram), and
  * what only a program's histograms have: their slot conventions (slot_map.h), the bucket in
  * the key, and ebpf_exporter's listed keys. */
-#include "libcore/read/program_read.h"
+#include "libcore/programs/program_read.h"
 
-#include "libcore/engine/module.h"
+#include "libcore/metric/metric.h"
 #include "libcore/programs/exporter_le.h"
 #include "libcore/read/map_read.h"
 #include "libcore/read/series_read.h"
-#include "libcore/read/slot_map.h"
+#include "libcore/programs/slot_map.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,11 +32,6 @@ struct program_reader {
 	struct metric_bound *bounds;
 	int nbounds;
 };
-
-size_t program_reader_series_bytes(enum program_view_kind kind)
-{
-	return series_reader_series_bytes(1, kind == VIEW_KIND_HISTOGRAM);
-}
 
 /* Whether bucket is one of the view's fixed bounds exactly (ebpf_exporter's bucket_keys). */
 static bool fixed_bound_listed(const struct program_view *v, uint64_t bucket)

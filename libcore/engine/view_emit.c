@@ -7,7 +7,7 @@
 #include "base/log.h"
 #include "libcore/engine/module.h"
 #include "libcore/read/series_read.h"
-#include "libcore/read/view_state.h"
+#include "libcore/engine/view_state.h"
 
 #include <bpf/libbpf.h>
 #include <string.h>

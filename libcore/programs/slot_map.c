@@ -1,4 +1,4 @@
-#include "libcore/read/slot_map.h"
+#include "libcore/programs/slot_map.h"
 
 #include "bpf/include/hist_slot.h"
 

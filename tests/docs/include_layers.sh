@@ -1,0 +1,77 @@
+#!/bin/sh
+# The floor plan of libcore/ as its `#include "..."` lines draw it, against the one drawn in
+# doc/contributing.md (Layout, "Layers"): no include circle between files (headers that
+# include each other, which include guards hide), none between libcore's folders, and no
+# include against the layer order:
+# a folder includes its own files and those of the folders below it in LAYERS, never one
+# above it. snapshot/ is a room of its own on base/ (it includes base/ only, and nothing
+# in LAYERS includes it). Includes that name no file of these folders (bpf/, the generated
+# skeletons, system headers) are not counted. Loads nothing.
+set -eu
+: "${top_srcdir:?run through make check}"
+cd "$top_srcdir"
+
+# The layers, bottom first: the same list as doc/contributing.md's picture.
+LAYERS="base libcore/decode libcore/hist libcore/kernel libcore/metric libcore/read libcore/engine libcore/programs libcore/modules"
+SIDE="snapshot"
+
+grep -H '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' $(find base libcore snapshot -name '*.[ch]' | sort) |
+awk -v layers="$LAYERS" -v side="$SIDE" '
+function folder(f,   p) {
+	if (f ~ /^libcore\//) { split(f, p, "/"); return "libcore/" p[2] }
+	split(f, p, "/"); return p[1]
+}
+# Tarjan: every strongly connected set of more than one node is a circle.
+function visit(v, kind,   i, w, scc, n) {
+	index_of[kind, v] = low[kind, v] = ++counter
+	stack[++sp] = v; on[kind, v] = 1
+	for (i = 1; i <= nout[kind, v]; i++) {
+		w = out[kind, v, i]
+		if (!((kind, w) in index_of)) {
+			visit(w, kind)
+			if (low[kind, w] < low[kind, v]) low[kind, v] = low[kind, w]
+		} else if (on[kind, w] && index_of[kind, w] < low[kind, v])
+			low[kind, v] = index_of[kind, w]
+	}
+	if (low[kind, v] == index_of[kind, v]) {
+		scc = ""; n = 0
+		do { w = stack[sp--]; on[kind, w] = 0; scc = w (n++ ? " " : "") scc } while (w != v)
+		if (n > 1) { printf "FAIL: include circle of %d %ss: %s\n", n, kind, scc; bad = 1 }
+	}
+}
+function edge(kind, a, b) {
+	if (a == b || (kind, a, b) in seen) return
+	seen[kind, a, b] = 1
+	out[kind, a, ++nout[kind, a]] = b
+	nodes[kind, a] = 1; nodes[kind, b] = 1
+}
+BEGIN {
+	n = split(layers, l, " ")
+	for (i = 1; i <= n; i++) rank[l[i]] = i
+}
+{
+	file = $0; sub(/:.*/, "", file)
+	inc = $0; sub(/^[^"]*"/, "", inc); sub(/".*/, "", inc)
+	dir = file; sub(/\/[^\/]*$/, "", dir)
+	if ((getline junk < inc) >= 0) { close(inc); target = inc }
+	else if ((getline junk < (dir "/" inc)) >= 0) { close(dir "/" inc); target = dir "/" inc }
+	else next
+	if (target !~ /^(base|libcore|snapshot)\//) next
+	edges++
+	edge("file", file, target)
+	from = folder(file); to = folder(target)
+	if (from == to) next
+	edge("folder", from, to)
+	if (from == side) ok = (to == "base")
+	else ok = (from in rank) && (to in rank) && rank[to] < rank[from]
+	if (!ok) {
+		printf "FAIL: %s includes %s: %s is not below %s in the layers\n", file, inc, to, from
+		bad = against = 1
+	}
+}
+END {
+	for (k in nodes) { split(k, p, SUBSEP); if (!((p[1], p[2]) in index_of)) visit(p[2], p[1]) }
+	if (against) printf "the layers, bottom first: %s; %s/ on base/ only\n", layers, side
+	if (!bad) printf "ok: %d includes between files of base/, libcore/, snapshot/: no circle, none against the layers\n", edges
+	exit bad
+}'
