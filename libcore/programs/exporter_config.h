@@ -23,7 +23,7 @@
 
 #include <stddef.h>
 
-#include "libcore/programs/program_config.h"
+#include "libcore/programs/program_model.h"
 
 /* The largest config read (ebpf_exporter's largest example is 3 KB), and how deeply its
  * lists and mappings may nest (its configs nest 8), checked before libyaml loads it. */

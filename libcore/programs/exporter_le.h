@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "libcore/programs/program_config.h"
+#include "libcore/programs/program_model.h"
 
 /* The most buckets kept for one histogram: every exp2 and fixed config (65 at most), linear
  * ones up to bucket_max 255. */

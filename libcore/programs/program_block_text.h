@@ -10,7 +10,7 @@
 
 #include <stdio.h>
 
-#include "libcore/programs/program_config.h"
+#include "libcore/programs/program_model.h"
 
 /* Writes c's block to f. 0, or -1 when f fails. */
 int program_block_write(FILE *f, const struct program_config *c);

@@ -1,5 +1,4 @@
 #include "libcore/programs/program_config.h"
-#include "libcore/read/series_read.h"
 
 #include "libcore/programs/exporter_config.h"
 #include "base/number_text.h"
@@ -13,22 +12,6 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
-
-size_t program_reader_series_bytes(enum program_view_kind kind)
-{
-	return series_reader_series_bytes(1, kind == VIEW_KIND_HISTOGRAM);
-}
-
-static const char *const convention_names[] = {
-	[SLOTS_NATIVE] = "native", [SLOTS_LOG2] = "log2",   [SLOTS_BCC_LOG2] = "bcc_log2",
-	[SLOTS_EXP2] = "exp2",     [SLOTS_EXP2ZERO] = "exp2zero", [SLOTS_LINEAR] = "linear",
-	[SLOTS_FIXED] = "fixed",
-};
-
-const char *slot_convention_name(enum slot_convention s)
-{
-	return s <= SLOTS_FIXED ? convention_names[s] : "?";
-}
 
 /* A name argument: one string that fits. */
 static int get_name(const struct option *o, char *out, size_t outlen, char *err, size_t errlen)
@@ -135,7 +118,7 @@ static int parse_buckets(const struct option *o, struct program_view *v, char *e
 	}
 	name = o->values[0].string;
 	for (s = 0; s <= SLOTS_FIXED; s++)
-		if (!strcasecmp(name, convention_names[s]))
+		if (!strcasecmp(name, slot_convention_name((enum slot_convention)s)))
 			break;
 	if (s > SLOTS_FIXED) {
 		snprintf(err, errlen, "Buckets \"%s\" is not a slot convention; valid: native, log2, bcc_log2, exp2, "
@@ -361,20 +344,6 @@ static int parse_view_option(const struct conf_node *n, struct program_view *v, 
 		return r < 0 ? -1 : 0;
 	opt_refuse_unknown(o->key, hist ? histogram_keys : value_keys, "valid", err, errlen);
 	return -1;
-}
-
-void program_view_init(struct program_view *v, enum program_view_kind kind)
-{
-	memset(v, 0, sizeof(*v));
-	v->kind = kind;
-	v->max_series = PROGRAM_DEFAULT_MAX_SERIES;
-	/* ExporterConfig's too: ebpf_exporter shows every label set in the map, so a newcomer
-	 * waiting in `other` behind a label set gone idle is further from it than a reclaim. */
-	v->reclaim_after = PROGRAM_DEFAULT_RECLAIM_AFTER;
-	v->multiplier = 1;
-	v->layout = HIST_LAYOUT_VALUE;
-	v->buckets = SLOTS_NATIVE;
-	hist_config_init(&v->hist);
 }
 
 static const char *kind_name(enum program_view_kind k)
@@ -754,93 +723,4 @@ int program_config_parse(const struct conf_node *block, struct program_config *c
 		}
 	}
 	return check_precision(c, err, errlen);
-}
-
-int program_config_add_kaddr(struct program_config *c, const char *symbol, char *err, size_t errlen)
-{
-	/* the global's name, kaddr_<symbol>, must fit too */
-	if (!symbol[0] || strlen(symbol) + 6 >= PROGRAM_NAME_MAX || strspn(symbol, "abcdefghijklmnopqrstuvwxyz"
-					"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") != strlen(symbol)) {
-		char shown[80];
-
-		snprintf(shown, sizeof(shown), c->text_hidden ? "this entry" : "\"%.60s\"", symbol);
-		snprintf(err, errlen, "%s is not a kernel symbol's name (letters, digits, '_' and '.', at most %d "
-				      "characters): KernelAddress \"bpf_jit_current\"", shown, PROGRAM_NAME_MAX - 7);
-		return -1;
-	}
-	for (int i = 0; i < c->nkaddrs; i++)
-		if (!strcmp(c->kaddrs[i], symbol)) {
-			if (c->text_hidden)
-				snprintf(err, errlen, "this entry's kernel symbol is given twice");
-			else
-				snprintf(err, errlen, "kernel symbol \"%s\" is given twice", symbol);
-			return -1;
-		}
-	if (c->nkaddrs == PROGRAM_MAX_KADDRS) {
-		snprintf(err, errlen, "at most %d KernelAddress symbols", PROGRAM_MAX_KADDRS);
-		return -1;
-	}
-	snprintf(c->kaddrs[c->nkaddrs++], PROGRAM_NAME_MAX, "%s", symbol);
-	return 0;
-}
-
-int program_config_set_cgroup_ids(struct program_config *c, const char *map, const char *type,
-				  const char *const *patterns, int npatterns, char *err, size_t errlen)
-{
-	struct cgroup_id_map_config *g = &c->cgroup_ids;
-	char why[512];
-
-	if (g->map[0]) {
-		snprintf(err, errlen, "one cgroup id map per program");
-		return -1;
-	}
-	if (!map[0] || strlen(map) >= sizeof(g->map)) {
-		snprintf(err, errlen, "the cgroup id map needs the name of a map of the program");
-		return -1;
-	}
-	if (strcmp(type, "hash") && strcmp(type, "cgrp_storage")) {
-		char shown[80];
-
-		snprintf(shown, sizeof(shown), c->text_hidden ? "unknown" : "\"%.60s\"", type);
-		snprintf(err, errlen, "cgroup id map type %s: it is \"hash\" (u64 cgroup id -> u64) or \"cgrp_storage\" "
-				      "(BPF_MAP_TYPE_CGRP_STORAGE)", shown);
-		return -1;
-	}
-	if (npatterns > CGROUP_ID_MAP_PATTERNS) {
-		snprintf(err, errlen, "the cgroup id map takes at most %d patterns", CGROUP_ID_MAP_PATTERNS);
-		return -1;
-	}
-	for (int i = 0; i < npatterns; i++) {
-		if (strlen(patterns[i]) >= sizeof(g->patterns[i])) {
-			snprintf(err, errlen, "a cgroup id map pattern is at most %zu characters", sizeof(g->patterns[i]) - 1);
-			return -1;
-		}
-		snprintf(g->patterns[i], sizeof(g->patterns[i]), "%s", patterns[i]);
-	}
-	g->npatterns = npatterns;
-	g->cgrp_storage = !strcmp(type, "cgrp_storage");
-	if (cgroup_id_map_check(g, c->text_hidden, why, sizeof(why))) {
-		snprintf(err, errlen, "%s", why);
-		memset(g, 0, sizeof(*g));
-		return -1;
-	}
-	snprintf(g->map, sizeof(g->map), "%s", map);
-	return 0;
-}
-
-struct program_perf_event *program_config_new_perf_event(struct program_config *c, char *err, size_t errlen)
-{
-	if (c->nperf_events == PROGRAM_MAX_PERF_EVENTS) {
-		snprintf(err, errlen, "at most %d perf events (<PerfEvent> blocks, perf_events: entries)",
-			 PROGRAM_MAX_PERF_EVENTS);
-		return NULL;
-	}
-	return &c->perf_events[c->nperf_events++];
-}
-
-void program_config_free(struct program_config *c)
-{
-	for (int v = 0; v < c->nviews; v++)
-		for (int l = 0; l < c->views[v].nlabels; l++)
-			decoder_chain_free(&c->views[v].labels[l].decoders);
 }

@@ -22,7 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "libcore/programs/program_config.h"
+#include "libcore/programs/program_model.h"
 #include "libcore/programs/program_resolve.h"
 
 struct metric_sink;

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "libcore/programs/program_config.h"
+#include "libcore/programs/program_model.h"
 
 struct bpf_object;
 

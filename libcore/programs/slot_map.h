@@ -32,7 +32,7 @@
 #include <stdint.h>
 
 #include "libcore/hist/hist.h"
-#include "libcore/programs/program_config.h"
+#include "libcore/programs/program_model.h"
 
 struct slot_map {
 	const struct program_view *v;
