@@ -33,7 +33,7 @@ static const char *prefix_text(const struct cgroup_options *o, const struct cgro
 /* The directories the globs lie below, for the filter in the kernel (cgroup_select.h). */
 static void test_prefixes(const struct cgroup_options *sel)
 {
-	struct cgroup_prefix p[CGROUP_SELECT_MAX];
+	struct cgroup_prefix p[CGROUP_SELECT_MAX + 1]; /* + 1: the call that may fill one more */
 	struct cgroup_options o;
 	const char *why = NULL;
 	char err[512], buf[256];
