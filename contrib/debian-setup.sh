@@ -11,7 +11,8 @@
 # free loopback port; on a host booted with systemd the package also enables its own
 # prometheus.service on :9090: `systemctl disable --now prometheus` if unwanted);
 # write_prometheus needs libmicrohttpd and libprotobuf-c, which collectd-core only suggests
-# (the -dev packages: one name on 12 and 13, where the libraries' own names differ).
+# (the -dev packages: one name on 12 and 13, where the libraries' own names differ); curl
+# scrapes collectd-ebpf-prometheus in its tests (a minimal Debian 13 root has none).
 set -eu
 export DEBIAN_FRONTEND=noninteractive
 # A freshly booted Debian runs apt-daily/unattended-upgrades, which hold dpkg's lock for
@@ -24,5 +25,5 @@ apt-get install -y -q -o DPkg::Lock::Timeout=600 --no-install-recommends \
 	iproute2 nftables git systemd \
 	snmpd snmp snmptrapd libsnmp-dev smitools \
 	graphite-carbon graphite-web \
-	prometheus libmicrohttpd-dev libprotobuf-c-dev \
+	prometheus libmicrohttpd-dev libprotobuf-c-dev curl \
 	debhelper lintian man-db
