@@ -100,7 +100,7 @@ done
 pass "latency and queue time in seconds ($(csv_last block "latency-$DISK-write-50") s, queue $(csv_last block "latency-$DISK-write-queue-50") s)"
 
 [ -n "$(csv_file block "bucket-$DISK-write-0_0.001")" ] || fail "no latency bucket file"
-[ -z "$(ls "$WORK/csv/itest/ebpf-block/" | grep -v "$DISK" | grep -v -e '^derive-' -e '^gauge-attach-' -e '^percent-map_fill-' -e '^bytes-kernel_memory' -e '^percent-cpu_cost')" ] || fail "a disk Disk does not select was dispatched"
+[ -z "$(ls "$WORK/csv/itest/ebpf-block/" | grep -v "$DISK" | grep -v -e '^derive-' $SELF_METRICS)" ] || fail "a disk Disk does not select was dispatched"
 [ "$(csv_last block derive-dropped-rows_full)" = 0 ] || fail "rows were dropped"
 [ "$(csv_last block derive-dropped-inflight_full)" = 0 ] || fail "issue times were dropped"
 [ -n "$(csv_file block derive-dropped-recursion)" ] || fail "self-metric dropped-recursion missing"

@@ -36,6 +36,6 @@ for s in latency-fsync-root-50 latency-fsync-root-99 latency-fsync-root-average 
 	awk -v v="$v" 'BEGIN { exit !(v > 0 && v < 10) }' || fail "$s is '$v', not a plausible fsync time in seconds"
 done
 pass "percentiles and means per cgroup: root p50 $(csv_last fsync_cgroup latency-fsync-root-50) s, $CHILD mean $(csv_last fsync_cgroup "latency-fsync-$CHILD-average") s"
-other=$(ls "$WORK/csv/itest/ebpf-fsync_cgroup/" | grep -v -e '-root-' -e "-$CHILD-" -e '^percent-map_fill' -e '^percent-cpu_cost' -e '^gauge-attach' -e '^derive-dropped-' -e '^derive-missed-' -e '^bytes-kernel_memory-' || true)
+other=$(ls "$WORK/csv/itest/ebpf-fsync_cgroup/" | grep -v -e '-root-' -e "-$CHILD-" $SELF_METRICS || true)
 [ -z "$other" ] || fail "series of neither cgroup: $other"
 stop_collectd
