@@ -1,5 +1,6 @@
 #include "libcore/read/key_cache.h"
 #include "libcore/read/lazy_array.h"
+#include "base/text_hash.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,15 +22,6 @@ struct key_cache {
 	uint32_t last_slot, last_hash;
 	const void *last_key;
 };
-
-static uint32_t key_hash(const uint8_t *p, uint32_t n)
-{
-	uint32_t h = 2166136261u; /* FNV-1a */
-
-	for (uint32_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 16777619u;
-	return h;
-}
 
 struct key_cache *key_cache_new(uint32_t key_size, uint32_t max_keys)
 {
@@ -65,7 +57,7 @@ void key_cache_next_read(struct key_cache *c)
 
 uint32_t key_cache_get(struct key_cache *c, const void *key)
 {
-	uint32_t h = key_hash(key, c->key_size), i = h & (c->capacity - 1);
+	uint32_t h = bytes_hash32(key, c->key_size), i = h & (c->capacity - 1);
 
 	for (;; i = (i + 1) & (c->capacity - 1)) {
 		struct key_slot *s = &c->slots[i];

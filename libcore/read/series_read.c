@@ -8,6 +8,7 @@
 #include "libcore/read/key_cache.h"
 #include "libcore/read/series_name.h"
 #include "libcore/read/series_state.h"
+#include "base/text_hash.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -148,21 +149,12 @@ void series_add_entry(struct series_reader *r, struct series *s, const uint8_t *
 	}
 }
 
-static uint32_t key_hash(const uint8_t *key, uint32_t n)
-{
-	uint32_t h = 2166136261u; /* FNV-1a */
-
-	for (uint32_t i = 0; i < n; i++)
-		h = (h ^ key[i]) * 16777619u;
-	return h;
-}
-
 /* keep_totals: key's entry + 1 in the previous read, or 0: it had none. */
 static uint32_t prev_entry(const struct series_reader *r, const uint8_t *key)
 {
 	uint32_t ks = r->v->key_size, mask = r->prev_cap - 1;
 
-	for (uint32_t j = key_hash(key, ks) & mask; r->prev_index[j]; j = (j + 1) & mask)
+	for (uint32_t j = bytes_hash32(key, ks) & mask; r->prev_index[j]; j = (j + 1) & mask)
 		if (!memcmp(r->prev_keys + (size_t)(r->prev_index[j] - 1) * ks, key, ks))
 			return r->prev_index[j];
 	return 0;
@@ -182,7 +174,7 @@ static void keep_entries(struct series_reader *r)
 	r->prev_count = r->rd.dump.count;
 	memset(r->prev_index, 0, r->prev_cap * sizeof(*r->prev_index));
 	for (uint32_t i = 0; i < r->prev_count; i++) {
-		uint32_t j = key_hash(keys + (size_t)i * ks, ks) & mask;
+		uint32_t j = bytes_hash32(keys + (size_t)i * ks, ks) & mask;
 
 		while (r->prev_index[j])
 			j = (j + 1) & mask;
