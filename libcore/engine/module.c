@@ -88,10 +88,12 @@ struct module *module_new(const struct module_ops *ops, const char *instance)
 	hist_config_init(&m->hist);
 	hist_config_init(&m->cgroup_hist);
 	if ((ops->priv_size && !(m->priv = calloc(1, ops->priv_size))) || copy_points(m) ||
-	    (ops->by_cgroup && !(m->cgroup = module_cgroup_new(ops))) || (ops->create && ops->create(m))) {
+	    (ops->by_cgroup && !(m->cgroup = module_cgroup_new(ops)))) {
 		module_free(m);
 		return NULL;
 	}
+	if (ops->create)
+		ops->create(m);
 	return m;
 }
 
@@ -165,14 +167,24 @@ static void option_keys(const struct module *m, const char **keys, int room)
 
 #define MODULE_MAX_KEYS 64
 
+/* The set_option hook for a key of the module's own: 1 taken, -1 a bad value, 0 (unknown)
+ * without a hook. */
+static int hook_option(struct module *m, const struct option *o, char *err, size_t errlen)
+{
+	if (!m->ops->set_option)
+		return 0;
+	return m->ops->set_option(m, o, err, errlen) ? -1 : 1;
+}
+
 /* The module's own key: 1 taken, 0 not one of its keys, -1 a bad value. */
 static int module_option(struct module *m, const struct option *o, char *err, size_t errlen)
 {
 	const struct module_option *opt = m->ops->options;
 
-	if (!opt)
-		return m->ops->set_option ? m->ops->set_option(m, o, err, errlen) : 0;
-	for (; opt->key; opt++) {
+	for (int i = 0; !opt && m->ops->option_names && m->ops->option_names[i]; i++)
+		if (!strcasecmp(o->key, m->ops->option_names[i]))
+			return hook_option(m, o, err, errlen);
+	for (; opt && opt->key; opt++) {
 		int r;
 
 		if (strcasecmp(o->key, opt->key))
@@ -181,9 +193,19 @@ static int module_option(struct module *m, const struct option *o, char *err, si
 			return opt_get_boolean(o, (bool *)((char *)m->priv + opt->offset), err, errlen) ? -1 : 1;
 		if (m->cgroup && (r = module_cgroup_set_option(m->cgroup, o, err, errlen)))
 			return r; /* a cgroup key the table lists */
-		return m->ops->set_option ? m->ops->set_option(m, o, err, errlen) : 0;
+		return hook_option(m, o, err, errlen);
 	}
 	return 0;
+}
+
+int module_hook_fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
 }
 
 int module_set_option(struct module *m, const struct option *o, char *err, size_t errlen)
@@ -258,8 +280,8 @@ static struct bpf_object *object_open(void *ctx)
 	if (witness_on)
 		*witness_on = !m->probes.witness_off;
 	e = views_size_rows(m, m->obj);
-	if (!e && m->ops->configure)
-		e = m->ops->configure(m, m->obj);
+	if (!e && m->ops->configure && m->ops->configure(m, m->obj, m->refusal, sizeof(m->refusal)))
+		e = -EINVAL; /* its message in m->refusal, which module_start() reports */
 	if (!e && m->cgroup)
 		e = module_cgroup_configure(m, m->obj, m->cgroup);
 	if (!e) /* once the maps have their sizes */
@@ -421,8 +443,10 @@ static int plan_memory(struct module *m, int possible_cpus, struct module_memory
 	/* Opened and sized exactly as module_start() will (rodata, row sizes, the module's
 	 * configure, the layout), with the maps of each point's first-choice method (a
 	 * fallback may own a map of its own: a start-time hash), never loaded. */
+	m->refusal[0] = '\0';
 	if (!object_open(m)) {
-		snprintf(err, errlen, "cannot open its BPF object to plan its kernel memory: %s", strerror(errno));
+		snprintf(err, errlen, "cannot open its BPF object to plan its kernel memory: %s",
+			 m->refusal[0] ? m->refusal : strerror(errno));
 		return -1;
 	}
 	probe_set_select_first(&m->probes, m->obj);

@@ -92,7 +92,9 @@ struct module_point {
  * name, sizes every map whose value is one bare histogram row (declared by value_size, no
  * BTF type) for that precision, lets configure set the module's own rodata and map sizes,
  * starts the probe points by candidates (probe.c), sets up readers for the map views, and on every read reads and sends the
- * views before the read hook. Every hook may be NULL. */
+ * views before the read hook. Every hook may be NULL. One rule for the hooks that can
+ * fail: 0, or -1 with err filled (what is wrong and how to fix it; the engine says whose
+ * it is); read, whose failure is an errno the engine words, aside. */
 struct module_ops {
 	const char *name;
 	const char *description;
@@ -131,8 +133,11 @@ struct module_ops {
 	const char *const *cgroup_aux; /* NULL-terminated; NULL: MODULE_CGROUP_AUX_MAPS only */
 
 	/* hooks */
-	int (*create)(struct module *m);  /* defaults in m->priv (already zeroed) */
-	int (*set_option)(struct module *m, const struct option *o, char *err, size_t errlen); /* 1 ok, 0 unknown, -1 bad */
+	void (*create)(struct module *m); /* defaults in m->priv (already zeroed) */
+	/* One of the module's own keys that the engine does not parse itself (its options
+	 * table's MODOPT_HOOK keys, or without a table option_names'): the engine refuses any
+	 * other key. 0, or -1 with the message. */
+	int (*set_option)(struct module *m, const struct option *o, char *err, size_t errlen);
 	/* Options that are valid one by one but not together (Ports without PortBreakdown):
 	 * checked once the module's block is read, so they are configuration errors that stop
 	 * collectd like any bad value. 0, or -1 with the message. */
@@ -141,8 +146,9 @@ struct module_ops {
 	 * (m->probes.points[i].enabled), m->features, m->hist_rows. 0, or -1 with the message. */
 	int (*prepare)(struct module *m, char *err, size_t errlen);
 	/* After each open, before load: the module's own rodata (module_rodata()) and map
-	 * sizes. 0 or -errno. Called again when a candidate fails and the object reopens. */
-	int (*configure)(struct module *m, struct bpf_object *obj);
+	 * sizes. 0, or -1 with the message (module_hook_fail()): the module does not start and
+	 * its error is that message. Called again when a candidate fails and the object reopens. */
+	int (*configure)(struct module *m, struct bpf_object *obj, char *err, size_t errlen);
 	/* After each load, before anything attaches: what the kernel got (a user's program
 	 * checked again after libbpf's relocations). 0, or -1 with the message: the load counts
 	 * as failed and the module's error is that message. */
@@ -162,7 +168,7 @@ struct module {
 	char label[96];
 	enum module_state state;
 	char last_error[1024];
-	char refusal[1024];        /* the loaded hook refused what the kernel got */
+	char refusal[1024];        /* the configure or loaded hook's message: it refused the object */
 	uint32_t filter_tgid;       /* 0: whole system; tests count only their own process */
 	uint32_t features;          /* bits the prepare hook sets; views' `needs` test them */
 	struct hist_config hist;    /* Precision (how a front-end presents histograms is its own) */
@@ -200,6 +206,8 @@ struct module {
  * be `size` bytes (0: any size, for arrays); NULL if it is missing or of another size.
  * For configure hooks. */
 void *module_rodata(struct bpf_object *obj, const char *name, size_t size);
+/* A hook's failure: the message into err; -1, as a hook returns it. */
+int module_hook_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 extern const struct module_ops *const module_table[];
 

@@ -154,7 +154,7 @@ static int block_set_option(struct module *m, const struct option *o, char *err,
 	for (int i = 0; i < o->nvalues; i++)
 		if (name_filter_add(&b->disks_filter, "Disk", o->values[i].string, err, errlen))
 			return -1;
-	return 1;
+	return 0;
 }
 
 
@@ -229,7 +229,7 @@ static int block_prepare(struct module *m, char *err, size_t errlen)
 #define PACKED_ROW_SIZE(p) HIST_PACKED_ROW_OFFSET(offsetof(struct block_row, latency), BLOCK_HISTS, (p))
 _Static_assert(sizeof(struct block_row) == PACKED_ROW_SIZE(HIST_PRECISION_MAX), "histogram rows come last");
 
-static int block_configure(struct module *m, struct bpf_object *obj)
+static int block_configure(struct module *m, struct bpf_object *obj, char *err, size_t errlen)
 {
 	const struct block *b = m->priv;
 	uint8_t *issue_rq_arg = module_rodata(obj, "issue_rq_arg", 1);
@@ -241,7 +241,7 @@ static int block_configure(struct module *m, struct bpf_object *obj)
 	int e;
 
 	if (!issue_rq_arg || !insert_rq_arg || !queue_flag_stats || !rqf_stats || !queue_time)
-		return -ENOENT;
+		return module_hook_fail(err, errlen, "its BPF object lacks the block module's rodata (a stale build?)");
 	*issue_rq_arg = b->facts.issue_rq_arg;
 	*insert_rq_arg = b->facts.insert_rq_arg;
 	*queue_flag_stats = b->facts.queue_flag_stats;
@@ -255,7 +255,7 @@ static int block_configure(struct module *m, struct bpf_object *obj)
 	 * QueueTime: one entry then, not a hash of 10,240 preallocated (977 KiB) never used. */
 	if (!e && !b->queue_time)
 		e = bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "queued"), 1);
-	return e;
+	return e ? module_hook_fail(err, errlen, "cannot size its maps: %s", strerror(-e)) : 0;
 }
 
 static int block_start(struct module *m, char *err, size_t errlen)

@@ -131,7 +131,7 @@ static const char *row_name(const struct module *m, uint32_t row, char *buf, siz
 	return buf;
 }
 
-static int fs_create(struct module *m)
+static void fs_create(struct module *m)
 {
 	struct fs *f = m->priv;
 
@@ -142,7 +142,6 @@ static int fs_create(struct module *m)
 	}
 	m->probes.points = f->points;
 	m->probes.npoints = FS_ROWS;
-	return 0;
 }
 
 static int find_type(const char *name)
@@ -179,7 +178,7 @@ static int set_filesystem(struct fs *f, const struct option *o, char *err, size_
 		}
 		f->wanted[f->nwanted++] = t;
 	}
-	return 1;
+	return 0;
 }
 
 static int fs_set_option(struct module *m, const struct option *o, char *err, size_t errlen)

@@ -132,13 +132,13 @@ static int process_prepare(struct module *m, char *err, size_t errlen)
 	return 0;
 }
 
-static int process_configure(struct module *m, struct bpf_object *obj)
+static int process_configure(struct module *m, struct bpf_object *obj, char *err, size_t errlen)
 {
 	const struct process *p = m->priv;
 	bool *victim_arg_is_task = module_rodata(obj, "victim_arg_is_task", sizeof(bool));
 
 	if (!victim_arg_is_task)
-		return -ENOENT;
+		return module_hook_fail(err, errlen, "its BPF object lacks the process module's rodata (a stale build?)");
 	*victim_arg_is_task = p->victim_arg_is_task;
 	return 0;
 }

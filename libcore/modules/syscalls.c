@@ -139,7 +139,7 @@ static int set_latency(struct syscalls *s, const struct option *o, char *err, si
 		}
 		s->latency_on[nr] = true;
 	}
-	return 1;
+	return 0;
 }
 
 /* CgroupCalls "all" | "latency" | name...: which syscalls' per-cgroup counts are sent. */
@@ -165,7 +165,7 @@ static int set_cgroup_calls(struct syscalls *s, const struct option *o, char *er
 			return -1;
 		s->cg_calls_on[nr] = true;
 	}
-	return 1;
+	return 0;
 }
 
 /* A per-cgroup count row's syscall; NULL (no series) for one CgroupCalls leaves out. */
@@ -233,21 +233,23 @@ static int syscalls_prepare(struct module *m, char *err, size_t errlen)
 	return 0;
 }
 
-static int syscalls_configure(struct module *m, struct bpf_object *obj)
+static int syscalls_configure(struct module *m, struct bpf_object *obj, char *err, size_t errlen)
 {
 	struct syscalls *s = m->priv;
 	uint16_t *latency_row = module_rodata(obj, "latency_row", sizeof(uint16_t) * MAX_SYSCALLS);
 	int e = 0;
 
 	if (!latency_row)
-		return -ENOENT;
+		return module_hook_fail(err, errlen, "its BPF object lacks the syscalls module's rodata (a stale build?)");
 	for (uint16_t r = 0; r < s->nrows; r++)
 		latency_row[s->row_nr[r]] = r + 1;
 	/* A latency table left out of the module's tables is not created (the engine sizes the
 	 * others after this hook). */
 	if (!s->nrows)
 		e = bpf_map__set_autocreate(bpf_object__find_map_by_name(obj, "cgroup_latency"), false);
-	return e ? e : bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "latency"), s->nrows ? s->nrows : 1);
+	if (!e)
+		e = bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "latency"), s->nrows ? s->nrows : 1);
+	return e ? module_hook_fail(err, errlen, "cannot size its maps: %s", strerror(-e)) : 0;
 }
 
 /* Each latency row's syscall name. */

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include <strings.h>
 
 static const struct module_point points[] = {
@@ -95,7 +96,7 @@ static int set_port_breakdown(struct tcp *t, const struct option *o, char *err, 
 			 o->nvalues > 1 ? " and more" : "");
 		return -1;
 	}
-	return 1;
+	return 0;
 }
 
 static int add_port(struct tcp *t, double v, char *err, size_t errlen)
@@ -132,7 +133,7 @@ static int set_ports(struct tcp *t, const struct option *o, char *err, size_t er
 	for (int i = 0; i < o->nvalues; i++)
 		if (add_port(t, o->values[i].number, err, errlen))
 			return -1;
-	return 1;
+	return 0;
 }
 
 static int tcp_set_option(struct module *m, const struct option *o, char *err, size_t errlen)
@@ -212,7 +213,7 @@ static int tcp_prepare(struct module *m, char *err, size_t errlen)
 	return 0;
 }
 
-static int tcp_configure(struct module *m, struct bpf_object *obj)
+static int tcp_configure(struct module *m, struct bpf_object *obj, char *err, size_t errlen)
 {
 	struct tcp *t = m->priv;
 	uint8_t *port_mode = module_rodata(obj, "port_mode", 1);
@@ -221,7 +222,7 @@ static int tcp_configure(struct module *m, struct bpf_object *obj)
 	int e;
 
 	if (!port_mode || !port_row || !retransmit_has_err)
-		return -ENOENT;
+		return module_hook_fail(err, errlen, "its BPF object lacks the tcp module's rodata (a stale build?)");
 	*port_mode = t->mode;
 	*retransmit_has_err = t->retransmit_has_err;
 	if (t->mode != TCP_PORTS_NONE)
@@ -230,7 +231,7 @@ static int tcp_configure(struct module *m, struct bpf_object *obj)
 	e = bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "counts"), nrows(t));
 	if (!e)
 		e = bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "connect_latency"), nrows(t));
-	return e;
+	return e ? module_hook_fail(err, errlen, "cannot size its maps: %s", strerror(-e)) : 0;
 }
 
 /* PortBreakdown and Ports only make sense together. */

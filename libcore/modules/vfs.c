@@ -109,12 +109,12 @@ static const struct cgroup_table cgroup_tables[] = {
 };
 
 /* The fallback maps each operation's syscalls to it. */
-static int vfs_configure(struct module *m, struct bpf_object *obj)
+static int vfs_configure(struct module *m, struct bpf_object *obj, char *err, size_t errlen)
 {
 	uint8_t *syscall_op = module_rodata(obj, "syscall_op", VFS_SYSCALL_ROWS);
 
 	if (!syscall_op)
-		return -ENOENT;
+		return module_hook_fail(err, errlen, "its BPF object lacks the vfs module's rodata (a stale build?)");
 	for (int op = 0; op < VFS_OPS; op++) {
 		for (int i = 0; op_syscalls[op][i]; i++) {
 			int nr = syscall_number(op_syscalls[op][i]);

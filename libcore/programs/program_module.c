@@ -2,6 +2,7 @@
 
 #include "base/text_append.h"
 #include "libcore/engine/module.h"
+#include "libcore/programs/exporter_config.h"
 #include "libcore/programs/object_file.h"
 #include "libcore/programs/object_policy.h"
 #include "libcore/programs/object_sandbox.h"
@@ -111,7 +112,7 @@ static int add_section_events(struct program_config *c, struct bpf_object *obj, 
 			named |= !strcmp(c->perf_events[i].program, name);
 		if (named)
 			continue;
-		e = program_config_new_perf_event(c, why, sizeof(why));
+		e = program_model_new_perf_event(c, why, sizeof(why));
 		if (!e || perf_event_from_section(e, name, sec, why, sizeof(why))) {
 			snprintf(err, errlen, "program \"%s\": %s", name, why);
 			return -1;
@@ -223,14 +224,12 @@ static int build_points(struct program_state *s, struct bpf_object *obj, char *e
  * whole check runs again, not just those two: measured on read_latency.bpf.o it costs 2 us
  * against 65 us for the open it follows (and milliseconds for the load), and it keeps one
  * code path for what the config check and the load see. */
-static int configure(struct module *m, struct bpf_object *obj)
+/* Checked when the block was read: cannot fail with the same bytes. */
+static int configure(struct module *m, struct bpf_object *obj, char *err, size_t errlen)
 {
 	struct program_state *s = m->priv;
-	char err[512];
 
-	if (program_resolve(&s->cfg, obj, &s->layout, err, sizeof(err)))
-		return -EINVAL; /* checked when the block was read: cannot happen with the same bytes */
-	return 0;
+	return program_resolve(&s->cfg, obj, &s->layout, err, errlen);
 }
 
 /* The views' readers and the cgroup id map's sync. */
@@ -376,6 +375,25 @@ static int check_object(struct program_state *s, bool *refused, char *err, size_
 	return check_read_bytes(s, refused, err, errlen);
 }
 
+int program_module_config(const struct conf_node *block, struct program_config *c, char *err, size_t errlen)
+{
+	char why[900];
+
+	if (program_config_parse(block, c, err, errlen))
+		return -1;
+	if (c->exporter_config[0]) {
+		if (!c->object[0] && exporter_object_path(c->exporter_config, c->object, sizeof(c->object))) {
+			snprintf(err, errlen, "<Program \"%s\">: ExporterConfig: path too long", c->name);
+			return -1;
+		}
+		if (exporter_config_read(c->exporter_config, c, why, sizeof(why))) {
+			snprintf(err, errlen, "<Program \"%s\">: %s", c->name, why);
+			return -1;
+		}
+	}
+	return program_model_check(c, err, errlen);
+}
+
 int program_module_check_bytes(const struct conf_node *block, const void *bytes, size_t len, bool *refused,
 			       char *err, size_t errlen)
 {
@@ -387,7 +405,7 @@ int program_module_check_bytes(const struct conf_node *block, const void *bytes,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (!perf_event_sections_register(err, errlen) && !program_config_parse(block, &s->cfg, err, errlen)) {
+	if (!perf_event_sections_register(err, errlen) && !program_module_config(block, &s->cfg, err, errlen)) {
 		s->bytes.data = (void *)bytes; /* borrowed: not freed below */
 		s->bytes.len = len;
 		r = check_read_bytes(s, refused, err, errlen);
@@ -459,7 +477,7 @@ static void set_ops(struct program_state *s, bool refused)
 	};
 }
 
-/* The first histogram's Precision is the program's (program_config_parse refuses another). */
+/* The first histogram's Precision is the program's (program_model_check refuses another). */
 static void set_precision(struct module *m, const struct program_config *cfg)
 {
 	for (int i = 0; i < cfg->nviews; i++)
@@ -479,7 +497,7 @@ struct module *program_module_new(const struct conf_node *block, char *err, size
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	if (perf_event_sections_register(err, errlen) || program_config_parse(block, &s->cfg, err, errlen))
+	if (perf_event_sections_register(err, errlen) || program_module_config(block, &s->cfg, err, errlen))
 		goto fail;
 	if (module_find(s->cfg.name)) {
 		snprintf(err, errlen, "<Program \"%s\">: that is the name of a built-in module; name it differently, "
