@@ -73,10 +73,16 @@ struct module_point {
 	MODULE_POINT(name_, ((const struct probe_candidate[])WITNESSED_TRACEPOINT_CANDIDATES(prog_)))
 
 /* The BPF side of a descriptor whose tables are named `points` and `views`: the object of
- * skeleton <name>_bpf (the one its MODULE_SKELETON names: object_names.h) and both tables
- * with their counts. */
-#define MODULE_OBJECT(name_)                                                                \
-	.elf_bytes = name_##_bpf__elf_bytes, .points = points, .npoints = COUNT_OF(points), \
+ * skeleton <name>_bpf, the one whose names the descriptor checks (MODULE_SKELETON(<name>),
+ * object_names.h: a build error without it), and both tables with their counts. */
+#define MODULE_OBJECT(name_)                                                                          \
+	.elf_bytes = name_##_bpf__elf_bytes, .points = points,                                        \
+	.npoints = COUNT_OF(points) + 0 * sizeof(struct {                                             \
+		_Static_assert(__builtin_types_compatible_p(struct name_##_bpf, module_skeleton),      \
+			       "the descriptor names its object's programs and maps through "         \
+			       "MODULE_SKELETON(" #name_ ")");                                         \
+		int checked;                                                                          \
+	}),                                                                                           \
 	.views = views, .nviews = COUNT_OF(views)
 
 /* By "cgroup" with the tables a descriptor names, the same whatever the options: the
