@@ -249,8 +249,8 @@ static int prepare(struct module *m, char *err, size_t errlen)
  * as its skeleton embeds them, X_bpf__elf_bytes; a user's checked object), filter_tgid, the
  * histogram precision, bare histogram rows' size and the module's own rodata set by name
  * before load (module_rodata checks each one's size; the engine's are optional, a module's
- * own are required by its configure hook, so a misspelt one fails the module's start, which
- * its test would show). Reopened by probe.c each time a candidate fails. */
+ * own are required by its configure hook; both kinds of names are checked when compiled,
+ * object_names.h). Reopened by probe.c each time a candidate fails. */
 static struct bpf_object *object_open(void *ctx)
 {
 	struct module *m = ctx;
@@ -269,14 +269,14 @@ static struct bpf_object *object_open(void *ctx)
 	m->obj = bpf_object__open_mem(bytes, size, &opts);
 	if (!m->obj)
 		return NULL;
-	filter_tgid = module_rodata(m->obj, "filter_tgid", sizeof(*filter_tgid));
+	filter_tgid = ENGINE_RODATA(m->obj, filter_tgid);
 	if (filter_tgid)
 		*filter_tgid = m->filter_tgid;
-	hist_precision = module_rodata(m->obj, "hist_precision", sizeof(*hist_precision));
+	hist_precision = ENGINE_RODATA(m->obj, hist_precision);
 	if (hist_precision)
 		*hist_precision = m->precision;
 	/* cgroup_hist_precision is By "cgroup"'s: set with its tables (cgroup_rows_configure). */
-	witness_on = module_rodata(m->obj, "witness_on", sizeof(*witness_on));
+	witness_on = ENGINE_RODATA(m->obj, witness_on);
 	if (witness_on)
 		*witness_on = !m->probes.witness_off;
 	e = views_size_rows(m, m->obj);

@@ -67,21 +67,28 @@ struct module_point {
 	  .ncandidates = (int)(sizeof(candidates_) / sizeof((candidates_)[0])), .off = true }
 
 /* A tracepoint's point tried by its three methods, each with its witness
- * (WITNESSED_TRACEPOINT_CANDIDATES of programs prog_ "_btf", "_raw" and "_tp"): the
+ * (WITNESSED_TRACEPOINT_CANDIDATES of programs prog_##_btf, _raw and _tp): the
  * candidates are a file-scope compound literal, static like a named array. */
 #define MODULE_WITNESSED_TRACEPOINT(name_, prog_) \
 	MODULE_POINT(name_, ((const struct probe_candidate[])WITNESSED_TRACEPOINT_CANDIDATES(prog_)))
 
 /* The BPF side of a descriptor whose tables are named `points` and `views`: the object of
- * skeleton <name>_bpf and both tables with their counts. */
-#define MODULE_OBJECT(name_)                                                                \
-	.elf_bytes = name_##_bpf__elf_bytes, .points = points, .npoints = COUNT_OF(points), \
+ * skeleton <name>_bpf, the one whose names the descriptor checks (MODULE_SKELETON(<name>),
+ * object_names.h: a build error without it), and both tables with their counts. */
+#define MODULE_OBJECT(name_)                                                                          \
+	.elf_bytes = name_##_bpf__elf_bytes, .points = points,                                        \
+	.npoints = COUNT_OF(points) + 0 * sizeof(struct {                                             \
+		_Static_assert(__builtin_types_compatible_p(struct name_##_bpf, module_skeleton),      \
+			       "the descriptor names its object's programs and maps through "         \
+			       "MODULE_SKELETON(" #name_ ")");                                         \
+		int checked;                                                                          \
+	}),                                                                                           \
 	.views = views, .nviews = COUNT_OF(views)
 
 /* By "cgroup" with the tables a descriptor names, the same whatever the options: the
  * table array `tables_` and the maps made only with By "cgroup" (NULL: the usual ones). */
 #define MODULE_CGROUP_TABLES(tables_, aux_) \
-	.by_cgroup = true, .cgroup_tables = (tables_), .ncgroup_tables = COUNT_OF(tables_), .cgroup_aux = (aux_)
+	MODULE_BY_CGROUP, .cgroup_tables = (tables_), .ncgroup_tables = COUNT_OF(tables_), .cgroup_aux = (aux_)
 
 /* A module's descriptor: what it is (data), and hooks only for what data cannot say.
  *
@@ -204,7 +211,8 @@ struct module {
 
 /* Inside the open object's .rodata: the global variable `name` (through BTF), which must
  * be `size` bytes (0: any size, for arrays); NULL if it is missing or of another size.
- * For configure hooks. */
+ * For configure hooks, through MODULE_RODATA (object_names.h: name and size from the
+ * skeleton). */
 void *module_rodata(struct bpf_object *obj, const char *name, size_t size);
 /* A hook's failure: the message into err; -1, as a hook returns it. */
 int module_hook_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -31,7 +31,7 @@ struct module_cgroup {
 };
 
 /* Per-cgroup maps every such module has besides its tables (cgroup_key.bpf.h). */
-#define MODULE_CGROUP_AUX_MAPS "cgroup_zero", "cgroup_full"
+#define MODULE_CGROUP_AUX_MAPS ENGINE_MAP_NAME(cgroup_zero), ENGINE_MAP_NAME(cgroup_full)
 
 /* The feature bit (m->features) of By "cgroup": set by the engine after prepare when the
  * user asked for it, so that views and rows can need it; a module's own bits stay below. */
@@ -40,7 +40,7 @@ struct module_cgroup {
 /* The view of cgroup_full: events whose cgroup found no room in a full per-cgroup table,
  * always sent with By "cgroup" so that "nothing lost" is visible as a zero. */
 #define MODULE_CGROUP_FULL_VIEW                                                                              \
-	{ .map = "cgroup_full", .shape = VIEW_ARRAY, .value_size = sizeof(uint64_t), .nrows = 1,                  \
+	{ .map = ENGINE_MAP_NAME(cgroup_full), .shape = VIEW_ARRAY, .value_size = sizeof(uint64_t), .nrows = 1,  \
 	  .needs = MODULE_FEATURE_CGROUP,                                                                        \
 	  .rows = (const struct view_row[]){ { 0, "dropped", "cgroup_full", VIEW_ALWAYS, MODULE_FEATURE_CGROUP } }, \
 	  .nrows_view = 1 }
