@@ -270,7 +270,7 @@ struct cgroup_rows *cgroup_rows_new(struct module *m, const struct cgroup_option
 	return r;
 }
 
-int cgroup_rows_read(struct cgroup_rows *r, const struct metric_sink *sink)
+int cgroup_rows_read(struct cgroup_rows *r)
 {
 	for (int ti = 0; ti < r->ntables; ti++) {
 		int e = series_reader_read(r->tables[ti].reader);
@@ -278,11 +278,15 @@ int cgroup_rows_read(struct cgroup_rows *r, const struct metric_sink *sink)
 		if (e)
 			return e;
 	}
+	return 0;
+}
+
+void cgroup_rows_send(struct cgroup_rows *r, const struct metric_sink *sink)
+{
 	cgroup_group_begin_read(r->group);
 	for (int ti = 0; ti < r->ntables; ti++)
 		series_reader_send(r->tables[ti].reader, sink);
 	cgroup_group_end_read(r->group, sink);
-	return 0;
 }
 
 void cgroup_rows_free(struct cgroup_rows *r)

@@ -489,33 +489,53 @@ void module_refuse(struct module *m, const char *why)
 	state_event(m, EBPF_EVENT_FAILURE, "module \"%s\" is off: %s", m->label, why);
 }
 
+/* Every map of the read: the views', the read hook's, the per-cgroup tables'. 0 or -errno. */
+static int read_maps(struct module *m)
+{
+	int err = views_read(m);
+
+	if (!err && m->ops->read)
+		err = m->ops->read(m);
+	if (!err && m->cgroup)
+		err = module_cgroup_read(m->cgroup);
+	return err;
+}
+
+/* What read_maps() read, the host-wide values counted as the module's events. */
+static void send_values(struct module *m)
+{
+	views_emit(m, &m->sinks.host);
+	if (m->ops->send)
+		m->ops->send(m, &m->sinks.host);
+	if (m->cgroup)
+		module_cgroup_send(m->cgroup, &m->sinks.all);
+}
+
+static void read_failed(struct module *m, int err, bool failing)
+{
+	snprintf(m->last_error, sizeof(m->last_error), "reading the BPF maps failed: %s", strerror(-err));
+	ebpf_log(EBPF_LOG_ERROR, "module \"%s\": %s", m->label, m->last_error);
+	if (!failing)
+		state_event(m, EBPF_EVENT_FAILURE, "module \"%s\": %s", m->label, m->last_error);
+}
+
 int module_read(struct module *m, const struct metric_sink *out)
 {
-	struct loss_watch_sink watch;
-	struct metric_sink sink_watched, *sink = &sink_watched, sink_tallied;
-	struct event_tally tally;
 	bool failing = m->last_error[0] != '\0';
 	int err;
 
 	if (m->state != MODULE_RUNNING && m->state != MODULE_DEGRADED)
 		return -1;
-	loss_watch_sink_init(&watch, &sink_watched, m, out);
-	event_tally_init(&tally, &sink_tallied, m, sink); /* host-wide values only, not per cgroup */
-	err = views_read(m);
-	if (!err) {
-		views_emit(m, &sink_tallied);
-		err = m->ops->read ? m->ops->read(m, &sink_tallied) : 0;
-		if (!err && m->cgroup)
-			err = module_cgroup_read(m->cgroup, sink);
-	}
+	if (m->sinks.out != out)
+		module_sinks_init(m, out);
+	m->sinks.events = 0;
+	err = read_maps(m);
 	if (err) {
-		snprintf(m->last_error, sizeof(m->last_error), "reading the BPF maps failed: %s", strerror(-err));
-		ebpf_log(EBPF_LOG_ERROR, "module \"%s\": %s", m->label, m->last_error);
-		if (!failing)
-			state_event(m, EBPF_EVENT_FAILURE, "module \"%s\": %s", m->label, m->last_error);
+		read_failed(m, err, failing);
 		module_events_flush(m);
 		return err;
 	}
+	send_values(m);
 	/* A good read ends a read failure: an NMS must not see "running" beside an old error.
 	 * Errors from start never get here (the module is not running then). */
 	if (failing) {
@@ -523,7 +543,7 @@ int module_read(struct module *m, const struct metric_sink *out)
 		m->last_error[0] = '\0';
 		state_event(m, EBPF_EVENT_OKAY, "module \"%s\": reading the BPF maps works again", m->label);
 	}
-	self_metrics_read(m, sink, &tally);
+	self_metrics_read(m, &m->sinks.all);
 	module_events_flush(m);
 	return 0;
 }

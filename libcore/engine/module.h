@@ -162,8 +162,13 @@ struct module_ops {
 	int (*loaded)(struct module *m, struct bpf_object *obj, char *err, size_t errlen);
 	/* After the points are attached and the views set up: readers of its own, log lines. */
 	int (*start)(struct module *m, char *err, size_t errlen);
-	/* After the views are read and sent: what they cannot say. 0 or -errno. */
-	int (*read)(struct module *m, const struct metric_sink *sink);
+	/* Every read, after the views' maps and before the per-cgroup tables: the module's own
+	 * maps (a user's program's views), read and kept, nothing sent. 0 or -errno: then
+	 * nothing of the read is sent. */
+	int (*read)(struct module *m);
+	/* Once every map of the read was read: sends what `read` kept and what the views cannot
+	 * say, after the views' values. */
+	void (*send)(struct module *m, const struct metric_sink *sink);
 	/* Frees what the hooks allocated (not m->priv itself); safe in any state. */
 	void (*destroy)(struct module *m);
 };
@@ -204,6 +209,7 @@ struct module {
 	/* Events (module_events.h): the rate limit per kind, the loss counters watched. */
 	struct event_limiter event_limits[EBPF_EVENT_KINDS];
 	struct loss_watch losses;
+	struct module_sinks sinks; /* in front of the front-end's sink, from the first read */
 	/* What the kernel charges for the maps that are charged once (self_metrics_start). */
 	uint64_t kernel_memory_fixed;
 	bool kernel_memory_fixed_ok;
@@ -261,9 +267,12 @@ int module_plan_memory(struct module *m, int possible_cpus, struct module_memory
 /* Keeps m off without starting it (the memory plan refused it): state and last_error as a
  * failed start sets them, logged once. */
 void module_refuse(struct module *m, const char *why);
-/* Reads and sends the views and the read hook's values. A read that fails after good ones
- * is a FAILURE event, the first good one after it an OKAY; the loss counters' events and
- * the rate limit's summaries go out at the end of the read. */
+/* Reads every map of the module (its views, the read hook's, the per-cgroup tables), then,
+ * when all were read, sends all their values and the self-metrics into sink: a read that
+ * fails sends nothing. A read that fails after good ones is a FAILURE event, the first good
+ * one after it an OKAY; the loss counters' events and the rate limit's summaries go out at
+ * the end of the read. The sinks in front of sink (module_sinks) are built at the first
+ * read into it and kept while the front-end reads into the same sink. */
 int module_read(struct module *m, const struct metric_sink *sink);
 void module_free(struct module *m);
 

@@ -14,6 +14,7 @@
  *   after configure        module_cgroup_configure
  *   after start            module_cgroup_start
  *   after read             module_cgroup_read
+ *   after every read       module_cgroup_send
  *   after destroy          module_cgroup_free */
 #ifndef EBPF_CORE_MODULE_CGROUP_H
 #define EBPF_CORE_MODULE_CGROUP_H
@@ -66,8 +67,10 @@ int module_cgroup_configure(struct module *m, struct bpf_object *obj, const stru
 /* After load: the reader (with By "cgroup") and the log line saying so; `whose` says whose
  * cgroup an event counts for ("" for the task's, or e.g. " of the socket"). 0 or -1 with err. */
 int module_cgroup_start(struct module *m, struct module_cgroup *c, const char *whose, char *err, size_t errlen);
-/* Sends the per-cgroup series (nothing without By "cgroup"). 0 or -errno. */
-int module_cgroup_read(struct module_cgroup *c, const struct metric_sink *sink);
+/* Reads the per-cgroup tables (nothing without By "cgroup"), nothing sent. 0 or -errno. */
+int module_cgroup_read(struct module_cgroup *c);
+/* Sends what module_cgroup_read() read: the per-cgroup series. */
+void module_cgroup_send(struct module_cgroup *c, const struct metric_sink *sink);
 /* The reader, the options and c itself; NULL-safe. */
 void module_cgroup_free(struct module_cgroup *c);
 

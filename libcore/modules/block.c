@@ -317,14 +317,13 @@ static void emit_untraced(void *ctx, const char *disk, unsigned int op, uint64_t
 }
 
 /* After the views: what diskstats counted and the programs did not. */
-static int block_read(struct module *m, const struct metric_sink *sink)
+static void block_send(struct module *m, const struct metric_sink *sink)
 {
 	struct block *b = m->priv;
 	struct untraced_emit ue = { .b = b, .sink = sink };
 
 	if (b->have_diskstats)
 		block_untraced_each(&b->untraced, emit_untraced, &ue);
-	return 0;
 }
 
 static void block_destroy(struct module *m)
@@ -349,6 +348,6 @@ const struct module_ops block_module = {
 	.prepare = block_prepare,
 	.configure = block_configure,
 	.start = block_start,
-	.read = block_read,
+	.send = block_send,
 	.destroy = block_destroy,
 };

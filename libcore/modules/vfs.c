@@ -167,14 +167,13 @@ static int vfs_start(struct module *m, char *err, size_t errlen)
 	return 0;
 }
 
-static int vfs_read(struct module *m, const struct metric_sink *sink)
+static void vfs_send(struct module *m, const struct metric_sink *sink)
 {
 	struct vfs *v = m->priv;
 
 	/* Always sent: a 0 is the statement "this is the real VFS figure". */
 	for (int op = 0; op < VFS_OPS && sink->gauge; op++)
 		sink->gauge(sink->ctx, METRIC("approximation"), op_names[op], v->approximate[op] ? 1 : 0);
-	return 0;
 }
 
 const struct module_ops vfs_module = {
@@ -188,5 +187,5 @@ const struct module_ops vfs_module = {
 	MODULE_CGROUP_TABLES(cgroup_tables, NULL),
 	.configure = vfs_configure,
 	.start = vfs_start,
-	.read = vfs_read,
+	.send = vfs_send,
 };

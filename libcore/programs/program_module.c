@@ -250,7 +250,7 @@ static int start_readers(struct module *m, struct program_state *s, char *err, s
 						   map ? bpf_map__max_entries(map) : 0, NULL, err, errlen);
 		if (!s->cgroup_ids)
 			return -1;
-		cgroup_id_sync_run(s->cgroup_ids, NULL);
+		cgroup_id_sync_run(s->cgroup_ids);
 	}
 	return 0;
 }
@@ -274,19 +274,30 @@ static int start(struct module *m, char *err, size_t errlen)
 	return 0;
 }
 
-static int read_views(struct module *m, const struct metric_sink *sink)
+/* Every view's map, nothing sent: the engine sends only when every map was read. */
+static int read_views(struct module *m)
 {
 	struct program_state *s = m->priv;
 
 	if (s->cgroup_ids)
-		cgroup_id_sync_run(s->cgroup_ids, sink);
+		cgroup_id_sync_run(s->cgroup_ids);
 	for (int i = 0; i < s->cfg.nviews; i++) {
-		int e = program_reader_read(s->readers[i], sink);
+		int e = program_reader_read(s->readers[i]);
 
 		if (e)
 			return e;
 	}
 	return 0;
+}
+
+static void send_views(struct module *m, const struct metric_sink *sink)
+{
+	struct program_state *s = m->priv;
+
+	if (s->cgroup_ids)
+		cgroup_id_sync_send(s->cgroup_ids, sink);
+	for (int i = 0; i < s->cfg.nviews; i++)
+		program_reader_send(s->readers[i], sink);
 }
 
 static void destroy(struct module *m)
@@ -473,6 +484,7 @@ static void set_ops(struct program_state *s, bool refused)
 		.loaded = loaded,
 		.start = start,
 		.read = read_views,
+		.send = send_views,
 		.destroy = destroy,
 	};
 }

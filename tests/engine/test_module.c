@@ -11,7 +11,7 @@ static int next_read_result;
 static void fake_create(struct module *m) {}
 static int fake_set_option(struct module *m, const struct option *o, char *err, size_t errlen) { return 0; }
 static int fake_start(struct module *m, char *err, size_t errlen) { return 0; }
-static int fake_read(struct module *m, const struct metric_sink *sink) { return next_read_result; }
+static int fake_read(struct module *m) { return next_read_result; }
 static void fake_destroy(struct module *m) {}
 
 static const struct module_ops fake_ops = {
