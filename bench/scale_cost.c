@@ -27,6 +27,7 @@
 #include "libcore/engine/libbpf_log.h"
 #include "libcore/engine/module.h"
 #include "libcore/kernel/privileges.h"
+#include "base/err_max.h"
 
 #include <bpf/libbpf.h>
 #include <fcntl.h>
@@ -91,7 +92,7 @@ static int set(struct module *m, const struct setting *s)
 {
 	struct opt_value v[6];
 	struct option o = { .key = s->key, .values = v };
-	char err[512];
+	char err[ERR_MAX];
 
 	if (!s->key)
 		return 0;
@@ -180,7 +181,7 @@ static int run(const struct config *c, bool before, int reads, struct result *r)
 	}
 	for (int k = 0; k < n; k++) {
 		struct module_memory plan = { 0 };
-		char err[512];
+		char err[ERR_MAX];
 
 		mods[k]->layout.as_declared = before;
 
@@ -231,7 +232,7 @@ static int plan_only(const struct config *c, int cpus)
 	printf("\n   %s at %d possible CPUs, planned:\n", c->name, cpus);
 	for (int k = 0; k < n; k++) {
 		struct module_memory plan;
-		char err[512];
+		char err[ERR_MAX];
 
 		if (module_plan_memory(mods[k], cpus, &plan, err, sizeof(err))) {
 			printf("     %-10s not planned: %.160s\n", mods[k]->ops->name, err);

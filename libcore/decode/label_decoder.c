@@ -1,6 +1,7 @@
 #include "libcore/decode/label_decoder.h"
 
 #include "libcore/decode/decoder_kind.h"
+#include "base/err_max.h"
 #include "base/text_append.h"
 
 #include <stdio.h>
@@ -130,7 +131,7 @@ static struct label_decoder *decoder_new(const struct decoder_chain *c, const st
 					 const char *const *args, int nargs, char *err, size_t errlen)
 {
 	struct label_decoder *d = calloc(1, sizeof(*d));
-	char msg[512];
+	char msg[ERR_MAX];
 
 	if (!d) {
 		snprintf(err, errlen, "%s: out of memory", LABEL_SHOWN(c));

@@ -378,7 +378,7 @@ static void fallback_events(struct module *m)
 int module_start(struct module *m)
 {
 	const struct module_ops *ops = m->ops;
-	char err[sizeof(m->last_error)] = "";
+	char err[ERR_MAX] = "";
 	int r = module_check_config(m, err, sizeof(err));
 
 	if (!r)

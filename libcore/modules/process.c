@@ -12,6 +12,7 @@
 #include "libcore/kernel/tracepoint_btf.h"
 #include "process.h"
 #include "process.skel.h"
+#include "base/err_max.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -146,7 +147,7 @@ static int process_configure(struct module *m, struct bpf_object *obj)
 static int process_start(struct module *m, char *err, size_t errlen)
 {
 	struct process *p = m->priv;
-	char why[512];
+	char why[ERR_MAX];
 
 	p->cgroups = calloc(1, sizeof(*p->cgroups));
 	if (p->cgroups && cgroup_paths_init(p->cgroups, NULL, why, sizeof(why))) {

@@ -5,6 +5,7 @@
 #include "libcore/engine/module.h"
 #include "tests/support/option_values.h"
 #include "tests/support/testing.h"
+#include "base/err_max.h"
 
 /* Whether the list "(a, b and c have them)" in text names `name`. */
 static bool names(const char *text, const char *name)
@@ -23,7 +24,7 @@ static bool names(const char *text, const char *name)
 
 int main(void)
 {
-	char err[512];
+	char err[ERR_MAX];
 	struct module *m;
 
 	CHECK(module_find("syscalls") != NULL);
