@@ -19,3 +19,12 @@ void text_appendf(char *buf, size_t len, size_t *used, const char *fmt, ...)
 	}
 	*used = (size_t)n < len - *used ? *used + (size_t)n : len - 1;
 }
+
+void text_printf_cut(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}

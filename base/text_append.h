@@ -12,4 +12,9 @@
 void text_appendf(char *buf, size_t len, size_t *used, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* snprintf for a text that may be cut: an error that quotes another error buffer (one size,
+ * ERR_MAX, so a full one cannot fit behind a prefix), or a field shorter than the text it
+ * copies. The same result, without asking the compiler to prove that nothing is cut. */
+void text_printf_cut(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 #endif

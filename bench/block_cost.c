@@ -16,6 +16,7 @@
 #include "libcore/engine/libbpf_log.h"
 #include "libcore/engine/module.h"
 #include "libcore/kernel/privileges.h"
+#include "base/err_max.h"
 
 #include "block.skel.h"
 
@@ -98,7 +99,7 @@ struct bench {
 	int mod_cfg; /* which variant mod is */
 	struct bpftrace_child bt;
 	const char *bpftrace;
-	char bpftrace_why[300];
+	char bpftrace_why[ERR_MAX];
 	char method[NCFG][64];
 	char layout[NCFG][96]; /* how each configuration's array maps were laid out */
 	/* issue times the module took from the request and from its hash, last round: shows
@@ -126,7 +127,7 @@ static int start_block(struct bench *b, int c)
 {
 	struct opt_value yes = { .type = OPT_BOOLEAN, .boolean = true };
 	struct option qt = { .key = "QueueTime", .values = &yes, .nvalues = 1 };
-	char err[256];
+	char err[ERR_MAX];
 
 	b->mod_cfg = c;
 	b->mod = module_new(block_ops(c == HASH), NULL);
@@ -238,7 +239,7 @@ int main(int argc, char **argv)
 	static const char *const block_tps[] = { "block_rq_insert", "block_rq_issue", "block_rq_complete", NULL };
 	static struct bench b; /* large: per-round samples */
 	bool no_bpftrace = false;
-	char err[256];
+	char err[ERR_MAX];
 	struct utsname u;
 	int opt, rc = 1;
 

@@ -27,6 +27,7 @@
 #include "libcore/kernel/prog_stats.h"
 #include "libcore/kernel/privileges.h"
 #include "tests/support/recording_sink.h"
+#include "base/err_max.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -223,7 +224,7 @@ static int reported_vs_measured(const struct bench *b, bool latency, double adde
 	struct recording r = { 0 };
 	double reported[16], measured[16];
 	int n = 0;
-	char err[256];
+	char err[ERR_MAX];
 
 	if (!m || bench_start_in_layout(m, LAYOUT_HERE)) {
 		fprintf(stderr, "syscalls did not start%s%s\n", m ? ": " : "", m ? m->last_error : "");

@@ -7,6 +7,7 @@
 #include "bench/label_samples.h"
 #include "libcore/decode/label_decoder.h"
 #include "base/label_value.h"
+#include "base/err_max.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -33,7 +34,7 @@ static double thread_cpu_ms(void)
 static int add(struct decoder_chain *c, const char *label, const char *name, const char *const *args, int nargs,
 	       size_t size)
 {
-	char err[512];
+	char err[ERR_MAX];
 
 	decoder_chain_init(c, label);
 	if (decoder_chain_add(c, name, args, nargs, err, sizeof(err)) || decoder_chain_check(c, size, err, sizeof(err))) {
@@ -122,7 +123,7 @@ int main(void)
 	if (add(&l1, "function", "ksym", NULL, 0, 8) || add(&l2, "comm", "string", NULL, 0, 16))
 		return 1;
 	{
-		char why[256];
+		char why[ERR_MAX];
 
 		if (decoder_chain_add(&l2, "regexp", re, 1, why, sizeof(why))) {
 			fprintf(stderr, "%s\n", why);

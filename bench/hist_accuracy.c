@@ -18,6 +18,7 @@
 #include "measure.h"
 #include "side_by_side.h"
 #include "tests/support/loop_device.h"
+#include "base/err_max.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -266,7 +267,7 @@ static void sizes(void)
 {
 	struct module *mods[NPREC];
 	struct reads r;
-	char err[256], instance[64];
+	char err[ERR_MAX], instance[64];
 	static char space[MAX_IO + 4096];
 
 	if (loop_device_setup(&r.dev, DEVICE_MIB, NULL, err, sizeof(err))) {

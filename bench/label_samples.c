@@ -1,6 +1,7 @@
 #include "bench/label_samples.h"
 
 #include "libcore/decode/cgroup_paths.h"
+#include "base/err_max.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -41,7 +42,7 @@ static void load_symbols(struct label_samples *s)
 
 static void load_cgroups(struct label_samples *s)
 {
-	char mnt[512], err[256], path[800];
+	char mnt[512], err[ERR_MAX], path[800];
 	struct dirent *e;
 	DIR *d;
 

@@ -3,6 +3,7 @@
 
 #include "libcore/engine/module.h"
 #include "measure.h"
+#include "base/err_max.h"
 
 #include <fcntl.h>
 #include <sched.h>
@@ -22,7 +23,7 @@ struct module *new_syscalls(bool latency_all, int precision)
 	struct opt_value p = { .type = OPT_NUMBER, .number = precision };
 	struct option o = { .key = "Latency", .values = &all, .nvalues = 1 };
 	struct option po = { .key = "Precision", .values = &p, .nvalues = 1 };
-	char err[256];
+	char err[ERR_MAX];
 
 	if (!m)
 		return NULL;
@@ -158,7 +159,7 @@ static bool by_cgroup_on(struct module *m)
 {
 	struct opt_value cgroup = { .type = OPT_STRING, .string = "cgroup" };
 	struct option o = { .key = "By", .values = &cgroup, .nvalues = 1 };
-	char err[256];
+	char err[ERR_MAX];
 
 	return module_set_option(m, &o, err, sizeof(err)) == 0;
 }

@@ -6,6 +6,7 @@
  * judges nothing. Run from the build directory (make bench). */
 #include "bench/measure.h"
 #include "libcore/programs/object_policy.h"
+#include "base/err_max.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +35,7 @@ int main(void)
 
 	printf("%10s %12s %10s %8s\n", "calls", "bytes", "ns/call", "ratio");
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		char cmd[256], err[512];
+		char cmd[256], err[ERR_MAX];
 		double runs[5];
 		size_t len;
 		char *b;

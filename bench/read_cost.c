@@ -16,6 +16,7 @@
 #include "libcore/programs/program_config.h"
 #include "libcore/programs/program_read.h"
 #include "libcore/programs/program_resolve.h"
+#include "base/err_max.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -61,7 +62,7 @@ static void on_gauge(void *ctx, const struct metric_id *id, const char *instance
 static int make_view(struct program_view *v, struct view_layout *l, const char *first, uint32_t first_size,
 		     const char *second, uint32_t second_size)
 {
-	char err[512];
+	char err[ERR_MAX];
 
 	memset(v, 0, sizeof(*v));
 	memset(l, 0, sizeof(*l));
@@ -120,7 +121,7 @@ static void measure(struct program_reader *r, struct way *w, int round)
 /* Both ways over one map, alternating which goes first; 0 if they sent the same. */
 static int run(const char *what, struct program_view *v, struct view_layout *l, int fd)
 {
-	char err[512];
+	char err[ERR_MAX];
 	struct program_reader *batch = program_reader_new(v, l, fd, 0, err, sizeof(err));
 	struct program_reader *single = program_reader_new(v, l, fd, 0, err, sizeof(err));
 	struct way ways[2] = { { .name = "batch lookup", .batch = true }, { .name = "one by one", .batch = false } };

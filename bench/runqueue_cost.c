@@ -19,6 +19,7 @@
 #include "libcore/engine/libbpf_log.h"
 #include "libcore/engine/module.h"
 #include "libcore/kernel/privileges.h"
+#include "base/err_max.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -64,7 +65,7 @@ struct bench {
 	struct module *mod;
 	struct bpftrace_child bt;
 	const char *bpftrace;
-	char bpftrace_why[300];
+	char bpftrace_why[ERR_MAX];
 	char method[NCFG][64];
 	char layout[NCFG][96]; /* how each configuration's array maps were laid out */
 	struct side_by_side sbs;

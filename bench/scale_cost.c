@@ -27,6 +27,7 @@
 #include "libcore/engine/libbpf_log.h"
 #include "libcore/engine/module.h"
 #include "libcore/kernel/privileges.h"
+#include "base/err_max.h"
 
 #include <bpf/libbpf.h>
 #include <fcntl.h>
@@ -38,7 +39,6 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#define MAX_MODS 12
 #define MAX_READS 200
 
 struct setting {
@@ -46,19 +46,16 @@ struct setting {
 	const char *values[6];
 };
 
-/* contrib/ebpf.conf's options, every block uncommented. */
+/* contrib/ebpf.conf's options, every block uncommented (the configuration has every module of
+ * the module table; these are the ones with options). */
 static const struct setting contrib[] = {
 	{ "syscalls", "Latency", { "fsync", "fdatasync", "sync", "syncfs" } },
 	{ "tcp", "PortBreakdown", { "remote" } },
 	{ "tcp", "Ports", { "80", "443", "5432" } },
-	{ "process", NULL, { NULL } },
 	{ "block", "QueueTime", { "false" } },
 	{ "runqueue", "PerCPU", { "false" } },
 	{ "vfs", "AttachOrder", { "fentry", "kprobe", "tp_btf", "raw_tp", "tracepoint" } },
 	{ "fs", "Filesystem", { "ext4", "xfs" } },
-	{ "dcache", NULL, { NULL } },
-	{ "pagecache", NULL, { NULL } },
-	{ "signals", NULL, { NULL } },
 };
 static const struct setting latency_all[] = { { "syscalls", "Latency", { "all" } } };
 static const struct setting disks[] = { { "syscalls", "Latency", { "all" } }, { "block", NULL, { NULL } } };
@@ -71,6 +68,7 @@ struct config {
 	const char *name;
 	const struct setting *settings;
 	int n;
+	bool every_module; /* every module of the table, the settings applied to theirs */
 };
 
 struct result {
@@ -94,7 +92,7 @@ static int set(struct module *m, const struct setting *s)
 {
 	struct opt_value v[6];
 	struct option o = { .key = s->key, .values = v };
-	char err[512];
+	char err[ERR_MAX];
 
 	if (!s->key)
 		return 0;
@@ -131,12 +129,16 @@ static void workload(void)
 	}
 }
 
-/* Configuration c's modules, one per module name with every setting of c applied, into
- * mods: their number, or -1. */
+/* Configuration c's modules, one per module name with every setting of c applied (with
+ * every_module, first every module of the table), into mods (room for them all: the table's
+ * size): their number, or -1. */
 static int make_modules(const struct config *c, struct module **mods)
 {
 	int n = 0;
 
+	for (int i = 0; c->every_module && module_table[i]; i++)
+		if (!(mods[n++] = module_new(module_table[i], NULL)))
+			return -1;
 	for (int i = 0; i < c->n; i++) {
 		struct module *m = NULL;
 
@@ -155,19 +157,31 @@ static int make_modules(const struct config *c, struct module **mods)
 	return n;
 }
 
+/* Room for one module of each kind. */
+static struct module **modules_room(void)
+{
+	int n = 0;
+
+	while (module_table[n])
+		n++;
+	return calloc(n, sizeof(struct module *));
+}
+
 static int run(const struct config *c, bool before, int reads, struct result *r)
 {
-	struct module *mods[MAX_MODS];
+	struct module **mods = modules_room();
 	struct metric_sink sink = { .counter = no_counter, .histogram = no_histogram, .gauge = on_gauge };
 	double us[MAX_READS];
 	int n, ncpus = libbpf_num_possible_cpus();
 
 	memset(r, 0, sizeof(*r));
-	if ((n = make_modules(c, mods)) < 0)
+	if (!mods || (n = make_modules(c, mods)) < 0) {
+		free(mods);
 		return -1;
+	}
 	for (int k = 0; k < n; k++) {
 		struct module_memory plan = { 0 };
-		char err[512];
+		char err[ERR_MAX];
 
 		mods[k]->layout.as_declared = before;
 
@@ -196,6 +210,7 @@ static int run(const struct config *c, bool before, int reads, struct result *r)
 	r->read_us = median(us, reads);
 	for (int k = 0; k < n; k++)
 		module_free(mods[k]);
+	free(mods);
 	return 0;
 }
 
@@ -206,16 +221,18 @@ static int run(const struct config *c, bool before, int reads, struct result *r)
  * planned with its first-choice maps, as a machine where it starts would plan it. */
 static int plan_only(const struct config *c, int cpus)
 {
-	struct module *mods[MAX_MODS];
+	struct module **mods = modules_room();
 	int n;
 	uint64_t total = 0;
 
-	if ((n = make_modules(c, mods)) < 0)
+	if (!mods || (n = make_modules(c, mods)) < 0) {
+		free(mods);
 		return -1;
+	}
 	printf("\n   %s at %d possible CPUs, planned:\n", c->name, cpus);
 	for (int k = 0; k < n; k++) {
 		struct module_memory plan;
-		char err[512];
+		char err[ERR_MAX];
 
 		if (module_plan_memory(mods[k], cpus, &plan, err, sizeof(err))) {
 			printf("     %-10s not planned: %.160s\n", mods[k]->ops->name, err);
@@ -233,6 +250,7 @@ static int plan_only(const struct config *c, int cpus)
 	printf("     total      %9.3f MB (%.2f MiB)\n", total / 1e6, total / 1048576.0);
 	for (int k = 0; k < n; k++)
 		module_free(mods[k]);
+	free(mods);
 	return 0;
 }
 
@@ -273,7 +291,7 @@ int main(int argc, char **argv)
 	struct config configs[] = {
 		{ "default", def, COUNT_OF(def) },
 		{ "latency-all", latency_all, COUNT_OF(latency_all) },
-		{ "contrib", contrib, COUNT_OF(contrib) },
+		{ "contrib", contrib, COUNT_OF(contrib), true },
 		{ "cgroups", cgroups, COUNT_OF(cgroups) },
 		{ "disks", disks, COUNT_OF(disks) },
 	};

@@ -5,6 +5,7 @@
 #include "libcore/engine/module.h"
 #include "base/text_append.h"
 #include "measure.h"
+#include "base/err_max.h"
 
 #include <bpf/libbpf.h>
 #include <stdio.h>
@@ -123,7 +124,7 @@ void module_methods(const struct module *m, char *buf, size_t len)
 int bench_set_option(struct module *m, const char *key, struct opt_value v)
 {
 	struct option o = { .key = key, .values = &v, .nvalues = 1 };
-	char err[256];
+	char err[ERR_MAX];
 
 	if (module_set_option(m, &o, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", key, err);

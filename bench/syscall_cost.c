@@ -23,6 +23,7 @@
 #include "libcore/engine/map_layout.h"
 #include "libcore/engine/module.h"
 #include "libcore/kernel/privileges.h"
+#include "base/err_max.h"
 
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -98,7 +99,7 @@ struct bench {
 	struct module *mod;
 	struct bpftrace_child bt;
 	const char *bpftrace; /* NULL: left out */
-	char bpftrace_why[300];
+	char bpftrace_why[ERR_MAX];
 	char method[3][64];   /* attach method the module chose: counters, latency all, log2 */
 	char layout[NCFG][96]; /* how each configuration's array maps were laid out */
 	double start_ms[4][SBS_MAX_ROUNDS];

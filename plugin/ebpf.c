@@ -39,6 +39,7 @@
 #include "base/value_naming.h"
 #include "base/label_value.h"
 #include "base/text_rule.h"
+#include "base/err_max.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -236,7 +237,7 @@ static int set_module_options(struct configured_module *c, const oconfig_item_t 
 		const oconfig_item_t *child = &ci->children[i];
 		struct opt_value vals[64];
 		struct option o;
-		char err[512];
+		char err[ERR_MAX];
 
 		if (child->children_num > 0) {
 			ERROR(PLUGIN_NAME " plugin: module \"%s\": unexpected block <%s> (modules take options only)",
@@ -257,7 +258,7 @@ static int set_module_options(struct configured_module *c, const oconfig_item_t 
  * module that starts and then stays off. */
 static int check_module_options(const struct configured_module *c)
 {
-	char err[512];
+	char err[ERR_MAX];
 
 	if (module_check_config(c->m, err, sizeof(err)) || presentation_check(&c->pres.all, err, sizeof(err))) {
 		ERROR(PLUGIN_NAME " plugin: module \"%s\": %s", c->m->label, err);
@@ -321,7 +322,7 @@ static int config_program(const oconfig_item_t *ci)
 	struct conf_node tree = { 0 }, core_tree;
 	struct presentation_set pres;
 	struct module *m = NULL;
-	char err[1024];
+	char err[ERR_MAX];
 
 	if (nconfigured == MAX_MODULES) {
 		ERROR(PLUGIN_NAME " plugin: at most %d <Module> and <Program> blocks", MAX_MODULES);
@@ -391,7 +392,7 @@ static int ebpf_config(oconfig_item_t *ci)
 
 		struct opt_value vals[4];
 		struct option o;
-		char err[512];
+		char err[ERR_MAX];
 
 		if (!strcasecmp(child->key, "Module")) {
 			if (config_module(child))
@@ -789,7 +790,7 @@ static int check_bucket_types(void)
 /* Before the modules start, so that their first read already has the cost. */
 static void start_cost_collection(void)
 {
-	char err[512];
+	char err[ERR_MAX];
 
 	if (!collect_cost)
 		return;

@@ -3,6 +3,7 @@
 #include "libcore/engine/module.h"
 #include "base/number_text.h"
 #include "libcore/hist/hist_config.h"
+#include "base/err_max.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,7 +78,7 @@ static int add_bucket(struct presentation *c, const struct option *o, char *err,
 	double lower, upper;
 
 	if (opt_expect_numbers(o, 2, 2, err, errlen)) {
-		char why[256];
+		char why[ERR_MAX];
 
 		snprintf(why, sizeof(why), "%s", err); /* names the argument that is wrong */
 		snprintf(err, errlen, "Bucket takes two numbers, lower and upper bound (0 for none), e.g. Bucket 0 0.001: %s",
@@ -220,7 +221,7 @@ int presentation_take_program(const struct conf_node *block, struct conf_node *o
 {
 	struct conf_node *lines = calloc(block->nchildren ? block->nchildren : 1, sizeof(*lines));
 	bool first = true;
-	char why[768];
+	char why[ERR_MAX];
 
 	presentation_set_init(set);
 	*out = *block;

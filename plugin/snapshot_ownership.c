@@ -1,6 +1,7 @@
 #include "plugin/snapshot_ownership.h"
 
 #include "base/safe_dirs.h"
+#include "base/err_max.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -103,7 +104,7 @@ int snapshot_lock_take(const struct snapshot_config *c, int *lock_fd, pid_t *own
 
 void snapshot_lock_release(const struct snapshot_config *c, int lock_fd)
 {
-	char lock_name[sizeof(c->path) + 8], err[512];
+	char lock_name[sizeof(c->path) + 8], err[ERR_MAX];
 	const char *base;
 	int dirfd = snapshot_dir_open(c, &base, err, sizeof(err));
 

@@ -183,7 +183,7 @@ void snapshot_record_state(struct snapshot_module *sm, const struct module *m, b
 
 	sm->state = read_failed && running ? SNAPSHOT_STATE_DEGRADED : state_of(m->state);
 	snprintf(sm->label, sizeof(sm->label), "%s", m->label);
-	snprintf(sm->error, sizeof(sm->error), "%s", m->last_error);
+	text_printf_cut(sm->error, sizeof(sm->error), "%s", m->last_error);
 	/* The attach methods are fixed once a module started: formatted for the first records
 	 * (the plugin's and the store's, which trade places at every publish), not every read. */
 	if (!running || !sm->methods_set) {

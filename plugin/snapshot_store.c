@@ -2,6 +2,7 @@
 
 #include "base/log.h"
 #include "plugin/snapshot_ownership.h"
+#include "base/err_max.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -147,7 +148,7 @@ static bool time_to_write(const struct snapshot_store *st, const struct stored *
  * another running collectd's, also logged once until it is free again). */
 static int may_write(struct snapshot_store *st)
 {
-	char err[4300];
+	char err[ERR_MAX];
 	pid_t owner;
 
 	if (snapshot_lock_take(&st->cfg, &st->lock_fd, &owner, err, sizeof(err))) {
@@ -171,7 +172,7 @@ static int may_write(struct snapshot_store *st)
 /* Rewrites the file; its failure is logged once, and its recovery once. 0 or -1. */
 static int write_noted(struct snapshot_store *st)
 {
-	char err[4300];
+	char err[ERR_MAX];
 	int ret = write_all(st, err, sizeof(err));
 
 	if (ret)

@@ -4,6 +4,7 @@
 #include "base/log.h"
 #include "prometheus/prom_args.h"
 #include "prometheus/prom_serve.h"
+#include "base/err_max.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -26,7 +27,7 @@ int main(int argc, char **argv)
 {
 	struct prom_args args;
 	struct prom_server *server;
-	char err[512];
+	char err[ERR_MAX];
 	sigset_t stop;
 	int sig;
 

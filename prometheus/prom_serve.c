@@ -2,6 +2,8 @@
 
 #include "base/log.h"
 #include "snapshot/snapshot_file.h"
+#include "base/err_max.h"
+#include "base/text_append.h"
 
 #include <errno.h>
 #include <microhttpd.h>
@@ -25,7 +27,7 @@ struct prom_server {
 	int fd;
 	pthread_mutex_t lock; /* the counts and the last error: one scrape at a time */
 	uint64_t scrapes, read_errors;
-	char last_error[512]; /* logged once until it changes */
+	char last_error[ERR_MAX]; /* logged once until it changes */
 };
 
 /* The snapshot as a page: whatever the file holds, a page (snapshot_up 0 and the error
@@ -35,14 +37,14 @@ static char *render_page(struct prom_server *s, enum prom_format format, size_t 
 	struct prom_status st = { .up = 1, .error = "" };
 	struct prom_text page = { 0 };
 	struct snapshot snap;
-	char why[512] = "", err[256];
+	char why[ERR_MAX] = "", err[ERR_MAX];
 	struct stat sb;
 	FILE *f = snapshot_open_file(s->args->snapshot, &sb, why, sizeof(why));
 
 	if (f) {
 		if (snapshot_parse(f, &snap, err, sizeof(err)))
-			snprintf(why, sizeof(why), "%s is not a collectd-ebpf snapshot this version can read: %s",
-				 s->args->snapshot, err);
+			text_printf_cut(why, sizeof(why), "%s is not a collectd-ebpf snapshot this version can read: %s",
+					s->args->snapshot, err);
 		fclose(f);
 	}
 	pthread_mutex_lock(&s->lock);

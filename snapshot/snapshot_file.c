@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "snapshot/snapshot_file.h"
 #include "base/text_rule.h"
+#include "base/err_max.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -688,7 +689,7 @@ struct parser {
 	int rows;                             /* lines after the module lines */
 	struct snapshot_module *module;       /* the last module line */
 	struct snapshot_histogram *histogram; /* the last histogram line */
-	char why[192];                        /* a message with a number in it */
+	char why[ERR_MAX];                        /* a message with a number in it */
 };
 
 static const char *parse_module(struct parser *p, char **f, int n)

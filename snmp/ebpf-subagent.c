@@ -21,6 +21,7 @@
 #include "subagent_args.h"
 #include "base/text_append.h"
 #include "base/text_rule.h"
+#include "base/err_max.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -79,7 +80,7 @@ static void report_connection(unsigned int reg, void *arg)
 	static int was = -1; /* unknown */
 	const struct subagent_args *a = arg;
 	int now = main_session != NULL;
-	char why[512];
+	char why[ERR_MAX];
 
 	(void)reg;
 	if (now == was)
@@ -128,7 +129,7 @@ int main(int argc, char **argv)
 	struct snapshot_cache cache;
 	struct event_sender events = { .cache = &cache };
 	struct sigaction sa = { .sa_handler = on_signal }; /* no SA_RESTART: select() returns */
-	char err[512], oidbuf[256];
+	char err[ERR_MAX], oidbuf[256];
 
 	if (subagent_args_parse(argc, argv, &args, err, sizeof(err))) {
 		fprintf(stderr, APP_NAME ": %s\n", err);

@@ -1,4 +1,6 @@
 #include "snapshot_cache.h"
+#include "base/err_max.h"
+#include "base/text_append.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -106,7 +108,7 @@ static enum mib_snapshot_status freshness(const struct snapshot_cache *c, char *
 void snapshot_cache_refresh(struct snapshot_cache *c)
 {
 	struct stat st;
-	char err[512], why[sizeof(c->error)];
+	char err[ERR_MAX], why[sizeof(c->error)];
 	FILE *f;
 
 	if (stat(c->path, &st)) {
@@ -141,7 +143,7 @@ void snapshot_cache_refresh(struct snapshot_cache *c)
 	c->loaded = true;
 	c->identity = st;
 	if (snapshot_parse(f, &c->snap, err, sizeof(err))) {
-		snprintf(why, sizeof(why), "%s: %s", c->path, err);
+		text_printf_cut(why, sizeof(why), "%s: %s", c->path, err);
 		settle(c, MIB_SNAPSHOT_MALFORMED, why);
 	} else {
 		enum mib_snapshot_status now = freshness(c, why, sizeof(why));

@@ -6,6 +6,8 @@
 #include "snapshot/snapshot_file.h"
 #include "terminal/terminal_cgroup.h"
 #include "terminal/terminal_screen.h"
+#include "base/err_max.h"
+#include "base/text_append.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -100,7 +102,7 @@ static void parse_args(int argc, char **argv, struct args *a)
 		{ "cgroup", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char why[512];
+	char why[ERR_MAX];
 	int c;
 
 	*a = (struct args){ .path = SNAPSHOT_DEFAULT_PATH, .interval = 2, .view = { .top = 10 } };
@@ -155,7 +157,7 @@ static void parse_args(int argc, char **argv, struct args *a)
  * saying what is wrong and what to do. */
 static int read_snapshot(const char *path, struct snapshot *s, char *err, size_t errlen)
 {
-	char why[512];
+	char why[ERR_MAX];
 	struct stat st;
 	FILE *f = snapshot_open_file(path, &st, why, sizeof(why));
 	int e = errno;
@@ -179,7 +181,7 @@ static int read_snapshot(const char *path, struct snapshot *s, char *err, size_t
 		return -1;
 	}
 	if (snapshot_parse(f, s, why, sizeof(why))) {
-		snprintf(err, errlen, "%s is not a collectd-ebpf snapshot this version can read: %s", path, why);
+		text_printf_cut(err, errlen, "%s is not a collectd-ebpf snapshot this version can read: %s", path, why);
 		fclose(f);
 		return -1;
 	}
@@ -229,9 +231,6 @@ static void say(FILE *f, const char *msg)
 	text_write_lines(f, msg, TEXT_SHOW);
 	fputc('\n', f);
 }
-
-/* Room for read_snapshot()'s messages, which quote the path and the parser's reason. */
-#define ERR_MAX 4600
 
 /* Once read, the snapshot is gone only when collectd stopped: the plugin removes it on
  * shutdown (a read replaces it by a rename, never leaving a gap). Said on standard error; the

@@ -8,6 +8,7 @@
 #include "libcore/programs/exporter_config.h"
 #include "libcore/programs/program_block_text.h"
 #include "libcore/programs/program_config.h"
+#include "base/err_max.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -177,7 +178,7 @@ int main(int argc, char **argv)
 	 * configuration option, which program_config.h includes: the command line is read by hand. */
 	static struct program_config c;
 	struct command_line cl;
-	char err[1024];
+	char err[ERR_MAX];
 	int r;
 
 	read_command_line(argc, argv, &cl);

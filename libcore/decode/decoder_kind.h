@@ -86,11 +86,4 @@ size_t decode_escape_byte(unsigned char ch, char esc[5]);
 /* The optional argument "ebpf_exporter" (sets d->ebpf_exporter): 0, or -1 with err. */
 int decoder_flavour_arg(struct label_decoder *d, const char *const *args, int nargs, char *err, size_t errlen);
 
-extern const struct decoder_kind decoder_uint, decoder_hex, decoder_syscall, decoder_errno, decoder_inet_ip;
-extern const struct decoder_kind decoder_string, decoder_static_map, decoder_regexp;
-extern const struct decoder_kind decoder_majorminor, decoder_ksym, decoder_kstack, decoder_cgroup;
-extern const struct decoder_kind decoder_regexps;
-extern const struct decoder_kind decoder_ifname, decoder_dname;
-extern const struct decoder_kind decoder_pci_vendor, decoder_pci_device, decoder_pci_class, decoder_pci_subclass;
-
 #endif

@@ -20,6 +20,7 @@
 #include "libcore/decode/decoder_kind.h"
 #include "libcore/decode/label_decoder.h"
 #include "libcore/decode/regex_size.h"
+#include "base/err_max.h"
 
 #include <regex.h>
 #include <stdio.h>
@@ -124,7 +125,7 @@ static int regexps_create(struct label_decoder *d, const char *const *args, int 
 			goto fail;
 		rc = regcomp(&r->re[i], args[i], REG_EXTENDED);
 		if (rc) {
-			char why[128];
+			char why[ERR_MAX];
 
 			regerror(rc, &r->re[i], why, sizeof(why));
 			snprintf(err, errlen, "%s is not a POSIX extended regular expression: %s", shown, why);

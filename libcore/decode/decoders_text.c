@@ -3,6 +3,7 @@
 #include "libcore/decode/decoder_kind.h"
 #include "libcore/decode/label_decoder.h"
 #include "libcore/decode/regex_size.h"
+#include "base/err_max.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -291,7 +292,7 @@ static int regexp_create(struct label_decoder *d, const char *const *args, int n
 	}
 	rc = regcomp(&r->re, args[0], REG_EXTENDED);
 	if (rc) {
-		char why[128];
+		char why[ERR_MAX];
 
 		regerror(rc, &r->re, why, sizeof(why));
 		snprintf(err, errlen, "%s is not a POSIX extended regular expression: %s", shown, why);

@@ -1,4 +1,5 @@
 #include "libcore/decode/ksym_table.h"
+#include "base/err_max.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -166,7 +167,7 @@ void ksym_table_free(struct ksym_table *t)
 }
 
 static struct ksym_table kernel_table;
-static char kernel_error[256];
+static char kernel_error[ERR_MAX];
 static pthread_once_t kernel_once = PTHREAD_ONCE_INIT;
 
 static void load_kernel_table(void)

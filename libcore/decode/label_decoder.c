@@ -1,18 +1,24 @@
 #include "libcore/decode/label_decoder.h"
 
 #include "libcore/decode/decoder_kind.h"
+#include "base/err_max.h"
 #include "base/text_append.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const struct decoder_kind *const kinds[] = {
-	&decoder_uint,       &decoder_hex,  &decoder_string,     &decoder_syscall, &decoder_errno,   &decoder_majorminor,
-	&decoder_ksym,       &decoder_static_map, &decoder_regexp, &decoder_cgroup, &decoder_inet_ip,
-	&decoder_regexps,    &decoder_ifname, &decoder_dname,     &decoder_pci_vendor, &decoder_pci_device,
-	&decoder_pci_class,  &decoder_pci_subclass, &decoder_kstack,
-};
+/* Every label decoder, in the order users are told them: a decoder is its definition
+ * (const struct decoder_kind decoder_<name>, in a decoders_*.c file), one entry here and its
+ * test (doc/contributing.md, "Adding a label decoder"). */
+#define LABEL_DECODERS(X)                                                                          \
+	X(uint) X(hex) X(string) X(syscall) X(errno) X(majorminor) X(ksym) X(static_map) X(regexp) \
+	X(cgroup) X(inet_ip) X(regexps) X(ifname) X(dname) X(pci_vendor) X(pci_device) X(pci_class)  \
+	X(pci_subclass) X(kstack)
+#define DECLARE(name) extern const struct decoder_kind decoder_##name;
+LABEL_DECODERS(DECLARE)
+#define ENTRY(name) &decoder_##name,
+static const struct decoder_kind *const kinds[] = { LABEL_DECODERS(ENTRY) };
 #define NKINDS ((int)(sizeof(kinds) / sizeof(kinds[0])))
 
 static const struct decoder_kind *kind_named(const char *name)
@@ -125,7 +131,7 @@ static struct label_decoder *decoder_new(const struct decoder_chain *c, const st
 					 const char *const *args, int nargs, char *err, size_t errlen)
 {
 	struct label_decoder *d = calloc(1, sizeof(*d));
-	char msg[512];
+	char msg[ERR_MAX];
 
 	if (!d) {
 		snprintf(err, errlen, "%s: out of memory", LABEL_SHOWN(c));

@@ -1,4 +1,5 @@
 #include "libcore/decode/name_filter.h"
+#include "base/err_max.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +30,7 @@ int name_filter_add(struct name_filter *f, const char *option, const char *entry
 		rc = regcomp(&e->re, pattern, REG_EXTENDED | REG_NOSUB);
 		free(pattern);
 		if (rc) {
-			char why[128];
+			char why[ERR_MAX];
 
 			regerror(rc, &e->re, why, sizeof(why));
 			snprintf(err, errlen, "%s: \"%s\" is not a valid regular expression (%s)", option, entry, why);

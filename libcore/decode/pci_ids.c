@@ -1,4 +1,5 @@
 #include "libcore/decode/pci_ids.h"
+#include "base/err_max.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -200,7 +201,7 @@ out:
 }
 
 static struct pci_ids system_ids;
-static char system_error[512];
+static char system_error[ERR_MAX];
 static pthread_once_t system_once = PTHREAD_ONCE_INIT;
 
 static void load_system(void)

@@ -2,6 +2,7 @@
 
 #include "base/number_text.h"
 #include "base/text_append.h"
+#include "base/err_max.h"
 
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -65,7 +66,7 @@ int kernel_memory_limit_option(uint64_t *limit, const struct option *o, char *er
 	static const char usage[] = "KernelMemoryLimit takes one size in bytes, with K, M or G for KiB, MiB "
 				    "or GiB: the most kernel memory all modules' BPF maps may take, from 4096 "
 				    "bytes to 1T, e.g. KernelMemoryLimit \"64M\" (the default)";
-	char given[160], why[256], t[32];
+	char given[160], why[ERR_MAX], t[32];
 	double n;
 
 	if (strcasecmp(o->key, KERNEL_MEMORY_LIMIT_KEY))
@@ -114,7 +115,7 @@ static const struct map_memory *largest_map(const struct module_memory *mm)
 /* Plans module i again; a module that cannot be planned counts 0 (its start reports it). */
 static void plan_one(struct memory_plan *p, int i)
 {
-	char err[512];
+	char err[ERR_MAX];
 
 	if (module_plan_memory(p->modules[i], p->possible_cpus, &p->plans[i], err, sizeof(err)))
 		memset(&p->plans[i], 0, sizeof(p->plans[i]));

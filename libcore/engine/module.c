@@ -120,27 +120,40 @@ static int set_attach_order(struct module *m, const struct option *o, char *err,
 	return 0;
 }
 
-/* True when a point of the module has a witnessed candidate (witness.h). */
-static bool has_witness(const struct module *m)
+/* True when a point of the descriptor has a witnessed candidate (witness.h). */
+static bool has_witness(const struct module_ops *ops)
 {
-	for (int i = 0; i < m->probes.npoints; i++)
-		for (int j = 0; j < m->probes.points[i].ncandidates; j++)
-			if (m->probes.points[i].candidates[j].witnesses)
+	for (int i = 0; i < ops->npoints; i++)
+		for (int j = 0; j < ops->points[i].ncandidates; j++)
+			if (ops->points[i].candidates[j].witnesses)
 				return true;
 	return false;
 }
 
 /* `Witness true|false`: whether the witnesses run; a module without any is told so
- * rather than accepted, since the user would then wait for an "untraced" never sent. */
+ * rather than accepted, since the user would then wait for an "untraced" never sent. The
+ * modules that have them are named from the module table. */
 static int set_witness(struct module *m, const struct option *o, char *err, size_t errlen)
 {
 	bool on;
 
-	if (!has_witness(m)) {
-		snprintf(err, errlen,
-			 "Witness: the %s module has no witness programs (tcp, process, signals, syscalls, runqueue "
-			 "and vfs have them); remove the option",
-			 m->ops->name);
+	if (!has_witness(m->ops)) {
+		char names[256];
+		size_t used = 0;
+		int last = -1;
+
+		names[0] = '\0';
+		for (int i = 0; module_table[i]; i++) {
+			if (!has_witness(module_table[i]))
+				continue;
+			if (last >= 0)
+				text_appendf(names, sizeof(names), &used, "%s%s", used ? ", " : "", module_table[last]->name);
+			last = i;
+		}
+		if (last >= 0)
+			text_appendf(names, sizeof(names), &used, "%s%s", used ? " and " : "", module_table[last]->name);
+		snprintf(err, errlen, "Witness: the %s module has no witness programs (%s have them); remove the option",
+			 m->ops->name, names);
 		return -1;
 	}
 	if (opt_get_boolean(o, &on, err, errlen))
@@ -160,7 +173,7 @@ static void option_keys(const struct module *m, const char **keys, int room)
 	for (int i = 0; !m->ops->options && m->ops->option_names && m->ops->option_names[i] && n < room; i++)
 		keys[n++] = m->ops->option_names[i];
 	for (int i = 0; common_options[i] && n < room; i++)
-		if (strcmp(common_options[i], "Witness") || has_witness(m)) /* not offered where refused */
+		if (strcmp(common_options[i], "Witness") || has_witness(m->ops)) /* not offered where refused */
 			keys[n++] = common_options[i];
 	keys[n] = NULL;
 }
@@ -387,7 +400,7 @@ static void fallback_events(struct module *m)
 int module_start(struct module *m)
 {
 	const struct module_ops *ops = m->ops;
-	char err[sizeof(m->last_error)] = "";
+	char err[ERR_MAX] = "";
 	int r = module_check_config(m, err, sizeof(err));
 
 	if (!r)

@@ -23,6 +23,7 @@
 #include "libcore/engine/module_events.h"
 #include "base/options.h"
 #include "libcore/engine/probe.h"
+#include "base/err_max.h"
 
 enum module_state {
 	MODULE_CONFIGURED,  /* not started yet */
@@ -179,8 +180,8 @@ struct module {
 	/* "<module>" or "<module>-<instance>": collectd's plugin_instance and the log prefix. */
 	char label[96];
 	enum module_state state;
-	char last_error[1024];
-	char refusal[1024];        /* the configure or loaded hook's message: it refused the object */
+	char last_error[ERR_MAX];
+	char refusal[ERR_MAX];     /* the configure or loaded hook's message: it refused the object */
 	uint32_t filter_tgid;       /* 0: whole system; tests count only their own process */
 	uint32_t features;          /* bits the prepare hook sets; views' `needs` test them */
 	struct hist_config hist;    /* Precision (how a front-end presents histograms is its own) */

@@ -12,6 +12,7 @@
 #include "libcore/kernel/tracepoint_btf.h"
 #include "process.h"
 #include "process.skel.h"
+#include "base/err_max.h"
 
 MODULE_SKELETON(process);
 
@@ -148,7 +149,7 @@ static int process_configure(struct module *m, struct bpf_object *obj, char *err
 static int process_start(struct module *m, char *err, size_t errlen)
 {
 	struct process *p = m->priv;
-	char why[512];
+	char why[ERR_MAX];
 
 	p->cgroups = calloc(1, sizeof(*p->cgroups));
 	if (p->cgroups && cgroup_paths_init(p->cgroups, NULL, why, sizeof(why))) {

@@ -3,6 +3,7 @@
 #include "libcore/programs/exporter_decoders.h"
 
 #include "base/safe_file.h"
+#include "base/err_max.h"
 
 #include <errno.h>
 #include <math.h>
@@ -34,7 +35,7 @@ static yaml_node_t *node_at(const struct walk *w, int index)
  * `db_password:` put there by mistake) and the log by everyone. */
 static int fail(const struct walk *w, const yaml_node_t *n, const char *fmt, ...)
 {
-	char why[768];
+	char why[ERR_MAX];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -310,7 +311,7 @@ static int read_decoder(const struct walk *w, const yaml_node_t *n, struct decod
 static int build_chain(const struct walk *w, const yaml_node_t *seq, struct program_label *l)
 {
 	int n = (int)(seq->data.sequence.items.top - seq->data.sequence.items.start);
-	char why[768];
+	char why[ERR_MAX];
 
 	if (n == 0)
 		return fail(w, seq, "this label has no decoders: give it at least `- name: uint`");
@@ -414,7 +415,7 @@ static int check_bucket_label(const struct walk *w, const yaml_node_t *n, const 
 static int read_label(const struct walk *w, const yaml_node_t *n, struct program_label *l, bool is_bucket)
 {
 	struct label_read r = { .l = l };
-	char why[512];
+	char why[ERR_MAX];
 
 	memset(l, 0, sizeof(*l));
 	if (expect(w, n, YAML_MAPPING_NODE, "a label") || walk_fields(w, n, &label_fields, &r))
@@ -790,7 +791,7 @@ static int read_perf_event(const struct walk *w, const yaml_node_t *n)
 {
 	struct perf_event_read r = { .type = -1, .config = -1 };
 	struct program_perf_event *e;
-	char why[512];
+	char why[ERR_MAX];
 
 	if (expect(w, n, YAML_MAPPING_NODE, "a perf_events entry") || walk_fields(w, n, &perf_event_fields, &r))
 		return -1;
@@ -820,7 +821,7 @@ static int read_perf_events(const struct walk *w, const struct field *field, con
 static int read_kaddrs(const struct walk *w, const struct field *field, const yaml_node_t *k, const yaml_node_t *seq,
 		       void *into)
 {
-	char why[256];
+	char why[ERR_MAX];
 
 	if (expect(w, seq, YAML_SEQUENCE_NODE, "kaddrs"))
 		return -1;
@@ -891,7 +892,7 @@ static int read_cgroup_id_map(const struct walk *w, const struct field *field, c
 			      const yaml_node_t *n, void *into)
 {
 	struct cgroup_id_map_read m = { .type = "hash" };
-	char why[768];
+	char why[ERR_MAX];
 
 	if (expect(w, n, YAML_MAPPING_NODE, "cgroup_id_map") || walk_fields(w, n, &cgroup_id_map_fields, &m))
 		return -1;

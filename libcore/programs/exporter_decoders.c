@@ -1,5 +1,7 @@
 #include "libcore/programs/exporter_decoders.h"
 
+#include "base/text_append.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,8 +42,6 @@ static const struct exporter_decoder decoders[] = {
 	/* regexps: the first pattern that matches gives the label, none drops the label set */
 	{ "regexp", READS_TEXT, NULL },
 };
-const char exporter_decoders_here[] = "uint, string, hex, inet_ip, majorminor, ksym, kstack, syscall, errno, cgroup, "
-				      "ifname, dname, pci_vendor, pci_device, pci_class, pci_subclass, static_map, regexp";
 
 static const struct exporter_decoder *decoder_named(const char *name)
 {
@@ -91,7 +91,12 @@ int exporter_decoder_add(struct decoder_chain *chain, int position,
 	const struct exporter_decoder *k = decoder_named(d->name);
 
 	if (!k) {
-		snprintf(err, errlen, "this label: unknown decoder name; the decoders here: %s", exporter_decoders_here);
+		size_t used = 0;
+
+		err[0] = '\0';
+		text_appendf(err, errlen, &used, "this label: unknown decoder name; the decoders here:");
+		for (size_t i = 0; i < sizeof(decoders) / sizeof(decoders[0]); i++)
+			text_appendf(err, errlen, &used, "%s %s", i ? "," : "", decoders[i].name);
 		return -1;
 	}
 	if (d->has_static_map && strcmp(d->name, "static_map")) {

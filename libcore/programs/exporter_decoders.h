@@ -31,9 +31,6 @@ enum exporter_decoder_support {
 };
 enum exporter_decoder_support exporter_decoder_support(const char *name);
 
-/* ", "-separated names of the decoders honoured here, for messages. */
-extern const char exporter_decoders_here[];
-
 /* Appends decoder d, the position-th (0: first) of the chain's label, to chain. 0, or -1
  * with err saying what is wrong and the fix (without the file and line: the caller adds
  * them; nor the config's text: "this label"). */

@@ -1,4 +1,5 @@
 #include "libcore/programs/perf_event_config.h"
+#include "base/err_max.h"
 
 #include <linux/perf_event.h>
 #include <errno.h>
@@ -212,7 +213,7 @@ int perf_event_parse_block(const struct conf_node *n, struct program_perf_event 
 {
 	uint64_t period = 0, frequency = 0;
 	const struct option *type = NULL, *config = NULL;
-	char why[700];
+	char why[ERR_MAX];
 	const char *name = n->opt.nvalues == 1 && n->opt.values[0].type == OPT_STRING ? n->opt.values[0].string : "";
 
 	if (!name[0] || strlen(name) >= sizeof(e->program)) {

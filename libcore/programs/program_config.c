@@ -1,6 +1,8 @@
 #include "libcore/programs/program_config.h"
 
 #include "base/number_text.h"
+#include "base/err_max.h"
+#include "base/text_append.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -349,7 +351,7 @@ static int parse_view(const struct conf_node *n, enum program_view_kind kind, st
 		      size_t errlen)
 {
 	const char *block = program_view_kind_name(kind);
-	char why[768];
+	char why[ERR_MAX];
 
 	program_view_init(v, kind);
 	if (n->opt.nvalues != 1 || n->opt.values[0].type != OPT_STRING || !n->opt.values[0].string[0] ||
@@ -360,7 +362,7 @@ static int parse_view(const struct conf_node *n, enum program_view_kind kind, st
 	snprintf(v->map, sizeof(v->map), "%s", n->opt.values[0].string);
 	for (int i = 0; i < n->nchildren; i++)
 		if (parse_view_option(&n->children[i], v, why, sizeof(why))) {
-			snprintf(err, errlen, "<%s \"%s\">: %s", block, v->map, why);
+			text_printf_cut(err, errlen, "<%s \"%s\">: %s", block, v->map, why);
 			return -1;
 		}
 	if (!v->type[0])
@@ -642,7 +644,7 @@ static int parse_line(const struct conf_node *n, struct program_config *c, char 
 
 int program_config_parse(const struct conf_node *block, struct program_config *c, char *err, size_t errlen)
 {
-	char why[900];
+	char why[ERR_MAX];
 
 	memset(c, 0, sizeof(*c));
 	if (block->opt.nvalues != 1 || block->opt.values[0].type != OPT_STRING || !block->opt.values[0].string[0] ||

@@ -1,5 +1,6 @@
 #include "libcore/programs/program_model.h"
 #include "libcore/read/series_read.h"
+#include "base/err_max.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -66,7 +67,7 @@ int program_model_set_cgroup_ids(struct program_config *c, const char *map, cons
 				 const char *const *patterns, int npatterns, char *err, size_t errlen)
 {
 	struct cgroup_id_map_config *g = &c->cgroup_ids;
-	char why[512];
+	char why[ERR_MAX];
 
 	if (g->map[0]) {
 		snprintf(err, errlen, "one cgroup id map per program");

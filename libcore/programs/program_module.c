@@ -10,6 +10,7 @@
 #include "libcore/programs/program_config.h"
 #include "libcore/programs/program_read.h"
 #include "libcore/programs/program_resolve.h"
+#include "base/err_max.h"
 
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -35,7 +36,7 @@ struct program_state {
 	struct program_reader *readers[PROGRAM_MAX_VIEWS];
 	struct cgroup_id_sync *cgroup_ids; /* CgroupIdMap, NULL without */
 	struct perf_event_links *perf_links; /* its perf_event programs' events, while running */
-	char start_error[1024]; /* the object was refused: the program stays off with this */
+	char start_error[ERR_MAX]; /* the object was refused: the program stays off with this */
 };
 
 /* How the engine names and orders a program's way in, from what libbpf read of its SEC(). */
@@ -102,7 +103,7 @@ static int add_section_events(struct program_config *c, struct bpf_object *obj, 
 		const char *name = bpf_program__name(p), *sec = bpf_program__section_name(p);
 		struct program_perf_event *e;
 		bool named = false;
-		char why[512];
+		char why[ERR_MAX];
 
 		if (bpf_program__type(p) != BPF_PROG_TYPE_PERF_EVENT || skipped(c, name) ||
 		    strncmp(sec, PERF_EVENT_SECTION_PREFIX, strlen(PERF_EVENT_SECTION_PREFIX)))
@@ -357,7 +358,7 @@ static int check_bytes(struct program_state *s, bool *refused, char *err, size_t
  * whether it crashed. */
 static int check_bytes_contained(void *ctx)
 {
-	char err[1024];
+	char err[ERR_MAX];
 	bool refused;
 
 	return check_bytes(ctx, &refused, err, sizeof(err));

@@ -2,6 +2,8 @@
 #include "libcore/programs/kernel_addresses.h"
 
 #include "bpf/include/hist_slot.h"
+#include "base/err_max.h"
+#include "base/text_append.h"
 
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -135,7 +137,7 @@ static int resolve_labels(struct program_view *v, const struct btf *btf, uint32_
 
 	for (int i = 0; i < v->nlabels; i++) {
 		struct program_label *l = &v->labels[i];
-		char why[256];
+		char why[ERR_MAX];
 
 		l->reads_cpu = false;
 		if (l->cpu_index && percpu) {
@@ -154,7 +156,7 @@ static int resolve_labels(struct program_view *v, const struct btf *btf, uint32_
 				return -1;
 			}
 			if (find_member(btf, key_type, l->field, &l->offset, &mtype, why, sizeof(why))) {
-				snprintf(err, errlen, "<Label \"%s\">: the key %s", l->name, why);
+				text_printf_cut(err, errlen, "<Label \"%s\">: the key %s", l->name, why);
 				return -1;
 			}
 			size = btf__resolve_size(btf, mtype);
@@ -205,7 +207,7 @@ static int resolve_value_number(const struct program_view *v, const struct btf *
 				struct view_layout *vl, char *err, size_t errlen)
 {
 	uint32_t type = value_type;
-	char why[256];
+	char why[ERR_MAX];
 
 	vl->value_offset = 0;
 	if (!value_type) { /* declared by value_size: read as ebpf_exporter reads it, a whole number */
@@ -225,7 +227,7 @@ static int resolve_value_number(const struct program_view *v, const struct btf *
 	}
 	if (v->value_field[0] &&
 	    find_member(btf, value_type, v->value_field, &vl->value_offset, &type, why, sizeof(why))) {
-		snprintf(err, errlen, "ValueField: the value %s", why);
+		text_printf_cut(err, errlen, "ValueField: the value %s", why);
 		return -1;
 	}
 	vl->value_width = (uint32_t)integer_width(btf, type);
@@ -245,7 +247,7 @@ static int resolve_hist_value(const struct program_view *v, const struct btf *bt
 {
 	const struct btf_type *t;
 	uint32_t slots_type, sum_type;
-	char why[256];
+	char why[ERR_MAX];
 
 	if (!value_type) {
 		snprintf(err, errlen, "SlotsField \"%s\" needs the value's BTF type, and the map declares its value by "
@@ -253,7 +255,7 @@ static int resolve_hist_value(const struct program_view *v, const struct btf *bt
 		return -1;
 	}
 	if (find_member(btf, value_type, v->slots_field, &vl->slots_offset, &slots_type, why, sizeof(why))) {
-		snprintf(err, errlen, "SlotsField: the value %s", why);
+		text_printf_cut(err, errlen, "SlotsField: the value %s", why);
 		return -1;
 	}
 	t = resolved(btf, slots_type, NULL);
@@ -269,7 +271,7 @@ static int resolve_hist_value(const struct program_view *v, const struct btf *bt
 	}
 	if (v->sum_field[0]) {
 		if (find_member(btf, value_type, v->sum_field, &vl->sum_offset, &sum_type, why, sizeof(why))) {
-			snprintf(err, errlen, "SumField: the value %s", why);
+			text_printf_cut(err, errlen, "SumField: the value %s", why);
 			return -1;
 		}
 		if (integer_width(btf, sum_type) != 8) {
@@ -573,7 +575,7 @@ static int set_kaddrs(const struct program_config *c, struct bpf_object *obj, ch
 {
 	const char *names[PROGRAM_MAX_KADDRS];
 	uint64_t addrs[PROGRAM_MAX_KADDRS];
-	char why[512];
+	char why[ERR_MAX];
 
 	if (!c->nkaddrs)
 		return 0;
@@ -653,7 +655,7 @@ static int check_cgroup_ids(const struct cgroup_id_map_config *g, struct bpf_obj
 int program_resolve(struct program_config *c, struct bpf_object *obj, struct program_layout *out, char *err,
 		    size_t errlen)
 {
-	char why[768];
+	char why[ERR_MAX];
 
 	memset(out, 0, sizeof(*out));
 	for (int i = 0; i < c->nprobes; i++)

@@ -5,6 +5,7 @@
 #include "tests/support/bpf_requirements.h"
 #include "tests/support/recording_sink.h"
 #include "tests/support/testing.h"
+#include "base/err_max.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -14,7 +15,7 @@
 
 void block_test_setup(struct loop_device *dev, int mib)
 {
-	char err[256];
+	char err[ERR_MAX];
 
 	require_bpf_tracing("/sys/kernel/tracing/events/block");
 	/* Over a file on the machine's own disk (/var/tmp), as users' loop devices are: the loop
@@ -25,7 +26,7 @@ void block_test_setup(struct loop_device *dev, int mib)
 
 static void set_option(struct module *m, const char *key, struct opt_value v)
 {
-	char err[512] = "";
+	char err[ERR_MAX] = "";
 	struct option o = { .key = key, .values = &v, .nvalues = 1 };
 
 	CHECK(module_set_option(m, &o, err, sizeof(err)) == 0);

@@ -26,6 +26,7 @@
 #include "tests/support/test_cgroups.h"
 #include "tests/support/recording_sink.h"
 #include "tests/support/testing.h"
+#include "base/err_max.h"
 
 #include <fcntl.h>
 #include <linux/magic.h>
@@ -264,7 +265,7 @@ int main(int argc, char **argv)
 	struct method_list methods;
 	bool io_possible, root_io = false;
 	const char *backing = tmpfs_dir();
-	char err[256];
+	char err[ERR_MAX];
 	int warm = NB;
 
 	require_bpf_tracing("/sys/kernel/tracing/events/block");

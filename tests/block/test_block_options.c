@@ -7,6 +7,7 @@
 #include "libcore/decode/name_filter.h"
 #include "tests/support/option_values.h"
 #include "tests/support/testing.h"
+#include "base/err_max.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,7 @@
 
 static void test_block_options(void)
 {
-	char err[512];
+	char err[ERR_MAX];
 	struct module *m = module_new(module_find("block"), NULL);
 
 	CHECK(m != NULL);
@@ -50,7 +51,7 @@ static void test_block_options(void)
  * never loaded). */
 static struct module *block_with(bool by_cgroup, double precision, double cgroup_precision)
 {
-	char err[512];
+	char err[ERR_MAX];
 	struct module *m = module_new(module_find("block"), NULL);
 	struct opt_value by[] = { str("cgroup") }, p[] = { num(precision) }, cp[] = { num(cgroup_precision) };
 
@@ -66,7 +67,7 @@ static struct module *block_with(bool by_cgroup, double precision, double cgroup
 
 static void plan(struct module *m, struct module_memory *mm)
 {
-	char err[512];
+	char err[ERR_MAX];
 
 	CHECK(module_plan_memory(m, 2, mm, err, sizeof(err)) == 0);
 }
@@ -76,7 +77,7 @@ static void plan(struct module *m, struct module_memory *mm)
  * rows fit 1 MiB at precision 2 (1,200 bytes a row), not 3 (2,320). */
 static void test_block_cgroup_precision(void)
 {
-	char err[512];
+	char err[ERR_MAX];
 	struct module *off = block_with(false, -1, -1), *on = block_with(true, -1, -1);
 	struct module_memory a, b;
 
@@ -128,7 +129,7 @@ static void test_block_cgroup_precision(void)
 
 static void test_runqueue_options(void)
 {
-	char err[512];
+	char err[ERR_MAX];
 	struct module *m = module_new(module_find("runqueue"), NULL);
 
 	CHECK(m != NULL);
@@ -144,7 +145,7 @@ static void test_runqueue_options(void)
 
 static void test_name_filter(void)
 {
-	char err[256];
+	char err[ERR_MAX];
 	struct name_filter none = { 0 }, only = { 0 }, but = { .ignore_selected = true }, but_nothing = { .ignore_selected = true };
 
 	/* no Disk: everything, whatever IgnoreSelected says */

@@ -79,7 +79,11 @@ check_block() {
 	done
 }
 check_block 'Nosuch 1'
-for m in syscalls block runqueue tcp process vfs fs dcache pagecache signals; do
+# Every built-in module, as collectd -T names them for a module that does not exist.
+valid_in '<Module "nosuch">' '</Module>' > /dev/null || :
+modules=$(sed -n 's/.*unknown module "nosuch"; valid modules: //p' "$work/bad.out" | head -n 1 | tr -d ',')
+[ -n "$modules" ] || fail "collectd -T named no valid modules for <Module \"nosuch\"> ($(cat "$work/bad.out"))"
+for m in $modules; do
 	check_block "<Module \"$m\">" 'Nosuch 1' '</Module>'
 	has_option collectd-ebpf.5 "$m" || fail "collectd-ebpf(5) does not describe module $m"
 done

@@ -6,6 +6,7 @@
 #include "bpf/include/cgroup_key.h"
 #include "libcore/engine/cgroup_rows.h"
 #include "tests/support/testing.h"
+#include "base/err_max.h"
 
 static int set_str(struct cgroup_options *o, const char *key, const char *v, char *err, size_t len)
 {
@@ -36,7 +37,7 @@ static void test_prefixes(const struct cgroup_options *sel)
 	struct cgroup_prefix p[CGROUP_SELECT_MAX + 1]; /* + 1: the call that may fill one more */
 	struct cgroup_options o;
 	const char *why = NULL;
-	char err[512], buf[256];
+	char err[ERR_MAX], buf[256];
 
 	/* The options above: "/system.slice/ *.service" and "/user.slice/ *". */
 	CHECK(cgroup_options_prefixes(sel, p, CGROUP_SELECT_MAX, &why) == 2);
@@ -74,7 +75,7 @@ static void test_prefixes(const struct cgroup_options *sel)
 int main(void)
 {
 	struct cgroup_options o;
-	char err[512];
+	char err[ERR_MAX];
 	struct opt_value t = { .type = OPT_BOOLEAN, .boolean = true };
 	struct option ignore = { .key = "CgroupIgnoreSelected", .values = &t, .nvalues = 1 };
 

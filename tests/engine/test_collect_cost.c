@@ -12,6 +12,7 @@
 #include "libcore/engine/self_metrics.h"
 #include "tests/support/module_test.h"
 #include "tests/support/recording_sink.h"
+#include "base/err_max.h"
 
 #include <sys/syscall.h>
 
@@ -56,7 +57,7 @@ static struct seen read_module(struct module *m)
 
 static void cost_on(void)
 {
-	char err[512] = "";
+	char err[ERR_MAX] = "";
 	struct module *m;
 	struct seen a, b;
 

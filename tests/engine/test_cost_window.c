@@ -28,6 +28,7 @@
 #include "libcore/kernel/prog_stats.h"
 #include "tests/support/module_test.h"
 #include "tests/support/recording_sink.h"
+#include "base/err_max.h"
 
 #include <bpf/bpf.h>
 #include <dirent.h>
@@ -173,7 +174,7 @@ static void duty_cycle(void)
 {
 	struct module *m = mt_started("syscalls", "tp_btf");
 	struct duty d = { 0 };
-	char err[256];
+	char err[ERR_MAX];
 	pthread_t worker;
 	double t0, next_read, pct, own = 0;
 	int reads = 0, sent = 0, close_enough = 0;
@@ -265,7 +266,7 @@ static void without_capability(void)
 
 	if (pid == 0) {
 		struct module *m;
-		char err[256];
+		char err[ERR_MAX];
 		double pct;
 		int sent = 0;
 

@@ -17,6 +17,7 @@
 #include "libcore/engine/memory_plan.h"
 #include "tests/support/module_test.h"
 #include "tests/support/recording_sink.h"
+#include "base/err_max.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -81,7 +82,7 @@ static int check(struct module *m, const char *what)
 	double kernel_memory = 0;
 	int kernel_memory_sent;
 	struct module_memory plan;
-	char err[512];
+	char err[ERR_MAX];
 	uint64_t total = 0;
 	int ncpus = libbpf_num_possible_cpus();
 
@@ -128,7 +129,7 @@ static bool counts_percpu_at(int cpus)
 {
 	struct module *m = mt_module("syscalls", "auto", NULL);
 	struct module_memory plan;
-	char err[512];
+	char err[ERR_MAX];
 	bool percpu = false;
 
 	CHECK(m && module_plan_memory(m, cpus, &plan, err, sizeof(err)) == 0);

@@ -8,6 +8,7 @@
 #include "libcore/hist/hist_config.h"
 #include "tests/support/option_values.h"
 #include "tests/support/testing.h"
+#include "base/err_max.h"
 
 static int limit_of(struct opt_value v, uint64_t *limit, char *err, size_t len)
 {
@@ -18,7 +19,7 @@ static int limit_of(struct opt_value v, uint64_t *limit, char *err, size_t len)
 
 int main(void)
 {
-	char err[512], t[32];
+	char err[ERR_MAX], t[32];
 	uint64_t limit = 0;
 	struct option other = { .key = "CollectCost" };
 

@@ -5,6 +5,7 @@
 #include "libcore/engine/module.h"
 #include "plugin/snapshot_record.h"
 #include "tests/support/testing.h"
+#include "base/err_max.h"
 
 static int next_read_result;
 
@@ -60,7 +61,7 @@ static void test_long_option_list_is_cut(void)
 	static char names[MANY_OPTIONS][40];
 	struct module *m;
 	struct option o = { .key = "Nonsense" };
-	char err[4096];
+	char err[ERR_MAX];
 
 	for (int i = 0; i < MANY_OPTIONS; i++) {
 		snprintf(names[i], sizeof(names[i]), "AnOptionWithAVeryLongName%02d", i);

@@ -5,10 +5,26 @@
 #include "libcore/engine/module.h"
 #include "tests/support/option_values.h"
 #include "tests/support/testing.h"
+#include "base/err_max.h"
+
+/* Whether the list "(a, b and c have them)" in text names `name`. */
+static bool names(const char *text, const char *name)
+{
+	static const char *const before[] = { "(", ", ", " and " }, *const after[] = { ", ", " and ", " have them)" };
+	char word[128];
+
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 3; j++) {
+			snprintf(word, sizeof(word), "%s%s%s", before[i], name, after[j]);
+			if (strstr(text, word))
+				return true;
+		}
+	return false;
+}
 
 int main(void)
 {
-	char err[512];
+	char err[ERR_MAX];
 	struct module *m;
 
 	CHECK(module_find("syscalls") != NULL);
@@ -106,6 +122,15 @@ int main(void)
 	CHECK(m != NULL);
 	CHECK(set_option(m, "Witness", yes, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "the dcache module has no witness programs") != NULL);
+	/* the modules it names are the ones that take the key, every one of them */
+	for (int i = 0; module_table[i]; i++) {
+		struct module *w = module_new(module_table[i], NULL);
+		char werr[512];
+
+		CHECK(w != NULL);
+		CHECK((set_option(w, "Witness", yes, 1, werr, sizeof(werr)) == 0) == names(err, module_table[i]->name));
+		module_free(w);
+	}
 	CHECK(set_option(m, "Latencyy", lat, 1, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "valid options:") != NULL && strstr(err, "Witness") == NULL);
 	module_free(m);

@@ -7,6 +7,7 @@
 #include "libcore/engine/probe.h"
 #include "tests/support/testing.h"
 #include "fallback.skel.h"
+#include "base/err_max.h"
 
 #include <fcntl.h>
 #include <sys/syscall.h>
@@ -62,7 +63,7 @@ static void run(const enum attach_method *order, int norder, const char *expect_
 	struct probe_point *const p = &points[0];
 	struct probe_set ps = { .points = points, .npoints = 2, .module = "fallback-test", .norder = norder };
 	struct probe_object po = { .open = open_obj, .load = load_obj, .close = close_obj };
-	char err[1024] = "", used[64];
+	char err[ERR_MAX] = "", used[64];
 
 	for (int i = 0; i < norder; i++)
 		ps.order[i] = order[i];
@@ -100,7 +101,7 @@ static void run_targets(const char *only)
 	struct probe_point *const p = &points[0];
 	struct probe_set ps = { .points = points, .npoints = 2, .module = "fallback-test" };
 	struct probe_object po = { .open = open_obj, .load = load_obj, .close = close_obj };
-	char err[1024] = "", used[96], buf[16];
+	char err[ERR_MAX] = "", used[96], buf[16];
 	int fd;
 
 	if (only && attach_method_parse(only, &ps.order[0])) {
@@ -172,7 +173,7 @@ int main(int argc, char **argv)
 	};
 	struct probe_set ps = { .points = points, .npoints = 2, .module = "fallback-test", .norder = 1 };
 	struct probe_object po = { .open = open_obj, .load = load_obj, .close = close_obj };
-	char err[1024] = "";
+	char err[ERR_MAX] = "";
 
 	ps.order[0] = only_tp[0];
 	CHECK(probe_set_start(&ps, &po, err, sizeof(err)) == -1);

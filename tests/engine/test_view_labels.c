@@ -5,6 +5,7 @@
 #include "libcore/read/series_name.h"
 #include "libcore/read/view_labels.h"
 #include "tests/support/testing.h"
+#include "base/err_max.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -41,7 +42,7 @@ static const char *instance(struct view_labels *l, uint32_t row, uint32_t op, ch
 static void test_declared(void)
 {
 	struct view_labels l;
-	char err[256], texts[SERIES_MAX_LABELS][DECODE_TEXT_MAX];
+	char err[ERR_MAX], texts[SERIES_MAX_LABELS][DECODE_TEXT_MAX];
 
 	CHECK(view_labels_init(&l, &view, 0, err, sizeof(err)) == 0);
 	CHECK_EQ_U64(l.n, 2); /* "port" needs feature 2 */
@@ -56,7 +57,7 @@ static void test_declared(void)
 static void test_given_at_start(void)
 {
 	struct view_labels l;
-	char err[256], texts[SERIES_MAX_LABELS][DECODE_TEXT_MAX];
+	char err[ERR_MAX], texts[SERIES_MAX_LABELS][DECODE_TEXT_MAX];
 	const char *const ports[] = { "other", "80", "443" };
 
 	CHECK(view_labels_init(&l, &view, 2, err, sizeof(err)) == 0);
@@ -74,7 +75,7 @@ static void test_given_at_start(void)
 static void test_label_ends(void)
 {
 	struct view_labels l;
-	char err[256], out[LABEL_VALUE_MAX];
+	char err[ERR_MAX], out[LABEL_VALUE_MAX];
 	const char *const ports[] = { "other", "dm-0", "x-y" };
 	struct series_view v = { .map = "counts", .lone_name = "" };
 	struct key k = { SYS_fsync, 2 };
@@ -109,7 +110,7 @@ static void test_made_safe(void)
 	};
 	static const struct map_view disk_view = { .map = "disks", .labels = disk_labels, .nlabels = 2 };
 	struct view_labels l;
-	char err[256], texts[SERIES_MAX_LABELS][DECODE_TEXT_MAX];
+	char err[ERR_MAX], texts[SERIES_MAX_LABELS][DECODE_TEXT_MAX];
 
 	CHECK(view_labels_init(&l, &disk_view, 0, err, sizeof(err)) == 0);
 	CHECK_STR(instance(&l, 0, 1, texts), "sda-write");
@@ -160,7 +161,7 @@ static void test_in_group(void)
 static void test_spans(void)
 {
 	struct view_labels l;
-	char err[256], out[LABEL_VALUE_MAX];
+	char err[ERR_MAX], out[LABEL_VALUE_MAX];
 	uint8_t ends[SERIES_LABEL_SPANS];
 	struct series_view v = { .map = "counts", .lone_name = "" };
 	struct key k = { SYS_fsync, 1 };

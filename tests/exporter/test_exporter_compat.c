@@ -8,6 +8,7 @@
  * the YAML, and are left out here. */
 #include "libcore/programs/exporter_config.h"
 #include "tests/support/testing.h"
+#include "base/err_max.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,7 +128,7 @@ int main(void)
 		return 1;
 	}
 	while (fgets(line, sizeof(line), f)) {
-		char *c[8], err[1024];
+		char *c[8], err[ERR_MAX];
 		struct program_config conf;
 		bool ksym;
 		int r;

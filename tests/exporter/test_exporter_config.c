@@ -5,6 +5,7 @@
 #include "libcore/programs/exporter_config.h"
 #include "libcore/programs/exporter_le.h"
 #include "tests/support/testing.h"
+#include "base/err_max.h"
 
 #include <net/if.h>
 
@@ -69,7 +70,7 @@ static int parse_yaml(const char *yaml, struct program_config *c, char *err, siz
 static void test_good(void)
 {
 	struct program_config c;
-	char err[1024], out[DECODE_TEXT_MAX];
+	char err[ERR_MAX], out[DECODE_TEXT_MAX];
 	const struct program_view *counter, *hist;
 
 	CHECK(parse_yaml(good, &c, err, sizeof(err)) == 0);
@@ -176,7 +177,7 @@ static void test_static_map_many(void)
 {
 	enum { N = 80000 };
 	struct program_config c;
-	char err[1024], out[DECODE_TEXT_MAX];
+	char err[ERR_MAX], out[DECODE_TEXT_MAX];
 	char *yaml = many_entries(N, "");
 
 	CHECK(yaml && parse_yaml(yaml, &c, err, sizeof(err)) == 0);
@@ -235,7 +236,7 @@ static int parse_label(const char *decoders, int size, struct program_config *c,
 static void label_refused(const char *decoders, int size, const char *want)
 {
 	struct program_config c;
-	char err[1024];
+	char err[ERR_MAX];
 
 	CHECK(parse_label(decoders, size, &c, err, sizeof(err)) == -1);
 	CHECK_STR(err, want);
@@ -246,7 +247,7 @@ static void label_refused(const char *decoders, int size, const char *want)
 static void label_refused_with(const char *decoders, int size, const char *part)
 {
 	struct program_config c;
-	char err[1024];
+	char err[ERR_MAX];
 
 	CHECK(parse_label(decoders, size, &c, err, sizeof(err)) == -1);
 	CHECK(strstr(err, part) != NULL);
@@ -258,7 +259,7 @@ static void label_refused_with(const char *decoders, int size, const char *part)
 static void test_chains(void)
 {
 	struct program_config c;
-	char err[1024], out[DECODE_TEXT_MAX];
+	char err[ERR_MAX], out[DECODE_TEXT_MAX];
 
 	/* cfs-throttling's key: a 4-byte cgroup id, `uint` then `cgroup` */
 	CHECK(parse_label("[{name: uint}, {name: cgroup}]", 4, &c, err, sizeof(err)) == 0);
@@ -374,7 +375,7 @@ static void test_chains(void)
 static void test_refused(const char *yaml, const char *expected)
 {
 	struct program_config c;
-	char err[1024];
+	char err[ERR_MAX];
 
 	CHECK(parse_yaml(yaml, &c, err, sizeof(err)) == -1);
 	if (!strstr(err, expected)) {
@@ -417,7 +418,7 @@ int main(void)
 		static const char yaml[] = "cgroup_id_map:\n  name: ids\n  regexps:\n    - ^.*(system.slice/.*)$\n"
 					   "metrics:\n  counters: [{name: a_total, help: x}]\n";
 		struct program_config c;
-		char err[512];
+		char err[ERR_MAX];
 
 		CHECK(parse_yaml(yaml, &c, err, sizeof(err)) == 0);
 		CHECK_STR(c.cgroup_ids.map, "ids");
@@ -433,7 +434,7 @@ int main(void)
 		static const char yaml[] = "kaddrs:\n  - bpf_jit_current\n  - vfs_read\n"
 					   "metrics:\n  counters: [{name: a_total, help: x}]\n";
 		struct program_config c;
-		char err[512];
+		char err[ERR_MAX];
 
 		CHECK(parse_yaml(yaml, &c, err, sizeof(err)) == 0);
 		CHECK(c.nkaddrs == 2);

@@ -8,6 +8,7 @@
 #include "libcore/programs/program_block_text.h"
 #include "tests/support/conf_text.h"
 #include "tests/support/testing.h"
+#include "base/err_max.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,7 +166,7 @@ static void check_same_view(struct program_view *a, struct program_view *b)
 static char *round_trip(const char *yaml)
 {
 	struct program_config *from_yaml = calloc(1, sizeof(*from_yaml)), *from_block = calloc(1, sizeof(*from_block));
-	char err[1024], *text;
+	char err[ERR_MAX], *text;
 	struct conf_node *root;
 
 	snprintf(from_yaml->name, sizeof(from_yaml->name), "imported");
@@ -299,7 +300,7 @@ static void test_key_range_checks(void)
 		{ "Layout \"key\"\n Buckets \"exp2\"\n KeyRange 4\n", "KeyRange takes" },
 		{ "SlotsField \"slots\"\n KeyRange 0 4\n", "goes with Layout \"key\"" },
 	};
-	char text[512], err[1024];
+	char text[512], err[ERR_MAX];
 
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
 		struct program_config *c = calloc(1, sizeof(*c));

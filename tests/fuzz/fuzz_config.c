@@ -9,6 +9,7 @@
 #include "base/log.h"
 #include "libcore/engine/module.h"
 #include "plugin/presentation.h"
+#include "base/err_max.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -84,7 +85,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	const struct module_ops *ops;
 	struct module *m;
 	struct presentation pres;
-	char instance[64], key[64], strings[8][64], err[1024];
+	char instance[64], key[64], strings[8][64], err[ERR_MAX];
 	size_t nmodules = 0;
 
 	ebpf_log_set_handler(quiet);

@@ -13,6 +13,7 @@
  * collectd takes (1..127 characters, no '/', no control character). */
 #include "libcore/decode/label_decoder.h"
 #include "base/label_value.h"
+#include "base/err_max.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,7 +69,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
 	struct reader r = { data, size };
 	struct decoder_chain c;
-	char args_buf[3][32], err[512], out[DECODE_TEXT_MAX], again[DECODE_TEXT_MAX];
+	char args_buf[3][32], err[ERR_MAX], out[DECODE_TEXT_MAX], again[DECODE_TEXT_MAX];
 	unsigned char nlines, b;
 
 	if (next_byte(&r, &nlines))

@@ -5,6 +5,7 @@
  * chains take their size and decode any bytes of it to text that fits; and every view's
  * chains are freed (LeakSanitizer). */
 #include "libcore/programs/exporter_config.h"
+#include "base/err_max.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -15,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct program_config c;
 	unsigned char key[DECODE_BYTES_MAX];
-	char err[1024], out[DECODE_TEXT_MAX];
+	char err[ERR_MAX], out[DECODE_TEXT_MAX];
 
 	memset(&c, 0, sizeof(c));
 	err[0] = '\0';

@@ -6,6 +6,7 @@
  * under every column (index decoding of names that almost match). */
 #include "snmp/mib_tree.h"
 #include "tests/support/mib_walk.h"
+#include "base/err_max.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,7 +66,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	struct mib_walk w;
 	const char *why;
 	uint32_t oid[MIB_MAX_SUFFIX];
-	char err[256];
+	char err[ERR_MAX];
 	FILE *f;
 	int r;
 

@@ -13,6 +13,7 @@
 #include "libcore/programs/object_policy.h"
 #include "libcore/programs/program_module.h"
 #include "tests/support/conf_text.h"
+#include "base/err_max.h"
 
 #include <bpf/libbpf.h>
 #include <stdint.h>
@@ -66,7 +67,7 @@ static int silent(enum libbpf_print_level level, const char *fmt, va_list ap)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct conf_node *block;
-	char err[1024] = "", again[1024] = "";
+	char err[ERR_MAX] = "", again[1024] = "";
 	bool refused;
 	int r;
 

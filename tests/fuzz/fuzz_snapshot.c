@@ -3,6 +3,7 @@
  * and writing that again gives the very same bytes. Anything the sanitizers see, or a
  * round trip that fails, aborts with the input saved by libFuzzer. */
 #include "snapshot/snapshot_file.h"
+#include "base/err_max.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +29,7 @@ static char *write_text(const struct snapshot *s, size_t *len)
 
 static int parse_bytes(const char *data, size_t size, struct snapshot *s)
 {
-	char err[256];
+	char err[ERR_MAX];
 	FILE *f;
 	int r;
 

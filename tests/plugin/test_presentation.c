@@ -8,6 +8,7 @@
 #include "tests/support/conf_text.h"
 #include "tests/support/testing.h"
 #include "tests/support/option_values.h"
+#include "base/err_max.h"
 
 #include <strings.h>
 
@@ -22,7 +23,7 @@ static int set(struct presentation *p, const char *key, const struct opt_value *
 static void test_options(void)
 {
 	struct presentation p;
-	char err[512];
+	char err[ERR_MAX];
 
 	presentation_init(&p);
 	CHECK(p.npercentiles == 3 && p.percentiles[0] == 50 && p.percentiles[1] == 95 && p.percentiles[2] == 99);
@@ -105,7 +106,7 @@ static void test_module_keys(void)
 	struct opt_value v[] = { num(1) };
 	struct option typo = { .key = "Latencyy", .values = v, .nvalues = 1 };
 	struct presentation p;
-	char err[512];
+	char err[ERR_MAX];
 
 	CHECK(m != NULL);
 	presentation_init(&p);
@@ -158,7 +159,7 @@ static void test_program(void)
 	struct conf_node *tree, out;
 	struct program_config c;
 	struct presentation_set p;
-	char err[1024];
+	char err[ERR_MAX];
 
 	/* The keys leave the histograms; the core parses what is left. */
 	CHECK(take("<Program \"lat\">\n  Object \"/x.o\"\n" HIST("a", "    Percentile 90 99.9\n    Bucket 0 0.001\n"

@@ -7,6 +7,7 @@
 #include "plugin/snapshot_store.h"
 #include "tests/support/testing.h"
 #include "tests/support/option_values.h"
+#include "base/err_max.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -44,7 +45,7 @@ static void test_round_trip(void)
 	const struct snapshot_module *mods[] = { &a, &b };
 	struct snapshot_histogram *h;
 	struct snapshot s;
-	char *buf = NULL, err[256];
+	char *buf = NULL, err[ERR_MAX];
 	size_t len = 0;
 	FILE *f;
 
@@ -125,7 +126,7 @@ static void test_round_trip(void)
 static void expect_parse_error_n(const char *text, size_t len, const char *expected)
 {
 	struct snapshot s;
-	char err[256] = "";
+	char err[ERR_MAX] = "";
 	FILE *f = fmemopen((void *)text, len, "r");
 
 	CHECK(snapshot_parse(f, &s, err, sizeof(err)) == -1);
@@ -225,7 +226,7 @@ static void test_labels(void)
 	const struct snapshot_module *mods[] = { &a };
 	const struct snapshot_histogram *h;
 	struct snapshot s;
-	char *buf = NULL, err[256];
+	char *buf = NULL, err[ERR_MAX];
 	size_t len = 0;
 	FILE *f;
 
@@ -354,7 +355,7 @@ static void test_own_bounds(void)
 	static struct hist_interval h;
 	static uint64_t slots[HIST_SLOTS];
 	struct snapshot s;
-	char *buf = NULL, err[256];
+	char *buf = NULL, err[ERR_MAX];
 	size_t len = 0;
 	FILE *f;
 
@@ -413,7 +414,7 @@ static int count_entries(const char *dir)
 
 static void test_file_and_store(void)
 {
-	char dir[] = "/tmp/ebpf-snapshot-test.XXXXXX", path[256], err[512];
+	char dir[] = "/tmp/ebpf-snapshot-test.XXXXXX", path[256], err[ERR_MAX];
 	struct snapshot_module a = { 0 }, b = { 0 };
 	const struct snapshot_module *mods[] = { &a };
 	struct snapshot_config cfg;
@@ -506,7 +507,7 @@ static int opt(struct snapshot_config *c, const char *key, struct opt_value v, c
 static void test_options(void)
 {
 	struct snapshot_config c;
-	char err[512];
+	char err[ERR_MAX];
 
 	snapshot_config_init(&c);
 	CHECK(opt(&c, "Module", str("x"), err, sizeof(err)) == 0); /* not ours */
@@ -537,7 +538,7 @@ static void test_gauges(void)
 	struct snapshot_module a = { 0 };
 	const struct snapshot_module *mods[] = { &a };
 	struct snapshot s;
-	char *buf = NULL, err[256] = "";
+	char *buf = NULL, err[ERR_MAX] = "";
 	size_t len = 0;
 	FILE *f;
 
@@ -620,7 +621,7 @@ static int parse_bytes(const char *text, size_t len, struct snapshot *s, char *e
 static void test_bounds(void)
 {
 	struct snapshot s;
-	char err[256];
+	char err[ERR_MAX];
 	size_t len;
 	char *t;
 
@@ -659,7 +660,7 @@ static void test_bounds(void)
 /* Every reader opens like this: a regular file of at most 16 MiB, O_NONBLOCK. */
 static void test_open(void)
 {
-	char dir[] = "/tmp/ebpf-snapshot-open-XXXXXX", path[96], why[256];
+	char dir[] = "/tmp/ebpf-snapshot-open-XXXXXX", path[96], why[ERR_MAX];
 	struct stat st;
 	FILE *f;
 

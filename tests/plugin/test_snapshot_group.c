@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "plugin/snapshot_options.h"
 #include "tests/support/testing.h"
+#include "base/err_max.h"
 
 #include <sched.h>
 #include <sys/mount.h>
@@ -41,7 +42,7 @@ int main(void)
 	struct snapshot_config c;
 	struct opt_value v = { .type = OPT_STRING, .string = "ebpf-big-group" };
 	struct option o = { .key = "SnapshotGroup", .values = &v, .nvalues = 1 };
-	char err[512] = "";
+	char err[ERR_MAX] = "";
 
 	if (geteuid() != 0)
 		SKIP("needs root (a mount namespace)");

@@ -15,6 +15,7 @@
 #include "tests/support/detach_program.h"
 #include "tests/support/start_on_method.h"
 #include "tests/support/testing.h"
+#include "base/err_max.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -114,7 +115,7 @@ static struct module *start_process(const char *method, bool filtered)
 	struct module *m = module_new(module_find("process"), NULL);
 	struct opt_value order = { .type = OPT_STRING, .string = method };
 	struct option o = { .key = "AttachOrder", .values = &order, .nvalues = 1 };
-	char err[512] = "";
+	char err[ERR_MAX] = "";
 
 	CHECK(m != NULL);
 	if (filtered)
@@ -227,7 +228,7 @@ int main(int argc, char **argv)
 {
 	struct method_list methods;
 	struct oom_cgroup cg;
-	char name[64], why[512];
+	char name[64], why[ERR_MAX];
 
 	require_bpf_tracing("/sys/kernel/tracing/events/sched");
 	ebpf_log_set_handler(capture_log);

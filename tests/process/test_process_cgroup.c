@@ -11,6 +11,7 @@
 #include "tests/support/oom_cgroup.h"
 #include "tests/support/recording_sink.h"
 #include "tests/support/testing.h"
+#include "base/err_max.h"
 
 static int fork_then_exec(void *arg)
 {
@@ -93,7 +94,7 @@ static void run_method(const char *method)
 static void run_oom(const char *method)
 {
 	struct oom_cgroup cg;
-	char why[512], name[128], c[1100], back[1600], victim_name[300];
+	char why[ERR_MAX], name[128], c[1100], back[1600], victim_name[300];
 	struct recording r = { 0 };
 	struct module *m;
 	uint64_t before, after, per_cgroup;

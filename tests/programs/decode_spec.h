@@ -6,6 +6,7 @@
 #define EBPF_TESTS_DECODE_SPEC_H
 
 #include "libcore/decode/label_decoder.h"
+#include "base/err_max.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -14,7 +15,7 @@ static inline const char *decode(const char *spec, const void *bytes, size_t siz
 {
 	static char out[DECODE_TEXT_MAX];
 	struct decoder_chain c;
-	char copy[512], err[512], *save1, *save2;
+	char copy[512], err[ERR_MAX], *save1, *save2;
 
 	decoder_chain_init(&c, "test");
 	snprintf(copy, sizeof(copy), "%s", spec);
@@ -46,7 +47,7 @@ static inline const char *decode(const char *spec, const void *bytes, size_t siz
  * or "<accepted>". */
 static inline const char *add_error(const char *before, const char *name, const char *const *args, int nargs)
 {
-	static char err[768];
+	static char err[ERR_MAX];
 	struct decoder_chain c;
 
 	snprintf(err, sizeof(err), "<accepted>");

@@ -5,6 +5,7 @@
 #include "libcore/decode/label_decoder.h"
 #include "tests/support/testing.h"
 #include "tests/programs/decode_spec.h"
+#include "base/err_max.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -48,7 +49,7 @@ static void test_chain(void)
 {
 	const char *args[] = { "^(kswapd)" };
 	struct decoder_chain c, plain;
-	char err[256], out[DECODE_TEXT_MAX];
+	char err[ERR_MAX], out[DECODE_TEXT_MAX];
 
 	decoder_chain_init(&c, "comm");
 	CHECK(decoder_chain_add(&c, "string", NULL, 0, err, sizeof(err)) == 0);

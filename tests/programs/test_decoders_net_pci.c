@@ -8,6 +8,7 @@
 #include "libcore/decode/pci_ids.h"
 #include "tests/support/testing.h"
 #include "tests/programs/decode_spec.h"
+#include "base/err_max.h"
 
 #include <net/if.h>
 #include <stdint.h>
@@ -61,7 +62,7 @@ static void test_ifname_staleness(void)
 	struct decoder_chain c;
 	struct if_names *names;
 	uint32_t two = 2, three = 3;
-	char err[256], out[DECODE_TEXT_MAX];
+	char err[ERR_MAX], out[DECODE_TEXT_MAX];
 
 	decoder_chain_init(&c, "interface");
 	CHECK(decoder_chain_add(&c, "ifname", (const char *[]){ "ebpf_exporter" }, 1, err, sizeof(err)) == 0);

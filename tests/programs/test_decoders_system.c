@@ -18,6 +18,8 @@
 #include "base/label_value.h"
 #include "tests/support/loop_device.h"
 #include "tests/support/testing.h"
+#include "base/err_max.h"
+#include "base/text_append.h"
 
 #include <fcntl.h>
 #include <net/if.h>
@@ -32,7 +34,7 @@ static const char *decode1(const char *name, const char *arg, const void *bytes,
 {
 	static char out[DECODE_TEXT_MAX];
 	struct decoder_chain c;
-	char err[512];
+	char err[ERR_MAX];
 
 	decoder_chain_init(&c, "test");
 	if (decoder_chain_add(&c, name, &arg, arg ? 1 : 0, err, sizeof(err)) ||
@@ -63,7 +65,7 @@ static void test_majorminor(void)
 {
 	struct loop_device l;
 	struct stat st;
-	char err[256], path[64];
+	char err[ERR_MAX], path[64];
 	uint32_t kdev32, sdev32;
 	uint64_t kdev64, sdev64;
 
@@ -98,7 +100,7 @@ static void test_cgroup(void)
 		struct file_handle h;
 		uint64_t id;
 	} fh = { .h = { .handle_bytes = sizeof(uint64_t) } };
-	char mnt[512], dir[700], sub[760], want[300], err[256], safe[LABEL_VALUE_MAX];
+	char mnt[512], dir[700], sub[760], want[300], err[ERR_MAX], safe[LABEL_VALUE_MAX];
 	struct cgroup_paths walk, shallow;
 	char want_parent[300];
 	struct stat st;
@@ -212,13 +214,13 @@ static uint64_t kallsyms_address(const char *want)
  * in the table. */
 static void table_last(char *out, size_t outlen)
 {
-	char err[256];
+	char err[ERR_MAX];
 	const struct ksym_table *t = ksym_table_kernel(err, sizeof(err));
 	size_t i;
 	const char *name;
 
 	if (!t || !t->n) {
-		snprintf(out, outlen, "<no table: %s>", t ? "empty" : err);
+		text_printf_cut(out, outlen, "<no table: %s>", t ? "empty" : err);
 		return;
 	}
 	for (i = t->n - 1; i > 0 && t->v[i - 1].addr == t->v[t->n - 1].addr; i--)
@@ -236,7 +238,7 @@ static void test_kstack(void)
 	uint64_t outside[3] = { 0x10, vfs_read + 1, UINT64_MAX - 0xff };
 	uint64_t empty[2] = { 0, vfs_read };
 	struct decoder_chain c;
-	char err[512], last[256], want[512];
+	char err[ERR_MAX], last[256], want[512];
 
 	CHECK(vfs_read && schedule && openat2);
 	CHECK_STR(decode1("kstack", NULL, stack, sizeof(stack)), "vfs_read;schedule;do_sys_openat2");
@@ -263,7 +265,7 @@ static void test_kstack(void)
 static void test_ifname(void)
 {
 	struct decoder_chain c;
-	char err[256], out[DECODE_TEXT_MAX], expect[32];
+	char err[ERR_MAX], out[DECODE_TEXT_MAX], expect[32];
 	uint32_t lo, idx;
 
 	if (unshare(CLONE_NEWNET)) {

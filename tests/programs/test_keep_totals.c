@@ -13,6 +13,7 @@
 #include "libcore/read/series_read.h"
 #include "tests/support/recording_sink.h"
 #include "tests/support/testing.h"
+#include "base/err_max.h"
 
 #include <bpf/bpf.h>
 #include <errno.h>
@@ -89,7 +90,7 @@ static long long read_once(struct series_reader *r, struct recording *rec, const
 static void counters(bool keep, const long long *want)
 {
 	struct series_view v = view(false, keep);
-	char err[256];
+	char err[ERR_MAX];
 	struct series_reader *r = series_reader_new(&v, err, sizeof(err));
 	struct recording rec = { 0 };
 	int i = 0;
@@ -117,7 +118,7 @@ static void counters(bool keep, const long long *want)
 static void histograms(void)
 {
 	struct series_view v = view(true, true);
-	char err[256];
+	char err[ERR_MAX];
 	struct series_reader *r = series_reader_new(&v, err, sizeof(err));
 	struct recording rec = { 0 };
 	const struct hist_interval *h;
@@ -165,7 +166,7 @@ static void folded(void)
 {
 	struct decoder_chain numbers = { .label = "k" };
 	struct series_view v = view(true, true);
-	char err[256];
+	char err[ERR_MAX];
 	struct series_reader *r;
 	struct recording rec = { 0 };
 

@@ -7,6 +7,7 @@
 #include "libcore/decode/syscall_names.h"
 #include "tests/support/testing.h"
 #include "tests/programs/decode_spec.h"
+#include "base/err_max.h"
 
 #include <arpa/inet.h>
 #include <stdint.h>
@@ -18,7 +19,7 @@
 static const char *config_error(const char *before, const char *name, const char *const *args, int nargs,
 				size_t size)
 {
-	static char err[512];
+	static char err[ERR_MAX];
 	struct decoder_chain c;
 
 	err[0] = '\0';
@@ -250,7 +251,7 @@ static void test_config_errors(void)
 		{ NULL, "string", NULL, 0, 256, "<accepted>" },
 	};
 	struct decoder_chain c;
-	char err[512];
+	char err[ERR_MAX];
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		CHECK_STR(config_error(cases[i].before, cases[i].name, cases[i].args, cases[i].nargs, cases[i].size),

@@ -6,6 +6,7 @@
 #include "libcore/programs/object_policy.h"
 #include "libcore/programs/object_sandbox.h"
 #include "tests/support/testing.h"
+#include "base/err_max.h"
 
 #include <bpf/libbpf.h>
 #include <fcntl.h>
@@ -17,7 +18,7 @@
 #include <unistd.h>
 
 static char dir[64];
-static char err[1024];
+static char err[ERR_MAX];
 
 static void copy_object(const char *name, const char *dest, mode_t mode)
 {

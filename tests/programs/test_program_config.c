@@ -8,12 +8,13 @@
 #include "libcore/programs/program_resolve.h"
 #include "tests/support/conf_text.h"
 #include "tests/support/testing.h"
+#include "base/err_max.h"
 
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <stdbool.h>
 
-static char err[2048];
+static char err[ERR_MAX];
 
 /* Parses text as a <Program> block is read (the block, its ExporterConfig, the checks of
  * the whole); true when it fails with `needle` in the message. */

@@ -21,6 +21,7 @@
 #include "plugin/presentation.h"
 #include "tests/support/conf_text.h"
 #include "tests/support/recording_sink.h"
+#include "base/err_max.h"
 
 enum { N = 40 };
 
@@ -112,7 +113,7 @@ static char *seed_config(const char *name, const char *object)
 /* The program's module, from its shipped configuration. */
 static struct module *seed_module(const char *name, const char *object)
 {
-	char *text = seed_config(name, object), err[1024] = "";
+	char *text = seed_config(name, object), err[ERR_MAX] = "";
 	struct conf_node *plugin = conf_text(text), *block = NULL, core = { 0 };
 	struct presentation_set shown;
 	struct module *m = NULL;
@@ -286,7 +287,7 @@ static void run_program(const char *name, const char *method, const char *dir, c
 	if (strcmp(method, "auto")) {
 		struct opt_value v = { .type = OPT_STRING, .string = method };
 		struct option o = { .key = "AttachOrder", .values = &v, .nvalues = 1 };
-		char err[256];
+		char err[ERR_MAX];
 
 		CHECK(module_set_option(m, &o, err, sizeof(err)) == 0);
 	}

@@ -6,10 +6,11 @@
 #include "prometheus/prom_args.h"
 #include "prometheus/prom_render.h"
 #include "tests/support/testing.h"
+#include "base/err_max.h"
 
 static int parse_text(const char *text, struct snapshot *s)
 {
-	char err[256];
+	char err[ERR_MAX];
 	FILE *f = fmemopen((void *)text, strlen(text), "r");
 	int r = snapshot_parse(f, s, err, sizeof(err));
 
@@ -132,7 +133,7 @@ static void test_down(void)
 static void test_formats_and_args(void)
 {
 	struct prom_args a;
-	char err[256];
+	char err[ERR_MAX];
 	char *ok[] = { "p", "--snapshot=/run/s", "--listen=[::1]:9999", "--buckets=all", NULL };
 	char *bad_listen[] = { "p", "--listen=127.0.0.1", NULL };
 	char *bad_port[] = { "p", "--listen=127.0.0.1:70000", NULL };

@@ -14,6 +14,7 @@
 #include "tests/support/start_on_method.h"
 #include "tests/support/recording_sink.h"
 #include "tests/support/testing.h"
+#include "base/err_max.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -107,7 +108,7 @@ static void run_threads(void *(*fn)(void *), int n)
 
 static void set_option(struct module *m, const char *key, struct opt_value v)
 {
-	char err[512] = "";
+	char err[ERR_MAX] = "";
 	struct option o = { .key = key, .values = &v, .nvalues = 1 };
 
 	CHECK(module_set_option(m, &o, err, sizeof(err)) == 0);

@@ -6,6 +6,7 @@
 #include "snmp/snapshot_cache.h"
 #include "tests/support/mib_walk.h"
 #include "tests/support/testing.h"
+#include "base/err_max.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -486,7 +487,7 @@ static void test_gauges(void)
 	struct snapshot s;
 	struct mib_tree v;
 	struct mib_value val;
-	char err[256];
+	char err[ERR_MAX];
 	FILE *f = fmemopen((void *)gauges, strlen(gauges), "r");
 	size_t n = 0, next_len;
 
@@ -701,7 +702,7 @@ static void test_cgroup_tables(void)
 	struct mib_tree v;
 	struct mib_value val;
 	struct mib_walk w;
-	char err[256];
+	char err[ERR_MAX];
 	FILE *f = fmemopen((void *)cg, strlen(cg), "r");
 	bool inclusive = true, in_cgroup = false;
 
@@ -816,7 +817,7 @@ static void test_cgroup_room(void)
 
 int main(void)
 {
-	char err[256];
+	char err[ERR_MAX];
 	FILE *f = fmemopen((void *)text, strlen(text), "r");
 
 	CHECK(snapshot_parse(f, &snap, err, sizeof(err)) == 0);

@@ -5,6 +5,7 @@
 #include "snapshot/snapshot_file.h"
 #include "snmp/event_notify.h"
 #include "tests/support/testing.h"
+#include "base/err_max.h"
 
 static struct snapshot_event make_event(uint64_t run, uint64_t seq, const char *kind, const char *subject)
 {
@@ -49,7 +50,7 @@ static void test_round_trip(void)
 {
 	struct snapshot_event ev = make_event(1000, 1, "oom_kill", "");
 	struct snapshot s;
-	char err[256], *text;
+	char err[ERR_MAX], *text;
 
 	add_field(&ev, "pid", "42");
 	add_field(&ev, "name", "a\tb=c\\d");
@@ -76,7 +77,7 @@ static void test_bounds_and_order(void)
 {
 	struct snapshot_event ev[SNAPSHOT_MAX_EVENTS + 6];
 	struct snapshot s;
-	char err[256], *text, *big;
+	char err[ERR_MAX], *text, *big;
 	size_t used = 0, cap = 1 << 20;
 
 	for (int i = 0; i < SNAPSHOT_MAX_EVENTS + 6; i++)

@@ -1,6 +1,7 @@
 /* ebpf-subagent's command line: defaults, every option, and a clear error for each mistake. */
 #include "snmp/subagent_args.h"
 #include "tests/support/testing.h"
+#include "base/err_max.h"
 
 #include <stdarg.h>
 
@@ -22,7 +23,7 @@ static int parse(struct subagent_args *a, char *err, size_t len, ...)
 static void expect_error(const char *arg1, const char *arg2, const char *expected)
 {
 	struct subagent_args a;
-	char err[512];
+	char err[ERR_MAX];
 
 	CHECK(parse(&a, err, sizeof(err), arg1, arg2, NULL) == -1);
 	if (!strstr(err, expected))
@@ -33,7 +34,7 @@ static void expect_error(const char *arg1, const char *arg2, const char *expecte
 int main(void)
 {
 	struct subagent_args a;
-	char err[512];
+	char err[ERR_MAX];
 	uint32_t ids[8];
 	size_t n;
 

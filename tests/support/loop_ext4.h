@@ -5,6 +5,7 @@
 #ifndef EBPF_TESTS_LOOP_EXT4_H
 #define EBPF_TESTS_LOOP_EXT4_H
 
+#include "base/err_max.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/loop.h>
@@ -28,7 +29,7 @@ struct loop_ext4 {
 	char mnt[64];
 	int dev_fd;
 	bool mounted;
-	char why[256]; /* reason a setup failed */
+	char why[ERR_MAX]; /* reason a setup failed */
 };
 
 static inline int loop_ext4_run_mkfs(const char *dev)

@@ -14,6 +14,7 @@
 #include "tests/support/attach_methods.h"
 #include "tests/support/bpf_requirements.h"
 #include "tests/support/testing.h"
+#include "base/err_max.h"
 
 #include <stdarg.h>
 #include <sys/mount.h>
@@ -61,7 +62,7 @@ static inline int mt_count(const char *haystack, const char *needle)
 static inline struct module *mt_module(const char *name, const char *method, ...)
 {
 	struct module *m = module_new(module_find(name), NULL);
-	char err[512] = "";
+	char err[ERR_MAX] = "";
 	va_list ap;
 
 	if (!m) {

@@ -7,6 +7,7 @@
  * make one, 1 otherwise. Usage: oom_hog [name [count [hold]]], name the child's (any bytes,
  * as prctl(PR_SET_NAME) takes them: tests log-injection through it). */
 #include "tests/support/oom_cgroup.h"
+#include "base/err_max.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +19,7 @@ int main(int argc, char **argv)
 	const char *comm = argc > 1 ? argv[1] : "ebpf_oom_hog";
 	int count = argc > 2 ? atoi(argv[2]) : 1, hold = argc > 3 ? atoi(argv[3]) : 0;
 	struct oom_cgroup cg;
-	char name[64], why[512];
+	char name[64], why[ERR_MAX];
 	int rc = 0;
 
 	snprintf(name, sizeof(name), "ebpf-test-oom-%d", (int)getpid());

@@ -2,13 +2,14 @@
  * and prints "<modules> <written_us>" (exit 0), or why not (exit 1).
  * Usage: snapshot_check FILE */
 #include "snapshot/snapshot_file.h"
+#include "base/err_max.h"
 
 #include <stdio.h>
 
 int main(int argc, char **argv)
 {
 	struct snapshot s;
-	char err[512];
+	char err[ERR_MAX];
 	FILE *f;
 
 	if (argc != 2) {

@@ -11,6 +11,7 @@
 #include "libcore/engine/module.h"
 #include "tests/support/recording_sink.h"
 #include "tests/support/testing.h"
+#include "base/err_max.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -25,7 +26,7 @@ static char tcg_root[512], tcg_parent[1024];
 /* Makes the private parent "<cgroup2>/<prefix>-<pid>"; SKIPs without cgroup2. */
 static inline void tcg_setup(const char *prefix)
 {
-	char err[256];
+	char err[ERR_MAX];
 
 	if (cgroup2_mount(tcg_root, sizeof(tcg_root), err, sizeof(err)))
 		SKIP("%s", err);
@@ -280,7 +281,7 @@ static inline void tcg_check_folded(const char *what, const struct hist_interval
 /* Sets a string or number option; the check fails when it is refused. */
 static inline void tcg_option(struct module *m, const char *key, const char *s, double num)
 {
-	char err[512] = "";
+	char err[ERR_MAX] = "";
 	struct opt_value v = s ? (struct opt_value){ .type = OPT_STRING, .string = s }
 			       : (struct opt_value){ .type = OPT_NUMBER, .number = num };
 	struct option o = { .key = key, .values = &v, .nvalues = 1 };

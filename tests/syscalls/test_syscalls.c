@@ -12,6 +12,7 @@
 #include "tests/support/start_on_method.h"
 #include "tests/support/recording_sink.h"
 #include "tests/support/testing.h"
+#include "base/err_max.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -111,7 +112,7 @@ static void set_witness_on(struct module *m)
 {
 	struct opt_value on = { .type = OPT_BOOLEAN, .boolean = true };
 	struct option o = { .key = "Witness", .values = &on, .nvalues = 1 };
-	char err[256] = "";
+	char err[ERR_MAX] = "";
 
 	CHECK(module_set_option(m, &o, err, sizeof(err)) == 0);
 }
@@ -123,7 +124,7 @@ static void set_witness_on(struct module *m)
  * latency: all counted at sys_exit, none timed (their start was never stored). */
 static void run_witness(const char *method, bool latency, int fd)
 {
-	char err[512] = "";
+	char err[ERR_MAX] = "";
 	struct module *m = start_syscalls(method, latency, err, sizeof(err));
 	const char *point = latency ? "sys_enter+sys_exit" : "sys_exit";
 	const int n = 300;
@@ -155,7 +156,7 @@ static void run_witness(const char *method, bool latency, int fd)
 
 static void run_method(const char *method, bool latency, int fd)
 {
-	char err[512] = "", used[64];
+	char err[ERR_MAX] = "", used[64];
 	struct module *m = start_syscalls(method, latency, err, sizeof(err));
 	const int n1 = 1000, n2 = 500, nclose = 200;
 	uint64_t wall1, wall2, max_call = 0;
@@ -230,7 +231,7 @@ static void run_method(const char *method, bool latency, int fd)
 
 static void test_excluded_methods(void)
 {
-	char err[512] = "";
+	char err[ERR_MAX] = "";
 	struct module *m = start_syscalls("fentry", false, err, sizeof(err));
 
 	CHECK(module_start(m) == -1);
@@ -246,7 +247,7 @@ static void test_unprivileged(void)
 	int status;
 
 	if (pid == 0) {
-		char err[512] = "";
+		char err[ERR_MAX] = "";
 		struct module *m;
 
 		if (setgid(65534) || setuid(65534))

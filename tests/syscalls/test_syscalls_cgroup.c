@@ -27,6 +27,7 @@
 #include "tests/support/test_cgroups.h"
 #include "tests/support/recording_sink.h"
 #include "tests/support/testing.h"
+#include "base/err_max.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -73,7 +74,7 @@ static void workload_in(const char *dir, int fd, int n, int nerr)
 static struct module *cgroup_module_glob(const char *method, const char *max_series, bool latency, const char *glob)
 {
 	struct module *m = module_new(module_find("syscalls"), NULL);
-	char err[512] = "";
+	char err[ERR_MAX] = "";
 	struct opt_value v;
 	struct option o = { .values = &v, .nvalues = 1 };
 	const char *opts[][2] = { { "AttachOrder", method }, { "By", "cgroup" }, { "Cgroup", glob },
@@ -497,7 +498,7 @@ static void test_cgroup_calls(const char *method, int fd)
 {
 	struct module *m = cgroup_module(method, "10", true);
 	struct recording r = { 0 };
-	char err[512] = "";
+	char err[ERR_MAX] = "";
 	struct opt_value v = { .type = OPT_STRING, .string = "fsyncs" };
 	struct option o = { .key = "CgroupCalls", .values = &v, .nvalues = 1 };
 
@@ -526,7 +527,7 @@ static void test_cgroup_calls(const char *method, int fd)
 static void test_off(void)
 {
 	struct module *m = module_new(module_find("syscalls"), NULL);
-	char err[512] = "";
+	char err[ERR_MAX] = "";
 	struct opt_value v = { .type = OPT_NUMBER, .number = 3 };
 	struct option o = { .key = "CgroupDepth", .values = &v, .nvalues = 1 };
 	const char *maps[] = { "cgroup_counts", "cgroup_latency", "cgroup_zero", "cgroup_full", "cgroup_ignored" };

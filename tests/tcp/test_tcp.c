@@ -26,6 +26,7 @@
 #include "tests/tcp/tcp_retransmits.h"
 #include "tests/support/recording_sink.h"
 #include "tests/support/testing.h"
+#include "base/err_max.h"
 
 #include <arpa/inet.h>
 #include <bpf/btf.h>
@@ -231,7 +232,7 @@ static struct module *start_tcp(const char *method, const char *breakdown)
 	struct option o[] = { { .key = "AttachOrder", .values = &order, .nvalues = 1 },
 			      { .key = "PortBreakdown", .values = &mode, .nvalues = 1 },
 			      { .key = "Ports", .values = ports, .nvalues = 2 } };
-	char err[512] = "";
+	char err[ERR_MAX] = "";
 
 	m->filter_tgid = getpid();
 	for (int i = 0; i < 3; i++)
@@ -364,7 +365,7 @@ static void test_option_errors(void)
 	struct module *m = module_new(module_find("tcp"), NULL);
 	struct opt_value p = { .type = OPT_NUMBER, .number = 443 };
 	struct option o = { .key = "Ports", .values = &p, .nvalues = 1 };
-	char err[512];
+	char err[ERR_MAX];
 
 	/* Ports without PortBreakdown is refused at start, naming the missing option. */
 	CHECK(module_set_option(m, &o, err, sizeof(err)) == 0);

@@ -23,6 +23,7 @@
 #include "tests/support/test_cgroups.h"
 #include "tests/support/recording_sink.h"
 #include "tests/support/testing.h"
+#include "base/err_max.h"
 
 #include <sys/time.h>
 
@@ -61,7 +62,7 @@ static struct module *cgroup_tcp(const char *method, bool ports)
 	struct opt_value pv[] = { { .type = OPT_NUMBER, .number = port_open },
 				  { .type = OPT_NUMBER, .number = port_closed } };
 	struct option po = { .key = "Ports", .values = pv, .nvalues = 2 };
-	char err[512] = "";
+	char err[ERR_MAX] = "";
 
 	tcg_option(m, "AttachOrder", method, 0);
 	tcg_option(m, "By", "cgroup", 0);

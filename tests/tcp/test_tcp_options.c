@@ -4,10 +4,11 @@
 #include "libcore/engine/module.h"
 #include "tests/support/option_values.h"
 #include "tests/support/testing.h"
+#include "base/err_max.h"
 
 int main(void)
 {
-	char err[512];
+	char err[ERR_MAX];
 	struct module *m = module_new(module_find("tcp"), NULL);
 	struct opt_value many[40];
 

@@ -9,6 +9,7 @@
 #include "terminal/log2_buckets.h"
 #include "terminal/terminal_cgroup.h"
 #include "terminal/terminal_screen.h"
+#include "base/err_max.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -63,7 +64,7 @@ static const char first_text[] =
 
 static void parse(const char *text, struct snapshot *s)
 {
-	char err[256] = "";
+	char err[ERR_MAX] = "";
 	FILE *f = fmemopen((void *)text, strlen(text), "r");
 
 	CHECK(f != NULL);
@@ -415,7 +416,7 @@ static const char cgroup_text[] =
 
 static void test_cgroup_globs(void)
 {
-	char g[TERMINAL_CGROUP_GLOB_MAX], err[512], long_arg[400];
+	char g[TERMINAL_CGROUP_GLOB_MAX], err[ERR_MAX], long_arg[400];
 	const char *row;
 
 	CHECK(terminal_cgroup_glob("/system.slice/*.service", g, err, sizeof(err)) == 0);
