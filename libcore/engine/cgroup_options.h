@@ -29,13 +29,15 @@ struct cgroup_options {
 	/* CgroupPrecision: the per-cgroup histogram rows' own precision (module.h's
 	 * cgroup_precision), so that By "cgroup" leaves the host-wide rows' as it was */
 	struct hist_config hist;
+	bool pressure;             /* Pressure: PSI beside the rows (cgroup_pressure.h), default on */
 	bool tuned;                /* any of the others given (they need By "cgroup") */
 	/* Tests: the task's cgroup read by CO-RE even where tracing programs may call the
 	 * ancestor helper, as on 5.10 where they may not. */
 	bool ancestors_by_core;
 };
 
-#define CGROUP_OPTION_KEYS { "By" }, { "CgroupDepth" }, { "Cgroup" }, { "CgroupIgnoreSelected" }, { "MaxSeries" }
+#define CGROUP_OPTION_KEYS                                                                                   \
+	{ "By" }, { "CgroupDepth" }, { "Cgroup" }, { "CgroupIgnoreSelected" }, { "MaxSeries" }, { "Pressure" }
 /* ... of a module with per-cgroup histograms, which take CgroupPrecision too. */
 #define CGROUP_HIST_OPTION_KEYS CGROUP_OPTION_KEYS, { "CgroupPrecision" }
 
