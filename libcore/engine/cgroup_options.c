@@ -14,7 +14,6 @@ void cgroup_options_init(struct cgroup_options *o)
 	memset(o, 0, sizeof(*o));
 	o->depth = CGROUP_DEPTH_DEFAULT;
 	o->max_series = CGROUP_MAX_SERIES_DEFAULT;
-	o->pressure = true;
 	hist_config_init(&o->hist);
 }
 

@@ -29,7 +29,8 @@ struct cgroup_options {
 	/* CgroupPrecision: the per-cgroup histogram rows' own precision (module.h's
 	 * cgroup_precision), so that By "cgroup" leaves the host-wide rows' as it was */
 	struct hist_config hist;
-	bool pressure;             /* Pressure: PSI beside the rows (cgroup_pressure.h), default on */
+	bool pressure;             /* Pressure: PSI beside the rows (cgroup_pressure.h); its default
+				    * is the module's (module_ops.cgroup_pressure) */
 	bool tuned;                /* any of the others given (they need By "cgroup") */
 	/* Tests: the task's cgroup read by CO-RE even where tracing programs may call the
 	 * ancestor helper, as on 5.10 where they may not. */

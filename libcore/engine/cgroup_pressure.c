@@ -55,6 +55,8 @@ struct cgroup_pressure *cgroup_pressure_new(const char *label, uint32_t max_seri
 	p->label = label;
 	p->max_series = max_series;
 	snprintf(p->host_dir, sizeof(p->host_dir), "%s", host_dir ? host_dir : "/proc/pressure");
+	ebpf_log(EBPF_LOG_INFO, "%s: and the pressure (PSI: cpu, memory, io) of each cgroup with series and of the host",
+		 label);
 	return p;
 }
 

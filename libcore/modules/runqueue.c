@@ -99,5 +99,6 @@ const struct module_ops runqueue_module = {
 	.cost_events = (const char *const[]){ "latency", NULL },
 	MODULE_CGROUP_TABLES(cgroup_tables, cgroup_aux_maps),
 	.cgroup_whose = " of the waiting thread",
+	.cgroup_pressure = true,
 	.prepare = runqueue_prepare,
 };
