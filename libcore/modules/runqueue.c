@@ -44,6 +44,7 @@ enum { FEATURE_PER_CPU = 1 };
 static const struct module_option options[] = {
 	{ "PerCPU", MODOPT_BOOL, offsetof(struct runqueue, per_cpu) },
 	CGROUP_HIST_OPTION_KEYS,
+	CGROUP_PRESSURE_KEY,
 	{ NULL },
 };
 
