@@ -12,7 +12,10 @@
 #
 # Exact: the workload is frozen (hot's shells stopped, dd ended) at two moments; at each, a
 # read that began after the freeze has the totals the files have then, so that between the
-# two moments every counter grew by exactly what its file's total= grew (microseconds).
+# two moments every counter grew by exactly what its file's total= grew (microseconds). Then
+# quiet is made again (a restart): its counter goes on from what it had, plus the new
+# cgroup's total, exactly (the check cannot tell the engine's two ways to notice a new
+# incarnation apart, another inode or a total below the last: both carry the same).
 . "$top_srcdir/tests/support/lib.sh"
 
 command -v taskset >/dev/null 2>&1 || skip "taskset is missing (apt-get install util-linux)"
@@ -143,6 +146,24 @@ snap_counter "${PARENT}_hot/cpu-some" | grep -q "cgroup.*${PARENT}_hot" ||
 [ -n "$(snap_counter cpu-some)" ] || fail "the snapshot has no host-wide pressure cpu-some"
 pass "the snapshot has them: pressure ${PARENT}_hot/cpu-some $(snap_counter "${PARENT}_hot/cpu-some" | tr '\t' ' ')"
 [ "$host2" -gt 0 ] || fail "the host's cpu some is $host2"
+
+# quiet made again (a service restarted: another directory at the same path): its name goes
+# on from what the last incarnation had at its last read, plus the new one's total since its
+# birth, exactly (it sleeps once it has met the module); never back, never a spike.
+q2=$(csv_last "$(ci quiet)" derive-pressure-cpu-some)
+kill -KILL "$SLEEPER"; wait "$SLEEPER" 2>/dev/null || true
+SLEEPER=
+wait_until 5 rmdir "$QUIET" || fail "cannot remove $QUIET"
+mkdir "$QUIET" || fail "cannot make $QUIET again"
+sh -c 'echo $$ > "$1/cgroup.procs" && sleep 0.01 && sleep 0.01 && exec sleep 600' sh "$QUIET" &
+SLEEPER=$!
+quiet_total() { awk '$1 == "some" { sub(/^total=/, "", $5); print $5 }' "$QUIET/cpu.pressure"; }
+sleeping() { [ "$(awk '{ sub(/.*\) /, ""); print substr($0, 1, 1) }' "/proc/$SLEEPER/stat")" = S ] && grep -q '^sleep' "/proc/$SLEEPER/comm"; }
+wait_until 5 sleeping || fail "the new quiet's shell did not come to sleep"
+carried() { [ "$(csv_last "$(ci quiet)" derive-pressure-cpu-some)" = $((q2 + $(quiet_total))) ]; }
+wait_until 10 carried ||
+	fail "quiet made again: its cpu some is $(csv_last "$(ci quiet)" derive-pressure-cpu-some), not the $q2 it had + the new cgroup's $(quiet_total) ($(csv_values "$(ci quiet)" derive-pressure-cpu-some))"
+pass "quiet made again: cpu some $q2 + the new cgroup's $(quiet_total) µs"
 [ ! -e "$WORK/csv/itest/ebpf-runqueue.other" ] || fail "a cgroup was folded into other"
 pass "the host's cpu some: $host2 µs since the module's first read"
 stop_collectd
