@@ -282,6 +282,23 @@ void cgroup_group_end_read(struct cgroup_group *g, const struct metric_sink *sin
 		sink->gauge(sink->ctx, METRIC("folded"), "cgroups", g->folded);
 }
 
+void cgroup_group_each_place(struct cgroup_group *g, void (*fn)(void *ctx, const struct cgroup_place_seen *s),
+			     void *ctx)
+{
+	for (uint32_t i = 0; i < g->cap; i++) {
+		const struct cg_entry *e = &g->ids[i];
+		struct cgroup_place_seen s;
+
+		if (e->state != CG_SERIES || e->gone || !g->places[e->place].used)
+			continue;
+		s = (struct cgroup_place_seen){ .place = e->place, .gen = g->places[e->place].gen,
+						.name = g->places[e->place].name, .id = e->id,
+						.root_fd = g->paths.root_fd, .path = cgroup_path(&g->paths, e->id) };
+		if (s.path)
+			fn(ctx, &s);
+	}
+}
+
 struct cgroup_group *cgroup_group_new(const struct cgroup_options *o, const char *label, int ignored_fd,
 				      int select_fd, uint64_t entries, char *err, size_t errlen)
 {

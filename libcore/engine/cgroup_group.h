@@ -58,6 +58,20 @@ bool cgroup_group_holds(const struct cgroup_group *g, uint64_t token);
  * vacant too long given up, left-out ones told to the kernel, and the gauge folded-cgroups
  * (once anything folded). */
 void cgroup_group_end_read(struct cgroup_group *g, const struct metric_sink *sink);
+/* After end_read: fn for each cgroup of this read that has a place and is not gone: the
+ * place's index (< MaxSeries) and generation (a later name in the same place has another),
+ * its name, the cgroup's id and its directory (path below the cgroup2 root, "/a/b", relative
+ * to root_fd): for what a read takes from the cgroups' own files (cgroup_pressure.h). A
+ * place can be met more than once (a restart's two incarnations side by side). */
+struct cgroup_place_seen {
+	uint32_t place, gen;
+	const char *name;
+	uint64_t id;
+	int root_fd;
+	const char *path;
+};
+void cgroup_group_each_place(struct cgroup_group *g, void (*fn)(void *ctx, const struct cgroup_place_seen *s),
+			     void *ctx);
 void cgroup_group_free(struct cgroup_group *g);
 
 #endif

@@ -60,6 +60,10 @@ int cgroup_options_set(struct cgroup_options *o, const struct option *opt, char 
 		o->tuned = true;
 		return hist_config_set_precision(&o->hist, opt, err, errlen);
 	}
+	if (!strcasecmp(opt->key, "Pressure")) {
+		o->tuned = true;
+		return opt_get_boolean(opt, &o->pressure, err, errlen) ? -1 : 1;
+	}
 	if (!strcasecmp(opt->key, "CgroupIgnoreSelected")) {
 		o->tuned = true;
 		return opt_get_boolean(opt, &o->ignore_selected, err, errlen) ? -1 : 1;
@@ -94,7 +98,7 @@ int cgroup_options_set(struct cgroup_options *o, const struct option *opt, char 
 int cgroup_options_check(const struct cgroup_options *o, char *err, size_t errlen)
 {
 	if (o->tuned && !o->on) {
-		snprintf(err, errlen, "CgroupDepth, Cgroup, CgroupIgnoreSelected, CgroupPrecision and MaxSeries shape "
+		snprintf(err, errlen, "CgroupDepth, Cgroup, CgroupIgnoreSelected, CgroupPrecision, MaxSeries and Pressure shape "
 			 "the values per cgroup, which By \"cgroup\" turns on: add By \"cgroup\", or remove them");
 		return -1;
 	}

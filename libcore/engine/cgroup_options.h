@@ -29,6 +29,8 @@ struct cgroup_options {
 	/* CgroupPrecision: the per-cgroup histogram rows' own precision (module.h's
 	 * cgroup_precision), so that By "cgroup" leaves the host-wide rows' as it was */
 	struct hist_config hist;
+	bool pressure;             /* Pressure: PSI beside the rows (cgroup_pressure.h), where the
+				    * module lists the key; default: module_ops.cgroup_pressure */
 	bool tuned;                /* any of the others given (they need By "cgroup") */
 	/* Tests: the task's cgroup read by CO-RE even where tracing programs may call the
 	 * ancestor helper, as on 5.10 where they may not. */
@@ -38,6 +40,9 @@ struct cgroup_options {
 #define CGROUP_OPTION_KEYS { "By" }, { "CgroupDepth" }, { "Cgroup" }, { "CgroupIgnoreSelected" }, { "MaxSeries" }
 /* ... of a module with per-cgroup histograms, which take CgroupPrecision too. */
 #define CGROUP_HIST_OPTION_KEYS CGROUP_OPTION_KEYS, { "CgroupPrecision" }
+/* ... of a module that offers Pressure (cgroup_pressure.h); module_ops.cgroup_pressure: its
+ * default. */
+#define CGROUP_PRESSURE_KEY { "Pressure" }
 
 void cgroup_options_init(struct cgroup_options *o);
 /* 1: taken; 0: not a cgroup option; -1: bad value, err says why and the fix. */

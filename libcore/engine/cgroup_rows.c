@@ -5,6 +5,7 @@
 #include "bpf/include/cgroup_key.h"
 #include "bpf/include/hist_row.h"
 #include "libcore/engine/cgroup_group.h"
+#include "libcore/engine/cgroup_pressure.h"
 #include "libcore/engine/cgroup_select.h"
 #include "libcore/engine/module.h"
 #include "libcore/kernel/tracing_helpers.h"
@@ -110,6 +111,7 @@ struct cgroup_rows {
 	struct cgroup_group *group;
 	struct table_reader *tables;
 	int ntables;
+	struct cgroup_pressure *pressure; /* Pressure (on by default), or NULL */
 };
 
 static bool row_named(const struct table_reader *tr, uint32_t row)
@@ -263,7 +265,9 @@ struct cgroup_rows *cgroup_rows_new(struct module *m, const struct cgroup_option
 			return NULL;
 		}
 	}
-	if (!r->group) {
+	if (r->group && o->pressure && !(r->pressure = cgroup_pressure_new(m->label, o->max_series, NULL)))
+		snprintf(err, errlen, "out of memory");
+	if (!r->group || (o->pressure && !r->pressure)) {
 		cgroup_rows_free(r);
 		return NULL;
 	}
@@ -287,6 +291,8 @@ void cgroup_rows_send(struct cgroup_rows *r, const struct metric_sink *sink)
 	for (int ti = 0; ti < r->ntables; ti++)
 		series_reader_send(r->tables[ti].reader, sink);
 	cgroup_group_end_read(r->group, sink);
+	if (r->pressure) /* files, not maps: nothing to read before the send */
+		cgroup_pressure_read(r->pressure, r->group, sink);
 }
 
 void cgroup_rows_free(struct cgroup_rows *r)
@@ -304,6 +310,7 @@ void cgroup_rows_free(struct cgroup_rows *r)
 		free(tr->row_fields);
 	}
 	free(r->tables);
+	cgroup_pressure_free(r->pressure);
 	cgroup_group_free(r->group);
 	free(r);
 }

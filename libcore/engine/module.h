@@ -139,6 +139,7 @@ struct module_ops {
 	const struct cgroup_table *cgroup_tables;
 	int ncgroup_tables;
 	const char *const *cgroup_aux; /* NULL-terminated; NULL: MODULE_CGROUP_AUX_MAPS only */
+	bool cgroup_pressure; /* Pressure (CGROUP_PRESSURE_KEY) on by default with By "cgroup" */
 
 	/* hooks */
 	void (*create)(struct module *m); /* defaults in m->priv (already zeroed) */

@@ -23,6 +23,7 @@ struct module_cgroup *module_cgroup_new(const struct module_ops *ops)
 	if (!c)
 		return NULL;
 	cgroup_options_init(&c->opts);
+	c->opts.pressure = ops->cgroup_pressure;
 	module_cgroup_tables(c, ops->cgroup_tables, ops->ncgroup_tables, ops->cgroup_aux);
 	return c;
 }

@@ -46,6 +46,7 @@ enum { FEATURE_PER_CPU = 1 };
 static const struct module_option options[] = {
 	{ "PerCPU", MODOPT_BOOL, offsetof(struct runqueue, per_cpu) },
 	CGROUP_HIST_OPTION_KEYS,
+	CGROUP_PRESSURE_KEY,
 	{ NULL },
 };
 
@@ -101,5 +102,6 @@ const struct module_ops runqueue_module = {
 	.cost_events = (const char *const[]){ "latency", NULL },
 	MODULE_CGROUP_TABLES(cgroup_tables, cgroup_aux_maps),
 	.cgroup_whose = " of the waiting thread",
+	.cgroup_pressure = true,
 	.prepare = runqueue_prepare,
 };
