@@ -110,12 +110,13 @@ CGROUP_AUX_MAPS(struct hist_row);
 /* lrow: the latency row + 1 of a call whose start was known (delta its time), else 0. */
 static __always_inline void count_by_cgroup(__u32 nr, long ret, __u32 lrow, __u64 delta)
 {
-	struct cgroup_row_key key = { .cgroup = current_cgroup_at_depth(), .row = nr };
+	struct cgroup_row_key key;
 	void *zero = cgroup_zero_row();
 	struct hist_row *h;
 
 	if (!zero)
 		return;
+	row_key_current(&key, nr);
 	cgroup_count_call(&cgroup_counts, &key, zero, &cgroup_full, ret);
 	if (!lrow)
 		return;

@@ -26,6 +26,7 @@
 #include "base/log.h"
 #include "libcore/engine/memory_plan.h"
 #include "libcore/engine/module.h"
+#include "libcore/engine/module_cgroup.h"
 #include "libcore/kernel/privileges.h"
 #include "libcore/programs/program_module.h"
 #include "libcore/engine/cost_window.h"
@@ -630,6 +631,7 @@ static int ebpf_read(user_data_t *ud)
 	d.vl.time = now;
 	if (snapshot_store) {
 		pm->record.discontinuity_us = pm->discontinuity_us;
+		pm->record.group_label = pm->m->cgroup && pm->m->cgroup->opts.command ? "command" : NULL;
 		snapshot_sink_init(&tee.b, &pm->record);
 		sink = (struct metric_sink){ .ctx = &tee, .counter = tee_counter, .histogram = tee_histogram,
 					     .gauge = tee_gauge };

@@ -14,6 +14,10 @@
 /* Set by user space before load: false leaves every per-cgroup path out (the verifier
  * removes it: rodata is frozen) and the per-cgroup maps are not created. */
 const volatile bool by_cgroup = false;
+/* `By "command"`: with by_cgroup, the rows are the acting task's command's (its comm) in
+ * place of its cgroup's, in the same tables (struct cgroup_row_key); cgroup_ignored and
+ * cgroup_select are then not created. */
+const volatile bool by_command = false;
 /* CgroupDepth: the ancestor level of the cgroup2 hierarchy events are counted for. */
 const volatile __u32 cgroup_depth = 2;
 /* Whether tracing programs may call bpf_get_current_ancestor_cgroup_id (5.18 and later;
@@ -96,12 +100,12 @@ static __always_inline void *cgroup_row(void *map, const struct cgroup_row_key *
 {
 	void *v;
 
-	if (!key->cgroup) /* none, or one outside the selection (cgroup_select) */
+	if (!by_command && !key->cgroup) /* none, or one outside the selection (cgroup_select) */
 		return NULL;
 	v = bpf_map_lookup_elem(map, key);
 	if (v)
 		return v;
-	if (bpf_map_lookup_elem(&cgroup_ignored, &key->cgroup))
+	if (!by_command && bpf_map_lookup_elem(&cgroup_ignored, &key->cgroup))
 		return NULL;
 	bpf_map_update_elem(map, key, zero, BPF_NOEXIST);
 	v = bpf_map_lookup_elem(map, key);
@@ -226,6 +230,38 @@ static __always_inline __u64 current_cgroup_at_depth(void)
 		return 0;
 	id = bpf_get_current_ancestor_cgroup_id(cgroup_depth);
 	return id ? id : bpf_get_current_cgroup_id();
+}
+
+/* ---- whose row: the cgroup's or, with by_command, the command's -------------------------- */
+
+struct task_struct___cmd {
+	char comm[16];
+};
+
+/* The key of row `row` for the current task: its command (bpf_get_current_comm pads with
+ * zeros, so one name is one key) or its cgroup at cgroup_depth. */
+static __always_inline void row_key_current(struct cgroup_row_key *k, __u32 row)
+{
+	__builtin_memset(k, 0, sizeof(*k));
+	k->row = row;
+	if (by_command)
+		bpf_get_current_comm(k->command, sizeof(k->command));
+	else
+		k->cgroup = current_cgroup_at_depth();
+}
+
+/* The key of row `row` for another task (a task_struct): its comm up to the NUL (what
+ * follows the NUL in task->comm may be an older name's bytes) or its cgroup. */
+static __always_inline void row_key_task(struct cgroup_row_key *k, const void *task, __u32 row)
+{
+	const struct task_struct___cmd *t = task;
+
+	__builtin_memset(k, 0, sizeof(*k));
+	k->row = row;
+	if (by_command)
+		bpf_core_read_str(k->command, sizeof(k->command), &t->comm);
+	else
+		k->cgroup = task_cgroup_at_depth(task);
 }
 
 /* A socket's cgroup2 cgroup, recorded when it was made (sk->sk_cgrp_data): from 5.15 the

@@ -283,6 +283,7 @@ const struct module_ops syscalls_module = {
 	MODULE_OBJECT(syscalls),
 	.cost_events = (const char *const[]){ "calls", NULL },
 	.by_cgroup = true, /* its tables at prepare, sized from Latency */
+	.by_command = true,
 	.set_option = syscalls_set_option,
 	.prepare = syscalls_prepare,
 	.configure = syscalls_configure,
