@@ -70,4 +70,35 @@ wait_until 5 grep -q "^counter	calls	io_b/sched_rr_get_interval	45	command=io_b	
 grep -q "^counter	ios	io_c_/read	12	command=io_c_	op=read\$" "$WORK/snap/snapshot" ||
 	fail "the snapshot has no ios io_c_/read 12 command=io_c_: $(grep 'io_c_' "$WORK/snap/snapshot" | head -5)"
 pass "the snapshot: io_b/sched_rr_get_interval 45 and io_c_/read 12, each labelled command="
+
+# --- the flood: 10,000 names ------------------------------------------------------------------
+FLOOD=10000 BATCH=2000
+for b in 0 1 2 3 4; do
+	"$CMD" --flood "fl$b-" $BATCH || fail "the flood's batch $b failed"
+	# two reads: the second began after the batch ended, and folded what it left
+	wait_for_new_line syscalls operations-close
+	wait_for_new_line syscalls operations-close
+done
+WANT=$((71 + 45 + 29 + FLOOD))
+# per_command_sum: the calls in every per-command series of syscalls, other's included.
+per_command_sum() {
+	for f in "$WORK"/csv/itest/ebpf-syscalls.*/operations-sched_rr_get_interval-*; do
+		tail -n 1 "$f" | cut -d, -f2
+	done | awk '{ n += $1 } END { print n + 0 }'
+}
+sum_is() { [ "$(per_command_sum)" = "$1" ]; }
+wait_until 10 sum_is $WANT ||
+	fail "the per-command sched_rr_get_interval calls sum to $(per_command_sum), not $WANT (other: $(csv_last syscalls.other operations-sched_rr_get_interval))"
+csv_is syscalls operations-sched_rr_get_interval $WANT ||
+	fail "host-wide operations-sched_rr_get_interval is '$(csv_last syscalls operations-sched_rr_get_interval)', not $WANT"
+commands=$(ls -d "$WORK"/csv/itest/ebpf-syscalls.* | grep -vc '/ebpf-syscalls\.other$')
+[ "$commands" -le $MAXSERIES ] || fail "syscalls has $commands commands' series, more than MaxSeries $MAXSERIES"
+other=$(csv_last syscalls.other operations-sched_rr_get_interval)
+[ "${other:-0}" -gt $((FLOOD - MAXSERIES)) ] || fail "other holds '$other' of the flood's $FLOOD calls"
+max_folded=$(csv_values syscalls gauge-folded-commands | tr ' ' '\n' | awk '$1 > m { m = $1 } END { print m + 0 }')
+awk -v m="$max_folded" 'BEGIN { exit !(m >= 1000) }' ||
+	fail "gauge-folded-commands never reached 1000 names in a read: $(csv_values syscalls gauge-folded-commands)"
+[ "$(csv_last syscalls derive-dropped-command_full)" = 0 ] ||
+	fail "syscalls dropped-command_full is '$(csv_last syscalls derive-dropped-command_full)' after the flood"
+pass "flood of $FLOOD names: $commands commands' series (MaxSeries $MAXSERIES), other $other, the sum exactly $WANT as host-wide; up to $max_folded names folded in a read; none dropped"
 stop_collectd
