@@ -71,6 +71,33 @@ grep -q "^counter	ios	io_c_/read	12	command=io_c_	op=read\$" "$WORK/snap/snapsho
 	fail "the snapshot has no ios io_c_/read 12 command=io_c_: $(grep 'io_c_' "$WORK/snap/snapshot" | head -5)"
 pass "the snapshot: io_b/sched_rr_get_interval 45 and io_c_/read 12, each labelled command="
 
+# --- the terminal view: "top commands" ------------------------------------------------------
+HIST="$top_builddir/collectd-ebpf-hist"
+cp "$WORK/snap/snapshot" "$WORK/snap.copy" # collectd replaces the file
+"$HIST" --snapshot "$WORK/snap.copy" --once --since-start --top 0 > "$WORK/screen" ||
+	fail "collectd-ebpf-hist exited non-zero: $(cat "$WORK/screen")"
+# section MODULE: the lines of MODULE's top commands, up to the next blank line.
+section() {
+	awk -v m="$1" '/^== / { inside = ($2 == m ":") } inside && /^  top commands/ { on = 1; next }
+		on && /^$/ { on = 0 } on' "$WORK/screen"
+}
+section block > "$WORK/block.top"
+cat "$WORK/block.top"
+head -n 1 "$WORK/block.top" | grep -q '^  COMMAND  *per second  *ios  *bytes$' ||
+	fail "block's top commands have no COMMAND, ios and bytes columns: $(cat "$WORK/block.top")"
+# the three in order, busiest first, with their reads and bytes
+[ "$(awk '$1 ~ /^io/ { printf "%s:%s:%s ", $1, $3, $4 }' "$WORK/block.top")" = \
+	"ioa:40:$((40 * SIZE)) io_b:25:$((25 * SIZE)) io_c_:12:$((12 * SIZE)) " ] ||
+	fail "block's top commands are not ioa 40, io_b 25, io_c_ 12 reads: $(cat "$WORK/block.top")"
+# syscalls: each command's calls, every syscall of it summed, are the snapshot's sum
+section syscalls > "$WORK/syscalls.top"
+for c in ioa io_b io_c_; do
+	want=$(awk -F'\t' -v c="command=$c" '$1 == "counter" && $2 == "calls" && $5 == c { n += $4 } END { print n + 0 }' "$WORK/snap.copy")
+	got=$(awk -v c="$c" '$1 == c { print $3 }' "$WORK/syscalls.top")
+	[ "$got" = "$want" ] && [ "$want" -gt 29 ] || fail "syscalls' top commands give $c '$got' calls, the snapshot $want: $(cat "$WORK/syscalls.top")"
+done
+pass "collectd-ebpf-hist's top commands: block ioa 40, io_b 25, io_c_ 12 reads (busiest first, with bytes); syscalls each command's calls as the snapshot sums them"
+
 # --- the flood: 10,000 names ------------------------------------------------------------------
 FLOOD=10000 BATCH=2000
 for b in 0 1 2 3 4; do
