@@ -15,6 +15,12 @@
 # and other's; gauge-folded-commands says how many names a read folded; nothing dropped.
 . "$top_srcdir/tests/support/lib.sh"
 . "$top_srcdir/tests/support/program_lib.sh"
+# SNMP where the subagent and net-snmp are here (snmp_lib.sh skips the whole test without them)
+SNMP=
+if [ -x "$top_builddir/ebpf-subagent" ] && command -v snmpd snmpget snmpwalk setpriv >/dev/null 2>&1; then
+	. "$top_srcdir/tests/support/snmp_lib.sh"
+	SNMP=1
+fi
 
 SHM=/dev/shm
 [ "$(stat -f -c %T "$SHM" 2>/dev/null)" = tmpfs ] || skip "no tmpfs at $SHM for the loop device's file"
@@ -22,7 +28,7 @@ attach_loop 16 "$SHM"
 echo mq-deadline > "/sys/block/$DISK/queue/scheduler" || fail "cannot set mq-deadline on $DISK"
 # The workload runs from a tmpfs copy, so that its pages never need a disk read under its names.
 BIN="$WORK/bin"
-before_exit() { detach_loop; umount "$BIN" 2>/dev/null || true; cleanup; }
+before_exit() { [ -z "$SNMP" ] || snmp_stop_daemons || true; detach_loop; umount "$BIN" 2>/dev/null || true; cleanup; }
 trap before_exit EXIT INT TERM
 mkdir "$BIN" && mount -t tmpfs -o size=16m,mode=0755 ebpf-it-bin "$BIN" &&
 	cp "$top_builddir/tests/support/command_n" "$BIN/" || fail "cannot copy the workload to a tmpfs at $BIN"
@@ -31,7 +37,7 @@ CMD="$BIN/command_n"
 
 MAXSERIES=100 SIZE=16384
 mkdir -m 0755 "$WORK/snap"
-INTERVAL=0.5 write_syscalls_config "$WORK/collectd.conf" "$WORK/snap/snapshot" "" 'By "command"' "MaxSeries $MAXSERIES" <<CONF
+INTERVAL=0.5 write_syscalls_config "$WORK/collectd.conf" "$WORK/snap/snapshot" "${SNMP:+nogroup}" 'By "command"' "MaxSeries $MAXSERIES" <<CONF
   <Module "block">
     Disk "$DISK"
     By "command"
@@ -97,6 +103,23 @@ for c in ioa io_b io_c_; do
 	[ "$got" = "$want" ] && [ "$want" -gt 29 ] || fail "syscalls' top commands give $c '$got' calls, the snapshot $want: $(cat "$WORK/syscalls.top")"
 done
 pass "collectd-ebpf-hist's top commands: block ioa 40, io_b 25, io_c_ 12 reads (busiest first, with bytes); syscalls each command's calls as the snapshot sums them"
+
+# --- SNMP: the per-command rows in the per-cgroup tables (ebpfCgroupObjects), as cgroups' ------
+if [ -n "$SNMP" ]; then
+	start_snmp
+	wait_until $((PING + 5)) status_is 1 || sfail "snapshot status not ok(1) over SNMP"
+	CALLS="$EBPF_CGROUP_COUNTER_VALUE.$(str_oid syscalls).$(str_oid calls)"
+	IOS="$EBPF_CGROUP_COUNTER_VALUE.$(str_oid block).$(str_oid ios)"
+	BYTES="$EBPF_CGROUP_COUNTER_VALUE.$(str_oid block).$(str_oid bytes)"
+	wait_until 15 snmp_is "$CALLS.$(str_oid io_b/sched_rr_get_interval implied)" 45 ||
+		sfail "ebpfCgroupCounterValue of syscalls calls io_b/sched_rr_get_interval is '$(value "$CALLS.$(str_oid io_b/sched_rr_get_interval implied)")', not 45"
+	snmp_is "$IOS.$(str_oid io_c_/read implied)" 12 || sfail "ebpfCgroupCounterValue of block ios io_c_/read is not 12"
+	snmp_is "$BYTES.$(str_oid ioa/read implied)" $((40 * SIZE)) || sfail "ebpfCgroupCounterValue of block bytes ioa/read is not $((40 * SIZE))"
+	snmp_stop_daemons
+	pass "SNMP: ebpfCgroupCounterValue syscalls calls io_b/sched_rr_get_interval 45, block ios io_c_/read 12, bytes ioa/read $((40 * SIZE))"
+else
+	echo "note: no SNMP subagent or net-snmp here: the SNMP rows not checked"
+fi
 
 # --- the flood: 10,000 names ------------------------------------------------------------------
 FLOOD=10000 BATCH=2000
