@@ -83,7 +83,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, BLOCK_MAX_INFLIGHT);
 	__type(key, struct block_rq_key);
-	__type(value, struct cgroup_row_key); /* its row unused: whose, cgroup or command */
+	__type(value, struct row_whose); /* a row key's first 16 bytes: the cgroup, or the command */
 } cgroup_inflight SEC(".maps");
 
 /* A new row of `disks` starts from this (zero) value. */
@@ -238,17 +238,17 @@ static __always_inline bool in_cgroup2(const struct cgroup___cgk *cg)
  * until it completes; with BPF_NOEXIST only if none is kept. Cgroup 0 (outside the
  * selection, cgroup_select) with BPF_ANY: the request is no selected cgroup's, whatever was
  * kept before. */
-static __always_inline void keep_whose(struct block_rq_key *key, const struct cgroup_row_key *whose, __u64 flags)
+static __always_inline void keep_whose(struct block_rq_key *key, const struct cgroup_row_key *k, __u64 flags)
 {
 	/* An int: 5.10 hands the helper's error back zero-extended (-EEXIST as 4294967279). */
 	int err;
 
-	if (!by_command && !whose->cgroup) {
+	if (!by_command && !k->cgroup) {
 		if (flags == BPF_ANY)
 			bpf_map_delete_elem(&cgroup_inflight, key);
 		return;
 	}
-	err = bpf_map_update_elem(&cgroup_inflight, key, whose, flags);
+	err = bpf_map_update_elem(&cgroup_inflight, key, k, flags); /* its first 16 bytes */
 	if (err && err != -EEXIST)
 		add_to_row(&cgroup_full, 0, 1);
 }
@@ -309,15 +309,16 @@ static __always_inline void cgroup_account(struct block_rq_key *key, const struc
 {
 	struct cgroup_row_key k;
 	struct block_cgroup_counts *counts;
-	struct cgroup_row_key *whose = bpf_map_lookup_elem(&cgroup_inflight, key);
+	struct row_whose *whose = bpf_map_lookup_elem(&cgroup_inflight, key);
 	struct hist_row *h;
 	void *zero;
 	__u64 now;
 
 	if (!whose)
 		return;
-	__builtin_memcpy(&k, whose, sizeof(k));
+	__builtin_memcpy(&k, whose, sizeof(*whose));
 	k.row = c->op;
+	k.pad = 0;
 	if (c->final)
 		bpf_map_delete_elem(&cgroup_inflight, key);
 	zero = cgroup_zero_row();

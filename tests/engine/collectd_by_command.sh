@@ -43,6 +43,10 @@ INTERVAL=0.5 write_syscalls_config "$WORK/collectd.conf" "$WORK/snap/snapshot" "
     By "command"
     MaxSeries $MAXSERIES
   </Module>
+  <Module "block" "cg">
+    Disk "$DISK"
+    By "cgroup"
+  </Module>
 CONF
 start_collectd "$WORK/collectd.conf"
 wait_for_log 'syscalls: and per command (the acting task.s name), at most 100 commands and other' 5 ||
@@ -68,7 +72,12 @@ for m in syscalls block; do
 	[ "$(csv_last $m derive-dropped-command_full)" = 0 ] || fail "$m dropped-command_full is '$(csv_last $m derive-dropped-command_full)'"
 	[ -z "$(csv_file $m derive-dropped-cgroup_full)" ] || fail "$m sends dropped-cgroup_full By \"command\""
 done
-pass "nothing dropped (derive-dropped-command_full 0)"
+# The other grouping in a second instance of the module: the same reads per cgroup.
+cg_sum() { for f in "$WORK"/csv/itest/ebpf-block-cg.*/operations-read-*; do tail -n 1 "$f" | cut -d, -f2; done | awk '{ n += $1 } END { print n + 0 }'; }
+cg_has() { [ "$(cg_sum)" = 77 ]; }
+wait_until 10 cg_has || fail "the instance block-cg (By \"cgroup\") has '$(cg_sum)' reads per cgroup, not the 77 of the three commands"
+[ -z "$(csv_file block-cg derive-dropped-command_full)" ] || fail "block-cg (By \"cgroup\") sends dropped-command_full"
+pass "nothing dropped (derive-dropped-command_full 0); a second instance By \"cgroup\" beside it: its cgroups' reads $(cg_sum), the three commands' 77"
 
 # The snapshot: each row with its command and its own labels apart.
 wait_until 5 grep -q "^counter	calls	io_b/sched_rr_get_interval	45	command=io_b	syscall=sched_rr_get_interval\$" "$WORK/snap/snapshot" ||
