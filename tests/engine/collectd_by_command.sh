@@ -5,7 +5,8 @@
 # sched_rr_get_interval() calls and O_DIRECT reads of 16 KiB from a loop device. Each
 # command's series are exactly its calls, reads and bytes, under its name made safe for
 # every consumer of collectd's names: ebpf-syscalls.io_b, ebpf-block.io_c_ (a space, ':' and
-# '#' are '_'). The snapshot carries each row with the label command=; the terminal view's
+# '#' are '_'); a second instance of block, By "cgroup", counts the same reads for the
+# cgroup the three ran in. The snapshot carries each row with the label command=; the terminal view's
 # "top commands" section lists them, busiest first, with the snapshot's counts.
 #
 # Then a flood: 10,000 distinct names, one process renaming itself before each call, in
@@ -28,8 +29,10 @@ attach_loop 16 "$SHM"
 echo mq-deadline > "/sys/block/$DISK/queue/scheduler" || fail "cannot set mq-deadline on $DISK"
 # The workload runs from a tmpfs copy, so that its pages never need a disk read under its names.
 BIN="$WORK/bin"
-before_exit() { [ -z "$SNMP" ] || snmp_stop_daemons || true; detach_loop; umount "$BIN" 2>/dev/null || true; cleanup; }
-trap before_exit EXIT INT TERM
+before_removal() { [ -z "$SNMP" ] || snmp_stop_daemons || true; detach_loop; umount "$BIN" 2>/dev/null || true; }
+CG_BEFORE_REMOVAL=before_removal # then the cgroup, then cleanup
+# The workloads run in a cgroup of their own, for the second instance of block (By "cgroup").
+test_cgroups ebpf-it-cmd w
 mkdir "$BIN" && mount -t tmpfs -o size=16m,mode=0755 ebpf-it-bin "$BIN" &&
 	cp "$top_builddir/tests/support/command_n" "$BIN/" || fail "cannot copy the workload to a tmpfs at $BIN"
 CMD="$BIN/command_n"
@@ -53,9 +56,14 @@ wait_for_log 'syscalls: and per command (the acting task.s name), at most 100 co
 	fail "the log does not say that syscalls counts per command"
 wait_for_csv syscalls operations-close 10 || fail "no host-wide values"
 
-"$CMD" "ioa" 71 "$LOOP" 40 $SIZE || fail "the workload ioa failed"
-"$CMD" "io b" 45 "$LOOP" 25 $SIZE || fail "the workload 'io b' failed"
-"$CMD" "io:c#" 29 "$LOOP" 12 $SIZE || fail "the workload 'io:c#' failed"
+# run NAME CALLS READS: command_n named NAME, in the cgroup w.
+run() {
+	sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$CG_ROOT/$PARENT/w" "$CMD" "$1" "$2" "$LOOP" "$3" $SIZE ||
+		fail "the workload '$1' failed"
+}
+run "ioa" 71 40
+run "io b" 45 25
+run "io:c#" 29 12
 # exact NAME CALLS READS: the command's series, under its safe NAME, are its workload's.
 exact() {
 	wait_exact "syscalls.$1" operations-sched_rr_get_interval "$2"
@@ -72,12 +80,10 @@ for m in syscalls block; do
 	[ "$(csv_last $m derive-dropped-command_full)" = 0 ] || fail "$m dropped-command_full is '$(csv_last $m derive-dropped-command_full)'"
 	[ -z "$(csv_file $m derive-dropped-cgroup_full)" ] || fail "$m sends dropped-cgroup_full By \"command\""
 done
-# The other grouping in a second instance of the module: the same reads per cgroup.
-cg_sum() { for f in "$WORK"/csv/itest/ebpf-block-cg.*/operations-read-*; do tail -n 1 "$f" | cut -d, -f2; done | awk '{ n += $1 } END { print n + 0 }'; }
-cg_has() { [ "$(cg_sum)" = 77 ]; }
-wait_until 10 cg_has || fail "the instance block-cg (By \"cgroup\") has '$(cg_sum)' reads per cgroup, not the 77 of the three commands"
+# The other grouping in a second instance of the module: the three commands' cgroup.
+wait_exact "block-cg.${PARENT}_w" operations-read 77
 [ -z "$(csv_file block-cg derive-dropped-command_full)" ] || fail "block-cg (By \"cgroup\") sends dropped-command_full"
-pass "nothing dropped (derive-dropped-command_full 0); a second instance By \"cgroup\" beside it: its cgroups' reads $(cg_sum), the three commands' 77"
+pass "nothing dropped (derive-dropped-command_full 0); a second instance By \"cgroup\" beside it: ebpf-block-cg.${PARENT}_w 77 reads, the three commands'"
 
 # The snapshot: each row with its command and its own labels apart.
 wait_until 5 grep -q "^counter	calls	io_b/sched_rr_get_interval	45	command=io_b	syscall=sched_rr_get_interval\$" "$WORK/snap/snapshot" ||
