@@ -1,5 +1,5 @@
 #!/bin/sh
-# The real collectd with syscalls and block By "command" (doc/modules.md, By "command"): three
+# The real collectd with syscalls, block, vfs, process and runqueue By "command" (doc/modules.md, By "command"): three
 # processes of tests/support/command_n name themselves "ioa", "io b" and "io:c#" (the comm,
 # PR_SET_NAME, as ps and biosnoop show it) and each makes a known number of
 # sched_rr_get_interval() calls and O_DIRECT reads of 16 KiB from a loop device. Each
@@ -46,6 +46,15 @@ INTERVAL=0.5 write_syscalls_config "$WORK/collectd.conf" "$WORK/snap/snapshot" "
     By "command"
     MaxSeries $MAXSERIES
   </Module>
+  <Module "process">
+    By "command"
+  </Module>
+  <Module "vfs">
+    By "command"
+  </Module>
+  <Module "runqueue">
+    By "command"
+  </Module>
   <Module "block" "cg">
     Disk "$DISK"
     By "cgroup"
@@ -64,19 +73,27 @@ run() {
 run "ioa" 71 40
 run "io b" 45 25
 run "io:c#" 29 12
-# exact NAME CALLS READS: the command's series, under its safe NAME, are its workload's.
+# exact NAME CALLS READS: the command's series, under its safe NAME, are its workload's: its
+# calls; its reads in block and in vfs (one pread64 each, on syscalls here), its one open;
+# its exit (process); waits in the run queue (one per read at least: it slept in each).
 exact() {
 	wait_exact "syscalls.$1" operations-sched_rr_get_interval "$2"
+	wait_exact "vfs.$1" operations-read "$3"
+	wait_exact "vfs.$1" operations-open 1
+	wait_exact "process.$1" derive-exits 1
+	wait_until 5 hist_at_least latency "$1/all" "$3" ||
+		fail "the snapshot's runqueue latency $1/all has '$(hist_count latency "$1/all")' waits, fewer than its $3 reads"
 	wait_exact "block.$1" operations-read "$3"
 	wait_exact "block.$1" total_bytes-read $(($3 * SIZE))
 	extra=$(ls "$WORK/csv/itest/ebpf-block.$1/" | grep -v -e '-read-' -e '-read$' || true)
 	[ -z "$extra" ] || fail "ebpf-block.$1 has series beside its reads: $extra"
 }
+hist_at_least() { [ "$(hist_count "$1" "$2")" -ge "$3" ] 2>/dev/null; }
 exact ioa 71 40
 exact io_b 45 25
 exact io_c_ 29 12
-pass "per command: ioa 71 calls and 40 reads of $SIZE bytes, io_b ('io b') 45 and 25, io_c_ ('io:c#') 29 and 12"
-for m in syscalls block; do
+pass "per command: ioa 71 calls and 40 reads of $SIZE bytes, io_b ('io b') 45 and 25, io_c_ ('io:c#') 29 and 12, in syscalls, block and vfs; one exit each (process); their run-queue waits (runqueue)"
+for m in syscalls block vfs process runqueue; do
 	[ "$(csv_last $m derive-dropped-command_full)" = 0 ] || fail "$m dropped-command_full is '$(csv_last $m derive-dropped-command_full)'"
 	[ -z "$(csv_file $m derive-dropped-cgroup_full)" ] || fail "$m sends dropped-cgroup_full By \"command\""
 done
@@ -113,7 +130,7 @@ head -n 1 "$WORK/block.top" | grep -q '^  COMMAND  *per second  *ios  *bytes$' |
 # syscalls: each command's calls, every syscall of it summed, are the snapshot's sum
 section syscalls > "$WORK/syscalls.top"
 for c in ioa io_b io_c_; do
-	want=$(awk -F'\t' -v c="command=$c" '$1 == "counter" && $2 == "calls" && $5 == c { n += $4 } END { print n + 0 }' "$WORK/snap.copy")
+	want=$(awk -F'\t' -v c="command=$c" '$1 == "module" { m = $2 } m == "syscalls" && $1 == "counter" && $2 == "calls" && $5 == c { n += $4 } END { print n + 0 }' "$WORK/snap.copy")
 	got=$(awk -v c="$c" '$1 == c { print $3 }' "$WORK/syscalls.top")
 	[ "$got" = "$want" ] && [ "$want" -gt 29 ] || fail "syscalls' top commands give $c '$got' calls, the snapshot $want: $(cat "$WORK/syscalls.top")"
 done
