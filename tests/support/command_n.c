@@ -5,7 +5,8 @@
  *       machine makes), then READS O_DIRECT reads of SIZE bytes from DEVICE, one after another
  *   command_n --flood PREFIX N
  *       N names PREFIX0, PREFIX1, ... one after another, one sched_rr_get_interval() call
- *       under each */
+ *       under each
+ * Named, it makes no other call the tests count: it ends with _exit(). */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <sched.h>
@@ -77,5 +78,7 @@ int main(int argc, char **argv)
 		return 1;
 	if (argc == 6 && reads(argv[3], atol(argv[4]), atol(argv[5])))
 		return 1;
-	return 0;
+	/* No exit handlers: a sanitized build's leak check would read /proc/self/maps under the
+	 * command's name, calls the tests count exactly. */
+	_exit(0);
 }
