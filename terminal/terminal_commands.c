@@ -55,7 +55,8 @@ static int sum_by_command(const struct snapshot_module *m, struct columns *cols,
 		rows[used].v[col] = c->value;
 		used++;
 	}
-	qsort(rows, (size_t)used, sizeof(*rows), by_command);
+	if (used)
+		qsort(rows, (size_t)used, sizeof(*rows), by_command);
 	*n = 0;
 	for (int i = 0; i < used; i++) { /* each command's rows into its first */
 		if (*n && !strcmp(rows[*n - 1].command, rows[i].command)) {
@@ -104,7 +105,8 @@ int terminal_commands_draw(FILE *out, const struct snapshot_module *m, const str
 		return -1;
 	}
 	if (n) {
-		subtract(rows, n, prev, nprev);
+		if (prev)
+			subtract(rows, n, prev, nprev);
 		qsort(rows, (size_t)n, sizeof(*rows), busiest_first);
 		shown = top > 0 && n > top ? top : n;
 		fprintf(out, "\n  top commands (By \"command\"; collectd's ebpf-%s.<command>/...), %s:\n", m->label,
