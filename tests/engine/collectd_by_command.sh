@@ -134,7 +134,13 @@ for c in ioa io_b io_c_; do
 	got=$(awk -v c="$c" '$1 == c { print $3 }' "$WORK/syscalls.top")
 	[ "$got" = "$want" ] && [ "$want" -gt 29 ] || fail "syscalls' top commands give $c '$got' calls, the snapshot $want: $(cat "$WORK/syscalls.top")"
 done
-pass "collectd-ebpf-hist's top commands: block ioa 40, io_b 25, io_c_ 12 reads (busiest first, with bytes); syscalls each command's calls as the snapshot sums them"
+# --cgroup selects cgroups: block-cg's, never a command's rows.
+"$HIST" --snapshot "$WORK/snap.copy" --once --since-start --cgroup '*' > "$WORK/cgroups" ||
+	fail "collectd-ebpf-hist --cgroup '*' exited non-zero: $(cat "$WORK/cgroups")"
+grep -q "^-- cgroup ${PARENT}_w: collectd's ebpf-block-cg.${PARENT}_w/" "$WORK/cgroups" ||
+	fail "--cgroup '*' has no section of block-cg's cgroup ${PARENT}_w: $(grep '^-- ' "$WORK/cgroups")"
+! grep -q '^-- cgroup io' "$WORK/cgroups" || fail "--cgroup '*' drew commands as cgroups: $(grep '^-- ' "$WORK/cgroups")"
+pass "collectd-ebpf-hist's top commands: block ioa 40, io_b 25, io_c_ 12 reads (busiest first, with bytes); syscalls each command's calls as the snapshot sums them; --cgroup draws cgroups only"
 
 # --- SNMP: the per-command rows in the per-cgroup tables (ebpfCgroupObjects), as cgroups' ------
 if [ -n "$SNMP" ]; then
