@@ -58,7 +58,7 @@ int cgroup_options_set(struct cgroup_options *o, const struct option *opt, char 
 			snprintf(err, errlen, "By \"cgroup\" and By \"command\" cannot be combined in one module: its rows are "
 				 "per cgroup or per command, and collectd's plugin_instance names one of them (rows per "
 				 "pair would fold under MaxSeries by pairs and cost a second key per event); keep one, or run "
-				 "the module twice: <Module \"block\" \"cg\"> with the other");
+				 "the module twice, a second block with an instance name and the other (e.g. <Module \"block\" \"cg\">)");
 			return -1;
 		}
 		o->on = true;
