@@ -17,6 +17,8 @@
 #include "libcore/engine/module.h"
 #include "libcore/kernel/privileges.h"
 
+#include "block.skel.h"
+
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,6 +26,8 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+
+MODULE_SKELETON(block);
 
 #define DEVICE_MIB 64
 #define IO_SIZE 4096
@@ -33,16 +37,15 @@
  * reads to find the issue time in the request are set back to "unknown" (-1 and 0, their
  * defaults in the program), so every issue time goes through the `inflight` hash. The
  * module's ops with this one hook replaced: no switch in the module for the bench. */
-static int configure_without_queue_stats(struct module *m, struct bpf_object *obj)
+static int configure_without_queue_stats(struct module *m, struct bpf_object *obj, char *err, size_t errlen)
 {
-	int8_t *queue_flag_stats = module_rodata(obj, "queue_flag_stats", 1);
-	uint32_t *rqf_stats = module_rodata(obj, "rqf_stats", sizeof(uint32_t));
-	int e = module_find("block")->configure(m, obj);
+	int8_t *queue_flag_stats = MODULE_RODATA(obj, queue_flag_stats);
+	uint32_t *rqf_stats = MODULE_RODATA(obj, rqf_stats);
 
-	if (e)
-		return e;
+	if (module_find("block")->configure(m, obj, err, errlen))
+		return -1;
 	if (!queue_flag_stats || !rqf_stats)
-		return -ENOENT;
+		return module_hook_fail(err, errlen, "the block object lacks queue_flag_stats or rqf_stats");
 	*queue_flag_stats = -1;
 	*rqf_stats = 0;
 	return 0;

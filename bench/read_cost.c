@@ -109,8 +109,10 @@ static void measure(struct program_reader *r, struct way *w, int round)
 	program_reader_set_batch(r, w->batch);
 	t0 = now_ns();
 	c0 = thread_cpu_ns();
-	if (program_reader_read(r, &sink))
+	if (program_reader_read(r))
 		fprintf(stderr, "read failed: %s\n", strerror(errno));
+	else
+		program_reader_send(r, &sink);
 	w->cpu[round] = (double)(thread_cpu_ns() - c0) / 1e6;
 	w->wall[round] = (double)(now_ns() - t0) / 1e6;
 }

@@ -48,8 +48,26 @@
 #define PLUGIN_NAME "ebpf"
 #define MAX_MODULES 16
 
+/* What one read of a module dispatches to collectd: its values' common part and times. */
+struct dispatch_ctx {
+	struct plugin_module *pm;
+	value_list_t vl;
+	double interval_s; /* since the previous read */
+	cdtime_t zero_time; /* where a counter series seen for the first time gets its 0; 0: none */
+};
+
+/* One read feeds collectd and the snapshot: a sink that hands every value to both. */
+struct tee_ctx {
+	struct metric_sink a, b;
+};
+
 struct plugin_module {
 	struct module *m;
+	/* The sink its reads go into, built once when it starts: collectd's, or with a snapshot
+	 * the tee into collectd's and the snapshot record's. */
+	struct dispatch_ctx d;
+	struct tee_ctx tee;
+	struct metric_sink sink;
 	struct presentation_set pres; /* its Percentile, Bucket, BucketType: one set, or a program's per map */
 	cdtime_t last_read; /* monotonic_now(): bucket rates are events per second of real interval */
 	struct snapshot_module record; /* this module's part of the snapshot file */
@@ -441,13 +459,6 @@ static void add_default_modules(void)
 
 /* ---- dispatch ----------------------------------------------------------------------------- */
 
-struct dispatch_ctx {
-	struct plugin_module *pm;
-	value_list_t vl;
-	double interval_s; /* since the previous read */
-	cdtime_t zero_time; /* where a counter series seen for the first time gets its 0; 0: none */
-};
-
 static void submit(struct dispatch_ctx *d, const struct value_name *n, value_t v)
 {
 	value_list_t vl = d->vl;
@@ -548,11 +559,6 @@ static void sink_histogram(void *ctx, const struct metric_id *id, const char *in
 	}
 }
 
-/* One read feeds collectd and the snapshot: a sink that hands every value to both. */
-struct tee_ctx {
-	struct metric_sink a, b;
-};
-
 static void tee_counter(void *ctx, const struct metric_id *id, const char *instance, uint64_t value)
 {
 	struct tee_ctx *t = ctx;
@@ -580,6 +586,20 @@ static void tee_gauge(void *ctx, const struct metric_id *id, const char *instanc
 	t->b.gauge(t->b.ctx, id, instance, value);
 }
 
+/* The sink of every read of pm: collectd's, and with a snapshot the tee into it and the
+ * record (snapshot_sink_init(); each read clears the record's values). */
+static void build_sink(struct plugin_module *pm)
+{
+	pm->sink = (struct metric_sink){ .ctx = &pm->d, .counter = sink_counter, .histogram = sink_histogram,
+					 .gauge = sink_gauge };
+	if (!snapshot_store)
+		return;
+	pm->tee.a = pm->sink;
+	snapshot_sink_init(&pm->tee.b, &pm->record);
+	pm->sink = (struct metric_sink){ .ctx = &pm->tee, .counter = tee_counter, .histogram = tee_histogram,
+					 .gauge = tee_gauge };
+}
+
 /* The module's state and values into its record, then the record into the file. */
 static void publish(struct plugin_module *pm, bool read_failed)
 {
@@ -603,10 +623,7 @@ static int ebpf_read(user_data_t *ud)
 {
 	struct plugin_module *pm = ud->data;
 	cdtime_t now = cdtime(), mono = monotonic_now();
-	struct dispatch_ctx d = { .pm = pm, .vl = VALUE_LIST_INIT };
-	struct metric_sink sink = { .ctx = &d, .counter = sink_counter, .histogram = sink_histogram,
-				    .gauge = sink_gauge };
-	struct tee_ctx tee = { .a = sink };
+	struct dispatch_ctx *d = &pm->d;
 	int err;
 
 	/* rrdtool keeps whole seconds (the rrdtool plugin rounds each value's time) and refuses
@@ -616,27 +633,28 @@ static int ebpf_read(user_data_t *ud)
 	 * counters are cumulative and the histograms' deltas are taken then, so nothing is lost. */
 	if (pm->prev_time && CDTIME_T_TO_TIME_T(now) == CDTIME_T_TO_TIME_T(pm->prev_time))
 		return 0;
-	d.interval_s = CDTIME_T_TO_DOUBLE(mono - pm->last_read);
+	*d = (struct dispatch_ctx){ .pm = pm, .vl = VALUE_LIST_INIT };
+	d->interval_s = CDTIME_T_TO_DOUBLE(mono - pm->last_read);
 	/* Series present at the first read: every counter was 0 when the module started, so
 	 * their 0 is at the start's time, as a later series' is at the previous read's (else
 	 * every collectd start lost up to an interval of every counter in the graphs). The
 	 * series' value follows at the next read: the zero must be a whole second before it
 	 * (rrdtool keeps whole seconds), which with an Interval under a second it may not be. */
 	if (pm->prev_time && now - pm->prev_time >= DOUBLE_TO_CDTIME_T(1.0))
-		d.zero_time = pm->prev_time;
+		d->zero_time = pm->prev_time;
 	else if (!pm->prev_time && now + plugin_get_interval() - pm->start_time >= DOUBLE_TO_CDTIME_T(1.0))
-		d.zero_time = pm->start_time;
-	sstrncpy(d.vl.plugin, PLUGIN_NAME, sizeof(d.vl.plugin));
-	sstrncpy(d.vl.plugin_instance, pm->m->label, sizeof(d.vl.plugin_instance));
-	d.vl.time = now;
+		d->zero_time = pm->start_time;
+	sstrncpy(d->vl.plugin, PLUGIN_NAME, sizeof(d->vl.plugin));
+	sstrncpy(d->vl.plugin_instance, pm->m->label, sizeof(d->vl.plugin_instance));
+	d->vl.time = now;
 	if (snapshot_store) {
 		pm->record.discontinuity_us = pm->discontinuity_us;
+		snapshot_module_clear_values(&pm->record);
+		/* At every read: publishing swaps the record with the store's. A per-who row's
+		 * group is a command's with By "command". */
 		pm->record.group_label = pm->m->cgroup && pm->m->cgroup->opts.command ? "command" : NULL;
-		snapshot_sink_init(&tee.b, &pm->record);
-		sink = (struct metric_sink){ .ctx = &tee, .counter = tee_counter, .histogram = tee_histogram,
-					     .gauge = tee_gauge };
 	}
-	err = module_read(pm->m, &sink);
+	err = module_read(pm->m, &pm->sink);
 	pm->last_read = mono;
 	pm->prev_time = now;
 	if (snapshot_store) {
@@ -808,6 +826,7 @@ static struct plugin_module *start_module(int i, const struct memory_plan *plan,
 	pm->last_read = monotonic_now();
 	pm->start_time = cdtime();
 	pm->discontinuity_us = snapshot_now_us();
+	build_sink(pm);
 	if (snapshot_store)
 		publish(pm, false);
 	return pm;

@@ -39,14 +39,14 @@ uint32_t cgroup_rows_hist_rows(const struct cgroup_options *o, const struct cgro
 int cgroup_rows_configure(struct module *m, struct bpf_object *obj, const struct cgroup_options *o,
 			  const struct cgroup_table *tables, int ntables, const char *const *aux)
 {
-	bool *by = module_rodata(obj, "by_cgroup", sizeof(bool));
-	bool *command = module_rodata(obj, "by_command", sizeof(bool));
-	uint32_t *depth = module_rodata(obj, "cgroup_depth", sizeof(uint32_t));
+	bool *by = ENGINE_RODATA(obj, by_cgroup);
+	bool *command = ENGINE_RODATA(obj, by_command);
+	uint32_t *depth = ENGINE_RODATA(obj, cgroup_depth);
 	/* Only in objects with per-cgroup histograms (process has counters only). */
-	uint32_t *precision = module_rodata(obj, "cgroup_hist_precision", sizeof(uint32_t));
+	uint32_t *precision = ENGINE_RODATA(obj, cgroup_hist_precision);
 	/* Not in an object whose programs never ask for the current task's cgroup (tcp's: the
 	 * socket's). */
-	bool *helper = module_rodata(obj, "ancestor_helper", sizeof(bool));
+	bool *helper = ENGINE_RODATA(obj, ancestor_helper);
 	struct bpf_map *ignored;
 	int made;
 
@@ -86,7 +86,7 @@ int cgroup_rows_configure(struct module *m, struct bpf_object *obj, const struct
 			return e;
 	}
 	/* every object with per-cgroup rows has it (cgroup_key.bpf.h) */
-	ignored = bpf_object__find_map_by_name(obj, "cgroup_ignored");
+	ignored = bpf_object__find_map_by_name(obj, ENGINE_MAP_NAME(cgroup_ignored));
 	if (!ignored)
 		return -ENOENT;
 	made = bpf_map__set_autocreate(ignored, o->on && !o->command);
@@ -247,8 +247,8 @@ struct cgroup_rows *cgroup_rows_new(struct module *m, const struct cgroup_option
 				    int ntables, char *err, size_t errlen)
 {
 	struct cgroup_rows *r = calloc(1, sizeof(*r));
-	struct bpf_map *ignored = bpf_object__find_map_by_name(m->obj, "cgroup_ignored");
-	struct bpf_map *select = bpf_object__find_map_by_name(m->obj, "cgroup_select");
+	struct bpf_map *ignored = bpf_object__find_map_by_name(m->obj, ENGINE_MAP_NAME(cgroup_ignored));
+	struct bpf_map *select = bpf_object__find_map_by_name(m->obj, ENGINE_MAP_NAME(cgroup_select));
 	uint64_t entries = 0;
 
 	if (!r || !(r->tables = calloc(ntables, sizeof(*r->tables)))) {
@@ -281,7 +281,7 @@ struct cgroup_rows *cgroup_rows_new(struct module *m, const struct cgroup_option
 	return r;
 }
 
-int cgroup_rows_read(struct cgroup_rows *r, const struct metric_sink *sink)
+int cgroup_rows_read(struct cgroup_rows *r)
 {
 	for (int ti = 0; ti < r->ntables; ti++) {
 		int e = series_reader_read(r->tables[ti].reader);
@@ -289,6 +289,11 @@ int cgroup_rows_read(struct cgroup_rows *r, const struct metric_sink *sink)
 		if (e)
 			return e;
 	}
+	return 0;
+}
+
+void cgroup_rows_send(struct cgroup_rows *r, const struct metric_sink *sink)
+{
 	if (r->commands)
 		command_group_begin_read(r->commands);
 	else
@@ -299,7 +304,6 @@ int cgroup_rows_read(struct cgroup_rows *r, const struct metric_sink *sink)
 		command_group_end_read(r->commands, sink);
 	else
 		cgroup_group_end_read(r->group, sink);
-	return 0;
 }
 
 void cgroup_rows_free(struct cgroup_rows *r)

@@ -55,8 +55,10 @@ struct cgroup_rows;
 /* After load. NULL with err. */
 struct cgroup_rows *cgroup_rows_new(struct module *m, const struct cgroup_options *o, const struct cgroup_table *tables,
 				    int ntables, char *err, size_t errlen);
-/* Reads the tables and sends their series. 0 or -errno. */
-int cgroup_rows_read(struct cgroup_rows *r, const struct metric_sink *sink);
+/* Reads the tables, nothing sent. 0 or -errno. */
+int cgroup_rows_read(struct cgroup_rows *r);
+/* Sends the series of what cgroup_rows_read() read. */
+void cgroup_rows_send(struct cgroup_rows *r, const struct metric_sink *sink);
 void cgroup_rows_free(struct cgroup_rows *r);
 
 #endif

@@ -18,8 +18,8 @@ int cgroup_select_configure(struct bpf_object *obj, const struct cgroup_options 
 	const char *why;
 	int n = o->on ? cgroup_options_prefixes(o, dirs, CGROUP_SELECT_MAX, &why) : 0;
 	/* Not in an object whose programs never ask for a cgroup: the map is then never used. */
-	uint32_t *count = module_rodata(obj, "cgroup_select_n", sizeof(uint32_t));
-	struct bpf_map *map = bpf_object__find_map_by_name(obj, "cgroup_select");
+	uint32_t *count = ENGINE_RODATA(obj, cgroup_select_n);
+	struct bpf_map *map = bpf_object__find_map_by_name(obj, ENGINE_MAP_NAME(cgroup_select));
 
 	if (!map)
 		return -ENOENT; /* every object with per-cgroup rows has it (cgroup_key.bpf.h) */

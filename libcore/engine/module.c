@@ -88,10 +88,12 @@ struct module *module_new(const struct module_ops *ops, const char *instance)
 	hist_config_init(&m->hist);
 	hist_config_init(&m->cgroup_hist);
 	if ((ops->priv_size && !(m->priv = calloc(1, ops->priv_size))) || copy_points(m) ||
-	    (ops->by_cgroup && !(m->cgroup = module_cgroup_new(ops))) || (ops->create && ops->create(m))) {
+	    (ops->by_cgroup && !(m->cgroup = module_cgroup_new(ops)))) {
 		module_free(m);
 		return NULL;
 	}
+	if (ops->create)
+		ops->create(m);
 	return m;
 }
 
@@ -165,14 +167,24 @@ static void option_keys(const struct module *m, const char **keys, int room)
 
 #define MODULE_MAX_KEYS 64
 
+/* The set_option hook for a key of the module's own: 1 taken, -1 a bad value, 0 (unknown)
+ * without a hook. */
+static int hook_option(struct module *m, const struct option *o, char *err, size_t errlen)
+{
+	if (!m->ops->set_option)
+		return 0;
+	return m->ops->set_option(m, o, err, errlen) ? -1 : 1;
+}
+
 /* The module's own key: 1 taken, 0 not one of its keys, -1 a bad value. */
 static int module_option(struct module *m, const struct option *o, char *err, size_t errlen)
 {
 	const struct module_option *opt = m->ops->options;
 
-	if (!opt)
-		return m->ops->set_option ? m->ops->set_option(m, o, err, errlen) : 0;
-	for (; opt->key; opt++) {
+	for (int i = 0; !opt && m->ops->option_names && m->ops->option_names[i]; i++)
+		if (!strcasecmp(o->key, m->ops->option_names[i]))
+			return hook_option(m, o, err, errlen);
+	for (; opt && opt->key; opt++) {
 		int r;
 
 		if (strcasecmp(o->key, opt->key))
@@ -181,9 +193,19 @@ static int module_option(struct module *m, const struct option *o, char *err, si
 			return opt_get_boolean(o, (bool *)((char *)m->priv + opt->offset), err, errlen) ? -1 : 1;
 		if (m->cgroup && (r = module_cgroup_set_option(m->cgroup, o, err, errlen)))
 			return r; /* a cgroup key the table lists */
-		return m->ops->set_option ? m->ops->set_option(m, o, err, errlen) : 0;
+		return hook_option(m, o, err, errlen);
 	}
 	return 0;
+}
+
+int module_hook_fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
 }
 
 int module_set_option(struct module *m, const struct option *o, char *err, size_t errlen)
@@ -227,8 +249,8 @@ static int prepare(struct module *m, char *err, size_t errlen)
  * as its skeleton embeds them, X_bpf__elf_bytes; a user's checked object), filter_tgid, the
  * histogram precision, bare histogram rows' size and the module's own rodata set by name
  * before load (module_rodata checks each one's size; the engine's are optional, a module's
- * own are required by its configure hook, so a misspelt one fails the module's start, which
- * its test would show). Reopened by probe.c each time a candidate fails. */
+ * own are required by its configure hook; both kinds of names are checked when compiled,
+ * object_names.h). Reopened by probe.c each time a candidate fails. */
 static struct bpf_object *object_open(void *ctx)
 {
 	struct module *m = ctx;
@@ -247,19 +269,19 @@ static struct bpf_object *object_open(void *ctx)
 	m->obj = bpf_object__open_mem(bytes, size, &opts);
 	if (!m->obj)
 		return NULL;
-	filter_tgid = module_rodata(m->obj, "filter_tgid", sizeof(*filter_tgid));
+	filter_tgid = ENGINE_RODATA(m->obj, filter_tgid);
 	if (filter_tgid)
 		*filter_tgid = m->filter_tgid;
-	hist_precision = module_rodata(m->obj, "hist_precision", sizeof(*hist_precision));
+	hist_precision = ENGINE_RODATA(m->obj, hist_precision);
 	if (hist_precision)
 		*hist_precision = m->precision;
 	/* cgroup_hist_precision is By "cgroup"'s: set with its tables (cgroup_rows_configure). */
-	witness_on = module_rodata(m->obj, "witness_on", sizeof(*witness_on));
+	witness_on = ENGINE_RODATA(m->obj, witness_on);
 	if (witness_on)
 		*witness_on = !m->probes.witness_off;
 	e = views_size_rows(m, m->obj);
-	if (!e && m->ops->configure)
-		e = m->ops->configure(m, m->obj);
+	if (!e && m->ops->configure && m->ops->configure(m, m->obj, m->refusal, sizeof(m->refusal)))
+		e = -EINVAL; /* its message in m->refusal, which module_start() reports */
 	if (!e && m->cgroup)
 		e = module_cgroup_configure(m, m->obj, m->cgroup);
 	if (!e) /* once the maps have their sizes */
@@ -421,8 +443,10 @@ static int plan_memory(struct module *m, int possible_cpus, struct module_memory
 	/* Opened and sized exactly as module_start() will (rodata, row sizes, the module's
 	 * configure, the layout), with the maps of each point's first-choice method (a
 	 * fallback may own a map of its own: a start-time hash), never loaded. */
+	m->refusal[0] = '\0';
 	if (!object_open(m)) {
-		snprintf(err, errlen, "cannot open its BPF object to plan its kernel memory: %s", strerror(errno));
+		snprintf(err, errlen, "cannot open its BPF object to plan its kernel memory: %s",
+			 m->refusal[0] ? m->refusal : strerror(errno));
 		return -1;
 	}
 	probe_set_select_first(&m->probes, m->obj);
@@ -465,33 +489,53 @@ void module_refuse(struct module *m, const char *why)
 	state_event(m, EBPF_EVENT_FAILURE, "module \"%s\" is off: %s", m->label, why);
 }
 
+/* Every map of the read: the views', the read hook's, the per-cgroup tables'. 0 or -errno. */
+static int read_maps(struct module *m)
+{
+	int err = views_read(m);
+
+	if (!err && m->ops->read)
+		err = m->ops->read(m);
+	if (!err && m->cgroup)
+		err = module_cgroup_read(m->cgroup);
+	return err;
+}
+
+/* What read_maps() read, the host-wide values counted as the module's events. */
+static void send_values(struct module *m)
+{
+	views_emit(m, &m->sinks.host);
+	if (m->ops->send)
+		m->ops->send(m, &m->sinks.host);
+	if (m->cgroup)
+		module_cgroup_send(m->cgroup, &m->sinks.all);
+}
+
+static void read_failed(struct module *m, int err, bool failing)
+{
+	snprintf(m->last_error, sizeof(m->last_error), "reading the BPF maps failed: %s", strerror(-err));
+	ebpf_log(EBPF_LOG_ERROR, "module \"%s\": %s", m->label, m->last_error);
+	if (!failing)
+		state_event(m, EBPF_EVENT_FAILURE, "module \"%s\": %s", m->label, m->last_error);
+}
+
 int module_read(struct module *m, const struct metric_sink *out)
 {
-	struct loss_watch_sink watch;
-	struct metric_sink sink_watched, *sink = &sink_watched, sink_tallied;
-	struct event_tally tally;
 	bool failing = m->last_error[0] != '\0';
 	int err;
 
 	if (m->state != MODULE_RUNNING && m->state != MODULE_DEGRADED)
 		return -1;
-	loss_watch_sink_init(&watch, &sink_watched, m, out);
-	event_tally_init(&tally, &sink_tallied, m, sink); /* host-wide values only, not per cgroup */
-	err = views_read(m);
-	if (!err) {
-		views_emit(m, &sink_tallied);
-		err = m->ops->read ? m->ops->read(m, &sink_tallied) : 0;
-		if (!err && m->cgroup)
-			err = module_cgroup_read(m->cgroup, sink);
-	}
+	if (m->sinks.out != out)
+		module_sinks_init(m, out);
+	m->sinks.events = 0;
+	err = read_maps(m);
 	if (err) {
-		snprintf(m->last_error, sizeof(m->last_error), "reading the BPF maps failed: %s", strerror(-err));
-		ebpf_log(EBPF_LOG_ERROR, "module \"%s\": %s", m->label, m->last_error);
-		if (!failing)
-			state_event(m, EBPF_EVENT_FAILURE, "module \"%s\": %s", m->label, m->last_error);
+		read_failed(m, err, failing);
 		module_events_flush(m);
 		return err;
 	}
+	send_values(m);
 	/* A good read ends a read failure: an NMS must not see "running" beside an old error.
 	 * Errors from start never get here (the module is not running then). */
 	if (failing) {
@@ -499,7 +543,7 @@ int module_read(struct module *m, const struct metric_sink *out)
 		m->last_error[0] = '\0';
 		state_event(m, EBPF_EVENT_OKAY, "module \"%s\": reading the BPF maps works again", m->label);
 	}
-	self_metrics_read(m, sink, &tally);
+	self_metrics_read(m, &m->sinks.all);
 	module_events_flush(m);
 	return 0;
 }

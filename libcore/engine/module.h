@@ -67,21 +67,28 @@ struct module_point {
 	  .ncandidates = (int)(sizeof(candidates_) / sizeof((candidates_)[0])), .off = true }
 
 /* A tracepoint's point tried by its three methods, each with its witness
- * (WITNESSED_TRACEPOINT_CANDIDATES of programs prog_ "_btf", "_raw" and "_tp"): the
+ * (WITNESSED_TRACEPOINT_CANDIDATES of programs prog_##_btf, _raw and _tp): the
  * candidates are a file-scope compound literal, static like a named array. */
 #define MODULE_WITNESSED_TRACEPOINT(name_, prog_) \
 	MODULE_POINT(name_, ((const struct probe_candidate[])WITNESSED_TRACEPOINT_CANDIDATES(prog_)))
 
 /* The BPF side of a descriptor whose tables are named `points` and `views`: the object of
- * skeleton <name>_bpf and both tables with their counts. */
-#define MODULE_OBJECT(name_)                                                                \
-	.elf_bytes = name_##_bpf__elf_bytes, .points = points, .npoints = COUNT_OF(points), \
+ * skeleton <name>_bpf, the one whose names the descriptor checks (MODULE_SKELETON(<name>),
+ * object_names.h: a build error without it), and both tables with their counts. */
+#define MODULE_OBJECT(name_)                                                                          \
+	.elf_bytes = name_##_bpf__elf_bytes, .points = points,                                        \
+	.npoints = COUNT_OF(points) + 0 * sizeof(struct {                                             \
+		_Static_assert(__builtin_types_compatible_p(struct name_##_bpf, module_skeleton),      \
+			       "the descriptor names its object's programs and maps through "         \
+			       "MODULE_SKELETON(" #name_ ")");                                         \
+		int checked;                                                                          \
+	}),                                                                                           \
 	.views = views, .nviews = COUNT_OF(views)
 
 /* By "cgroup" with the tables a descriptor names, the same whatever the options: the
  * table array `tables_` and the maps made only with By "cgroup" (NULL: the usual ones). */
 #define MODULE_CGROUP_TABLES(tables_, aux_) \
-	.by_cgroup = true, .cgroup_tables = (tables_), .ncgroup_tables = COUNT_OF(tables_), .cgroup_aux = (aux_)
+	MODULE_BY_CGROUP, .cgroup_tables = (tables_), .ncgroup_tables = COUNT_OF(tables_), .cgroup_aux = (aux_)
 
 /* A module's descriptor: what it is (data), and hooks only for what data cannot say.
  *
@@ -92,7 +99,9 @@ struct module_point {
  * name, sizes every map whose value is one bare histogram row (declared by value_size, no
  * BTF type) for that precision, lets configure set the module's own rodata and map sizes,
  * starts the probe points by candidates (probe.c), sets up readers for the map views, and on every read reads and sends the
- * views before the read hook. Every hook may be NULL. */
+ * views before the read hook. Every hook may be NULL. One rule for the hooks that can
+ * fail: 0, or -1 with err filled (what is wrong and how to fix it; the engine says whose
+ * it is); read, whose failure is an errno the engine words, aside. */
 struct module_ops {
 	const char *name;
 	const char *description;
@@ -134,8 +143,11 @@ struct module_ops {
 	const char *const *cgroup_aux; /* NULL-terminated; NULL: MODULE_CGROUP_AUX_MAPS only */
 
 	/* hooks */
-	int (*create)(struct module *m);  /* defaults in m->priv (already zeroed) */
-	int (*set_option)(struct module *m, const struct option *o, char *err, size_t errlen); /* 1 ok, 0 unknown, -1 bad */
+	void (*create)(struct module *m); /* defaults in m->priv (already zeroed) */
+	/* One of the module's own keys that the engine does not parse itself (its options
+	 * table's MODOPT_HOOK keys, or without a table option_names'): the engine refuses any
+	 * other key. 0, or -1 with the message. */
+	int (*set_option)(struct module *m, const struct option *o, char *err, size_t errlen);
 	/* Options that are valid one by one but not together (Ports without PortBreakdown):
 	 * checked once the module's block is read, so they are configuration errors that stop
 	 * collectd like any bad value. 0, or -1 with the message. */
@@ -144,16 +156,22 @@ struct module_ops {
 	 * (m->probes.points[i].enabled), m->features, m->hist_rows. 0, or -1 with the message. */
 	int (*prepare)(struct module *m, char *err, size_t errlen);
 	/* After each open, before load: the module's own rodata (module_rodata()) and map
-	 * sizes. 0 or -errno. Called again when a candidate fails and the object reopens. */
-	int (*configure)(struct module *m, struct bpf_object *obj);
+	 * sizes. 0, or -1 with the message (module_hook_fail()): the module does not start and
+	 * its error is that message. Called again when a candidate fails and the object reopens. */
+	int (*configure)(struct module *m, struct bpf_object *obj, char *err, size_t errlen);
 	/* After each load, before anything attaches: what the kernel got (a user's program
 	 * checked again after libbpf's relocations). 0, or -1 with the message: the load counts
 	 * as failed and the module's error is that message. */
 	int (*loaded)(struct module *m, struct bpf_object *obj, char *err, size_t errlen);
 	/* After the points are attached and the views set up: readers of its own, log lines. */
 	int (*start)(struct module *m, char *err, size_t errlen);
-	/* After the views are read and sent: what they cannot say. 0 or -errno. */
-	int (*read)(struct module *m, const struct metric_sink *sink);
+	/* Every read, after the views' maps and before the per-cgroup tables: the module's own
+	 * maps (a user's program's views), read and kept, nothing sent. 0 or -errno: then
+	 * nothing of the read is sent. */
+	int (*read)(struct module *m);
+	/* Once every map of the read was read: sends what `read` kept and what the views cannot
+	 * say, after the views' values. */
+	void (*send)(struct module *m, const struct metric_sink *sink);
 	/* Frees what the hooks allocated (not m->priv itself); safe in any state. */
 	void (*destroy)(struct module *m);
 };
@@ -165,7 +183,7 @@ struct module {
 	char label[96];
 	enum module_state state;
 	char last_error[1024];
-	char refusal[1024];        /* the loaded hook refused what the kernel got */
+	char refusal[1024];        /* the configure or loaded hook's message: it refused the object */
 	uint32_t filter_tgid;       /* 0: whole system; tests count only their own process */
 	uint32_t features;          /* bits the prepare hook sets; views' `needs` test them */
 	struct hist_config hist;    /* Precision (how a front-end presents histograms is its own) */
@@ -194,6 +212,7 @@ struct module {
 	/* Events (module_events.h): the rate limit per kind, the loss counters watched. */
 	struct event_limiter event_limits[EBPF_EVENT_KINDS];
 	struct loss_watch losses;
+	struct module_sinks sinks; /* in front of the front-end's sink, from the first read */
 	/* What the kernel charges for the maps that are charged once (self_metrics_start). */
 	uint64_t kernel_memory_fixed;
 	bool kernel_memory_fixed_ok;
@@ -201,8 +220,11 @@ struct module {
 
 /* Inside the open object's .rodata: the global variable `name` (through BTF), which must
  * be `size` bytes (0: any size, for arrays); NULL if it is missing or of another size.
- * For configure hooks. */
+ * For configure hooks, through MODULE_RODATA (object_names.h: name and size from the
+ * skeleton). */
 void *module_rodata(struct bpf_object *obj, const char *name, size_t size);
+/* A hook's failure: the message into err; -1, as a hook returns it. */
+int module_hook_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 extern const struct module_ops *const module_table[];
 
@@ -248,9 +270,12 @@ int module_plan_memory(struct module *m, int possible_cpus, struct module_memory
 /* Keeps m off without starting it (the memory plan refused it): state and last_error as a
  * failed start sets them, logged once. */
 void module_refuse(struct module *m, const char *why);
-/* Reads and sends the views and the read hook's values. A read that fails after good ones
- * is a FAILURE event, the first good one after it an OKAY; the loss counters' events and
- * the rate limit's summaries go out at the end of the read. */
+/* Reads every map of the module (its views, the read hook's, the per-cgroup tables), then,
+ * when all were read, sends all their values and the self-metrics into sink: a read that
+ * fails sends nothing. A read that fails after good ones is a FAILURE event, the first good
+ * one after it an OKAY; the loss counters' events and the rate limit's summaries go out at
+ * the end of the read. The sinks in front of sink (module_sinks) are built at the first
+ * read into it and kept while the front-end reads into the same sink. */
 int module_read(struct module *m, const struct metric_sink *sink);
 void module_free(struct module *m);
 

@@ -71,9 +71,15 @@ int module_cgroup_start(struct module *m, struct module_cgroup *c, const char *w
 	return 0;
 }
 
-int module_cgroup_read(struct module_cgroup *c, const struct metric_sink *sink)
+int module_cgroup_read(struct module_cgroup *c)
 {
-	return c->rows ? cgroup_rows_read(c->rows, sink) : 0;
+	return c->rows ? cgroup_rows_read(c->rows) : 0;
+}
+
+void module_cgroup_send(struct module_cgroup *c, const struct metric_sink *sink)
+{
+	if (c->rows)
+		cgroup_rows_send(c->rows, sink);
 }
 
 void module_cgroup_free(struct module_cgroup *c)

@@ -14,6 +14,7 @@
  *   after configure        module_cgroup_configure
  *   after start            module_cgroup_start
  *   after read             module_cgroup_read
+ *   after every read       module_cgroup_send
  *   after destroy          module_cgroup_free */
 #ifndef EBPF_CORE_MODULE_CGROUP_H
 #define EBPF_CORE_MODULE_CGROUP_H
@@ -31,7 +32,7 @@ struct module_cgroup {
 };
 
 /* Per-cgroup maps every such module has besides its tables (cgroup_key.bpf.h). */
-#define MODULE_CGROUP_AUX_MAPS "cgroup_zero", "cgroup_full"
+#define MODULE_CGROUP_AUX_MAPS ENGINE_MAP_NAME(cgroup_zero), ENGINE_MAP_NAME(cgroup_full)
 
 /* The feature bits (m->features) of By "cgroup" and By "command": set by the engine after
  * prepare when the user asked for one, so that views and rows can need it; a module's own
@@ -44,7 +45,7 @@ struct module_cgroup {
  * (per-command) table, always sent with By "cgroup" ("dropped-cgroup_full") or By "command"
  * ("dropped-command_full") so that "nothing lost" is visible as a zero. */
 #define MODULE_CGROUP_FULL_VIEW                                                                                  \
-	{ .map = "cgroup_full", .shape = VIEW_ARRAY, .value_size = sizeof(uint64_t), .nrows = 1,                      \
+	{ .map = ENGINE_MAP_NAME(cgroup_full), .shape = VIEW_ARRAY, .value_size = sizeof(uint64_t), .nrows = 1,      \
 	  .needs = MODULE_FEATURE_CGROUP,                                                                            \
 	  .rows = (const struct view_row[]){ { 0, "dropped", "cgroup_full", VIEW_ALWAYS, MODULE_FEATURE_BY_CGROUP },   \
 					     { 0, "dropped", "command_full", VIEW_ALWAYS, MODULE_FEATURE_BY_COMMAND } }, \
@@ -71,8 +72,10 @@ int module_cgroup_configure(struct module *m, struct bpf_object *obj, const stru
 /* After load: the reader (with By "cgroup") and the log line saying so; `whose` says whose
  * cgroup an event counts for ("" for the task's, or e.g. " of the socket"). 0 or -1 with err. */
 int module_cgroup_start(struct module *m, struct module_cgroup *c, const char *whose, char *err, size_t errlen);
-/* Sends the per-cgroup series (nothing without By "cgroup"). 0 or -errno. */
-int module_cgroup_read(struct module_cgroup *c, const struct metric_sink *sink);
+/* Reads the per-cgroup tables (nothing without By "cgroup"), nothing sent. 0 or -errno. */
+int module_cgroup_read(struct module_cgroup *c);
+/* Sends what module_cgroup_read() read: the per-cgroup series. */
+void module_cgroup_send(struct module_cgroup *c, const struct metric_sink *sink);
 /* The reader, the options and c itself; NULL-safe. */
 void module_cgroup_free(struct module_cgroup *c);
 

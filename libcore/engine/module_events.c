@@ -119,34 +119,63 @@ void loss_watch_counter(struct module *m, const struct metric_id *id, const char
 	module_event(m, &e);
 }
 
-static void watch_counter(void *ctx, const struct metric_id *id, const char *instance, uint64_t value)
+static bool tallied(const struct module *m, const struct metric_id *id)
 {
-	struct loss_watch_sink *w = ctx;
-
-	w->inner->counter(w->inner->ctx, id, instance, value);
-	loss_watch_counter(w->m, id, instance, value);
+	for (const char *const *n = m->ops->cost_events; !id->type && n && *n; n++)
+		if (!strcmp(*n, id->name))
+			return true;
+	return false;
 }
 
-static void watch_histogram(void *ctx, const struct metric_id *id, const char *instance, enum hist_unit unit,
-			    const struct hist_interval *h)
+static void all_counter(void *ctx, const struct metric_id *id, const char *instance, uint64_t value)
 {
-	struct loss_watch_sink *w = ctx;
+	struct module *m = ctx;
 
-	w->inner->histogram(w->inner->ctx, id, instance, unit, h);
+	m->sinks.out->counter(m->sinks.out->ctx, id, instance, value);
+	loss_watch_counter(m, id, instance, value);
 }
 
-static void watch_gauge(void *ctx, const struct metric_id *id, const char *instance, double value)
+static void host_counter(void *ctx, const struct metric_id *id, const char *instance, uint64_t value)
 {
-	struct loss_watch_sink *w = ctx;
+	struct module *m = ctx;
 
-	w->inner->gauge(w->inner->ctx, id, instance, value);
+	if (tallied(m, id))
+		m->sinks.events += value;
+	all_counter(ctx, id, instance, value);
 }
 
-void loss_watch_sink_init(struct loss_watch_sink *w, struct metric_sink *out, struct module *m,
-			  const struct metric_sink *inner)
+static void all_histogram(void *ctx, const struct metric_id *id, const char *instance, enum hist_unit unit,
+			  const struct hist_interval *h)
 {
-	w->m = m;
-	w->inner = inner;
-	*out = (struct metric_sink){ .ctx = w, .counter = watch_counter, .histogram = watch_histogram,
-				     .gauge = inner->gauge ? watch_gauge : NULL };
+	struct module *m = ctx;
+
+	m->sinks.out->histogram(m->sinks.out->ctx, id, instance, unit, h);
+}
+
+static void host_histogram(void *ctx, const struct metric_id *id, const char *instance, enum hist_unit unit,
+			   const struct hist_interval *h)
+{
+	struct module *m = ctx;
+
+	if (tallied(m, id))
+		m->sinks.events += h->total_count;
+	all_histogram(ctx, id, instance, unit, h);
+}
+
+static void all_gauge(void *ctx, const struct metric_id *id, const char *instance, double value)
+{
+	struct module *m = ctx;
+
+	m->sinks.out->gauge(m->sinks.out->ctx, id, instance, value);
+}
+
+void module_sinks_init(struct module *m, const struct metric_sink *out)
+{
+	m->sinks = (struct module_sinks){
+		.out = out,
+		.host = { .ctx = m, .counter = host_counter, .histogram = host_histogram,
+			  .gauge = out->gauge ? all_gauge : NULL },
+		.all = { .ctx = m, .counter = all_counter, .histogram = all_histogram,
+			 .gauge = out->gauge ? all_gauge : NULL },
+	};
 }

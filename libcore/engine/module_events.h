@@ -7,12 +7,11 @@
 #define EBPF_CORE_MODULE_EVENTS_H
 
 #include "libcore/engine/events.h"
+#include "libcore/metric/metric.h"
 
 #include <stdint.h>
 
 struct module;
-struct metric_sink;
-struct metric_id;
 
 /* Loss counters a module watches: the bound is the number of dropped-* and untraced-*
  * series one module has (a block module on a machine with many disks has two per disk);
@@ -37,13 +36,16 @@ void module_event(struct module *m, struct ebpf_event *e);
  * WARNING with subject "summary" and field `not_sent`, the exact count. */
 void module_events_flush(struct module *m);
 
-/* A sink that passes everything to `inner` and watches m's loss counters on the way. */
-struct loss_watch_sink {
-	struct module *m;
-	const struct metric_sink *inner;
+/* The sinks every value of a module's read passes on its way to the front-end's `out`:
+ * `host` takes the host-wide values and adds up the read's events (module_ops.cost_events,
+ * what cpu_cost is priced by) in `events`; `all` the rest (per cgroup, self-metrics). Both
+ * watch the loss counters. Built once for an out (module_read()), not at every read. */
+struct module_sinks {
+	const struct metric_sink *out;
+	struct metric_sink host, all;
+	uint64_t events;
 };
-void loss_watch_sink_init(struct loss_watch_sink *w, struct metric_sink *out, struct module *m,
-			  const struct metric_sink *inner);
+void module_sinks_init(struct module *m, const struct metric_sink *out);
 /* One loss counter's new value (what the sink does for "dropped" and "untraced"). */
 void loss_watch_counter(struct module *m, const struct metric_id *id, const char *instance, uint64_t value);
 

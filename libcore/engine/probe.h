@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "libcore/engine/object_names.h"
 #include "libcore/kernel/kretprobe_events.h"
 
 struct bpf_object;
@@ -61,22 +62,25 @@ struct probe_candidate {
 	uint8_t witnesses;
 };
 
-/* The three tracepoint flavours of one program, in the usual order: programs named
- * <prog>_btf (tp_btf), <prog>_raw (raw_tp) and <prog>_tp (classic tracepoint). */
-#define TRACEPOINT_CANDIDATES(prog)                                \
-	{                                                          \
-		{ ATTACH_TP_BTF, NULL, { prog "_btf" }, { NULL } },  \
-		{ ATTACH_RAW_TP, NULL, { prog "_raw" }, { NULL } },  \
-		{ ATTACH_TRACEPOINT, NULL, { prog "_tp" }, { NULL } }, \
+/* The three tracepoint flavours of one program of the descriptor's skeleton (object_names.h),
+ * in the usual order: programs <prog>_btf (tp_btf), <prog>_raw (raw_tp) and <prog>_tp
+ * (classic tracepoint). */
+#define TRACEPOINT_CANDIDATES(prog)                                          \
+	{                                                                    \
+		{ ATTACH_TP_BTF, NULL, { PROG_NAME(prog##_btf) }, { NULL } },  \
+		{ ATTACH_RAW_TP, NULL, { PROG_NAME(prog##_raw) }, { NULL } },  \
+		{ ATTACH_TRACEPOINT, NULL, { PROG_NAME(prog##_tp) }, { NULL } }, \
 	}
 
 /* The same with a witness (bpf/include/witness.bpf.h: WITNESS_PROGRAMS) after the tp_btf
  * and raw_tp programs; the classic tracepoint method has none (why: witness.bpf.h). */
-#define WITNESSED_TRACEPOINT_CANDIDATES(prog)                                                          \
-	{                                                                                              \
-		{ ATTACH_TP_BTF, NULL, { prog "_btf", "witness_" prog "_btf" }, { NULL }, .witnesses = 1 }, \
-		{ ATTACH_RAW_TP, NULL, { prog "_raw", "witness_" prog "_raw" }, { NULL }, .witnesses = 1 }, \
-		{ ATTACH_TRACEPOINT, NULL, { prog "_tp" }, { NULL } },                                  \
+#define WITNESSED_TRACEPOINT_CANDIDATES(prog)                                                        \
+	{                                                                                            \
+		{ ATTACH_TP_BTF, NULL, { PROG_NAME(prog##_btf), PROG_NAME(witness_##prog##_btf) }, { NULL }, \
+		  MODULE_WITNESSES(1) },                                                             \
+		{ ATTACH_RAW_TP, NULL, { PROG_NAME(prog##_raw), PROG_NAME(witness_##prog##_raw) }, { NULL }, \
+		  MODULE_WITNESSES(1) },                                                             \
+		{ ATTACH_TRACEPOINT, NULL, { PROG_NAME(prog##_tp) }, { NULL } },                     \
 	}
 
 struct probe_point {

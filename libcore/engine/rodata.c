@@ -1,7 +1,8 @@
 /* A BPF object's read-only globals by name, before load: the variable's place in the
  * .rodata section comes from the object's BTF (its DATASEC), and libbpf keeps the
  * section's initial image writable until load, which freezes it. So the engine needs no
- * skeleton struct to set `filter_tgid`, and a module's configure hook none for its own. */
+ * skeleton struct at run time to set `filter_tgid`, nor a module's configure hook for its own
+ * (whose names MODULE_RODATA checks against the skeleton when compiled: object_names.h). */
 #include "libcore/engine/module.h"
 
 #include <bpf/btf.h>

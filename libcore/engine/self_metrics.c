@@ -198,61 +198,19 @@ static void emit_kretprobe_missed(const struct module *m, const struct metric_si
 		sink->counter(sink->ctx, METRIC("dropped"), "kretprobe_missed", missed);
 }
 
-static bool tallied(const struct event_tally *t, const char *name)
-{
-	for (const char *const *n = t->names; n && *n; n++)
-		if (!strcmp(*n, name))
-			return true;
-	return false;
-}
-
-static void tally_counter(void *ctx, const struct metric_id *id, const char *instance, uint64_t value)
-{
-	struct event_tally *t = ctx;
-
-	if (!id->type && tallied(t, id->name))
-		t->events += value;
-	t->inner->counter(t->inner->ctx, id, instance, value);
-}
-
-static void tally_histogram(void *ctx, const struct metric_id *id, const char *instance, enum hist_unit unit,
-			    const struct hist_interval *h)
-{
-	struct event_tally *t = ctx;
-
-	if (!id->type && tallied(t, id->name))
-		t->events += h->total_count;
-	t->inner->histogram(t->inner->ctx, id, instance, unit, h);
-}
-
-static void tally_gauge(void *ctx, const struct metric_id *id, const char *instance, double value)
-{
-	struct event_tally *t = ctx;
-
-	t->inner->gauge(t->inner->ctx, id, instance, value);
-}
-
-void event_tally_init(struct event_tally *t, struct metric_sink *out, const struct module *m,
-		      const struct metric_sink *inner)
-{
-	*t = (struct event_tally){ .inner = inner, .names = m->ops->cost_events };
-	*out = (struct metric_sink){ .ctx = t, .counter = tally_counter, .histogram = tally_histogram,
-				     .gauge = inner->gauge ? tally_gauge : NULL };
-}
-
 /* The module's CPU cost per second in percent of one CPU, once a cost window priced it. */
-static void emit_cpu_cost(struct module *m, const struct metric_sink *sink, const struct event_tally *tally)
+static void emit_cpu_cost(struct module *m, const struct metric_sink *sink)
 {
 	double ns_per_s;
 
-	if (cost_window_read(m, tally->names != NULL, tally->events, &ns_per_s) && sink->gauge)
+	if (cost_window_read(m, m->ops->cost_events != NULL, m->sinks.events, &ns_per_s) && sink->gauge)
 		sink->gauge(sink->ctx, METRIC("cpu_cost"), "", ns_per_s / 1e7);
 }
 
-void self_metrics_read(struct module *m, const struct metric_sink *sink, const struct event_tally *tally)
+void self_metrics_read(struct module *m, const struct metric_sink *sink)
 {
 	if (m->probes.obj) {
-		emit_cpu_cost(m, sink, tally);
+		emit_cpu_cost(m, sink);
 		emit_program_stats(m, sink);
 		emit_kretprobe_missed(m, sink);
 		witness_read(m->witness, m, sink);

@@ -40,18 +40,8 @@ bool self_metrics_cost_on(void);
 
 /* Once the module's maps are created: what the kernel charges for them (kernel_memory). */
 void self_metrics_start(struct module *m);
-/* The module's event count (module_ops.cost_events) as its values pass: a sink in front of
- * `inner` that adds up, in this read, the counters and histogram totals so named. */
-struct event_tally {
-	const struct metric_sink *inner;
-	const char *const *names;
-	uint64_t events;
-};
-void event_tally_init(struct event_tally *t, struct metric_sink *out, const struct module *m,
-		      const struct metric_sink *inner);
-
 /* Sends m's self-metrics into sink; those read from the object only while it is loaded.
- * tally: the module's event count of this read (cpu_cost carries the cost by it). */
-void self_metrics_read(struct module *m, const struct metric_sink *sink, const struct event_tally *tally);
+ * cpu_cost carries the cost by the read's event count (m->sinks.events). */
+void self_metrics_read(struct module *m, const struct metric_sink *sink);
 
 #endif

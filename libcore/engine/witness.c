@@ -29,7 +29,7 @@ static bool point_witnessed(const struct probe_set *ps, const struct probe_point
 
 struct witness_reader *witness_reader_new(const struct module *m)
 {
-	struct bpf_map *map = m->probes.obj ? bpf_object__find_map_by_name(m->probes.obj, "witness") : NULL;
+	struct bpf_map *map = m->probes.obj ? bpf_object__find_map_by_name(m->probes.obj, ENGINE_MAP_NAME(witness)) : NULL;
 	int ncpus = libbpf_num_possible_cpus(), any = 0;
 	struct witness_reader *w;
 

@@ -8,6 +8,8 @@
 
 #include "block.h"
 #include "block.skel.h"
+
+MODULE_SKELETON(block);
 #include "libcore/modules/block_untraced.h"
 #include "libcore/kernel/btf_facts.h"
 #include "libcore/decode/disk_names.h"
@@ -26,18 +28,18 @@
 #include <strings.h>
 
 static const struct probe_candidate io_candidates[] = {
-	{ ATTACH_TP_BTF, NULL, { "blk_issue_btf", "blk_complete_btf" }, { NULL } },
-	{ ATTACH_RAW_TP, NULL, { "blk_issue_raw", "blk_complete_raw" }, { NULL } },
-	{ ATTACH_TRACEPOINT, NULL, { "blk_issue_tp", "blk_complete_tp" }, { NULL } },
+	{ ATTACH_TP_BTF, NULL, { PROG_NAME(blk_issue_btf), PROG_NAME(blk_complete_btf) }, { NULL } },
+	{ ATTACH_RAW_TP, NULL, { PROG_NAME(blk_issue_raw), PROG_NAME(blk_complete_raw) }, { NULL } },
+	{ ATTACH_TRACEPOINT, NULL, { PROG_NAME(blk_issue_tp), PROG_NAME(blk_complete_tp) }, { NULL } },
 };
 
 /* With QueueTime or By "cgroup", insert joins the same flavour: the key of `queued` and
  * `cgroup_inflight` (request or disk + sector) must be the same at insert and at issue. Its issue and complete programs are
  * copies of the ones above, since a program belongs to one probe point. */
 static const struct probe_candidate queue_candidates[] = {
-	{ ATTACH_TP_BTF, NULL, { "blk_insert_btf", "blk_issue_btf_q", "blk_complete_btf_q" }, { "queued" } },
-	{ ATTACH_RAW_TP, NULL, { "blk_insert_raw", "blk_issue_raw_q", "blk_complete_raw_q" }, { "queued" } },
-	{ ATTACH_TRACEPOINT, NULL, { "blk_insert_tp", "blk_issue_tp_q", "blk_complete_tp_q" }, { "queued" } },
+	{ ATTACH_TP_BTF, NULL, { PROG_NAME(blk_insert_btf), PROG_NAME(blk_issue_btf_q), PROG_NAME(blk_complete_btf_q) }, { MAP_NAME(queued) } },
+	{ ATTACH_RAW_TP, NULL, { PROG_NAME(blk_insert_raw), PROG_NAME(blk_issue_raw_q), PROG_NAME(blk_complete_raw_q) }, { MAP_NAME(queued) } },
+	{ ATTACH_TRACEPOINT, NULL, { PROG_NAME(blk_insert_tp), PROG_NAME(blk_issue_tp_q), PROG_NAME(blk_complete_tp_q) }, { MAP_NAME(queued) } },
 };
 
 enum { POINT_IO, POINT_IO_QUEUE };
@@ -111,8 +113,8 @@ static bool count_traced(struct module *m, const void *key, const void *value, c
 
 /* `disks`: a hash of (dev, op) rows, its histograms packed for the precision. */
 static const struct map_view views[] = {
-	{ VIEW_PERCPU_COUNTERS("stats", BLOCK_STAT_COUNT, stat_rows) },
-	{ .map = "disks", .shape = VIEW_HASH, .value_size = sizeof(struct block_row), .key_size = sizeof(struct block_key),
+	{ VIEW_PERCPU_COUNTERS(MAP_NAME(stats), BLOCK_STAT_COUNT, stat_rows) },
+	{ .map = MAP_NAME(disks), .shape = VIEW_HASH, .value_size = sizeof(struct block_row), .key_size = sizeof(struct block_key),
 	  VIEW_LABELLED_FIELDS(disk_labels, row_fields),
 	  .packed_head = offsetof(struct block_row, latency), .packed_rows = BLOCK_HISTS, .fresh_labels = true,
 	  .before_read = read_diskstats, .entry = count_traced },
@@ -136,13 +138,13 @@ static const char *op_row_name(const struct module *m, uint32_t row, char *buf, 
  * write, flush: discards and the others are rare), in a table all cgroups share. */
 #define CGROUP_LATENCY_ROWS 3
 static const struct cgroup_table cgroup_tables[] = {
-	{ .map = "cgroup_counts", .fields = cgroup_count_fields, .nfields = COUNT_OF(cgroup_count_fields),
+	{ .map = MAP_NAME(cgroup_counts), .fields = cgroup_count_fields, .nfields = COUNT_OF(cgroup_count_fields),
 	  .nrows = BLOCK_OP_COUNT, .rows_per_cgroup = BLOCK_OP_COUNT, .row_instance = op_row_name, .row_label = "op" },
-	{ .map = "cgroup_latency", .hist_metric = "latency", .unit = HIST_UNIT_NANOSECONDS, .nrows = BLOCK_OP_COUNT,
+	{ .map = MAP_NAME(cgroup_latency), .hist_metric = "latency", .unit = HIST_UNIT_NANOSECONDS, .nrows = BLOCK_OP_COUNT,
 	  .rows_per_cgroup = CGROUP_LATENCY_ROWS, .row_instance = op_row_name, .row_label = "op" },
 };
 /* cgroup_inflight: each request's cgroup from issue to completion. */
-static const char *const cgroup_aux_maps[] = { MODULE_CGROUP_AUX_MAPS, "cgroup_inflight", NULL };
+static const char *const cgroup_aux_maps[] = { MODULE_CGROUP_AUX_MAPS, MAP_NAME(cgroup_inflight), NULL };
 
 static int block_set_option(struct module *m, const struct option *o, char *err, size_t errlen)
 {
@@ -154,7 +156,7 @@ static int block_set_option(struct module *m, const struct option *o, char *err,
 	for (int i = 0; i < o->nvalues; i++)
 		if (name_filter_add(&b->disks_filter, "Disk", o->values[i].string, err, errlen))
 			return -1;
-	return 1;
+	return 0;
 }
 
 
@@ -229,33 +231,33 @@ static int block_prepare(struct module *m, char *err, size_t errlen)
 #define PACKED_ROW_SIZE(p) HIST_PACKED_ROW_OFFSET(offsetof(struct block_row, latency), BLOCK_HISTS, (p))
 _Static_assert(sizeof(struct block_row) == PACKED_ROW_SIZE(HIST_PRECISION_MAX), "histogram rows come last");
 
-static int block_configure(struct module *m, struct bpf_object *obj)
+static int block_configure(struct module *m, struct bpf_object *obj, char *err, size_t errlen)
 {
 	const struct block *b = m->priv;
-	uint8_t *issue_rq_arg = module_rodata(obj, "issue_rq_arg", 1);
-	uint8_t *insert_rq_arg = module_rodata(obj, "insert_rq_arg", 1);
-	int8_t *queue_flag_stats = module_rodata(obj, "queue_flag_stats", 1);
-	uint32_t *rqf_stats = module_rodata(obj, "rqf_stats", sizeof(uint32_t));
-	bool *queue_time = module_rodata(obj, "queue_time", sizeof(bool));
 	struct bpf_map *disks;
 	int e;
+	uint8_t *issue_rq_arg = MODULE_RODATA(obj, issue_rq_arg);
+	uint8_t *insert_rq_arg = MODULE_RODATA(obj, insert_rq_arg);
+	int8_t *queue_flag_stats = MODULE_RODATA(obj, queue_flag_stats);
+	uint32_t *rqf_stats = MODULE_RODATA(obj, rqf_stats);
+	bool *queue_time = MODULE_RODATA(obj, queue_time);
 
 	if (!issue_rq_arg || !insert_rq_arg || !queue_flag_stats || !rqf_stats || !queue_time)
-		return -ENOENT;
+		return module_hook_fail(err, errlen, "its BPF object lacks the block module's rodata (a stale build?)");
 	*issue_rq_arg = b->facts.issue_rq_arg;
 	*insert_rq_arg = b->facts.insert_rq_arg;
 	*queue_flag_stats = b->facts.queue_flag_stats;
 	*rqf_stats = b->facts.rqf_stats;
 	*queue_time = b->queue_time;
-	disks = bpf_object__find_map_by_name(obj, "disks");
+	disks = MODULE_MAP(obj, disks);
 	e = bpf_map__set_value_size(disks, PACKED_ROW_SIZE(m->precision));
 	if (!e)
 		e = bpf_map__set_max_entries(disks, b->max_rows);
 	/* By "cgroup" alone attaches the insert programs, which write `queued` only with
 	 * QueueTime: one entry then, not a hash of 10,240 preallocated (977 KiB) never used. */
 	if (!e && !b->queue_time)
-		e = bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "queued"), 1);
-	return e;
+		e = bpf_map__set_max_entries(MODULE_MAP(obj, queued), 1);
+	return e ? module_hook_fail(err, errlen, "cannot size its maps: %s", strerror(-e)) : 0;
 }
 
 static int block_start(struct module *m, char *err, size_t errlen)
@@ -315,14 +317,13 @@ static void emit_untraced(void *ctx, const char *disk, unsigned int op, uint64_t
 }
 
 /* After the views: what diskstats counted and the programs did not. */
-static int block_read(struct module *m, const struct metric_sink *sink)
+static void block_send(struct module *m, const struct metric_sink *sink)
 {
 	struct block *b = m->priv;
 	struct untraced_emit ue = { .b = b, .sink = sink };
 
 	if (b->have_diskstats)
 		block_untraced_each(&b->untraced, emit_untraced, &ue);
-	return 0;
 }
 
 static void block_destroy(struct module *m)
@@ -348,6 +349,6 @@ const struct module_ops block_module = {
 	.prepare = block_prepare,
 	.configure = block_configure,
 	.start = block_start,
-	.read = block_read,
+	.send = block_send,
 	.destroy = block_destroy,
 };

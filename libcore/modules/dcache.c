@@ -6,16 +6,18 @@
 #include "dcache.h"
 #include "dcache.skel.h"
 
+MODULE_SKELETON(dcache);
+
 /* lookup_fast is static and could be inlined: __d_lookup_rcu is what it calls in the
  * common (RCU) walk. d_alloc_parallel is the slow path since 4.7. */
 static const struct probe_candidate lookup_candidates[] = {
-	{ ATTACH_FENTRY, NULL, { "lookup_fentry" }, { NULL }, { "lookup_fast", "__d_lookup_rcu" } },
-	{ ATTACH_KPROBE, NULL, { "lookup_kprobe" }, { NULL }, { "lookup_fast", "__d_lookup_rcu" } },
+	{ ATTACH_FENTRY, NULL, { PROG_NAME(lookup_fentry) }, { NULL }, { "lookup_fast", "__d_lookup_rcu" } },
+	{ ATTACH_KPROBE, NULL, { PROG_NAME(lookup_kprobe) }, { NULL }, { "lookup_fast", "__d_lookup_rcu" } },
 };
 
 static const struct probe_candidate miss_candidates[] = {
-	{ ATTACH_FENTRY, NULL, { "miss_fentry" }, { NULL }, { "d_alloc_parallel" } },
-	{ ATTACH_KPROBE, NULL, { "miss_kprobe" }, { NULL }, { "d_alloc_parallel" } },
+	{ ATTACH_FENTRY, NULL, { PROG_NAME(miss_fentry) }, { NULL }, { "d_alloc_parallel" } },
+	{ ATTACH_KPROBE, NULL, { PROG_NAME(miss_kprobe) }, { NULL }, { "d_alloc_parallel" } },
 };
 
 static const struct module_point points[] = {
@@ -32,7 +34,7 @@ static const struct view_row count_rows[] = {
 static const struct view_ratio hit_ratio = { "hit_ratio", "", DCACHE_LOOKUPS, DCACHE_MISSES };
 
 static const struct map_view views[] = {
-	{ VIEW_PERCPU_COUNTERS("counts", DCACHE_COUNTS, count_rows), .ratio = &hit_ratio },
+	{ VIEW_PERCPU_COUNTERS(MAP_NAME(counts), DCACHE_COUNTS, count_rows), .ratio = &hit_ratio },
 };
 
 const struct module_ops dcache_module = {

@@ -14,6 +14,8 @@
 
 #include "fs.h"
 #include "fs.skel.h"
+
+MODULE_SKELETON(fs);
 #include "base/log.h"
 #include "base/text_append.h"
 
@@ -41,9 +43,21 @@ static const struct fs_type {
 
 static const char *const op_names[FS_OPS] = { "read", "write", "open", "fsync" };
 
+/* Each slot's programs (bpf/fs.bpf.c, FS_SLOT), by slot and op (op_names' order):
+ * fentry + fexit, then kprobe + kretprobe. */
+#define FS_OP_PROGS(slot, op)                                                                    \
+	{ PROG_NAME(fs##slot##_##op##_entry_fentry), PROG_NAME(fs##slot##_##op##_exit_fexit),         \
+	  PROG_NAME(fs##slot##_##op##_entry_kprobe), PROG_NAME(fs##slot##_##op##_exit_kretprobe) }
+#define FS_SLOT_PROGS(slot) \
+	{ FS_OP_PROGS(slot, read), FS_OP_PROGS(slot, write), FS_OP_PROGS(slot, open), FS_OP_PROGS(slot, fsync) }
+_Static_assert(FS_SLOTS == 4 && FS_OP_READ == 0 && FS_OP_WRITE == 1 && FS_OP_OPEN == 2 && FS_OP_FSYNC == 3,
+	       "fs_progs lists the slots and ops of bpf/fs.bpf.c");
+static const char *const fs_progs[FS_SLOTS][FS_OPS][4] = {
+	FS_SLOT_PROGS(0), FS_SLOT_PROGS(1), FS_SLOT_PROGS(2), FS_SLOT_PROGS(3),
+};
+
 struct fs_point {
 	char name[48];          /* "ext4 read" */
-	char progs[4][40];      /* fsS_op_entry_fentry, _exit_fexit, _entry_kprobe, _exit_kretprobe */
 	struct probe_candidate candidates[2];
 };
 
@@ -75,9 +89,9 @@ static const struct view_row stat_rows[] = {
 static const struct view_label labels[] = { ROW_LABEL("filesystem_op") };
 
 static const struct map_view views[] = {
-	{ .map = "latency", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct hist_row), .nrows = FS_ROWS,
+	{ .map = MAP_NAME(latency), .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct hist_row), .nrows = FS_ROWS,
 	  VIEW_LABELLED_FIELDS(labels, latency_fields) },
-	{ VIEW_PERCPU_COUNTERS("stats", FS_STAT_COUNT, stat_rows) },
+	{ VIEW_PERCPU_COUNTERS(MAP_NAME(stats), FS_STAT_COUNT, stat_rows) },
 	MODULE_CGROUP_FULL_VIEW, /* samples whose cgroup found no room */
 };
 
@@ -87,7 +101,7 @@ static const char *row_name(const struct module *m, uint32_t row, char *buf, siz
  * row ("fs.<cgroup>/latency-ext4-read-99", "calls-ext4-read"); sized for one filesystem's four
  * operations per cgroup (a cgroup on two filesystems fills the shared table sooner). */
 static const struct cgroup_table cgroup_tables[] = {
-	{ .map = "cgroup_latency", .hist_metric = "latency", .hist_count_metric = "calls", .unit = HIST_UNIT_NANOSECONDS,
+	{ .map = MAP_NAME(cgroup_latency), .hist_metric = "latency", .hist_count_metric = "calls", .unit = HIST_UNIT_NANOSECONDS,
 	  .nrows = FS_ROWS, .rows_per_cgroup = FS_OPS, .row_instance = row_name, .row_label = "filesystem_op" },
 };
 
@@ -107,12 +121,10 @@ static void build_point(struct fs *f, int slot, int op)
 {
 	int row = slot * FS_OPS + op;
 	struct fs_point *st = &f->storage[row];
-	static const char *const suffix[4] = { "entry_fentry", "exit_fexit", "entry_kprobe", "exit_kretprobe" };
+	const char *const *progs = fs_progs[slot][op];
 
-	for (int k = 0; k < 4; k++)
-		snprintf(st->progs[k], sizeof(st->progs[k]), "fs%d_%s_%s", slot, op_names[op], suffix[k]);
-	st->candidates[0] = (struct probe_candidate){ .method = ATTACH_FENTRY, .progs = { st->progs[0], st->progs[1] } };
-	st->candidates[1] = (struct probe_candidate){ .method = ATTACH_KPROBE, .progs = { st->progs[2], st->progs[3] } };
+	st->candidates[0] = (struct probe_candidate){ .method = ATTACH_FENTRY, .progs = { progs[0], progs[1] } };
+	st->candidates[1] = (struct probe_candidate){ .method = ATTACH_KPROBE, .progs = { progs[2], progs[3] } };
 	snprintf(st->name, sizeof(st->name), "slot%d %s", slot, op_names[op]);
 	f->points[row] = (struct probe_point){ .name = st->name, .candidates = st->candidates,
 					       .ncandidates = COUNT_OF(st->candidates),
@@ -131,7 +143,7 @@ static const char *row_name(const struct module *m, uint32_t row, char *buf, siz
 	return buf;
 }
 
-static int fs_create(struct module *m)
+static void fs_create(struct module *m)
 {
 	struct fs *f = m->priv;
 
@@ -142,7 +154,6 @@ static int fs_create(struct module *m)
 	}
 	m->probes.points = f->points;
 	m->probes.npoints = FS_ROWS;
-	return 0;
 }
 
 static int find_type(const char *name)
@@ -179,7 +190,7 @@ static int set_filesystem(struct fs *f, const struct option *o, char *err, size_
 		}
 		f->wanted[f->nwanted++] = t;
 	}
-	return 1;
+	return 0;
 }
 
 static int fs_set_option(struct module *m, const struct option *o, char *err, size_t errlen)

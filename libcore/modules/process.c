@@ -13,6 +13,8 @@
 #include "process.h"
 #include "process.skel.h"
 
+MODULE_SKELETON(process);
+
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -20,10 +22,10 @@
 #include <string.h>
 
 static const struct module_point points[] = {
-	[PROC_POINT_FORK] = MODULE_WITNESSED_TRACEPOINT("sched_process_fork", "fork"),
-	[PROC_POINT_EXEC] = MODULE_WITNESSED_TRACEPOINT("sched_process_exec", "exec"),
-	[PROC_POINT_EXIT] = MODULE_WITNESSED_TRACEPOINT("sched_process_exit", "exit"),
-	[PROC_POINT_VICTIM] = MODULE_WITNESSED_TRACEPOINT("mark_victim", "victim"),
+	[PROC_POINT_FORK] = MODULE_WITNESSED_TRACEPOINT("sched_process_fork", fork),
+	[PROC_POINT_EXEC] = MODULE_WITNESSED_TRACEPOINT("sched_process_exec", exec),
+	[PROC_POINT_EXIT] = MODULE_WITNESSED_TRACEPOINT("sched_process_exit", exit),
+	[PROC_POINT_VICTIM] = MODULE_WITNESSED_TRACEPOINT("mark_victim", victim),
 };
 
 struct process {
@@ -111,14 +113,14 @@ static const struct view_row count_rows[] = {
 
 /* Victims first, so that the log line precedes the count that includes it. */
 static const struct map_view views[] = {
-	{ .map = "oom_events", .shape = VIEW_RINGBUF, .record = report_victim, .ring_name = "OOM event" },
-	{ VIEW_PERCPU_COUNTERS("counts", PROC_COUNT, count_rows) },
+	{ .map = MAP_NAME(oom_events), .shape = VIEW_RINGBUF, .record = report_victim, .ring_name = "OOM event" },
+	{ VIEW_PERCPU_COUNTERS(MAP_NAME(counts), PROC_COUNT, count_rows) },
 	MODULE_CGROUP_FULL_VIEW,
 };
 
 /* The per-cgroup counts: the rows of `counts` that a task's cgroup has (not the lost events). */
 static const struct cgroup_table cgroup_tables[] = {
-	{ .map = "cgroup_counts", .rows = count_rows, .nrows_view = COUNT_OF(count_rows) - 1, .nrows = PROC_COUNT,
+	{ .map = MAP_NAME(cgroup_counts), .rows = count_rows, .nrows_view = COUNT_OF(count_rows) - 1, .nrows = PROC_COUNT,
 	  .rows_per_cgroup = PROC_OOM_KILLS + 1 },
 };
 
@@ -132,13 +134,13 @@ static int process_prepare(struct module *m, char *err, size_t errlen)
 	return 0;
 }
 
-static int process_configure(struct module *m, struct bpf_object *obj)
+static int process_configure(struct module *m, struct bpf_object *obj, char *err, size_t errlen)
 {
 	const struct process *p = m->priv;
-	bool *victim_arg_is_task = module_rodata(obj, "victim_arg_is_task", sizeof(bool));
+	bool *victim_arg_is_task = MODULE_RODATA(obj, victim_arg_is_task);
 
 	if (!victim_arg_is_task)
-		return -ENOENT;
+		return module_hook_fail(err, errlen, "its BPF object lacks the process module's rodata (a stale build?)");
 	*victim_arg_is_task = p->victim_arg_is_task;
 	return 0;
 }

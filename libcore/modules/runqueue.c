@@ -9,26 +9,28 @@
 #include "runqueue.h"
 #include "runqueue.skel.h"
 
+MODULE_SKELETON(runqueue);
+
 #include <stddef.h>
 
 /* Task storage first: nothing to size, freed with the thread. The pid hash is for
  * kernels without task storage for tracing programs, and for raw_tp and classic
  * tracepoints, which cannot pass another task to the task storage helper. */
 /* The three tracepoints' witnesses (witness.h), with `Witness true`, come last. */
-#define RUNQ_WITNESSES(flavour) "witness_rq_wakeup_" flavour, "witness_rq_wakeup_new_" flavour, \
-	"witness_rq_switch_" flavour
+#define RUNQ_WITNESSES(flavour) PROG_NAME(witness_rq_wakeup_##flavour), PROG_NAME(witness_rq_wakeup_new_##flavour), \
+	PROG_NAME(witness_rq_switch_##flavour)
 static const struct probe_candidate candidates[] = {
 	{ ATTACH_TP_BTF, "task_storage",
-	  { "rq_wakeup_btf_task", "rq_wakeup_new_btf_task", "rq_switch_btf_task", RUNQ_WITNESSES("btf") },
-	  { "start_task" }, .witnesses = 3 },
+	  { PROG_NAME(rq_wakeup_btf_task), PROG_NAME(rq_wakeup_new_btf_task), PROG_NAME(rq_switch_btf_task), RUNQ_WITNESSES(btf) },
+	  { MAP_NAME(start_task) }, MODULE_WITNESSES(3) },
 	{ ATTACH_TP_BTF, "pid_hash",
-	  { "rq_wakeup_btf_hash", "rq_wakeup_new_btf_hash", "rq_switch_btf_hash", RUNQ_WITNESSES("btf") },
-	  { "start_pid" }, .witnesses = 3 },
+	  { PROG_NAME(rq_wakeup_btf_hash), PROG_NAME(rq_wakeup_new_btf_hash), PROG_NAME(rq_switch_btf_hash), RUNQ_WITNESSES(btf) },
+	  { MAP_NAME(start_pid) }, MODULE_WITNESSES(3) },
 	{ ATTACH_RAW_TP, "pid_hash",
-	  { "rq_wakeup_raw_hash", "rq_wakeup_new_raw_hash", "rq_switch_raw_hash", RUNQ_WITNESSES("raw") },
-	  { "start_pid" }, .witnesses = 3 },
+	  { PROG_NAME(rq_wakeup_raw_hash), PROG_NAME(rq_wakeup_new_raw_hash), PROG_NAME(rq_switch_raw_hash), RUNQ_WITNESSES(raw) },
+	  { MAP_NAME(start_pid) }, MODULE_WITNESSES(3) },
 	{ ATTACH_TRACEPOINT, "pid_hash",
-	  { "rq_wakeup_tp_hash", "rq_wakeup_new_tp_hash", "rq_switch_tp_hash" }, { "start_pid" } },
+	  { PROG_NAME(rq_wakeup_tp_hash), PROG_NAME(rq_wakeup_new_tp_hash), PROG_NAME(rq_switch_tp_hash) }, { MAP_NAME(start_pid) } },
 };
 
 static const struct module_point points[] = {
@@ -60,10 +62,10 @@ static const struct view_row stat_rows[] = {
 
 /* One row, system-wide ("all"); with PerCPU also each CPU's own row ("cpu<N>"). */
 static const struct map_view views[] = {
-	{ .map = "latency", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct hist_row), .nrows = 1,
+	{ .map = MAP_NAME(latency), .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct hist_row), .nrows = 1,
 	  VIEW_LABELLED_FIELDS(labels, latency_fields),
 	  .per_cpu_feature = FEATURE_PER_CPU },
-	{ VIEW_PERCPU_COUNTERS("stats", RUNQ_STAT_COUNT, stat_rows) },
+	{ VIEW_PERCPU_COUNTERS(MAP_NAME(stats), RUNQ_STAT_COUNT, stat_rows) },
 	MODULE_CGROUP_FULL_VIEW, /* waits whose cgroup found no room */
 };
 
@@ -74,11 +76,11 @@ static const char *all_row(const struct module *m, uint32_t row, char *buf, size
 
 /* One histogram per cgroup, the host-wide row's ("all": ebpf-runqueue.<cgroup>/latency-all-99). */
 static const struct cgroup_table cgroup_tables[] = {
-	{ .map = "cgroup_latency", .hist_metric = "latency", .unit = HIST_UNIT_NANOSECONDS, .nrows = 1,
+	{ .map = MAP_NAME(cgroup_latency), .hist_metric = "latency", .unit = HIST_UNIT_NANOSECONDS, .nrows = 1,
 	  .rows_per_cgroup = 1, .row_instance = all_row },
 };
 /* cgroup_pending: the classic tracepoint's waits held until their thread's cgroup can be read. */
-static const char *const cgroup_aux_maps[] = { MODULE_CGROUP_AUX_MAPS, "cgroup_pending", NULL };
+static const char *const cgroup_aux_maps[] = { MODULE_CGROUP_AUX_MAPS, MAP_NAME(cgroup_pending), NULL };
 
 /* PerCPU true: the latency view's histograms per CPU too (its per_cpu_feature). */
 static int runqueue_prepare(struct module *m, char *err, size_t errlen)

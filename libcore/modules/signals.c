@@ -8,13 +8,15 @@
 #include "signals.h"
 #include "signals.skel.h"
 
+MODULE_SKELETON(signals);
+
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
 /* With a witness (witness.h): signals come at most thousands a second, so it is on. */
 static const struct module_point points[] = {
-	MODULE_WITNESSED_TRACEPOINT("signal_deliver", "deliver"),
+	MODULE_WITNESSED_TRACEPOINT("signal_deliver", deliver),
 };
 
 /* Only series with data: a signal nobody got has no file, no graph. */
@@ -26,7 +28,7 @@ static const struct view_field fields[] = {
 static const struct view_label labels[] = { ROW_LABEL("signal") };
 
 static const struct map_view views[] = {
-	{ .map = "delivered", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(uint64_t), .nrows = SIGNALS_ROWS,
+	{ .map = MAP_NAME(delivered), .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(uint64_t), .nrows = SIGNALS_ROWS,
 	  VIEW_LABELLED_FIELDS(labels, fields) },
 };
 

@@ -9,6 +9,8 @@
 #include "syscalls.h"
 #include "syscalls.skel.h"
 
+MODULE_SKELETON(syscalls);
+
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdio.h>
@@ -19,22 +21,22 @@
 _Static_assert(SYSCALL_TABLE_SIZE == MAX_SYSCALLS, "name table and maps must agree");
 
 /* Witnessed (witness.h) with `Witness true`: every syscall would run one more program. */
-static const struct probe_candidate counter_candidates[] = WITNESSED_TRACEPOINT_CANDIDATES("count_exit");
+static const struct probe_candidate counter_candidates[] = WITNESSED_TRACEPOINT_CANDIDATES(count_exit);
 
 /* Task storage first: no size limit, freed with the task. The tid hash is for kernels
  * where these program types cannot use task storage. The witnesses of both tracepoints
  * come last (bpf/syscalls.bpf.c). */
-#define LATENCY_WITNESSES(flavour) "witness_lat_enter_" flavour, "witness_lat_exit_" flavour
+#define LATENCY_WITNESSES(flavour) PROG_NAME(witness_lat_enter_##flavour), PROG_NAME(witness_lat_exit_##flavour)
 static const struct probe_candidate latency_candidates[] = {
-	{ ATTACH_TP_BTF, "task_storage", { "lat_enter_btf_task", "lat_exit_btf_task", LATENCY_WITNESSES("btf") },
-	  { "start_task" }, .witnesses = 2 },
-	{ ATTACH_TP_BTF, "tid_hash", { "lat_enter_btf_hash", "lat_exit_btf_hash", LATENCY_WITNESSES("btf") },
-	  { "start_tid" }, .witnesses = 2 },
-	{ ATTACH_RAW_TP, "task_storage", { "lat_enter_raw_task", "lat_exit_raw_task", LATENCY_WITNESSES("raw") },
-	  { "start_task" }, .witnesses = 2 },
-	{ ATTACH_RAW_TP, "tid_hash", { "lat_enter_raw_hash", "lat_exit_raw_hash", LATENCY_WITNESSES("raw") },
-	  { "start_tid" }, .witnesses = 2 },
-	{ ATTACH_TRACEPOINT, "tid_hash", { "lat_enter_tp_hash", "lat_exit_tp_hash" }, { "start_tid" } },
+	{ ATTACH_TP_BTF, "task_storage", { PROG_NAME(lat_enter_btf_task), PROG_NAME(lat_exit_btf_task), LATENCY_WITNESSES(btf) },
+	  { MAP_NAME(start_task) }, MODULE_WITNESSES(2) },
+	{ ATTACH_TP_BTF, "tid_hash", { PROG_NAME(lat_enter_btf_hash), PROG_NAME(lat_exit_btf_hash), LATENCY_WITNESSES(btf) },
+	  { MAP_NAME(start_tid) }, MODULE_WITNESSES(2) },
+	{ ATTACH_RAW_TP, "task_storage", { PROG_NAME(lat_enter_raw_task), PROG_NAME(lat_exit_raw_task), LATENCY_WITNESSES(raw) },
+	  { MAP_NAME(start_task) }, MODULE_WITNESSES(2) },
+	{ ATTACH_RAW_TP, "tid_hash", { PROG_NAME(lat_enter_raw_hash), PROG_NAME(lat_exit_raw_hash), LATENCY_WITNESSES(raw) },
+	  { MAP_NAME(start_tid) }, MODULE_WITNESSES(2) },
+	{ ATTACH_TRACEPOINT, "tid_hash", { PROG_NAME(lat_enter_tp_hash), PROG_NAME(lat_exit_tp_hash) }, { MAP_NAME(start_tid) } },
 };
 
 /* In the order of bpf/syscalls.h's enum syscalls_point: the points' rows of `witness`. */
@@ -85,12 +87,12 @@ enum { VIEW_COUNTS, VIEW_LATENCY, VIEW_STATS, VIEW_CGROUP_FULL };
 static const struct map_view views[] = {
 	/* Only series with data: a syscall nobody called has no file, no graph. Hot: every
 	 * syscall of every CPU adds to it (map_layout.h). */
-	[VIEW_COUNTS] = { .map = "counts", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct syscall_counts),
+	[VIEW_COUNTS] = { .map = MAP_NAME(counts), .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct syscall_counts),
 			  .nrows = MAX_SYSCALLS, VIEW_LABELLED_FIELDS(count_labels, count_fields), .hot = true },
 	/* Rows as assigned at start (nrows = the map's size). */
-	[VIEW_LATENCY] = { .map = "latency", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct hist_row),
+	[VIEW_LATENCY] = { .map = MAP_NAME(latency), .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct hist_row),
 			   .needs = FEATURE_LATENCY, VIEW_LABELLED_FIELDS(latency_labels, latency_fields) },
-	[VIEW_STATS] = { VIEW_PERCPU_COUNTERS("stats", SYSCALL_STAT_COUNT, stat_rows) },
+	[VIEW_STATS] = { VIEW_PERCPU_COUNTERS(MAP_NAME(stats), SYSCALL_STAT_COUNT, stat_rows) },
 	[VIEW_CGROUP_FULL] = MODULE_CGROUP_FULL_VIEW,
 };
 
@@ -139,7 +141,7 @@ static int set_latency(struct syscalls *s, const struct option *o, char *err, si
 		}
 		s->latency_on[nr] = true;
 	}
-	return 1;
+	return 0;
 }
 
 /* CgroupCalls "all" | "latency" | name...: which syscalls' per-cgroup counts are sent. */
@@ -165,7 +167,7 @@ static int set_cgroup_calls(struct syscalls *s, const struct option *o, char *er
 			return -1;
 		s->cg_calls_on[nr] = true;
 	}
-	return 1;
+	return 0;
 }
 
 /* A per-cgroup count row's syscall; NULL (no series) for one CgroupCalls leaves out. */
@@ -218,11 +220,11 @@ static int syscalls_prepare(struct module *m, char *err, size_t errlen)
 	m->probes.points[SYSCALLS_POINT_COUNTERS].enabled = s->nrows == 0;
 	m->probes.points[SYSCALLS_POINT_LATENCY].enabled = s->nrows > 0;
 	m->features = s->nrows ? FEATURE_LATENCY : 0;
-	s->cg_tables[0] = (struct cgroup_table){ .map = "cgroup_counts", .fields = count_fields,
+	s->cg_tables[0] = (struct cgroup_table){ .map = MAP_NAME(cgroup_counts), .fields = count_fields,
 						 .nfields = COUNT_OF(count_fields), .nrows = MAX_SYSCALLS,
 						 .rows_per_cgroup = CGROUP_SYSCALL_ROWS, .row_instance = count_row_name,
 						 .row_label = "syscall" };
-	s->cg_tables[1] = (struct cgroup_table){ .map = "cgroup_latency", .hist_metric = "latency",
+	s->cg_tables[1] = (struct cgroup_table){ .map = MAP_NAME(cgroup_latency), .hist_metric = "latency",
 						 .unit = HIST_UNIT_NANOSECONDS, .nrows = s->nrows,
 						 .rows_per_cgroup = s->nrows, .row_instance = cgroup_latency_row_name,
 						 .row_label = "syscall" };
@@ -233,21 +235,23 @@ static int syscalls_prepare(struct module *m, char *err, size_t errlen)
 	return 0;
 }
 
-static int syscalls_configure(struct module *m, struct bpf_object *obj)
+static int syscalls_configure(struct module *m, struct bpf_object *obj, char *err, size_t errlen)
 {
 	struct syscalls *s = m->priv;
-	uint16_t *latency_row = module_rodata(obj, "latency_row", sizeof(uint16_t) * MAX_SYSCALLS);
+	uint16_t *latency_row = MODULE_RODATA_ARRAY(obj, latency_row);
 	int e = 0;
 
 	if (!latency_row)
-		return -ENOENT;
+		return module_hook_fail(err, errlen, "its BPF object lacks the syscalls module's rodata (a stale build?)");
 	for (uint16_t r = 0; r < s->nrows; r++)
 		latency_row[s->row_nr[r]] = r + 1;
 	/* A latency table left out of the module's tables is not created (the engine sizes the
 	 * others after this hook). */
 	if (!s->nrows)
-		e = bpf_map__set_autocreate(bpf_object__find_map_by_name(obj, "cgroup_latency"), false);
-	return e ? e : bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "latency"), s->nrows ? s->nrows : 1);
+		e = bpf_map__set_autocreate(MODULE_MAP(obj, cgroup_latency), false);
+	if (!e)
+		e = bpf_map__set_max_entries(MODULE_MAP(obj, latency), s->nrows ? s->nrows : 1);
+	return e ? module_hook_fail(err, errlen, "cannot size its maps: %s", strerror(-e)) : 0;
 }
 
 /* Each latency row's syscall name. */
@@ -282,7 +286,7 @@ const struct module_ops syscalls_module = {
 	.priv_size = sizeof(struct syscalls),
 	MODULE_OBJECT(syscalls),
 	.cost_events = (const char *const[]){ "calls", NULL },
-	.by_cgroup = true, /* its tables at prepare, sized from Latency */
+	MODULE_BY_CGROUP, /* its tables at prepare, sized from Latency */
 	.by_command = true,
 	.set_option = syscalls_set_option,
 	.prepare = syscalls_prepare,

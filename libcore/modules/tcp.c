@@ -10,17 +10,20 @@
 #include "tcp.h"
 #include "tcp.skel.h"
 
+MODULE_SKELETON(tcp);
+
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include <strings.h>
 
 static const struct module_point points[] = {
-	[TCP_POINT_RETRANSMIT] = MODULE_WITNESSED_TRACEPOINT("tcp_retransmit_skb", "retransmit"),
-	[TCP_POINT_SEND_RESET] = MODULE_WITNESSED_TRACEPOINT("tcp_send_reset", "send_reset"),
-	[TCP_POINT_RECEIVE_RESET] = MODULE_WITNESSED_TRACEPOINT("tcp_receive_reset", "receive_reset"),
-	[TCP_POINT_STATE] = MODULE_WITNESSED_TRACEPOINT("inet_sock_set_state", "state"),
+	[TCP_POINT_RETRANSMIT] = MODULE_WITNESSED_TRACEPOINT("tcp_retransmit_skb", retransmit),
+	[TCP_POINT_SEND_RESET] = MODULE_WITNESSED_TRACEPOINT("tcp_send_reset", send_reset),
+	[TCP_POINT_RECEIVE_RESET] = MODULE_WITNESSED_TRACEPOINT("tcp_receive_reset", receive_reset),
+	[TCP_POINT_STATE] = MODULE_WITNESSED_TRACEPOINT("inet_sock_set_state", state),
 };
 
 struct tcp {
@@ -71,11 +74,11 @@ static const struct view_label port_labels[] = { ROW_LABEL("port", .needs = FEAT
 
 enum { VIEW_COUNTS, VIEW_LATENCY };
 static const struct map_view views[] = {
-	[VIEW_COUNTS] = { .map = "counts", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct tcp_counts),
+	[VIEW_COUNTS] = { .map = MAP_NAME(counts), .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct tcp_counts),
 			  VIEW_LABELLED_FIELDS(port_labels, count_fields) },
-	[VIEW_LATENCY] = { .map = "connect_latency", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct hist_row),
+	[VIEW_LATENCY] = { .map = MAP_NAME(connect_latency), .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct hist_row),
 			   VIEW_LABELLED_FIELDS(port_labels, latency_fields) },
-	{ VIEW_PERCPU_COUNTERS("stats", TCP_STAT_COUNT, stat_rows) },
+	{ VIEW_PERCPU_COUNTERS(MAP_NAME(stats), TCP_STAT_COUNT, stat_rows) },
 	MODULE_CGROUP_FULL_VIEW,
 };
 
@@ -95,7 +98,7 @@ static int set_port_breakdown(struct tcp *t, const struct option *o, char *err, 
 			 o->nvalues > 1 ? " and more" : "");
 		return -1;
 	}
-	return 1;
+	return 0;
 }
 
 static int add_port(struct tcp *t, double v, char *err, size_t errlen)
@@ -132,7 +135,7 @@ static int set_ports(struct tcp *t, const struct option *o, char *err, size_t er
 	for (int i = 0; i < o->nvalues; i++)
 		if (add_port(t, o->values[i].number, err, errlen))
 			return -1;
-	return 1;
+	return 0;
 }
 
 static int tcp_set_option(struct module *m, const struct option *o, char *err, size_t errlen)
@@ -181,11 +184,11 @@ static void size_cgroup_tables(struct module *m, struct tcp *t)
 {
 	uint32_t rows = (uint32_t)nrows(t), per_cgroup = rows < CGROUP_PORT_ROWS ? rows : CGROUP_PORT_ROWS;
 
-	t->cg_tables[0] = (struct cgroup_table){ .map = "cgroup_counts", .fields = cgroup_count_fields,
+	t->cg_tables[0] = (struct cgroup_table){ .map = MAP_NAME(cgroup_counts), .fields = cgroup_count_fields,
 						 .nfields = COUNT_OF(cgroup_count_fields), .nrows = rows,
 						 .rows_per_cgroup = per_cgroup, .row_instance = cgroup_count_row_name,
 						 .row_label = "port" };
-	t->cg_tables[1] = (struct cgroup_table){ .map = "cgroup_latency", .hist_metric = "latency",
+	t->cg_tables[1] = (struct cgroup_table){ .map = MAP_NAME(cgroup_latency), .hist_metric = "latency",
 						 .unit = HIST_UNIT_NANOSECONDS, .nrows = rows, .rows_per_cgroup = per_cgroup,
 						 .row_instance = cgroup_latency_row_name };
 	module_cgroup_tables(m->cgroup, t->cg_tables, COUNT_OF(t->cg_tables), NULL);
@@ -212,25 +215,25 @@ static int tcp_prepare(struct module *m, char *err, size_t errlen)
 	return 0;
 }
 
-static int tcp_configure(struct module *m, struct bpf_object *obj)
+static int tcp_configure(struct module *m, struct bpf_object *obj, char *err, size_t errlen)
 {
 	struct tcp *t = m->priv;
-	uint8_t *port_mode = module_rodata(obj, "port_mode", 1);
-	uint8_t *port_row = module_rodata(obj, "port_row", 65536);
-	bool *retransmit_has_err = module_rodata(obj, "retransmit_has_err", sizeof(bool));
+	uint8_t *port_mode = MODULE_RODATA(obj, port_mode);
+	uint8_t *port_row = MODULE_RODATA_ARRAY(obj, port_row);
+	bool *retransmit_has_err = MODULE_RODATA(obj, retransmit_has_err);
 	int e;
 
 	if (!port_mode || !port_row || !retransmit_has_err)
-		return -ENOENT;
+		return module_hook_fail(err, errlen, "its BPF object lacks the tcp module's rodata (a stale build?)");
 	*port_mode = t->mode;
 	*retransmit_has_err = t->retransmit_has_err;
 	if (t->mode != TCP_PORTS_NONE)
 		for (int i = 0; i < t->nports; i++)
 			port_row[t->ports[i]] = i + 1;
-	e = bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "counts"), nrows(t));
+	e = bpf_map__set_max_entries(MODULE_MAP(obj, counts), nrows(t));
 	if (!e)
-		e = bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "connect_latency"), nrows(t));
-	return e;
+		e = bpf_map__set_max_entries(MODULE_MAP(obj, connect_latency), nrows(t));
+	return e ? module_hook_fail(err, errlen, "cannot size its maps: %s", strerror(-e)) : 0;
 }
 
 /* PortBreakdown and Ports only make sense together. */
@@ -290,7 +293,7 @@ const struct module_ops tcp_module = {
 	.options = options,
 	.priv_size = sizeof(struct tcp),
 	MODULE_OBJECT(tcp),
-	.by_cgroup = true, /* its tables at prepare, sized from Ports */
+	MODULE_BY_CGROUP, /* its tables at prepare, sized from Ports */
 	.cgroup_whose = " of the socket",
 	.set_option = tcp_set_option,
 	.check_config = tcp_check_config,

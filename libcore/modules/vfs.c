@@ -13,6 +13,8 @@
 #include "vfs.h"
 #include "vfs.skel.h"
 
+MODULE_SKELETON(vfs);
+
 #include <errno.h>
 #include <string.h>
 
@@ -23,21 +25,26 @@ _Static_assert(VFS_SYSCALL_ROWS == SYSCALL_TABLE_SIZE, "syscall numbering must a
  * default, since each would run on every syscall. */
 #define VFS_CANDIDATES(op, function)                                                                   \
 	{                                                                                              \
-		{ ATTACH_FENTRY, NULL, { op "_entry_fentry", op "_exit_fexit" }, { NULL }, { function } },       \
-		{ ATTACH_KPROBE, NULL, { op "_entry_kprobe", op "_exit_kretprobe" }, { NULL }, { function } },   \
-		{ ATTACH_TP_BTF, "syscalls", { "sys_" op "_enter_btf", "sys_" op "_exit_btf",                     \
-					       "witness_sys_" op "_enter_btf", "witness_sys_" op "_exit_btf" },     \
-		  { NULL }, .witnesses = 2 },                                                                  \
-		{ ATTACH_RAW_TP, "syscalls", { "sys_" op "_enter_raw", "sys_" op "_exit_raw",                     \
-					       "witness_sys_" op "_enter_raw", "witness_sys_" op "_exit_raw" },     \
-		  { NULL }, .witnesses = 2 },                                                                  \
-		{ ATTACH_TRACEPOINT, "syscalls", { "sys_" op "_enter_tp", "sys_" op "_exit_tp" }, { NULL } },    \
+		{ ATTACH_FENTRY, NULL, { PROG_NAME(op##_entry_fentry), PROG_NAME(op##_exit_fexit) }, { NULL },   \
+		  { function } },                                                                      \
+		{ ATTACH_KPROBE, NULL, { PROG_NAME(op##_entry_kprobe), PROG_NAME(op##_exit_kretprobe) }, { NULL }, \
+		  { function } },                                                                      \
+		{ ATTACH_TP_BTF, "syscalls", { PROG_NAME(sys_##op##_enter_btf), PROG_NAME(sys_##op##_exit_btf),   \
+					       PROG_NAME(witness_sys_##op##_enter_btf),                       \
+					       PROG_NAME(witness_sys_##op##_exit_btf) },                      \
+		  { NULL }, MODULE_WITNESSES(2) },                                                     \
+		{ ATTACH_RAW_TP, "syscalls", { PROG_NAME(sys_##op##_enter_raw), PROG_NAME(sys_##op##_exit_raw),   \
+					       PROG_NAME(witness_sys_##op##_enter_raw),                       \
+					       PROG_NAME(witness_sys_##op##_exit_raw) },                      \
+		  { NULL }, MODULE_WITNESSES(2) },                                                     \
+		{ ATTACH_TRACEPOINT, "syscalls", { PROG_NAME(sys_##op##_enter_tp), PROG_NAME(sys_##op##_exit_tp) }, \
+		  { NULL } },                                                                          \
 	}
 
-static const struct probe_candidate read_candidates[] = VFS_CANDIDATES("read", "vfs_read");
-static const struct probe_candidate write_candidates[] = VFS_CANDIDATES("write", "vfs_write");
-static const struct probe_candidate fsync_candidates[] = VFS_CANDIDATES("fsync", "vfs_fsync_range");
-static const struct probe_candidate open_candidates[] = VFS_CANDIDATES("open", "vfs_open");
+static const struct probe_candidate read_candidates[] = VFS_CANDIDATES(read, "vfs_read");
+static const struct probe_candidate write_candidates[] = VFS_CANDIDATES(write, "vfs_write");
+static const struct probe_candidate fsync_candidates[] = VFS_CANDIDATES(fsync, "vfs_fsync_range");
+static const struct probe_candidate open_candidates[] = VFS_CANDIDATES(open, "vfs_open");
 
 static const struct module_point points[VFS_OPS] = {
 	[VFS_OP_READ] = MODULE_POINT("read", read_candidates),
@@ -79,9 +86,9 @@ static const struct view_row stat_rows[] = {
 static const struct view_label labels[] = { ROW_LABEL("op", .names = op_names, .nnames = VFS_OPS) };
 
 static const struct map_view views[] = {
-	{ .map = "ops", .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct vfs_op_stats), .nrows = VFS_OPS,
+	{ .map = MAP_NAME(ops), .shape = VIEW_PERCPU_ARRAY, .value_size = sizeof(struct vfs_op_stats), .nrows = VFS_OPS,
 	  VIEW_LABELLED_FIELDS(labels, op_fields) },
-	{ VIEW_PERCPU_COUNTERS("stats", VFS_STAT_COUNT, stat_rows) },
+	{ VIEW_PERCPU_COUNTERS(MAP_NAME(stats), VFS_STAT_COUNT, stat_rows) },
 	MODULE_CGROUP_FULL_VIEW, /* calls whose cgroup found no room */
 };
 
@@ -100,21 +107,21 @@ static const char *op_row_name(const struct module *m, uint32_t row, char *buf, 
 /* Bytes are recorded for read and write only, rows 0 and 1. */
 _Static_assert(VFS_OP_READ == 0 && VFS_OP_WRITE == 1, "the bytes table holds rows 0 and 1");
 static const struct cgroup_table cgroup_tables[] = {
-	{ .map = "cgroup_counts", .fields = cgroup_count_fields, .nfields = COUNT_OF(cgroup_count_fields),
+	{ .map = MAP_NAME(cgroup_counts), .fields = cgroup_count_fields, .nfields = COUNT_OF(cgroup_count_fields),
 	  .nrows = VFS_OPS, .rows_per_cgroup = VFS_OPS, .row_instance = op_row_name, .row_label = "op" },
-	{ .map = "cgroup_latency", .hist_metric = "latency", .unit = HIST_UNIT_NANOSECONDS, .nrows = VFS_OPS,
+	{ .map = MAP_NAME(cgroup_latency), .hist_metric = "latency", .unit = HIST_UNIT_NANOSECONDS, .nrows = VFS_OPS,
 	  .rows_per_cgroup = VFS_OPS, .row_instance = op_row_name, .row_label = "op" },
-	{ .map = "cgroup_bytes", .hist_metric = "bytes", .unit = HIST_UNIT_BYTES, .nrows = 2, .rows_per_cgroup = 2,
+	{ .map = MAP_NAME(cgroup_bytes), .hist_metric = "bytes", .unit = HIST_UNIT_BYTES, .nrows = 2, .rows_per_cgroup = 2,
 	  .row_instance = op_row_name, .row_label = "op" },
 };
 
 /* The fallback maps each operation's syscalls to it. */
-static int vfs_configure(struct module *m, struct bpf_object *obj)
+static int vfs_configure(struct module *m, struct bpf_object *obj, char *err, size_t errlen)
 {
-	uint8_t *syscall_op = module_rodata(obj, "syscall_op", VFS_SYSCALL_ROWS);
+	uint8_t *syscall_op = MODULE_RODATA_ARRAY(obj, syscall_op);
 
 	if (!syscall_op)
-		return -ENOENT;
+		return module_hook_fail(err, errlen, "its BPF object lacks the vfs module's rodata (a stale build?)");
 	for (int op = 0; op < VFS_OPS; op++) {
 		for (int i = 0; op_syscalls[op][i]; i++) {
 			int nr = syscall_number(op_syscalls[op][i]);
@@ -160,14 +167,13 @@ static int vfs_start(struct module *m, char *err, size_t errlen)
 	return 0;
 }
 
-static int vfs_read(struct module *m, const struct metric_sink *sink)
+static void vfs_send(struct module *m, const struct metric_sink *sink)
 {
 	struct vfs *v = m->priv;
 
 	/* Always sent: a 0 is the statement "this is the real VFS figure". */
 	for (int op = 0; op < VFS_OPS && sink->gauge; op++)
 		sink->gauge(sink->ctx, METRIC("approximation"), op_names[op], v->approximate[op] ? 1 : 0);
-	return 0;
 }
 
 const struct module_ops vfs_module = {
@@ -182,5 +188,5 @@ const struct module_ops vfs_module = {
 	.by_command = true,
 	.configure = vfs_configure,
 	.start = vfs_start,
-	.read = vfs_read,
+	.send = vfs_send,
 };

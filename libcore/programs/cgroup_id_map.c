@@ -110,7 +110,7 @@ static int by_id(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-void cgroup_id_sync_run(struct cgroup_id_sync *s, const struct metric_sink *sink)
+void cgroup_id_sync_run(struct cgroup_id_sync *s)
 {
 	char path[4096];
 	int fd = open(s->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -133,11 +133,15 @@ void cgroup_id_sync_run(struct cgroup_id_sync *s, const struct metric_sink *sink
 		s->next = t;
 		s->nids = s->nnext;
 	}
-	if (sink && sink->gauge) {
-		if (!s->storage)
-			sink->gauge(sink->ctx, METRIC("cgroup_ids"), s->map, s->nids);
-		sink->gauge(sink->ctx, METRIC("cgroup_ids_unplaced"), s->map, s->unplaced);
-	}
+}
+
+void cgroup_id_sync_send(const struct cgroup_id_sync *s, const struct metric_sink *sink)
+{
+	if (!sink->gauge)
+		return;
+	if (!s->storage)
+		sink->gauge(sink->ctx, METRIC("cgroup_ids"), s->map, s->nids);
+	sink->gauge(sink->ctx, METRIC("cgroup_ids_unplaced"), s->map, s->unplaced);
 }
 
 struct cgroup_id_sync *cgroup_id_sync_new(const struct cgroup_id_map_config *c, int map_fd, uint32_t max_entries,

@@ -40,8 +40,10 @@ struct metric_sink;
  * mount (root NULL) or root (tests). NULL with err. */
 struct cgroup_id_sync *cgroup_id_sync_new(const struct cgroup_id_map_config *c, int map_fd, uint32_t max_entries,
 					  const char *root, char *err, size_t errlen);
-/* Walks the cgroups and updates the map; sends its gauges through sink (NULL: none). */
-void cgroup_id_sync_run(struct cgroup_id_sync *s, const struct metric_sink *sink);
+/* Walks the cgroups and updates the map. */
+void cgroup_id_sync_run(struct cgroup_id_sync *s);
+/* The last walk's gauges: the ids in the map, the cgroups that found no room. */
+void cgroup_id_sync_send(const struct cgroup_id_sync *s, const struct metric_sink *sink);
 void cgroup_id_sync_free(struct cgroup_id_sync *s);
 
 #endif

@@ -797,7 +797,7 @@ static int read_perf_event(const struct walk *w, const yaml_node_t *n)
 	if (r.type < 0 || r.config < 0 || !r.target[0])
 		return fail(w, n, "a perf_events entry needs type, name (the event's config number) and target (the "
 				  "SEC(\"perf_event\") program it runs)");
-	e = program_config_new_perf_event(w->c, why, sizeof(why));
+	e = program_model_new_perf_event(w->c, why, sizeof(why));
 	if (!e || perf_event_set(e, r.target, (uint32_t)r.type, (uint64_t)r.config, (uint64_t)r.period,
 				 (uint64_t)r.frequency, why, sizeof(why)))
 		return fail(w, n, "this perf_events entry: %s", why);
@@ -830,7 +830,7 @@ static int read_kaddrs(const struct walk *w, const struct field *field, const ya
 
 		if (!symbol)
 			return fail(w, item, "kaddrs is a list of kernel symbol names");
-		if (program_config_add_kaddr(w->c, symbol, why, sizeof(why)))
+		if (program_model_add_kaddr(w->c, symbol, why, sizeof(why)))
 			return fail(w, item, "kaddrs: %s", why);
 	}
 	return 0;
@@ -897,7 +897,7 @@ static int read_cgroup_id_map(const struct walk *w, const struct field *field, c
 		return -1;
 	if (!m.name || !m.name[0])
 		return fail(w, n, "cgroup_id_map needs the name of the program's map");
-	if (program_config_set_cgroup_ids(w->c, m.name, m.type, m.patterns, m.npatterns, why, sizeof(why)))
+	if (program_model_set_cgroup_ids(w->c, m.name, m.type, m.patterns, m.npatterns, why, sizeof(why)))
 		return fail(w, n, "cgroup_id_map: %s", why);
 	return 0;
 }

@@ -1,7 +1,9 @@
 /* A user's `<Program>` block as data: what the configuration says, before any BPF object is
- * opened. program_config_parse() checks everything the text alone can tell (keys, value
- * types, names, decoder arguments, ranges); program_resolve.h then checks it against the
- * object's BTF.
+ * opened. program_config_parse() checks everything the block's text alone can tell (keys,
+ * value types, names, decoder arguments, ranges) and fills the model (program_model.h); it
+ * only notes ExporterConfig's path: program_module_config() reads that YAML into the same
+ * model (exporter_config.h) and checks the whole; program_resolve.h then checks it against
+ * the object's BTF.
  *
  *   <Program "sync_latency">
  *     Object "/etc/collectd/ebpf.d/sync_latency.bpf.o"
@@ -30,9 +32,10 @@
 
 #include "libcore/programs/program_model.h"
 
-/* Parses a `<Program "name">` block (its node: key "Program", the name as its value). 0, or
- * -1 with err naming the block, the line and the fix. The config is zeroed first; free it
- * with program_config_free() either way. */
+/* Parses a `<Program "name">` block (its node: key "Program", the name as its value) into c:
+ * the block only, neither its ExporterConfig's YAML nor the checks of the whole
+ * (program_model_check()). 0, or -1 with err naming the block, the line and the fix. The
+ * config is zeroed first; free it with program_config_free() either way. */
 int program_config_parse(const struct conf_node *block, struct program_config *c, char *err, size_t errlen);
 
 #endif

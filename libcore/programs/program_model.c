@@ -34,7 +34,7 @@ void program_view_init(struct program_view *v, enum program_view_kind kind)
 	hist_config_init(&v->hist);
 }
 
-int program_config_add_kaddr(struct program_config *c, const char *symbol, char *err, size_t errlen)
+int program_model_add_kaddr(struct program_config *c, const char *symbol, char *err, size_t errlen)
 {
 	/* the global's name, kaddr_<symbol>, must fit too */
 	if (!symbol[0] || strlen(symbol) + 6 >= PROGRAM_NAME_MAX || strspn(symbol, "abcdefghijklmnopqrstuvwxyz"
@@ -62,8 +62,8 @@ int program_config_add_kaddr(struct program_config *c, const char *symbol, char 
 	return 0;
 }
 
-int program_config_set_cgroup_ids(struct program_config *c, const char *map, const char *type,
-				  const char *const *patterns, int npatterns, char *err, size_t errlen)
+int program_model_set_cgroup_ids(struct program_config *c, const char *map, const char *type,
+				 const char *const *patterns, int npatterns, char *err, size_t errlen)
 {
 	struct cgroup_id_map_config *g = &c->cgroup_ids;
 	char why[512];
@@ -106,7 +106,7 @@ int program_config_set_cgroup_ids(struct program_config *c, const char *map, con
 	return 0;
 }
 
-struct program_perf_event *program_config_new_perf_event(struct program_config *c, char *err, size_t errlen)
+struct program_perf_event *program_model_new_perf_event(struct program_config *c, char *err, size_t errlen)
 {
 	if (c->nperf_events == PROGRAM_MAX_PERF_EVENTS) {
 		snprintf(err, errlen, "at most %d perf events (<PerfEvent> blocks, perf_events: entries)",
@@ -114,6 +114,66 @@ struct program_perf_event *program_config_new_perf_event(struct program_config *
 		return NULL;
 	}
 	return &c->perf_events[c->nperf_events++];
+}
+
+const char *program_view_kind_name(enum program_view_kind k)
+{
+	return k == VIEW_KIND_HISTOGRAM ? "Histogram" : k == VIEW_KIND_GAUGE ? "Gauge" : "Counter";
+}
+
+/* The program records every native row at one precision (hist_record's hist_precision, one
+ * global of the object): the first <Histogram>'s Precision is the program's, and a later one
+ * cannot ask for another. 0, or -1 with the message. */
+static int check_precision(const struct program_config *c, char *err, size_t errlen)
+{
+	const struct program_view *first = NULL;
+
+	for (int i = 0; i < c->nviews; i++) {
+		const struct program_view *v = &c->views[i];
+
+		if (v->kind != VIEW_KIND_HISTOGRAM)
+			continue;
+		if (!first) {
+			first = v;
+			continue;
+		}
+		if (v->hist.precision_from_user && v->hist.precision != first->hist.precision) {
+			snprintf(err, errlen,
+				 "<Program \"%s\"> <Histogram \"%s\">: Precision %u, but the program's first "
+				 "<Histogram \"%s\"> has %u: a program records all its native histograms at one "
+				 "precision (hist_record's hist_precision); set Precision once, in the first <Histogram>",
+				 c->name, v->map, v->hist.precision, first->map, first->hist.precision);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int program_model_check(const struct program_config *c, char *err, size_t errlen)
+{
+	if (!c->object[0]) {
+		snprintf(err, errlen, "<Program \"%s\"> has no Object \"/path/to/prog.bpf.o\"", c->name);
+		return -1;
+	}
+	if (!c->nviews) {
+		snprintf(err, errlen, "<Program \"%s\"> reads no map: add <Counter \"map\">, <Gauge \"map\"> or "
+				      "<Histogram \"map\">", c->name);
+		return -1;
+	}
+	for (int v = 0; v < c->nviews; v++) {
+		size_t each = program_reader_series_bytes(c->views[v].kind);
+		double bytes = (double)c->views[v].max_series * (double)each;
+
+		if (bytes > PROGRAM_VIEW_MAX_BYTES) {
+			snprintf(err, errlen,
+				 "<Program \"%s\">: <%s \"%s\">: MaxSeries %u would keep up to %.0f bytes for its series "
+				 "(%zu bytes each), more than the %u MiB collectd keeps for one map: MaxSeries %zu at most",
+				 c->name, program_view_kind_name(c->views[v].kind), c->views[v].map, c->views[v].max_series,
+				 bytes, each, PROGRAM_VIEW_MAX_BYTES >> 20, (size_t)PROGRAM_VIEW_MAX_BYTES / each);
+			return -1;
+		}
+	}
+	return check_precision(c, err, errlen);
 }
 
 void program_config_free(struct program_config *c)

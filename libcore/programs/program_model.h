@@ -1,7 +1,8 @@
 /* A user's program as data, the model both of its parsers fill: program_config.h (the
  * `<Program>` block) and exporter_config.h (ebpf_exporter's YAML, for ExporterConfig); the
- * structs, the defaults a map block starts from and the mutators that check what they add.
- * Neither parser is called from here. */
+ * structs, the defaults a map block starts from, the mutators that check what they add and
+ * the checks of the whole. Neither parser is called from here, and neither calls the other:
+ * program_module_config() (program_module.h) runs one after the other. */
 #ifndef EBPF_PROGRAMS_PROGRAM_MODEL_H
 #define EBPF_PROGRAMS_PROGRAM_MODEL_H
 
@@ -131,7 +132,7 @@ struct program_config {
 	int nkaddrs;
 	struct cgroup_id_map_config cgroup_ids; /* CgroupIdMap (cgroup_id_map.h) */
 	/* Set while ExporterConfig's YAML is read (it may be readable by root only): the
-	 * messages of program_config_add_kaddr() and _set_cgroup_ids() do not quote its text. */
+	 * messages of program_model_add_kaddr() and _set_cgroup_ids() do not quote its text. */
 	bool text_hidden;
 	struct program_perf_event perf_events[PROGRAM_MAX_PERF_EVENTS]; /* <PerfEvent>, perf_events: */
 	int nperf_events;
@@ -144,16 +145,25 @@ struct program_config {
 
 /* Adds a KernelAddress symbol (checked: a name, once, within PROGRAM_MAX_KADDRS). 0, or -1
  * with err. */
-int program_config_add_kaddr(struct program_config *c, const char *symbol, char *err, size_t errlen);
+int program_model_add_kaddr(struct program_config *c, const char *symbol, char *err, size_t errlen);
 /* Sets the CgroupIdMap: map, type "hash" or "cgrp_storage", patterns. 0, or -1 with err. */
-int program_config_set_cgroup_ids(struct program_config *c, const char *map, const char *type,
-				  const char *const *patterns, int npatterns, char *err, size_t errlen);
+int program_model_set_cgroup_ids(struct program_config *c, const char *map, const char *type,
+				 const char *const *patterns, int npatterns, char *err, size_t errlen);
 /* Room for one more perf event: its slot, or NULL with err. */
-struct program_perf_event *program_config_new_perf_event(struct program_config *c, char *err, size_t errlen);
+struct program_perf_event *program_model_new_perf_event(struct program_config *c, char *err, size_t errlen);
 void program_config_free(struct program_config *c);
 /* A map block's view before its options are read: zeroed, then the defaults a <Histogram>,
  * <Counter> or <Gauge> (and an ExporterConfig metric) starts from. */
 void program_view_init(struct program_view *v, enum program_view_kind kind);
+
+/* "Histogram", "Counter" or "Gauge": the block a view of this kind is written in. */
+const char *program_view_kind_name(enum program_view_kind k);
+
+/* What a program must be whichever parsers filled it, checked once they all have (the
+ * block, then the YAML its ExporterConfig names: program_module_config()): an Object, a
+ * view at least, each view's MaxSeries within PROGRAM_VIEW_MAX_BYTES, one Precision for
+ * its native histograms. 0, or -1 with err naming the program. */
+int program_model_check(const struct program_config *c, char *err, size_t errlen);
 
 /* "native", "log2", ... */
 const char *slot_convention_name(enum slot_convention s);

@@ -2,6 +2,7 @@
 
 #include "base/text_append.h"
 #include "libcore/engine/module.h"
+#include "libcore/programs/exporter_config.h"
 #include "libcore/programs/object_file.h"
 #include "libcore/programs/object_policy.h"
 #include "libcore/programs/object_sandbox.h"
@@ -111,7 +112,7 @@ static int add_section_events(struct program_config *c, struct bpf_object *obj, 
 			named |= !strcmp(c->perf_events[i].program, name);
 		if (named)
 			continue;
-		e = program_config_new_perf_event(c, why, sizeof(why));
+		e = program_model_new_perf_event(c, why, sizeof(why));
 		if (!e || perf_event_from_section(e, name, sec, why, sizeof(why))) {
 			snprintf(err, errlen, "program \"%s\": %s", name, why);
 			return -1;
@@ -223,14 +224,12 @@ static int build_points(struct program_state *s, struct bpf_object *obj, char *e
  * whole check runs again, not just those two: measured on read_latency.bpf.o it costs 2 us
  * against 65 us for the open it follows (and milliseconds for the load), and it keeps one
  * code path for what the config check and the load see. */
-static int configure(struct module *m, struct bpf_object *obj)
+/* Checked when the block was read: cannot fail with the same bytes. */
+static int configure(struct module *m, struct bpf_object *obj, char *err, size_t errlen)
 {
 	struct program_state *s = m->priv;
-	char err[512];
 
-	if (program_resolve(&s->cfg, obj, &s->layout, err, sizeof(err)))
-		return -EINVAL; /* checked when the block was read: cannot happen with the same bytes */
-	return 0;
+	return program_resolve(&s->cfg, obj, &s->layout, err, errlen);
 }
 
 /* The views' readers and the cgroup id map's sync. */
@@ -251,7 +250,7 @@ static int start_readers(struct module *m, struct program_state *s, char *err, s
 						   map ? bpf_map__max_entries(map) : 0, NULL, err, errlen);
 		if (!s->cgroup_ids)
 			return -1;
-		cgroup_id_sync_run(s->cgroup_ids, NULL);
+		cgroup_id_sync_run(s->cgroup_ids);
 	}
 	return 0;
 }
@@ -275,19 +274,30 @@ static int start(struct module *m, char *err, size_t errlen)
 	return 0;
 }
 
-static int read_views(struct module *m, const struct metric_sink *sink)
+/* Every view's map, nothing sent: the engine sends only when every map was read. */
+static int read_views(struct module *m)
 {
 	struct program_state *s = m->priv;
 
 	if (s->cgroup_ids)
-		cgroup_id_sync_run(s->cgroup_ids, sink);
+		cgroup_id_sync_run(s->cgroup_ids);
 	for (int i = 0; i < s->cfg.nviews; i++) {
-		int e = program_reader_read(s->readers[i], sink);
+		int e = program_reader_read(s->readers[i]);
 
 		if (e)
 			return e;
 	}
 	return 0;
+}
+
+static void send_views(struct module *m, const struct metric_sink *sink)
+{
+	struct program_state *s = m->priv;
+
+	if (s->cgroup_ids)
+		cgroup_id_sync_send(s->cgroup_ids, sink);
+	for (int i = 0; i < s->cfg.nviews; i++)
+		program_reader_send(s->readers[i], sink);
 }
 
 static void destroy(struct module *m)
@@ -376,6 +386,25 @@ static int check_object(struct program_state *s, bool *refused, char *err, size_
 	return check_read_bytes(s, refused, err, errlen);
 }
 
+int program_module_config(const struct conf_node *block, struct program_config *c, char *err, size_t errlen)
+{
+	char why[900];
+
+	if (program_config_parse(block, c, err, errlen))
+		return -1;
+	if (c->exporter_config[0]) {
+		if (!c->object[0] && exporter_object_path(c->exporter_config, c->object, sizeof(c->object))) {
+			snprintf(err, errlen, "<Program \"%s\">: ExporterConfig: path too long", c->name);
+			return -1;
+		}
+		if (exporter_config_read(c->exporter_config, c, why, sizeof(why))) {
+			snprintf(err, errlen, "<Program \"%s\">: %s", c->name, why);
+			return -1;
+		}
+	}
+	return program_model_check(c, err, errlen);
+}
+
 int program_module_check_bytes(const struct conf_node *block, const void *bytes, size_t len, bool *refused,
 			       char *err, size_t errlen)
 {
@@ -387,7 +416,7 @@ int program_module_check_bytes(const struct conf_node *block, const void *bytes,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (!perf_event_sections_register(err, errlen) && !program_config_parse(block, &s->cfg, err, errlen)) {
+	if (!perf_event_sections_register(err, errlen) && !program_module_config(block, &s->cfg, err, errlen)) {
 		s->bytes.data = (void *)bytes; /* borrowed: not freed below */
 		s->bytes.len = len;
 		r = check_read_bytes(s, refused, err, errlen);
@@ -455,11 +484,12 @@ static void set_ops(struct program_state *s, bool refused)
 		.loaded = loaded,
 		.start = start,
 		.read = read_views,
+		.send = send_views,
 		.destroy = destroy,
 	};
 }
 
-/* The first histogram's Precision is the program's (program_config_parse refuses another). */
+/* The first histogram's Precision is the program's (program_model_check refuses another). */
 static void set_precision(struct module *m, const struct program_config *cfg)
 {
 	for (int i = 0; i < cfg->nviews; i++)
@@ -479,7 +509,7 @@ struct module *program_module_new(const struct conf_node *block, char *err, size
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	if (perf_event_sections_register(err, errlen) || program_config_parse(block, &s->cfg, err, errlen))
+	if (perf_event_sections_register(err, errlen) || program_module_config(block, &s->cfg, err, errlen))
 		goto fail;
 	if (module_find(s->cfg.name)) {
 		snprintf(err, errlen, "<Program \"%s\">: that is the name of a built-in module; name it differently, "

@@ -12,6 +12,14 @@
 #include "base/options.h"
 
 struct module;
+struct program_config;
+
+/* A `<Program "name">` block's whole model, from its two parsers one after the other: the
+ * block (program_config.h), then the ebpf_exporter config its ExporterConfig names
+ * (exporter_config.h; Object defaults to the NAME.bpf.o beside NAME.yaml), then the checks
+ * of the whole (program_model_check). 0, or -1 with err naming the program; free c with
+ * program_config_free() either way. */
+int program_module_config(const struct conf_node *block, struct program_config *c, char *err, size_t errlen);
 
 /* The module of a `<Program "name">` block: configuration parsed, object read safely,
  * policy checked, configuration checked against the object's BTF. NULL with err. */

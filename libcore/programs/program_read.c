@@ -219,16 +219,16 @@ struct program_reader *program_reader_new(struct program_view *v, const struct v
 	return r;
 }
 
-int program_reader_read(struct program_reader *r, const struct metric_sink *sink)
+int program_reader_read(struct program_reader *r)
 {
-	int e = series_reader_read(r->series);
+	return series_reader_read(r->series);
+}
 
-	if (e)
-		return e;
+void program_reader_send(struct program_reader *r, const struct metric_sink *sink)
+{
 	series_reader_send(r->series, sink);
 	if (r->v->key_listed_only) /* ebpf_exporter drops them without a trace */
 		sink->counter(sink->ctx, METRIC("unlisted"), r->v->map, r->unlisted);
-	return 0;
 }
 
 void program_reader_set_batch(struct program_reader *r, bool batch)

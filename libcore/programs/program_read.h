@@ -33,8 +33,10 @@ struct program_reader;
  * when the view cannot be read. */
 struct program_reader *program_reader_new(struct program_view *v, const struct view_layout *l, int map_fd,
 					  unsigned int precision, char *err, size_t errlen);
-/* Reads the map and sends its series. 0 or -errno. */
-int program_reader_read(struct program_reader *r, const struct metric_sink *sink);
+/* Reads the map, nothing sent. 0 or -errno. */
+int program_reader_read(struct program_reader *r);
+/* Sends the series of what program_reader_read() read. */
+void program_reader_send(struct program_reader *r, const struct metric_sink *sink);
 void program_reader_free(struct program_reader *r);
 /* Benches and tests: false reads the map one entry at a time (get_next_key + lookup), as on
  * a kernel without batch lookups; true (the default) batches where the kernel can. */

@@ -650,11 +650,6 @@ static int check_cgroup_ids(const struct cgroup_id_map_config *g, struct bpf_obj
 	return 0;
 }
 
-static const char *view_kind_name(enum program_view_kind k)
-{
-	return k == VIEW_KIND_HISTOGRAM ? "Histogram" : k == VIEW_KIND_GAUGE ? "Gauge" : "Counter";
-}
-
 int program_resolve(struct program_config *c, struct bpf_object *obj, struct program_layout *out, char *err,
 		    size_t errlen)
 {
@@ -687,7 +682,7 @@ int program_resolve(struct program_config *c, struct bpf_object *obj, struct pro
 		return -1;
 	for (int i = 0; i < c->nviews; i++)
 		if (resolve_view(&c->views[i], obj, &out->views[i], why, sizeof(why))) {
-			snprintf(err, errlen, "<%s \"%s\">: %s", view_kind_name(c->views[i].kind), c->views[i].map, why);
+			snprintf(err, errlen, "<%s \"%s\">: %s", program_view_kind_name(c->views[i].kind), c->views[i].map, why);
 			return -1;
 		}
 	return 0;

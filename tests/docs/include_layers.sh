@@ -7,6 +7,10 @@
 # above it. snapshot/ is a room of its own on base/ (it includes base/ only, and nothing
 # in LAYERS includes it). Includes that name no file of these folders (bpf/, the generated
 # skeletons, system headers) are not counted. Loads nothing.
+# One rule inside programs/: a user's program has two parsers, the `<Program>` block's
+# (program_config.*) and ebpf_exporter's YAML (exporter_*), which each fill the model
+# (program_model.h) and never call each other (program_module_config() runs one after the
+# other): neither includes the other's headers.
 set -eu
 : "${top_srcdir:?run through make check}"
 cd "$top_srcdir"
@@ -39,6 +43,12 @@ function visit(v, kind,   i, w, scc, n) {
 		if (n > 1) { printf "FAIL: include circle of %d %ss: %s\n", n, kind, scc; bad = 1 }
 	}
 }
+# Which parser of a user program file belongs to: "block", "yaml" or "".
+function parser(f) {
+	if (f ~ /^libcore\/programs\/program_config\.[ch]$/) return "block"
+	if (f ~ /^libcore\/programs\/exporter_[a-z_]*\.[ch]$/) return "yaml"
+	return ""
+}
 function edge(kind, a, b) {
 	if (a == b || (kind, a, b) in seen) return
 	seen[kind, a, b] = 1
@@ -59,6 +69,10 @@ BEGIN {
 	if (target !~ /^(base|libcore|snapshot)\//) next
 	edges++
 	edge("file", file, target)
+	if (parser(file) != "" && parser(target) != "" && parser(file) != parser(target)) {
+		printf "FAIL: %s includes %s: the parsers of the <Program> block and of the ebpf_exporter YAML each fill the model (program_model.h) and call only it; program_module_config() runs one after the other\n", file, inc
+		bad = 1
+	}
 	from = folder(file); to = folder(target)
 	if (from == to) next
 	edge("folder", from, to)
@@ -72,6 +86,6 @@ BEGIN {
 END {
 	for (k in nodes) { split(k, p, SUBSEP); if (!((p[1], p[2]) in index_of)) visit(p[2], p[1]) }
 	if (against) printf "the layers, bottom first: %s; %s/ on base/ only\n", layers, side
-	if (!bad) printf "ok: %d includes between files of base/, libcore/, snapshot/: no circle, none against the layers\n", edges
+	if (!bad) printf "ok: %d includes between files of base/, libcore/, snapshot/: no circle, none against the layers, no parser of a program including the other\n", edges
 	exit bad
 }'

@@ -98,16 +98,18 @@ static void *block_in_ppoll(void *arg)
 /* True when thread tid sits in ppoll: /proc/self/task/<tid>/syscall starts with its number. */
 /* The syscalls module's configure hook, then every map that can fill (map_entries.h) made
  * CAP entries big: before load, the only time a map's size can be set. */
-static int configure_small_maps(struct module *m, struct bpf_object *obj)
+static int configure_small_maps(struct module *m, struct bpf_object *obj, char *err, size_t errlen)
 {
 	struct bpf_map *map;
-	int e = module_find("syscalls")->configure(m, obj);
+	int e = 0;
 
+	if (module_find("syscalls")->configure(m, obj, err, errlen))
+		return -1;
 	bpf_object__for_each_map(map, obj) {
 		if (!e && map_type_can_fill(bpf_map__type(map)))
 			e = bpf_map__set_max_entries(map, CAP);
 	}
-	return e;
+	return e ? module_hook_fail(err, errlen, "cannot size a map: %s", strerror(-e)) : 0;
 }
 
 static bool in_ppoll(pid_t tid)

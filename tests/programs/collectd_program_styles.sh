@@ -101,28 +101,42 @@ settle() {
 	wait_for_new_line libbpf_tools "derive-$DISK-count"; wait_for_new_line libbpf_tools "derive-$DISK-count"
 	wait_for_new_line exporter "derive-$DISK-write-count"
 }
-settle
-set -- $(counts)
-er0=$1 ew0=$2 lt0=$3 dr0=$4 dw0=$5 dd0=$6 df0=$7
-dd if=/dev/zero of="$LOOP" bs=64k count=$NW oflag=direct status=none || fail "dd write failed"
-dd if="$LOOP" of=/dev/null bs=16k count=$NR iflag=direct status=none || fail "dd read failed"
-settle
-set -- $(counts)
-er=$(($1 - er0)) ew=$(($2 - ew0)) lt=$(($3 - lt0)) dr=$(($4 - dr0)) dw=$(($5 - dw0)) dx=$(($6 - dd0 + $7 - df0))
-echo "diskstats: +$dr reads, +$dw writes, +$dx discards and flushes; exporter: +$er reads, +$ew writes; libbpf_tools: +$lt requests"
-[ "$dw" -ge "$NW" ] && [ "$dr" -ge "$NR" ] || fail "diskstats counted fewer requests than dd made"
-
 # Exact, unless the kernel skipped runs of the programs, which it counts (recursion misses).
 misses() { v=$(csv_last "$1" derive-dropped-recursion); echo "${v:-0}"; }
-exact() { # NAME COUNTED EXPECTED PROGRAM
+exact() { # NAME COUNTED EXPECTED PROGRAM: 0 when exact, else says how and returns 1
 	[ "$2" = "$3" ] && return 0
 	m=$(misses "$4")
 	[ "$2" -lt "$3" ] && [ $(($2 + m)) -ge "$3" ] && { echo "  $1: $2 of $3, $m runs skipped by the kernel (counted)"; return 0; }
-	fail "$1: counted $2, /proc/diskstats $3 ($m runs skipped by the kernel)"
+	echo "  $1: counted $2, /proc/diskstats $3 ($m runs skipped by the kernel)"
+	return 1
 }
-exact "exporter reads" "$er" "$dr" exporter
-exact "exporter writes" "$ew" "$dw" exporter
-exact "libbpf_tools requests" "$lt" "$((dr + dw + dx))" libbpf_tools
+# One measurement: dd's IO, then each style's counts against /proc/diskstats.
+measure() {
+	settle
+	set -- $(counts)
+	er0=$1 ew0=$2 lt0=$3 dr0=$4 dw0=$5 dd0=$6 df0=$7
+	dd if=/dev/zero of="$LOOP" bs=64k count=$NW oflag=direct status=none || fail "dd write failed"
+	dd if="$LOOP" of=/dev/null bs=16k count=$NR iflag=direct status=none || fail "dd read failed"
+	settle
+	set -- $(counts)
+	er=$(($1 - er0)) ew=$(($2 - ew0)) lt=$(($3 - lt0)) dr=$(($4 - dr0)) dw=$(($5 - dw0)) dx=$(($6 - dd0 + $7 - df0))
+	echo "diskstats: +$dr reads, +$dw writes, +$dx discards and flushes; exporter: +$er reads, +$ew writes; libbpf_tools: +$lt requests"
+	[ "$dw" -ge "$NW" ] && [ "$dr" -ge "$NR" ] || fail "diskstats counted fewer requests than dd made"
+	ok=0
+	exact "exporter reads" "$er" "$dr" exporter || ok=1
+	exact "exporter writes" "$ew" "$dw" exporter || ok=1
+	exact "libbpf_tools requests" "$lt" "$((dr + dw + dx))" libbpf_tools || ok=1
+	return $ok
+}
+# Under heavy interrupt load the kernel can skip a program's run without counting it
+# (doc/modules.md, Known limits; seen once in CI's first pass with builds beside): the
+# IO is then measured again, and a count that is off in all three measurements fails.
+attempt=1
+until measure; do
+	[ "$attempt" -lt 3 ] || fail "the styles' counts differ from /proc/diskstats in 3 measurements (above)"
+	attempt=$((attempt + 1))
+	echo "  off under load: measuring again ($attempt of 3)"
+done
 pass "both styles counted the loop device's requests as /proc/diskstats did"
 
 for s in "exporter latency-$DISK-write-50" "exporter latency-$DISK-read-50" "libbpf_tools latency-$DISK-50"; do

@@ -4,6 +4,7 @@
 #include "bpf/include/hist_slot.h"
 #include "libcore/programs/perf_event_attach.h"
 #include "libcore/programs/program_config.h"
+#include "libcore/programs/program_module.h"
 #include "libcore/programs/program_resolve.h"
 #include "tests/support/conf_text.h"
 #include "tests/support/testing.h"
@@ -14,12 +15,13 @@
 
 static char err[2048];
 
-/* Parses text; true when it fails with `needle` in the message. */
+/* Parses text as a <Program> block is read (the block, its ExporterConfig, the checks of
+ * the whole); true when it fails with `needle` in the message. */
 static bool parse_fails(const char *text, const char *needle)
 {
 	struct program_config c;
 	struct conf_node *tree = conf_text(text);
-	int r = program_config_parse(tree, &c, err, sizeof(err));
+	int r = program_module_config(tree, &c, err, sizeof(err));
 
 	program_config_free(&c);
 	conf_text_free(tree);
@@ -100,7 +102,7 @@ static int resolve(const char *text, const char *object, struct program_layout *
 	struct bpf_object *obj;
 	int r;
 
-	r = program_config_parse(tree, &c, err, sizeof(err));
+	r = program_module_config(tree, &c, err, sizeof(err));
 	conf_text_free(tree);
 	if (r) {
 		fprintf(stderr, "  parse failed: %s\n", err);
@@ -353,10 +355,32 @@ static void test_perf_event_sections(void)
 	}
 }
 
+/* The block's parser fills the model from the block alone: it notes ExporterConfig's path
+ * and reads no YAML (neither parser calls the other); program_module_config() reads the
+ * YAML into the same model after it, then checks the whole. */
+static void test_parsers_apart(void)
+{
+	static const char path[] = "/nonexistent/collectd-ebpf-test/x.yaml";
+	struct conf_node *tree = conf_text("<Program \"p\">\n  ExporterConfig \"/nonexistent/collectd-ebpf-test/x.yaml\"\n"
+					   "</Program>");
+	struct program_config c;
+
+	CHECK(program_config_parse(tree, &c, err, sizeof(err)) == 0 || (fprintf(stderr, "  %s\n", err), 0));
+	CHECK_STR(c.exporter_config, path);
+	CHECK(c.nviews == 0 && !c.object[0]);
+	program_config_free(&c);
+	CHECK(program_module_config(tree, &c, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "<Program \"p\">: ") == err && strstr(err, path) != NULL);
+	fprintf(stderr, "  %s\n", err);
+	program_config_free(&c);
+	conf_text_free(tree);
+}
+
 int main(void)
 {
 	libbpf_set_print(NULL);
 	test_parse_errors();
+	test_parsers_apart();
 	test_perf_events();
 	test_perf_event_sections();
 	test_resolve();

@@ -28,6 +28,7 @@
 #define PINGS_D 40
 #define FILLERS 14
 #define MAX_SERIES (FILLERS + 2) /* a, b and the fillers */
+#define MEASURES 3 /* measurements of a method whose exact counts a loaded host made short */
 
 /* A process pinned to one CPU that answers each byte on cmd with one on reply ('q' ends it). */
 struct worker {
@@ -365,8 +366,15 @@ static void run_method(const char *method)
 			break;
 	}
 	CHECK(tries < 100);
-	for (int i = 0; i < FILLERS; i++)
+	/* Each filler's wait is in a read before c and d join (the kernel can skip a program
+	 * run without counting it under interrupt load: such a filler sleeps again). */
+	for (int i = 0; i < FILLERS; i++) {
+		for (tries = 0; tries < 20 && !waits_of(&r, nfill[i]); tries++) {
+			tcg_run_in(fill[i], sleep_once, NULL);
+			CHECK(recording_read(&r, m) == 0);
+		}
 		CHECK(waits_of(&r, nfill[i]) >= 1);
+	}
 	/* c and d join while their workers sleep: their waits in the window are all theirs. */
 	move_to(c, wc.pid);
 	move_to(d, wd.pid);
@@ -388,10 +396,13 @@ static void run_method(const char *method)
 	/* Exact: a worker's waits are its own context switches. Not every ping is one: the test
 	 * runs on another CPU and can write the next ping before the worker, having replied,
 	 * is back asleep in read() (199 switches for 200 pings in a sanitized run), so the
-	 * pings only show that the workload ran (half of them at least). */
-	CHECK_EQ_U64(p1.b - p0.b, p1.sb - p0.sb);
+	 * pings only show that the workload ran (half of them at least). Under heavy interrupt
+	 * load the kernel can skip the switch program without counting it (seen: 199 waits for
+	 * 201 switches, tp_btf, six compilers beside; doc/modules.md, Known limits): the method
+	 * is then measured again, and short in every measurement fails. */
+	CHECK_UNDER_LOAD(p1.b - p0.b == p1.sb - p0.sb);
 	CHECK(p1.sb - p0.sb >= PINGS_B / 2);
-	CHECK_EQ_U64(p1.other - p0.other, p1.sc - p0.sc);
+	CHECK_UNDER_LOAD(p1.other - p0.other == p1.sc - p0.sc);
 	CHECK(p1.sc - p0.sc >= PINGS_C / 2);
 	CHECK(p1.sd - p0.sd >= PINGS_D / 2);
 	/* The hog, always runnable, waits after each switch-out: its waits in the window are
@@ -456,7 +467,8 @@ int main(int argc, char **argv)
 	tcg_setup("ebpf-test-rqcg");
 	tracepoint_methods_from(argc, argv, &methods);
 	for (int i = 0; i < methods.n; i++)
-		run_method(methods.names[i]);
+		for (int a = 0; a == 0 || testing_load_retry(a - 1, MEASURES); a++)
+			run_method(methods.names[i]);
 	CHECK(rmdir(tcg_parent) == 0);
 	return testing_done();
 }
