@@ -34,3 +34,11 @@ char *label_value_safe(const char *in, char out[LABEL_VALUE_MAX])
 		*p = '_';
 	return out;
 }
+
+char *label_value_word(const char *in, char out[LABEL_VALUE_MAX])
+{
+	label_value_safe(in, out);
+	for (char *p = out; (p = strpbrk(p, " :#")); p++)
+		*p = '_';
+	return out;
+}

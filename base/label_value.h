@@ -22,5 +22,10 @@
 
 /* Writes the safe form of in to out (LABEL_VALUE_MAX bytes). Returns out. */
 char *label_value_safe(const char *in, char out[LABEL_VALUE_MAX]);
+/* The safe form of a name that any process may choose and that is one word of a collectd
+ * name (a command, `By "command"`): as label_value_safe, and a space, ':' and '#' '_' too,
+ * so that it needs no quoting in unixsock's and exec's PUTVAL identifiers, in an rrdtool
+ * graph DEF (':' separates its fields) or a shell, and cuts no Graphite path. */
+char *label_value_word(const char *in, char out[LABEL_VALUE_MAX]);
 
 #endif

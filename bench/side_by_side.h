@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define SBS_MAX_CFG 16
+#define SBS_MAX_CFG 20
 #define SBS_MAX_ROUNDS 32
 #define SBS_MAX_BATCHES 100
 

@@ -44,9 +44,9 @@ static const char bpftrace_script[] =
 /* In print order. Letters are the issue's; i, j, h and k are the map layouts of
  * libcore/engine/map_layout.h side by side with the layout this machine gets. */
 enum cfg {
-	NO_PROBE, EMPTY_EXIT, COUNTERS, COUNTERS_PERCPU, COUNTERS_MANY, COUNTERS_CGROUP, COUNTERS_WITNESS, EMPTY_PAIR,
-	LATENCY_ALL, LATENCY_ALL_PERCPU, LATENCY_ALL_MANY, LATENCY_ALL_LOG2, LATENCY_ALL_CGROUP, LATENCY_ALL_WITNESS,
-	BPFTRACE, NCFG
+	NO_PROBE, EMPTY_EXIT, COUNTERS, COUNTERS_PERCPU, COUNTERS_MANY, COUNTERS_CGROUP, COUNTERS_COMMAND,
+	COUNTERS_WITNESS, EMPTY_PAIR, LATENCY_ALL, LATENCY_ALL_PERCPU, LATENCY_ALL_MANY, LATENCY_ALL_LOG2,
+	LATENCY_ALL_CGROUP, LATENCY_ALL_COMMAND, LATENCY_ALL_WITNESS, BPFTRACE, NCFG
 };
 
 static const struct {
@@ -57,7 +57,7 @@ static const struct {
 	int before;        /* "vs before": added cost over this config's (every map per-CPU), -1: none */
 	int which;         /* start_module's: 0 counters, 1 latency all, 2 latency all at precision 0 */
 	enum bench_layout layout;
-	bool by_cgroup;    /* By "cgroup" (MaxSeries 10): "vs before" is then the same without it */
+	const char *by;    /* By "cgroup" or "command" (MaxSeries 10): "vs before" is then the same without it */
 	bool witness;      /* Witness true (witness.h): "vs before" is then the same without it */
 } cfgs[NCFG] = {
 	[NO_PROBE] = { 'a', "no probe", -1, "", -1, -1, LAYOUT_HERE },
@@ -68,9 +68,12 @@ static const struct {
 	/* As laid out at 256 possible CPUs: the 512-row count table shared. */
 	[COUNTERS_MANY] = { 'j', "  same, layout at 256 CPUs", EMPTY_EXIT, "", COUNTERS_PERCPU, 0, LAYOUT_MANY_CPUS },
 	/* By "cgroup": every syscall also adds to its cgroup's row of a shared hash. */
-	[COUNTERS_CGROUP] = { 'l', "  same, By \"cgroup\"", EMPTY_EXIT, "", COUNTERS, 0, LAYOUT_HERE, true },
+	[COUNTERS_CGROUP] = { 'l', "  same, By \"cgroup\"", EMPTY_EXIT, "", COUNTERS, 0, LAYOUT_HERE, "cgroup" },
+	/* By "command": the same hash, keyed by the task's comm instead (issue 44: at most 1.3x). */
+	[COUNTERS_COMMAND] = { 'p', "  same, By \"command\"", EMPTY_EXIT, "", COUNTERS, 0, LAYOUT_HERE,
+			       "command" },
 	/* Witness true: sys_exit runs one more program, which counts every firing. */
-	[COUNTERS_WITNESS] = { 'n', "  same, Witness true", EMPTY_EXIT, "", COUNTERS, 0, LAYOUT_HERE, false, true },
+	[COUNTERS_WITNESS] = { 'n', "  same, Witness true", EMPTY_EXIT, "", COUNTERS, 0, LAYOUT_HERE, NULL, true },
 	[EMPTY_PAIR] = { 'e', "empty tp_btf sys_enter+sys_exit", -1, "", -1, -1, LAYOUT_HERE },
 	[LATENCY_ALL] = { 'd', "syscalls: counters + latency all", EMPTY_PAIR, "<= 3", LATENCY_ALL_PERCPU, 1,
 			  LAYOUT_HERE },
@@ -79,8 +82,10 @@ static const struct {
 			       LAYOUT_MANY_CPUS },
 	/* The log2 slots of Precision 0 (the only layout before log-linear), side by side with the default log-linear ones. */
 	[LATENCY_ALL_LOG2] = { 'g', "  same, Precision 0 (log2)", EMPTY_PAIR, "", -1, 2, LAYOUT_HERE },
-	[LATENCY_ALL_CGROUP] = { 'm', "  same, By \"cgroup\"", EMPTY_PAIR, "", LATENCY_ALL, 1, LAYOUT_HERE, true },
-	[LATENCY_ALL_WITNESS] = { 'o', "  same, Witness true", EMPTY_PAIR, "", LATENCY_ALL, 1, LAYOUT_HERE, false,
+	[LATENCY_ALL_CGROUP] = { 'm', "  same, By \"cgroup\"", EMPTY_PAIR, "", LATENCY_ALL, 1, LAYOUT_HERE, "cgroup" },
+	[LATENCY_ALL_COMMAND] = { 'q', "  same, By \"command\"", EMPTY_PAIR, "", LATENCY_ALL, 1, LAYOUT_HERE,
+				  "command" },
+	[LATENCY_ALL_WITNESS] = { 'o', "  same, Witness true", EMPTY_PAIR, "", LATENCY_ALL, 1, LAYOUT_HERE, NULL,
 				  true },
 	[BPFTRACE] = { 'f', "bpftrace enter/exit hist", EMPTY_PAIR, "", -1, -1, LAYOUT_HERE },
 };
@@ -117,8 +122,8 @@ static int start_module(struct bench *b, enum cfg c, double *ms)
 	b->mod = new_syscalls(latency_all, which == 2 ? 0 : -1);
 	if (!b->mod)
 		return -1;
-	if (cfgs[c].by_cgroup &&
-	    (bench_set_option(b->mod, "By", (struct opt_value){ .type = OPT_STRING, .string = "cgroup" }) ||
+	if (cfgs[c].by &&
+	    (bench_set_option(b->mod, "By", (struct opt_value){ .type = OPT_STRING, .string = cfgs[c].by }) ||
 	     bench_set_option(b->mod, "MaxSeries", (struct opt_value){ .type = OPT_NUMBER, .number = 10 })))
 		return -1;
 	if (cfgs[c].witness &&
@@ -163,8 +168,10 @@ static int attach(void *ctx, int cfg, int round)
 	case COUNTERS_PERCPU:
 	case COUNTERS_MANY:
 	case COUNTERS_CGROUP:
+	case COUNTERS_COMMAND:
 	case COUNTERS_WITNESS:
 	case LATENCY_ALL_CGROUP:
+	case LATENCY_ALL_COMMAND:
 	case LATENCY_ALL_WITNESS:
 	case LATENCY_ALL_PERCPU:
 	case LATENCY_ALL_MANY:
@@ -269,7 +276,8 @@ static void print_cost_table(const struct bench *b)
 	       "   and %s (latency); the empty programs are tp_btf.\n",
 	       b->method[0], b->method[1]);
 	printf("   vs before = added ns / that of the same module with every map per-CPU, the layout before\n"
-	       "   libcore/engine/map_layout.h; for l and m (By \"cgroup\", MaxSeries 10) and n and o\n"
+	       "   libcore/engine/map_layout.h; for l and m (By \"cgroup\", MaxSeries 10), p and q (By\n"
+	       "   \"command\", MaxSeries 10; target <= 1.3x vs before) and n and o\n"
 	       "   (Witness true) / that of the same module without it (c, d). The maps, as each\n"
 	       "   configuration laid them out:\n");
 	for (int c = 0; c < NCFG; c++)

@@ -83,7 +83,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, BLOCK_MAX_INFLIGHT);
 	__type(key, struct block_rq_key);
-	__type(value, __u64);
+	__type(value, struct row_whose); /* a row key's first 16 bytes: the cgroup, or the command */
 } cgroup_inflight SEC(".maps");
 
 /* A new row of `disks` starts from this (zero) value. */
@@ -234,20 +234,21 @@ static __always_inline bool in_cgroup2(const struct cgroup___cgk *cg)
 	return dfl && BPF_CORE_READ((const struct cgroup___blk *)cg, root) == BPF_CORE_READ(dfl, root);
 }
 
-/* cgroup for the request of key until it completes; with BPF_NOEXIST only if none is kept.
- * cgroup 0 (outside the selection, cgroup_select) with BPF_ANY: the request is no selected
- * cgroup's, whatever was kept before. */
-static __always_inline void keep_cgroup(struct block_rq_key *key, __u64 cgroup, __u64 flags)
+/* whose (a row key: the cgroup, or with By "command" the command) for the request of key
+ * until it completes; with BPF_NOEXIST only if none is kept. Cgroup 0 (outside the
+ * selection, cgroup_select) with BPF_ANY: the request is no selected cgroup's, whatever was
+ * kept before. */
+static __always_inline void keep_whose(struct block_rq_key *key, const struct cgroup_row_key *k, __u64 flags)
 {
 	/* An int: 5.10 hands the helper's error back zero-extended (-EEXIST as 4294967279). */
 	int err;
 
-	if (!cgroup) {
+	if (!by_command && !k->cgroup) {
 		if (flags == BPF_ANY)
 			bpf_map_delete_elem(&cgroup_inflight, key);
 		return;
 	}
-	err = bpf_map_update_elem(&cgroup_inflight, key, &cgroup, flags);
+	err = bpf_map_update_elem(&cgroup_inflight, key, k, flags); /* its first 16 bytes */
 	if (err && err != -EEXIST)
 		add_to_row(&cgroup_full, 0, 1);
 }
@@ -260,7 +261,19 @@ static __always_inline void keep_cgroup(struct block_rq_key *key, __u64 cgroup, 
  * of whose IO it is. */
 static __always_inline void cgroup_by_task(struct block_rq_key *key, bool at_insert)
 {
-	keep_cgroup(key, current_cgroup_at_depth(), at_insert && !current_is_kthread() ? BPF_ANY : BPF_NOEXIST);
+	struct cgroup_row_key whose;
+
+	row_key_current(&whose, 0);
+	keep_whose(key, &whose, at_insert && !current_is_kthread() ? BPF_ANY : BPF_NOEXIST);
+}
+
+static __always_inline void keep_cgroup(struct block_rq_key *key, __u64 cgroup, __u64 flags)
+{
+	struct cgroup_row_key whose;
+
+	__builtin_memset(&whose, 0, sizeof(whose));
+	whose.cgroup = cgroup;
+	keep_whose(key, &whose, flags);
 }
 
 /* The request's cgroup at cgroup_depth, kept until it completes. The bio's blkcg where it
@@ -274,7 +287,9 @@ static __always_inline void cgroup_of_request(struct block_rq_key *key, struct r
 	struct bio___blk *bio;
 	struct cgroup___cgk *cg = NULL;
 
-	if (bpf_core_field_exists(((struct bio___blk *)0)->bi_blkg)) {
+	/* By "command": the task's (a kworker's for writeback: the kernel knows no command of
+	 * the pages' owner, only its cgroup, By "cgroup"'s). */
+	if (!by_command && bpf_core_field_exists(((struct bio___blk *)0)->bi_blkg)) {
 		bio = BPF_CORE_READ(r, bio);
 		if (bio)
 			cg = BPF_CORE_READ(bio, bi_blkg, blkcg, css.cgroup);
@@ -292,16 +307,18 @@ static __always_inline void cgroup_of_request(struct block_rq_key *key, struct r
  * attached has no cgroup: it counts host-wide only, as it has no latency there. */
 static __always_inline void cgroup_account(struct block_rq_key *key, const struct completion *c)
 {
-	struct cgroup_row_key k = { .row = c->op };
+	struct cgroup_row_key k;
 	struct block_cgroup_counts *counts;
-	__u64 *cgroup = bpf_map_lookup_elem(&cgroup_inflight, key);
+	struct row_whose *whose = bpf_map_lookup_elem(&cgroup_inflight, key);
 	struct hist_row *h;
 	void *zero;
 	__u64 now;
 
-	if (!cgroup)
+	if (!whose)
 		return;
-	k.cgroup = *cgroup;
+	__builtin_memcpy(&k, whose, sizeof(*whose));
+	k.row = c->op;
+	k.pad = 0;
 	if (c->final)
 		bpf_map_delete_elem(&cgroup_inflight, key);
 	zero = cgroup_zero_row();

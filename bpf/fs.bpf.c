@@ -41,12 +41,13 @@ CGROUP_AUX_MAPS(struct hist_row);
  * computed: its own here, once, at the per-cgroup precision). */
 static __always_inline void record_by_cgroup(__u32 row, __u64 delta)
 {
-	struct cgroup_row_key key = { .cgroup = current_cgroup_at_depth(), .row = row };
+	struct cgroup_row_key key;
 	void *zero = cgroup_zero_row();
 	struct hist_row *h;
 
 	if (!zero)
 		return;
+	row_key_current(&key, row);
 	h = cgroup_row(&cgroup_latency, &key, zero, &cgroup_full);
 	if (h)
 		hist_record_at(h, cgroup_hist_slot_again(delta, zero), delta);

@@ -58,14 +58,19 @@ CGROUP_COUNTS_MAP(cgroup_counts, __u64);
 
 CGROUP_AUX_MAPS(__u64);
 
-static __always_inline void count_by_cgroup(__u64 cgroup, __u32 which)
+/* task: the task the event is counted for, NULL for the current one. */
+static __always_inline void count_by_cgroup(const void *task, __u32 which)
 {
-	struct cgroup_row_key key = { .cgroup = cgroup, .row = which };
+	struct cgroup_row_key key;
 	void *zero = cgroup_zero_row();
 	__u64 *c;
 
 	if (!zero)
 		return;
+	if (task)
+		row_key_task(&key, task, which);
+	else
+		row_key_current(&key, which);
 	c = cgroup_row(&cgroup_counts, &key, zero, &cgroup_full);
 	if (c)
 		counter_add(c, 1);
@@ -79,7 +84,7 @@ static __always_inline void on_event(__u32 which)
 		return;
 	count(which);
 	if (by_cgroup)
-		count_by_cgroup(current_cgroup_at_depth(), which);
+		count_by_cgroup(NULL, which);
 }
 
 static __always_inline void on_exit(void)
@@ -91,7 +96,7 @@ static __always_inline void on_exit(void)
 		return;
 	count(which);
 	if (by_cgroup)
-		count_by_cgroup(current_cgroup_at_depth(), which);
+		count_by_cgroup(NULL, which);
 }
 
 /* Counted first, reported second: a full ring buffer loses the name, never the count. */
@@ -103,7 +108,7 @@ static __always_inline void on_victim(__u32 pid, const struct task_struct___proc
 	/* The victim's cgroup: only where the tracepoint passes the task (else unknown, and the
 	 * kill is in the host-wide count alone). */
 	if (by_cgroup && task)
-		count_by_cgroup(task_cgroup_at_depth(task), PROC_OOM_KILLS);
+		count_by_cgroup(task, PROC_OOM_KILLS);
 	e = bpf_ringbuf_reserve(&oom_events, sizeof(*e), 0);
 	if (!e) {
 		count(PROC_OOM_EVENTS_LOST);

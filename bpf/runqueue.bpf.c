@@ -85,13 +85,18 @@ struct {
 	__type(value, struct runq_pending);
 } cgroup_pending SEC(".maps");
 
-static __always_inline void record_by_cgroup(__u64 cgroup, __u64 delta)
+/* task: the waiting task, NULL when it is the current one. */
+static __always_inline void record_by_cgroup(const void *task, __u64 delta)
 {
-	struct cgroup_row_key key = { .cgroup = cgroup };
+	struct cgroup_row_key key;
 	void *zero = cgroup_zero_row();
 	struct hist_row *h;
 
-	if (!zero || !cgroup) /* no cgroup read: the host-wide row has the wait */
+	if (task)
+		row_key_task(&key, task, 0);
+	else
+		row_key_current(&key, 0);
+	if (!zero || (!by_command && !key.cgroup)) /* no cgroup read: the host-wide row has the wait */
 		return;
 	h = cgroup_row(&cgroup_latency, &key, zero, &cgroup_full);
 	if (h)
@@ -103,7 +108,7 @@ static __always_inline void record_task(struct task_struct *next, __u64 delta)
 {
 	record(delta);
 	if (by_cgroup)
-		record_by_cgroup(task_cgroup_at_depth(next), delta);
+		record_by_cgroup(next, delta);
 }
 
 /* ---- workers: task storage ---------------------------------------------------------- */
@@ -240,7 +245,7 @@ static __always_inline void settle_pending(__u32 prev_pid)
 	if (!p || !p->pid)
 		return;
 	if (p->pid == prev_pid) /* else a switch we did not see (attach): forgotten */
-		record_by_cgroup(current_cgroup_at_depth(), p->delta);
+		record_by_cgroup(NULL, p->delta);
 	p->pid = 0;
 }
 

@@ -108,14 +108,18 @@ CGROUP_HIST_MAP(cgroup_latency);
 CGROUP_AUX_MAPS(struct hist_row);
 
 /* lrow: the latency row + 1 of a call whose start was known (delta its time), else 0. */
-static __always_inline void count_by_cgroup(__u32 nr, long ret, __u32 lrow, __u64 delta)
+static __always_inline void count_by_cgroup(__u32 nr, long ret, __u32 lrow, __u64 delta, bool btf)
 {
-	struct cgroup_row_key key = { .cgroup = current_cgroup_at_depth(), .row = nr };
+	struct cgroup_row_key key;
 	void *zero = cgroup_zero_row();
 	struct hist_row *h;
 
 	if (!zero)
 		return;
+	if (btf)
+		row_key_current_btf(&key, nr);
+	else
+		row_key_current(&key, nr);
 	cgroup_count_call(&cgroup_counts, &key, zero, &cgroup_full, ret);
 	if (!lrow)
 		return;
@@ -127,7 +131,7 @@ static __always_inline void count_by_cgroup(__u32 nr, long ret, __u32 lrow, __u6
 
 /* ---- exit --------------------------------------------------------------------------------- */
 
-static __always_inline void on_exit(long id, long ret, bool with_latency, bool task_storage)
+static __always_inline void on_exit(long id, long ret, bool with_latency, bool task_storage, bool btf)
 {
 	struct syscall_counts *c;
 	__u32 key = id, row;
@@ -157,24 +161,25 @@ static __always_inline void on_exit(long id, long ret, bool with_latency, bool t
 	if (start)
 		record_latency(row, delta);
 	if (by_cgroup)
-		count_by_cgroup(key, ret, start ? row : 0, delta);
+		count_by_cgroup(key, ret, start ? row : 0, delta, btf);
 }
 
 /* ---- entry points: counters only ------------------------------------------------------ */
 
-/* count_exit_<flavour> (sec: tp_btf or raw_tp; nr: how it reads the syscall number). */
-#define COUNT_EXIT(sec, flavour, nr)                                                          \
+/* count_exit_<flavour> (sec: tp_btf or raw_tp; nr: how it reads the syscall number; btf:
+ * a BTF-typed program, which reads the task's comm directly). */
+#define COUNT_EXIT(sec, flavour, nr, btf)                                                     \
 	SEC(sec "/sys_exit") int BPF_PROG(count_exit_##flavour, struct pt_regs *regs, long ret) \
-	{ witness_count_ran(SYSCALLS_POINT_COUNTERS); on_exit(nr(regs), ret, false, false); return 0; }
+	{ witness_count_ran(SYSCALLS_POINT_COUNTERS); on_exit(nr(regs), ret, false, false, btf); return 0; }
 
-COUNT_EXIT("tp_btf", btf, regs_syscall_nr_btf)
-COUNT_EXIT("raw_tp", raw, regs_syscall_nr)
+COUNT_EXIT("tp_btf", btf, regs_syscall_nr_btf, true)
+COUNT_EXIT("raw_tp", raw, regs_syscall_nr, false)
 WITNESS_PROGRAMS(count_exit, "sys_exit", SYSCALLS_POINT_COUNTERS)
 
 SEC("tp/raw_syscalls/sys_exit")
 int count_exit_tp(struct trace_event_raw_sys_exit *ctx)
 {
-	on_exit(ctx->id, ctx->ret, false, false);
+	on_exit(ctx->id, ctx->ret, false, false, false);
 	return 0;
 }
 
@@ -182,19 +187,19 @@ int count_exit_tp(struct trace_event_raw_sys_exit *ctx)
 
 /* The sys_enter and sys_exit programs of one flavour: lat_enter_<flavour>, lat_exit_<flavour>
  * (sec: tp_btf or raw_tp; nr: how its sys_exit reads the number; task: start times in task
- * storage, else in the tid hash). */
-#define LATENCY_PAIR(sec, flavour, nr, task)                                                  \
+ * storage, else in the tid hash; btf: as COUNT_EXIT's). */
+#define LATENCY_PAIR(sec, flavour, nr, task, btf)                                             \
 	SEC(sec "/sys_enter") int BPF_PROG(lat_enter_##flavour, struct pt_regs *regs, long id) \
 	{ witness_count_ran(SYSCALLS_POINT_LATENCY); on_enter(id, task); return 0; }        \
 	SEC(sec "/sys_exit") int BPF_PROG(lat_exit_##flavour, struct pt_regs *regs, long ret) \
-	{ witness_count_ran(SYSCALLS_POINT_LATENCY); on_exit(nr(regs), ret, true, task); return 0; }
+	{ witness_count_ran(SYSCALLS_POINT_LATENCY); on_exit(nr(regs), ret, true, task, btf); return 0; }
 
-LATENCY_PAIR("tp_btf", btf_task, regs_syscall_nr_btf, true)
+LATENCY_PAIR("tp_btf", btf_task, regs_syscall_nr_btf, true, true)
 /* tp_btf with the tid hash: kernels with tp_btf but without task storage for tracing
  * programs (5.5 to 5.10). */
-LATENCY_PAIR("tp_btf", btf_hash, regs_syscall_nr_btf, false)
-LATENCY_PAIR("raw_tp", raw_task, regs_syscall_nr, true)
-LATENCY_PAIR("raw_tp", raw_hash, regs_syscall_nr, false)
+LATENCY_PAIR("tp_btf", btf_hash, regs_syscall_nr_btf, false, true)
+LATENCY_PAIR("raw_tp", raw_task, regs_syscall_nr, true, false)
+LATENCY_PAIR("raw_tp", raw_hash, regs_syscall_nr, false, false)
 /* The latency point's witnesses: a missed sys_enter loses a latency sample, a missed
  * sys_exit a call, so both tracepoints' firings count in the point's one row. */
 WITNESS_PROGRAMS(lat_enter, "sys_enter", SYSCALLS_POINT_LATENCY)
@@ -210,6 +215,6 @@ int lat_enter_tp_hash(struct trace_event_raw_sys_enter *ctx)
 SEC("tp/raw_syscalls/sys_exit")
 int lat_exit_tp_hash(struct trace_event_raw_sys_exit *ctx)
 {
-	on_exit(ctx->id, ctx->ret, true, false);
+	on_exit(ctx->id, ctx->ret, true, false, false);
 	return 0;
 }

@@ -69,12 +69,13 @@ static __always_inline void on_entry(__u32 op)
  * per-cgroup precision. */
 static __always_inline void count_by_cgroup(__u32 op, long ret, __u64 start_ns, __u64 delta)
 {
-	struct cgroup_row_key key = { .cgroup = current_cgroup_at_depth(), .row = op };
+	struct cgroup_row_key key;
 	void *zero = cgroup_zero_row();
 	struct hist_row *h;
 
 	if (!zero)
 		return;
+	row_key_current(&key, op);
 	cgroup_count_call(&cgroup_counts, &key, zero, &cgroup_full, ret);
 	if (ret >= 0 && (op == VFS_OP_READ || op == VFS_OP_WRITE)) {
 		h = cgroup_row(&cgroup_bytes, &key, zero, &cgroup_full);

@@ -26,6 +26,7 @@
 #include "base/log.h"
 #include "libcore/engine/memory_plan.h"
 #include "libcore/engine/module.h"
+#include "libcore/engine/module_cgroup.h"
 #include "libcore/kernel/privileges.h"
 #include "libcore/programs/program_module.h"
 #include "libcore/engine/cost_window.h"
@@ -650,6 +651,9 @@ static int ebpf_read(user_data_t *ud)
 	if (snapshot_store) {
 		pm->record.discontinuity_us = pm->discontinuity_us;
 		snapshot_module_clear_values(&pm->record);
+		/* At every read: publishing swaps the record with the store's. A per-who row's
+		 * group is a command's with By "command". */
+		pm->record.group_label = pm->m->cgroup && pm->m->cgroup->opts.command ? "command" : NULL;
 	}
 	err = module_read(pm->m, &pm->sink);
 	pm->last_read = mono;

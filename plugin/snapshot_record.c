@@ -24,7 +24,7 @@ static void label_name(const char *in, char out[SNAPSHOT_LABEL_NAME_MAX])
 }
 
 /* The labels of the next record: the series' own (id->labels), else what its instance says
- * ("<cgroup>/<rest>": "cgroup" and "kind"; else "kind"). A label that does not fit (a name
+ * ("<cgroup>/<rest>": "cgroup", or "command" with By "command", and "kind"; else "kind"). A label that does not fit (a name
  * given twice) is left out: the instance still has it all. */
 static void stage_labels(struct snapshot_module *sm, const struct metric_id *id, const char *instance)
 {
@@ -41,14 +41,14 @@ static void stage_labels(struct snapshot_module *sm, const struct metric_id *id,
 	if (!l) {
 		if (slash) {
 			snprintf(group, sizeof(group), "%.*s", (int)(slash - instance), instance);
-			(void)snapshot_module_label(sm, "cgroup", group);
+			(void)snapshot_module_label(sm, sm->group_label ? sm->group_label : "cgroup", group);
 		}
 		if (*(slash ? slash + 1 : instance))
 			(void)snapshot_module_label(sm, "kind", slash ? slash + 1 : instance);
 		return;
 	}
 	if (l->group)
-		(void)snapshot_module_label(sm, "cgroup", l->group);
+		(void)snapshot_module_label(sm, sm->group_label ? sm->group_label : "cgroup", l->group);
 	for (int i = 0; i < l->n; i++) {
 		label_name(l->names[i], name);
 		(void)snapshot_module_label(sm, name, l->values[i]);

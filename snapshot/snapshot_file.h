@@ -50,7 +50,8 @@
  * fields, split at the first '='. A name is a Prometheus label name ([A-Za-z_][A-Za-z0-9_]*)
  * given once per record: the view's own label names (syscall, disk, op, signal, port, a
  * program's label names), "cgroup" for a per-cgroup series (the group before the '/' of
- * <instance>, "other" for folded cgroups), "cpu" for a per-CPU series, and "kind" for what
+ * <instance>, "other" for folded cgroups), "command" for a per-command one (By "command": the
+ * same group, a command's name), "cpu" for a per-CPU series, and "kind" for what
  * else the instance says (a row's name such as "out_of_range", tcp's "connect", a program
  * histogram's "count" and "sum" counters). A series that beyond its view's cap went into
  * `other` has each of its view's labels "other". The module is the module line's. A name
@@ -171,6 +172,9 @@ struct snapshot_module {
 	char *label_text;
 	uint32_t label_len, label_cap, label_at;
 	uint16_t label_n;
+	/* Writer only, not in the file: the label a group before '/' is recorded under,
+	 * "command" for a module with By "command"; NULL: "cgroup". */
+	const char *group_label;
 };
 
 #define SNAPSHOT_MAX_EVENTS 64

@@ -135,10 +135,13 @@ static int matching_rows(const struct snapshot_module *m, const char *glob, stru
 	*rows = malloc(((size_t)m->nhistograms + (size_t)m->ncounters + 1) * sizeof(**rows));
 	if (!*rows)
 		return -1;
+	/* A per-command row (By "command", label command=) names a command, not a cgroup. */
 	for (int i = 0; i < m->nhistograms; i++)
-		add_row(*rows, &nrows, m->histograms[i].instance, glob, 0, i);
+		if (!snapshot_label(m, &m->histograms[i].labels, "command"))
+			add_row(*rows, &nrows, m->histograms[i].instance, glob, 0, i);
 	for (int i = 0; i < m->ncounters; i++)
-		add_row(*rows, &nrows, m->counters[i].instance, glob, 1, i);
+		if (!snapshot_label(m, &m->counters[i].labels, "command"))
+			add_row(*rows, &nrows, m->counters[i].instance, glob, 1, i);
 	if (nrows)
 		qsort(*rows, (size_t)nrows, sizeof(**rows), by_cgroup);
 	return nrows;

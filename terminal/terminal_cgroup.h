@@ -7,6 +7,8 @@
  * beyond MaxSeries "other"), the row as the module names it without the cgroup. A host-wide
  * row has no '/' (no label has one), so a '/' is where the cgroup ends.
  *
+ * Rows of By "command" (the snapshot label command=) name commands, not cgroups: left out.
+ *
  * GLOB is an fnmatch(3) glob as the config's `Cgroup` globs are (`*` also matches what was a
  * '/'), given either as collectd names the cgroup ("system.slice_*.service") or as its
  * path ("/system.slice/" followed by "*.service"): a path glob is made safe as the names are,

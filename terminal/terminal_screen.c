@@ -5,6 +5,7 @@
 #include "terminal/hist_draw.h"
 #include "terminal/log2_buckets.h"
 #include "terminal/terminal_cgroup.h"
+#include "terminal/terminal_commands.h"
 
 #include <fnmatch.h>
 #include <inttypes.h>
@@ -384,8 +385,10 @@ static int draw_module(FILE *out, const struct snapshot_module *m, const struct 
 	}
 	seconds = module_interval(cur, prev, m, &pm, &restarted);
 	draw_module_header(out, m, restarted);
-	if (!o->cgroup_glob)
+	if (!o->cgroup_glob) {
+		terminal_commands_draw(out, m, base_of(prev, pm), seconds, o->top);
 		return draw_series(out, m, base_of(prev, pm), seconds, o, NULL);
+	}
 	matched = draw_cgroups(out, m, base_of(prev, pm), seconds, o, cgroups, ncgroups);
 	terminal_cgroup_free(cgroups, ncgroups);
 	return matched;

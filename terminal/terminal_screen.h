@@ -8,6 +8,9 @@
  * restart, and says so. "Since start" (prev NULL) shows the cumulative values of each
  * module since its counters last started from zero.
  *
+ * A module with per-command rows (By "command") begins with its "top commands" section
+ * (terminal_commands.h).
+ *
  * With a cgroup glob (terminal_cgroup.h), a module's per-cgroup rows that match are drawn under
  * one heading per cgroup, sorted by cgroup, with collectd's plugin_instance for them; the
  * host-wide rows are left out.

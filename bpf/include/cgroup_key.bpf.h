@@ -14,6 +14,10 @@
 /* Set by user space before load: false leaves every per-cgroup path out (the verifier
  * removes it: rodata is frozen) and the per-cgroup maps are not created. */
 const volatile bool by_cgroup = false;
+/* `By "command"`: with by_cgroup, the rows are the acting task's command's (its comm) in
+ * place of its cgroup's, in the same tables (struct cgroup_row_key); cgroup_ignored and
+ * cgroup_select are then not created. */
+const volatile bool by_command = false;
 /* CgroupDepth: the ancestor level of the cgroup2 hierarchy events are counted for. */
 const volatile __u32 cgroup_depth = 2;
 /* Whether tracing programs may call bpf_get_current_ancestor_cgroup_id (5.18 and later;
@@ -96,12 +100,12 @@ static __always_inline void *cgroup_row(void *map, const struct cgroup_row_key *
 {
 	void *v;
 
-	if (!key->cgroup) /* none, or one outside the selection (cgroup_select) */
+	if (!by_command && !key->cgroup) /* none, or one outside the selection (cgroup_select) */
 		return NULL;
 	v = bpf_map_lookup_elem(map, key);
 	if (v)
 		return v;
-	if (bpf_map_lookup_elem(&cgroup_ignored, &key->cgroup))
+	if (!by_command && bpf_map_lookup_elem(&cgroup_ignored, &key->cgroup))
 		return NULL;
 	bpf_map_update_elem(map, key, zero, BPF_NOEXIST);
 	v = bpf_map_lookup_elem(map, key);
@@ -226,6 +230,69 @@ static __always_inline __u64 current_cgroup_at_depth(void)
 		return 0;
 	id = bpf_get_current_ancestor_cgroup_id(cgroup_depth);
 	return id ? id : bpf_get_current_cgroup_id();
+}
+
+/* ---- whose row: the cgroup's or, with by_command, the command's -------------------------- */
+
+struct task_struct___cmd {
+	char comm[16];
+};
+
+/* The key of row `row` for the current task: its command (bpf_get_current_comm pads with
+ * zeros, so one name is one key) or its cgroup at cgroup_depth. */
+static __always_inline void row_key_current(struct cgroup_row_key *k, __u32 row)
+{
+	__builtin_memset(k, 0, sizeof(*k));
+	k->row = row;
+	if (by_command)
+		bpf_get_current_comm(k->command, sizeof(k->command));
+	else
+		k->cgroup = current_cgroup_at_depth();
+}
+
+/* As row_key_current in a BTF-typed program (tp_btf): the current task's comm read directly,
+ * two loads where bpf_get_current_comm is a helper call and a padded copy (~40 ns a call on
+ * this project's test machine, bench/syscall_cost row p); the bytes after its NUL (an older,
+ * longer name's, where the kernel did not pad) cleared here, so one name is one key. */
+static __always_inline void row_key_current_btf(struct cgroup_row_key *k, __u32 row)
+{
+	const struct task_struct___cmd *t = (const void *)bpf_get_current_task_btf();
+	const __u64 *src;
+	__u64 w[2];
+	bool end = false;
+
+	if (!by_command) {
+		row_key_current(k, row);
+		return;
+	}
+	src = (const __u64 *)__builtin_preserve_access_index(&t->comm);
+	w[0] = src[0];
+	w[1] = src[1];
+	for (int i = 0; i < 16; i++) {
+		__u64 mask = 0xffull << ((i & 7) * 8);
+
+		end = end || !(w[i / 8] & mask);
+		if (end)
+			w[i / 8] &= ~mask;
+	}
+	k->cgroup = 0;
+	__builtin_memcpy(k->command, w, sizeof(w));
+	k->row = row;
+	k->pad = 0;
+}
+
+/* The key of row `row` for another task (a task_struct): its comm up to the NUL (what
+ * follows the NUL in task->comm may be an older name's bytes) or its cgroup. */
+static __always_inline void row_key_task(struct cgroup_row_key *k, const void *task, __u32 row)
+{
+	const struct task_struct___cmd *t = task;
+
+	__builtin_memset(k, 0, sizeof(*k));
+	k->row = row;
+	if (by_command)
+		bpf_core_read_str(k->command, sizeof(k->command), &t->comm);
+	else
+		k->cgroup = task_cgroup_at_depth(task);
 }
 
 /* A socket's cgroup2 cgroup, recorded when it was made (sk->sk_cgrp_data): from 5.15 the

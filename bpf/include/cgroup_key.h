@@ -10,11 +10,30 @@
  * rows are deleted at every read). */
 #define CGROUP_ROWS_PER_SERIES 2
 
-struct cgroup_row_key {
-	__u64 cgroup; /* cgroup2 id (kernfs node id) of the task's ancestor at the module's depth */
-	__u32 row;    /* the module's row: syscall number, latency row, ... */
-	__u32 pad;    /* zeroed: a hash compares every byte of the key */
+/* A command's name as the kernel keeps it (TASK_COMM_LEN): at most 15 bytes and a NUL. */
+#define COMMAND_LEN 16
+
+/* Whose an event is, as a row key begins (block keeps it per request in flight): 16 bytes. */
+struct row_whose {
+	union {
+		__u64 cgroup;
+		char command[COMMAND_LEN];
+	};
 };
+
+/* Whose row: the cgroup's, or with `By "command"` the command's (the acting task's comm,
+ * zero-padded: two tasks of one name make the same key). One key for both, so that every
+ * module's tables, their reader and their caps are the same code. */
+struct cgroup_row_key {
+	union {
+		__u64 cgroup;              /* cgroup2 id (kernfs node id) of the task's ancestor at the module's depth */
+		char command[COMMAND_LEN]; /* By "command": the task's comm */
+	};
+	__u32 row; /* the module's row: syscall number, latency row, ... */
+	__u32 pad; /* zeroed: a hash compares every byte of the key */
+};
+_Static_assert(__builtin_offsetof(struct cgroup_row_key, row) == sizeof(struct row_whose),
+	       "a row key begins with whose it is (block copies it from cgroup_inflight)");
 
 /* A directory the `Cgroup` globs' selection lies below, for the filter in the kernel
  * (cgroup_key.bpf.h, cgroup_select): the glob "/system.slice/ssh*" selects only below

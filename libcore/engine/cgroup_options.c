@@ -37,18 +37,36 @@ static int whole_number(const struct option *opt, uint32_t lo, uint32_t hi, cons
 int cgroup_options_set(struct cgroup_options *o, const struct option *opt, char *err, size_t errlen)
 {
 	if (!strcasecmp(opt->key, "By")) {
+		bool command;
+
 		if (opt_expect_strings(opt, 1, err, errlen))
 			return -1;
-		if (opt->nvalues != 1 || strcasecmp(opt->values[0].string, "cgroup")) {
+		command = opt->nvalues == 1 && !strcasecmp(opt->values[0].string, "command");
+		if (opt->nvalues != 1 || (!command && strcasecmp(opt->values[0].string, "cgroup"))) {
 			snprintf(err, errlen, "By takes one value, \"cgroup\" (the module's values per cgroup v2 cgroup "
-				 "as well): By \"cgroup\"");
+				 "as well)%s: By \"cgroup\"",
+				 o->command_ok ? " or \"command\" (per command: the task's name, as ps and biosnoop show it)" : "");
+			return -1;
+		}
+		if (command && !o->command_ok) {
+			snprintf(err, errlen, "By \"command\": this module's events are not counted where the task that "
+				 "acts is known (a socket's, completed in softirq or a timer); By \"cgroup\" names the socket's "
+				 "cgroup");
+			return -1;
+		}
+		if (o->on && o->command != command) {
+			snprintf(err, errlen, "By \"cgroup\" and By \"command\" cannot be combined in one module: its rows are "
+				 "per cgroup or per command, and collectd's plugin_instance names one of them (rows per "
+				 "pair would fold under MaxSeries by pairs and cost a second key per event); keep one, or run "
+				 "the module twice, a second block with an instance name and the other (e.g. <Module \"block\" \"cg\">)");
 			return -1;
 		}
 		o->on = true;
+		o->command = command;
 		return 1;
 	}
 	if (!strcasecmp(opt->key, "CgroupDepth")) {
-		o->tuned = true;
+		o->tuned = o->chooses_cgroups = true;
 		return whole_number(opt, 1, CGROUP_DEPTH_MAX, "CgroupDepth 2 (system.slice/ssh.service)", &o->depth, err,
 				    errlen) ? -1 : 1;
 	}
@@ -61,15 +79,15 @@ int cgroup_options_set(struct cgroup_options *o, const struct option *opt, char 
 		return hist_config_set_precision(&o->hist, opt, err, errlen);
 	}
 	if (!strcasecmp(opt->key, "Pressure")) {
-		o->tuned = true;
+		o->tuned = o->chooses_cgroups = true;
 		return opt_get_boolean(opt, &o->pressure, err, errlen) ? -1 : 1;
 	}
 	if (!strcasecmp(opt->key, "CgroupIgnoreSelected")) {
-		o->tuned = true;
+		o->tuned = o->chooses_cgroups = true;
 		return opt_get_boolean(opt, &o->ignore_selected, err, errlen) ? -1 : 1;
 	}
 	if (!strcasecmp(opt->key, "Cgroup")) {
-		o->tuned = true;
+		o->tuned = o->chooses_cgroups = true;
 		if (opt_expect_strings(opt, 1, err, errlen))
 			return -1;
 		for (int i = 0; i < opt->nvalues; i++) {
@@ -98,8 +116,14 @@ int cgroup_options_set(struct cgroup_options *o, const struct option *opt, char 
 int cgroup_options_check(const struct cgroup_options *o, char *err, size_t errlen)
 {
 	if (o->tuned && !o->on) {
-		snprintf(err, errlen, "CgroupDepth, Cgroup, CgroupIgnoreSelected, CgroupPrecision, MaxSeries and Pressure shape "
-			 "the values per cgroup, which By \"cgroup\" turns on: add By \"cgroup\", or remove them");
+		snprintf(err, errlen, "CgroupDepth, Cgroup, CgroupIgnoreSelected, CgroupPrecision, MaxSeries and Pressure "
+			 "shape the values per cgroup, which By \"cgroup\" turns on (MaxSeries and CgroupPrecision also "
+			 "By \"command\"): add By \"cgroup\", or remove them");
+		return -1;
+	}
+	if (o->command && o->chooses_cgroups) {
+		snprintf(err, errlen, "CgroupDepth, Cgroup, CgroupIgnoreSelected and Pressure are about cgroups, and "
+			 "By \"command\" counts per command, not per cgroup: remove them, or use By \"cgroup\"");
 		return -1;
 	}
 	return 0;

@@ -18,9 +18,15 @@ struct option;
 #define CGROUP_MAX_SERIES_DEFAULT 100
 #define CGROUP_MAX_SERIES_MAX 10000
 
-/* The options of a module that takes By "cgroup"; list CGROUP_OPTION_KEYS in its table. */
+/* The options of a module that takes By "cgroup"; list CGROUP_OPTION_KEYS in its table.
+ * By "command" (where command_ok) makes the same rows per command (the acting task's comm)
+ * in place of per cgroup: on and command both set; MaxSeries and CgroupPrecision apply to
+ * it as they do to cgroups, the cgroup choosers (CgroupDepth, Cgroup, CgroupIgnoreSelected)
+ * do not. */
 struct cgroup_options {
-	bool on;                   /* By "cgroup" */
+	bool on;                   /* By "cgroup" or By "command": per-who rows */
+	bool command;              /* By "command" */
+	bool command_ok;           /* the module knows each event's acting task (module_ops.by_command) */
 	uint32_t depth;            /* CgroupDepth */
 	uint32_t max_series;       /* MaxSeries */
 	char *globs[CGROUP_GLOBS_MAX];
@@ -32,6 +38,7 @@ struct cgroup_options {
 	bool pressure;             /* Pressure: PSI beside the rows (cgroup_pressure.h), where the
 				    * module lists the key; default: module_ops.cgroup_pressure */
 	bool tuned;                /* any of the others given (they need By "cgroup") */
+	bool chooses_cgroups;      /* CgroupDepth, Cgroup or CgroupIgnoreSelected given (not for By "command") */
 	/* Tests: the task's cgroup read by CO-RE even where tracing programs may call the
 	 * ancestor helper, as on 5.10 where they may not. */
 	bool ancestors_by_core;

@@ -7,6 +7,7 @@
 #include "libcore/engine/cgroup_group.h"
 #include "libcore/engine/cgroup_pressure.h"
 #include "libcore/engine/cgroup_select.h"
+#include "libcore/engine/command_group.h"
 #include "libcore/engine/module.h"
 #include "libcore/kernel/tracing_helpers.h"
 #include "libcore/read/series_read.h"
@@ -40,6 +41,7 @@ int cgroup_rows_configure(struct module *m, struct bpf_object *obj, const struct
 			  const struct cgroup_table *tables, int ntables, const char *const *aux)
 {
 	bool *by = ENGINE_RODATA(obj, by_cgroup);
+	bool *command = ENGINE_RODATA(obj, by_command);
 	uint32_t *depth = ENGINE_RODATA(obj, cgroup_depth);
 	/* Only in objects with per-cgroup histograms (process has counters only). */
 	uint32_t *precision = ENGINE_RODATA(obj, cgroup_hist_precision);
@@ -49,14 +51,15 @@ int cgroup_rows_configure(struct module *m, struct bpf_object *obj, const struct
 	struct bpf_map *ignored;
 	int made;
 
-	if (!by || !depth)
+	if (!by || !depth || !command)
 		return -ENOENT;
 	*by = o->on;
+	*command = o->command;
 	*depth = o->depth;
 	if (precision)
 		*precision = m->cgroup_precision;
 	if (helper)
-		*helper = o->on && !o->ancestors_by_core &&
+		*helper = o->on && !o->command && !o->ancestors_by_core &&
 			  tracing_helper_available(BPF_FUNC_get_current_ancestor_cgroup_id);
 	for (int t = 0; t < ntables; t++) {
 		struct bpf_map *map = bpf_object__find_map_by_name(obj, tables[t].map);
@@ -87,7 +90,7 @@ int cgroup_rows_configure(struct module *m, struct bpf_object *obj, const struct
 	ignored = bpf_object__find_map_by_name(obj, ENGINE_MAP_NAME(cgroup_ignored));
 	if (!ignored)
 		return -ENOENT;
-	made = bpf_map__set_autocreate(ignored, o->on);
+	made = bpf_map__set_autocreate(ignored, o->on && !o->command);
 	return made ? made : cgroup_select_configure(obj, o);
 }
 
@@ -108,7 +111,8 @@ struct table_reader {
 };
 
 struct cgroup_rows {
-	struct cgroup_group *group;
+	struct cgroup_group *group;      /* By "cgroup" */
+	struct command_group *commands;  /* or By "command" */
 	struct table_reader *tables;
 	int ntables;
 	struct cgroup_pressure *pressure; /* Pressure (on by default), or NULL */
@@ -128,7 +132,10 @@ static enum series_fate table_fate(void *ctx, const uint8_t *key, const char **t
 	enum series_fate fate;
 
 	memcpy(&k, key, sizeof(k));
-	fate = cgroup_group_fate(tr->owner->group, k.cgroup, text, token);
+	if (tr->owner->commands)
+		fate = command_group_fate(tr->owner->commands, k.command, text, token);
+	else
+		fate = cgroup_group_fate(tr->owner->group, k.cgroup, text, token);
 	if (row_named(tr, k.row))
 		return fate;
 	return fate == SERIES_SEND ? SERIES_SKIP : SERIES_DELETE;
@@ -138,7 +145,8 @@ static bool table_holds(void *ctx, uint64_t token)
 {
 	const struct table_reader *tr = ctx;
 
-	return cgroup_group_holds(tr->owner->group, token);
+	/* a command keeps its place for the module's life */
+	return tr->owner->commands || cgroup_group_holds(tr->owner->group, token);
 }
 
 /* A rows table: each named row its own counter field (process' forks, execs). */
@@ -256,18 +264,22 @@ struct cgroup_rows *cgroup_rows_new(struct module *m, const struct cgroup_option
 
 		entries += map ? bpf_map__max_entries(map) : 0;
 	}
-	r->group = cgroup_group_new(o, m->label, ignored ? bpf_map__fd(ignored) : -1, select ? bpf_map__fd(select) : -1,
-				    entries, err, errlen);
-	for (int ti = 0; r->group && ti < ntables; ti++) {
+	if (o->command)
+		r->commands = command_group_new(o->max_series, m->label, entries, err, errlen);
+	else
+		r->group = cgroup_group_new(o, m->label, ignored ? bpf_map__fd(ignored) : -1,
+					    select ? bpf_map__fd(select) : -1, entries, err, errlen);
+	for (int ti = 0; (r->group || r->commands) && ti < ntables; ti++) {
 		r->tables[ti] = (struct table_reader){ .owner = r, .t = &tables[ti] };
 		if (table_reader_init(&r->tables[ti], m, err, errlen)) {
 			cgroup_rows_free(r);
 			return NULL;
 		}
 	}
+	/* PSI is per cgroup: beside By "cgroup"'s rows only, never By "command"'s. */
 	if (r->group && o->pressure && !(r->pressure = cgroup_pressure_new(m->label, o->max_series, NULL)))
 		snprintf(err, errlen, "out of memory");
-	if (!r->group || (o->pressure && !r->pressure)) {
+	if ((!r->group && !r->commands) || (r->group && o->pressure && !r->pressure)) {
 		cgroup_rows_free(r);
 		return NULL;
 	}
@@ -287,9 +299,16 @@ int cgroup_rows_read(struct cgroup_rows *r)
 
 void cgroup_rows_send(struct cgroup_rows *r, const struct metric_sink *sink)
 {
-	cgroup_group_begin_read(r->group);
+	if (r->commands)
+		command_group_begin_read(r->commands);
+	else
+		cgroup_group_begin_read(r->group);
 	for (int ti = 0; ti < r->ntables; ti++)
 		series_reader_send(r->tables[ti].reader, sink);
+	if (r->commands) {
+		command_group_end_read(r->commands, sink);
+		return;
+	}
 	cgroup_group_end_read(r->group, sink);
 	if (r->pressure) /* files, not maps: nothing to read before the send */
 		cgroup_pressure_read(r->pressure, r->group, sink);
@@ -312,5 +331,6 @@ void cgroup_rows_free(struct cgroup_rows *r)
 	free(r->tables);
 	cgroup_pressure_free(r->pressure);
 	cgroup_group_free(r->group);
+	command_group_free(r->commands);
 	free(r);
 }

@@ -135,6 +135,9 @@ struct module_ops {
 	 * its options at prepare (module_cgroup_tables); views that exist only with By
 	 * "cgroup" need MODULE_FEATURE_CGROUP, which the engine sets. */
 	bool by_cgroup;
+	/* By "command" too (the same tables keyed by the acting task's comm, cgroup_key.h): its
+	 * programs know the task each event is counted for (row_key_current, row_key_task). */
+	bool by_command;
 	const char *cgroup_whose;
 	const struct cgroup_table *cgroup_tables;
 	int ncgroup_tables;

@@ -24,6 +24,7 @@ struct module_cgroup *module_cgroup_new(const struct module_ops *ops)
 		return NULL;
 	cgroup_options_init(&c->opts);
 	c->opts.pressure = ops->cgroup_pressure;
+	c->opts.command_ok = ops->by_command;
 	module_cgroup_tables(c, ops->cgroup_tables, ops->ncgroup_tables, ops->cgroup_aux);
 	return c;
 }
@@ -41,7 +42,7 @@ int module_cgroup_check(const struct module_cgroup *c, char *err, size_t errlen)
 void module_cgroup_prepare(struct module *m, const struct module_cgroup *c)
 {
 	if (module_cgroup_on(c))
-		m->features |= MODULE_FEATURE_CGROUP;
+		m->features |= MODULE_FEATURE_CGROUP | (c->opts.command ? MODULE_FEATURE_BY_COMMAND : MODULE_FEATURE_BY_CGROUP);
 	m->cgroup_hist_rows = cgroup_rows_hist_rows(&c->opts, c->tables, c->ntables);
 	/* Only the user's: a precision the memory plan lowered in m stays lowered. */
 	if (c->opts.hist.precision_from_user)
@@ -62,8 +63,12 @@ int module_cgroup_start(struct module *m, struct module_cgroup *c, const char *w
 	c->rows = cgroup_rows_new(m, &c->opts, c->tables, c->ntables, err, errlen);
 	if (!c->rows)
 		return -1;
-	ebpf_log(EBPF_LOG_INFO, "%s: and per cgroup%s at depth %u, at most %u cgroups and other", m->label, whose,
-		 c->opts.depth, c->opts.max_series);
+	if (c->opts.command)
+		ebpf_log(EBPF_LOG_INFO, "%s: and per command (the acting task's name), at most %u commands and other",
+			 m->label, c->opts.max_series);
+	else
+		ebpf_log(EBPF_LOG_INFO, "%s: and per cgroup%s at depth %u, at most %u cgroups and other", m->label, whose,
+			 c->opts.depth, c->opts.max_series);
 	return 0;
 }
 

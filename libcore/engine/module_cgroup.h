@@ -34,17 +34,22 @@ struct module_cgroup {
 /* Per-cgroup maps every such module has besides its tables (cgroup_key.bpf.h). */
 #define MODULE_CGROUP_AUX_MAPS ENGINE_MAP_NAME(cgroup_zero), ENGINE_MAP_NAME(cgroup_full)
 
-/* The feature bit (m->features) of By "cgroup": set by the engine after prepare when the
- * user asked for it, so that views and rows can need it; a module's own bits stay below. */
+/* The feature bits (m->features) of By "cgroup" and By "command": set by the engine after
+ * prepare when the user asked for one, so that views and rows can need it; a module's own
+ * bits stay below. MODULE_FEATURE_CGROUP: per-who rows, by either; the other two say which. */
 #define MODULE_FEATURE_CGROUP (1u << 31)
+#define MODULE_FEATURE_BY_COMMAND (1u << 30)
+#define MODULE_FEATURE_BY_CGROUP (1u << 29)
 
-/* The view of cgroup_full: events whose cgroup found no room in a full per-cgroup table,
- * always sent with By "cgroup" so that "nothing lost" is visible as a zero. */
-#define MODULE_CGROUP_FULL_VIEW                                                                              \
-	{ .map = ENGINE_MAP_NAME(cgroup_full), .shape = VIEW_ARRAY, .value_size = sizeof(uint64_t), .nrows = 1,  \
-	  .needs = MODULE_FEATURE_CGROUP,                                                                        \
-	  .rows = (const struct view_row[]){ { 0, "dropped", "cgroup_full", VIEW_ALWAYS, MODULE_FEATURE_CGROUP } }, \
-	  .nrows_view = 1 }
+/* The view of cgroup_full: events whose cgroup (command) found no room in a full per-cgroup
+ * (per-command) table, always sent with By "cgroup" ("dropped-cgroup_full") or By "command"
+ * ("dropped-command_full") so that "nothing lost" is visible as a zero. */
+#define MODULE_CGROUP_FULL_VIEW                                                                                  \
+	{ .map = ENGINE_MAP_NAME(cgroup_full), .shape = VIEW_ARRAY, .value_size = sizeof(uint64_t), .nrows = 1,      \
+	  .needs = MODULE_FEATURE_CGROUP,                                                                            \
+	  .rows = (const struct view_row[]){ { 0, "dropped", "cgroup_full", VIEW_ALWAYS, MODULE_FEATURE_BY_CGROUP },   \
+					     { 0, "dropped", "command_full", VIEW_ALWAYS, MODULE_FEATURE_BY_COMMAND } }, \
+	  .nrows_view = 2 }
 
 /* Its options at their defaults, and the tables the descriptor names (MODULE_CGROUP_TABLES;
  * none yet for a module that gives them at prepare). NULL: out of memory. */

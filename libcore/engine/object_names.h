@@ -50,6 +50,7 @@ struct engine_object_rodata {
 	uint32_t hist_precision;
 	bool witness_on;        /* witness.bpf.h */
 	bool by_cgroup;         /* cgroup_key.bpf.h, the rest too */
+	bool by_command;
 	uint32_t cgroup_depth;
 	bool ancestor_helper;
 	uint32_t cgroup_select_n;
@@ -71,7 +72,8 @@ struct engine_object_rodata {
 #define MODULE_BY_CGROUP                                                                           \
 	.by_cgroup = true + SKELETON_HAS_(maps., cgroup_zero) + SKELETON_HAS_(maps., cgroup_full) +   \
 		     SKELETON_HAS_(maps., cgroup_ignored) + SKELETON_HAS_(maps., cgroup_select) +     \
-		     SKELETON_HAS_(rodata->, by_cgroup) + SKELETON_HAS_(rodata->, cgroup_depth) +     \
+		     SKELETON_HAS_(rodata->, by_cgroup) + SKELETON_HAS_(rodata->, by_command) +       \
+		     SKELETON_HAS_(rodata->, cgroup_depth) +                                          \
 		     SKELETON_HAS_(rodata->, ancestor_helper) + SKELETON_HAS_(rodata->, cgroup_select_n)
 
 #endif

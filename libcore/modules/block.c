@@ -343,6 +343,7 @@ const struct module_ops block_module = {
 	MODULE_OBJECT(block),
 	.cost_events = (const char *const[]){ "ios", NULL },
 	MODULE_CGROUP_TABLES(cgroup_tables, cgroup_aux_maps),
+	.by_command = true,
 	.cgroup_whose = " that issued the requests",
 	.set_option = block_set_option,
 	.prepare = block_prepare,

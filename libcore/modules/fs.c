@@ -290,6 +290,7 @@ const struct module_ops fs_module = {
 	.views = views,
 	.nviews = COUNT_OF(views),
 	MODULE_CGROUP_TABLES(cgroup_tables, NULL),
+	.by_command = true,
 	.create = fs_create,
 	.set_option = fs_set_option,
 	.prepare = fs_prepare,

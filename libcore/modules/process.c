@@ -180,6 +180,7 @@ const struct module_ops process_module = {
 	.priv_size = sizeof(struct process),
 	MODULE_OBJECT(process),
 	MODULE_CGROUP_TABLES(cgroup_tables, NULL),
+	.by_command = true,
 	.prepare = process_prepare,
 	.configure = process_configure,
 	.start = process_start,

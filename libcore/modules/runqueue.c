@@ -101,6 +101,7 @@ const struct module_ops runqueue_module = {
 	MODULE_OBJECT(runqueue),
 	.cost_events = (const char *const[]){ "latency", NULL },
 	MODULE_CGROUP_TABLES(cgroup_tables, cgroup_aux_maps),
+	.by_command = true,
 	.cgroup_whose = " of the waiting thread",
 	.cgroup_pressure = true,
 	.prepare = runqueue_prepare,

@@ -287,6 +287,7 @@ const struct module_ops syscalls_module = {
 	MODULE_OBJECT(syscalls),
 	.cost_events = (const char *const[]){ "calls", NULL },
 	MODULE_BY_CGROUP, /* its tables at prepare, sized from Latency */
+	.by_command = true,
 	.set_option = syscalls_set_option,
 	.prepare = syscalls_prepare,
 	.configure = syscalls_configure,

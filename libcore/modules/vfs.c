@@ -185,6 +185,7 @@ const struct module_ops vfs_module = {
 	.priv_size = sizeof(struct vfs),
 	MODULE_OBJECT(vfs),
 	MODULE_CGROUP_TABLES(cgroup_tables, NULL),
+	.by_command = true,
 	.configure = vfs_configure,
 	.start = vfs_start,
 	.send = vfs_send,

@@ -1,4 +1,4 @@
-/* By "cgroup" and its options (libcore/engine/cgroup_rows.h), no root: each option's
+/* By "cgroup" and its options (libcore/engine/cgroup_rows.h), and By "command", no root: each option's
  * values and errors (CgroupPrecision's range), the options that need By "cgroup", and which cgroups the globs select
  * with collectd's ignorelist semantics, and the directories they lie below (the filter in
  * the kernel). */
@@ -69,6 +69,40 @@ static void test_prefixes(const struct cgroup_options *sel)
 	}
 	CHECK(cgroup_options_prefixes(&o, p, CGROUP_SELECT_MAX, &why) == 0 && strstr(why, "more directories"));
 	CHECK(cgroup_options_prefixes(&o, p, CGROUP_SELECT_MAX + 1, &why) == CGROUP_SELECT_MAX + 1);
+	cgroup_options_free(&o);
+}
+
+/* By "command": only where the module knows the acting task; never with By "cgroup"; MaxSeries
+ * and CgroupPrecision apply, the cgroup choosers do not. */
+static void test_by_command(void)
+{
+	struct cgroup_options o;
+	char err[512];
+
+	cgroup_options_init(&o);
+	CHECK(set_str(&o, "By", "command", err, sizeof(err)) == -1); /* command_ok unset: tcp */
+	CHECK(strstr(err, "By \"command\": this module's events") && strstr(err, "By \"cgroup\" names the socket's"));
+	CHECK(set_str(&o, "By", "pid", err, sizeof(err)) == -1);
+	CHECK(!strstr(err, "\"command\"")); /* not offered where it is refused */
+	o.command_ok = true;
+	CHECK(set_str(&o, "By", "pid", err, sizeof(err)) == -1);
+	CHECK(strstr(err, "or \"command\" (per command"));
+	CHECK(set_str(&o, "By", "Command", err, sizeof(err)) == 1 && o.on && o.command);
+	CHECK(set_str(&o, "By", "cgroup", err, sizeof(err)) == -1);
+	CHECK(strstr(err, "By \"cgroup\" and By \"command\" cannot be combined in one module"));
+	CHECK(o.command); /* unchanged */
+	CHECK(set_num(&o, "MaxSeries", 20, err, sizeof(err)) == 1 && set_num(&o, "CgroupPrecision", 2, err, sizeof(err)) == 1);
+	CHECK(cgroup_options_check(&o, err, sizeof(err)) == 0);
+	CHECK(set_num(&o, "CgroupDepth", 3, err, sizeof(err)) == 1);
+	CHECK(cgroup_options_check(&o, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "choose cgroups, and By \"command\" counts per command") && strstr(err, "remove them"));
+	cgroup_options_free(&o);
+
+	cgroup_options_init(&o); /* the other order */
+	o.command_ok = true;
+	CHECK(set_str(&o, "By", "cgroup", err, sizeof(err)) == 1);
+	CHECK(set_str(&o, "By", "command", err, sizeof(err)) == -1 && strstr(err, "cannot be combined"));
+	CHECK(set_str(&o, "By", "cgroup", err, sizeof(err)) == 1 && !o.command); /* the same twice */
 	cgroup_options_free(&o);
 }
 
@@ -146,5 +180,6 @@ int main(void)
 	}
 	cgroup_options_free(&o);
 	CHECK(o.nglobs == 0);
+	test_by_command();
 	return testing_done();
 }

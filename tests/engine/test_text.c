@@ -102,6 +102,21 @@ static void test_text_rule(void)
 	CHECK_STR(out, "ab\\xff");
 }
 
+/* A command's name (By "command"): the rule, and a space, ':' and '#' as '_' (a comm may hold
+ * any byte but NUL); a cut UTF-8 character at the kernel's 15 bytes is '_' as any stray byte. */
+static void test_command_word(void)
+{
+	char name[LABEL_VALUE_MAX];
+
+	CHECK_STR(label_value_word("io b", name), "io_b");
+	CHECK_STR(label_value_word("io:c#", name), "io_c_");
+	CHECK_STR(label_value_word("reader#0", name), "reader_0");
+	CHECK_STR(label_value_word("kworker/u4:2", name), "kworker_u4_2");
+	CHECK_STR(label_value_word("caf\xc3\xa9 \x1b[2J", name), "caf\xc3\xa9__[2J");
+	CHECK_STR(label_value_word("abcdefghijklm\xc3", name), "abcdefghijklm_");
+	CHECK_STR(label_value_word("", name), "empty");
+}
+
 /* A long name is cut at a whole character before its hash: a name stays valid UTF-8. */
 static void test_long_name_utf8(void)
 {
@@ -159,6 +174,7 @@ int main(void)
 	test_append_bounded();
 	test_log_escape();
 	test_text_rule();
+	test_command_word();
 	test_long_name_utf8();
 	test_group_name_utf8();
 	test_log_is_escaped();
