@@ -122,8 +122,8 @@ int cgroup_options_check(const struct cgroup_options *o, char *err, size_t errle
 		return -1;
 	}
 	if (o->command && o->chooses_cgroups) {
-		snprintf(err, errlen, "CgroupDepth, Cgroup, CgroupIgnoreSelected and Pressure are about cgroups, and "
-			 "By \"command\" counts per command, not per cgroup: remove them, or use By \"cgroup\"");
+		snprintf(err, errlen, "CgroupDepth, Cgroup, CgroupIgnoreSelected and Pressure (a cgroup's PSI) choose "
+			 "cgroups, and By \"command\" counts per command, not per cgroup: remove them, or use By \"cgroup\"");
 		return -1;
 	}
 	return 0;

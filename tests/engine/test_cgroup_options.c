@@ -97,6 +97,12 @@ static void test_by_command(void)
 	CHECK(cgroup_options_check(&o, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "choose cgroups, and By \"command\" counts per command") && strstr(err, "remove them"));
 	cgroup_options_free(&o);
+	/* Pressure is a cgroup's PSI: refused beside By "command" too. */
+	o = (struct cgroup_options){ .command_ok = true };
+	CHECK(set_str(&o, "By", "command", err, sizeof(err)) == 1);
+	CHECK(set_str(&o, "Pressure", "true", err, sizeof(err)) == 1);
+	CHECK(cgroup_options_check(&o, err, sizeof(err)) == -1 && strstr(err, "Pressure"));
+	cgroup_options_free(&o);
 
 	cgroup_options_init(&o); /* the other order */
 	o.command_ok = true;
