@@ -116,6 +116,15 @@ static int shed(struct module *m, struct cost_control *c, bool on)
 	return r;
 }
 
+int cost_control_sample(struct module *m, unsigned int shift)
+{
+	int fd = sampling_map_fd(m);
+
+	if (fd < 0)
+		return -ENOENT;
+	return shift > SAMPLE_SHIFT_MAX ? -EINVAL : write_shift(fd, shift);
+}
+
 static unsigned int shift_of(const struct cost_control *c, int level)
 {
 	return (unsigned int)(level < c->rule.max_shift ? level : c->rule.max_shift);

@@ -26,6 +26,10 @@ void cost_control_stop(struct module *m);
 /* At each read, after the cost is sent (self_metrics.c). */
 void cost_control_read(struct module *m, const struct metric_sink *sink);
 
+/* Samples m's expensive part 1 in 2^shift (shift <= SAMPLE_SHIFT_MAX) by hand, as the
+ * governor does (for benches): 0, or -errno (-ENOENT: m has no sampling map). */
+int cost_control_sample(struct module *m, unsigned int shift);
+
 /* What the governor may do to m, for `collectd -T`: "CpuBudget 10% of one CPU (100 ms/s):
  * samples Latency 1 in 2 to 1 in 64, then detaches sys_enter". */
 const char *cost_control_describe(const struct module *m, char *buf, size_t len);
