@@ -707,7 +707,8 @@ static bool collectd_test_run(void)
 }
 
 /* KernelMemoryLimit: every module's maps planned before any loads, precisions lowered or
- * modules refused to fit (memory_plan.h); the plan is logged, so `collectd -T` prints it. */
+ * modules refused to fit (memory_plan.h); the plan is logged, so `collectd -T` prints it,
+ * each module's CpuBudget and what it would do over it beside (cost_control.h). */
 static int plan_kernel_memory(struct memory_plan *plan)
 {
 	struct module *mods[MAX_MODULES];
@@ -724,7 +725,8 @@ static int plan_kernel_memory(struct memory_plan *plan)
 	       memory_bytes_text(plan->limit, lim, sizeof(lim)));
 	for (int i = 0; i < nconfigured; i++) {
 		memory_plan_describe(plan, i, line, sizeof(line));
-		NOTICE(PLUGIN_NAME " plugin: kernel memory plan: %s; %s", line,
+		NOTICE(PLUGIN_NAME " plugin: kernel memory plan: %s", line);
+		NOTICE(PLUGIN_NAME " plugin: cpu budget: %s: %s", configured[i].m->label,
 		       cost_control_describe(configured[i].m, budget, sizeof(budget)));
 	}
 	return 0;

@@ -227,7 +227,7 @@ void module_names(char *buf, size_t len);
 
 /* instance: NULL or "" for the module's only instance, else a name that sets it apart. */
 struct module *module_new(const struct module_ops *ops, const char *instance);
-/* Common keys (AttachOrder, Precision, Witness) and then the module's own; an unknown key is an
+/* Common keys (AttachOrder, Precision, Witness, CpuBudget) and then the module's own; an unknown key is an
  * error listing the valid ones (opt_refuse_unknown: "valid options: Latency, AttachOrder,
  * Precision", the module's own, then the common ones). 0 or -1. */
 int module_set_option(struct module *m, const struct option *o, char *err, size_t errlen);
