@@ -19,6 +19,7 @@
 #include "bench/module_costs.h"
 #include "bench/side_by_side.h"
 #include "base/log.h"
+#include "libcore/engine/cost_control.h"
 #include "libcore/engine/libbpf_log.h"
 #include "libcore/engine/map_layout.h"
 #include "libcore/engine/module.h"
@@ -46,7 +47,7 @@ static const char bpftrace_script[] =
 enum cfg {
 	NO_PROBE, EMPTY_EXIT, COUNTERS, COUNTERS_PERCPU, COUNTERS_MANY, COUNTERS_CGROUP, COUNTERS_COMMAND,
 	COUNTERS_WITNESS, EMPTY_PAIR, LATENCY_ALL, LATENCY_ALL_PERCPU, LATENCY_ALL_MANY, LATENCY_ALL_LOG2,
-	LATENCY_ALL_CGROUP, LATENCY_ALL_COMMAND, LATENCY_ALL_WITNESS, BPFTRACE, NCFG
+	LATENCY_ALL_CGROUP, LATENCY_ALL_COMMAND, LATENCY_ALL_WITNESS, LATENCY_ALL_SAMPLED, BPFTRACE, NCFG
 };
 
 static const struct {
@@ -59,6 +60,7 @@ static const struct {
 	enum bench_layout layout;
 	const char *by;    /* By "cgroup" or "command" (MaxSeries 10): "vs before" is then the same without it */
 	bool witness;      /* Witness true (witness.h): "vs before" is then the same without it */
+	unsigned int shift; /* Latency sampled 1 in 2^shift, as the cost governor does (cost_control.h) */
 } cfgs[NCFG] = {
 	[NO_PROBE] = { 'a', "no probe", -1, "", -1, -1, LAYOUT_HERE },
 	[EMPTY_EXIT] = { 'b', "empty tp_btf sys_exit", -1, "", -1, -1, LAYOUT_HERE },
@@ -87,6 +89,9 @@ static const struct {
 				  "command" },
 	[LATENCY_ALL_WITNESS] = { 'o', "  same, Witness true", EMPTY_PAIR, "", LATENCY_ALL, 1, LAYOUT_HERE, NULL,
 				  true },
+	/* Sampled 1 in 4 as the cost governor sets it over CpuBudget: "vs before" is unsampled d. */
+	[LATENCY_ALL_SAMPLED] = { 'r', "  same, sampled 1 in 4 (CpuBudget)", EMPTY_PAIR, "", LATENCY_ALL, 1,
+				  LAYOUT_HERE, false, false, 2 },
 	[BPFTRACE] = { 'f', "bpftrace enter/exit hist", EMPTY_PAIR, "", -1, -1, LAYOUT_HERE },
 };
 
@@ -135,6 +140,10 @@ static int start_module(struct bench *b, enum cfg c, double *ms)
 		return -1;
 	}
 	*ms = (double)(now_ns() - t0) / 1e6;
+	if (cfgs[c].shift && cost_control_sample(b->mod, cfgs[c].shift)) {
+		fprintf(stderr, "syscalls module (%s): cannot set its sampling\n", cfgs[c].label);
+		return -1;
+	}
 	module_methods(b->mod, b->method[which], sizeof(b->method[0]));
 	module_layout(b->mod, b->layout[c], sizeof(b->layout[c]));
 	return 0;
@@ -173,6 +182,7 @@ static int attach(void *ctx, int cfg, int round)
 	case LATENCY_ALL_CGROUP:
 	case LATENCY_ALL_COMMAND:
 	case LATENCY_ALL_WITNESS:
+	case LATENCY_ALL_SAMPLED:
 	case LATENCY_ALL_PERCPU:
 	case LATENCY_ALL_MANY:
 		return start_module(b, c, &b->start_ms[3][round]) ? SBS_FAILED : SBS_ATTACHED;
@@ -278,7 +288,8 @@ static void print_cost_table(const struct bench *b)
 	printf("   vs before = added ns / that of the same module with every map per-CPU, the layout before\n"
 	       "   libcore/engine/map_layout.h; for l and m (By \"cgroup\", MaxSeries 10), p and q (By\n"
 	       "   \"command\", MaxSeries 10; target <= 1.3x vs before) and n and o\n"
-	       "   (Witness true) / that of the same module without it (c, d). The maps, as each\n"
+	       "   (Witness true) / that of the same module without it (c, d); for r (Latency sampled 1 in\n"
+	       "   4, as the cost governor sets it over CpuBudget) / that of d, unsampled. The maps, as each\n"
 	       "   configuration laid them out:\n");
 	for (int c = 0; c < NCFG; c++)
 		if (b->layout[c][0])

@@ -23,6 +23,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "include/entry_points.bpf.h"
+#include "include/sampling.bpf.h"
 #include "runqueue.h"
 #include "include/cgroup_key.bpf.h"
 #include "include/cgroup_hist.bpf.h"
@@ -52,13 +53,14 @@ static __always_inline bool task_runnable(struct task_struct *t)
 	return BPF_CORE_READ(t_old, state) == 0;
 }
 
-static __always_inline void record(__u64 delta)
+/* A wait, sampled 1 in n (sampling.bpf.h: only a sampled wait has a start). */
+static __always_inline void record(__u64 delta, __u64 n)
 {
 	__u32 zero = 0;
 	struct hist_row *h = bpf_map_lookup_elem(&latency, &zero);
 
 	if (h) /* one CPU, interrupts off: see the top of this file */
-		hist_record_exclusive(h, delta);
+		hist_record_exclusive(h, delta, n);
 }
 
 /* ---- By "cgroup": the same histogram per cgroup (cgroup_key.bpf.h) ---------------------- */
@@ -85,8 +87,9 @@ struct {
 	__type(value, struct runq_pending);
 } cgroup_pending SEC(".maps");
 
-/* task: the waiting task, NULL when it is the current one. */
-static __always_inline void record_by_cgroup(const void *task, __u64 delta)
+/* task: the waiting task, NULL when it is the current one; n: the wait's weight (sampled
+ * 1 in n). */
+static __always_inline void record_by_cgroup(const void *task, __u64 delta, __u64 n)
 {
 	struct cgroup_row_key key;
 	void *zero = cgroup_zero_row();
@@ -100,15 +103,17 @@ static __always_inline void record_by_cgroup(const void *task, __u64 delta)
 		return;
 	h = cgroup_row(&cgroup_latency, &key, zero, &cgroup_full);
 	if (h)
-		cgroup_hist_record(h, delta);
+		hist_record_at_n(h, hist_slot_p(delta, cgroup_hist_precision), delta, n);
 }
 
 /* A wait of task `next`, which now runs: host-wide, and for its cgroup. */
 static __always_inline void record_task(struct task_struct *next, __u64 delta)
 {
-	record(delta);
+	__u64 n = sample_weight();
+
+	record(delta, n);
 	if (by_cgroup)
-		record_by_cgroup(next, delta);
+		record_by_cgroup(next, delta, n);
 }
 
 /* ---- workers: task storage ---------------------------------------------------------- */
@@ -118,6 +123,8 @@ static __always_inline void enqueue_task(struct task_struct *p)
 	if (!p || BPF_CORE_READ(p, pid) == 0) /* the idle threads never wait */
 		return;
 	if (filter_tgid && BPF_CORE_READ(p, tgid) != filter_tgid)
+		return;
+	if (!sample_take()) /* 1 in N: the governor's (sampling.bpf.h) */
 		return;
 	start_task_put(&start_task, p, bpf_ktime_get_ns(), &stats, RUNQ_STAT_START_LOST);
 }
@@ -139,7 +146,7 @@ static __always_inline void switch_task(bool preempt, struct task_struct *prev, 
 
 static __always_inline void enqueue_pid(__u32 pid)
 {
-	if (pid)
+	if (pid && sample_take())
 		start_hash_put(&start_pid, &pid, bpf_ktime_get_ns(), &stats, RUNQ_STAT_START_LOST);
 }
 
@@ -245,7 +252,7 @@ static __always_inline void settle_pending(__u32 prev_pid)
 	if (!p || !p->pid)
 		return;
 	if (p->pid == prev_pid) /* else a switch we did not see (attach): forgotten */
-		record_by_cgroup(NULL, p->delta);
+		record_by_cgroup(NULL, p->delta, sample_weight());
 	p->pid = 0;
 }
 
@@ -273,7 +280,7 @@ int rq_switch_tp_hash(struct trace_event_raw_sched_switch *ctx)
 		enqueue_pid(ctx->prev_pid);
 	if (!run_pid(ctx->next_pid, &delta))
 		return 0;
-	record(delta);
+	record(delta, sample_weight());
 	if (by_cgroup)
 		hold_pending(ctx->next_pid, delta);
 	return 0;

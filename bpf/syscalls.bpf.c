@@ -16,6 +16,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "include/syscall_regs.bpf.h"
+#include "include/sampling.bpf.h"
 #include "syscalls.h"
 #define WITNESS_POINTS SYSCALLS_POINTS
 #include "include/witness.bpf.h"
@@ -63,7 +64,7 @@ static __always_inline void on_enter(long id, bool task_storage)
 	__u64 ts;
 	__u32 tid;
 
-	if (!row_of(id) || !wanted())
+	if (!row_of(id) || !wanted() || !sample_take()) /* 1 in N: the governor's (sampling.bpf.h) */
 		return;
 	ts = bpf_ktime_get_ns();
 	if (task_storage) {
@@ -85,14 +86,14 @@ static __always_inline __u64 take_start(bool task_storage)
 	return start_hash_take(&start_tid, &tid);
 }
 
-static __always_inline void record_latency(__u32 row, __u64 delta)
+static __always_inline void record_latency(__u32 row, __u64 delta, __u64 n)
 {
 	struct hist_row *h;
 
 	row -= 1;
 	h = bpf_map_lookup_elem(&latency, &row);
 	if (h)
-		hist_record(h, delta);
+		hist_record_at_n(h, hist_slot_p(delta, hist_precision), delta, n);
 }
 
 /* ---- By "cgroup": the same counts and latency per cgroup (cgroup_key.bpf.h) ----------- */
@@ -107,8 +108,9 @@ _Static_assert(sizeof(struct syscall_counts) == sizeof(struct cgroup_call_counts
 CGROUP_HIST_MAP(cgroup_latency);
 CGROUP_AUX_MAPS(struct hist_row);
 
-/* lrow: the latency row + 1 of a call whose start was known (delta its time), else 0. */
-static __always_inline void count_by_cgroup(__u32 nr, long ret, __u32 lrow, __u64 delta, bool btf)
+/* lrow: the latency row + 1 of a call whose start was known (delta its time, n its weight:
+ * sampled 1 in n), else 0; btf: the task's comm read directly (tp_btf programs). */
+static __always_inline void count_by_cgroup(__u32 nr, long ret, __u32 lrow, __u64 delta, __u64 n, bool btf)
 {
 	struct cgroup_row_key key;
 	void *zero = cgroup_zero_row();
@@ -126,7 +128,7 @@ static __always_inline void count_by_cgroup(__u32 nr, long ret, __u32 lrow, __u6
 	key.row = lrow - 1;
 	h = cgroup_row(&cgroup_latency, &key, zero, &cgroup_full);
 	if (h)
-		cgroup_hist_record(h, delta);
+		hist_record_at_n(h, hist_slot_p(delta, cgroup_hist_precision), delta, n);
 }
 
 /* ---- exit --------------------------------------------------------------------------------- */
@@ -135,7 +137,7 @@ static __always_inline void on_exit(long id, long ret, bool with_latency, bool t
 {
 	struct syscall_counts *c;
 	__u32 key = id, row;
-	__u64 start, delta;
+	__u64 start, delta, n;
 
 	if (!wanted())
 		return;
@@ -158,10 +160,11 @@ static __always_inline void on_exit(long id, long ret, bool with_latency, bool t
 	row = with_latency ? row_of(id) : 0;
 	start = row ? take_start(task_storage) : 0; /* 0: the call began before we attached */
 	delta = start ? bpf_ktime_get_ns() - start : 0;
+	n = start ? sample_weight() : 1; /* only a sampled call has a start */
 	if (start)
-		record_latency(row, delta);
+		record_latency(row, delta, n);
 	if (by_cgroup)
-		count_by_cgroup(key, ret, start ? row : 0, delta, btf);
+		count_by_cgroup(key, ret, start ? row : 0, delta, n, btf);
 }
 
 /* ---- entry points: counters only ------------------------------------------------------ */

@@ -30,6 +30,8 @@
 #include "libcore/kernel/privileges.h"
 #include "libcore/programs/program_module.h"
 #include "libcore/engine/cost_window.h"
+#include "libcore/engine/cost_control.h"
+#include "libcore/engine/cpu_budget.h"
 #include "libcore/engine/self_metrics.h"
 #include "plugin/snapshot_options.h"
 #include "plugin/snapshot_record.h"
@@ -89,6 +91,7 @@ static int nconfigured;
 static bool config_seen;
 static bool collect_cost; /* CollectCost: each module's programs' run count and time */
 static uint64_t kernel_memory_limit = KERNEL_MEMORY_LIMIT_DEFAULT; /* KernelMemoryLimit */
+static double cpu_budget = CPU_BUDGET_DEFAULT_NS; /* CpuBudget of <Plugin ebpf>: each module's default */
 
 static bool test_run; /* collectd -T: modules are read, nothing is dispatched */
 static struct snapshot_config snapshot_cfg;
@@ -369,7 +372,7 @@ static int config_program(const oconfig_item_t *ci)
  * later one without a word. */
 static bool plugin_option_repeated(const char *key)
 {
-	static const char *const once[] = { "SnapshotFile", "SnapshotGroup", "CollectCost", "CostPeriod" };
+	static const char *const once[] = { "SnapshotFile", "SnapshotGroup", "CollectCost", "CostPeriod", "CpuBudget" };
 	static bool given[sizeof(once) / sizeof(once[0])];
 
 	for (size_t i = 0; i < sizeof(once) / sizeof(once[0]); i++) {
@@ -414,6 +417,13 @@ static int ebpf_config(oconfig_item_t *ci)
 			}
 			continue;
 		}
+		if (!strcasecmp(child->key, "CpuBudget")) {
+			if (cpu_budget_parse(&o, &cpu_budget, err, sizeof(err))) {
+				ERROR(PLUGIN_NAME " plugin: %s", err);
+				return -1;
+			}
+			continue;
+		}
 		if (!strcasecmp(child->key, "CostPeriod")) {
 			if (opt_expect_numbers(&o, 1, 1, err, sizeof(err)) ||
 			    cost_window_configure(o.values[0].number, err, sizeof(err))) {
@@ -434,7 +444,7 @@ static int ebpf_config(oconfig_item_t *ci)
 			break;
 		case 0:
 			ERROR(PLUGIN_NAME " plugin: unknown option \"%s\" in <Plugin ebpf>; valid: <Module \"name\">, <Program \"name\">, "
-			      "SnapshotFile, SnapshotGroup, CollectCost, CostPeriod, KernelMemoryLimit", child->key);
+			      "SnapshotFile, SnapshotGroup, CollectCost, CostPeriod, CpuBudget, KernelMemoryLimit", child->key);
 			return -1;
 		default:
 			ERROR(PLUGIN_NAME " plugin: %s", err);
@@ -718,11 +728,12 @@ static bool collectd_test_run(void)
 }
 
 /* KernelMemoryLimit: every module's maps planned before any loads, precisions lowered or
- * modules refused to fit (memory_plan.h); the plan is logged, so `collectd -T` prints it. */
+ * modules refused to fit (memory_plan.h); the plan is logged, so `collectd -T` prints it,
+ * each module's CpuBudget and what it would do over it beside (cost_control.h). */
 static int plan_kernel_memory(struct memory_plan *plan)
 {
 	struct module *mods[MAX_MODULES];
-	char lim[32], tot[32], line[1024];
+	char lim[32], tot[32], line[1024], budget[256];
 
 	for (int i = 0; i < nconfigured; i++)
 		mods[i] = configured[i].m;
@@ -736,6 +747,8 @@ static int plan_kernel_memory(struct memory_plan *plan)
 	for (int i = 0; i < nconfigured; i++) {
 		memory_plan_describe(plan, i, line, sizeof(line));
 		NOTICE(PLUGIN_NAME " plugin: kernel memory plan: %s", line);
+		NOTICE(PLUGIN_NAME " plugin: cpu budget: %s: %s", configured[i].m->label,
+		       cost_control_describe(configured[i].m, budget, sizeof(budget)));
 	}
 	return 0;
 }
@@ -918,6 +931,7 @@ static int ebpf_init(void)
 	if (check_bucket_types())
 		return -1;
 	start_cost_collection();
+	cost_control_default_budget(cpu_budget);
 	publish_disabled_modules(configured, nconfigured, now_us);
 	started = start_modules(now_us);
 	drop_inheritable_capabilities();

@@ -36,6 +36,13 @@ static __always_inline void hist_record_at(struct hist_row *h, __u64 slot, __u64
 	counter_add(&h->sum, v);
 }
 
+/* The same for a value sampled 1 in n (sampling.bpf.h): it counts n times. */
+static __always_inline void hist_record_at_n(struct hist_row *h, __u64 slot, __u64 v, __u64 n)
+{
+	counter_add(&h->slots[slot], n);
+	counter_add(&h->sum, v * n);
+}
+
 /* One value v into one of the host-wide rows, at hist_precision (a value recorded into
  * this row only). */
 static __always_inline void hist_record(struct hist_row *h, __u64 v)
@@ -43,13 +50,13 @@ static __always_inline void hist_record(struct hist_row *h, __u64 v)
 	hist_record_at(h, hist_slot_p(v, hist_precision), v);
 }
 
-/* The same without atomics, only for a row that one CPU writes with interrupts off
+/* The same, weighted n (1, or N when sampled 1 in N), without atomics, only for a row that one CPU writes with interrupts off
  * (runqueue's per-CPU row at sched_switch): nothing can interleave there, and the
  * hottest module saves the locked adds. */
-static __always_inline void hist_record_exclusive(struct hist_row *h, __u64 v)
+static __always_inline void hist_record_exclusive(struct hist_row *h, __u64 v, __u64 n)
 {
-	h->slots[hist_slot_p(v, hist_precision)] += 1;
-	h->sum += v;
+	h->slots[hist_slot_p(v, hist_precision)] += n;
+	h->sum += v * n;
 }
 
 #endif

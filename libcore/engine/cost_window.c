@@ -266,6 +266,33 @@ bool cost_window_read(struct module *m, bool has_events, uint64_t events, double
 	return have;
 }
 
+uint64_t cost_window_renew(struct module *m)
+{
+	double t = now_s();
+	struct module_cost *c;
+	uint64_t windows = 0;
+
+	pthread_mutex_lock(&lock);
+	c = find(m);
+	if (c) {
+		c->ns_per_event = 0;
+		if (!round_open && !unavailable)
+			open_round(t);
+		if (round_open) {
+			if (!(c->measuring && c->round == round_id))
+				measuring++;
+			c->round = round_id;
+			c->measuring = true;
+			c->start_t = t;
+			c->start = program_sums(m);
+			c->start_events = c->last_events;
+		}
+		windows = c->last.windows;
+	}
+	pthread_mutex_unlock(&lock);
+	return windows;
+}
+
 bool cost_window_last(const struct module *m, double *ns_per_s)
 {
 	struct module_cost *c;

@@ -55,6 +55,12 @@ double attach_overhead_ns(uint32_t prog_type, uint32_t attach_type);
  * overhead included) and returns true, or false while no window has measured it. */
 bool cost_window_read(struct module *m, bool has_events, uint64_t events, double *ns_per_s);
 
+/* The governor changed what m runs (cost_control.h): its price per event is void, and a
+ * window measures it from now (this read) to its next read, opened now if none is open.
+ * Returns the count of m's windows so far: a cost is of the new setup once
+ * cost_window_measure() counts more. */
+uint64_t cost_window_renew(struct module *m);
+
 /* The module's cost of its last read, for a governor: false if none. */
 bool cost_window_last(const struct module *m, double *ns_per_s);
 

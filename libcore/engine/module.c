@@ -4,6 +4,8 @@
 #include "base/log.h"
 #include "libcore/engine/map_layout.h"
 #include "libcore/engine/cost_window.h"
+#include "libcore/engine/cost_control.h"
+#include "libcore/engine/cpu_budget.h"
 #include "libcore/engine/self_metrics.h"
 #include "libcore/engine/witness.h"
 #include "base/text_append.h"
@@ -19,7 +21,7 @@
 
 /* The keys every module takes, after its own: what to attach with, how finely to record,
  * whether its witnesses run (refused where it has none). */
-static const char *const common_options[] = { "AttachOrder", HIST_PRECISION_KEY, "Witness", NULL };
+static const char *const common_options[] = { "AttachOrder", HIST_PRECISION_KEY, "Witness", "CpuBudget", NULL };
 
 const char *module_state_name(enum module_state s)
 {
@@ -230,6 +232,8 @@ int module_set_option(struct module *m, const struct option *o, char *err, size_
 		return set_attach_order(m, o, err, errlen);
 	if (!strcasecmp(o->key, "Witness"))
 		return set_witness(m, o, err, errlen);
+	if (!strcasecmp(o->key, "CpuBudget"))
+		return cpu_budget_parse(o, &m->cpu_budget, err, errlen);
 	r = hist_config_option(&m->hist, o, err, errlen);
 	if (r)
 		return r < 0 ? -1 : 0;
@@ -330,6 +334,7 @@ static void object_close(void *ctx)
  * off keeps nothing attached) and in module_free(). Safe to repeat. */
 static void stop_object(struct module *m)
 {
+	cost_control_stop(m);
 	cost_window_leave(m);
 	probe_set_stop(&m->probes);
 	witness_reader_free(m->witness);
@@ -429,6 +434,7 @@ int module_start(struct module *m)
 	self_metrics_start(m);
 	if (m->probes.obj)
 		cost_window_join(m);
+	cost_control_start(m);
 	m->state = probe_set_fell_back(&m->probes) ? MODULE_DEGRADED : MODULE_RUNNING;
 	m->last_error[0] = '\0';
 	fallback_events(m);

@@ -91,6 +91,18 @@ struct module_point {
 #define MODULE_CGROUP_TABLES(tables_, aux_) \
 	MODULE_BY_CGROUP, .cgroup_tables = (tables_), .ncgroup_tables = COUNT_OF(tables_), .cgroup_aux = (aux_)
 
+/* The cost governor's handles on a module (cost_control.h, doc/modules.md Cost): with
+ * `sampling`, its object has sampling.bpf.h's map `sampling` and its entry program samples
+ * 1 in N; `shed` (bit k: program k of the point's chosen candidate) are the programs detached
+ * at the last step. Both act only while point `point` is enabled; `what` names the
+ * sampled part for the notifications and the shed programs `shed_what`. */
+struct cost_steps {
+	int point;
+	bool sampling;
+	uint32_t shed;
+	const char *what, *shed_what;
+};
+
 /* A module's descriptor: what it is (data), and hooks only for what data cannot say.
  *
  * The engine does the lifecycle once for every module (module.c): allocates priv_size
@@ -125,6 +137,9 @@ struct module_ops {
 	 * NULL-terminated: its cpu_cost between cost windows is carried by them (cost_window.h).
 	 * NULL: the last window's cost is sent until the next. */
 	const char *const *cost_events;
+	/* What the cost governor may do when the module's cost stays over its CpuBudget
+	 * (cost_control.h); NULL: the cost is only sent and said when over. */
+	const struct cost_steps *cost_steps;
 	/* By "cgroup" (module_cgroup.h): the module's values per cgroup too. The engine keeps
 	 * its state (m->cgroup) through every step: takes the cgroup keys the module's options
 	 * table lists, checks them after check_config, budgets the per-cgroup histogram rows
@@ -215,6 +230,9 @@ struct module {
 	struct event_limiter event_limits[EBPF_EVENT_KINDS];
 	struct loss_watch losses;
 	struct module_sinks sinks; /* in front of the front-end's sink, from the first read */
+	/* CpuBudget in ns of CPU per second: 0 unset (the front-end's default), CPU_BUDGET_OFF. */
+	double cpu_budget;
+	struct cost_control *cost; /* the governor's state, while running */
 	/* What the kernel charges for the maps that are charged once (self_metrics_start). */
 	uint64_t kernel_memory_fixed;
 	bool kernel_memory_fixed_ok;
@@ -236,7 +254,7 @@ void module_names(char *buf, size_t len);
 
 /* instance: NULL or "" for the module's only instance, else a name that sets it apart. */
 struct module *module_new(const struct module_ops *ops, const char *instance);
-/* Common keys (AttachOrder, Precision, Witness) and then the module's own; an unknown key is an
+/* Common keys (AttachOrder, Precision, Witness, CpuBudget) and then the module's own; an unknown key is an
  * error listing the valid ones (opt_refuse_unknown: "valid options: Latency, AttachOrder,
  * Precision", the module's own, then the common ones). 0 or -1. */
 int module_set_option(struct module *m, const struct option *o, char *err, size_t errlen);

@@ -419,6 +419,31 @@ static struct bpf_link *attach_prog(struct bpf_program *prog, const struct probe
 	return bpf_program__attach(prog);
 }
 
+int probe_point_detach_prog(struct probe_point *p, int k)
+{
+	if (k < 0 || k >= PROBE_MAX_PROGS || !p->links[k])
+		return -1;
+	bpf_link__destroy(p->links[k]);
+	p->links[k] = NULL;
+	kretprobe_event_remove(p->kretprobe_events[k]);
+	return 0;
+}
+
+int probe_point_reattach_prog(struct probe_set *ps, struct probe_point *p, int k)
+{
+	const struct probe_candidate *c;
+	struct bpf_program *prog;
+
+	if (!ps->obj || !p->enabled || p->chosen < 0 || k < 0 || k >= PROBE_MAX_PROGS || p->links[k])
+		return p->links[k] ? 0 : -EINVAL;
+	c = &p->candidates[p->chosen];
+	prog = c->progs[k] ? bpf_object__find_program_by_name(ps->obj, c->progs[k]) : NULL;
+	if (!prog)
+		return -ENOENT;
+	p->links[k] = attach_prog(prog, c, p->target, p->kretprobe_events[k]);
+	return p->links[k] ? 0 : -errno;
+}
+
 /* Attaches every enabled point; a point that fails is noted and the others are still
  * tried, so one round finds every attach failure. 0, or -1 with nothing left attached. */
 static int attach_chosen(struct probe_set *ps, struct bpf_object *obj)

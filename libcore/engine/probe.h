@@ -142,6 +142,11 @@ void probe_set_select_first(const struct probe_set *ps, struct bpf_object *obj);
 /* Detaches every link, in reverse order. The module closes its object afterwards. */
 void probe_set_stop(struct probe_set *ps);
 
+/* The cost governor's last step (cost_control.h): program k of p's chosen candidate
+ * detached while the others run, and attached again. 0, or -1 / -errno. */
+int probe_point_detach_prog(struct probe_point *p, int k);
+int probe_point_reattach_prog(struct probe_set *ps, struct probe_point *p, int k);
+
 /* "tp_btf", "raw_tp+tid_hash", "kprobe:vfs_read", ... of the attached candidate, or "none". */
 const char *probe_point_method(const struct probe_point *p, char *buf, size_t len);
 /* True if any enabled point runs on a candidate other than its first choice. */

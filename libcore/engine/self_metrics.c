@@ -1,6 +1,7 @@
 #include "libcore/engine/self_metrics.h"
 
 #include "base/log.h"
+#include "libcore/engine/cost_control.h"
 #include "libcore/engine/cost_window.h"
 #include "libcore/engine/map_layout.h"
 #include "libcore/kernel/kretprobe_events.h"
@@ -211,6 +212,7 @@ void self_metrics_read(struct module *m, const struct metric_sink *sink)
 {
 	if (m->probes.obj) {
 		emit_cpu_cost(m, sink);
+		cost_control_read(m, sink);
 		emit_program_stats(m, sink);
 		emit_kretprobe_missed(m, sink);
 		witness_read(m->witness, m, sink);

@@ -100,6 +100,10 @@ const struct module_ops runqueue_module = {
 	.priv_size = sizeof(struct runqueue),
 	MODULE_OBJECT(runqueue),
 	.cost_events = (const char *const[]){ "latency", NULL },
+	/* Over its CpuBudget: waits sampled where they begin, then the wakeup programs detached
+	 * (sched_switch still times the preempted threads' waits). */
+	.cost_steps = &(const struct cost_steps){ 0, true, 1u << 0 | 1u << 1, "run-queue waits",
+						  "sched_wakeup and sched_wakeup_new" },
 	MODULE_CGROUP_TABLES(cgroup_tables, cgroup_aux_maps),
 	.by_command = true,
 	.cgroup_whose = " of the waiting thread",

@@ -286,6 +286,9 @@ const struct module_ops syscalls_module = {
 	.priv_size = sizeof(struct syscalls),
 	MODULE_OBJECT(syscalls),
 	.cost_events = (const char *const[]){ "calls", NULL },
+	/* Over its CpuBudget: Latency sampled at sys_enter, then sys_enter detached (the exit
+	 * program counts on, and finds no start). */
+	.cost_steps = &(const struct cost_steps){ SYSCALLS_POINT_LATENCY, true, 1u << 0, "Latency", "sys_enter" },
 	MODULE_BY_CGROUP, /* its tables at prepare, sized from Latency */
 	.by_command = true,
 	.set_option = syscalls_set_option,

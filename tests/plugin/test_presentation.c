@@ -113,7 +113,7 @@ static void test_module_keys(void)
 	CHECK(presentation_module_option(&p, m, &typo, err, sizeof(err)) == -1);
 	CHECK_STR(err, "unknown option \"Latencyy\"; valid options: Latency, By, CgroupDepth, Cgroup, CgroupIgnoreSelected, MaxSeries, CgroupPrecision, CgroupCalls, AttachOrder, "
 		  "Percentile, Bucket, BucketType, "
-		  "Precision, Witness");
+		  "Precision, Witness, CpuBudget");
 	for (int i = 0; presentation_keys[i]; i++) { /* the core leaves them to the plugin */
 		struct option o = { .key = presentation_keys[i], .values = v, .nvalues = 1 };
 

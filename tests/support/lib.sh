@@ -21,7 +21,7 @@ TYPESDB=/usr/share/collectd/types.db
 # The self-metrics a module or program sends beside its own values (doc/modules.md,
 # Self-metrics), as `grep -v` arguments: a test that lists one's csv files to find stray
 # values leaves these out, so that a new self-metric is added here once.
-SELF_METRICS="-e ^percent-map_fill -e ^percent-cpu_cost -e ^gauge-attach -e ^derive-dropped- -e ^derive-missed- -e ^bytes-kernel_memory"
+SELF_METRICS="-e ^percent-map_fill -e ^percent-cpu_cost -e ^gauge-sample_rate -e ^gauge-attach -e ^derive-dropped- -e ^derive-missed- -e ^bytes-kernel_memory"
 [ -f "$TYPESDB" ] || skip "collectd's types.db is missing ($TYPESDB)"
 # A classic tracepoint program (the tests' own, users') attaches by the id tracefs gives, and
 # tracefs is mounted at boot by systemd only: mounted here as the plugin's error tells users,
