@@ -61,9 +61,9 @@ static inline uint64_t map_read_uint(const void *p, uint32_t width)
 	return *(const uint8_t *)p;
 }
 
-/* Entry i's copies added up, word by word, into out (words u64 words: the copy size / 8, or
- * fewer); out is overwritten. */
-void map_read_sum(const struct map_read *r, uint32_t i, uint64_t *out, size_t words);
+/* An entry's copies (its value in the dump) added up, word by word, into out (words u64
+ * words: the copy size / 8, or fewer); out is overwritten. */
+void map_read_sum(const struct map_read *r, const uint8_t *copies, uint64_t *out, size_t words);
 /* Entry i of the last read looked up again and deleted, its value in the read replaced by
  * the kernel's now: what events added since the read is in it, so a reader that carries
  * the value on loses none of them. One lookup-and-delete where the kernel has it for the
