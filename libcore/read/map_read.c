@@ -51,7 +51,7 @@ void map_read_sum(const struct map_read *r, const uint8_t *copies, uint64_t *out
 
 int map_read_take(struct map_read *r, uint32_t i)
 {
-	const void *key = map_read_key(r, i);
+	const void *key = r->dump.keys + (size_t)i * r->dump.key_size;
 	void *value = r->dump.values + (size_t)i * r->dump.value_size;
 
 	if (!r->no_take_op) {
