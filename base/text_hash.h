@@ -1,7 +1,8 @@
 /* FNV-1a hashes of a NUL-terminated text: the one function behind every '~hash' a cut name
  * ends with (label_value.h, series_name.h) and the indexes of names (series places, cgroup
  * places), so that a name hashes the same wherever it is cut or looked up; and of n bytes,
- * for the indexes of map keys (key_cache.c, a program reader's previous entries). */
+ * for the indexes of map keys (the key cache in series_places.c, a program reader's
+ * previous entries). */
 #ifndef EBPF_BASE_TEXT_HASH_H
 #define EBPF_BASE_TEXT_HASH_H
 

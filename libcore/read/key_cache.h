@@ -1,4 +1,5 @@
-/* What a map key was decoded to, by the key's raw bytes: a reader that meets a key again
+/* The places' index by key (in series_places.c, beside the index by name). What a map key
+ * was decoded to, by the key's raw bytes: a reader that meets a key again
  * skips its decoders and its series lookup (10,000 keys: the bulk of a read's CPU time).
  *
  * Bounded: room for twice the map's entries; when a map's keys churn (an LRU map, a program

@@ -38,9 +38,9 @@ int map_read_read(struct map_read *r)
 	return map_dump_read(&r->dump);
 }
 
-void map_read_sum(const struct map_read *r, uint32_t i, uint64_t *out, size_t words)
+void map_read_sum(const struct map_read *r, const uint8_t *copies, uint64_t *out, size_t words)
 {
-	const uint64_t *src = (const uint64_t *)(r->dump.values + (size_t)i * r->dump.value_size);
+	const uint64_t *src = (const uint64_t *)copies;
 	size_t stride = r->copy_size / 8;
 
 	memcpy(out, src, words * sizeof(*out));
@@ -51,7 +51,7 @@ void map_read_sum(const struct map_read *r, uint32_t i, uint64_t *out, size_t wo
 
 int map_read_take(struct map_read *r, uint32_t i)
 {
-	const void *key = map_read_key(r, i);
+	const void *key = r->dump.keys + (size_t)i * r->dump.key_size;
 	void *value = r->dump.values + (size_t)i * r->dump.value_size;
 
 	if (!r->no_take_op) {

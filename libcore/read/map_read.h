@@ -26,19 +26,9 @@ struct map_read {
  * map's type. 0, or -errno. */
 int map_read_init(struct map_read *r, int fd, bool hash, uint32_t key_size, size_t value_size,
 		  uint32_t max_entries);
-/* Reads every entry. 0, or -errno. */
+/* Reads every entry: entry i's key at dump.keys + i * dump.key_size, its copies (copy c
+ * of a per-CPU map at c * copy_size) at dump.values + i * dump.value_size. 0, or -errno. */
 int map_read_read(struct map_read *r);
-
-static inline const uint8_t *map_read_key(const struct map_read *r, uint32_t i)
-{
-	return r->dump.keys + (size_t)i * r->dump.key_size;
-}
-
-/* Copy `copy` (a CPU of a per-CPU map) of entry i. */
-static inline const uint8_t *map_read_value(const struct map_read *r, uint32_t i, int copy)
-{
-	return r->dump.values + (size_t)i * r->dump.value_size + (size_t)copy * r->copy_size;
-}
 
 /* The whole number of width bytes (1, 2, 4 or 8) at p: a field of a user's map value. */
 static inline uint64_t map_read_uint(const void *p, uint32_t width)
@@ -61,9 +51,9 @@ static inline uint64_t map_read_uint(const void *p, uint32_t width)
 	return *(const uint8_t *)p;
 }
 
-/* Entry i's copies added up, word by word, into out (words u64 words: the copy size / 8, or
- * fewer); out is overwritten. */
-void map_read_sum(const struct map_read *r, uint32_t i, uint64_t *out, size_t words);
+/* An entry's copies (its value in the dump) added up, word by word, into out (words u64
+ * words: the copy size / 8, or fewer); out is overwritten. */
+void map_read_sum(const struct map_read *r, const uint8_t *copies, uint64_t *out, size_t words);
 /* Entry i of the last read looked up again and deleted, its value in the read replaced by
  * the kernel's now: what events added since the read is in it, so a reader that carries
  * the value on loses none of them. One lookup-and-delete where the kernel has it for the

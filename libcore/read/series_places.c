@@ -1,13 +1,16 @@
-/* A series reader's places (series_state.h): the index of series by name, new series up to
- * max_series (then `other`), places given up (reclaim_after) or forgotten (a group's removed
- * keys) and what they carry. */
+/* A series reader's places (series_state.h): where an entry goes. Its key's series through
+ * the index by key (the key cache, key_cache.h; or the row of an array), else named
+ * (series_name.c) and looked up in the index by name; new series up to max_series (then
+ * `other`), places given up (reclaim_after) or forgotten (a group's removed keys). Called by
+ * series_read.c's walk; calls nothing back. */
 #include "libcore/read/series_state.h"
 
 #include "base/text_hash.h"
+#include "libcore/decode/label_decoder.h"
 #include "libcore/read/key_cache.h"
+#include "libcore/read/lazy_array.h"
+#include "libcore/read/series_name.h"
 
-#include <bpf/bpf.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,7 +141,7 @@ static void carry_series(struct series_reader *r, const struct series *s)
 
 /* A place's fields after it moved: its own acc_one with one field (a block moves with the
  * place's pointer). */
-void series_own_fields(const struct series_reader *r, struct series *s)
+static void own_fields(const struct series_reader *r, struct series *s)
 {
 	if (r->v->nfields == 1)
 		s->acc = &s->acc_one;
@@ -180,8 +183,8 @@ static uint32_t drop_series(struct series_reader *r, bool (*drops)(struct series
 			tmp = r->series[kept];
 			r->series[kept] = *s;
 			*s = tmp;
-			series_own_fields(r, &r->series[kept]);
-			series_own_fields(r, s);
+			own_fields(r, &r->series[kept]);
+			own_fields(r, s);
 		}
 		kept++;
 	}
@@ -226,54 +229,237 @@ static bool was_forgotten(struct series_reader *r, struct series *s, void *arg)
 	return s->forget;
 }
 
-/* The series' carry added to what this read gave it (its only value in a read that gave
- * it nothing): what deleted entries left is never lost. */
-void series_add_carry(struct series_reader *r, struct series *s)
+void series_drop_forgotten(struct series_reader *r)
 {
-	unsigned int nslots = HIST_NSLOTS(r->v->precision);
-
-	for (int f = 0; f < r->v->nfields; f++) {
-		struct field_acc *a = &s->acc[f];
-		const struct field_acc *c = &s->carry[f];
-
-		if (!s->seen) {
-			a->value = 0;
-			a->sum = 0;
-			if (a->hist)
-				memset(a->hist->slots, 0, nslots * sizeof(uint64_t));
-		}
-		a->value += c->value;
-		a->sum += c->sum;
-		if (!c->hist)
-			continue;
-		if (!a->hist && !(a->hist = series_hist_new(r)))
-			continue; /* out of memory: the carry waits for the next read */
-		for (unsigned int k = 0; k < nslots; k++)
-			a->hist->slots[k] += c->hist->slots[k];
-	}
+	drop_series(r, was_forgotten, NULL);
 }
 
-/* After a group's read is sent: the carried entries taken from the map (map_read_take: with
- * what events added since the read, which the next read's values then hold) and their values
- * joined to their series' carries, the doomed entries deleted, and the series of gone keys
- * forgotten. */
-void series_settle_group(struct series_reader *r)
-{
-	for (uint32_t i = 0; i < r->ncarried; i++) {
-		struct series *s = &r->series[r->carried[i].series];
-		struct series carry = { .seen = true };
-		uint32_t e = r->carried[i].entry;
-		int taken;
+/* The places' index by key (key_cache.h): a key met again skips its decoders and its
+ * series lookup by name. */
+struct key_slot {
+	uint32_t hash;
+	uint32_t value; /* 0: free */
+};
 
-		if (!s->carry && !(s->carry = calloc(r->v->nfields, sizeof(*s->carry))))
-			continue; /* out of memory: the entry stays, and is carried at a later read */
-		taken = map_read_take(&r->rd, e);
-		if (taken && taken != -ENOENT)
-			continue; /* not deleted: met again at the next read, with all it holds */
-		carry.acc = s->carry;
-		series_add_entry(r, &carry, map_read_key(&r->rd, e), series_summed_value(r, e), NULL, false);
+struct key_cache {
+	uint32_t key_size;
+	uint32_t capacity;     /* a power of two */
+	uint32_t count;
+	uint32_t reads;
+	struct key_slot *slots;
+	uint8_t *keys;         /* capacity * key_size */
+	struct lazy_array slots_mem, keys_mem; /* what they lie in: twice a map's entries */
+	/* the last get: where its key is or goes */
+	uint32_t last_slot, last_hash;
+	const void *last_key;
+};
+
+struct key_cache *key_cache_new(uint32_t key_size, uint32_t max_keys)
+{
+	struct key_cache *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->key_size = key_size;
+	c->capacity = 16;
+	while (c->capacity < 2 * (uint64_t)max_keys)
+		c->capacity *= 2;
+	c->slots = lazy_array_alloc(&c->slots_mem, c->capacity, sizeof(*c->slots));
+	c->keys = lazy_array_alloc(&c->keys_mem, c->capacity, key_size ? key_size : 1);
+	if (!c->slots || !c->keys) {
+		key_cache_free(c);
+		return NULL;
 	}
-	for (uint32_t i = 0; i < r->ndoomed; i++)
-		bpf_map_delete_elem(r->v->fd, map_read_key(&r->rd, r->doomed[i]));
-	drop_series(r, was_forgotten, NULL);
+	return c;
+}
+
+void key_cache_clear(struct key_cache *c)
+{
+	memset(c->slots, 0, (size_t)c->capacity * sizeof(*c->slots));
+	c->count = 0;
+}
+
+void key_cache_next_read(struct key_cache *c)
+{
+	c->reads++;
+	if (c->count >= c->capacity / 2) /* keys churned: start over, stay bounded */
+		key_cache_clear(c);
+}
+
+uint32_t key_cache_get(struct key_cache *c, const void *key)
+{
+	uint32_t h = bytes_hash32(key, c->key_size), i = h & (c->capacity - 1);
+
+	for (;; i = (i + 1) & (c->capacity - 1)) {
+		struct key_slot *s = &c->slots[i];
+
+		if (!s->value || (s->hash == h && !memcmp(c->keys + (size_t)i * c->key_size, key, c->key_size)))
+			break;
+	}
+	c->last_slot = i;
+	c->last_hash = h;
+	c->last_key = key;
+	if (!c->slots[i].value || (i + c->reads) % KEY_CACHE_REFRESH == 0)
+		return 0;
+	return c->slots[i].value;
+}
+
+void key_cache_put(struct key_cache *c, uint32_t value)
+{
+	struct key_slot *s = &c->slots[c->last_slot];
+
+	if (!s->value) {
+		if (c->count + 1 >= c->capacity)
+			return; /* full until the next read starts over */
+		c->count++;
+		memcpy(c->keys + (size_t)c->last_slot * c->key_size, c->last_key, c->key_size);
+	}
+	s->hash = c->last_hash;
+	s->value = value;
+}
+
+void key_cache_free(struct key_cache *c)
+{
+	if (!c)
+		return;
+	lazy_array_free(&c->slots_mem);
+	lazy_array_free(&c->keys_mem);
+	free(c);
+}
+
+#define KEY_OTHER UINT32_MAX       /* in other: reclaimed */
+#define KEY_WAITING (UINT32_MAX - 1) /* in other: found no room */
+#define KEY_DROPPED (UINT32_MAX - 2) /* no series: a decoder dropped its label set */
+
+/* What a key was named to (series + 1, or KEY_*): by its row for an array whose labels
+ * never change (each row named once), else through the key cache (0: not known, or due). */
+static uint32_t recall(struct series_reader *r, const uint8_t *key)
+{
+	uint32_t row;
+
+	if (!r->row_series)
+		return key_cache_get(r->keys, key);
+	memcpy(&row, key, sizeof(row));
+	return row < r->v->max_entries ? r->row_series[row] : KEY_DROPPED;
+}
+
+static void remember(struct series_reader *r, const uint8_t *key, uint32_t known)
+{
+	uint32_t row;
+
+	if (!r->row_series) {
+		key_cache_put(r->keys, known);
+		return;
+	}
+	memcpy(&row, key, sizeof(row));
+	if (row < r->v->max_entries)
+		r->row_series[row] = known;
+}
+
+/* A new series' label ends (series.label_end); `other` has none. */
+static struct series *with_ends(struct series_reader *r, struct series *s, const uint8_t *ends)
+{
+	if (s && s != &r->other)
+		memcpy(s->label_end, ends, sizeof(s->label_end));
+	return s;
+}
+
+/* The series of a key (not per CPU): decoded and named when the key is new (or due for a
+ * refresh, key_cache.h), else as the last time; NULL for a key whose label set is dropped. */
+static struct series *series_of_key(struct series_reader *r, const uint8_t *key)
+{
+	char name[LABEL_VALUE_MAX];
+	uint32_t known = recall(r, key), waiting = r->waiting;
+	uint8_t ends[SERIES_LABEL_SPANS];
+	struct series *s;
+
+	if (known == KEY_OTHER || known == KEY_WAITING) {
+		r->folded++;
+		r->waiting += known == KEY_WAITING;
+		return &r->other;
+	}
+	if (known && known != KEY_DROPPED)
+		return &r->series[known - 1];
+	if (!known && series_name(r->v, key, -1, name, NULL, ends)) {
+		if (r->v->group) {
+			char local[LABEL_VALUE_MAX];
+
+			memcpy(local, name, sizeof(local));
+			series_name_in_group(r->group_text, local, name);
+		}
+		s = with_ends(r, series_place_for(r, name), ends);
+		remember(r, key, s != &r->other ? (uint32_t)(s - r->series) + 1
+			 : r->waiting != waiting ? KEY_WAITING : KEY_OTHER);
+		return s;
+	}
+	if (!known)
+		remember(r, key, KEY_DROPPED);
+	r->unmatched++;
+	return NULL;
+}
+
+/* With fresh labels or an entry hook: the key named at every read (no cache); NULL when a
+ * decoder or the hook drops it. */
+static struct series *series_of_fresh_key(struct series_reader *r, const uint8_t *key, const uint8_t *value)
+{
+	char name[LABEL_VALUE_MAX], decoded[SERIES_MAX_LABELS][DECODE_TEXT_MAX];
+	const char *labels[SERIES_MAX_LABELS];
+	uint8_t ends[SERIES_LABEL_SPANS];
+
+	if (!series_name(r->v, key, -1, name, decoded, ends)) {
+		r->unmatched++;
+		return NULL;
+	}
+	for (int i = 0; i < r->v->nlabels; i++)
+		labels[i] = decoded[i];
+	if (r->v->entry && !r->v->entry(r->v->entry_module, key, value, labels))
+		return NULL;
+	return with_ends(r, series_place_for(r, name), ends);
+}
+
+
+/* The series of key's copy `cpu` (cpu_label, cpu_index: a series per CPU); NULL when a
+ * decoder drops the key (counted once, at its first copy). */
+static struct series *series_of_copy(struct series_reader *r, const uint8_t *key, int cpu)
+{
+	char name[LABEL_VALUE_MAX];
+	uint8_t ends[SERIES_LABEL_SPANS] = { SERIES_ENDS_UNKNOWN };
+
+	if (!series_name(r->v, key, cpu, name, NULL, ends)) {
+		r->unmatched += cpu == 0;
+		return NULL;
+	}
+	return with_ends(r, series_place_for(r, name), ends);
+}
+
+/* The "cpu<N>" series of copy cpu (cpu_series): no label of the key (series_send.c reads
+ * its CPU). */
+static struct series *series_of_cpu(struct series_reader *r, int cpu)
+{
+	char name[LABEL_VALUE_MAX];
+	uint8_t ends[SERIES_LABEL_SPANS] = { SERIES_ENDS_UNKNOWN };
+
+	snprintf(name, sizeof(name), "cpu%d", cpu);
+	return with_ends(r, series_place_for(r, name), ends);
+}
+
+struct series *series_of_summed(struct series_reader *r, const uint8_t *key, const uint8_t *value, struct series **to)
+{
+	struct series *s = r->keys || r->row_series ? series_of_key(r, key) : series_of_fresh_key(r, key, value);
+
+	for (int cpu = 0; r->v->cpu_series && cpu < r->rd.copies; cpu++)
+		to[cpu] = series_of_cpu(r, cpu);
+	return s;
+}
+
+bool series_of_copies(struct series_reader *r, const uint8_t *key, struct series **to)
+{
+	struct series *s = NULL;
+	bool any = false;
+
+	if (!r->v->cpu_label && !r->v->cpu_index && !(s = series_of_key(r, key))) /* else one per CPU */
+		return false;
+	for (int cpu = 0; cpu < r->rd.copies; cpu++)
+		any |= (to[cpu] = s ? s : series_of_copy(r, key, cpu)) != NULL;
+	return any;
 }

@@ -1,15 +1,16 @@
-/* A series reader (series_read.h): set up, a read's entries walked into their series
- * (named through the key cache, or by row), then sent; its places are series_places.c's and
- * its sending series_send.c's (series_state.h). */
+/* A series reader (series_read.h), a straight pipeline: set up; a read's entries walked
+ * (read), each entry's series asked of series_places.c (place, naming a new key through
+ * series_name.c), its values added here, the series sent by series_send.c (series_state.h);
+ * after the send, a group's carried and deleted entries settled. Nothing below calls back. */
 #include "libcore/read/series_read.h"
 
 #include "include/hist_row.h"
 #include "libcore/decode/label_decoder.h"
 #include "libcore/read/key_cache.h"
-#include "libcore/read/series_name.h"
 #include "libcore/read/series_state.h"
 #include "base/text_hash.h"
 
+#include <bpf/bpf.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -73,15 +74,6 @@ static int row_field(const struct series_view *v, const uint8_t *key)
 	return row < v->nrow_fields ? v->row_fields[row] : -1;
 }
 
-/* keep_totals: what a counter counted since its previous value (all of it when it went
- * back: a new entry). */
-static uint64_t counted_since(uint64_t now, const uint8_t *prev, const struct series_field *f)
-{
-	uint64_t then = prev ? map_read_uint(prev + f->offset, f->width) : 0;
-
-	return now >= then ? now - then : now;
-}
-
 /* A histogram field of a program's entry into slots and *sum: with prev (keep_totals), what it
  * counted since then (all of it when a slot went back: a new entry). */
 static void add_source(struct series_reader *r, const struct series_field *f, const uint8_t *key,
@@ -109,7 +101,7 @@ static void add_source(struct series_reader *r, const struct series_field *f, co
 /* Adds one value (one CPU's copy, or the copies summed) of an entry into series s: the first
  * entry of a read is copied (nothing is cleared between reads), the others added. With prev
  * (keep_totals), what the entry counted since its previous read is added instead. */
-void series_add_entry(struct series_reader *r, struct series *s, const uint8_t *key, const uint8_t *val,
+static void add_entry(struct series_reader *r, struct series *s, const uint8_t *key, const uint8_t *val,
 		      const uint8_t *prev, bool hists_only)
 {
 	const struct series_view *v = r->v;
@@ -129,10 +121,12 @@ void series_add_entry(struct series_reader *r, struct series *s, const uint8_t *
 		if (v->row_fields && i != only)
 			continue;
 		if (f->kind != VALUE_HISTOGRAM) {
-			uint64_t x = map_read_uint(val + f->offset, f->width);
+			uint64_t x = map_read_uint(val + f->offset, f->width), then;
 
-			if (v->keep_totals && f->kind == VALUE_COUNTER)
-				x = counted_since(x, prev, f);
+			if (v->keep_totals && f->kind == VALUE_COUNTER) { /* counted since prev (all: went back) */
+				then = prev ? map_read_uint(prev + f->offset, f->width) : 0;
+				x = x >= then ? x - then : x;
+			}
 			if (!hists_only)
 				a->value = first ? x : a->value + x;
 			continue;
@@ -190,106 +184,16 @@ static const uint8_t *prev_value(const struct series_reader *r, const uint8_t *k
 	return e ? r->prev_values + (size_t)(e - 1) * r->rd.dump.value_size : NULL;
 }
 
-#define KEY_OTHER UINT32_MAX       /* in other: reclaimed */
-#define KEY_WAITING (UINT32_MAX - 1) /* in other: found no room */
-#define KEY_DROPPED (UINT32_MAX - 2) /* no series: a decoder dropped its label set */
-
-/* What a key was named to (series + 1, or KEY_*): by its row for an array whose labels
- * never change (each row named once), else through the key cache (0: not known, or due). */
-static uint32_t recall(struct series_reader *r, const uint8_t *key)
-{
-	uint32_t row;
-
-	if (!r->row_series)
-		return key_cache_get(r->keys, key);
-	memcpy(&row, key, sizeof(row));
-	return row < r->v->max_entries ? r->row_series[row] : KEY_DROPPED;
-}
-
-static void remember(struct series_reader *r, const uint8_t *key, uint32_t known)
-{
-	uint32_t row;
-
-	if (!r->row_series) {
-		key_cache_put(r->keys, known);
-		return;
-	}
-	memcpy(&row, key, sizeof(row));
-	if (row < r->v->max_entries)
-		r->row_series[row] = known;
-}
-
-/* A new series' label ends (series.label_end); `other` has none. */
-static struct series *with_ends(struct series_reader *r, struct series *s, const uint8_t *ends)
-{
-	if (s && s != &r->other)
-		memcpy(s->label_end, ends, sizeof(s->label_end));
-	return s;
-}
-
-/* The series of a key (not per CPU): decoded and named when the key is new (or due for a
- * refresh, key_cache.h), else as the last time; NULL for a key whose label set is dropped. */
-static struct series *series_of_key(struct series_reader *r, const uint8_t *key)
-{
-	char name[LABEL_VALUE_MAX];
-	uint32_t known = recall(r, key), waiting = r->waiting;
-	uint8_t ends[SERIES_LABEL_SPANS];
-	struct series *s;
-
-	if (known == KEY_OTHER || known == KEY_WAITING) {
-		r->folded++;
-		r->waiting += known == KEY_WAITING;
-		return &r->other;
-	}
-	if (known == KEY_DROPPED || (!known && !series_name(r->v, key, -1, name, NULL, ends))) {
-		if (!known)
-			remember(r, key, KEY_DROPPED);
-		r->unmatched++;
-		return NULL;
-	}
-	if (known)
-		return &r->series[known - 1];
-	if (r->v->group) {
-		char local[LABEL_VALUE_MAX];
-
-		memcpy(local, name, sizeof(local));
-		series_name_in_group(r->group_text, local, name);
-	}
-	s = with_ends(r, series_place_for(r, name), ends);
-	remember(r, key, s != &r->other ? (uint32_t)(s - r->series) + 1
-		 : r->waiting != waiting ? KEY_WAITING : KEY_OTHER);
-	return s;
-}
-
-/* With fresh labels or an entry hook: the key named at every read (no cache); NULL when a
- * decoder or the hook drops it. */
-static struct series *series_of_fresh_key(struct series_reader *r, const uint8_t *key, const uint8_t *value)
-{
-	char name[LABEL_VALUE_MAX], decoded[SERIES_MAX_LABELS][DECODE_TEXT_MAX];
-	const char *labels[SERIES_MAX_LABELS];
-	uint8_t ends[SERIES_LABEL_SPANS];
-
-	if (!series_name(r->v, key, -1, name, decoded, ends)) {
-		r->unmatched++;
-		return NULL;
-	}
-	for (int i = 0; i < r->v->nlabels; i++)
-		labels[i] = decoded[i];
-	if (r->v->entry && !r->v->entry(r->v->entry_module, key, value, labels))
-		return NULL;
-	return with_ends(r, series_place_for(r, name), ends);
-}
-
-/* Entry i's copies added up word by word, its packed rows unpacked: a module's value. */
-const uint8_t *series_summed_value(struct series_reader *r, uint32_t i)
+/* An entry's copies added up word by word, its packed rows unpacked: a module's value. */
+static const uint8_t *summed_value(struct series_reader *r, const uint8_t *copies)
 {
 	const struct series_view *v = r->v;
 
 	/* One copy, read as it is (a hash of structs: block's, the per-cgroup tables): nothing
 	 * to add up, and no field past the copy (full_size) to read as 0. */
 	if (r->rd.copies == 1 && !v->packed_rows && v->full_size <= r->rd.copy_size)
-		return map_read_value(&r->rd, i, 0);
-	map_read_sum(&r->rd, i, r->summed, r->rd.copy_size / 8);
+		return copies;
+	map_read_sum(&r->rd, copies, r->summed, r->rd.copy_size / 8);
 	if (!v->packed_rows)
 		return (const uint8_t *)r->summed;
 	hist_rows_unpack(r->summed, r->unpacked, v->packed_head, v->packed_rows, v->precision);
@@ -317,56 +221,48 @@ static void group_mark(struct series_reader *r, struct series *s, uint32_t i, en
 		r->doomed[r->ndoomed++] = i;
 }
 
-static void add_key(struct series_reader *r, uint32_t i)
+/* A module's entry (sum_copies): its copies summed into its series, and each copy into its
+ * "cpu<N>" series (cpu_series). */
+static void add_summed(struct series_reader *r, uint32_t i, const uint8_t *key, const uint8_t *copies)
 {
-	const uint8_t *key = map_read_key(&r->rd, i), *prev;
-	char name[LABEL_VALUE_MAX];
-	uint8_t ends[SERIES_LABEL_SPANS] = { SERIES_ENDS_UNKNOWN };
-	struct series *s = NULL;
+	enum series_fate fate = group_fate(r, key);
+	const uint8_t *value;
+	struct series *s;
 
-	if (r->v->sum_copies) {
-		const uint8_t *value;
-		enum series_fate fate = group_fate(r, key);
-
-		if (fate == SERIES_SKIP)
-			return;
-		if (fate == SERIES_DELETE || (r->v->row_fields && row_field(r->v, key) < 0)) {
-			group_mark(r, NULL, i, fate);
-			return;
-		}
-		value = series_summed_value(r, i);
-		s = r->keys || r->row_series ? series_of_key(r, key) : series_of_fresh_key(r, key, value);
-		if (s)
-			series_add_entry(r, s, key, value, NULL, false);
-		group_mark(r, s, i, fate);
-		for (int cpu = 0; r->v->cpu_series && cpu < r->rd.copies; cpu++) {
-			snprintf(name, sizeof(name), "cpu%d", cpu);
-			/* "cpu<N>" alone: no label of the key (series_send.c reads its CPU) */
-			series_add_entry(r, with_ends(r, series_place_for(r, name), ends), key,
-					 map_read_value(&r->rd, i, cpu), NULL, true);
-		}
+	if (fate == SERIES_SKIP)
+		return;
+	if (fate == SERIES_DELETE || (r->v->row_fields && row_field(r->v, key) < 0)) {
+		group_mark(r, NULL, i, fate);
 		return;
 	}
-	if (!r->v->cpu_label && !r->v->cpu_index && !(s = series_of_key(r, key))) /* else one per CPU */
+	value = summed_value(r, copies);
+	s = series_of_summed(r, key, value, r->to);
+	if (s)
+		add_entry(r, s, key, value, NULL, false);
+	group_mark(r, s, i, fate);
+	for (int cpu = 0; r->v->cpu_series && cpu < r->rd.copies; cpu++)
+		add_entry(r, r->to[cpu], key, copies + (size_t)cpu * r->rd.copy_size, NULL, true);
+}
+
+/* A program's entry: its copies into their series (series_of_copies); keep_totals: what each
+ * counted since the previous read. */
+static void add_copies(struct series_reader *r, const uint8_t *key, const uint8_t *copies)
+{
+	const uint8_t *prev;
+
+	if (!series_of_copies(r, key, r->to))
 		return;
 	prev = prev_value(r, key);
 	for (int cpu = 0; cpu < r->rd.copies; cpu++) {
-		struct series *to = s;
+		size_t at = (size_t)cpu * r->rd.copy_size;
 
-		if (!to) {
-			if (!series_name(r->v, key, cpu, name, NULL, ends)) {
-				r->unmatched += cpu == 0;
-				continue;
-			}
-			to = with_ends(r, series_place_for(r, name), ends);
-		}
-		series_add_entry(r, to, key, map_read_value(&r->rd, i, cpu), prev ? prev + (size_t)cpu * r->rd.copy_size : NULL,
-				 false);
+		if (r->to[cpu])
+			add_entry(r, r->to[cpu], key, copies + at, prev ? prev + at : NULL, false);
 	}
 }
 
 /* A read starts with no series seen: each one's first entry then overwrites what the last
- * read left (series_add_entry), so nothing is cleared, and a series not seen is never sent. */
+ * read left (add_entry), so nothing is cleared, and a series not seen is never sent. */
 static void clear_read(struct series *s)
 {
 	s->seen = false;
@@ -375,6 +271,8 @@ static void clear_read(struct series *s)
 /* Walks the whole last read into the series (and `other`). */
 static void add_dump(struct series_reader *r)
 {
+	const uint8_t *key = r->rd.dump.keys, *copies = r->rd.dump.values;
+
 	for (uint32_t i = 0; i < r->nseries; i++)
 		clear_read(&r->series[i]);
 	clear_read(&r->other);
@@ -386,8 +284,68 @@ static void add_dump(struct series_reader *r)
 	for (int f = 0; f < r->v->nfields; f++)
 		if (r->v->fields[f].source && r->v->fields[f].source->begin)
 			r->v->fields[f].source->begin(r->v->fields[f].source->ctx);
-	for (uint32_t i = 0; i < r->rd.dump.count; i++)
-		add_key(r, i);
+	for (uint32_t i = 0; i < r->rd.dump.count; i++, key += r->rd.dump.key_size, copies += r->rd.dump.value_size) {
+		if (r->v->sum_copies)
+			add_summed(r, i, key, copies);
+		else
+			add_copies(r, key, copies);
+	}
+}
+
+/* The series' carry added to what this read gave it (its only value in a read that gave
+ * it nothing): what deleted entries left is never lost. */
+static void add_carry(struct series_reader *r, struct series *s)
+{
+	unsigned int nslots = HIST_NSLOTS(r->v->precision);
+
+	for (int f = 0; f < r->v->nfields; f++) {
+		struct field_acc *a = &s->acc[f];
+		const struct field_acc *c = &s->carry[f];
+
+		if (!s->seen) {
+			a->value = 0;
+			a->sum = 0;
+			if (a->hist)
+				memset(a->hist->slots, 0, nslots * sizeof(uint64_t));
+		}
+		a->value += c->value;
+		a->sum += c->sum;
+		if (!c->hist)
+			continue;
+		if (!a->hist && !(a->hist = series_hist_new(r)))
+			continue; /* out of memory: the carry waits for the next read */
+		for (unsigned int k = 0; k < nslots; k++)
+			a->hist->slots[k] += c->hist->slots[k];
+	}
+}
+
+/* After a group's read is sent: the carried entries taken from the map (map_read_take: with
+ * what events added since the read, which the next read's values then hold) and their values
+ * joined to their series' carries, the doomed entries deleted, and the series of gone keys
+ * forgotten. */
+static void settle_group(struct series_reader *r)
+{
+	uint32_t ks = r->rd.dump.key_size;
+	size_t vs = r->rd.dump.value_size;
+
+	for (uint32_t i = 0; i < r->ncarried; i++) {
+		struct series *s = &r->series[r->carried[i].series];
+		struct series carry = { .seen = true };
+		uint32_t e = r->carried[i].entry;
+		int taken;
+
+		if (!s->carry && !(s->carry = calloc(r->v->nfields, sizeof(*s->carry))))
+			continue; /* out of memory: the entry stays, and is carried at a later read */
+		taken = map_read_take(&r->rd, e);
+		if (taken && taken != -ENOENT)
+			continue; /* not deleted: met again at the next read, with all it holds */
+		carry.acc = s->carry;
+		add_entry(r, &carry, r->rd.dump.keys + (size_t)e * ks, summed_value(r, r->rd.dump.values + e * vs), NULL,
+			  false);
+	}
+	for (uint32_t i = 0; i < r->ndoomed; i++)
+		bpf_map_delete_elem(r->v->fd, r->rd.dump.keys + (size_t)r->doomed[i] * ks);
+	series_drop_forgotten(r);
 }
 
 int series_reader_read(struct series_reader *r)
@@ -415,7 +373,7 @@ void series_reader_send(struct series_reader *r, const struct metric_sink *sink)
 			continue;
 		}
 		if (s->carry)
-			series_add_carry(r, s);
+			add_carry(r, s);
 		if (s->seen || s->carry)
 			series_send_one(r, s, s->name, sink);
 		else
@@ -430,7 +388,7 @@ void series_reader_send(struct series_reader *r, const struct metric_sink *sink)
 	if (sink->gauge && r->may_drop) /* ebpf_exporter drops them without a trace */
 		sink->gauge(sink->ctx, METRIC("unmatched"), v->map, r->unmatched);
 	if (v->group)
-		series_settle_group(r);
+		settle_group(r);
 	if (v->keep_totals)
 		keep_entries(r);
 }
@@ -509,6 +467,8 @@ static int reader_alloc(struct series_reader *r)
 		if (!r->prev_index || !r->prev_keys || !r->prev_values || !r->slots_now || !r->slots_then)
 			return -ENOMEM;
 	}
+	if (!(r->to = calloc(r->rd.copies, sizeof(*r->to))))
+		return -ENOMEM;
 	if (v->sum_copies) {
 		r->summed = calloc(1, value_bytes + 8);
 		r->unpacked = calloc(1, value_bytes + 8);
@@ -564,6 +524,7 @@ void series_reader_free(struct series_reader *r)
 	lazy_array_free(&r->accs_mem);
 	free(r->summed);
 	free(r->unpacked);
+	free(r->to);
 	free(r->prev_index);
 	free(r->prev_keys);
 	free(r->prev_values);

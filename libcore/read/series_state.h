@@ -1,7 +1,8 @@
-/* What a series reader (series_read.h) keeps, for its three parts: series_read.c walks a
- * read's entries into their series, series_places.c keeps the series' places (the index by
- * name, the cap, reclaimed and forgotten places, carries), series_send.c sends them. Not for
- * use outside libcore/read/series_*.c. */
+/* What a series reader (series_read.h) keeps, for its three parts, one pipeline:
+ * series_read.c walks a read's entries and adds their values into their series, asking
+ * series_places.c for each entry's series (the index by key, naming, the index by name, the
+ * cap, reclaimed and forgotten places), series_send.c sends them. A part calls only the ones
+ * after it. Not for use outside libcore/read/series_*.c. */
 #ifndef EBPF_READ_SERIES_STATE_H
 #define EBPF_READ_SERIES_STATE_H
 
@@ -96,6 +97,7 @@ struct series_reader {
 	struct field_acc *carry;     /* nfields */
 	/* sum_copies: an entry's copies summed (packed: as the map holds them), then unpacked */
 	uint64_t *summed, *unpacked;
+	struct series **to;          /* an entry's series per copy (series_of_copies, _summed) */
 	/* keep_totals: the previous read's entries (the dump's buffers, swapped after each send),
 	 * an index of them by key (entry + 1, open addressing, prev_cap slots), and room for an
 	 * entry's slots now and then */
@@ -111,15 +113,16 @@ struct series_reader {
 	uint32_t ncarried;
 };
 
-/* series_read.c */
-/* Adds one value (one CPU's copy, or the copies summed) of entry `key` into series s; with
- * prev (keep_totals: the same copy at the previous read) what it counted since. */
-void series_add_entry(struct series_reader *r, struct series *s, const uint8_t *key, const uint8_t *val,
-		      const uint8_t *prev, bool hists_only);
-/* Entry i's value as a module's fields read it: its copies summed, its packed rows unpacked. */
-const uint8_t *series_summed_value(struct series_reader *r, uint32_t i);
-
-/* series_places.c */
+/* series_places.c: where an entry goes (the read's walk, series_read.c, asks; nothing here
+ * calls back into it) */
+/* A module's entry (sum_copies; value: its copies summed, what an entry hook sees): its
+ * series (NULL: its label set is dropped), and with cpu_series each copy's "cpu<N>" series
+ * into to[] (rd.copies of them). Named through the key cache (or its row) when known, else
+ * decoded (series_name.c), and placed. */
+struct series *series_of_summed(struct series_reader *r, const uint8_t *key, const uint8_t *value, struct series **to);
+/* A program's entry: the series of each copy into to[] (NULL: dropped): the key's one series,
+ * or (cpu_label, cpu_index) each CPU's own. False: no copy has one. */
+bool series_of_copies(struct series_reader *r, const uint8_t *key, struct series **to);
 /* The series named `name`: an existing one, a new one while there is room, else `other`. */
 struct series *series_place_for(struct series_reader *r, const char *name);
 /* A new series' fields; false: out of memory. */
@@ -127,14 +130,10 @@ bool series_fields_init(const struct series_reader *r, struct series *s, bool al
 /* A histogram field's slots and tracker; NULL: out of memory. */
 struct field_hist *series_hist_new(const struct series_reader *r);
 void series_free_hists(const struct series_reader *r, struct series *s);
-/* A place's fields after it moved (its own acc_one with one field). */
-void series_own_fields(const struct series_reader *r, struct series *s);
 /* Gives idle places to the label sets waiting for room (reclaim_after); the number given. */
 uint32_t series_reclaim_idle(struct series_reader *r);
-/* A series' carry added to this read's values (its only values in a read without entries). */
-void series_add_carry(struct series_reader *r, struct series *s);
-/* After a group's read is sent: carries, deleted entries, series the group no longer holds. */
-void series_settle_group(struct series_reader *r);
+/* Drops the series a group no longer holds (series.forget). */
+void series_drop_forgotten(struct series_reader *r);
 
 /* series_send.c */
 void series_send_one(struct series_reader *r, struct series *s, const char *name, const struct metric_sink *sink);
