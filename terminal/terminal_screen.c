@@ -78,6 +78,15 @@ static const struct snapshot_counter *find_counter(const struct snapshot_module 
 	return NULL;
 }
 
+/* A module's own gauge (cpu_cost, sample_rate: an empty instance); NULL when it has none. */
+static const struct snapshot_gauge *find_gauge(const struct snapshot_module *m, const char *metric)
+{
+	for (int i = 0; i < m->ngauges; i++)
+		if (!strcmp(m->gauges[i].metric, metric) && !m->gauges[i].instance[0])
+			return &m->gauges[i];
+	return NULL;
+}
+
 static void clock_text(char *buf, size_t len, int64_t us)
 {
 	time_t t = (time_t)(us / 1000000);
@@ -333,13 +342,22 @@ static double module_interval(const struct snapshot *cur, const struct snapshot 
 		   : (double)(cur->written_us - m->discontinuity_us) / 1e6;
 }
 
+/* The module's line: its state, since when it counts, what it costs the host (its cpu_cost,
+ * percent of one CPU, as of the last read) and, while the cost governor samples it, 1 in N
+ * (its sample_rate: its histograms are then estimates scaled by N). */
 static void draw_module_header(FILE *out, const struct snapshot_module *m, bool restarted)
 {
+	const struct snapshot_gauge *cost = find_gauge(m, "cpu_cost"), *rate = find_gauge(m, "sample_rate");
 	char since[16];
 
 	clock_text(since, sizeof(since), m->discontinuity_us);
-	fprintf(out, "\n== %s: %s, counting since %s%s\n", m->label, snapshot_state_name(m->state), since,
+	fprintf(out, "\n== %s: %s, counting since %s%s", m->label, snapshot_state_name(m->state), since,
 		restarted ? " (restarted in this interval)" : "");
+	if (cost)
+		fprintf(out, ", costs %.3g%% of one CPU", cost->value);
+	if (rate && rate->value > 1)
+		fprintf(out, ", sampled 1 in %.0f (histograms scaled by %.0f)", rate->value, rate->value);
+	fprintf(out, "\n");
 	if (m->error[0])
 		fprintf(out, "   %s\n", m->error);
 }

@@ -15,36 +15,19 @@
 . "$top_srcdir/tests/support/lib.sh"
 . "$top_srcdir/tests/support/snmp_lib.sh"
 
-SNMPTRAPD=$(command -v snmptrapd || echo /usr/sbin/snmptrapd)
-[ -x "$SNMPTRAPD" ] || skip "snmptrapd not installed (apt-get install snmptrapd)"
 OOM_HOG="$top_builddir/tests/support/oom_hog"
-MIBDIRS_T="$top_srcdir/snmp:/usr/share/snmp/mibs:$top_srcdir/tests/mibs"
 STORM=${STORM:-1000}
-TRAP_PORT=$((PORT + 1))
 # snmpd's engine ID, built from this text (engineID): 0x80001f88 (net-snmp's enterprise
 # 8072, high bit set), 04 (text), then the text's bytes. A v3 trap is sent with the sender's
 # engine ID, so snmptrapd's user is made for it.
 ENGINE_TEXT=ebpf-trap-test
 ENGINE_ID=0x80001f8804$(printf '%s' "$ENGINE_TEXT" | od -An -tx1 | tr -d ' \n')
-TRAPD_PID=
-SNMP_LOGS="$SNMP_LOGS $WORK/snmptrapd.log"
 
-mkdir -p "$WORK/trapd-persist"
-# One trap per line: the sender's community (v2c) or security name (v3), then the
-# varbinds as snmptrapd decodes them with the MIB, TAB-separated.
-cat > "$WORK/snmptrapd.conf" <<CONF
-[snmp] persistentDir $WORK/trapd-persist
-authCommunity log public
+start_snmptrapd <<CONF
 authCommunity log ebpfinform
 createUser -e $ENGINE_ID ebpftrap SHA "ebpf-trap-auth" AES "ebpf-trap-priv"
 authUser log ebpftrap priv
-doNotRetainNotificationLogs yes
 CONF
-"$SNMPTRAPD" -f -C -c "$WORK/snmptrapd.conf" -Lf "$WORK/snmptrapd.log" -M "$MIBDIRS_T" -m COLLECTD-EBPF-MIB \
-	-F "TRAP %u\t%v\n" "udp:127.0.0.1:$TRAP_PORT" &
-TRAPD_PID=$!
-trap 'kill $TRAPD_PID 2>/dev/null; wait $TRAPD_PID 2>/dev/null; snmp_cleanup' EXIT INT TERM
-wait_for_log "NET-SNMP version" 10 "$WORK/snmptrapd.log" || sfail "snmptrapd did not start"
 
 write_snmpd_conf <<CONF
 engineID $ENGINE_TEXT

@@ -16,6 +16,9 @@ PORT=$((20000 + $$ % 20000))
 AGENT="udp:127.0.0.1:$PORT"
 SNMPD_PID=
 SUBAGENT_PID=
+TRAPD_PID=
+# snmptrapd's port (start_snmptrapd), beside snmpd's.
+TRAP_PORT=$((PORT + 1))
 
 # Clients read no system or user configuration: the test says everything on the command line.
 # Their persistent state is private too, so every run is net-snmp's first run on a machine
@@ -27,11 +30,12 @@ SNMP_PERSISTENT_DIR="$WORK/client-persist"
 MIBS=
 export SNMPCONFPATH SNMP_PERSISTENT_DIR MIBS
 
-# snmp_stop_daemons: the subagent and snmpd, for a test whose own exit trap needs more.
+# snmp_stop_daemons: the subagent, snmpd and snmptrapd, for a test whose own exit trap needs more.
 snmp_stop_daemons() {
+	[ -n "$TRAPD_PID" ] && kill "$TRAPD_PID" 2>/dev/null && wait "$TRAPD_PID" 2>/dev/null
 	[ -n "$SUBAGENT_PID" ] && kill "$SUBAGENT_PID" 2>/dev/null && wait "$SUBAGENT_PID" 2>/dev/null
 	[ -n "$SNMPD_PID" ] && kill "$SNMPD_PID" 2>/dev/null && wait "$SNMPD_PID" 2>/dev/null
-	SUBAGENT_PID= SNMPD_PID=
+	SUBAGENT_PID= SNMPD_PID= TRAPD_PID=
 }
 snmp_cleanup() {
 	snmp_stop_daemons || true
@@ -100,6 +104,26 @@ start_snmpd() {
 stop_snmpd() {
 	kill "$SNMPD_PID" && wait "$SNMPD_PID" 2>/dev/null || true
 	SNMPD_PID=
+}
+
+# start_snmptrapd: the real snmptrapd on udp:127.0.0.1:$TRAP_PORT (skips when it is not
+# installed), decoding with COLLECTD-EBPF-MIB; v2c community public is logged, lines on stdin
+# are added to its configuration. One trap per line of $WORK/snmptrapd.log: "TRAP", the
+# sender's community (v2c) or security name (v3), then the varbinds, TAB-separated.
+start_snmptrapd() {
+	_trapd=$(command -v snmptrapd || echo /usr/sbin/snmptrapd)
+	[ -x "$_trapd" ] || skip "snmptrapd not installed (apt-get install snmptrapd)"
+	mkdir -p "$WORK/trapd-persist"
+	{
+		printf '[snmp] persistentDir %s\nauthCommunity log public\ndoNotRetainNotificationLogs yes\n' "$WORK/trapd-persist"
+		cat
+	} > "$WORK/snmptrapd.conf"
+	SNMP_LOGS="$SNMP_LOGS $WORK/snmptrapd.log"
+	"$_trapd" -f -C -c "$WORK/snmptrapd.conf" -Lf "$WORK/snmptrapd.log" \
+		-M "$top_srcdir/snmp:/usr/share/snmp/mibs:$top_srcdir/tests/mibs" -m COLLECTD-EBPF-MIB \
+		-F "TRAP %u\t%v\n" "udp:127.0.0.1:$TRAP_PORT" &
+	TRAPD_PID=$!
+	wait_for_log "NET-SNMP version" 10 "$WORK/snmptrapd.log" || sfail "snmptrapd did not start"
 }
 
 # start_subagent [OPTION...]: in the background, options added to the usual ones.

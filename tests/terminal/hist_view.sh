@@ -95,6 +95,18 @@ cp "$SNAP" "$WORK/snap.copy"
 want=$(awk -F'\t' '$1 == "histogram" && $2 == "latency" && $3 == "fsync" { print $6 }' "$WORK/snap.copy")
 check_screen "$WORK/copy.out" "$want" || fail "the since-start rows are not the snapshot's $want events"
 grep -q 'operations-' "$WORK/copy.out" && fail "--metric latency-fsync drew counters since start"
+# The module's line says what it costs the host: the snapshot's gauge cpu_cost (percent of one
+# CPU), and no sampling at 1 in 1 (its gauge sample_rate: fsync calls cost far below the
+# default budget).
+cost=$(awk -F'\t' '$1 == "gauge" && $2 == "cpu_cost" && $3 == "" { printf "%.3g", $4; exit }' "$WORK/snap.copy")
+rate=$(awk -F'\t' '$1 == "gauge" && $2 == "sample_rate" && $3 == "" { print $4 + 0; exit }' "$WORK/snap.copy")
+[ -n "$cost" ] && [ "$rate" = 1 ] || fail "no cpu_cost ($cost) or sample_rate 1 ($rate) in the snapshot"
+header=$(grep '^== syscalls: ' "$WORK/copy.out")
+case "$header" in
+*", costs $cost% of one CPU") ;;
+*) fail "the module's line does not end in the snapshot's cpu_cost $cost%: $header" ;;
+esac
+pass "the module's line says its cost, as the snapshot's cpu_cost, and no sampling at 1 in 1: $header"
 "$HIST" --snapshot "$WORK/snap.copy" --once --since-start --metric 'operations-*' > "$WORK/calls.out"
 grep -q 'latency-fsync' "$WORK/calls.out" && fail "--metric 'operations-*' drew the fsync histogram"
 # Busiest first: the rate column never grows down the table.

@@ -520,6 +520,42 @@ static void test_cgroup_screen(void)
 	snapshot_free(&snap);
 }
 
+/* Each module's line says what it costs the host (its gauge cpu_cost) and, while the cost
+ * governor samples it (gauge sample_rate N > 1), "sampled 1 in N"; at 1 in 1 nothing of
+ * sampling. A module's gauge with an instance is not its own (cpu_cost of a map, say). */
+static void test_cost_header(void)
+{
+	static const char text[] =
+		"collectd-ebpf-snapshot\t3\n"
+		"written\t1700000000000000\n"
+		"module\tsyscalls\trunning\t1699999990000000\tsys_exit=tp_btf\t\n"
+		"counter\tcalls\tfsync\t100\n"
+		"gauge\tcpu_cost\tstart_tid\t99\n"
+		"gauge\tcpu_cost\t\t0.4321\n"
+		"gauge\tsample_rate\t\t4\n"
+		"module\trunqueue\trunning\t1699999990000000\tsched_switch=tp_btf\t\n"
+		"counter\twaits\tall\t7\n"
+		"gauge\tcpu_cost\t\t12.5\n"
+		"gauge\tsample_rate\t\t1\n"
+		"module\ttcp\trunning\t1699999990000000\tsock=tp_btf\t\n"
+		"counter\tretransmits\tall\t3\n"
+		"end\n";
+	struct screen_options o = { .top = 10 };
+	struct snapshot s;
+	char *screen;
+	int matched;
+
+	parse(text, &s);
+	screen = draw(&s, NULL, &o, &matched);
+	CHECK(strstr(screen, "== syscalls: running, counting since 22:13:10, costs 0.432% of one CPU, sampled 1 in 4 "
+			     "(histograms scaled by 4)\n") != NULL);
+	CHECK(strstr(screen, "== runqueue: running, counting since 22:13:10, costs 12.5% of one CPU\n") != NULL);
+	/* a module without the gauges (a snapshot of an older plugin) says neither */
+	CHECK(strstr(screen, "== tcp: running, counting since 22:13:10\n") != NULL);
+	free(screen);
+	snapshot_free(&s);
+}
+
 int main(void)
 {
 	struct snapshot before, after;
@@ -537,6 +573,7 @@ int main(void)
 	test_cgroup_globs();
 	test_cgroup_list();
 	test_cgroup_screen();
+	test_cost_header();
 	snapshot_free(&before);
 	snapshot_free(&after);
 	return testing_done();
