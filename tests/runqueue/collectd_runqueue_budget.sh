@@ -79,10 +79,11 @@ config off 2
 start_collectd "$WORK/collectd.conf"
 wait_for_csv runqueue percent-cpu_cost 15 || fail "no percent-cpu_cost"
 after_next_read
-storm $PAIRS 3 > "$WORK/storm0" || fail "sched_storm failed"
+storm $PAIRS 4 > "$WORK/storm0" || fail "sched_storm failed"
 after_next_read
-# the reads that fell wholly in the storm: the largest of the last three
-C0=$(tail -n 3 "$(csv_file runqueue percent-cpu_cost)" | cut -d, -f2 | sort -g | tail -n 1)
+# the reads that fell wholly in the storm: the second largest of the last four (the largest
+# alone, on a loaded machine, was once a third above the others, and no budget under it held)
+C0=$(tail -n 4 "$(csv_file runqueue percent-cpu_cost)" | cut -d, -f2 | sort -g | tail -n 2 | head -n 1)
 stop_collectd
 BUDGET=$(awk -v c="$C0" 'BEGIN { printf "%.2f", c * 0.75 }')
 pass "unsampled: the storm ($(cat "$WORK/storm0") switch-ins) cost $C0% of one CPU; budget $BUDGET%"
