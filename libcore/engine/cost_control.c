@@ -18,6 +18,7 @@ struct cost_control {
 	struct governor gov;
 	struct governor_rule rule;
 	bool changed;              /* a step was taken: costs count once a window measured it */
+	bool repricing;            /* the first read over awaits its window (cost_control_read) */
 	uint64_t windows_at_change;
 	int sampling_fd;           /* the module's `sampling` map, -1: none */
 	struct probe_point *point; /* where it samples and sheds */
@@ -211,7 +212,7 @@ void cost_control_read(struct module *m, const struct metric_sink *sink)
 	struct cost_control *c = m->cost;
 	struct cost_measure cm;
 	enum governor_action a;
-	double cost;
+	double cost, judged;
 	bool fresh;
 	int from;
 
@@ -220,17 +221,35 @@ void cost_control_read(struct module *m, const struct metric_sink *sink)
 	if (cost_window_last(m, &cost)) {
 		fresh = !c->changed || (cost_window_measure(m, &cm) && cm.windows > c->windows_at_change);
 		from = c->gov.level;
-		a = governor_read(&c->gov, &c->rule, cost, fresh);
+		judged = cost;
+		if (fresh && c->repricing) {
+			double first;
+
+			/* this read's own cost is the window's, slowed by the statistics' tax: the
+			 * first read over, priced by it, counts if higher */
+			if (cost_window_repriced(m, &first) && first > judged)
+				judged = first;
+			c->repricing = false;
+		}
+		a = governor_read(&c->gov, &c->rule, judged, fresh);
 		if (a == GOVERNOR_DOWN || a == GOVERNOR_UP) {
 			int r = apply(m, c, from, c->gov.level);
 
 			if (r) /* the step did not happen: stay, say so */
 				c->gov.level = from;
 			c->changed = true;
+			c->repricing = false;
 			c->windows_at_change = cost_window_renew(m);
-			say(m, c, a, cost, r);
+			say(m, c, a, judged, r);
 		} else if (a != GOVERNOR_HOLD) {
-			say(m, c, a, cost, 0);
+			say(m, c, a, judged, 0);
+		} else if (fresh && c->gov.over == 1 && !c->gov.stepping && c->gov.level < governor_max_level(&c->rule)) {
+			/* The first read over is priced by the last window, which may have measured
+			 * another load (runqueue's price on an idle host put a storm at 3 to 4x its
+			 * cost): a window of its own, which prices it again at the next read. */
+			c->changed = true;
+			c->repricing = true;
+			c->windows_at_change = cost_window_renew(m);
 		}
 	}
 	if (c->sampling_fd >= 0 && sink->gauge)

@@ -10,6 +10,8 @@
  * The rule (all counted in reads, one per interval):
  *  - over: cost > budget. A first step down needs GOVERNOR_DOWN_READS reads over in a row;
  *    once stepping, each fresh read still over steps again (the storm has shown it stays).
+ *    cost_control.c prices the first read over again by a window of its own before the
+ *    second counts (a price from another load can be off several times).
  *  - fresh: after a step the cost read is the old level's until a cost window measured the
  *    new one (cost_window_renew); reads that are not fresh neither step nor count.
  *  - under with margin: cost <= budget * GOVERNOR_UP_MARGIN (0.5). Halving N at most doubles

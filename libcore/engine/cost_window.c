@@ -69,6 +69,9 @@ struct module_cost {
 	uint64_t last_events;
 	bool have_cost;
 	double cost;
+	/* the last read's interval, and that of the read before the last renewal */
+	uint64_t interval_events, renewed_events;
+	double interval_dt, renewed_dt;
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -257,6 +260,8 @@ bool cost_window_read(struct module *m, bool has_events, uint64_t events, double
 		c->cost = c->ns_per_event * (double)(events - c->last_events) / (t - c->last_t);
 	else /* nothing to carry it by: the last window's own figure */
 		c->cost = c->last.ns_per_s;
+	c->interval_events = c->have_last && events >= c->last_events ? events - c->last_events : 0;
+	c->interval_dt = c->have_last ? t - c->last_t : 0;
 	c->have_last = true;
 	c->last_t = t;
 	c->last_events = events;
@@ -276,6 +281,8 @@ uint64_t cost_window_renew(struct module *m)
 	c = find(m);
 	if (c) {
 		c->ns_per_event = 0;
+		c->renewed_events = c->interval_events;
+		c->renewed_dt = c->interval_dt;
 		if (!round_open && !unavailable)
 			open_round(t);
 		if (round_open) {
@@ -303,6 +310,20 @@ bool cost_window_last(const struct module *m, double *ns_per_s)
 	have = c && c->have_cost;
 	if (have)
 		*ns_per_s = c->cost;
+	pthread_mutex_unlock(&lock);
+	return have;
+}
+
+bool cost_window_repriced(const struct module *m, double *ns_per_s)
+{
+	struct module_cost *c;
+	bool have;
+
+	pthread_mutex_lock(&lock);
+	c = find(m);
+	have = c && c->ns_per_event > 0 && c->renewed_dt > 0;
+	if (have)
+		*ns_per_s = c->ns_per_event * (double)c->renewed_events / c->renewed_dt;
 	pthread_mutex_unlock(&lock);
 	return have;
 }

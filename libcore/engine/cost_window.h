@@ -64,6 +64,11 @@ uint64_t cost_window_renew(struct module *m);
 /* The module's cost of its last read, for a governor: false if none. */
 bool cost_window_last(const struct module *m, double *ns_per_s);
 
+/* The cost of the read interval before the last cost_window_renew(), priced by the window
+ * that renewal opened (once it measured): what that read cost at its own load, with the
+ * statistics off. False without event counts or before that window priced an event. */
+bool cost_window_repriced(const struct module *m, double *ns_per_s);
+
 /* The last window's measurement of m: for tests and benches. */
 struct cost_measure {
 	uint64_t windows;      /* windows that measured m so far */

@@ -162,30 +162,7 @@ GETPPID=$(snap_value counter getppid)
 wait_until 30 csv_is syscalls gauge-sample_rate 1.000000 || fail "not back to 1 in 1 after the storm: $(csv_values syscalls gauge-sample_rate)"
 stop_collectd
 
-COSTS=$(csv_values syscalls percent-cpu_cost)
-echo "cost:        $COSTS"
-echo "sample_rate: $RATES 1"
-# The first read over the budget, and the three after it: one of them sampled (its read's
-# sample_rate, by time) at or under the budget within 20%.
-awk -F, -v b="$BUDGET" 'FNR == 1 { file++; next }
-	file == 1 { rate[$1] = $2; next }
-	{ n++; t[n] = $1; c[n] = $2 }
-	END {
-		for (i = 1; i <= n; i++) if (c[i] > b) { first = i; break }
-		if (!first) { print "never over the budget"; exit 1 }
-		for (i = first + 1; i <= first + 3 && i <= n; i++)
-			if (rate[t[i]] >= 2 && c[i] <= 1.2 * b) { print "read " i - first " after the first over (" c[first] "%): " c[i] "% at 1 in " rate[t[i]]; exit 0 }
-		print "not sampled and at or under 1.2 x the budget within three reads of the first over"; exit 1
-	}' "$(csv_file syscalls gauge-sample_rate)" "$(csv_file syscalls percent-cpu_cost)" > "$WORK/held" ||
-	fail "$(cat "$WORK/held"): budget $BUDGET%, costs $COSTS, sample_rate $RATES"
-pass "held: budget $BUDGET%, $(cat "$WORK/held")"
-
-grep -q "Notification: severity = WARNING.*type_instance = cost.*Latency sampled 1 in 2," "$WORK/collectd.log" ||
-	fail "no WARNING notification of the step to 1 in 2: $(grep Notification "$WORK/collectd.log")"
-grep -q "Notification: severity = OKAY.*type_instance = cost.*Latency measured 1 in 1 again" "$WORK/collectd.log" ||
-	fail "no OKAY notification of the step back to 1 in 1: $(grep Notification "$WORK/collectd.log")"
-steps=$(grep -c "Notification: .*type_instance = cost" "$WORK/collectd.log")
-pass "$steps notifications, e.g. $(grep -m 1 -o 'Notification: severity = WARNING.*type_instance = cost.*' "$WORK/collectd.log" | sed 's/.*message = //')"
+budget_held syscalls "$BUDGET" Latency
 
 [ "$SLEEP_CALLS" -eq $SLEEPS ] || fail "sampled: the nanosleep counter grew by $SLEEP_CALLS, not exactly $SLEEPS"
 awk -v h="$SLEEP_HIST" -v n=$SLEEPS 'BEGIN { e = (h - n) / n; exit !(e <= 0.05 && e >= -0.05) }' ||

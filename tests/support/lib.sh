@@ -251,6 +251,35 @@ hist_field() {
 hist_count() { hist_field "$1" "$2" 6; }
 hist_is() { [ "$(hist_count "$1" "$2")" = "$3" ]; }
 
+# budget_held MODULE BUDGET WHAT: after a storm under CpuBudget BUDGET (percent of one CPU)
+# and collectd stopped, MODULE's costs held it (doc/modules.md, Cost): of the first read over
+# the budget and the three after it, one sampled at or under the budget within 20%; WARNING
+# notifications of the step to "WHAT sampled 1 in 2" and OKAY of "WHAT measured 1 in 1 again".
+# A read's sample_rate line is the N it set, so a cost read was measured at the N of the read
+# before it.
+budget_held() {
+	_costs=$(csv_values "$1" percent-cpu_cost) _rates=$(csv_values "$1" gauge-sample_rate)
+	echo "cost:        $_costs"
+	echo "sample_rate: $_rates"
+	awk -F, -v b="$2" 'FNR == 1 { file++; next }
+	file == 1 { rate[$1] = $2; next }
+	{ n++; t[n] = $1; c[n] = $2 }
+	END {
+		for (i = 1; i <= n; i++) if (c[i] > b) { first = i; break }
+		if (!first) { print "never over the budget"; exit 1 }
+		for (i = first + 1; i <= first + 3 && i <= n; i++)
+			if (rate[t[i - 1]] >= 2 && c[i] <= 1.2 * b) { print "read " i - first " after the first over (" c[first] "%): " c[i] "% at 1 in " rate[t[i - 1]]; exit 0 }
+		print "not sampled and at or under 1.2 x the budget within three reads of the first over"; exit 1
+	}' "$(csv_file "$1" gauge-sample_rate)" "$(csv_file "$1" percent-cpu_cost)" > "$WORK/held" ||
+		fail "$(cat "$WORK/held"): budget $2%, costs $_costs, sample_rate $_rates"
+	pass "held: budget $2%, $(cat "$WORK/held")"
+	grep -q "Notification: severity = WARNING.*type_instance = cost.*$3 sampled 1 in 2," "$WORK/collectd.log" ||
+		fail "no WARNING notification of the step to 1 in 2: $(grep Notification "$WORK/collectd.log")"
+	grep -q "Notification: severity = OKAY.*type_instance = cost.*$3 measured 1 in 1 again" "$WORK/collectd.log" ||
+		fail "no OKAY notification of the step back to 1 in 1: $(grep Notification "$WORK/collectd.log")"
+	pass "$(grep -c "Notification: .*type_instance = cost" "$WORK/collectd.log") notifications, e.g. $(grep -m 1 -o 'Notification: severity = WARNING.*type_instance = cost.*' "$WORK/collectd.log" | sed 's/.*message = //')"
+}
+
 # collectd_t CONF MESSAGE: collectd -T on CONF, its output in $WORK/check.out; if it fails,
 # the test fails showing that output, with MESSAGE.
 collectd_t() {
