@@ -256,7 +256,7 @@ static __always_inline void row_key_current(struct cgroup_row_key *k, __u32 row)
  * longer name's, where the kernel did not pad) cleared here, so one name is one key. */
 static __always_inline void row_key_current_btf(struct cgroup_row_key *k, __u32 row)
 {
-	const struct task_struct___cmd *t = (const void *)bpf_get_current_task_btf();
+	const struct task_struct___cmd *t;
 	const __u64 *src;
 	__u64 w[2];
 	bool end = false;
@@ -265,6 +265,10 @@ static __always_inline void row_key_current_btf(struct cgroup_row_key *k, __u32 
 		row_key_current(k, row);
 		return;
 	}
+	/* After the check: by_command is read-only data, so without it the verifier drops the
+	 * call as dead code, and 5.10 (no bpf_get_current_task_btf before 5.11) loads the
+	 * program for By "cgroup" (By "command" falls back to raw_tp there). */
+	t = (const void *)bpf_get_current_task_btf();
 	src = (const __u64 *)__builtin_preserve_access_index(&t->comm);
 	w[0] = src[0];
 	w[1] = src[1];

@@ -5,6 +5,7 @@
  * bucket type (fixed's bucket_keys too), Multiplier below 1, static_map with and without allow_unknown, chains of
  * three, a counter without labels, a last label cpu (CPUIndex); and KeyRange's own checks. */
 #include "libcore/programs/exporter_config.h"
+#include "libcore/programs/program_config.h"
 #include "libcore/programs/program_block_text.h"
 #include "tests/support/conf_text.h"
 #include "tests/support/testing.h"
