@@ -208,7 +208,11 @@ static void duty_cycle(void)
 		sent++;
 		CHECK(cost_window_measure(m, &cm));
 		printf("  read %d: cpu_cost %.3f %% of a CPU; last window %.3f %%\n", reads, pct, cm.ns_per_s / 1e7);
-		CHECK(pct > cm.ns_per_s / 1e7 / 2 && pct < cm.ns_per_s / 1e7 * 2);
+		/* Between windows the cost is the window's price times this read's events: it
+		 * follows the event rate, which other work on the host moves (seen: 44.5 % against
+		 * a window's 25.5 % in the sanitized lane beside qemu), so a read off by 2x is
+		 * measured again rather than failed (testing_load_retry in main). */
+		CHECK_UNDER_LOAD(pct > cm.ns_per_s / 1e7 / 2 && pct < cm.ns_per_s / 1e7 * 2);
 		close_enough += pct > cm.ns_per_s / 1e7 / 1.4 && pct < cm.ns_per_s / 1e7 * 1.4;
 		if (own && !checked_windows) {
 			check_window(&cm, own);
@@ -302,7 +306,9 @@ int main(void)
 	 * inherited the parent's next round, which its reads may not reach (no attempt, no notice). */
 	printf("without CAP_SYS_ADMIN:\n");
 	without_capability();
-	printf("duty cycle (CostPeriod 3, a read every 0.3 s):\n");
-	duty_cycle();
+	for (int a = 0; a == 0 || testing_load_retry(a - 1, 3); a++) {
+		printf("duty cycle (CostPeriod 3, a read every 0.3 s):\n");
+		duty_cycle();
+	}
 	return testing_done();
 }
