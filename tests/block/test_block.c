@@ -433,10 +433,10 @@ int main(int argc, char **argv)
 	tracepoint_methods_from(argc, argv, &methods);
 	for (int i = 0; i < methods.n; i++)
 		for (int queue_time = 0; queue_time < 2; queue_time++)
-			for (int a = 0; a == 0 || testing_load_retry(a - 1, MEASURES); a++)
+			MEASURED_UNDER_LOAD(MEASURES)
 				run_method(methods.names[i], queue_time);
 	test_ignore_selected();
-	for (int a = 0; a == 0 || testing_load_retry(a - 1, MEASURES); a++)
+	MEASURED_UNDER_LOAD(MEASURES)
 		test_untraced();
 	witness_remove();
 	close(stats_fd);

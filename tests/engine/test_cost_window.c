@@ -306,7 +306,7 @@ int main(void)
 	 * inherited the parent's next round, which its reads may not reach (no attempt, no notice). */
 	printf("without CAP_SYS_ADMIN:\n");
 	without_capability();
-	for (int a = 0; a == 0 || testing_load_retry(a - 1, 3); a++) {
+	MEASURED_UNDER_LOAD(3) {
 		printf("duty cycle (CostPeriod 3, a read every 0.3 s):\n");
 		duty_cycle();
 	}

@@ -467,7 +467,7 @@ int main(int argc, char **argv)
 	tcg_setup("ebpf-test-rqcg");
 	tracepoint_methods_from(argc, argv, &methods);
 	for (int i = 0; i < methods.n; i++)
-		for (int a = 0; a == 0 || testing_load_retry(a - 1, MEASURES); a++)
+		MEASURED_UNDER_LOAD(MEASURES)
 			run_method(methods.names[i]);
 	CHECK(rmdir(tcg_parent) == 0);
 	return testing_done();

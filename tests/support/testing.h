@@ -96,6 +96,10 @@ static inline int testing_load_retry(int attempt, int max)
 	return 0;
 }
 
+/* Runs the statement after it once, and again while a CHECK_UNDER_LOAD in it failed and fewer
+ * than `max` runs were made: MEASURED_UNDER_LOAD(3) run_method(m); */
+#define MEASURED_UNDER_LOAD(max) for (int attempt_ = 0; attempt_ == 0 || testing_load_retry(attempt_ - 1, (max)); attempt_++)
+
 static inline int testing_done(void)
 {
 	printf("%d checks, %d failed\n", testing_checks, testing_failures);
