@@ -9,9 +9,10 @@
 #    budget within 20%, Latency sampled 1 in N (gauge-sample_rate N > 1), each step a WARNING
 #    notification;
 #  - a fixed-latency workload (3,000 legacy nanosleeps of 200 us) while sampled: its latency
-#    p50, p90 (and p99 where the sleeps' own tail is narrow) within 5% of those of the same
-#    sleeps unsampled (a second instance of the
-#    module, `Latency "nanosleep"`, CpuBudget "off", the same precision), the
+#    p50, p90 and p99 each within 5% of those of the same sleeps unsampled (a second instance
+#    of the module, `Latency "nanosleep"`, CpuBudget "off", the same precision), or, where
+#    the sleeps' own spread is wider than that, where a fair 1-in-N sample of them can land
+#    (its rank among the unsampled sleeps within 4 standard errors of the quantile's), the
 #    histogram's scaled count (the snapshot's) within 5% of the workload's own 3,000, and the
 #    call counter, which is not sampled, exactly 3,000; getppid counted no fewer times than
 #    the storm made;
@@ -93,11 +94,12 @@ sleeps() {
 	SLEEP_HIST=$((${h1:-0} - ${h0:-0}))
 }
 
-# workload_percentiles MODULE: p50, p90 and p99 (s) of MODULE's nanosleep histogram grown
-# from before.snap to after.snap: the workload's own, whatever reads it fell in; linear
-# within a slot, whose bounds are bpf/include/hist_slot.h's.
+# workload_percentiles MODULE [VALUE]: p50, p90 and p99 (s) of MODULE's nanosleep histogram
+# grown from before.snap to after.snap: the workload's own, whatever reads it fell in; linear
+# within a slot, whose bounds are bpf/include/hist_slot.h's. With VALUE (s): the share of
+# those sleeps at or under it instead (its rank), linear within a slot the same way.
 workload_percentiles() {
-	awk -F'\t' -v m="$1" '
+	awk -F'\t' -v m="$1" -v value="${2:-}" '
 	function upper(p, s,   g, e) { if (s < 2^p) return s + 1; g = int(s / 2^p); e = g + p - 1; return 2^e + (s % 2^p + 1) * 2^(e - p) }
 	function lower(p, s,   g, e) { if (s < 2^p) return s; g = int(s / 2^p); e = g + p - 1; return 2^e + (s % 2^p) * 2^(e - p) }
 	FNR == 1 { file++ }
@@ -106,6 +108,16 @@ workload_percentiles() {
 	$1 == "bucket" && inh { d[$2] += (file == 1 ? -$3 : $3); if ($2 + 0 > top) top = $2 + 0 }
 	END {
 		for (i = 0; i <= top; i++) total += d[i]
+		if (value != "") {
+			v = value * 1e9; cum = 0
+			for (i = 0; i <= top; i++) {
+				lo = lower(prec, i); hi = upper(prec, i)
+				if (v >= hi) { cum += d[i]; continue }
+				if (v > lo) cum += d[i] * (v - lo) / (hi - lo)
+				break
+			}
+			printf "%.6f\n", cum / total; exit
+		}
 		split("0.5 0.9 0.99", q, " ")
 		for (k = 1; k <= 3; k++) {
 			want = q[k] * total; cum = 0
@@ -165,27 +177,37 @@ stop_collectd
 budget_held syscalls "$BUDGET" Latency
 
 [ "$SLEEP_CALLS" -eq $SLEEPS ] || fail "sampled: the nanosleep counter grew by $SLEEP_CALLS, not exactly $SLEEPS"
-awk -v h="$SLEEP_HIST" -v n=$SLEEPS 'BEGIN { e = (h - n) / n; exit !(e <= 0.05 && e >= -0.05) }' ||
-	fail "sampled: the nanosleep histogram's scaled count grew by $SLEEP_HIST, not within 5% of $SLEEPS"
+# The histogram's scaled count within 5% of the truth, or within what a fair 1-in-N sample of
+# the sleeps allows: the tick is per CPU and counts every syscall there, so on a busy host it
+# takes the sleeps at random (each sampled one counts N: the estimate's standard error is
+# sqrt(n N (1 - 1/N)), 145 of 3,000 at 1 in 8; seen: 3,200 at 1 in 8 beside six compilers,
+# 1.4 of them). A count that is not weighted (748 of 3,000 at 1 in 4) or weighted twice is
+# far outside both. N: the largest sample rate the module was read at (NMAX), which makes
+# the band the widest a fair sample allows.
+NMAX=$(printf '%s\n' $RATES | sort -g | tail -n 1)
+awk -v h="$SLEEP_HIST" -v n=$SLEEPS -v N="$NMAX" 'BEGIN { e = (h - n) / n; if (e <= 0.05 && e >= -0.05) exit 0
+	k = 4 * sqrt(n * N * (1 - 1 / N)); exit !(h >= n - k && h <= n + k) }' ||
+	fail "sampled: the nanosleep histogram's scaled count grew by $SLEEP_HIST, not within 5% of $SLEEPS nor where a 1 in $NMAX sample can put it"
 pass "sampled: nanosleep counted exactly $SLEEP_CALLS, its histogram's scaled count $SLEEP_HIST (truth $SLEEPS)"
 set -- $UNSAMPLED
 u50=$1 u90=$2 u99=$3
-# p99 too where the sleeps had a fixed latency (their own p99 within 1.5x their p50). Under
-# other load their tail is the scheduler's: p99 of 3,000 is the 30th largest, and a 1-in-4
-# sample keeps about 7 of the 30, so its p99 moves across that tail's whole spread (seen:
-# 0.95 ms against 1.18 ms, truth p50 0.28 ms).
-pcts="50 90"
-set -- $SLEEP_TRUTH
-if awk -v a="$1" -v c="$3" 'BEGIN { exit !(c <= 1.5 * a) }'; then
-	pcts="50 90 99"
-else
-	echo "p99 not held to 5%: the sleeps' own p99 $3 s is over 1.5x their p50 $1 s (a loaded machine)"
-fi
+# Each percentile within 5% of the unsampled one, or, where the sleeps spread wider than 5%
+# around it, where a fair sample can put it: a 1-in-N sample of n sleeps keeps about n/N,
+# and its q-quantile lies, with all but 1 in 15,000 chance, between the unsampled sleeps'
+# quantiles at q -+ 4 sqrt(q (1 - q) / (n/N)) (the binomial's standard error). The 5% alone
+# is not what sampling can promise in a tail: p99 of 3,000 is the 30th largest, a 1 in 4
+# sample's the 8th of its 750 (seen under CI's load, the sleeps' p99 1.37x their p50:
+# sampled 0.327 ms against 0.355 ms, 8% apart). A sampler that favours short or long calls
+# moves the rank out of the band (one that kept only the shorter half would put p99 near
+# the unsampled p50). N: NMAX, as above.
 set -- $SAMPLED
-for p in $pcts; do
+for p in 50 90 99; do
 	case $p in 50) u=$u50 s=$1 ;; 90) u=$u90 s=$2 ;; 99) u=$u99 s=$3 ;; esac
-	awk -v s="$s" -v u="$u" 'BEGIN { e = (s - u) / u; exit !(e <= 0.05 && e >= -0.05) }' ||
-		fail "p$p sampled $s s against unsampled $u s of the same sleeps: beyond 5%"
+	awk -v s="$s" -v u="$u" 'BEGIN { e = (s - u) / u; exit !(e <= 0.05 && e >= -0.05) }' && continue
+	r=$(workload_percentiles syscalls-ref "$s")
+	awk -v r="$r" -v q="0.$p" -v n=$SLEEPS -v N="$NMAX" 'BEGIN { k = 4 * sqrt(q * (1 - q) / (n / N)); exit !(r >= q - k && r <= q + k) }' ||
+		fail "p$p sampled $s s against unsampled $u s of the same sleeps: beyond 5%, and its rank among them $r is not where a 1 in $NMAX sample of $SLEEPS can put p$p"
+	echo "p$p sampled $s s against unsampled $u s: beyond 5%, and its rank among the unsampled sleeps $r is where a fair 1 in $NMAX sample of $SLEEPS lands"
 done
 pass "percentiles sampled $SAMPLED s, unsampled $UNSAMPLED s (the workload's own: $SLEEP_TRUTH)"
 storm=$(cat "$WORK/storm")
