@@ -2,14 +2,14 @@
 # Runs every fuzzer on a scratch copy of its seed corpus (libFuzzer adds what it finds to
 # its first corpus directory; the tree's seeds stay as they are), in two parts: a fixed
 # number of inputs (FUZZ_RUNS, default 2000), so that the work, not the machine's load,
-# decides how much is checked, then FUZZ_SECONDS (default 20) more on the corpus the first
+# decides how much is checked, then FUZZ_SECONDS (default 8) more on the corpus the first
 # part grew. A time alone was not enough: CI's sanitized pass gives each fuzzer 2 s, and
 # fuzz_mib_tree, beside two CPU-bound tests, once ran 151 inputs in them (16 a second; 11,000
 # on an idle machine). A crash, a sanitizer report, a leak or a failed round trip fails the
 # test and leaves the input as tests/fuzz/crash-<hash> in the build tree.
 set -eu
 : "${top_srcdir:?run through make check}" "${top_builddir:?run through make check}"
-seconds=${FUZZ_SECONDS:-20}
+seconds=${FUZZ_SECONDS:-8}
 min_runs=${FUZZ_RUNS:-2000}
 work=$(mktemp -d /tmp/ebpf-fuzz.XXXXXX)
 trap 'rm -rf "$work"' EXIT

@@ -21,7 +21,7 @@
 . "$top_srcdir/tests/support/lib.sh"
 
 OOM_HOG="$top_builddir/tests/support/oom_hog"
-STORM=${STORM:-1000}
+STORM=${STORM:-250}
 BURST=10 # EVENT_BURST, libcore/engine/events.h
 
 cp "$STOCK_PLUGINDIR/exec.so" "$WORK/plugins/" || skip "collectd plugin exec.so missing from $STOCK_PLUGINDIR"

@@ -16,7 +16,7 @@
 . "$top_srcdir/tests/support/snmp_lib.sh"
 
 OOM_HOG="$top_builddir/tests/support/oom_hog"
-STORM=${STORM:-1000}
+STORM=${STORM:-250}
 # snmpd's engine ID, built from this text (engineID): 0x80001f88 (net-snmp's enterprise
 # 8072, high bit set), 04 (text), then the text's bytes. A v3 trap is sent with the sender's
 # engine ID, so snmptrapd's user is made for it.
