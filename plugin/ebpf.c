@@ -388,12 +388,32 @@ static bool plugin_option_repeated(const char *key)
 	return false;
 }
 
+/* One plugin-wide option of <Plugin ebpf>: 1 taken, 0 not one of them, -1 wrong (err says
+ * why). */
+static int plugin_wide_option(const struct option *o, char *err, size_t errlen)
+{
+	if (!strcasecmp(o->key, "CollectCost"))
+		return opt_get_boolean(o, &collect_cost, err, errlen) ? -1 : 1;
+	if (!strcasecmp(o->key, "CpuBudget"))
+		return cpu_budget_parse(o, &cpu_budget, err, errlen) ? -1 : 1;
+	if (!strcasecmp(o->key, "CostPeriod"))
+		return opt_expect_numbers(o, 1, 1, err, errlen) || cost_window_configure(o->values[0].number, err, errlen)
+			       ? -1
+			       : 1;
+	switch (kernel_memory_limit_option(&kernel_memory_limit, o, err, errlen)) {
+	case 1:
+		return 1;
+	case -1:
+		return -1;
+	}
+	return snapshot_config_option(&snapshot_cfg, o, err, errlen);
+}
+
 static int ebpf_config(oconfig_item_t *ci)
 {
 	config_seen = true;
 	for (int i = 0; i < ci->children_num; i++) {
 		const oconfig_item_t *child = &ci->children[i];
-
 		struct opt_value vals[4];
 		struct option o;
 		char err[ERR_MAX];
@@ -410,36 +430,7 @@ static int ebpf_config(oconfig_item_t *ci)
 		}
 		if (to_option(child, &o, vals, 4) || plugin_option_repeated(child->key))
 			return -1;
-		if (!strcasecmp(child->key, "CollectCost")) {
-			if (opt_get_boolean(&o, &collect_cost, err, sizeof(err))) {
-				ERROR(PLUGIN_NAME " plugin: %s", err);
-				return -1;
-			}
-			continue;
-		}
-		if (!strcasecmp(child->key, "CpuBudget")) {
-			if (cpu_budget_parse(&o, &cpu_budget, err, sizeof(err))) {
-				ERROR(PLUGIN_NAME " plugin: %s", err);
-				return -1;
-			}
-			continue;
-		}
-		if (!strcasecmp(child->key, "CostPeriod")) {
-			if (opt_expect_numbers(&o, 1, 1, err, sizeof(err)) ||
-			    cost_window_configure(o.values[0].number, err, sizeof(err))) {
-				ERROR(PLUGIN_NAME " plugin: %s", err);
-				return -1;
-			}
-			continue;
-		}
-		switch (kernel_memory_limit_option(&kernel_memory_limit, &o, err, sizeof(err))) {
-		case 1:
-			continue;
-		case -1:
-			ERROR(PLUGIN_NAME " plugin: %s", err);
-			return -1;
-		}
-		switch (snapshot_config_option(&snapshot_cfg, &o, err, sizeof(err))) {
+		switch (plugin_wide_option(&o, err, sizeof(err))) {
 		case 1:
 			break;
 		case 0:

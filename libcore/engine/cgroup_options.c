@@ -34,37 +34,68 @@ static int whole_number(const struct option *opt, uint32_t lo, uint32_t hi, cons
 	return 0;
 }
 
+/* By "cgroup" | "command": one of them per module. */
+static int set_by(struct cgroup_options *o, const struct option *opt, char *err, size_t errlen)
+{
+	bool command;
+
+	if (opt_expect_strings(opt, 1, err, errlen))
+		return -1;
+	command = opt->nvalues == 1 && !strcasecmp(opt->values[0].string, "command");
+	if (opt->nvalues != 1 || (!command && strcasecmp(opt->values[0].string, "cgroup"))) {
+		snprintf(err, errlen, "By takes one value, \"cgroup\" (the module's values per cgroup v2 cgroup "
+			 "as well)%s: By \"cgroup\"",
+			 o->command_ok ? " or \"command\" (per command: the task's name, as ps and biosnoop show it)" : "");
+		return -1;
+	}
+	if (command && !o->command_ok) {
+		snprintf(err, errlen, "By \"command\": this module's events are not counted where the task that "
+			 "acts is known (a socket's, completed in softirq or a timer); By \"cgroup\" names the socket's "
+			 "cgroup");
+		return -1;
+	}
+	if (o->on && o->command != command) {
+		snprintf(err, errlen, "By \"cgroup\" and By \"command\" cannot be combined in one module: its rows are "
+			 "per cgroup or per command, and collectd's plugin_instance names one of them (rows per "
+			 "pair would fold under MaxSeries by pairs and cost a second key per event); keep one, or run "
+			 "the module twice, a second block with an instance name and the other (e.g. <Module \"block\" \"cg\">)");
+		return -1;
+	}
+	o->on = true;
+	o->command = command;
+	return 1;
+}
+
+/* Cgroup "/glob" ...: paths below the cgroup2 root, at most CGROUP_GLOBS_MAX in all. */
+static int add_globs(struct cgroup_options *o, const struct option *opt, char *err, size_t errlen)
+{
+	if (opt_expect_strings(opt, 1, err, errlen))
+		return -1;
+	for (int i = 0; i < opt->nvalues; i++) {
+		const char *g = opt->values[i].string;
+
+		if (g[0] != '/') {
+			snprintf(err, errlen, "Cgroup: \"%s\" is not a path below the cgroup2 root; start it with '/', "
+				 "e.g. Cgroup \"/system.slice/*.service\"", g);
+			return -1;
+		}
+		if (o->nglobs == CGROUP_GLOBS_MAX) {
+			snprintf(err, errlen, "Cgroup: more than %d globs; join them into fewer ones", CGROUP_GLOBS_MAX);
+			return -1;
+		}
+		if (!(o->globs[o->nglobs] = strdup(g))) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		o->nglobs++;
+	}
+	return 1;
+}
+
 int cgroup_options_set(struct cgroup_options *o, const struct option *opt, char *err, size_t errlen)
 {
-	if (!strcasecmp(opt->key, "By")) {
-		bool command;
-
-		if (opt_expect_strings(opt, 1, err, errlen))
-			return -1;
-		command = opt->nvalues == 1 && !strcasecmp(opt->values[0].string, "command");
-		if (opt->nvalues != 1 || (!command && strcasecmp(opt->values[0].string, "cgroup"))) {
-			snprintf(err, errlen, "By takes one value, \"cgroup\" (the module's values per cgroup v2 cgroup "
-				 "as well)%s: By \"cgroup\"",
-				 o->command_ok ? " or \"command\" (per command: the task's name, as ps and biosnoop show it)" : "");
-			return -1;
-		}
-		if (command && !o->command_ok) {
-			snprintf(err, errlen, "By \"command\": this module's events are not counted where the task that "
-				 "acts is known (a socket's, completed in softirq or a timer); By \"cgroup\" names the socket's "
-				 "cgroup");
-			return -1;
-		}
-		if (o->on && o->command != command) {
-			snprintf(err, errlen, "By \"cgroup\" and By \"command\" cannot be combined in one module: its rows are "
-				 "per cgroup or per command, and collectd's plugin_instance names one of them (rows per "
-				 "pair would fold under MaxSeries by pairs and cost a second key per event); keep one, or run "
-				 "the module twice, a second block with an instance name and the other (e.g. <Module \"block\" \"cg\">)");
-			return -1;
-		}
-		o->on = true;
-		o->command = command;
-		return 1;
-	}
+	if (!strcasecmp(opt->key, "By"))
+		return set_by(o, opt, err, errlen);
 	if (!strcasecmp(opt->key, "CgroupDepth")) {
 		o->tuned = o->chooses_cgroups = true;
 		return whole_number(opt, 1, CGROUP_DEPTH_MAX, "CgroupDepth 2 (system.slice/ssh.service)", &o->depth, err,
@@ -88,27 +119,7 @@ int cgroup_options_set(struct cgroup_options *o, const struct option *opt, char 
 	}
 	if (!strcasecmp(opt->key, "Cgroup")) {
 		o->tuned = o->chooses_cgroups = true;
-		if (opt_expect_strings(opt, 1, err, errlen))
-			return -1;
-		for (int i = 0; i < opt->nvalues; i++) {
-			const char *g = opt->values[i].string;
-
-			if (g[0] != '/') {
-				snprintf(err, errlen, "Cgroup: \"%s\" is not a path below the cgroup2 root; start it with '/', "
-					 "e.g. Cgroup \"/system.slice/*.service\"", g);
-				return -1;
-			}
-			if (o->nglobs == CGROUP_GLOBS_MAX) {
-				snprintf(err, errlen, "Cgroup: more than %d globs; join them into fewer ones", CGROUP_GLOBS_MAX);
-				return -1;
-			}
-			if (!(o->globs[o->nglobs] = strdup(g))) {
-				snprintf(err, errlen, "out of memory");
-				return -1;
-			}
-			o->nglobs++;
-		}
-		return 1;
+		return add_globs(o, opt, err, errlen);
 	}
 	return 0;
 }
