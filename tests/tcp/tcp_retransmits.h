@@ -4,6 +4,8 @@
  *  - tp_btf and raw_tp: the witness counts what our program did not run for, host-wide, as
  *    "untraced"/"tcp_retransmit_skb"; counted + untraced is the socket's count exactly, and
  *    the kernel skipped at most one of them (the most seen: one of 3, in softirq under load);
+ *    a count short even so (2 of 3 beside six compilers: the witness skipped as well) is
+ *    measured again, at most 3 times (CHECK_UNDER_LOAD);
  *  - the classic tracepoint method has no witness. Its program is skipped while the CPU's
  *    bpf_prog_active is taken: by any kprobe or classic tracepoint program running there,
  *    or by a bpf() map call from user space that a retransmit timer's softirq interrupts
@@ -52,7 +54,11 @@ enum { TCP_SETTLE_TRIES = 50, TCP_SETTLE_USEC = 100 * 1000 };
 static inline void tcp_check_retransmits(const char *method, uint64_t counted, uint64_t lost, long socket)
 {
 	if (tcp_method_witnessed(method)) {
-		CHECK_EQ_U64(counted + lost, (uint64_t)socket);
+		/* Short: the kernel skipped the witness too, uncounted (this VM's 6.18 under
+		 * load, doc/modules.md, Known limits): measured again (MEASURED_UNDER_LOAD).
+		 * Over: counted twice, a fault of ours. */
+		CHECK(counted + lost <= (uint64_t)socket);
+		CHECK_UNDER_LOAD(counted + lost >= (uint64_t)socket);
 		CHECK(lost <= 1);
 	} else {
 		CHECK(counted <= (uint64_t)socket);

@@ -394,7 +394,7 @@ int main(int argc, char **argv)
 	lfd = listener();
 	CHECK(lfd >= 0);
 	for (int i = 0; i < methods.n && lfd >= 0; i++)
-		run_method(methods.names[i], lfd);
+		MEASURED_UNDER_LOAD(3) run_method(methods.names[i], lfd);
 	for (int i = 0; i < methods.n; i++)
 		run_local_mode(methods.names[i]);
 	for (int i = 0; i < methods.n && lfd >= 0; i++)

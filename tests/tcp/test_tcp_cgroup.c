@@ -258,8 +258,8 @@ int main(int argc, char **argv)
 	CHECK(lfd >= 0);
 	tracepoint_methods_from(argc, argv, &methods);
 	for (int i = 0; i < methods.n && lfd >= 0; i++) {
-		run_method(methods.names[i], false);
-		run_method(methods.names[i], true);
+		MEASURED_UNDER_LOAD(3) run_method(methods.names[i], false);
+		MEASURED_UNDER_LOAD(3) run_method(methods.names[i], true);
 	}
 	test_off();
 	close(lfd);
