@@ -9,6 +9,8 @@
  *   ExporterConfig  the same object through its ebpf_exporter config (exporter_kaddrs.yaml)
  *   tcp         loopback connections to the bench's listener, closed with a reset: per connection
  *   signals     SIGUSR1 raised at the bench, taken by an empty handler: one delivery each
+ *   vfs         one-byte read()s of /dev/zero: one read each (where fentry and kprobes are
+ *               missing, as here, through the module's sys_enter/sys_exit fallback)
  *
  * and for each, side by side (side_by_side.c: no probe, the module with the kernel's run-time
  * statistics off, the same with them on):
@@ -40,6 +42,7 @@
 #include <bpf/libbpf.h>
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdint.h>
@@ -76,7 +79,7 @@ struct bench {
 	char buf_space[2 * IO_SIZE];
 	char *buf;
 	char objdir[64];
-	int listener;
+	int listener, zero;
 	struct sockaddr_in listen_addr;
 	struct module *mod;
 	int stats_fd, cfg, round;
@@ -85,6 +88,22 @@ struct bench {
 	double rt_per_unit[SBS_MAX_ROUNDS], runs_per_unit[SBS_MAX_ROUNDS];
 	struct side_by_side sbs;
 };
+
+/* Warnings once each: a module that falls back (vfs here) says why at every start. */
+static void once_log(enum ebpf_log_level level, const char *msg)
+{
+	static char *seen[32];
+	static int nseen;
+
+	if (level > EBPF_LOG_WARNING)
+		return;
+	for (int i = 0; i < nseen; i++)
+		if (!strcmp(seen[i], msg))
+			return;
+	if (nseen < 32)
+		seen[nseen++] = strdup(msg);
+	fprintf(stderr, "ebpf: %s\n", msg);
+}
 
 /* ---- the workloads ------------------------------------------------------------------------- */
 
@@ -163,6 +182,22 @@ static int listen_loopback(struct bench *b)
 	return 0;
 }
 
+/* One-byte read()s of /dev/zero: one vfs read each (here through the syscall fallback). */
+static double zero_reads(struct bench *b)
+{
+	const int n = 5000;
+	uint64_t t0 = now_ns();
+	char c;
+
+	for (int i = 0; i < n; i++)
+		if (read(b->zero, &c, 1) != 1) {
+			perror("read /dev/zero");
+			exit(1);
+		}
+	b->units += n;
+	return (double)(now_ns() - t0) / n;
+}
+
 static double getppids(struct bench *b)
 {
 	b->units += GETPPID_BATCH;
@@ -226,6 +261,7 @@ static struct section sections[] = {
 	{ "ExporterConfig", "getppid()", "tracepoint", syscall_tps, getppids, program_exporter, 1, false },
 	{ "tcp", "connection", "tp_btf", tcp_tps, connections, NULL, 1, false },
 	{ "signals", "signal", "tp_btf", signal_tps, signals_raised, NULL, 1, false },
+	{ "vfs", "read()", "tp_btf", syscall_tps, zero_reads, NULL, 1, false },
 };
 #define NSECTIONS (int)(sizeof(sections) / sizeof(sections[0]))
 
@@ -458,6 +494,7 @@ int main(int argc, char **argv)
 	}
 	if (bench_stats_setup("cost_modules"))
 		return 1;
+	ebpf_log_set_handler(once_log);
 	b.buf = b.buf_space + (IO_SIZE - (uintptr_t)b.buf_space % IO_SIZE) % IO_SIZE;
 	choose_cpus(&b.pp.cpu, &other);
 	pin_to_cpu(b.pp.cpu);
@@ -470,6 +507,11 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	signal(SIGUSR1, on_usr1);
+	b.zero = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+	if (b.zero < 0) {
+		perror("cost_modules: /dev/zero");
+		goto out;
+	}
 	if (listen_loopback(&b)) {
 		perror("cost_modules: a loopback listener");
 		goto out;
@@ -501,6 +543,8 @@ out:
 	remove_objects(&b);
 	if (b.listener > 0)
 		close(b.listener);
+	if (b.zero > 0)
+		close(b.zero);
 	loop_device_remove(&b.dev);
 	pingpong_stop(&b.pp);
 	return rc;
