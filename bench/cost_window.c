@@ -22,10 +22,8 @@
 #include "bench/side_by_side.h"
 #include "base/log.h"
 #include "libcore/engine/cost_window.h"
-#include "libcore/engine/libbpf_log.h"
 #include "libcore/engine/module.h"
 #include "libcore/kernel/prog_stats.h"
-#include "libcore/kernel/privileges.h"
 #include "tests/support/recording_sink.h"
 #include "base/err_max.h"
 
@@ -212,8 +210,8 @@ static void print_section1(const struct bench *b)
 	       "   the tax, in ns and as a share of the module's own cost (stats off). overhead: added ns\n"
 	       "   (stats off) less run_time_ns per event (stats on), per program run: what the attach\n"
 	       "   point costs beyond what the kernel counts (libcore/engine/cost_window.c's table adds\n"
-	       "   it to each run; it has %.0f ns for tp_btf); ratio: added ns over run_time_ns.\n",
-	       COST_PERIOD_DEFAULT, attach_overhead_ns(BPF_PROG_TYPE_TRACING, BPF_TRACE_RAW_TP));
+	       "   it to each run; it has %.0f ns for tp_btf on them); ratio: added ns over run_time_ns.\n",
+	       COST_PERIOD_DEFAULT, attach_overhead_ns(BPF_PROG_TYPE_TRACING, BPF_TRACE_RAW_TP, true));
 }
 
 /* ---- 2. reported against measured -------------------------------------------------------- */
@@ -224,18 +222,9 @@ static int reported_vs_measured(const struct bench *b, bool latency, double adde
 	struct recording r = { 0 };
 	double reported[16], measured[16];
 	int n = 0;
-	char err[ERR_MAX];
 
-	if (!m || bench_start_in_layout(m, LAYOUT_HERE)) {
-		fprintf(stderr, "syscalls did not start%s%s\n", m ? ": " : "", m ? m->last_error : "");
-		module_free(m);
+	if (bench_start_cost_windows(m, "syscalls", 3))
 		return -1;
-	}
-	if (cost_window_configure(3, err, sizeof(err))) {
-		fprintf(stderr, "cost window: %s\n", err);
-		module_free(m);
-		return -1;
-	}
 	recording_read(&r, m);
 	for (int i = 0; i < 10; i++) {
 		uint64_t t0 = now_ns(), calls = 0;
@@ -287,13 +276,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cost_window: -r 1..%d, -b 1..%d, -n 1000 or more\n", SBS_MAX_ROUNDS, SBS_MAX_BATCHES);
 		return 2;
 	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (!privileges_sufficient() || geteuid() != 0) {
-		fprintf(stderr, "cost_window: needs root (the run-time statistics need CAP_SYS_ADMIN): sudo make bench\n");
+	if (bench_stats_setup("cost_window"))
 		return 1;
-	}
-	ebpf_log_set_handler(bench_quiet_log);
-	ebpf_log_capture_libbpf();
 	choose_cpus(&cpu, &other);
 	pin_to_cpu(cpu);
 	uname(&u);

@@ -1,32 +1,26 @@
 /* bench/runqueue_cost: what the `runqueue` module costs per scheduler event, side by
  * side in one run.
  *
- * Two threads pinned to one CPU play ping-pong over two pipes: each round trip is two
- * wakeups and two context switches (each side blocks in read() until the other writes).
- * Both run SCHED_FIFO at the same priority during a batch, so a wakeup never preempts
- * the writer and the count stays exact; the bench measures the switches per round trip
- * with getrusage() and prints them. Timed with nothing attached, the module on its
- * default tp_btf + task storage, the module forced onto raw_tp + its pid hash
+ * The ping-pong of bench/pingpong.h (two wakeups and two context switches per round trip);
+ * the bench measures the switches per round trip with getrusage() and prints them. Timed
+ * with nothing attached, the module on its default tp_btf + task storage, the module forced onto raw_tp + its pid hash
  * (AttachOrder raw_tp), and bpftrace running a runqlat-style script. Rounds, batches and
  * the table come from side_by_side.c.
  *
  * Numbers only, never judged: exit 0 when it ran, 1 when it could not.
  */
-#define _GNU_SOURCE /* pthread_setaffinity_np, SCHED_RESET_ON_FORK */
 #include "bench/bpftrace_child.h"
 #include "bench/measure.h"
+#include "bench/pingpong.h"
 #include "bench/side_by_side.h"
 #include "libcore/engine/libbpf_log.h"
 #include "libcore/engine/module.h"
 #include "libcore/kernel/privileges.h"
 #include "base/err_max.h"
 
-#include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -57,10 +51,8 @@ static const char *const labels[NCFG] = {
 static const int refs[NCFG] = { -1, BEFORE, -1, TASK_STORAGE, TASK_STORAGE, TASK_STORAGE };
 
 struct bench {
-	int rounds, batches, trips, cpu, other_cpu;
-	int ping[2], pong[2]; /* main -> partner, partner -> main */
-	pthread_t partner;
-	bool fifo;            /* the batches run SCHED_FIFO */
+	int rounds, batches, other_cpu;
+	struct pingpong pp;
 	double switches_per_trip;
 	struct module *mod;
 	struct bpftrace_child bt;
@@ -71,80 +63,9 @@ struct bench {
 	struct side_by_side sbs;
 };
 
-static void *partner(void *arg)
+static double batch(void *ctx)
 {
-	struct bench *b = arg;
-	char c;
-
-	while (read(b->ping[0], &c, 1) == 1)
-		if (write(b->pong[1], &c, 1) != 1)
-			break;
-	return NULL;
-}
-
-/* SCHED_FIFO, or back to SCHED_OTHER; RESET_ON_FORK keeps bpftrace, forked meanwhile,
- * off the real-time class. */
-static bool set_fifo(pthread_t t, bool on)
-{
-	struct sched_param p = { .sched_priority = on ? 1 : 0 };
-
-	return !pthread_setschedparam(t, on ? SCHED_FIFO | SCHED_RESET_ON_FORK : SCHED_OTHER, &p);
-}
-
-static double pingpong_batch(void *ctx)
-{
-	struct bench *b = ctx;
-	uint64_t t0;
-	char c = 'x';
-
-	if (b->fifo)
-		set_fifo(pthread_self(), true);
-	t0 = now_ns();
-	for (int i = 0; i < b->trips; i++)
-		if (write(b->ping[1], &c, 1) != 1 || read(b->pong[0], &c, 1) != 1) {
-			perror("ping-pong");
-			exit(1);
-		}
-	t0 = now_ns() - t0;
-	if (b->fifo)
-		set_fifo(pthread_self(), false);
-	return (double)t0 / b->trips;
-}
-
-/* Context switches of both threads per round trip, from getrusage: 2.00 when every
- * read() blocked and no wakeup preempted. */
-static double switches_per_trip(struct bench *b)
-{
-	struct rusage r0, r1;
-
-	getrusage(RUSAGE_SELF, &r0);
-	pingpong_batch(b);
-	getrusage(RUSAGE_SELF, &r1);
-	/* the two sched_setscheduler() calls around the batch may add one switch each */
-	return (double)((r1.ru_nvcsw + r1.ru_nivcsw) - (r0.ru_nvcsw + r0.ru_nivcsw)) / b->trips;
-}
-
-static int start_pingpong(struct bench *b)
-{
-	cpu_set_t one;
-
-	if (pipe(b->ping) || pipe(b->pong) || pthread_create(&b->partner, NULL, partner, b))
-		return -1;
-	CPU_ZERO(&one);
-	CPU_SET(b->cpu, &one);
-	pthread_setaffinity_np(b->partner, sizeof(one), &one);
-	/* The partner stays FIFO: it only runs when main, FIFO too during batches, writes. */
-	b->fifo = set_fifo(b->partner, true);
-	return 0;
-}
-
-static void stop_pingpong(struct bench *b)
-{
-	close(b->ping[1]); /* the partner's read() returns 0 */
-	pthread_join(b->partner, NULL);
-	close(b->ping[0]);
-	close(b->pong[0]);
-	close(b->pong[1]);
+	return pingpong_batch(&((struct bench *)ctx)->pp);
 }
 
 static int attach(void *ctx, int c, int round)
@@ -195,7 +116,7 @@ static void print_results(const struct bench *b)
 	       "batches x %d round trips. Each round takes the fastest batch; shown: the median of the\n"
 	       "rounds and min .. max over rounds. added ns: over no-probe batches run just before each\n"
 	       "measurement, median of the rounds. x no-probe: ns over the no-probe ns.\n\n",
-	       b->cpu, b->fifo ? "SCHED_FIFO" : "SCHED_OTHER: SCHED_FIFO refused", b->rounds, b->batches, b->trips);
+	       b->pp.cpu, b->pp.fifo ? "SCHED_FIFO" : "SCHED_OTHER: SCHED_FIFO refused", b->rounds, b->batches, b->pp.trips);
 	sbs_print_table(&b->sbs, labels, refs, "ns/trip");
 	printf("\n   Context switches per round trip (getrusage, no probe): %.2f; taken as %.2f scheduler events\n"
 	       "   (each switch away from a blocked reader is matched by one wakeup).\n\n", b->switches_per_trip,
@@ -228,18 +149,18 @@ int main(int argc, char **argv)
 
 	b.rounds = 7;
 	b.batches = 30;
-	b.trips = 1000;
+	b.pp.trips = 1000;
 	while ((opt = getopt(argc, argv, "r:b:n:T")) != -1) {
 		switch (opt) {
 		case 'r': b.rounds = atoi(optarg); break;
 		case 'b': b.batches = atoi(optarg); break;
-		case 'n': b.trips = atoi(optarg); break;
+		case 'n': b.pp.trips = atoi(optarg); break;
 		case 'T': no_bpftrace = true; break;
 		default: usage(argv[0]);
 		}
 	}
 	if (b.rounds < 1 || b.rounds > SBS_MAX_ROUNDS || b.batches < 1 || b.batches > SBS_MAX_BATCHES ||
-	    b.trips < 100)
+	    b.pp.trips < 100)
 		usage(argv[0]);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!privileges_sufficient() || access("/sys/kernel/btf/vmlinux", R_OK)) {
@@ -253,19 +174,19 @@ int main(int argc, char **argv)
 	b.bpftrace = no_bpftrace ? NULL : bpftrace_find("sched", b.bpftrace_why, sizeof(b.bpftrace_why));
 	if (no_bpftrace)
 		snprintf(b.bpftrace_why, sizeof(b.bpftrace_why), "left out (-T)");
-	choose_cpus(&b.cpu, &b.other_cpu);
-	pin_to_cpu(b.cpu);
-	if (start_pingpong(&b)) {
+	choose_cpus(&b.pp.cpu, &b.other_cpu);
+	pin_to_cpu(b.pp.cpu);
+	if (pingpong_start(&b.pp)) {
 		perror("runqueue_cost: pipes and the partner thread");
 		return 1;
 	}
 	uname(&u);
 	printf("collectd-ebpf runqueue_cost: kernel %s %s, %ld CPUs online, both threads pinned to CPU %d\n",
-	       u.release, u.machine, sysconf(_SC_NPROCESSORS_ONLN), b.cpu);
-	b.switches_per_trip = switches_per_trip(&b);
+	       u.release, u.machine, sysconf(_SC_NPROCESSORS_ONLN), b.pp.cpu);
+	b.switches_per_trip = pingpong_switches_per_trip(&b.pp);
 
 	b.sbs = (struct side_by_side){ .ncfg = NCFG, .rounds = b.rounds, .batches = b.batches,
-				       .tracepoints = sched_tps, .ctx = &b, .batch = pingpong_batch,
+				       .tracepoints = sched_tps, .ctx = &b, .batch = batch,
 				       .attach = attach, .detach = detach };
 	b.sbs.left_out[BPFTRACE] = !b.bpftrace;
 	if (sbs_run(&b.sbs) == 0) {
@@ -274,6 +195,6 @@ int main(int argc, char **argv)
 		rc = 0;
 	}
 	detach(&b);
-	stop_pingpong(&b);
+	pingpong_stop(&b.pp);
 	return rc;
 }

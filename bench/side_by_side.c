@@ -1,8 +1,11 @@
 #include "side_by_side.h"
 
 #include "base/log.h"
+#include "libcore/engine/cost_window.h"
+#include "libcore/engine/libbpf_log.h"
 #include "libcore/engine/map_layout.h"
 #include "libcore/engine/module.h"
+#include "libcore/kernel/privileges.h"
 #include "base/text_append.h"
 #include "measure.h"
 #include "base/err_max.h"
@@ -10,6 +13,7 @@
 #include <bpf/libbpf.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The fastest of many short batches. A probe costs the same on every call, while other
  * load (preemption, interrupts, a busy sibling CPU) only ever adds time: the fastest batch
@@ -119,6 +123,35 @@ void module_methods(const struct module *m, char *buf, size_t len)
 			text_appendf(buf, len, &used, "%s%s", used ? ", " : "",
 				     probe_point_method(&m->probes.points[i], one, sizeof(one)));
 	}
+}
+
+int bench_stats_setup(const char *bench)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!privileges_sufficient() || geteuid() != 0) {
+		fprintf(stderr, "%s: needs root (the run-time statistics need CAP_SYS_ADMIN): sudo make bench\n", bench);
+		return 1;
+	}
+	ebpf_log_set_handler(bench_quiet_log);
+	ebpf_log_capture_libbpf();
+	return 0;
+}
+
+int bench_start_cost_windows(struct module *m, const char *name, double period)
+{
+	char err[ERR_MAX];
+
+	if (!m || bench_start_in_layout(m, LAYOUT_HERE)) {
+		fprintf(stderr, "%s did not start%s%s\n", name, m ? ": " : "", m ? m->last_error : "");
+		module_free(m);
+		return -1;
+	}
+	if (cost_window_configure(period, err, sizeof(err))) {
+		fprintf(stderr, "cost window: %s\n", err);
+		module_free(m);
+		return -1;
+	}
+	return 0;
 }
 
 int bench_set_option(struct module *m, const char *key, struct opt_value v)

@@ -57,6 +57,15 @@ void bench_quiet_log(enum ebpf_log_level level, const char *msg);
 enum bench_layout { LAYOUT_HERE, LAYOUT_BEFORE, LAYOUT_MANY_CPUS };
 #define BENCH_MANY_CPUS 256
 
+/* What a bench of the run-time statistics does first: stdout line-buffered, the log quiet
+ * (bench_quiet_log, libbpf's too); 0, or 1 with a message when not root (the statistics need
+ * CAP_SYS_ADMIN). */
+int bench_stats_setup(const char *bench);
+
+/* m (made, not started: NULL is a failure too) started in LAYOUT_HERE, the cost windows
+ * set to CostPeriod `period` (cost_window.h): 0, or -1 with a message and m freed. */
+int bench_start_cost_windows(struct module *m, const char *name, double period);
+
 /* module_set_option(m, key, v) with one value; -1 with the error printed. */
 int bench_set_option(struct module *m, const char *key, struct opt_value v);
 

@@ -14,8 +14,9 @@
  * the workload down while they are on.
  *
  * A program's run time leaves out what its attach method costs around it (the tracepoint's
- * dispatch, the trampoline): each run adds the method's overhead in nanoseconds
- * (attach_overhead_ns, measured by bench/cost_window). Between windows each read sends the
+ * dispatch, the trampoline): each run adds the method's overhead in nanoseconds, more on
+ * a syscall tracepoint than elsewhere (attach_overhead_ns, measured by bench/cost_window and
+ * bench/cost_modules). Between windows each read sends the
  * price of an event times the events since the last read; a module without event counts
  * (a user's program) sends its last window's cost per second.
  *
@@ -46,8 +47,9 @@ void cost_window_join(struct module *m);
 void cost_window_leave(struct module *m);
 
 /* What the attach method of a program of this type and expected attach type adds to each
- * run, in nanoseconds, beyond the program's run_time_ns (the table in cost_window.c). */
-double attach_overhead_ns(uint32_t prog_type, uint32_t attach_type);
+ * run, in nanoseconds, beyond the program's run_time_ns (the table in cost_window.c), on a
+ * syscall tracepoint (sys_enter, sys_exit, syscalls/...) or elsewhere. */
+double attach_overhead_ns(uint32_t prog_type, uint32_t attach_type, bool syscall_point);
 
 /* At each read of m (self_metrics.c): events is the module's event count of this read
  * (has_events false without cost_events). Opens, joins and closes the windows. Sets

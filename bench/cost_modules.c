@@ -1,0 +1,551 @@
+/* bench/cost_modules: how honest each module's cpu_cost is, module by module (issue 43's
+ * "within 25 % of the bench"), beside bench/cost_window's syscalls figures. Per module, a
+ * workload whose events the bench knows:
+ *
+ *   runqueue    the ping-pong of bench/pingpong.h: two waits (wakeup, switch) per round trip
+ *   block       O_DIRECT 4 KiB reads of a loop device over a file on tmpfs: one IO each
+ *   <Program>   tests/exporter/exporter_kaddrs.bpf.o on sys_enter_getppid (a classic
+ *               tracepoint) with a map block, driven by getppid(): one run each
+ *   ExporterConfig  the same object through its ebpf_exporter config (exporter_kaddrs.yaml)
+ *   tcp         loopback connections to the bench's listener, closed with a reset: per connection
+ *   signals     SIGUSR1 raised at the bench, taken by an empty handler: one delivery each
+ *   vfs         one-byte read()s of /dev/zero: one read each (where fentry and kprobes are
+ *               missing, as here, through the module's sys_enter/sys_exit fallback)
+ *
+ * and for each, side by side (side_by_side.c: no probe, the module with the kernel's run-time
+ * statistics off, the same with them on):
+ *   1. the added ns per event (statistics off: what the module costs between cost windows),
+ *      the statistics' tax per event (on - off) and the duty cycle's (1/CostPeriod of it, and
+ *      as a share of the module's cost), run_time_ns and program runs per event;
+ *   2. the module's own cpu_cost, read once a second for -s seconds at CostPeriod 3 while the
+ *      workload runs, as ns per event: the reported ns per second over the module's own
+ *      events per second (a user's program has no event count: over the workload's), against
+ *      section 1's added ns per event; the ratio is the table's.
+ *
+ * Prints numbers, never judges them. Exit 0 when it ran, 1 when it could not.
+ */
+#define _GNU_SOURCE
+#include "bench/measure.h"
+#include "bench/pingpong.h"
+#include "bench/side_by_side.h"
+#include "base/err_max.h"
+#include "libcore/engine/cost_window.h"
+#include "libcore/engine/module.h"
+#include "libcore/kernel/prog_stats.h"
+#include "libcore/programs/program_module.h"
+#include "plugin/presentation.h"
+#include "tests/support/conf_text.h"
+#include "tests/support/loop_device.h"
+#include "tests/support/recording_sink.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#define IO_SIZE 4096
+#define DEVICE_MIB 64
+#define GETPPID_BATCH 5000
+
+enum cfg { NO_PROBE, OFF, ON, NCFG };
+
+struct bench;
+
+struct section {
+	const char *name, *event, *method;
+	const char *const *tracepoints;
+	double (*batch)(struct bench *b);          /* ns per unit of work */
+	struct module *(*make)(struct bench *b);   /* not started; NULL: the built-in module `name` */
+	double events_per_unit;                    /* set before the section runs */
+	bool module_counts;                        /* the module has cost_events */
+};
+
+struct bench {
+	int rounds, batches, seconds;
+	const struct section *sec;
+	struct pingpong pp;
+	struct loop_device dev;
+	long long offset;
+	char buf_space[2 * IO_SIZE];
+	char *buf;
+	char objdir[64];
+	int listener, zero;
+	struct sockaddr_in listen_addr;
+	struct module *mod;
+	int stats_fd, cfg, round;
+	uint64_t units;                 /* units of work since attach */
+	uint64_t t0_runs, t0_ns;
+	double rt_per_unit[SBS_MAX_ROUNDS], runs_per_unit[SBS_MAX_ROUNDS];
+	struct side_by_side sbs;
+};
+
+/* Warnings once each: a module that falls back (vfs here) says why at every start. */
+static void once_log(enum ebpf_log_level level, const char *msg)
+{
+	static char *seen[32];
+	static int nseen;
+
+	if (level > EBPF_LOG_WARNING)
+		return;
+	for (int i = 0; i < nseen; i++)
+		if (!strcmp(seen[i], msg))
+			return;
+	if (nseen < 32)
+		seen[nseen++] = strdup(msg);
+	fprintf(stderr, "ebpf: %s\n", msg);
+}
+
+/* ---- the workloads ------------------------------------------------------------------------- */
+
+static double pingpong(struct bench *b)
+{
+	b->units += (uint64_t)b->pp.trips;
+	return pingpong_batch(&b->pp);
+}
+
+static double direct_reads(struct bench *b)
+{
+	const int ios = 20;
+	uint64_t t0 = now_ns();
+
+	for (int i = 0; i < ios; i++) {
+		if (pread(b->dev.fd, b->buf, IO_SIZE, b->offset) != IO_SIZE) {
+			perror("pread");
+			exit(1); /* the device goes with us (autoclear) */
+		}
+		b->offset = (b->offset + IO_SIZE) % ((long long)DEVICE_MIB << 20);
+	}
+	b->units += ios;
+	return (double)(now_ns() - t0) / ios;
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
+/* Signals raised at the bench itself, each taken by an empty handler: one delivery each. */
+static double signals_raised(struct bench *b)
+{
+	const int n = 2000;
+	uint64_t t0 = now_ns();
+
+	for (int i = 0; i < n; i++)
+		raise(SIGUSR1);
+	b->units += n;
+	return (double)(now_ns() - t0) / n;
+}
+
+/* TCP connections over loopback to the bench's own listener, accepted and closed with a
+ * reset (SO_LINGER 0: no TIME_WAIT piles up): a handful of state changes each. */
+static double connections(struct bench *b)
+{
+	const int n = 20;
+	struct linger reset = { .l_onoff = 1, .l_linger = 0 };
+	uint64_t t0 = now_ns();
+
+	for (int i = 0; i < n; i++) {
+		int c = socket(AF_INET, SOCK_STREAM, 0), a;
+
+		if (c < 0 || connect(c, (struct sockaddr *)&b->listen_addr, sizeof(b->listen_addr)) ||
+		    (a = accept(b->listener, NULL, NULL)) < 0) {
+			perror("loopback connection");
+			exit(1);
+		}
+		setsockopt(c, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset));
+		close(c);
+		close(a);
+	}
+	b->units += n;
+	return (double)(now_ns() - t0) / n;
+}
+
+static int listen_loopback(struct bench *b)
+{
+	socklen_t len = sizeof(b->listen_addr);
+
+	b->listen_addr = (struct sockaddr_in){ .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	b->listener = socket(AF_INET, SOCK_STREAM, 0);
+	if (b->listener < 0 || bind(b->listener, (struct sockaddr *)&b->listen_addr, sizeof(b->listen_addr)) ||
+	    listen(b->listener, 64) || getsockname(b->listener, (struct sockaddr *)&b->listen_addr, &len))
+		return -1;
+	return 0;
+}
+
+/* One-byte read()s of /dev/zero: one vfs read each (here through the syscall fallback). */
+static double zero_reads(struct bench *b)
+{
+	const int n = 5000;
+	uint64_t t0 = now_ns();
+	char c;
+
+	for (int i = 0; i < n; i++)
+		if (read(b->zero, &c, 1) != 1) {
+			perror("read /dev/zero");
+			exit(1);
+		}
+	b->units += n;
+	return (double)(now_ns() - t0) / n;
+}
+
+static double getppids(struct bench *b)
+{
+	b->units += GETPPID_BATCH;
+	return syscall_loop_ns(GETPPID_BATCH);
+}
+
+/* ---- the modules --------------------------------------------------------------------------- */
+
+/* A user's program from a <Program> block, as the plugin makes it (the presentation's keys
+ * taken first). */
+static struct module *program(const char *block_text)
+{
+	struct conf_node *plugin = conf_text(block_text), core = { 0 };
+	struct presentation_set shown;
+	struct module *m = NULL;
+	char err[ERR_MAX] = "";
+
+	if (plugin && plugin->nchildren &&
+	    !presentation_take_program(&plugin->children[0], &core, &shown, err, sizeof(err))) {
+		m = program_module_new(&core, err, sizeof(err));
+		presentation_program_free(&core);
+		presentation_set_free(&shown);
+	}
+	if (!m)
+		fprintf(stderr, "cost_modules: the program did not load: %s\n", err);
+	conf_text_free(plugin);
+	return m;
+}
+
+static struct module *program_blocks(struct bench *b)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text),
+		 "<Plugin ebpf>\n<Program \"kaddrs\">\nObject \"%s/exporter_kaddrs.bpf.o\"\n"
+		 "<Counter \"kaddr_reads_total\">\nType \"derive\"\n</Counter>\n</Program>\n</Plugin>\n",
+		 b->objdir);
+	return program(text);
+}
+
+static struct module *program_exporter(struct bench *b)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text),
+		 "<Plugin ebpf>\n<Program \"kaddrs\">\nExporterConfig \"%s/exporter_kaddrs.yaml\"\n"
+		 "Object \"%s/exporter_kaddrs.bpf.o\"\n</Program>\n</Plugin>\n", b->objdir, b->objdir);
+	return program(text);
+}
+
+static const char *const sched_tps[] = { "sched_wakeup", "sched_wakeup_new", "sched_switch", NULL };
+static const char *const block_tps[] = { "block_rq_insert", "block_rq_issue", "block_rq_complete", NULL };
+static const char *const syscall_tps[] = { "sys_enter", "sys_exit", NULL };
+static const char *const signal_tps[] = { "signal_deliver", NULL };
+static const char *const tcp_tps[] = { "inet_sock_set_state", "tcp_send_reset", "tcp_receive_reset", NULL };
+
+static struct section sections[] = {
+	{ "runqueue", "wait", "tp_btf", sched_tps, pingpong, NULL, 2, true },
+	{ "block", "IO", "tp_btf", block_tps, direct_reads, NULL, 1, true },
+	{ "<Program>", "getppid()", "tracepoint", syscall_tps, getppids, program_blocks, 1, false },
+	{ "ExporterConfig", "getppid()", "tracepoint", syscall_tps, getppids, program_exporter, 1, false },
+	{ "tcp", "connection", "tp_btf", tcp_tps, connections, NULL, 1, false },
+	{ "signals", "signal", "tp_btf", signal_tps, signals_raised, NULL, 1, false },
+	{ "vfs", "read()", "tp_btf", syscall_tps, zero_reads, NULL, 1, false },
+};
+#define NSECTIONS (int)(sizeof(sections) / sizeof(sections[0]))
+
+/* ---- side by side ---------------------------------------------------------------------------- */
+
+struct sums {
+	uint64_t runs, ns;
+};
+
+static void add_prog(void *ctx, const struct prog_stats *s)
+{
+	struct sums *t = ctx;
+
+	t->runs += s->runs;
+	t->ns += s->run_time_ns;
+}
+
+static struct sums sums_of(const struct module *m)
+{
+	struct sums s = { 0 };
+
+	if (m && m->obj)
+		bpf_object_prog_stats(m->obj, add_prog, &s);
+	return s;
+}
+
+static struct module *make(struct bench *b)
+{
+	return b->sec->make ? b->sec->make(b) : module_new(module_find(b->sec->name), NULL);
+}
+
+static double batch(void *ctx)
+{
+	struct bench *b = ctx;
+
+	return b->sec->batch(b);
+}
+
+static int attach(void *ctx, int c, int round)
+{
+	struct bench *b = ctx;
+	struct sums s;
+
+	b->cfg = c;
+	b->round = round;
+	if (c == ON) {
+		b->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+		if (b->stats_fd < 0) {
+			fprintf(stderr, "bpf_enable_stats: %s (needs CAP_SYS_ADMIN)\n", strerror(errno));
+			return SBS_FAILED;
+		}
+	}
+	b->mod = make(b);
+	if (!b->mod || bench_start_in_layout(b->mod, LAYOUT_HERE)) {
+		fprintf(stderr, "%s did not start: %s\n", b->sec->name, b->mod ? b->mod->last_error : "");
+		return SBS_FAILED;
+	}
+	s = sums_of(b->mod);
+	b->t0_runs = s.runs;
+	b->t0_ns = s.ns;
+	b->units = 0;
+	return SBS_ATTACHED;
+}
+
+static void detach(void *ctx)
+{
+	struct bench *b = ctx;
+
+	if (b->mod && b->stats_fd >= 0 && b->units) {
+		struct sums s = sums_of(b->mod);
+
+		b->rt_per_unit[b->round] = (double)(s.ns - b->t0_ns) / (double)b->units;
+		b->runs_per_unit[b->round] = (double)(s.runs - b->t0_runs) / (double)b->units;
+	}
+	module_free(b->mod);
+	b->mod = NULL;
+	if (b->stats_fd >= 0)
+		close(b->stats_fd);
+	b->stats_fd = -1;
+}
+
+/* ---- 2. what the module reports ---------------------------------------------------------- */
+
+struct reported {
+	double self_ns, pct, module_rate, workload_rate; /* medians over the reads */
+	double window_runs;                             /* the last window's program runs per second */
+};
+
+static int reported(struct bench *b, struct reported *out)
+{
+	struct module *m = make(b);
+	struct recording r = { 0 };
+	struct cost_measure cm;
+	double self[64], pct[64], mrate[64], wrate[64];
+	int n = 0;
+
+	if (bench_start_cost_windows(m, b->sec->name, 3))
+		return -1;
+	recording_read(&r, m);
+	for (int i = 0; i < b->seconds && n < 64; i++) {
+		uint64_t t0 = now_ns(), events0 = m->sinks.events;
+		double dt, p;
+
+		b->units = 0;
+		while (now_ns() - t0 < 1000000000ull)
+			b->sec->batch(b);
+		recording_read(&r, m);
+		dt = (double)(now_ns() - t0) / 1e9;
+		if (!recorded_gauge(&r, "cpu_cost", "", &p))
+			continue;
+		wrate[n] = (double)b->units * b->sec->events_per_unit / dt;
+		mrate[n] = b->sec->module_counts ? (double)(m->sinks.events - events0) / dt : wrate[n];
+		pct[n] = p;
+		self[n] = mrate[n] > 0 ? p * 1e7 / mrate[n] : 0;
+		n++;
+	}
+	cost_window_stop();
+	recording_free(&r);
+	if (!n || !cost_window_measure(m, &cm) || cm.seconds <= 0) {
+		printf("   %s: no cpu_cost was sent\n", b->sec->name);
+		module_free(m);
+		return -1;
+	}
+	module_free(m);
+	*out = (struct reported){ median(self, n), median(pct, n), median(mrate, n), median(wrate, n),
+				  (double)cm.runs / cm.seconds };
+	return 0;
+}
+
+/* ---- a section ----------------------------------------------------------------------------- */
+
+struct row {
+	double bench_ns, self_ns, tax_ns, rt_ns, runs;
+	bool done;
+};
+
+static int run_section(struct bench *b, struct section *sec, struct row *row)
+{
+	struct reported rep;
+	double epu, off, on;
+
+	b->sec = sec;
+	b->sbs = (struct side_by_side){ .ncfg = NCFG, .rounds = b->rounds, .batches = b->batches,
+					.tracepoints = sec->tracepoints, .ctx = b, .batch = batch,
+					.attach = attach, .detach = detach };
+	printf("\n== %s (%s), per %s\n", sec->name, sec->method, sec->event);
+	if (sbs_run(&b->sbs))
+		return -1;
+	epu = sec->events_per_unit;
+	off = median(b->sbs.added[OFF], b->rounds) / epu;
+	on = median(b->sbs.added[ON], b->rounds) / epu;
+	*row = (struct row){ .bench_ns = off, .tax_ns = on - off,
+			     .rt_ns = median(b->rt_per_unit, b->rounds) / epu,
+			     .runs = median(b->runs_per_unit, b->rounds) / epu };
+	printf("   1. no probe %.1f ns per %s; added: statistics off %+.1f ns, on %+.1f ns (tax %.1f ns;\n"
+	       "      duty-cycled 1/%d: %.2f ns, %.1f %% of the module's cost); run_time_ns %.1f ns over\n"
+	       "      %.2f program runs per %s (overhead beyond run_time: %.1f ns per run)\n",
+	       median(b->sbs.ns[NO_PROBE], b->rounds) / epu, sec->event, off, on, on - off, COST_PERIOD_DEFAULT,
+	       (on - off) / COST_PERIOD_DEFAULT, off > 0 ? 100 * (on - off) / COST_PERIOD_DEFAULT / off : 0, row->rt_ns,
+	       row->runs, sec->event, row->runs > 0 ? (off - row->rt_ns) / row->runs : 0);
+	if (reported(b, &rep))
+		return -1;
+	row->self_ns = rep.self_ns;
+	row->done = true;
+	printf("   2. cpu_cost %.3f %% (median of %d s), %.0f %ss/s counted by the module (%.0f by the\n"
+	       "      workload): %.1f ns per %s against the bench's %.1f: %.2fx\n",
+	       rep.pct, b->seconds, rep.module_rate, sec->event, rep.workload_rate, rep.self_ns, sec->event, off,
+	       off > 0 ? rep.self_ns / off : 0);
+	printf("      The last window: %.0f program runs/s, against %.0f outside it (%.2f runs per %s at the\n"
+	       "      workload's rate): %.2fx%s\n", rep.window_runs, row->runs * rep.workload_rate, row->runs, sec->event,
+	       row->runs > 0 ? rep.window_runs / (row->runs * rep.workload_rate) : 0,
+	       sec->module_counts ? "" : ", the share of the rate its cost per second is sent at until the next window");
+	sbs_warn_foreign(&b->sbs, sec->tracepoints[0]);
+	return 0;
+}
+
+/* The program objects, copied where the loader takes them: a directory only root writes. */
+static int copy_objects(struct bench *b)
+{
+	const char *top = getenv("top_builddir"), *src = getenv("top_srcdir");
+	char cmd[1024];
+
+	snprintf(b->objdir, sizeof(b->objdir), "/tmp/cost_modules.XXXXXX");
+	if (!mkdtemp(b->objdir))
+		return -1;
+	snprintf(cmd, sizeof(cmd),
+		 "cp '%s/tests/exporter/exporter_kaddrs.bpf.o' '%s/tests/exporter/exporter_kaddrs.yaml' '%s' && "
+		 "chmod 644 '%s'/*", top ? top : ".", src ? src : (top ? top : "."), b->objdir, b->objdir);
+	return system(cmd) ? -1 : 0;
+}
+
+static void remove_objects(struct bench *b)
+{
+	char path[128];
+
+	if (!b->objdir[0])
+		return;
+	snprintf(path, sizeof(path), "%s/exporter_kaddrs.bpf.o", b->objdir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/exporter_kaddrs.yaml", b->objdir);
+	unlink(path);
+	rmdir(b->objdir);
+}
+
+int main(int argc, char **argv)
+{
+	static struct bench b;
+	struct row rows[NSECTIONS] = { 0 };
+	char err[ERR_MAX];
+	struct utsname u;
+	const char *only = NULL;
+	int c, other, rc = 1;
+
+	b = (struct bench){ .rounds = 5, .batches = 30, .seconds = 8, .stats_fd = -1, .pp.trips = 1000 };
+	while ((c = getopt(argc, argv, "r:b:s:m:")) != -1) {
+		switch (c) {
+		case 'r': b.rounds = atoi(optarg); break;
+		case 'b': b.batches = atoi(optarg); break;
+		case 's': b.seconds = atoi(optarg); break;
+		case 'm': only = optarg; break;
+		default:
+			fprintf(stderr, "usage: %s [-r rounds] [-b batches] [-s seconds of reads] [-m module]\n", argv[0]);
+			return 2;
+		}
+	}
+	if (b.rounds < 1 || b.rounds > SBS_MAX_ROUNDS || b.batches < 1 || b.batches > SBS_MAX_BATCHES ||
+	    b.seconds < 3 || b.seconds > 64) {
+		fprintf(stderr, "cost_modules: -r 1..%d, -b 1..%d, -s 3..64\n", SBS_MAX_ROUNDS, SBS_MAX_BATCHES);
+		return 2;
+	}
+	if (bench_stats_setup("cost_modules"))
+		return 1;
+	ebpf_log_set_handler(once_log);
+	b.buf = b.buf_space + (IO_SIZE - (uintptr_t)b.buf_space % IO_SIZE) % IO_SIZE;
+	choose_cpus(&b.pp.cpu, &other);
+	pin_to_cpu(b.pp.cpu);
+	if (pingpong_start(&b.pp)) {
+		perror("cost_modules: pipes and the partner thread");
+		return 1;
+	}
+	if (loop_device_setup(&b.dev, DEVICE_MIB, NULL, err, sizeof(err))) {
+		fprintf(stderr, "cost_modules: cannot set up a loop device: %s\n", err);
+		goto out;
+	}
+	signal(SIGUSR1, on_usr1);
+	b.zero = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+	if (b.zero < 0) {
+		perror("cost_modules: /dev/zero");
+		goto out;
+	}
+	if (listen_loopback(&b)) {
+		perror("cost_modules: a loopback listener");
+		goto out;
+	}
+	if (copy_objects(&b)) {
+		fprintf(stderr, "cost_modules: cannot copy tests/exporter/exporter_kaddrs.bpf.o and .yaml (run from the build "
+				"tree after make check, or set top_builddir and top_srcdir)\n");
+		goto out;
+	}
+	uname(&u);
+	printf("collectd-ebpf cost_modules: kernel %s %s, %ld CPUs online, pinned to CPU %d; %d rounds x %d batches\n",
+	       u.release, u.machine, sysconf(_SC_NPROCESSORS_ONLN), b.pp.cpu, b.rounds, b.batches);
+	sections[0].events_per_unit = pingpong_switches_per_trip(&b.pp);
+	printf("ping-pong: %.2f context switches per round trip (2.00: every read blocked), taken as the waits\n",
+	       sections[0].events_per_unit);
+	for (int i = 0; i < NSECTIONS; i++)
+		if ((!only || !strcmp(only, sections[i].name)) && run_section(&b, &sections[i], &rows[i]))
+			printf("   %s: left out\n", sections[i].name);
+	printf("\n%-16s %-11s %12s %12s %7s %12s\n", "module", "method", "bench ns/ev", "self ns/ev", "ratio",
+	       "duty tax");
+	for (int i = 0; i < NSECTIONS; i++)
+		if (rows[i].done)
+			printf("%-16s %-11s %12.1f %12.1f %6.2fx %7.2f ns %4.1f%%\n", sections[i].name, sections[i].method,
+			       rows[i].bench_ns, rows[i].self_ns, rows[i].bench_ns > 0 ? rows[i].self_ns / rows[i].bench_ns : 0,
+			       rows[i].tax_ns / COST_PERIOD_DEFAULT,
+			       rows[i].bench_ns > 0 ? 100 * rows[i].tax_ns / COST_PERIOD_DEFAULT / rows[i].bench_ns : 0);
+	rc = 0;
+out:
+	remove_objects(&b);
+	if (b.listener > 0)
+		close(b.listener);
+	if (b.zero > 0)
+		close(b.zero);
+	loop_device_remove(&b.dev);
+	pingpong_stop(&b.pp);
+	return rc;
+}
