@@ -412,6 +412,9 @@ int snapshot_write_stream(FILE *f, const struct snapshot_module *const *modules,
 int snapshot_write_stream_events(FILE *f, const struct snapshot_module *const *modules, int nmodules,
 				 const struct snapshot_event *events, int nevents, int64_t written_us)
 {
+	/* A write that fails leaves its errno (ENOSPC: a full disk) for the error below; stdio
+	 * tries again with each later write and fails the same way. */
+	errno = 0;
 	fprintf(f, SNAPSHOT_MAGIC "\t%d\nwritten\t%" PRId64 "\n", SNAPSHOT_FORMAT_VERSION, written_us);
 	for (int i = 0; i < nmodules; i++) {
 		const struct snapshot_module *sm = modules[i];
@@ -443,7 +446,7 @@ int snapshot_write_stream_events(FILE *f, const struct snapshot_module *const *m
 	for (int i = nevents > SNAPSHOT_MAX_EVENTS ? nevents - SNAPSHOT_MAX_EVENTS : 0; i < nevents; i++)
 		write_event(f, &events[i]);
 	fputs("end\n", f);
-	return ferror(f) ? -EIO : 0;
+	return ferror(f) ? -(errno ? errno : EIO) : 0;
 }
 
 /* A temporary name next to `name`, created with O_EXCL and O_NOFOLLOW in dirfd: nothing

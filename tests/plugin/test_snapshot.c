@@ -683,8 +683,33 @@ static void test_open(void)
 	CHECK(rmdir(dir) == 0);
 }
 
+/* A full disk is said as one: the error is the write's (ENOSPC), not a bare EIO, also where
+ * stdio's buffer filled and failed in the middle of the snapshot (collectd's log then said
+ * "Input/output error" for a full tmpfs). */
+static void test_full_disk(void)
+{
+	struct snapshot_module a = { 0 };
+	const struct snapshot_module *mods[] = { &a };
+	char instance[32];
+	FILE *f = fopen("/dev/full", "w");
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	snprintf(a.label, sizeof(a.label), "syscalls");
+	a.state = SNAPSHOT_STATE_RUNNING;
+	for (int i = 0; i < 1000; i++) { /* far more than a stdio buffer */
+		snprintf(instance, sizeof(instance), "call%d", i);
+		CHECK(snapshot_module_add_counter(&a, "calls", instance, (uint64_t)i) == 0);
+	}
+	CHECK(snapshot_write_stream(f, mods, 1, 42) == -ENOSPC);
+	fclose(f);
+	snapshot_module_release(&a);
+}
+
 int main(void)
 {
+	test_full_disk();
 	test_labels();
 	test_bounds();
 	test_open();
