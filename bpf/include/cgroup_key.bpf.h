@@ -250,16 +250,6 @@ static __always_inline void row_key_current(struct cgroup_row_key *k, __u32 row)
 		k->cgroup = current_cgroup_at_depth();
 }
 
-/* Word w of a comm (8 of its bytes, the first in the lowest: little-endian, as the BPF
- * targets this project builds for) with its bytes from the first NUL on cleared: z flags
- * each zero byte's top bit (and may flag bytes above the first zero, through its borrow,
- * never below it), so its lowest flag is the first NUL. No loop, no branch per byte. */
-static __always_inline __u64 comm_word_to_nul(__u64 w, __u64 *z)
-{
-	*z = (w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull;
-	return *z ? w & (((*z & -*z) >> 7) - 1) : w;
-}
-
 /* As row_key_current in a BTF-typed program (tp_btf): the current task's comm read directly,
  * two loads where bpf_get_current_comm is a helper call and a padded copy (~40 ns a call on
  * this project's test machine, bench/syscall_cost row p); the bytes after its NUL (an older,
