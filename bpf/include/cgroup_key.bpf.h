@@ -258,8 +258,7 @@ static __always_inline void row_key_current_btf(struct cgroup_row_key *k, __u32 
 {
 	const struct task_struct___cmd *t;
 	const __u64 *src;
-	__u64 w[2];
-	bool end = false;
+	__u64 w[2], z;
 
 	if (!by_command) {
 		row_key_current(k, row);
@@ -270,15 +269,8 @@ static __always_inline void row_key_current_btf(struct cgroup_row_key *k, __u32 
 	 * program for By "cgroup" (By "command" falls back to raw_tp there). */
 	t = (const void *)bpf_get_current_task_btf();
 	src = (const __u64 *)__builtin_preserve_access_index(&t->comm);
-	w[0] = src[0];
-	w[1] = src[1];
-	for (int i = 0; i < 16; i++) {
-		__u64 mask = 0xffull << ((i & 7) * 8);
-
-		end = end || !(w[i / 8] & mask);
-		if (end)
-			w[i / 8] &= ~mask;
-	}
+	w[0] = comm_word_to_nul(src[0], &z);
+	w[1] = z ? 0 : comm_word_to_nul(src[1], &z);
 	k->cgroup = 0;
 	__builtin_memcpy(k->command, w, sizeof(w));
 	k->row = row;

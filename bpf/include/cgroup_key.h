@@ -13,6 +13,19 @@
 /* A command's name as the kernel keeps it (TASK_COMM_LEN): at most 15 bytes and a NUL. */
 #define COMMAND_LEN 16
 
+/* Word w of a comm (8 of its bytes, the first in the lowest: little-endian, as the BPF
+ * targets this project builds for) with its bytes from the first NUL on cleared; *z is
+ * nonzero when w holds a NUL (the next word is then all cleared). z flags each zero byte's
+ * top bit (and may flag bytes above the first zero, through its borrow, never below it), so
+ * its lowest flag is the first NUL. No loop, no branch per byte: cgroup_key.bpf.h's tp_btf
+ * key for By "command"; here, not there, so that a unit test checks it against the bytes
+ * (tests/engine/test_cgroup_options). */
+static inline __attribute__((always_inline)) __u64 comm_word_to_nul(__u64 w, __u64 *z)
+{
+	*z = (w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull;
+	return *z ? w & (((*z & -*z) >> 7) - 1) : w;
+}
+
 /* Whose an event is, as a row key begins (block keeps it per request in flight): 16 bytes. */
 struct row_whose {
 	union {

@@ -1,7 +1,7 @@
 /* By "cgroup" and its options (libcore/engine/cgroup_rows.h), and By "command", no root: each option's
  * values and errors (CgroupPrecision's range), the options that need By "cgroup", and which cgroups the globs select
  * with collectd's ignorelist semantics, and the directories they lie below (the filter in
- * the kernel). */
+ * the kernel); the tp_btf By "command" key's comm words against the bytes. */
 #include "base/options.h"
 #include "bpf/include/cgroup_key.h"
 #include "libcore/engine/cgroup_rows.h"
@@ -112,6 +112,47 @@ static void test_by_command(void)
 	cgroup_options_free(&o);
 }
 
+/* The tp_btf key of By "command" (cgroup_key.bpf.h): the comm's two words with their bytes
+ * from the first NUL on cleared by comm_word_to_nul, equal to clearing them byte by byte, for
+ * names whose bytes after the NUL are an older, longer name's (kernels before 6.12 do not
+ * pad a rename), and bytes next to a NUL that its borrow could confuse (0x01, 0x80, 0xff). */
+static void test_command_key_words(void)
+{
+	static const unsigned char tricky[] = { 0, 0x01, 0x80, 0xff, 0x7f, 0x81, 'a' };
+	unsigned int seed = 44;
+	int bad = 0;
+
+	for (int n = 0; n < 200000; n++) {
+		unsigned char b[COMMAND_LEN], want[COMMAND_LEN];
+		__u64 src[2], got[2], z;
+		bool end = false;
+
+		for (int i = 0; i < COMMAND_LEN; i++)
+			b[i] = n < 7 * COMMAND_LEN ? (i == n / 7 ? 0 : tricky[n % 7]) /* each NUL place */
+						   : tricky[rand_r(&seed) % sizeof(tricky)];
+		for (int i = 0; i < COMMAND_LEN; i++) {
+			end = end || !b[i];
+			want[i] = end ? 0 : b[i];
+		}
+		memcpy(src, b, sizeof(src));
+		got[0] = comm_word_to_nul(src[0], &z);
+		got[1] = z ? 0 : comm_word_to_nul(src[1], &z);
+		bad += memcmp(got, want, sizeof(want)) != 0;
+	}
+	CHECK_EQ_U64(bad, 0);
+	{
+		/* "ioa" renamed from "command_n" without padding: "ioa\0and_n\0..." is "ioa" */
+		char name[COMMAND_LEN] = "command_n", ioa[COMMAND_LEN] = "ioa";
+		__u64 src[2], got[2], z;
+
+		memcpy(name, "ioa", 4);
+		memcpy(src, name, sizeof(src));
+		got[0] = comm_word_to_nul(src[0], &z);
+		got[1] = z ? 0 : comm_word_to_nul(src[1], &z);
+		CHECK(!memcmp(got, ioa, sizeof(ioa)));
+	}
+}
+
 int main(void)
 {
 	struct cgroup_options o;
@@ -187,5 +228,6 @@ int main(void)
 	cgroup_options_free(&o);
 	CHECK(o.nglobs == 0);
 	test_by_command();
+	test_command_key_words();
 	return testing_done();
 }
