@@ -1,13 +1,16 @@
 /* Workload of runqueue's Behind test: a thread that works WORK_US of CPU and sleeps SLEEP_US,
  * for SECONDS, in cgroup CGROUP (a cgroup2 directory) when given. Usage: work_sleep SECONDS
- * WORK_US SLEEP_US [CGROUP]; prints "<run_delay> <waits> <ran>":
+ * WORK_US SLEEP_US [CGROUP]; prints "<run_delay> <waits> <ran> <preempted>":
  * its run-queue wait (ns), switch-ins and time on a CPU (ns) as the kernel counts them
- * (/proc/thread-self/schedstat, fields 2, 3 and 1), from its start in CGROUP to its end.
+ * (/proc/thread-self/schedstat, fields 2, 3 and 1), and its involuntary context switches
+ * (getrusage RUSAGE_THREAD, ru_nivcsw), from its start in CGROUP to its end.
  *
  * It joins CGROUP itself after one sleep, so that the one wait that precedes the join is a
  * wakeup's like all others (a classic tracepoint program counts a thread's wait for the
  * cgroup the thread is in at its next switch-out: that wait is CGROUP's there, not before). */
+#define _GNU_SOURCE
 #include <stdio.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,6 +36,7 @@ static int schedstat(unsigned long long *delay, unsigned long long *waits, unsig
 int main(int argc, char **argv)
 {
 	unsigned long long d0, w0, r0, d1, w1, r1;
+	struct rusage u0, u1;
 	long long end, work, sleep_us;
 	struct timespec req;
 
@@ -54,7 +58,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	if (schedstat(&d0, &w0, &r0)) {
+	if (schedstat(&d0, &w0, &r0) || getrusage(RUSAGE_THREAD, &u0)) {
 		perror("/proc/thread-self/schedstat");
 		return 1;
 	}
@@ -66,8 +70,8 @@ int main(int argc, char **argv)
 			;
 		nanosleep(&req, NULL);
 	}
-	if (schedstat(&d1, &w1, &r1))
+	if (schedstat(&d1, &w1, &r1) || getrusage(RUSAGE_THREAD, &u1))
 		return 1;
-	printf("%llu %llu %llu\n", d1 - d0, w1 - w0, r1 - r0);
+	printf("%llu %llu %llu %ld\n", d1 - d0, w1 - w0, r1 - r0, u1.ru_nivcsw - u0.ru_nivcsw);
 	return 0;
 }
