@@ -112,16 +112,17 @@ static __always_inline __u64 record_by_cgroup(const void *task, __u64 delta, __u
 
 /* A wait of task `next`, which now runs (at now): host-wide, for its cgroup, and with Behind
  * split by who held this CPU meanwhile (wait_behind.bpf.h). */
-static __always_inline void record_task(struct task_struct *next, __u64 delta, __u64 now)
+static __always_inline __u64 record_task(struct task_struct *next, __u64 delta, __u64 now)
 {
 	__u64 n = sample_weight(), cg;
 
 	record(delta, n);
 	if (!by_cgroup)
-		return;
+		return 0;
 	cg = record_by_cgroup(next, delta, n);
 	if (behind)
 		behind_wait(cg, now - delta, now, n);
+	return cg; /* next's cgroup: Behind's holder of its run (behind_switched_in) */
 }
 
 /* ---- workers: task storage ---------------------------------------------------------- */
@@ -147,7 +148,7 @@ static __always_inline void switch_task(bool preempt, struct task_struct *prev, 
 {
 	bool runnable = prev && (preempt || task_runnable(prev));
 	/* Behind: one clock for the span that ends and the wait, so that the one covers the other */
-	__u64 start, now = behind ? bpf_ktime_get_ns() : 0;
+	__u64 start, cg, now = behind ? bpf_ktime_get_ns() : 0;
 
 	if (behind)
 		behind_switch_tasks(prev, next, runnable, now);
@@ -156,11 +157,11 @@ static __always_inline void switch_task(bool preempt, struct task_struct *prev, 
 	if (!next)
 		return;
 	start = start_task_take(&start_task, next);
-	if (!start)
-		return;
-	if (!now)
+	if (start && !now)
 		now = bpf_ktime_get_ns();
-	record_task(next, now - start, now);
+	cg = start ? record_task(next, now - start, now) : 0;
+	if (behind)
+		behind_switched_in(next, cg);
 }
 
 /* ---- workers: pid hash -------------------------------------------------------------- */
@@ -203,14 +204,16 @@ static __always_inline void enqueue_task_pid(struct task_struct *p)
 static __always_inline void switch_pid(bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	bool runnable = prev && (preempt || task_runnable(prev));
-	__u64 delta, now = behind ? bpf_ktime_get_ns() : 0; /* as switch_task */
+	__u64 delta, cg = 0, now = behind ? bpf_ktime_get_ns() : 0; /* as switch_task */
 
 	if (behind)
 		behind_switch_tasks(prev, next, runnable, now);
 	if (runnable)
 		enqueue_task_pid(prev);
 	if (next && run_pid(BPF_CORE_READ(next, pid), &delta, &now))
-		record_task(next, delta, now);
+		cg = record_task(next, delta, now);
+	if (behind)
+		behind_switched_in(next, cg);
 }
 
 /* ---- entry points: tp_btf + task storage --------------------------------------------- */

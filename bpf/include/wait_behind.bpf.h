@@ -31,6 +31,7 @@ struct behind_span {
  * only, in sched_switch with interrupts off. */
 struct behind_cpu {
 	__u64 since;
+	__u64 holder;           /* tp_btf, raw_tp: the current task's, set when it was switched in */
 	__u64 head;
 	__u64 preempted_waiter; /* classic tracepoint: the preempted thread's cgroup */
 	__u32 preempter_pid;    /* ... and who preempted it (0: none) */
@@ -169,8 +170,9 @@ static __always_inline void behind_wait(__u64 waiter, __u64 start, __u64 end, __
 		behind_add_wait(waiter, BEHIND_UNKNOWN, (end - start - covered) * n);
 }
 
-/* sched_switch with both tasks (tp_btf, raw_tp): prev's span ends; a preempted prev counts a
- * preemption for next's holder. */
+/* sched_switch with both tasks (tp_btf, raw_tp): prev's span ends, its holder the one
+ * behind_switched_in kept when prev came in (read again from prev when none was kept: the
+ * first switch seen); a preempted prev counts a preemption for next's holder. */
 static __always_inline void behind_switch_tasks(const void *prev, const void *next, bool preempted, __u64 now)
 {
 	struct behind_cpu *c = behind_this_cpu();
@@ -178,10 +180,28 @@ static __always_inline void behind_switch_tasks(const void *prev, const void *ne
 
 	if (!c)
 		return;
-	ph = behind_holder(prev);
+	ph = c->since && c->holder ? c->holder : behind_holder(prev);
 	behind_switch(c, ph, now);
 	if (preempted && ph != BEHIND_IDLE)
 		behind_add_preemption(behind_waiter(prev, ph), behind_holder(next));
+}
+
+/* After the switch's wait was recorded (tp_btf, raw_tp): next's holder for its span, from
+ * cg, the cgroup its wait was counted for (0: none), so that a switch-in that ends a wait
+ * reads no cgroup again. */
+static __always_inline void behind_switched_in(const void *next, __u64 cg)
+{
+	const struct task_struct___bh *t = next;
+	struct behind_cpu *c = behind_this_cpu();
+
+	if (!c)
+		return;
+	if (!t || !BPF_CORE_READ(t, pid))
+		c->holder = BEHIND_IDLE;
+	else if (BPF_CORE_READ(t, flags) & PF_KTHREAD)
+		c->holder = BEHIND_KERNEL;
+	else
+		c->holder = cg ? cg : behind_holder(next);
 }
 
 /* sched_switch as the classic tracepoint sees it: prev is the current task, next only a pid.
