@@ -3,8 +3,9 @@
  *
  * The ping-pong of bench/pingpong.h (two wakeups and two context switches per round trip);
  * the bench measures the switches per round trip with getrusage() and prints them. Timed
- * with nothing attached, the module on its default tp_btf + task storage, the module forced onto raw_tp + its pid hash
- * (AttachOrder raw_tp), and bpftrace running a runqlat-style script. Rounds, batches and
+ * with nothing attached, the module on its default tp_btf + task storage, the module forced
+ * onto raw_tp + its pid hash (AttachOrder raw_tp), with its witnesses, By "cgroup" without
+ * and with Behind, and bpftrace running a runqlat-style script. Rounds, batches and
  * the table come from side_by_side.c.
  *
  * Numbers only, never judged: exit 0 when it ran, 1 when it could not.
@@ -35,7 +36,7 @@ static const char bpftrace_script[] =
 	" $s = @start[args->next_pid];"
 	" if ($s) { @ns = hist(nsecs - $s); delete(@start[args->next_pid]); } }";
 
-enum cfg { NO_PROBE, TASK_STORAGE, BEFORE, PID_HASH, WITNESS, BPFTRACE, NCFG };
+enum cfg { NO_PROBE, TASK_STORAGE, BEFORE, PID_HASH, WITNESS, CGROUP, BEHIND, BPFTRACE, NCFG };
 
 static const char *const labels[NCFG] = {
 	[NO_PROBE] = "no probe",
@@ -45,10 +46,14 @@ static const char *const labels[NCFG] = {
 	[PID_HASH] = "runqueue, AttachOrder raw_tp",
 	/* Its three tracepoints each run one more program, which counts the firing. */
 	[WITNESS] = "runqueue, Witness true",
+	[CGROUP] = "runqueue, By \"cgroup\"",
+	/* Behind: a holder span per switch, each wait split over them (wait_behind.bpf.h). */
+	[BEHIND] = "runqueue, By \"cgroup\", Behind true",
 	[BPFTRACE] = "bpftrace runqlat-style",
 };
-/* "added vs": the default against the layout before; the others against the default. */
-static const int refs[NCFG] = { -1, BEFORE, -1, TASK_STORAGE, TASK_STORAGE, TASK_STORAGE };
+/* "added vs": the default against the layout before; Behind against By "cgroup" without it;
+ * the others against the default. */
+static const int refs[NCFG] = { -1, BEFORE, -1, TASK_STORAGE, TASK_STORAGE, TASK_STORAGE, CGROUP, TASK_STORAGE };
 
 struct bench {
 	int rounds, batches, other_cpu;
@@ -88,6 +93,11 @@ static int attach(void *ctx, int c, int round)
 	    bench_set_option(b->mod, "AttachOrder", (struct opt_value){ .type = OPT_STRING, .string = "raw_tp" }))
 		return SBS_FAILED;
 	if (c == WITNESS && bench_set_option(b->mod, "Witness", (struct opt_value){ .type = OPT_BOOLEAN, .boolean = true }))
+		return SBS_FAILED;
+	if ((c == CGROUP || c == BEHIND) &&
+	    bench_set_option(b->mod, "By", (struct opt_value){ .type = OPT_STRING, .string = "cgroup" }))
+		return SBS_FAILED;
+	if (c == BEHIND && bench_set_option(b->mod, "Behind", (struct opt_value){ .type = OPT_BOOLEAN, .boolean = true }))
 		return SBS_FAILED;
 	if (bench_start_in_layout(b->mod, c == BEFORE ? LAYOUT_BEFORE : LAYOUT_HERE)) {
 		fprintf(stderr, "runqueue module (%s) did not start: %s\n", labels[c], b->mod->last_error);

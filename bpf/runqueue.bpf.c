@@ -27,6 +27,7 @@
 #include "runqueue.h"
 #include "include/cgroup_key.bpf.h"
 #include "include/cgroup_hist.bpf.h"
+#define behind_full_row RUNQ_STAT_BEHIND_FULL
 #define WITNESS_POINTS RUNQ_POINTS
 #include "include/witness.bpf.h"
 
@@ -39,6 +40,7 @@ const volatile __u32 filter_tgid = 0; /* 0: every thread; tests set their own */
 
 HIST_ROWS_MAP(latency, 1);
 COUNTER_ROWS_MAP(stats, RUNQ_STAT_COUNT);
+#include "include/wait_behind.bpf.h"
 
 START_TASK_MAP(start_task);
 START_HASH_MAP(start_pid, __u32, RUNQ_MAX_WAITING);
@@ -78,6 +80,7 @@ struct runq_pending {
 	__u32 pid; /* 0: none */
 	__u32 pad;
 	__u64 delta;
+	__u64 end; /* when the wait ended (Behind: its window on this CPU's ring) */
 };
 
 struct {
@@ -88,8 +91,8 @@ struct {
 } cgroup_pending SEC(".maps");
 
 /* task: the waiting task, NULL when it is the current one; n: the wait's weight (sampled
- * 1 in n). */
-static __always_inline void record_by_cgroup(const void *task, __u64 delta, __u64 n)
+ * 1 in n). Its row's cgroup (0: none). */
+static __always_inline __u64 record_by_cgroup(const void *task, __u64 delta, __u64 n)
 {
 	struct cgroup_row_key key;
 	void *zero = cgroup_zero_row();
@@ -100,20 +103,26 @@ static __always_inline void record_by_cgroup(const void *task, __u64 delta, __u6
 	else
 		row_key_current(&key, 0);
 	if (!zero || (!by_command && !key.cgroup)) /* no cgroup read: the host-wide row has the wait */
-		return;
+		return 0;
 	h = cgroup_row(&cgroup_latency, &key, zero, &cgroup_full);
 	if (h)
 		hist_record_at_n(h, hist_slot_p(delta, cgroup_hist_precision), delta, n);
+	return key.cgroup;
 }
 
-/* A wait of task `next`, which now runs: host-wide, and for its cgroup. */
-static __always_inline void record_task(struct task_struct *next, __u64 delta)
+/* A wait of task `next`, which now runs (at now): host-wide, for its cgroup, and with Behind
+ * split by who held this CPU meanwhile (wait_behind.bpf.h). */
+static __always_inline __u64 record_task(struct task_struct *next, __u64 delta, __u64 now)
 {
-	__u64 n = sample_weight();
+	__u64 n = sample_weight(), cg;
 
 	record(delta, n);
-	if (by_cgroup)
-		record_by_cgroup(next, delta, n);
+	if (!by_cgroup)
+		return 0;
+	cg = record_by_cgroup(next, delta, n);
+	if (behind)
+		behind_wait(cg, now - delta, now, n);
+	return cg; /* next's cgroup: Behind's holder of its run (behind_switched_in) */
 }
 
 /* ---- workers: task storage ---------------------------------------------------------- */
@@ -137,15 +146,22 @@ static __always_inline void enqueue_task(struct task_struct *p)
 
 static __always_inline void switch_task(bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	__u64 start;
+	bool runnable = prev && (preempt || task_runnable(prev));
+	/* Behind: one clock for the span that ends and the wait, so that the one covers the other */
+	__u64 start, cg, now = behind ? bpf_ktime_get_ns() : 0;
 
-	if (prev && (preempt || task_runnable(prev)))
+	if (behind)
+		behind_switch_tasks(prev, next, runnable, now);
+	if (runnable)
 		enqueue_task(prev); /* still runnable: it waits in the run queue from now */
 	if (!next)
 		return;
 	start = start_task_take(&start_task, next);
-	if (start)
-		record_task(next, bpf_ktime_get_ns() - start);
+	if (start && !now)
+		now = bpf_ktime_get_ns();
+	cg = start ? record_task(next, now - start, now) : 0;
+	if (behind)
+		behind_switched_in(next, cg);
 }
 
 /* ---- workers: pid hash -------------------------------------------------------------- */
@@ -160,14 +176,17 @@ static __always_inline void enqueue_pid(__u32 pid)
 		start_hash_take(&start_pid, &pid);
 }
 
-/* The wait of thread pid, which now runs, into *delta: false when its start is unknown. */
-static __always_inline bool run_pid(__u32 pid, __u64 *delta)
+/* The wait of thread pid, which now runs, into *delta and its end into *now (the clock read
+ * here unless *now is set): false when its start is unknown. */
+static __always_inline bool run_pid(__u32 pid, __u64 *delta, __u64 *now)
 {
 	__u64 start = start_hash_take(&start_pid, &pid);
 
 	if (!start)
 		return false;
-	*delta = bpf_ktime_get_ns() - start;
+	if (!*now)
+		*now = bpf_ktime_get_ns();
+	*delta = *now - start;
 	return true;
 }
 
@@ -184,12 +203,17 @@ static __always_inline void enqueue_task_pid(struct task_struct *p)
 
 static __always_inline void switch_pid(bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	__u64 delta;
+	bool runnable = prev && (preempt || task_runnable(prev));
+	__u64 delta, cg = 0, now = behind ? bpf_ktime_get_ns() : 0; /* as switch_task */
 
-	if (prev && (preempt || task_runnable(prev)))
+	if (behind)
+		behind_switch_tasks(prev, next, runnable, now);
+	if (runnable)
 		enqueue_task_pid(prev);
-	if (next && run_pid(BPF_CORE_READ(next, pid), &delta))
-		record_task(next, delta);
+	if (next && run_pid(BPF_CORE_READ(next, pid), &delta, &now))
+		cg = record_task(next, delta, now);
+	if (behind)
+		behind_switched_in(next, cg);
 }
 
 /* ---- entry points: tp_btf + task storage --------------------------------------------- */
@@ -261,12 +285,18 @@ static __always_inline void settle_pending(__u32 prev_pid)
 
 	if (!p || !p->pid)
 		return;
-	if (p->pid == prev_pid) /* else a switch we did not see (attach): forgotten */
-		record_by_cgroup(NULL, p->delta, sample_weight());
+	if (p->pid == prev_pid) { /* else a switch we did not see (attach): forgotten */
+		__u64 n = sample_weight(), cg = record_by_cgroup(NULL, p->delta, n);
+
+		/* before this switch's span is written: the ring is as it was at the wait's end
+		 * but for the spans of the thread's own run, which begin at p->end */
+		if (behind)
+			behind_wait(cg, p->end - p->delta, p->end, n);
+	}
 	p->pid = 0;
 }
 
-static __always_inline void hold_pending(__u32 pid, __u64 delta)
+static __always_inline void hold_pending(__u32 pid, __u64 delta, __u64 end)
 {
 	__u32 zero = 0;
 	struct runq_pending *p = bpf_map_lookup_elem(&cgroup_pending, &zero);
@@ -274,6 +304,7 @@ static __always_inline void hold_pending(__u32 pid, __u64 delta)
 	if (p) { /* this CPU's, interrupts off */
 		p->pid = pid;
 		p->delta = delta;
+		p->end = end;
 	}
 }
 
@@ -281,17 +312,19 @@ SEC("tp/sched/sched_switch")
 int rq_switch_tp_hash(struct trace_event_raw_sched_switch *ctx)
 {
 	long state = ctx->prev_state;
-	__u64 delta;
+	bool runnable = state == 0 || (state & TASK_REPORT_MAX);
+	__u64 delta, now = behind ? bpf_ktime_get_ns() : 0; /* as switch_task */
 
 	if (by_cgroup)
 		settle_pending(ctx->prev_pid);
-	if ((state == 0 || (state & TASK_REPORT_MAX)) &&
-	    tgid_filter_passes(filter_tgid))
+	if (behind)
+		behind_switch_current(runnable, ctx->prev_pid, ctx->next_pid, now);
+	if (runnable && tgid_filter_passes(filter_tgid))
 		enqueue_pid(ctx->prev_pid);
-	if (!run_pid(ctx->next_pid, &delta))
+	if (!run_pid(ctx->next_pid, &delta, &now))
 		return 0;
 	record(delta, sample_weight());
 	if (by_cgroup)
-		hold_pending(ctx->next_pid, delta);
+		hold_pending(ctx->next_pid, delta, now);
 	return 0;
 }

@@ -18,6 +18,7 @@
 
 enum runq_stat {
 	RUNQ_STAT_START_LOST = 0, /* no room to store a wakeup time (pid hash full) */
+	RUNQ_STAT_BEHIND_FULL,    /* Behind: a (waiter, holder) pair found no room in map behind_counts */
 	RUNQ_STAT_COUNT,
 };
 

@@ -4,6 +4,7 @@
 #include "base/label_value.h"
 #include "terminal/hist_draw.h"
 #include "terminal/log2_buckets.h"
+#include "terminal/terminal_behind.h"
 #include "terminal/terminal_cgroup.h"
 #include "terminal/terminal_commands.h"
 
@@ -378,6 +379,7 @@ static int draw_cgroups(FILE *out, const struct snapshot_module *m, const struct
 		fprintf(out, "\n-- cgroup %s: collectd's ebpf-%s/...\n", cgroups[c].name,
 			label_value_safe(plugin_instance, safe));
 		matched += draw_series(out, m, base, seconds, o, &cgroups[c]);
+		terminal_behind_draw(out, m, base, &cgroups[c]);
 	}
 	return matched;
 }

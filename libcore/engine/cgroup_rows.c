@@ -116,6 +116,8 @@ struct cgroup_rows {
 	struct table_reader *tables;
 	int ntables;
 	struct cgroup_pressure *pressure; /* Pressure (on by default), or NULL */
+	void (*after_places)(void *ctx, struct cgroup_group *g, const struct metric_sink *sink);
+	void *after_places_ctx;
 };
 
 static bool row_named(const struct table_reader *tr, uint32_t row)
@@ -312,6 +314,15 @@ void cgroup_rows_send(struct cgroup_rows *r, const struct metric_sink *sink)
 	cgroup_group_end_read(r->group, sink);
 	if (r->pressure) /* files, not maps: nothing to read before the send */
 		cgroup_pressure_read(r->pressure, r->group, sink);
+	if (r->after_places)
+		r->after_places(r->after_places_ctx, r->group, sink);
+}
+
+void cgroup_rows_after_places(struct cgroup_rows *r,
+			      void (*fn)(void *ctx, struct cgroup_group *g, const struct metric_sink *sink), void *ctx)
+{
+	r->after_places = fn;
+	r->after_places_ctx = ctx;
 }
 
 void cgroup_rows_free(struct cgroup_rows *r)

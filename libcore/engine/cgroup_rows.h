@@ -60,5 +60,10 @@ int cgroup_rows_read(struct cgroup_rows *r);
 /* Sends the series of what cgroup_rows_read() read. */
 void cgroup_rows_send(struct cgroup_rows *r, const struct metric_sink *sink);
 void cgroup_rows_free(struct cgroup_rows *r);
+/* A module's own reader of what the group placed (runqueue's Behind, wait_behind.h): fn
+ * called at every send once the group's read is done, with By "cgroup" only. */
+struct cgroup_group;
+void cgroup_rows_after_places(struct cgroup_rows *r,
+			      void (*fn)(void *ctx, struct cgroup_group *g, const struct metric_sink *sink), void *ctx);
 
 #endif

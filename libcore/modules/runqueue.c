@@ -4,7 +4,11 @@
 #include "libcore/engine/module.h"
 
 #include "libcore/engine/module_cgroup.h"
+#include "libcore/engine/wait_behind.h"
+#include "base/err_max.h"
 #include "base/log.h"
+#include "include/cgroup_key.h"
+#include "include/wait_behind.h"
 
 #include "runqueue.h"
 #include "runqueue.skel.h"
@@ -39,12 +43,16 @@ static const struct module_point points[] = {
 
 struct runqueue {
 	bool per_cpu;
+	bool behind;                 /* Behind: the per-cgroup waits split by who held the CPU */
+	struct wait_behind *wb;      /* its reader, made at the first read with By "cgroup" */
+	const struct cgroup_rows *wb_rows; /* the rows it was made for */
 };
 
-enum { FEATURE_PER_CPU = 1 };
+enum { FEATURE_PER_CPU = 1, FEATURE_BEHIND = 2 };
 
 static const struct module_option options[] = {
 	{ "PerCPU", MODOPT_BOOL, offsetof(struct runqueue, per_cpu) },
+	{ "Behind", MODOPT_BOOL, offsetof(struct runqueue, behind) },
 	CGROUP_HIST_OPTION_KEYS,
 	CGROUP_PRESSURE_KEY,
 	{ NULL },
@@ -59,6 +67,7 @@ static const struct view_field latency_fields[] = {
 
 static const struct view_row stat_rows[] = {
 	{ RUNQ_STAT_START_LOST, "dropped", "start_lost", VIEW_ALWAYS },
+	{ RUNQ_STAT_BEHIND_FULL, "dropped", "behind_full", VIEW_ALWAYS, FEATURE_BEHIND },
 };
 
 /* One row, system-wide ("all"); with PerCPU also each CPU's own row ("cpu<N>"). */
@@ -83,13 +92,90 @@ static const struct cgroup_table cgroup_tables[] = {
 /* cgroup_pending: the classic tracepoint's waits held until their thread's cgroup can be read. */
 static const char *const cgroup_aux_maps[] = { MODULE_CGROUP_AUX_MAPS, MAP_NAME(cgroup_pending), NULL };
 
+/* Behind splits the per-cgroup rows' waits: By "cgroup" only (a command is no holder of a CPU
+ * the way a cgroup is, and its waits are not a cgroup's). */
+static int runqueue_check_config(struct module *m, char *err, size_t errlen)
+{
+	const struct runqueue *r = m->priv;
+
+	if (r->behind && (!m->cgroup || !m->cgroup->opts.on || m->cgroup->opts.command)) {
+		snprintf(err, errlen, "Behind splits each cgroup's waits by the cgroup that held the CPU, so it needs "
+			 "By \"cgroup\"%s: add By \"cgroup\", or remove Behind",
+			 m->cgroup && m->cgroup->opts.command ? " (not By \"command\")" : "");
+		return -1;
+	}
+	return 0;
+}
+
 /* PerCPU true: the latency view's histograms per CPU too (its per_cpu_feature). */
 static int runqueue_prepare(struct module *m, char *err, size_t errlen)
 {
 	const struct runqueue *r = m->priv;
 
-	m->features = r->per_cpu ? FEATURE_PER_CPU : 0;
+	m->features = (r->per_cpu ? FEATURE_PER_CPU : 0) | (r->behind ? FEATURE_BEHIND : 0);
 	return 0;
+}
+
+/* Behind's rodata and maps: made only with it, its table sized per cgroup the rows are. */
+static int runqueue_configure(struct module *m, struct bpf_object *obj, char *err, size_t errlen)
+{
+	const struct runqueue *r = m->priv;
+	bool *behind = MODULE_RODATA(obj, behind);
+	struct bpf_map *cpus = MODULE_MAP(obj, behind_cpus), *counts = MODULE_MAP(obj, behind_counts);
+	int e;
+
+	if (!behind || !cpus || !counts)
+		return module_hook_fail(err, errlen, "its BPF object lacks the runqueue module's Behind maps (a stale build?)");
+	*behind = r->behind;
+	e = bpf_map__set_autocreate(cpus, r->behind);
+	if (!e)
+		e = bpf_map__set_autocreate(counts, r->behind);
+	if (!e && r->behind)
+		e = bpf_map__set_max_entries(counts, CGROUP_ROWS_PER_SERIES * m->cgroup->opts.max_series *
+							     BEHIND_ENTRIES_PER_CGROUP);
+	if (e)
+		return module_hook_fail(err, errlen, "cannot size the Behind maps: %s", strerror(-e));
+	return 0;
+}
+
+static void behind_send(void *ctx, struct cgroup_group *g, const struct metric_sink *sink)
+{
+	wait_behind_send(ctx, g, sink);
+}
+
+/* The Behind reader, once the per-cgroup rows are there (they start after the module). */
+static int runqueue_read(struct module *m)
+{
+	struct runqueue *r = m->priv;
+	struct bpf_map *counts;
+	char err[ERR_MAX];
+
+	if (!r->behind || !m->cgroup->rows || r->wb_rows == m->cgroup->rows)
+		return 0;
+	wait_behind_free(r->wb);
+	r->wb = NULL;
+	r->wb_rows = m->cgroup->rows;
+	counts = MODULE_MAP(m->obj, behind_counts);
+	r->wb = counts ? wait_behind_new(m->label, bpf_map__fd(counts), bpf_map__max_entries(counts),
+					 m->cgroup->opts.max_series, WAIT_BEHIND_TOP, err, sizeof(err))
+		       : NULL;
+	if (!r->wb) {
+		ebpf_log(EBPF_LOG_ERROR, "%s: Behind: %s", m->label, counts ? err : "no map behind_counts");
+		return -ENOMEM;
+	}
+	cgroup_rows_after_places(m->cgroup->rows, behind_send, r->wb);
+	return 0;
+}
+
+static void runqueue_destroy(struct module *m)
+{
+	struct runqueue *r = m->priv;
+
+	if (!r)
+		return;
+	wait_behind_free(r->wb);
+	r->wb = NULL;
+	r->wb_rows = NULL;
 }
 
 const struct module_ops runqueue_module = {
@@ -108,5 +194,9 @@ const struct module_ops runqueue_module = {
 	.by_command = true,
 	.cgroup_whose = " of the waiting thread",
 	.cgroup_pressure = true,
+	.check_config = runqueue_check_config,
 	.prepare = runqueue_prepare,
+	.configure = runqueue_configure,
+	.read = runqueue_read,
+	.destroy = runqueue_destroy,
 };

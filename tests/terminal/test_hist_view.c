@@ -414,6 +414,53 @@ static const char cgroup_text[] =
 	"counter\tforks\t\t40\n"
 	"end\n";
 
+/* runqueue with Behind: a cgroup's wait_behind counters (ns) by holder, since start and then
+ * over an interval (the record before subtracted). */
+static const char behind_text[] =
+	"collectd-ebpf-snapshot\t3\n"
+	"written\t1700000000000000\n"
+	"module\trunqueue\trunning\t1699999990000000\tsched=tp_btf\t\n"
+	"counter\twait_behind\tsystem.slice_pg.service/self\t30000000\n"
+	"counter\twait_behind\tsystem.slice_pg.service/system.slice_nginx.service\t930000000\n"
+	"counter\twait_behind\tsystem.slice_pg.service/kernel\t40000000\n"
+	"counter\twait_behind\tsystem.slice_pg.service/idle\t0\n"
+	"counter\tpreempted_by\tsystem.slice_pg.service/system.slice_nginx.service\t12\n"
+	"counter\twait_behind\tsystem.slice_nginx.service/system.slice_pg.service\t5000000\n"
+	"end\n";
+static const char behind_before_text[] =
+	"collectd-ebpf-snapshot\t3\n"
+	"written\t1699999999000000\n"
+	"module\trunqueue\trunning\t1699999990000000\tsched=tp_btf\t\n"
+	"counter\twait_behind\tsystem.slice_pg.service/self\t10000000\n"
+	"counter\twait_behind\tsystem.slice_pg.service/system.slice_nginx.service\t930000000\n"
+	"counter\twait_behind\tsystem.slice_pg.service/kernel\t20000000\n"
+	"end\n";
+
+static void test_behind_line(void)
+{
+	struct snapshot snap, before;
+	struct screen_options o = { .cgroup_glob = "system.slice_pg.service" };
+	char *s;
+	int matched;
+
+	parse(behind_text, &snap);
+	s = draw(&snap, NULL, &o, &matched);
+	CHECK(strstr(s, "  waited behind: system.slice_nginx.service 93%, kernel 4%, self 3% (of 1.000 s waited)\n") != NULL); /* idle, at 0, is no share */
+	free(s);
+	/* Over the interval: nginx held nothing new, kernel 20 ms, self 20 ms. */
+	parse(behind_before_text, &before);
+	s = draw(&snap, &before, &o, &matched);
+	CHECK(strstr(s, "  waited behind: kernel 50%, self 50% (of 0.040 s waited)\n") != NULL);
+	free(s);
+	/* Another cgroup's line is its own. */
+	o.cgroup_glob = "system.slice_nginx.service";
+	s = draw(&snap, NULL, &o, &matched);
+	CHECK(strstr(s, "  waited behind: system.slice_pg.service 100% (of 0.005 s waited)\n") != NULL);
+	free(s);
+	snapshot_free(&before);
+	snapshot_free(&snap);
+}
+
 static void test_cgroup_globs(void)
 {
 	char g[TERMINAL_CGROUP_GLOB_MAX], err[ERR_MAX], long_arg[400];
@@ -573,6 +620,7 @@ int main(void)
 	test_cgroup_globs();
 	test_cgroup_list();
 	test_cgroup_screen();
+	test_behind_line();
 	test_cost_header();
 	snapshot_free(&before);
 	snapshot_free(&after);

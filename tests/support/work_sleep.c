@@ -1,0 +1,77 @@
+/* Workload of runqueue's Behind test: a thread that works WORK_US of CPU and sleeps SLEEP_US,
+ * for SECONDS, in cgroup CGROUP (a cgroup2 directory) when given. Usage: work_sleep SECONDS
+ * WORK_US SLEEP_US [CGROUP]; prints "<run_delay> <waits> <ran> <preempted>":
+ * its run-queue wait (ns), switch-ins and time on a CPU (ns) as the kernel counts them
+ * (/proc/thread-self/schedstat, fields 2, 3 and 1), and its involuntary context switches
+ * (getrusage RUSAGE_THREAD, ru_nivcsw), from its start in CGROUP to its end.
+ *
+ * It joins CGROUP itself after one sleep, so that the one wait that precedes the join is a
+ * wakeup's like all others (a classic tracepoint program counts a thread's wait for the
+ * cgroup the thread is in at its next switch-out: that wait is CGROUP's there, not before). */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <sys/resource.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+static long long ns_of(clockid_t c)
+{
+	struct timespec t;
+
+	clock_gettime(c, &t);
+	return (long long)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static int schedstat(unsigned long long *delay, unsigned long long *waits, unsigned long long *run)
+{
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+	int ok = f && fscanf(f, "%llu %llu %llu", run, delay, waits) == 3;
+
+	if (f)
+		fclose(f);
+	return ok ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long long d0, w0, r0, d1, w1, r1;
+	struct rusage u0, u1;
+	long long end, work, sleep_us;
+	struct timespec req;
+
+	if ((argc != 4 && argc != 5) || atof(argv[1]) <= 0 || (work = atoll(argv[2])) <= 0 || (sleep_us = atoll(argv[3])) <= 0) {
+		fprintf(stderr, "usage: %s SECONDS WORK_US SLEEP_US [CGROUP]\n", argv[0]);
+		return 2;
+	}
+	req.tv_sec = sleep_us / 1000000;
+	req.tv_nsec = (sleep_us % 1000000) * 1000;
+	if (argc == 5) {
+		char path[4096];
+		FILE *f;
+
+		nanosleep(&req, NULL);
+		snprintf(path, sizeof(path), "%s/cgroup.procs", argv[4]);
+		f = fopen(path, "w");
+		if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f)) {
+			perror(path);
+			return 1;
+		}
+	}
+	if (schedstat(&d0, &w0, &r0) || getrusage(RUSAGE_THREAD, &u0)) {
+		perror("/proc/thread-self/schedstat");
+		return 1;
+	}
+	end = ns_of(CLOCK_MONOTONIC) + (long long)(atof(argv[1]) * 1e9);
+	while (ns_of(CLOCK_MONOTONIC) < end) {
+		long long until = ns_of(CLOCK_THREAD_CPUTIME_ID) + work * 1000;
+
+		while (ns_of(CLOCK_THREAD_CPUTIME_ID) < until)
+			;
+		nanosleep(&req, NULL);
+	}
+	if (schedstat(&d1, &w1, &r1) || getrusage(RUSAGE_THREAD, &u1))
+		return 1;
+	printf("%llu %llu %llu %ld\n", d1 - d0, w1 - w0, r1 - r0, u1.ru_nivcsw - u0.ru_nivcsw);
+	return 0;
+}
