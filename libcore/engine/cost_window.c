@@ -123,8 +123,8 @@ int cost_window_configure(double p, char *err, size_t errlen)
 {
 	if (!(p >= 2 && p <= 100000)) {
 		snprintf(err, errlen, "CostPeriod %g: give how many read intervals make one period, from 2 to 100000; "
-			 "the run-time statistics are on for one of them (default %d: 1/%d of the time)", p,
-			 COST_PERIOD_DEFAULT, COST_PERIOD_DEFAULT);
+			 "the run-time statistics are on for one of them (left out: %d, up to %d while the "
+			 "modules' runs are cheap)", p, COST_PERIOD_DEFAULT, COST_PERIOD_STRETCH_MAX * COST_PERIOD_DEFAULT);
 		return -1;
 	}
 	pthread_mutex_lock(&lock);

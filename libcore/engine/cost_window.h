@@ -4,8 +4,9 @@
  * reads on every run of every BPF program on the host while they are on, about as much as
  * a counting program itself. So they are held (bpf_enable_stats, one fd for all modules:
  * the statistics are global) only for a window of one read interval in every CostPeriod
- * intervals (default 60: 1.7 % of the time, so their tax per event is under 2 % of what the
- * modules themselves cost). The window is bracketed by the modules' own reads: a round
+ * intervals (default 60, 1.7 % of the time, lengthened up to 240 while the modules' runs are
+ * cheap, so that their tax per event stays under 2 % of what the modules themselves cost:
+ * cost_period_default_for). The window is bracketed by the modules' own reads: a round
  * opens at a read once CostPeriod intervals have passed, each running module measures from
  * its next read to the one after it, and the statistics are released when the last module
  * has measured. So each module's programs' run time and runs and its own event count
