@@ -103,11 +103,12 @@ struct module_cost {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct module_cost *modules;
 static double period = COST_PERIOD_DEFAULT;
+static bool period_set; /* CostPeriod given: kept as it is */
 /* The round: the statistics held from open_round() until the last module measured. */
 static int stats_fd = -1;
 static bool round_open, unavailable;
 static uint64_t round_id;
-static double round_t, next_round_t;
+static double round_t, next_round_t, last_period;
 static int measuring;
 
 static double now_s(void)
@@ -122,14 +123,42 @@ int cost_window_configure(double p, char *err, size_t errlen)
 {
 	if (!(p >= 2 && p <= 100000)) {
 		snprintf(err, errlen, "CostPeriod %g: give how many read intervals make one period, from 2 to 100000; "
-			 "the run-time statistics are on for one of them (default %d: 1/%d of the time)", p,
-			 COST_PERIOD_DEFAULT, COST_PERIOD_DEFAULT);
+			 "the run-time statistics are on for one of them (left out: %d, up to %d while the "
+			 "modules' runs are cheap)", p, COST_PERIOD_DEFAULT, COST_PERIOD_STRETCH_MAX * COST_PERIOD_DEFAULT);
 		return -1;
 	}
 	pthread_mutex_lock(&lock);
 	period = p;
+	period_set = true;
 	pthread_mutex_unlock(&lock);
 	return 0;
+}
+
+double cost_period_default_for(double ns_per_run)
+{
+	double p = ns_per_run > 0 ? COST_STATS_TAX_NS / (COST_DUTY_TAX_MAX * ns_per_run) : 0;
+
+	if (p < COST_PERIOD_DEFAULT)
+		return COST_PERIOD_DEFAULT;
+	return p > COST_PERIOD_STRETCH_MAX * COST_PERIOD_DEFAULT ? COST_PERIOD_STRETCH_MAX * COST_PERIOD_DEFAULT : p;
+}
+
+/* The period of the next round: CostPeriod as given, or by default as long as the cheapest
+ * run of the modules' last windows needs to keep its duty cycle's tax within 2 % (the
+ * statistics are on for every module at once). */
+static double next_period(void)
+{
+	double p = period;
+
+	if (period_set)
+		return p;
+	for (struct module_cost *c = modules; c; c = c->next)
+		if (c->last.windows && c->last.runs) {
+			double q = cost_period_default_for(c->last.ns_per_s * c->last.seconds / (double)c->last.runs);
+
+			p = q > p ? q : p;
+		}
+	return p;
 }
 
 static struct sums program_sums(const struct module *m)
@@ -181,7 +210,8 @@ static void close_round(double t)
 		close(stats_fd);
 	stats_fd = -1;
 	round_open = false;
-	next_round_t = round_t + period * (t - round_t);
+	last_period = next_period();
+	next_round_t = round_t + last_period * (t - round_t);
 	for (struct module_cost *c = modules; c; c = c->next)
 		c->measuring = false;
 	measuring = 0;
@@ -241,16 +271,17 @@ static void finish(struct module_cost *c, double t, bool has_events, uint64_t ev
 	double dt = t - c->start_t;
 
 	c->measuring = false;
-	if (!--measuring)
+	if (dt > 0 && s.raw >= c->start.raw && s.runs >= c->start.runs && (!has_events || events >= c->start_events)) {
+		c->last = (struct cost_measure){ .windows = c->last.windows + 1, .seconds = dt,
+						 .raw_ns_per_s = (s.raw - c->start.raw) / dt,
+						 .ns_per_s = (s.weighted - c->start.weighted) / dt,
+						 .runs = s.runs - c->start.runs,
+						 .events = has_events ? events - c->start_events : 0 };
+		if (c->last.events) /* a window without events keeps the last price */
+			c->ns_per_event = (s.weighted - c->start.weighted) / (double)c->last.events;
+	}
+	if (!--measuring) /* after the result: the next period follows from it */
 		close_round(t);
-	if (dt <= 0 || s.raw < c->start.raw || s.runs < c->start.runs || (has_events && events < c->start_events))
-		return;
-	c->last = (struct cost_measure){ .windows = c->last.windows + 1, .seconds = dt,
-					 .raw_ns_per_s = (s.raw - c->start.raw) / dt,
-					 .ns_per_s = (s.weighted - c->start.weighted) / dt, .runs = s.runs - c->start.runs,
-					 .events = has_events ? events - c->start_events : 0 };
-	if (c->last.events) /* a window without events keeps the last price */
-		c->ns_per_event = (s.weighted - c->start.weighted) / (double)c->last.events;
 }
 
 bool cost_window_read(struct module *m, bool has_events, uint64_t events, double *ns_per_s)
@@ -377,4 +408,14 @@ bool cost_window_open(void)
 	open = round_open;
 	pthread_mutex_unlock(&lock);
 	return open;
+}
+
+double cost_window_last_period(void)
+{
+	double p;
+
+	pthread_mutex_lock(&lock);
+	p = last_period;
+	pthread_mutex_unlock(&lock);
+	return p;
 }

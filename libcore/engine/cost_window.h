@@ -4,8 +4,9 @@
  * reads on every run of every BPF program on the host while they are on, about as much as
  * a counting program itself. So they are held (bpf_enable_stats, one fd for all modules:
  * the statistics are global) only for a window of one read interval in every CostPeriod
- * intervals (default 60: 1.7 % of the time, so their tax per event is under 2 % of what the
- * modules themselves cost). The window is bracketed by the modules' own reads: a round
+ * intervals (default 60, 1.7 % of the time, lengthened up to 240 while the modules' runs are
+ * cheap, so that their tax per event stays under 2 % of what the modules themselves cost:
+ * cost_period_default_for). The window is bracketed by the modules' own reads: a round
  * opens at a read once CostPeriod intervals have passed, each running module measures from
  * its next read to the one after it, and the statistics are released when the last module
  * has measured. So each module's programs' run time and runs and its own event count
@@ -34,6 +35,20 @@
 struct module;
 
 #define COST_PERIOD_DEFAULT 60
+
+/* The duty cycle's tax: while the statistics are on, every run of a BPF program pays about
+ * COST_STATS_TAX_NS more (the two clock reads, and the other programs its event passes
+ * through; bench/cost_modules' "tax" per run, at most 276 ns, signals'). Left at its
+ * default, the period is lengthened so that a module whose runs cost ns_per_run (as its last
+ * window measured them, attach overhead included) pays at most COST_DUTY_TAX_MAX of that:
+ * COST_STATS_TAX_NS / (COST_DUTY_TAX_MAX * ns_per_run) intervals, from COST_PERIOD_DEFAULT
+ * up to COST_PERIOD_STRETCH_MAX times it (the price is renewed at least that often). 1.5 %,
+ * not the 2 % aimed at: a module's measured cost may read up to 1.25x what it is (signals'
+ * 1.21x), and the tax must stay within 2 % of what it is. */
+#define COST_STATS_TAX_NS 280.0
+#define COST_DUTY_TAX_MAX 0.015
+#define COST_PERIOD_STRETCH_MAX 4
+double cost_period_default_for(double ns_per_run);
 
 /* CostPeriod: one read interval in every `period` holds the statistics (2 to 100000). 0, or
  * -1 with a message saying what is wrong. Before the modules' first reads. */
@@ -80,6 +95,11 @@ struct cost_measure {
 	uint64_t runs, events; /* its runs, and its events (cost_events) */
 };
 bool cost_window_measure(const struct module *m, struct cost_measure *out);
+
+/* The period the last round closed with, in its window's lengths: CostPeriod as given, or
+ * by default lengthened by cost_period_default_for() the cheapest run of the modules' last
+ * windows; 0 before a round closed. */
+double cost_window_last_period(void);
 
 /* Whether a window holds the statistics now. */
 bool cost_window_open(void);
