@@ -285,7 +285,7 @@ static void add_dump(struct series_reader *r)
 		if (r->v->fields[f].source && r->v->fields[f].source->begin)
 			r->v->fields[f].source->begin(r->v->fields[f].source->ctx);
 	for (uint32_t i = 0; i < r->rd.dump.count; i++, key += r->rd.dump.key_size, copies += r->rd.dump.value_size) {
-		if (series_copies_summed(r->v->copies))
+		if (r->summed) /* summed copies */
 			add_summed(r, i, key, copies);
 		else
 			add_copies(r, key, copies);
@@ -411,9 +411,9 @@ static size_t spare_base(const struct series_view *v)
 	return v->nfields == 1 ? 0 : v->max_series;
 }
 
-/* The fields of `other` (as a series', its histograms at their first events: a view with room for
- * every entry never folds, and histograms in `other` would be memory never used) and of the carry (with reclaim_after only): made
- * once, at start. */
+/* The fields of `other` (as a series', its histograms at their first events: a view with
+ * room for every entry never folds, and histograms in `other` would be memory never used)
+ * and of the carry (with reclaim_after only): made once, at start. */
 static bool spare_fields_init(struct series_reader *r)
 {
 	struct series carry = { .acc = r->carry };
@@ -469,7 +469,7 @@ static int reader_alloc(struct series_reader *r)
 	}
 	if (!(r->to = calloc(r->rd.copies, sizeof(*r->to))))
 		return -ENOMEM;
-	if (series_copies_summed(v->copies)) {
+	if (v->copies == COPIES_SUMMED || v->copies == COPIES_SUMMED_AND_APART) {
 		r->summed = calloc(1, value_bytes + 8);
 		r->unpacked = calloc(1, value_bytes + 8);
 		if (!r->summed || !r->unpacked)

@@ -95,7 +95,7 @@ struct series_reader {
 	uint64_t *reclaimed;
 	uint32_t nreclaimed;
 	struct field_acc *carry;     /* nfields */
-	/* sum_copies: an entry's copies summed (packed: as the map holds them), then unpacked */
+	/* summed copies (else NULL): an entry's copies summed (packed: as the map holds them), then unpacked */
 	uint64_t *summed, *unpacked;
 	struct series **to;          /* an entry's series per copy (series_of_copies, _summed) */
 	/* keep_totals: the previous read's entries (the dump's buffers, swapped after each send),

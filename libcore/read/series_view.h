@@ -117,11 +117,6 @@ enum series_copies {
 	COPIES_SUMMED_AND_APART, /* summed; each copy's histograms also the series "cpu<N>", beside the sum */
 };
 
-static inline bool series_copies_summed(enum series_copies c)
-{
-	return c == COPIES_SUMMED || c == COPIES_SUMMED_AND_APART;
-}
-
 struct series_view {
 	const char *map;          /* names the gauges folded-, unmatched- */
 	/* the map */
