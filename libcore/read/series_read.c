@@ -188,12 +188,17 @@ static const uint8_t *prev_value(const struct series_reader *r, const uint8_t *k
 static const uint8_t *summed_value(struct series_reader *r, const uint8_t *copies)
 {
 	const struct series_view *v = r->v;
+	const uint64_t *src = (const uint64_t *)copies;
+	size_t words = r->rd.copy_size / 8;
 
 	/* One copy, read as it is (a hash of structs: block's, the per-cgroup tables): nothing
 	 * to add up, and no field past the copy (full_size) to read as 0. */
 	if (r->rd.copies == 1 && !v->packed_rows && v->full_size <= r->rd.copy_size)
 		return copies;
-	map_read_sum(&r->rd, copies, r->summed, r->rd.copy_size / 8);
+	memcpy(r->summed, src, words * sizeof(*r->summed));
+	for (int c = 1; c < r->rd.copies; c++)
+		for (size_t w = 0; w < words; w++)
+			r->summed[w] += src[(size_t)c * words + w];
 	if (!v->packed_rows)
 		return (const uint8_t *)r->summed;
 	hist_rows_unpack(r->summed, r->unpacked, v->packed_head, v->packed_rows, v->precision);
@@ -352,7 +357,7 @@ int series_reader_read(struct series_reader *r)
 {
 	if (r->keys)
 		key_cache_next_read(r->keys);
-	return map_read_read(&r->rd);
+	return map_dump_read(&r->rd.dump);
 }
 
 void series_reader_send(struct series_reader *r, const struct metric_sink *sink)
