@@ -150,6 +150,8 @@ static int own_bounds(struct program_reader *r)
 	return 0;
 }
 
+/* The one constructor of a program_view's series_view (series_view.h): what the reader
+ * works from. */
 static void describe_view(struct program_reader *r, int map_fd)
 {
 	struct program_view *v = r->v;
