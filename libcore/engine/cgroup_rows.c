@@ -233,7 +233,7 @@ static int table_reader_init(struct table_reader *tr, struct module *m, char *er
 	tr->view = (struct series_view){
 		.map = t->map, .fd = fd, .hash = true, .key_size = sizeof(struct cgroup_row_key),
 		.value_size = bpf_map__value_size(map), .max_entries = bpf_map__max_entries(map),
-		.sum_copies = true, .full_size = bpf_map__value_size(map), .precision = m->cgroup_precision,
+		.copies = COPIES_SUMMED, .full_size = bpf_map__value_size(map), .precision = m->cgroup_precision,
 		.lone_name = "", .group = &tr->group, .max_series = bpf_map__max_entries(map) + t->nrows,
 	};
 	e = t->rows ? rows_as_fields(tr) : row_label(tr, m, err, errlen);

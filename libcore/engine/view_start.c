@@ -1,6 +1,7 @@
-/* Map views (map_view.h) set up once the object is loaded: each rows-as-values view's
- * reader (map_read.h), each keyed view (an array's rows or a hash's keys as instances) as
- * series (series_read.h) with its labels' decoders, each ring buffer; freed at stop. */
+/* Map views (map_view.h) set up once the object is loaded: each view described as series
+ * (series_view.h, by describe_view: rows as values, or keyed, an array's rows or a hash's
+ * keys as instances, with its labels' decoders) and given its reader (series_read.h); each
+ * ring buffer mapped; freed at stop. */
 #include "libcore/read/map_view.h"
 
 #include "include/hist_row.h"
@@ -70,13 +71,11 @@ int views_size_rows(struct module *m, struct bpf_object *obj)
 	return 0;
 }
 
-/* A keyed view (an array's rows or a hash's keys as instances) read as series
- * (series_read.h), as a program's map is: its labels' chains, its copies summed and its
- * packed rows unpacked, its fields whose needs are met, room for every entry the map can hold
- * (so nothing folds into `other` while the map keeps its keys), and with the per-CPU feature
- * each CPU's histograms as "cpu<N>". */
-static int start_keyed(struct module *m, const struct map_view *v, struct view_state *s, struct bpf_map *map,
-		       char *err, size_t errlen)
+/* A keyed view (an array's rows or a hash's keys as instances) as series: its labels'
+ * chains, its copies summed and its packed rows unpacked, its fields whose needs are met,
+ * room for every entry the map can hold (so nothing folds into `other` while the map keeps
+ * its keys), and with the per-CPU feature each CPU's histograms as "cpu<N>". */
+static void describe_keyed(struct module *m, const struct map_view *v, struct view_state *s, struct bpf_map *map)
 {
 	struct series_view *sv = &s->series_view;
 	bool hash = v->shape == VIEW_HASH;
@@ -86,10 +85,10 @@ static int start_keyed(struct module *m, const struct map_view *v, struct view_s
 	*sv = (struct series_view){
 		.map = v->map, .fd = s->fd, .hash = hash, .key_size = hash ? v->key_size : sizeof(uint32_t),
 		.value_size = bpf_map__value_size(map), .max_entries = entries,
-		.sum_copies = true, .packed_head = v->packed_head, .packed_rows = v->packed_rows,
+		.copies = cpu_series ? COPIES_SUMMED_AND_APART : COPIES_SUMMED, .packed_head = v->packed_head,
+		.packed_rows = v->packed_rows,
 		.full_size = v->value_size, .precision = m->precision, .lone_name = "",
-		.fresh_labels = v->fresh_labels, .fixed_labels = !hash, .entry = v->entry, .entry_module = m,
-		.cpu_series = cpu_series,
+		.fresh_labels = v->fresh_labels, .fixed_labels = !hash, .entry = v->entry, .entry_ctx = m,
 		.max_series = entries + (cpu_series ? (uint32_t)libbpf_num_possible_cpus() : 0),
 	};
 	sv->nlabels = view_labels_as_series(&s->labels, sv->labels);
@@ -99,22 +98,20 @@ static int start_keyed(struct module *m, const struct map_view *v, struct view_s
 		view_field_as_series(&v->fields[i], &sv->fields[sv->nfields], &s->count_ids[sv->nfields]);
 		sv->nfields++;
 	}
-	s->series = series_reader_new(sv, err, errlen);
-	return s->series ? 0 : -1;
 }
 
-/* A rows-as-values view read as one series without labels: each row whose needs are met
- * its own counter field (its metric, and its instance as the field's), the copies summed;
- * a ratio between two of them. Each row is listed once. */
-static int start_rows(struct module *m, const struct map_view *v, struct view_state *s, struct bpf_map *map,
-		      char *err, size_t errlen)
+/* A rows-as-values view as one series without labels: each row whose needs are met its
+ * own counter field (its metric, and its instance as the field's), the copies summed; a
+ * ratio between two of them. Each row is listed once. */
+static int describe_rows(struct module *m, const struct map_view *v, struct view_state *s, struct bpf_map *map,
+			 char *err, size_t errlen)
 {
 	struct series_view *sv = &s->series_view;
 	uint32_t nrows = v->nrows ? v->nrows : bpf_map__max_entries(map);
 
 	*sv = (struct series_view){
 		.map = v->map, .fd = s->fd, .key_size = sizeof(uint32_t), .value_size = bpf_map__value_size(map),
-		.max_entries = nrows, .sum_copies = true, .full_size = v->value_size, .precision = m->precision,
+		.max_entries = nrows, .copies = COPIES_SUMMED, .full_size = v->value_size, .precision = m->precision,
 		.lone_name = "", .fixed_labels = true, .max_series = 1, .nrow_fields = nrows,
 	};
 	if (!(s->row_fields = malloc((nrows ? nrows : 1) * sizeof(*s->row_fields)))) {
@@ -141,7 +138,20 @@ static int start_rows(struct module *m, const struct map_view *v, struct view_st
 						  .miss = s->row_fields[v->ratio->miss_row] };
 		sv->ratio = &s->ratio;
 	}
-	s->series = series_reader_new(sv, err, errlen);
+	return 0;
+}
+
+/* The one constructor of a map_view's series_view (series_view.h), and its reader. */
+static int describe_view(struct module *m, const struct map_view *v, struct view_state *s, struct bpf_map *map,
+			 char *err, size_t errlen)
+{
+	if (v->rows) {
+		if (describe_rows(m, v, s, map, err, errlen))
+			return -1;
+	} else {
+		describe_keyed(m, v, s, map);
+	}
+	s->series = series_reader_new(&s->series_view, err, errlen);
 	return s->series ? 0 : -1;
 }
 
@@ -165,7 +175,7 @@ static int start_view(struct module *m, const struct map_view *v, struct view_st
 	}
 	if (view_labels_init(&s->labels, v, m->features, err, errlen))
 		return -1;
-	return v->rows ? start_rows(m, v, s, map, err, errlen) : start_keyed(m, v, s, map, err, errlen);
+	return describe_view(m, v, s, map, err, errlen);
 }
 
 int views_start(struct module *m, char *err, size_t errlen)

@@ -109,7 +109,7 @@ static const struct view_field row_fields[] = {
 };
 
 static void read_diskstats(struct module *m);
-static bool count_traced(struct module *m, const void *key, const void *value, const char *const *labels);
+static bool count_traced(void *ctx, const void *key, const void *value, const char *const *labels);
 
 /* `disks`: a hash of (dev, op) rows, its histograms packed for the precision. */
 static const struct map_view views[] = {
@@ -288,8 +288,9 @@ static void read_diskstats(struct module *m)
 }
 
 /* Every row of a read: its IOs for the untraced count, and whether the Disk filter sends it. */
-static bool count_traced(struct module *m, const void *key, const void *value, const char *const *labels)
+static bool count_traced(void *ctx, const void *key, const void *value, const char *const *labels)
 {
+	struct module *m = ctx;
 	struct block *b = m->priv;
 	const struct block_key *k = key;
 	const struct block_row *row = value;

@@ -150,6 +150,8 @@ static int own_bounds(struct program_reader *r)
 	return 0;
 }
 
+/* The one constructor of a program_view's series_view (series_view.h): what the reader
+ * works from. */
 static void describe_view(struct program_reader *r, int map_fd)
 {
 	struct program_view *v = r->v;
@@ -165,7 +167,7 @@ static void describe_view(struct program_reader *r, int map_fd)
 		.max_entries = l->max_entries,
 		.precision = r->map.precision,
 		.type_instance = v->type_instance[0] ? v->type_instance : NULL,
-		.cpu_label = l->percpu && v->percpu == PERCPU_LABEL,
+		.copies = l->percpu && v->percpu == PERCPU_LABEL ? COPIES_APART : COPIES_ADDED,
 		.lone_name = v->map, /* one series: named by its map */
 		.nfields = 1,
 		.max_series = v->max_series,
@@ -177,7 +179,8 @@ static void describe_view(struct program_reader *r, int map_fd)
 		sv->labels[i] = (struct series_label){ .name = v->labels[i].name, .offset = v->labels[i].offset,
 						       .size = v->labels[i].size, .chain = &v->labels[i].decoders,
 						       .cpu_index = v->labels[i].reads_cpu };
-		sv->cpu_index |= v->labels[i].reads_cpu;
+		if (v->labels[i].reads_cpu)
+			sv->copies = COPIES_APART_BY_LABEL;
 	}
 	sv->nlabels = v->nlabels;
 	describe_field(r, &sv->fields[0]);

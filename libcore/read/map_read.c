@@ -33,22 +33,6 @@ int map_read_init(struct map_read *r, int fd, bool hash, uint32_t key_size, size
 	return map_dump_init(&r->dump, fd, hash, key_size, (size_t)r->copies * r->copy_size, max_entries);
 }
 
-int map_read_read(struct map_read *r)
-{
-	return map_dump_read(&r->dump);
-}
-
-void map_read_sum(const struct map_read *r, const uint8_t *copies, uint64_t *out, size_t words)
-{
-	const uint64_t *src = (const uint64_t *)copies;
-	size_t stride = r->copy_size / 8;
-
-	memcpy(out, src, words * sizeof(*out));
-	for (int c = 1; c < r->copies; c++)
-		for (size_t w = 0; w < words; w++)
-			out[w] += src[(size_t)c * stride + w];
-}
-
 int map_read_take(struct map_read *r, uint32_t i)
 {
 	const void *key = r->dump.keys + (size_t)i * r->dump.key_size;

@@ -1,8 +1,8 @@
 /* One read of a map, the one way every view reaches its values: every entry through the map
  * walker (map_dump.h: batches where the kernel has them), each value as the kernel copies
  * it: one copy per possible CPU for a per-CPU map, one for a shared one (map_layout.h).
- * Readers of u64 words (the modules' values) add the copies up with map_read_sum(); a
- * program's reader walks the copies itself (its fields may be narrower than a word).
+ * The series reader (series_read.c) reads it through map_dump_read(&r->dump), and adds up
+ * the copies of u64 words itself or walks them one by one (fields narrower than a word).
  * Nothing is zeroed: the maps stay cumulative. The one deletion is map_read_take's, of an
  * entry whose value its reader carries on (a group's, series_view.h SERIES_CARRY). */
 #ifndef EBPF_READ_MAP_READ_H
@@ -26,9 +26,8 @@ struct map_read {
  * map's type. 0, or -errno. */
 int map_read_init(struct map_read *r, int fd, bool hash, uint32_t key_size, size_t value_size,
 		  uint32_t max_entries);
-/* Reads every entry: entry i's key at dump.keys + i * dump.key_size, its copies (copy c
- * of a per-CPU map at c * copy_size) at dump.values + i * dump.value_size. 0, or -errno. */
-int map_read_read(struct map_read *r);
+/* A read (map_dump_read(&r->dump)) leaves entry i's key at dump.keys + i * dump.key_size,
+ * its copies (copy c of a per-CPU map at c * copy_size) at dump.values + i * dump.value_size. */
 
 /* The whole number of width bytes (1, 2, 4 or 8) at p: a field of a user's map value. */
 static inline uint64_t map_read_uint(const void *p, uint32_t width)
@@ -51,9 +50,6 @@ static inline uint64_t map_read_uint(const void *p, uint32_t width)
 	return *(const uint8_t *)p;
 }
 
-/* An entry's copies (its value in the dump) added up, word by word, into out (words u64
- * words: the copy size / 8, or fewer); out is overwritten. */
-void map_read_sum(const struct map_read *r, const uint8_t *copies, uint64_t *out, size_t words);
 /* Entry i of the last read looked up again and deleted, its value in the read replaced by
  * the kernel's now: what events added since the read is in it, so a reader that carries
  * the value on loses none of them. One lookup-and-delete where the kernel has it for the

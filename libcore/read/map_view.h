@@ -130,7 +130,7 @@ struct map_view {
 	 * every entry of a read, its key, its value (summed over CPUs, unpacked) and its labels'
 	 * texts; false keeps its values from being sent (block's Disk filter). */
 	void (*before_read)(struct module *m);
-	bool (*entry)(struct module *m, const void *key, const void *value, const char *const *labels);
+	bool (*entry)(void *ctx, const void *key, const void *value, const char *const *labels);
 	/* With this feature bit set, histograms are also sent per CPU as "cpu<N>" (each
 	 * CPU's own row, not the sum). Per-CPU arrays only. */
 	uint32_t per_cpu_feature;

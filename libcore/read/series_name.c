@@ -83,11 +83,11 @@ bool series_name(const struct series_view *v, const uint8_t *key, int cpu, char 
 			return false;
 		label_value_safe(to, texts[i]);
 	}
-	if (cpu >= 0 && v->cpu_label)
+	if (cpu >= 0 && v->copies == COPIES_APART)
 		snprintf(cpu_text, sizeof(cpu_text), "cpu%d", cpu);
 	raw[0] = '\0';
 	if (v->type_instance) {
-		fill_template(v, texts, cpu >= 0 && v->cpu_label ? cpu_text : NULL, raw, sizeof(raw), ends);
+		fill_template(v, texts, cpu >= 0 && v->copies == COPIES_APART ? cpu_text : NULL, raw, sizeof(raw), ends);
 	} else {
 		for (int i = 0; i < v->nlabels; i++) {
 			size_t start;
@@ -98,7 +98,7 @@ bool series_name(const struct series_view *v, const uint8_t *key, int cpu, char 
 			append(raw, sizeof(raw), &used, texts[i]);
 			set_span(ends, i, start, used);
 		}
-		if (cpu >= 0 && v->cpu_label) {
+		if (cpu >= 0 && v->copies == COPIES_APART) {
 			if (used)
 				append(raw, sizeof(raw), &used, "-");
 			append(raw, sizeof(raw), &used, cpu_text);

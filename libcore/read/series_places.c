@@ -53,9 +53,9 @@ struct field_hist *series_hist_new(const struct series_reader *r)
 	return h;
 }
 
-/* A new series' fields: zero; a histogram with a source (a program's) gets its slots and
+/* A new series' fields: zero; a histogram with a source (series_hist_source) gets its slots and
  * tracker now, so that a series without memory for them goes into `other`; a struct
- * hist_row's (a module's) at its first events, so that the rows that never see one (most
+ * hist_row's at its first events, so that the rows that never see one (most
  * syscalls) cost no slots (all_hists: now, for the carry). False: out of memory. */
 bool series_fields_init(const struct series_reader *r, struct series *s, bool all_hists)
 {
@@ -412,13 +412,13 @@ static struct series *series_of_fresh_key(struct series_reader *r, const uint8_t
 	}
 	for (int i = 0; i < r->v->nlabels; i++)
 		labels[i] = decoded[i];
-	if (r->v->entry && !r->v->entry(r->v->entry_module, key, value, labels))
+	if (r->v->entry && !r->v->entry(r->v->entry_ctx, key, value, labels))
 		return NULL;
 	return with_ends(r, series_place_for(r, name), ends);
 }
 
 
-/* The series of key's copy `cpu` (cpu_label, cpu_index: a series per CPU); NULL when a
+/* The series of key's copy `cpu` (COPIES_APART, COPIES_APART_BY_LABEL: a series per CPU); NULL when a
  * decoder drops the key (counted once, at its first copy). */
 static struct series *series_of_copy(struct series_reader *r, const uint8_t *key, int cpu)
 {
@@ -432,7 +432,7 @@ static struct series *series_of_copy(struct series_reader *r, const uint8_t *key
 	return with_ends(r, series_place_for(r, name), ends);
 }
 
-/* The "cpu<N>" series of copy cpu (cpu_series): no label of the key (series_send.c reads
+/* The "cpu<N>" series of copy cpu (COPIES_SUMMED_AND_APART): no label of the key (series_send.c reads
  * its CPU). */
 static struct series *series_of_cpu(struct series_reader *r, int cpu)
 {
@@ -447,7 +447,7 @@ struct series *series_of_summed(struct series_reader *r, const uint8_t *key, con
 {
 	struct series *s = r->keys || r->row_series ? series_of_key(r, key) : series_of_fresh_key(r, key, value);
 
-	for (int cpu = 0; r->v->cpu_series && cpu < r->rd.copies; cpu++)
+	for (int cpu = 0; r->v->copies == COPIES_SUMMED_AND_APART && cpu < r->rd.copies; cpu++)
 		to[cpu] = series_of_cpu(r, cpu);
 	return s;
 }
@@ -457,7 +457,7 @@ bool series_of_copies(struct series_reader *r, const uint8_t *key, struct series
 	struct series *s = NULL;
 	bool any = false;
 
-	if (!r->v->cpu_label && !r->v->cpu_index && !(s = series_of_key(r, key))) /* else one per CPU */
+	if (r->v->copies == COPIES_ADDED && !(s = series_of_key(r, key))) /* else one per CPU */
 		return false;
 	for (int cpu = 0; cpu < r->rd.copies; cpu++)
 		any |= (to[cpu] = s ? s : series_of_copy(r, key, cpu)) != NULL;

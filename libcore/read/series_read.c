@@ -74,7 +74,7 @@ static int row_field(const struct series_view *v, const uint8_t *key)
 	return row < v->nrow_fields ? v->row_fields[row] : -1;
 }
 
-/* A histogram field of a program's entry into slots and *sum: with prev (keep_totals), what it
+/* A histogram field with a source (series_hist_source): an entry into slots and *sum: with prev (keep_totals), what it
  * counted since then (all of it when a slot went back: a new entry). */
 static void add_source(struct series_reader *r, const struct series_field *f, const uint8_t *key,
 		       const uint8_t *val, const uint8_t *prev, uint64_t *slots, uint64_t *sum)
@@ -184,16 +184,21 @@ static const uint8_t *prev_value(const struct series_reader *r, const uint8_t *k
 	return e ? r->prev_values + (size_t)(e - 1) * r->rd.dump.value_size : NULL;
 }
 
-/* An entry's copies added up word by word, its packed rows unpacked: a module's value. */
+/* An entry's copies added up word by word, its packed rows unpacked (summed copies). */
 static const uint8_t *summed_value(struct series_reader *r, const uint8_t *copies)
 {
 	const struct series_view *v = r->v;
+	const uint64_t *src = (const uint64_t *)copies;
+	size_t words = r->rd.copy_size / 8;
 
 	/* One copy, read as it is (a hash of structs: block's, the per-cgroup tables): nothing
 	 * to add up, and no field past the copy (full_size) to read as 0. */
 	if (r->rd.copies == 1 && !v->packed_rows && v->full_size <= r->rd.copy_size)
 		return copies;
-	map_read_sum(&r->rd, copies, r->summed, r->rd.copy_size / 8);
+	memcpy(r->summed, src, words * sizeof(*r->summed));
+	for (int c = 1; c < r->rd.copies; c++)
+		for (size_t w = 0; w < words; w++)
+			r->summed[w] += src[(size_t)c * words + w];
 	if (!v->packed_rows)
 		return (const uint8_t *)r->summed;
 	hist_rows_unpack(r->summed, r->unpacked, v->packed_head, v->packed_rows, v->precision);
@@ -221,8 +226,8 @@ static void group_mark(struct series_reader *r, struct series *s, uint32_t i, en
 		r->doomed[r->ndoomed++] = i;
 }
 
-/* A module's entry (sum_copies): its copies summed into its series, and each copy into its
- * "cpu<N>" series (cpu_series). */
+/* An entry whose copies are summed: into its series, and each copy into its "cpu<N>"
+ * series (COPIES_SUMMED_AND_APART). */
 static void add_summed(struct series_reader *r, uint32_t i, const uint8_t *key, const uint8_t *copies)
 {
 	enum series_fate fate = group_fate(r, key);
@@ -240,11 +245,11 @@ static void add_summed(struct series_reader *r, uint32_t i, const uint8_t *key, 
 	if (s)
 		add_entry(r, s, key, value, NULL, false);
 	group_mark(r, s, i, fate);
-	for (int cpu = 0; r->v->cpu_series && cpu < r->rd.copies; cpu++)
+	for (int cpu = 0; r->v->copies == COPIES_SUMMED_AND_APART && cpu < r->rd.copies; cpu++)
 		add_entry(r, r->to[cpu], key, copies + (size_t)cpu * r->rd.copy_size, NULL, true);
 }
 
-/* A program's entry: its copies into their series (series_of_copies); keep_totals: what each
+/* An entry whose copies are added on their own: into their series (series_of_copies); keep_totals: what each
  * counted since the previous read. */
 static void add_copies(struct series_reader *r, const uint8_t *key, const uint8_t *copies)
 {
@@ -285,7 +290,7 @@ static void add_dump(struct series_reader *r)
 		if (r->v->fields[f].source && r->v->fields[f].source->begin)
 			r->v->fields[f].source->begin(r->v->fields[f].source->ctx);
 	for (uint32_t i = 0; i < r->rd.dump.count; i++, key += r->rd.dump.key_size, copies += r->rd.dump.value_size) {
-		if (r->v->sum_copies)
+		if (r->summed) /* summed copies */
 			add_summed(r, i, key, copies);
 		else
 			add_copies(r, key, copies);
@@ -352,7 +357,7 @@ int series_reader_read(struct series_reader *r)
 {
 	if (r->keys)
 		key_cache_next_read(r->keys);
-	return map_read_read(&r->rd);
+	return map_dump_read(&r->rd.dump);
 }
 
 void series_reader_send(struct series_reader *r, const struct metric_sink *sink)
@@ -411,9 +416,9 @@ static size_t spare_base(const struct series_view *v)
 	return v->nfields == 1 ? 0 : v->max_series;
 }
 
-/* The fields of `other` (as a series': a module's views never fold, and their histograms
- * in `other` would be memory never used) and of the carry (with reclaim_after only): made
- * once, at start. */
+/* The fields of `other` (as a series', its histograms at their first events: a view with
+ * room for every entry never folds, and histograms in `other` would be memory never used)
+ * and of the carry (with reclaim_after only): made once, at start. */
 static bool spare_fields_init(struct series_reader *r)
 {
 	struct series carry = { .acc = r->carry };
@@ -469,7 +474,7 @@ static int reader_alloc(struct series_reader *r)
 	}
 	if (!(r->to = calloc(r->rd.copies, sizeof(*r->to))))
 		return -ENOMEM;
-	if (v->sum_copies) {
+	if (v->copies == COPIES_SUMMED || v->copies == COPIES_SUMMED_AND_APART) {
 		r->summed = calloc(1, value_bytes + 8);
 		r->unpacked = calloc(1, value_bytes + 8);
 		if (!r->summed || !r->unpacked)

@@ -69,13 +69,13 @@ static const struct metric_labels *labels_of(const struct series_reader *r, cons
 		b->l.group = b->text;
 		local = b->text + (slash - name) + 1;
 	}
-	if (v->cpu_series && !strncmp(local, "cpu", 3) && (cpu = cpu_suffix(local)) == local + 3) {
-		add_label(&b->l, "cpu", cpu); /* a module's per-CPU histogram beside the sum */
+	if (v->copies == COPIES_SUMMED_AND_APART && !strncmp(local, "cpu", 3) && (cpu = cpu_suffix(local)) == local + 3) {
+		add_label(&b->l, "cpu", cpu); /* a CPU's histogram beside the sum */
 		return &b->l;
 	}
 	if (v->nlabels && s->label_end[0] == SERIES_ENDS_UNKNOWN)
 		return NULL;
-	cpu = v->cpu_label ? cpu_suffix(local) : NULL;
+	cpu = v->copies == COPIES_APART ? cpu_suffix(local) : NULL;
 	len = strlen(local);
 	/* the spans cut out of the copy, each after the one before with a byte between them
 	 * (a template that puts its labels otherwise keeps them in its instance only) */

@@ -95,7 +95,7 @@ struct series_reader {
 	uint64_t *reclaimed;
 	uint32_t nreclaimed;
 	struct field_acc *carry;     /* nfields */
-	/* sum_copies: an entry's copies summed (packed: as the map holds them), then unpacked */
+	/* summed copies (else NULL): an entry's copies summed (packed: as the map holds them), then unpacked */
 	uint64_t *summed, *unpacked;
 	struct series **to;          /* an entry's series per copy (series_of_copies, _summed) */
 	/* keep_totals: the previous read's entries (the dump's buffers, swapped after each send),
@@ -115,13 +115,13 @@ struct series_reader {
 
 /* series_places.c: where an entry goes (the read's walk, series_read.c, asks; nothing here
  * calls back into it) */
-/* A module's entry (sum_copies; value: its copies summed, what an entry hook sees): its
- * series (NULL: its label set is dropped), and with cpu_series each copy's "cpu<N>" series
+/* An entry whose copies are summed (value: the sum, what an entry hook sees): its series
+ * (NULL: its label set is dropped), and with COPIES_SUMMED_AND_APART each copy's "cpu<N>" series
  * into to[] (rd.copies of them). Named through the key cache (or its row) when known, else
  * decoded (series_name.c), and placed. */
 struct series *series_of_summed(struct series_reader *r, const uint8_t *key, const uint8_t *value, struct series **to);
-/* A program's entry: the series of each copy into to[] (NULL: dropped): the key's one series,
- * or (cpu_label, cpu_index) each CPU's own. False: no copy has one. */
+/* An entry whose copies are added on their own: the series of each copy into to[] (NULL:
+ * dropped): the key's one series (COPIES_ADDED), or each CPU's own (COPIES_APART*). False: no copy has one. */
 bool series_of_copies(struct series_reader *r, const uint8_t *key, struct series **to);
 /* The series named `name`: an existing one, a new one while there is room, else `other`. */
 struct series *series_place_for(struct series_reader *r, const char *name);

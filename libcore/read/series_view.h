@@ -1,6 +1,9 @@
-/* A map read as series: the one description that a module's keyed map view (map_view.h,
- * made by view_start.c) and a <Program>'s <Counter>, <Gauge> or <Histogram> block
- * (program_config.h, made by program_read.c) both become, and series_read.h reads.
+/* A map read as series: the one description the reader (series_read.h) works from. It says
+ * what the view is (its map, its key's labels, how a per-CPU map's copies combine, its value's
+ * fields, its cap, whether it keeps totals), never who described it. Each description of a
+ * map becomes one, by one constructor: a module's map_view (map_view.h) in
+ * engine/view_start.c, a <Program>'s <Counter>, <Gauge> or <Histogram> block (program_model.h)
+ * in programs/program_read.c, a module's per-cgroup table in engine/cgroup_rows.c.
  *
  * Every entry's key is decoded into labels, each by its decoder chain; the labels' texts,
  * each made safe (label_value.h), joined by "-" or put into a TypeInstance template, name
@@ -76,8 +79,8 @@ struct series_field {
 	/* a counter or gauge: the whole number of `width` bytes (1, 2, 4 or 8) at offset;
 	 * a histogram without a source: a struct hist_row at offset */
 	uint32_t offset, width;
-	/* A series with entries sends its value even when it is 0 (a program's counters);
-	 * else only a value that is not 0 (a module's: "a series with data"). */
+	/* A series with entries sends its value even when it is 0; else only a value that is
+	 * not 0 ("a series with data"). */
 	bool send_zero;
 	/* "connect" + "80" -> "connect-80", + "" -> "connect"; in a group after it: "<group>/connect-80" */
 	const char *instance_prefix;
@@ -86,8 +89,8 @@ struct series_field {
 	const struct series_hist_source *source; /* NULL: a struct hist_row */
 	bool no_sum;                  /* the map keeps no sum: no mean rather than a made-up 0 */
 	/* The lifetime count beside the histogram: with count_named, as "<series>-count" (and
-	 * "<series>-sum" unless no_sum) at every read (a program's); else under the series'
-	 * own instance once it has events (a module's count_metric). NULL: none. */
+	 * "<series>-sum" unless no_sum) at every read; else under the series' own instance once
+	 * it has events. NULL: none. */
 	const struct metric_id *count_id;
 	bool count_named;
 };
@@ -101,17 +104,26 @@ struct series_ratio {
 	int total, miss;
 };
 
+/* How the copies of an entry of a per-CPU map (other maps have one) become series. */
+enum series_copies {
+	COPIES_ADDED,            /* each copy added on its own into its key's series (fields may be
+	                          * narrower than a word) */
+	COPIES_APART,            /* each copy its own series, "cpu<N>" after the key's labels */
+	COPIES_APART_BY_LABEL,   /* each copy its own series, one label (series_label.cpu_index) the CPU */
+	/* The value is whole u64 words: the copies summed word by word before the fields are
+	 * read, and packed histogram rows unpacked (HIST_PACKED_ROW_OFFSET: packed_rows rows
+	 * from byte packed_head on) into full_size bytes. An entry hook and a group need it. */
+	COPIES_SUMMED,
+	COPIES_SUMMED_AND_APART, /* summed; each copy's histograms also the series "cpu<N>", beside the sum */
+};
+
 struct series_view {
 	const char *map;          /* names the gauges folded-, unmatched- */
 	/* the map */
 	int fd;
 	bool hash;
 	uint32_t key_size, value_size, max_entries;
-	/* The copies of a per-CPU map summed word by word before the fields are read, and
-	 * packed histogram rows unpacked (HIST_PACKED_ROW_OFFSET: packed_rows rows from byte
-	 * packed_head on) into full_size bytes: a module's values. Else each copy is added on
-	 * its own (a program's fields may be narrower than a word). */
-	bool sum_copies;
+	enum series_copies copies;
 	size_t packed_head, full_size;
 	unsigned int packed_rows;
 	unsigned int precision;   /* of the series' histograms (and of packed rows) */
@@ -119,24 +131,20 @@ struct series_view {
 	struct series_label labels[SERIES_MAX_LABELS];
 	int nlabels;
 	const char *type_instance;  /* "%{label}" template, or NULL: the labels joined by "-" */
-	bool cpu_label;             /* PerCPU "label": each CPU its own series, "cpu<N>" last */
-	bool cpu_index;             /* a label is the CPU (series_label.cpu_index): each CPU its own series */
-	/* With sum_copies: each CPU's own copy also as the series "cpu<N>", of the histograms
-	 * alone, beside the sum (a module's PerCPU: runqueue). */
-	bool cpu_series;
 	const char *lone_name;      /* the name of the series of a view without labels */
 	/* Labels decoded at every read, not once per KEY_CACHE_REFRESH reads: a disk's name
 	 * after a hot replug (and always with an entry hook). */
 	bool fresh_labels;
-	/* A key's labels never change (a module's array: its rows' names are tables): an
-	 * array's rows are named once, and found again by their number, not by the key cache. */
+	/* A key's labels never change (rows named by tables): an array's rows are named once,
+	 * and found again by their number, not by the key cache. */
 	bool fixed_labels;
-	/* A module's entry hook (map_view.h `entry`): every entry of every read, its key, its
-	 * value (the copies summed, unpacked) and its labels' texts as decoded (before they are
-	 * made safe); false keeps its values from being sent. Needs sum_copies. */
-	bool (*entry)(struct module *m, const void *key, const void *value, const char *const *labels);
-	struct module *entry_module;
-	/* A group the keys belong to (see enum series_fate), or NULL. Needs sum_copies. */
+	/* An entry hook (map_view.h `entry`, entry_ctx its first argument): every entry of
+	 * every read, its key, its value (the copies summed, unpacked) and its labels' texts as
+	 * decoded (before they are made safe); false keeps its values from being sent. Needs
+	 * summed copies. */
+	bool (*entry)(void *ctx, const void *key, const void *value, const char *const *labels);
+	void *entry_ctx;
+	/* A group the keys belong to (see enum series_fate), or NULL. Needs summed copies. */
 	const struct series_group *group;
 	/* values */
 	struct series_field fields[SERIES_MAX_FIELDS];
@@ -153,13 +161,13 @@ struct series_view {
 	 * series gives its place to a newcomer (0: never). */
 	uint32_t max_series, reclaim_after;
 	bool folded_when_full;
-	/* A program's (no group): each entry adds what it counted since the previous read (its
-	 * counters' and histograms' difference from its value then, found by its key; all it
-	 * has when it was not there, or when a value went back: a new entry), so that a series
-	 * (`other` too) never goes back and loses nothing when entries leave the map (evicted
-	 * from an LRU hash, deleted by the program) or move to another series: only what an
-	 * entry counted after the last read before it left. Gauges are read as they are. The
-	 * reader keeps the previous read's entries for it (as much memory as the read's). */
+	/* Each entry adds what it counted since the previous read (its counters' and
+	 * histograms' difference from its value then, found by its key; all it has when it was
+	 * not there, or when a value went back: a new entry), so that a series (`other` too)
+	 * never goes back and loses nothing when entries leave the map (evicted from an LRU
+	 * hash, deleted by the program) or move to another series: only what an entry counted
+	 * after the last read before it left. Gauges are read as they are. The reader keeps the
+	 * previous read's entries for it (as much memory as the read's). No group. */
 	bool keep_totals;
 };
 

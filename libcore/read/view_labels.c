@@ -73,12 +73,6 @@ int view_labels_set_names(struct view_labels *l, int table_index, const char *co
 	return 0;
 }
 
-void view_labels_next_read(struct view_labels *l)
-{
-	for (int i = 0; i < l->n; i++)
-		decoder_chain_next_read(&l->chains[i]);
-}
-
 int view_labels_as_series(struct view_labels *l, struct series_label *out)
 {
 	for (int i = 0; i < l->n; i++)

@@ -25,8 +25,6 @@ int view_labels_init(struct view_labels *l, const struct map_view *v, uint32_t f
  * (also for a label not in use), or -1 with err. */
 int view_labels_set_names(struct view_labels *l, int table_index, const char *const *names, uint32_t n, char *err,
 			  size_t errlen);
-/* Once per read, before decoding (decoder_chain_next_read). */
-void view_labels_next_read(struct view_labels *l);
 /* The labels as a series view's (series_view.h: the series named by series_name.h), into
  * out (VIEW_MAX_LABELS). Their number. */
 int view_labels_as_series(struct view_labels *l, struct series_label *out);
