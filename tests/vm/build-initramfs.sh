@@ -94,10 +94,11 @@ MKFS_EXT4=${MKFS_EXT4:-$(command -v mkfs.ext4 || echo /usr/sbin/mkfs.ext4)}
 copy_elf "$MKFS_EXT4" /usr/sbin/mkfs.ext4
 [ -f /etc/mke2fs.conf ] && copy_file /etc/mke2fs.conf
 # ip (iproute2) and nft (nftables) for the tcp test's network namespace and drop rule, in
-# /usr/local/bin, which init.sh puts first in PATH: busybox's own `ip` has no netns.
-for tool in ip nft; do
+# /usr/local/bin, which init.sh puts first in PATH: busybox's own `ip` has no netns; nice
+# (coreutils) for collectd_runqueue_behind.sh's hogs: Debian's busybox has no nice applet.
+for tool in ip nft nice; do
 	path=$(command -v "$tool" || true)
-	[ -n "$path" ] || die "$tool is not installed (apt-get install iproute2 nftables)"
+	[ -n "$path" ] || die "$tool is not installed (apt-get install iproute2 nftables coreutils)"
 	copy_elf "$path" "/usr/local/bin/$tool"
 done
 libgcc=$(/sbin/ldconfig -p | awk '/libgcc_s\.so\.1 .*x86-64/ { print $NF; exit }')
