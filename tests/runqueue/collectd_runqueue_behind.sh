@@ -1,7 +1,7 @@
 #!/bin/sh
 # The real collectd with runqueue By "cgroup" and Behind true: each cgroup's waits split by who
 # held the CPU (doc/modules.md, runqueue, *Behind whom?*). One module instance per attach
-# method (EBPF_ATTACH_ORDER, one method, in the kernel matrix; else tp_btf, raw_tp and
+# method (EBPF_ATTACH_ORDER: one method; else tp_btf, raw_tp and
 # tracepoint side by side), all seeing the same workload, on one CPU (taskset):
 #
 # - a victim (work_sleep: works 1 ms of CPU, sleeps 1 ms) in its own cgroup per scenario:
