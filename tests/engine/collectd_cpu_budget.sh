@@ -133,37 +133,55 @@ workload_percentiles() {
 	}' "$WORK/before.snap" "$WORK/after.snap"
 }
 
-# --- 1. unsampled: what the module costs in the storm ---------------------------------------
-# CostPeriod 2: a cost window (the kernel's run-time statistics on) in the storm, as the
-# governor's own windows will be in the second run (each step is measured by one).
-config off 2
-start_collectd "$WORK/collectd.conf"
-wait_for_csv syscalls percent-cpu_cost 15 || fail "no percent-cpu_cost"
-after_next_read
-"$STORM" 3 3 > "$WORK/storm0" || fail "getppid_storm failed"
-after_next_read
-# the reads that fell wholly in the storm: the largest of the last three
-C0=$(tail -n 3 "$(csv_file syscalls percent-cpu_cost)" | cut -d, -f2 | sort -g | tail -n 1)
-stop_collectd
-# Between the cost at 1 in 2 (about 0.55 of it here) and the cost unsampled.
-BUDGET=$(awk -v c="$C0" 'BEGIN { printf "%.2f", c * 0.75 }')
-pass "unsampled: the storm cost $C0% of one CPU; budget $BUDGET%"
-awk -v b="$BUDGET" 'BEGIN { exit !(b >= 0.01) }' || fail "the storm cost too little to test a budget: $C0%"
+# over_twice: two reads in a row during the storm (csv lines after $start) cost more than
+# $BUDGET: what the governor steps down on. A loaded host moves a storm's cost between the
+# run that measured it and the run under the budget (seen with runqueue, the same here in
+# CI's sanitized lane: no read of the second storm over the budget); then the premise, not
+# the governor, failed, and both runs are made again (at most 3 times).
+over_twice() {
+	awk -F, -v t="$start" -v b="$BUDGET" '$1 != "epoch" && $1 > t { run = $2 > b ? run + 1 : 0; if (run >= 2) ok = 1 }
+		END { exit !ok }' "$(csv_file syscalls percent-cpu_cost)"
+}
 
-# --- 2. the same storm under CpuBudget: steps down, holds the budget, steps back ----------
-rm -rf "$WORK/csv" "$WORK/rrd" "$SNAP"
-: > "$WORK/collectd.log"
-config "$BUDGET%" 60
-start_collectd "$WORK/collectd.conf"
-wait_for_csv syscalls percent-cpu_cost 15 && csv_has_value syscalls gauge-sample_rate || fail "no percent-cpu_cost or gauge-sample_rate"
-grep -q "cpu budget: syscalls: CpuBudget [0-9.]*% of one CPU .*: samples Latency 1 in 2 to 1 in 64, then detaches sys_enter" "$WORK/collectd.log" || fail "no line of the budget beside the plan: $(grep "kernel memory plan: syscalls\|cpu budget" "$WORK/collectd.log")"
-after_next_read
-"$STORM" 3 6 > "$WORK/storm" &
-STORM_PID=$!
-trap 'kill $STORM_PID 2>/dev/null || true; cleanup' EXIT INT TERM
-wait "$STORM_PID" || fail "getppid_storm failed"
-rate=$(csv_last syscalls gauge-sample_rate)
-awk -v n="$rate" 'BEGIN { exit !(n >= 2) }' || fail "after the storm Latency is sampled 1 in $rate: $(csv_values syscalls gauge-sample_rate)"
+attempt=1
+while :; do
+	rm -rf "$WORK/csv" "$WORK/rrd" "$SNAP"
+	# --- 1. unsampled: what the module costs in the storm ---------------------------------------
+	# CostPeriod 2: a cost window (the kernel's run-time statistics on) in the storm, as the
+	# governor's own windows will be in the second run (each step is measured by one).
+	config off 2
+	start_collectd "$WORK/collectd.conf"
+	wait_for_csv syscalls percent-cpu_cost 15 || fail "no percent-cpu_cost"
+	after_next_read
+	"$STORM" 3 3 > "$WORK/storm0" || fail "getppid_storm failed"
+	after_next_read
+	# the reads that fell wholly in the storm: the largest of the last three
+	C0=$(tail -n 3 "$(csv_file syscalls percent-cpu_cost)" | cut -d, -f2 | sort -g | tail -n 1)
+	stop_collectd
+	# Between the cost at 1 in 2 (about 0.55 of it here) and the cost unsampled.
+	BUDGET=$(awk -v c="$C0" 'BEGIN { printf "%.2f", c * 0.75 }')
+	pass "unsampled: the storm cost $C0% of one CPU; budget $BUDGET%"
+	awk -v b="$BUDGET" 'BEGIN { exit !(b >= 0.01) }' || fail "the storm cost too little to test a budget: $C0%"
+
+	# --- 2. the same storm under CpuBudget: steps down, holds the budget, steps back ----------
+	rm -rf "$WORK/csv" "$WORK/rrd" "$SNAP"
+	: > "$WORK/collectd.log"
+	config "$BUDGET%" 60
+	start_collectd "$WORK/collectd.conf"
+	wait_for_csv syscalls percent-cpu_cost 15 && csv_has_value syscalls gauge-sample_rate || fail "no percent-cpu_cost or gauge-sample_rate"
+	grep -q "cpu budget: syscalls: CpuBudget [0-9.]*% of one CPU .*: samples Latency 1 in 2 to 1 in 64, then detaches sys_enter" "$WORK/collectd.log" || fail "no line of the budget beside the plan: $(grep "kernel memory plan: syscalls\|cpu budget" "$WORK/collectd.log")"
+	after_next_read
+	start=$(date +%s.%N)
+	"$STORM" 3 6 > "$WORK/storm" &
+	STORM_PID=$!
+	trap 'kill $STORM_PID 2>/dev/null || true; cleanup' EXIT INT TERM
+	wait "$STORM_PID" || fail "getppid_storm failed"
+	rate=$(csv_last syscalls gauge-sample_rate)
+	awk -v n="$rate" 'BEGIN { exit !(n >= 2) }' && break
+	over_twice || [ "$attempt" -ge 3 ] ||
+		{ echo "the storm cost $(csv_values syscalls percent-cpu_cost) this time, never twice over its budget $BUDGET%: measuring again (attempt $((attempt + 1)) of 3)"; stop_collectd; attempt=$((attempt + 1)); continue; }
+	fail "after the storm Latency is sampled 1 in $rate: $(csv_values syscalls gauge-sample_rate); costs $(csv_values syscalls percent-cpu_cost), budget $BUDGET%"
+done
 sleeps
 SAMPLED=$(workload_percentiles syscalls)
 UNSAMPLED=$(workload_percentiles syscalls-ref)
