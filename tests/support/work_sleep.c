@@ -5,7 +5,6 @@
  * (/proc/thread-self/schedstat, fields 2, 3 and 1), and its involuntary context switches
  * (getrusage RUSAGE_THREAD, ru_nivcsw), from its start in CGROUP to its end.
  *
- * It leaves CGROUP for its parent before printing (see there).
  * It joins CGROUP itself after one sleep, so that the one wait that precedes the join is a
  * wakeup's like all others (a classic tracepoint program counts a thread's wait for the
  * cgroup the thread is in at its next switch-out: that wait is CGROUP's there, not before). */
@@ -73,20 +72,6 @@ int main(int argc, char **argv)
 	}
 	if (schedstat(&d1, &w1, &r1) || getrusage(RUSAGE_THREAD, &u1))
 		return 1;
-	/* Out of CGROUP (into its parent) before printing and exiting: the waits after the
-	 * figures above are not CGROUP's then (in CI's sanitized lane a victim's waits in
-	 * CGROUP read 19 ms, 2.8%, over these figures: printing and exiting beside the hogs). */
-	if (argc == 5) {
-		char path[4096];
-		FILE *f;
-
-		snprintf(path, sizeof(path), "%s/../cgroup.procs", argv[4]);
-		f = fopen(path, "w");
-		if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f)) {
-			perror(path);
-			return 1;
-		}
-	}
 	printf("%llu %llu %llu %ld\n", d1 - d0, w1 - w0, r1 - r0, u1.ru_nivcsw - u0.ru_nivcsw);
 	return 0;
 }
