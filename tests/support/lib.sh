@@ -193,21 +193,12 @@ wait_for_csv() {
 	wait_until "$3" csv_has_value "$1" "$2"
 }
 
-# wait_for_new_line PLUGIN_INSTANCE TYPE-INSTANCE: waits for one more read than now (10 s at
-# most). A file not written yet counts as none: its first line is the one waited for (a
-# plugin instance's first files come one by one: collectd_cgroup_names.sh once looked for
-# operations-fsync where only operations-write was).
+# wait_for_new_line PLUGIN_INSTANCE TYPE-INSTANCE: waits for one more read than now.
 wait_for_new_line() {
 	f=$(csv_file "$1" "$2")
-	n=0
-	[ -z "$f" ] || n=$(wc -l < "$f")
+	n=$(wc -l < "$f")
 	i=0
-	while [ $i -lt 100 ]; do
-		f=$(csv_file "$1" "$2")
-		[ -n "$f" ] && [ "$(wc -l < "$f")" -gt "$n" ] && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
+	while [ "$(wc -l < "$f")" -le "$n" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 }
 
 # cgroup2_root [WHAT]: sets CG_ROOT to the cgroup2 mount, or skips the test without one (WHAT:

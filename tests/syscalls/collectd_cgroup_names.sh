@@ -49,6 +49,8 @@ pass "a/coll_x and a_coll/x: ebpf-$I 30 fsync calls, ebpf-$J 20, one warning"
 run "a/$LONG" 7
 wait_until 15 has_instances "syscalls.${PARENT}_a_lll" || fail "no plugin instance for the long cgroup: $(series)"
 K=$(instances "syscalls.${PARENT}_a_lll")
+# The instance's first files come one by one: its fsync file may not be there yet.
+wait_until 15 csv_has_value "$(echo "$K" | head -n 1)" operations-fsync || fail "no operations-fsync file for the long cgroup: $(series)"
 wait_for_new_line "$(echo "$K" | head -n 1)" operations-fsync
 wait_for_new_line "$(echo "$K" | head -n 1)" operations-fsync
 K=$(instances "syscalls.${PARENT}_a_lll")
