@@ -100,8 +100,10 @@ bool decoder_chain_decode_kept(struct decoder_chain *c, const void *bytes, size_
 /* Whether some key's label set may be dropped (the chain has a regexps decoder). */
 bool decoder_chain_may_drop(const struct decoder_chain *c);
 void decoder_chain_free(struct decoder_chain *c);
-/* A new read: decoders that remember what the system said (majorminor's disk names) ask it
- * again. Readers that keep their own key cache (a program's, KEY_CACHE_REFRESH) need not. */
+/* A new read: decoders that remember what the system said (majorminor's disk names,
+ * ifname's interface names) ask it again. The series reader calls it at every read
+ * (series_reader_read), also where its key cache decodes a key once in KEY_CACHE_REFRESH
+ * reads: without it a name would stay the one of the decoder's first read. */
 void decoder_chain_next_read(struct decoder_chain *c);
 /* Decoder i's `Decode` line values, quoted as a collectd configuration writes them:
  * "\"uint\"", "\"static_map\" \"1=stdout\" \"*=unknown:\"". Given to decoder_chain_add()

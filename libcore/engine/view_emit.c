@@ -5,7 +5,6 @@
 #include "libcore/read/map_view.h"
 
 #include "base/log.h"
-#include "libcore/decode/label_decoder.h"
 #include "libcore/engine/module.h"
 #include "libcore/read/series_read.h"
 #include "libcore/engine/view_state.h"
@@ -29,8 +28,6 @@ static int read_view(struct module *m, const struct map_view *v, struct view_sta
 	}
 	if (v->before_read)
 		v->before_read(m);
-	for (int i = 0; i < s->labels.n; i++) /* once per read, before decoding */
-		decoder_chain_next_read(&s->labels.chains[i]);
 	return series_reader_read(s->series); /* its entries are summed as they are sent */
 }
 

@@ -355,6 +355,11 @@ static void settle_group(struct series_reader *r)
 
 int series_reader_read(struct series_reader *r)
 {
+	/* Once per read, before decoding, for a module's views and a program's alike: decoders
+	 * that remember what the system said (an interface's name, a disk's) ask it again. */
+	for (int i = 0; i < r->v->nlabels; i++)
+		if (r->v->labels[i].chain)
+			decoder_chain_next_read(r->v->labels[i].chain);
 	if (r->keys)
 		key_cache_next_read(r->keys);
 	return map_dump_read(&r->rd.dump);
