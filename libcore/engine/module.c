@@ -508,16 +508,19 @@ void module_refuse(struct module *m, const char *why)
 	state_event(m, EBPF_EVENT_FAILURE, "module \"%s\" is off: %s", m->label, why);
 }
 
-/* Every map of the read: the views', the read hook's, the per-cgroup tables'. 0 or -errno. */
-static int read_maps(struct module *m)
+/* Every map of the read: the views', the read hook's, the per-cgroup tables'. 0, or -1
+ * with what failed in err. */
+static int read_maps(struct module *m, char *err, size_t errlen)
 {
-	int err = views_read(m);
+	int e = views_read(m);
 
-	if (!err && m->ops->read)
-		err = m->ops->read(m);
-	if (!err && m->cgroup)
-		err = module_cgroup_read(m->cgroup);
-	return err;
+	if (!e && m->ops->read && m->ops->read(m, err, errlen))
+		return -1;
+	if (!e && m->cgroup)
+		e = module_cgroup_read(m->cgroup);
+	if (e)
+		snprintf(err, errlen, "%s", strerror(-e));
+	return e ? -1 : 0;
 }
 
 /* What read_maps() read, the host-wide values counted as the module's events. */
@@ -530,9 +533,11 @@ static void send_values(struct module *m)
 		module_cgroup_send(m->cgroup, &m->sinks.all);
 }
 
-static void read_failed(struct module *m, int err, bool failing)
+static void read_failed(struct module *m, const char *why, bool failing)
 {
-	snprintf(m->last_error, sizeof(m->last_error), "reading the BPF maps failed: %s", strerror(-err));
+	/* cut to what is left after the prefix: why comes from a buffer as large */
+	snprintf(m->last_error, sizeof(m->last_error), "reading the BPF maps failed: %.*s",
+		 (int)sizeof(m->last_error) - 32, why);
 	ebpf_log(EBPF_LOG_ERROR, "module \"%s\": %s", m->label, m->last_error);
 	if (!failing)
 		state_event(m, EBPF_EVENT_FAILURE, "module \"%s\": %s", m->label, m->last_error);
@@ -541,18 +546,17 @@ static void read_failed(struct module *m, int err, bool failing)
 int module_read(struct module *m, const struct metric_sink *out)
 {
 	bool failing = m->last_error[0] != '\0';
-	int err;
+	char err[ERR_MAX];
 
 	if (m->state != MODULE_RUNNING && m->state != MODULE_DEGRADED)
 		return -1;
 	if (m->sinks.out != out)
 		module_sinks_init(m, out);
 	m->sinks.events = 0;
-	err = read_maps(m);
-	if (err) {
+	if (read_maps(m, err, sizeof(err))) {
 		read_failed(m, err, failing);
 		module_events_flush(m);
-		return err;
+		return -1;
 	}
 	send_values(m);
 	/* A good read ends a read failure: an NMS must not see "running" beside an old error.

@@ -183,9 +183,9 @@ struct module_ops {
 	/* After the points are attached and the views set up: readers of its own, log lines. */
 	int (*start)(struct module *m, char *err, size_t errlen);
 	/* Every read, after the views' maps and before the per-cgroup tables: the module's own
-	 * maps (a user's program's views), read and kept, nothing sent. 0 or -errno: then
-	 * nothing of the read is sent. */
-	int (*read)(struct module *m);
+	 * maps (a user's program's views), read and kept, nothing sent. 0, or -1 with the
+	 * message (what could not be read): then nothing of the read is sent. */
+	int (*read)(struct module *m, char *err, size_t errlen);
 	/* Once every map of the read was read: sends what `read` kept and what the views cannot
 	 * say, after the views' values. */
 	void (*send)(struct module *m, const struct metric_sink *sink);
@@ -295,7 +295,8 @@ void module_refuse(struct module *m, const char *why);
  * fails sends nothing. A read that fails after good ones is a FAILURE event, the first good
  * one after it an OKAY; the loss counters' events and the rate limit's summaries go out at
  * the end of the read. The sinks in front of sink (module_sinks) are built at the first
- * read into it and kept while the front-end reads into the same sink. */
+ * read into it and kept while the front-end reads into the same sink. 0, or -1 (a module
+ * that is not running, or a read that failed: m->last_error says what). */
 int module_read(struct module *m, const struct metric_sink *sink);
 void module_free(struct module *m);
 

@@ -144,11 +144,10 @@ static void behind_send(void *ctx, struct cgroup_group *g, const struct metric_s
 }
 
 /* The Behind reader, once the per-cgroup rows are there (they start after the module). */
-static int runqueue_read(struct module *m)
+static int runqueue_read(struct module *m, char *err, size_t errlen)
 {
 	struct runqueue *r = m->priv;
 	struct bpf_map *counts;
-	char err[ERR_MAX];
 
 	if (!r->behind || !m->cgroup->rows || r->wb_rows == m->cgroup->rows)
 		return 0;
@@ -157,11 +156,13 @@ static int runqueue_read(struct module *m)
 	r->wb_rows = m->cgroup->rows;
 	counts = MODULE_MAP(m->obj, behind_counts);
 	r->wb = counts ? wait_behind_new(m->label, bpf_map__fd(counts), bpf_map__max_entries(counts),
-					 m->cgroup->opts.max_series, WAIT_BEHIND_TOP, err, sizeof(err))
+					 m->cgroup->opts.max_series, WAIT_BEHIND_TOP, err, errlen)
 		       : NULL;
 	if (!r->wb) {
-		ebpf_log(EBPF_LOG_ERROR, "%s: Behind: %s", m->label, counts ? err : "no map behind_counts");
-		return -ENOMEM;
+		char why[ERR_MAX];
+
+		snprintf(why, sizeof(why), "%s", counts ? err : "no map behind_counts");
+		return module_hook_fail(err, errlen, "Behind: %s", why);
 	}
 	cgroup_rows_after_places(m->cgroup->rows, behind_send, r->wb);
 	return 0;

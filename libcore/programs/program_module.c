@@ -276,7 +276,7 @@ static int start(struct module *m, char *err, size_t errlen)
 }
 
 /* Every view's map, nothing sent: the engine sends only when every map was read. */
-static int read_views(struct module *m)
+static int read_views(struct module *m, char *err, size_t errlen)
 {
 	struct program_state *s = m->priv;
 
@@ -286,7 +286,7 @@ static int read_views(struct module *m)
 		int e = program_reader_read(s->readers[i]);
 
 		if (e)
-			return e;
+			return module_hook_fail(err, errlen, "%s", strerror(-e));
 	}
 	return 0;
 }

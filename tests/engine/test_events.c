@@ -30,9 +30,9 @@ static const char *field(const struct ebpf_event *e, const char *name)
 static int next_read_result;
 static uint64_t dropped_value, untraced_value;
 
-static int fake_read(struct module *m)
+static int fake_read(struct module *m, char *err, size_t errlen)
 {
-	return next_read_result;
+	return next_read_result ? module_hook_fail(err, errlen, "map x: %s", strerror(-next_read_result)) : 0;
 }
 
 static void fake_send(struct module *m, const struct metric_sink *sink)
@@ -145,8 +145,8 @@ static void test_read_failure_and_recovery(void)
 	CHECK(module_start(m) == 0);
 	nseen = 0;
 	next_read_result = -EIO;
-	CHECK(module_read(m, &sink) == -EIO);
-	CHECK(module_read(m, &sink) == -EIO);
+	CHECK(module_read(m, &sink) == -1);
+	CHECK(module_read(m, &sink) == -1);
 	CHECK(nseen == 1); /* the failure is news once, not at every read */
 	CHECK(seen[0].kind == EBPF_EVENT_MODULE_STATE && seen[0].severity == EBPF_EVENT_FAILURE);
 	CHECK(strstr(field(&seen[0], "error"), "reading the BPF maps failed") != NULL);

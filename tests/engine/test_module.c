@@ -12,7 +12,10 @@ static int next_read_result;
 static void fake_create(struct module *m) {}
 static int fake_set_option(struct module *m, const struct option *o, char *err, size_t errlen) { return 0; }
 static int fake_start(struct module *m, char *err, size_t errlen) { return 0; }
-static int fake_read(struct module *m) { return next_read_result; }
+static int fake_read(struct module *m, char *err, size_t errlen)
+{
+	return next_read_result ? module_hook_fail(err, errlen, "map x: %s", strerror(-next_read_result)) : 0;
+}
 static void fake_destroy(struct module *m) {}
 
 static const struct module_ops fake_ops = {
@@ -36,10 +39,10 @@ static void test_error_cleared_after_recovery(void)
 	CHECK(m->state == MODULE_RUNNING);
 
 	next_read_result = -EIO;
-	CHECK(module_read(m, &sink) == -EIO);
+	CHECK(module_read(m, &sink) == -1);
 	snapshot_record_state(&sm, m, true);
 	CHECK_STR(snapshot_state_name(sm.state), "degraded");
-	CHECK(strstr(sm.error, "reading the BPF maps failed") != NULL);
+	CHECK_STR(sm.error, "reading the BPF maps failed: map x: Input/output error"); /* the hook's message */
 
 	next_read_result = 0;
 	CHECK(module_read(m, &sink) == 0);
