@@ -26,7 +26,7 @@
  *  - on the syscall tracepoints (bench/cost_window, a getppid() loop): the syscalls module's
  *    counters program alone on sys_exit 52 ns on tp_btf, 58 on raw_tp, 110 on the classic
  *    tracepoint; its Latency "all" pair (one program on sys_enter, one on sys_exit, tp_btf)
- *    only 8 ns per hit; vfs's eight (bench/cost_modules) 30 ns per hit; a user's program on
+ *    only 8 ns per hit; vfs's eight (bench/cost_modules) 33 ns per hit; a user's program on
  *    the classic sys_enter_getppid (bench/cost_modules, through <Program> and ExporterConfig)
  *    110 and 109. Any program there sends every syscall of the host through the kernel's
  *    syscall slow path (its tracepoint work), which run_time_ns leaves out: these points cost
@@ -37,7 +37,7 @@
  * Added per hit, not as a ratio of run_time_ns, which grows with the programs' work while
  * the dispatch does not (the ratio was 1.84x for the counters program, 1.06x for the pair).
  * tp_btf on the syscall points takes 40 ns, between the shapes, so that all land within
- * 25 % of the bench (counters 0.87x, Latency "all" 1.16x, vfs 1.05x); elsewhere 20 ns.
+ * 25 % of the bench (counters 0.90x, Latency "all" 1.16x, vfs 0.95x); elsewhere 20 ns.
  * raw_tp takes its counters figure scaled as tp_btf's (x 40/52); the classic tracepoint its
  * measured 110 ns. raw_tp and the classic tracepoint away from the syscall points were not
  * measured and take the same figures. Methods not measured (fentry, refused here; kprobes,
