@@ -4,7 +4,9 @@
  *
  *   runqueue    the ping-pong of bench/pingpong.h: two waits (wakeup, switch) per round trip
  *   block       O_DIRECT 4 KiB reads of a loop device over a file on tmpfs: one IO each,
- *               timed as CPU time (the reader's and the loop's kworkers'), not wall time
+ *               timed as CPU time (the reader's and the loop's kworkers'), not wall time;
+ *               with -d DIR of a file there (a real disk: no kworkers, its completion in
+ *               the disk's interrupt, which no task's clock here counts)
  *   <Program>   tests/exporter/exporter_kaddrs.bpf.o on sys_enter_getppid (a classic
  *               tracepoint) with a map block, driven by getppid(): one run each
  *   ExporterConfig  the same object through its ebpf_exporter config (exporter_kaddrs.yaml)
@@ -82,6 +84,8 @@ struct bench {
 	char buf_space[2 * IO_SIZE];
 	char *buf;
 	char objdir[64];
+	const char *disk_dir;           /* -d: block reads a file there, on a real disk */
+	int disk_fd;
 	int listener, zero;
 	struct sockaddr_in listen_addr;
 	struct module *mod;
@@ -197,7 +201,7 @@ static double direct_reads(struct bench *b)
 	kthreads_read(&k0, b->dev.name);
 	t0 = thread_cpu_ns();
 	for (int i = 0; i < ios; i++) {
-		if (pread(b->dev.fd, b->buf, IO_SIZE, (off_t)i * IO_SIZE) != IO_SIZE) {
+		if (pread(b->disk_dir ? b->disk_fd : b->dev.fd, b->buf, IO_SIZE, (off_t)i * IO_SIZE) != IO_SIZE) {
 			perror("pread");
 			exit(1); /* the device goes with us (autoclear) */
 		}
@@ -206,6 +210,29 @@ static double direct_reads(struct bench *b)
 	kthreads_read(&k1, b->dev.name);
 	b->units += ios;
 	return (double)(t1 - t0 + loop_workers_ns(&k0, &k1)) / ios;
+}
+
+/* -d DIR: a file of DEVICE_MIB in DIR, written and synced, read with O_DIRECT (the page
+ * cache out of the way): the block module's IOs on a real disk (virtio here) instead of the
+ * loop device, whose kworkers are not there (its completion runs in the disk's interrupt). */
+static int disk_file(struct bench *b)
+{
+	char path[4096], block[1 << 16];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/cost_modules.XXXXXX", b->disk_dir);
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -1;
+	memset(block, 0x5a, sizeof(block));
+	for (int i = 0; i < DEVICE_MIB * 16; i++)
+		if (write(fd, block, sizeof(block)) != (ssize_t)sizeof(block))
+			break;
+	fsync(fd);
+	close(fd);
+	b->disk_fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	unlink(path);
+	return b->disk_fd < 0 ? -1 : 0;
 }
 
 static void on_usr1(int sig)
@@ -340,7 +367,7 @@ static struct section sections[] = {
 	{ "ExporterConfig", "getppid()", "tracepoint", syscall_tps, getppids, program_exporter, 1, false },
 	{ "tcp", "connection", "tp_btf", tcp_tps, connections, NULL, 1, false },
 	{ "signals", "signal", "tp_btf", signal_tps, signals_raised, NULL, 1, false },
-	{ "vfs", "read()", "tp_btf", syscall_tps, zero_reads, NULL, 1, false },
+	{ "vfs", "read()", "tp_btf", syscall_tps, zero_reads, NULL, 1, true },
 };
 #define NSECTIONS (int)(sizeof(sections) / sizeof(sections[0]))
 
@@ -427,6 +454,7 @@ static void detach(void *ctx)
 struct reported {
 	double self_ns, pct, module_rate, workload_rate; /* medians over the reads */
 	double window_runs;                             /* the last window's program runs per second */
+	double runs_per_hit;                            /* its runs per hit of an attach point */
 };
 
 static int reported(struct bench *b, struct reported *out)
@@ -466,7 +494,7 @@ static int reported(struct bench *b, struct reported *out)
 	}
 	module_free(m);
 	*out = (struct reported){ median(self, n), median(pct, n), median(mrate, n), median(wrate, n),
-				  (double)cm.runs / cm.seconds };
+				  (double)cm.runs / cm.seconds, cm.hits ? (double)cm.runs / (double)cm.hits : 1 };
 	return 0;
 }
 
@@ -515,6 +543,9 @@ static int run_section(struct bench *b, struct section *sec, struct row *row)
 	       "      workload's rate): %.2fx%s\n", rep.window_runs, row->runs * rep.workload_rate, row->runs, sec->event,
 	       row->runs > 0 ? rep.window_runs / (row->runs * rep.workload_rate) : 0,
 	       sec->module_counts ? "" : ", the share of the rate its cost per second is sent at until the next window");
+	printf("      Its programs ran %.2f times a hit of an attach point: the overhead beyond run_time %.1f ns per\n"
+	       "      hit (the table: cost_window.c)\n", rep.runs_per_hit,
+	       row->runs > 0 ? (off - row->rt_ns) / (row->runs / rep.runs_per_hit) : 0);
 	printf("      Its default period: %.0f intervals (%.1f ns per run): the duty cycle's tax %.2f ns per %s,\n"
 	       "      %.1f %% of the module's cost (at 1/%d: %.1f %%)\n", row->period,
 	       row->runs > 0 ? rep.self_ns / row->runs : 0, row->tax_ns / row->period, sec->event,
@@ -562,14 +593,15 @@ int main(int argc, char **argv)
 	int c, other, rc = 1;
 
 	b = (struct bench){ .rounds = 5, .batches = 30, .seconds = 8, .stats_fd = -1, .pp.trips = 1000 };
-	while ((c = getopt(argc, argv, "r:b:s:m:")) != -1) {
+	while ((c = getopt(argc, argv, "r:b:s:m:d:")) != -1) {
 		switch (c) {
 		case 'r': b.rounds = atoi(optarg); break;
 		case 'b': b.batches = atoi(optarg); break;
 		case 's': b.seconds = atoi(optarg); break;
 		case 'm': only = optarg; break;
+		case 'd': b.disk_dir = optarg; break;
 		default:
-			fprintf(stderr, "usage: %s [-r rounds] [-b batches] [-s seconds of reads] [-m module]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-r rounds] [-b batches] [-s seconds of reads] [-m module] [-d dir on a disk]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -590,6 +622,10 @@ int main(int argc, char **argv)
 	}
 	if (loop_device_setup(&b.dev, DEVICE_MIB, NULL, err, sizeof(err))) {
 		fprintf(stderr, "cost_modules: cannot set up a loop device: %s\n", err);
+		goto out;
+	}
+	if (b.disk_dir && disk_file(&b)) {
+		fprintf(stderr, "cost_modules: cannot write and read back a file in %s: %s\n", b.disk_dir, strerror(errno));
 		goto out;
 	}
 	signal(SIGUSR1, on_usr1);
@@ -633,6 +669,8 @@ out:
 		close(b.listener);
 	if (b.zero > 0)
 		close(b.zero);
+	if (b.disk_fd > 0)
+		close(b.disk_fd);
 	loop_device_remove(&b.dev);
 	pingpong_stop(&b.pp);
 	return rc;

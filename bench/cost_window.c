@@ -6,8 +6,8 @@
  *      closed: what the module costs between windows) and on (a window open, or CollectCost
  *      true); with them on, the programs' run_time_ns per event. From these: the tax of the
  *      statistics per event, the duty cycle's tax (1/CostPeriod of that), and the attach
- *      overhead (added ns with the statistics off less run_time_ns per event, per program
- *      run) that libcore/engine/cost_window.c's table adds to each run; also as a ratio.
+ *      overhead (added ns with the statistics off less run_time_ns per event, per hit of an
+ *      attach point) that libcore/engine/cost_window.c's table adds once a hit; also as a ratio.
  *   2. The module's own cpu_cost against the bench's figure for the same workload: a
  *      getppid() loop for 10 s with the module read every second at CostPeriod 3 (a window
  *      of one read interval in three); the bench's figure is section 1's added ns
@@ -200,17 +200,18 @@ static void print_section1(const struct bench *b)
 	for (int c = TP_BTF; c < NCFG; c += 2) {
 		double off = added(b, c), on = added(b, c + 1), rt = median(b->ns_per_event[c + 1], b->rounds);
 		double duty = (on - off) / COST_PERIOD_DEFAULT;
-		int progs = cfgs[c].latency ? 2 : 1;
+		int hits = cfgs[c].latency ? 2 : 1; /* sys_exit; with Latency sys_enter too */
 
 		printf("   %-34s %9.1f %9.1f %8.1f %7.2f ns %5.1f%% %9.1f %7.2fx\n", cfgs[c].label, off, on, on - off, duty,
-		       off > 0 ? 100 * duty / off : 0, (off - rt) / progs, rt > 0 ? off / rt : 0);
+		       off > 0 ? 100 * duty / off : 0, (off - rt) / hits, rt > 0 ? off / rt : 0);
 	}
 	printf("\n   stats on: the kernel's BPF run-time statistics held (bpf_enable_stats), as inside a cost\n"
 	       "   window or with CollectCost true. tax = on - off. duty-cycled tax: 1/CostPeriod (1/%d) of\n"
 	       "   the tax, in ns and as a share of the module's own cost (stats off). overhead: added ns\n"
-	       "   (stats off) less run_time_ns per event (stats on), per program run: what the attach\n"
-	       "   point costs beyond what the kernel counts (libcore/engine/cost_window.c's table adds\n"
-	       "   it to each run; it has %.0f ns for tp_btf on them); ratio: added ns over run_time_ns.\n",
+	       "   (stats off) less run_time_ns per event (stats on), per hit of an attach point (sys_exit;\n"
+	       "   with Latency sys_enter too, one program at each): what the point costs beyond what\n"
+	       "   the kernel counts (libcore/engine/cost_window.c's table adds\n"
+	       "   it once a hit; it has %.0f ns for tp_btf on them); ratio: added ns over run_time_ns.\n",
 	       COST_PERIOD_DEFAULT, attach_overhead_ns(BPF_PROG_TYPE_TRACING, BPF_TRACE_RAW_TP, true));
 }
 

@@ -15,8 +15,9 @@
  * the workload down while they are on.
  *
  * A program's run time leaves out what its attach method costs around it (the tracepoint's
- * dispatch, the trampoline): each run adds the method's overhead in nanoseconds, more on
- * a syscall tracepoint than elsewhere (attach_overhead_ns, measured by bench/cost_window and
+ * dispatch, the trampoline): each hit of an attach point adds the method's overhead in
+ * nanoseconds once, however many of the module's programs run there, more on a syscall
+ * tracepoint than elsewhere (attach_overhead_ns, measured by bench/cost_window and
  * bench/cost_modules). Between windows each read sends the
  * price of an event times the events since the last read; a module without event counts
  * (a user's program) sends its last window's cost per second.
@@ -62,8 +63,9 @@ void cost_window_join(struct module *m);
 void cost_window_leave(struct module *m);
 
 /* What the attach method of a program of this type and expected attach type adds to each
- * run, in nanoseconds, beyond the program's run_time_ns (the table in cost_window.c), on a
- * syscall tracepoint (sys_enter, sys_exit, syscalls/...) or elsewhere. */
+ * hit of its attach point, in nanoseconds, beyond the run_time_ns of the programs there (the
+ * table in cost_window.c), on a syscall tracepoint (sys_enter, sys_exit, syscalls/...) or
+ * elsewhere. A hit of a point is the most runs of any of the module's programs on it. */
 double attach_overhead_ns(uint32_t prog_type, uint32_t attach_type, bool syscall_point);
 
 /* At each read of m (self_metrics.c): events is the module's event count of this read
@@ -93,6 +95,7 @@ struct cost_measure {
 	double raw_ns_per_s;   /* its run_time_ns summed over the programs, per second */
 	double ns_per_s;       /* with each run's attach overhead */
 	uint64_t runs, events; /* its runs, and its events (cost_events) */
+	uint64_t hits;         /* its attach points' hits: each point's most runs of a program there */
 };
 bool cost_window_measure(const struct module *m, struct cost_measure *out);
 
