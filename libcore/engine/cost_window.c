@@ -462,22 +462,12 @@ bool cost_window_measure(const struct module *m, struct cost_measure *out)
 	return have;
 }
 
-bool cost_window_open(void)
+struct cost_rounds cost_window_rounds(void)
 {
-	bool open;
+	struct cost_rounds r;
 
 	pthread_mutex_lock(&lock);
-	open = round_open;
+	r = (struct cost_rounds){ .open = round_open, .last_period = last_period };
 	pthread_mutex_unlock(&lock);
-	return open;
-}
-
-double cost_window_last_period(void)
-{
-	double p;
-
-	pthread_mutex_lock(&lock);
-	p = last_period;
-	pthread_mutex_unlock(&lock);
-	return p;
+	return r;
 }

@@ -99,12 +99,14 @@ struct cost_measure {
 };
 bool cost_window_measure(const struct module *m, struct cost_measure *out);
 
-/* The period the last round closed with, in its window's lengths: CostPeriod as given, or
- * by default lengthened by cost_period_default_for() the cheapest run of the modules' last
- * windows; 0 before a round closed. */
-double cost_window_last_period(void);
-
-/* Whether a window holds the statistics now. */
-bool cost_window_open(void);
+/* The rounds' state (tests, benches): whether a window holds the statistics now, and the
+ * period the last round closed with, in its window's lengths (CostPeriod as given, or by
+ * default lengthened by cost_period_default_for() the cheapest run of the modules' last
+ * windows; 0 before a round closed). */
+struct cost_rounds {
+	bool open;
+	double last_period;
+};
+struct cost_rounds cost_window_rounds(void);
 
 #endif

@@ -136,10 +136,10 @@ struct duty {
 /* One sample: the fd, run_cnt, and whether a window was open around both. */
 static void sample(struct duty *d, const struct module *m)
 {
-	bool open1 = cost_window_open();
+	bool open1 = cost_window_rounds().open;
 	int fds = stats_fds();
 	uint64_t runs = prog_sums(m).runs;
-	bool off = !open1 && !cost_window_open();
+	bool off = !open1 && !cost_window_rounds().open;
 
 	d->samples++;
 	d->held += fds;
@@ -206,18 +206,18 @@ static void duty_cycle(void)
 	CHECK(!read_cost(m, &pct)); /* the first read opens the first window */
 	/* unless this is a measure-again run (main) and the last run's period, CostPeriod times
 	 * its last window, has not ended yet: then a read once it has */
-	for (int i = 0; i < 40 && !cost_window_open(); i++) {
+	for (int i = 0; i < 40 && !cost_window_rounds().open; i++) {
 		usleep(50000);
 		CHECK(!read_cost(m, &pct));
 	}
-	CHECK(cost_window_open());
+	CHECK(cost_window_rounds().open);
 	t0 = now_s();
 	next_read = t0 + 0.3;
 	while (now_s() - t0 < 6) {
 		struct cost_measure cm;
 
 		sample(&d, m);
-		if (!own && cost_window_open() && now_s() < next_read - 0.15)
+		if (!own && cost_window_rounds().open && now_s() < next_read - 0.15)
 			own = own_reading(m);
 		if (now_s() < next_read) {
 			usleep(5000);
@@ -253,7 +253,7 @@ static void duty_cycle(void)
 	CHECK(own > 0 && checked_windows > 0);
 	CHECK(d.held > d.samples / 5 && d.held < d.samples / 2);
 	CHECK(d.runs_on > 0 && d.off_intervals > d.samples / 3 && d.runs_off == 0);
-	CHECK(stats_fds() == 0 && !cost_window_open());
+	CHECK(stats_fds() == 0 && !cost_window_rounds().open);
 	CHECK(sent == reads && sent >= 15);
 	CHECK(close_enough >= sent / 2);
 	printf("  %d reads after the first, cpu_cost sent by %d, within 40 %% of the last window by %d\n", reads,
@@ -283,7 +283,7 @@ static void attach_point(void)
 	CHECK(cost_window_configure(2, err, sizeof(err)) == 0);
 	signal(SIGUSR1, on_usr1);
 	CHECK(!read_cost(m, &pct)); /* opens the window */
-	CHECK(cost_window_open());
+	CHECK(cost_window_rounds().open);
 	for (int i = 0; i < 2000; i++)
 		raise(SIGUSR1);
 	read_cost(m, &pct); /* closes it */
@@ -323,7 +323,7 @@ static void one_point_many_programs(void)
 	CHECK(zero >= 0);
 	CHECK(cost_window_configure(2, err, sizeof(err)) == 0);
 	CHECK(!read_cost(m, &pct)); /* opens the window */
-	CHECK(cost_window_open());
+	CHECK(cost_window_rounds().open);
 	for (int i = 0; i < 2000; i++)
 		CHECK(read(zero, &c, 1) == 1);
 	read_cost(m, &pct); /* closes it */
@@ -433,17 +433,17 @@ static void default_period_window(void)
 	if (m) {
 		signal(SIGUSR1, on_usr1);
 		CHECK(!read_cost(m, &pct)); /* opens the window, CostPeriod not set */
-		CHECK(cost_window_open());
+		CHECK(cost_window_rounds().open);
 		for (int i = 0; i < 2000; i++)
 			raise(SIGUSR1);
 		read_cost(m, &pct); /* closes it */
 		CHECK(cost_window_measure(m, &cm) && cm.runs >= 2000);
 		per_run = cm.runs ? cm.ns_per_s * cm.seconds / (double)cm.runs : 0;
 		printf("  signals: %.1f ns per run in the window, the round closed with a period of %.1f intervals "
-		       "(default %d)\n", per_run, cost_window_last_period(), COST_PERIOD_DEFAULT);
+		       "(default %d)\n", per_run, cost_window_rounds().last_period, COST_PERIOD_DEFAULT);
 		if (per_run * COST_DUTY_TAX_MAX * COST_PERIOD_DEFAULT < COST_STATS_TAX_NS)
-			CHECK(cost_window_last_period() > COST_PERIOD_DEFAULT);
-		CHECK(fabs(cost_window_last_period() - cost_period_default_for(per_run)) < 1e-6);
+			CHECK(cost_window_rounds().last_period > COST_PERIOD_DEFAULT);
+		CHECK(fabs(cost_window_rounds().last_period - cost_period_default_for(per_run)) < 1e-6);
 		cost_window_stop();
 		module_free(m);
 	}
