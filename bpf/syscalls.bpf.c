@@ -13,6 +13,8 @@
 #include "include/start_time.bpf.h"
 #include "include/cgroup_key.bpf.h"
 #include "include/cgroup_hist.bpf.h"
+#include "include/cgroup_slot.bpf.h"
+#include "include/entry_points.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "include/syscall_regs.bpf.h"
@@ -98,38 +100,50 @@ static __always_inline void record_latency(__u32 row, __u64 delta, __u64 n)
 
 /* ---- By "cgroup": the same counts and latency per cgroup (cgroup_key.bpf.h) ----------- */
 
-/* Keyed by (cgroup, syscall number) and (cgroup, latency row); sized by user space and
- * created only with By "cgroup", as cgroup_zero (one zeroed row, what new rows are
- * inserted from) and cgroup_full (events no row could take). */
+/* The module's per-cgroup tables, keyed by (cgroup, syscall number) and (cgroup, latency
+ * row), sized by user space and created only with By "cgroup": the programs never write them
+ * (user space adds into them what the slot rows counted: cgroup_slot.bpf.h). */
 CGROUP_COUNTS_MAP(cgroup_counts, struct syscall_counts);
 _Static_assert(sizeof(struct syscall_counts) == sizeof(struct cgroup_call_counts) &&
 		       __builtin_offsetof(struct syscall_counts, errors) == __builtin_offsetof(struct cgroup_call_counts, errors),
-	       "cgroup_count_call() adds to a syscall_counts as to a cgroup_call_counts");
+	       "the per-cgroup counts are read as cgroup_call_counts");
 CGROUP_HIST_MAP(cgroup_latency);
 CGROUP_AUX_MAPS(struct hist_row);
+
+/* What the programs count into: slot * MAX_SYSCALLS + syscall number, and slot *
+ * cgroup_latency_rows + latency row (histogram rows sized by user space). */
+CGROUP_SLOT_ROWS_MAP(slot_counts, sizeof(struct syscall_counts));
+CGROUP_SLOT_ROWS_MAP(slot_latency, sizeof(struct hist_row));
+const volatile __u32 cgroup_latency_rows = 1; /* the latency rows (Latency's syscalls) */
 
 /* lrow: the latency row + 1 of a call whose start was known (delta its time, n its weight:
  * sampled 1 in n), else 0; btf: the task's comm read directly (tp_btf programs). */
 static __always_inline void count_by_cgroup(__u32 nr, long ret, __u32 lrow, __u64 delta, __u64 n, bool btf)
 {
-	struct cgroup_row_key key;
-	void *zero = cgroup_zero_row();
+	__u32 slot = slot_current(btf, &cgroup_full), i;
+	struct syscall_counts *c;
 	struct hist_row *h;
 
-	if (!zero)
+	if (slot == SLOT_NONE)
 		return;
-	if (btf)
-		row_key_current_btf(&key, nr);
-	else
-		row_key_current(&key, nr);
-	cgroup_count_call(&cgroup_counts, &key, zero, &cgroup_full, ret);
+	i = slot * MAX_SYSCALLS + nr;
+	c = bpf_map_lookup_elem(&slot_counts, &i);
+	if (c) {
+		counter_add(&c->calls, 1);
+		if (ret < 0)
+			counter_add(&c->errors, 1);
+	}
 	if (!lrow)
 		return;
-	key.row = lrow - 1;
-	h = cgroup_row(&cgroup_latency, &key, zero, &cgroup_full);
+	i = slot * cgroup_latency_rows + lrow - 1;
+	h = bpf_map_lookup_elem(&slot_latency, &i);
 	if (h)
 		hist_record_at_n(h, hist_slot_p(delta, cgroup_hist_precision), delta, n);
 }
+
+/* The slot caches kept true: the point's programs slot_switch_*, slot_exec_*, slot_rename_*
+ * and slot_attach_* (cgroup_slot.bpf.h). */
+CGROUP_SLOT_PROGRAMS(slot)
 
 /* ---- exit --------------------------------------------------------------------------------- */
 

@@ -48,6 +48,16 @@ struct cgroup_row_key {
 _Static_assert(__builtin_offsetof(struct cgroup_row_key, row) == sizeof(struct row_whose),
 	       "a row key begins with whose it is (block copies it from cgroup_inflight)");
 
+/* Slots (cgroup_slot.bpf.h, libcore/engine/cgroup_slots.c): a cgroup's (command's) index
+ * into a module's arrays of rows; SLOT_NONE: the event takes no row. The slot generation is
+ * the sum of two words of map slot_gen, one the programs move, one user space writes. */
+#define SLOT_NONE 0x7fffffffu
+/* Slots per cgroup a module's tables are sized for (CGROUP_ROWS_PER_SERIES x MaxSeries): a
+ * slot holds every row of a cgroup, where a table's rows are shared by all, so cgroups that
+ * call few syscalls each (a churn of short-lived ones between two reads) need more. */
+#define CGROUP_SLOTS_PER_CGROUP 2
+enum { SLOT_GEN_KERNEL, SLOT_GEN_USER, SLOT_GEN_WORDS };
+
 /* A directory the `Cgroup` globs' selection lies below, for the filter in the kernel
  * (cgroup_key.bpf.h, cgroup_select): the glob "/system.slice/ssh*" selects only below
  * /system.slice, so an event whose cgroup does not descend from it takes no row. Written by
