@@ -100,43 +100,51 @@ static __always_inline void record_latency(__u32 row, __u64 delta, __u64 n)
 
 /* ---- By "cgroup": the same counts and latency per cgroup (cgroup_key.bpf.h) ----------- */
 
-/* The module's per-cgroup tables, keyed by (cgroup, syscall number) and (cgroup, latency
- * row), sized by user space and created only with By "cgroup": the programs never write them
- * (user space adds into them what the slot rows counted: cgroup_slot.bpf.h). */
+/* Keyed by (cgroup, syscall number) and (cgroup, latency row); sized by user space and
+ * created only with By "cgroup", as cgroup_zero (one zeroed row, what new rows are
+ * inserted from) and cgroup_full (events no row could take). The counts are kept by slot
+ * (cgroup_slot.bpf.h): into slot_counts, at slot * MAX_SYSCALLS + syscall number, which user
+ * space adds into cgroup_counts; into cgroup_counts itself only when no slot was free. */
 CGROUP_COUNTS_MAP(cgroup_counts, struct syscall_counts);
 _Static_assert(sizeof(struct syscall_counts) == sizeof(struct cgroup_call_counts) &&
 		       __builtin_offsetof(struct syscall_counts, errors) == __builtin_offsetof(struct cgroup_call_counts, errors),
-	       "the per-cgroup counts are read as cgroup_call_counts");
+	       "cgroup_count_call() adds to a syscall_counts as to a cgroup_call_counts");
 CGROUP_HIST_MAP(cgroup_latency);
 CGROUP_AUX_MAPS(struct hist_row);
-
-/* What the programs count into: slot * MAX_SYSCALLS + syscall number, and slot *
- * cgroup_latency_rows + latency row (histogram rows sized by user space). */
 CGROUP_SLOT_ROWS_MAP(slot_counts, sizeof(struct syscall_counts));
-CGROUP_SLOT_ROWS_MAP(slot_latency, sizeof(struct hist_row));
-const volatile __u32 cgroup_latency_rows = 1; /* the latency rows (Latency's syscalls) */
 
 /* lrow: the latency row + 1 of a call whose start was known (delta its time, n its weight:
  * sampled 1 in n), else 0; btf: the task's comm read directly (tp_btf programs). */
 static __always_inline void count_by_cgroup(__u32 nr, long ret, __u32 lrow, __u64 delta, __u64 n, bool btf)
 {
-	__u32 slot = slot_current(btf, &cgroup_full), i;
+	struct cgroup_row_key key;
+	__u32 slot = slot_current(btf, &key), i;
 	struct syscall_counts *c;
 	struct hist_row *h;
+	void *zero;
 
 	if (slot == SLOT_NONE)
 		return;
-	i = slot * MAX_SYSCALLS + nr;
-	c = bpf_map_lookup_elem(&slot_counts, &i);
-	if (c) {
-		counter_add(&c->calls, 1);
-		if (ret < 0)
-			counter_add(&c->errors, 1);
+	if (slot == SLOT_SPILL) {
+		if (!(zero = cgroup_zero_row()))
+			return;
+		key.row = nr;
+		cgroup_count_call(&cgroup_counts, &key, zero, &cgroup_full, ret);
+	} else {
+		i = slot * MAX_SYSCALLS + nr;
+		c = bpf_map_lookup_elem(&slot_counts, &i);
+		if (c) {
+			counter_add(&c->calls, 1);
+			if (ret < 0)
+				counter_add(&c->errors, 1);
+		}
+		if (!lrow || !slot_key(&key, slot) || !(zero = cgroup_zero_row()))
+			return;
 	}
 	if (!lrow)
 		return;
-	i = slot * cgroup_latency_rows + lrow - 1;
-	h = bpf_map_lookup_elem(&slot_latency, &i);
+	key.row = lrow - 1;
+	h = cgroup_row(&cgroup_latency, &key, zero, &cgroup_full);
 	if (h)
 		hist_record_at_n(h, hist_slot_p(delta, cgroup_hist_precision), delta, n);
 }

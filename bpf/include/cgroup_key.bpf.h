@@ -52,7 +52,7 @@ const volatile bool ancestor_helper = true;
 		__type(key, __u32);                                      \
 		__type(value, __u64);                                    \
 	} cgroup_full SEC(".maps");                                      \
-	static __always_inline __attribute__((unused)) void *cgroup_zero_row(void) \
+	static __always_inline void *cgroup_zero_row(void)               \
 	{                                                                \
 		__u32 zero_key = 0;                                      \
 		return bpf_map_lookup_elem(&cgroup_zero, &zero_key);     \

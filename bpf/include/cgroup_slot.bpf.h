@@ -2,7 +2,12 @@
  * or a hash lookup on the hot path. Include after cgroup_key.bpf.h. A module that uses it
  * (syscalls) counts into arrays of rows indexed by slot (slot * rows + row), not into
  * cgroup_key.bpf.h's hashes; user space (libcore/engine/cgroup_slots.c) adds what each row
- * counted since the last read into the module's tables, which the reader reads as before.
+ * counted since the last read into the module's tables, under keys of their own (pad
+ * ROW_KEY_SLOTS), which the reader adds up with the programs' entries of the same cgroup and
+ * row. The programs' entries are those of events that found no slot free (SLOT_SPILL: they
+ * go into the hashes as without slots), and the rows a module keeps by slot only for its
+ * cheapest events (syscalls: the counts; latency goes into the hash keyed by the slot's
+ * cgroup, slot_whose).
  *
  * Each cgroup (command) is given a slot when first met: slot_of maps whose it is (struct
  * row_whose) to its slot, slot_free holds the slots free (user space fills it, and gives a
@@ -16,6 +21,8 @@
 
 /* The cache word: (generation << 32) | SLOT_CACHED | slot; 0 (cleared) is never a hit. */
 #define SLOT_CACHED 0x80000000u
+/* slot_current(): no slot was free; the event goes into the module's hash as without slots */
+#define SLOT_SPILL (SLOT_NONE - 1)
 
 /* Sized by user space (the tables' cgroups), created only with By "cgroup". */
 struct {
@@ -24,6 +31,14 @@ struct {
 	__type(key, struct row_whose);
 	__type(value, __u32);
 } slot_of SEC(".maps");
+
+/* Whose each slot is (written before the slot is mapped): the key of its hash rows. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct row_whose);
+} slot_whose SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_QUEUE);
@@ -67,31 +82,42 @@ static __always_inline __u32 slot_generation(void)
 }
 
 /* A slot for whose (the key's first bytes): a free one taken and mapped, or the one another
- * CPU mapped first; SLOT_NONE when none is free, counted in cgroup_full. */
-static __always_inline __u32 slot_take(const void *whose, void *full)
+ * CPU mapped first; SLOT_SPILL when none is free. */
+static __always_inline __u32 slot_take(const struct row_whose *whose)
 {
+	struct row_whose *w;
 	__u32 slot, *s;
 
-	if (bpf_map_pop_elem(&slot_free, &slot)) {
-		add_to_row(full, 0, 1);
-		return SLOT_NONE;
+	if (bpf_map_pop_elem(&slot_free, &slot))
+		return SLOT_SPILL;
+	w = bpf_map_lookup_elem(&slot_whose, &slot);
+	if (w) {
+		__builtin_memcpy(w, whose, sizeof(*w));
+		if (!bpf_map_update_elem(&slot_of, whose, &slot, BPF_NOEXIST))
+			return slot;
 	}
-	if (!bpf_map_update_elem(&slot_of, whose, &slot, BPF_NOEXIST))
-		return slot;
 	bpf_map_push_elem(&slot_free, &slot, 0);
 	s = bpf_map_lookup_elem(&slot_of, whose);
-	if (s)
-		return *s;
-	add_to_row(full, 0, 1);
-	return SLOT_NONE;
+	return s ? *s : SLOT_SPILL;
 }
 
-/* The slot of the current task's cgroup (command), SLOT_NONE when its events take no row
- * (none, outside the selection, left out, or no slot free: counted in `full`). btf: a
- * BTF-typed program (row_key_current_btf). */
-static __always_inline __u32 slot_current(bool btf, void *full)
+/* Whose slot is, into the first bytes of key (a hash row's key). False: no such slot. */
+static __always_inline bool slot_key(struct cgroup_row_key *key, __u32 slot)
 {
-	struct cgroup_row_key key;
+	const struct row_whose *w = bpf_map_lookup_elem(&slot_whose, &slot);
+
+	if (!w)
+		return false;
+	__builtin_memcpy(key, w, sizeof(*w));
+	key->pad = 0;
+	return true;
+}
+
+/* The slot of the current task's cgroup (command); SLOT_NONE when its events take no row
+ * (none, outside the selection, left out); SLOT_SPILL when no slot was free, with its key
+ * (row 0) in *key. btf: a BTF-typed program (row_key_current_btf). */
+static __always_inline __u32 slot_current(bool btf, struct cgroup_row_key *key)
+{
 	__u32 zero = 0, gen, slot, *s;
 	__u64 *c = bpf_map_lookup_elem(&slot_cache, &zero);
 
@@ -101,19 +127,19 @@ static __always_inline __u32 slot_current(bool btf, void *full)
 	if ((__u32)(*c >> 32) == gen && (*c & SLOT_CACHED))
 		return (__u32)*c & ~SLOT_CACHED;
 	if (btf)
-		row_key_current_btf(&key, 0);
+		row_key_current_btf(key, 0);
 	else
-		row_key_current(&key, 0);
-	if (!by_command && !key.cgroup) {
+		row_key_current(key, 0);
+	if (!by_command && !key->cgroup) {
 		slot = SLOT_NONE;
-	} else if ((s = bpf_map_lookup_elem(&slot_of, &key))) {
+	} else if ((s = bpf_map_lookup_elem(&slot_of, key))) {
 		slot = *s;
-	} else if (!by_command && bpf_map_lookup_elem(&cgroup_ignored, &key.cgroup)) {
+	} else if (!by_command && bpf_map_lookup_elem(&cgroup_ignored, &key->cgroup)) {
 		slot = SLOT_NONE;
 	} else {
-		slot = slot_take(&key, full);
-		if (slot == SLOT_NONE)
-			return slot; /* not cached: each such event is counted in `full` */
+		slot = slot_take((const struct row_whose *)key);
+		if (slot == SLOT_SPILL)
+			return slot; /* not cached: the next event may find a slot free */
 	}
 	/* one store: a switch between two would leave another task's half */
 	*c = (__u64)gen << 32 | SLOT_CACHED | slot;

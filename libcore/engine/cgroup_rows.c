@@ -33,9 +33,7 @@ uint32_t cgroup_rows_hist_rows(const struct cgroup_options *o, const struct cgro
 	uint32_t rows = 0;
 
 	for (int t = 0; o->on && t < ntables; t++)
-		if (tables[t].hist_metric && tables[t].slot_rows) /* an array by slot: every row of each slot */
-			rows += CGROUP_SLOTS_PER_CGROUP * cgroups_sized(o) * tables[t].nrows;
-		else if (tables[t].hist_metric)
+		if (tables[t].hist_metric)
 			rows += cgroups_sized(o) * tables[t].rows_per_cgroup;
 	return rows;
 }
@@ -82,7 +80,7 @@ int cgroup_rows_configure(struct module *m, struct bpf_object *obj, const struct
 		value_size[t] = bpf_map__value_size(map);
 	}
 	if (cgroup_slots_used(tables, ntables)) {
-		int e = cgroup_slots_configure(obj, o->on, CGROUP_SLOTS_PER_CGROUP * cgroups_sized(o), tables, ntables, value_size);
+		int e = cgroup_slots_configure(obj, o->on, cgroups_sized(o), tables, ntables, value_size);
 
 		if (e)
 			return e;

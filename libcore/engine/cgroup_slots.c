@@ -45,7 +45,8 @@ struct cgroup_slots {
 	uint64_t *cur, *sum;    /* a value's words as read, and its table entry's */
 };
 
-static const char *const slot_maps[] = { ENGINE_MAP_NAME(slot_of), ENGINE_MAP_NAME(slot_free),
+/* The first three sized by slot */
+static const char *const slot_maps[] = { ENGINE_MAP_NAME(slot_of), ENGINE_MAP_NAME(slot_free), ENGINE_MAP_NAME(slot_whose),
 					 ENGINE_MAP_NAME(slot_cache), ENGINE_MAP_NAME(slot_gen) };
 
 bool cgroup_slots_used(const struct cgroup_table *tables, int ntables)
@@ -66,7 +67,7 @@ int cgroup_slots_configure(struct bpf_object *obj, bool on, uint32_t nslots, con
 		if (!map)
 			return -ENOENT;
 		e = bpf_map__set_autocreate(map, on);
-		if (!e && on && i < 2) /* slot_of, slot_free */
+		if (!e && on && i < 3)
 			e = bpf_map__set_max_entries(map, nslots);
 		if (e)
 			return e;
@@ -204,7 +205,7 @@ static void apply_row(struct cgroup_slots *s, struct slot_table *t, uint32_t slo
 	size_t at = ((size_t)slot * t->nrows + row) * t->words;
 	const volatile uint64_t *src = (const volatile uint64_t *)t->rows + at;
 	uint64_t *base = t->base + at;
-	struct cgroup_row_key key = { .row = row };
+	struct cgroup_row_key key = { .row = row, .pad = ROW_KEY_SLOTS };
 	bool changed = false;
 
 	for (uint32_t w = 0; w < t->words; w++) {
@@ -213,7 +214,7 @@ static void apply_row(struct cgroup_slots *s, struct slot_table *t, uint32_t slo
 	}
 	if (!changed)
 		return;
-	memcpy(&key, &s->slot[slot].whose, sizeof(struct row_whose));
+	memcpy(key.command, &s->slot[slot].whose, sizeof(struct row_whose));
 	if (bpf_map_lookup_elem(t->table_fd, &key, s->sum))
 		memset(s->sum, 0, t->stride);
 	for (uint32_t w = 0; w < t->words; w++)

@@ -240,7 +240,7 @@ static int syscalls_prepare(struct module *m, char *err, size_t errlen)
 	s->cg_tables[1] = (struct cgroup_table){ .map = MAP_NAME(cgroup_latency), .hist_metric = "latency",
 						 .unit = HIST_UNIT_NANOSECONDS, .nrows = s->nrows,
 						 .rows_per_cgroup = s->nrows, .row_instance = cgroup_latency_row_name,
-						 .row_label = "syscall", .slot_rows = MAP_NAME(slot_latency) };
+						 .row_label = "syscall" };
 	/* Without latency the latency table holds nothing: it is left out like the others. */
 	module_cgroup_tables(m->cgroup, s->cg_tables, s->nrows ? 2 : 1, NULL);
 	/* the latency maps are sized to them in configure */
@@ -252,20 +252,17 @@ static int syscalls_configure(struct module *m, struct bpf_object *obj, char *er
 {
 	struct syscalls *s = m->priv;
 	uint16_t *latency_row = MODULE_RODATA_ARRAY(obj, latency_row);
-	uint32_t *cg_latency_rows = MODULE_RODATA(obj, cgroup_latency_rows);
 	int e = 0;
 
-	if (!latency_row || !cg_latency_rows)
+	if (!latency_row)
 		return module_hook_fail(err, errlen, "its BPF object lacks the syscalls module's rodata (a stale build?)");
-	*cg_latency_rows = s->nrows ? s->nrows : 1;
 	for (uint16_t r = 0; r < s->nrows; r++)
 		latency_row[s->row_nr[r]] = r + 1;
 	/* A latency table left out of the module's tables is not created (the engine sizes the
 	 * others after this hook). */
 	if (!s->nrows)
 		e = bpf_map__set_autocreate(MODULE_MAP(obj, cgroup_latency), false);
-	if (!s->nrows && !e)
-		e = bpf_map__set_autocreate(MODULE_MAP(obj, slot_latency), false);
+
 	if (!e)
 		e = bpf_map__set_max_entries(MODULE_MAP(obj, latency), s->nrows ? s->nrows : 1);
 	return e ? module_hook_fail(err, errlen, "cannot size its maps: %s", strerror(-e)) : 0;
