@@ -4,8 +4,10 @@
  *
  * At each read, before the module's tables are read (cgroup_rows.c), every row of every slot
  * in use (read through mmap) adds what it counted since the last read into its entry
- * (cgroup, row) of the table, so the tables, their reader, names, caps and carries are what
- * they are without slots. A slot whose entries the reader then took or deleted (a removed
+ * (cgroup, row, pad ROW_KEY_SLOTS) of the table, written by user space alone, beside the
+ * programs' entry (pad 0) of events that found no slot free; the reader adds the two up, so
+ * the tables, their reader, names, caps and carries are what they are without slots. A row
+ * whose entry finds the table full stays where it is, added at a later read. A slot whose entries the reader then took or deleted (a removed
  * cgroup, one folded into `other`, one left out) is taken from slot_of, the generation moved,
  * and once no program can still count into it (an RCU grace period) read once more and given
  * back to slot_free: no event is lost or counted twice. The programs' cache
