@@ -199,8 +199,8 @@ static int find_used(struct cgroup_slots *s)
 }
 
 /* Row `row` of slot's rows in t: what it counted since the last read added into its table
- * entry. Not added (kept for the next read) when the table has no room. */
-static void apply_row(struct cgroup_slots *s, struct slot_table *t, uint32_t slot, uint32_t row)
+ * entry. Not added (kept for the next read: false) when the table has no room. */
+static bool apply_row(struct cgroup_slots *s, struct slot_table *t, uint32_t slot, uint32_t row)
 {
 	size_t at = ((size_t)slot * t->nrows + row) * t->words;
 	const volatile uint64_t *src = (const volatile uint64_t *)t->rows + at;
@@ -213,26 +213,33 @@ static void apply_row(struct cgroup_slots *s, struct slot_table *t, uint32_t slo
 		changed |= s->cur[w] != base[w];
 	}
 	if (!changed)
-		return;
+		return true;
 	memcpy(key.command, &s->slot[slot].whose, sizeof(struct row_whose));
 	if (bpf_map_lookup_elem(t->table_fd, &key, s->sum))
 		memset(s->sum, 0, t->stride);
 	for (uint32_t w = 0; w < t->words; w++)
 		s->sum[w] += s->cur[w] - base[w];
-	if (!bpf_map_update_elem(t->table_fd, &key, s->sum, BPF_ANY))
-		memcpy(base, s->cur, t->stride);
+	if (bpf_map_update_elem(t->table_fd, &key, s->sum, BPF_ANY))
+		return false;
+	memcpy(base, s->cur, t->stride);
+	return true;
 }
 
 /* The held slots' last counts into the tables, and the slots free again: once no program
- * can still count into them. */
+ * can still count into them. A slot with a count the tables had no room for stays held (its
+ * next owner would take the count over): tried again at the next read. */
 static void give_back(struct cgroup_slots *s)
 {
 	for (uint32_t slot = 0; slot < s->nslots; slot++) {
+		bool all = true;
+
 		if (!s->slot[slot].held)
 			continue;
 		for (int ti = 0; ti < s->nt; ti++)
 			for (uint32_t row = 0; row < s->t[ti].nrows; row++)
-				apply_row(s, &s->t[ti], slot, row);
+				all &= apply_row(s, &s->t[ti], slot, row);
+		if (!all)
+			continue;
 		s->slot[slot].held = false;
 		bpf_map_update_elem(s->free_fd, NULL, &slot, BPF_ANY);
 	}
