@@ -4,18 +4,18 @@
  * cgroup_key.bpf.h's hashes; user space (libcore/engine/cgroup_slots.c) adds what each row
  * counted since the last read into the module's tables, under keys of their own (pad
  * ROW_KEY_SLOTS), which the reader adds up with the programs' entries of the same cgroup and
- * row. The programs' entries are those of events that found no slot free (SLOT_SPILL: they
- * go into the hashes as without slots), and the rows a module keeps by slot only for its
- * cheapest events (syscalls: the counts; latency goes into the hash keyed by the slot's
- * cgroup, slot_whose).
+ * row. The programs' own entries are those of events that found no slot free (SLOT_SPILL:
+ * they go into the hashes as without slots). A module keeps by slot only the rows of its
+ * cheapest events (syscalls: the counts; its latency goes into the hash, keyed by the slot's
+ * cgroup from slot_whose).
  *
  * Each cgroup (command) is given a slot when first met: slot_of maps whose it is (struct
  * row_whose) to its slot, slot_free holds the slots free (user space fills it, and gives a
- * slot back one read after it took it from slot_of). Each CPU caches the current task's
- * slot (slot_cache) with the generation it was found at: sched_switch clears it, and the
- * generation (slot_gen: the programs' own count plus user space's) moves on every exec,
- * rename and cgroup move, and every slot user space takes back, so a hit is two inlined
- * array lookups and loads. */
+ * slot back after an RCU grace period once it took it from slot_of). Each CPU caches the
+ * current task's slot (slot_cache) with the generation it was found at: sched_switch clears
+ * it, and the generation (slot_gen: the programs' own count plus user space's) moves on
+ * every exec, rename and cgroup move and at every read, so a hit is two inlined array
+ * lookups and loads. */
 #ifndef EBPF_CGROUP_SLOT_BPF_H
 #define EBPF_CGROUP_SLOT_BPF_H
 
