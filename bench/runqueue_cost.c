@@ -16,6 +16,7 @@
 #include "bench/side_by_side.h"
 #include "libcore/engine/libbpf_log.h"
 #include "libcore/engine/module.h"
+#include "bpf/syscalls.h"
 #include "libcore/kernel/privileges.h"
 #include "base/err_max.h"
 
@@ -36,7 +37,8 @@ static const char bpftrace_script[] =
 	" $s = @start[args->next_pid];"
 	" if ($s) { @ns = hist(nsecs - $s); delete(@start[args->next_pid]); } }";
 
-enum cfg { NO_PROBE, TASK_STORAGE, BEFORE, PID_HASH, WITNESS, CGROUP, BEHIND, BPFTRACE, NCFG };
+enum cfg { NO_PROBE, TASK_STORAGE, BEFORE, PID_HASH, WITNESS, CGROUP, BEHIND, SYSCALLS_BY, SYSCALLS_BY_NO_SWITCH,
+	   BPFTRACE, NCFG };
 
 static const char *const labels[NCFG] = {
 	[NO_PROBE] = "no probe",
@@ -49,11 +51,17 @@ static const char *const labels[NCFG] = {
 	[CGROUP] = "runqueue, By \"cgroup\"",
 	/* Behind: a holder span per switch, each wait split over them (wait_behind.bpf.h). */
 	[BEHIND] = "runqueue, By \"cgroup\", Behind true",
+	/* The syscalls module By "cgroup" keeps its slot cache true with a program on sched_switch
+	 * (bpf/include/cgroup_slot.bpf.h): the same with that program detached, to tell its cost
+	 * per switch from the ping-pong's syscalls'. */
+	[SYSCALLS_BY] = "syscalls, By \"cgroup\"",
+	[SYSCALLS_BY_NO_SWITCH] = "  same, its sched_switch program detached",
 	[BPFTRACE] = "bpftrace runqlat-style",
 };
 /* "added vs": the default against the layout before; Behind against By "cgroup" without it;
  * the others against the default. */
-static const int refs[NCFG] = { -1, BEFORE, -1, TASK_STORAGE, TASK_STORAGE, TASK_STORAGE, CGROUP, TASK_STORAGE };
+static const int refs[NCFG] = { -1, BEFORE, -1, TASK_STORAGE, TASK_STORAGE, TASK_STORAGE, CGROUP, SYSCALLS_BY_NO_SWITCH,
+				-1, TASK_STORAGE };
 
 struct bench {
 	int rounds, batches, other_cpu;
@@ -86,7 +94,7 @@ static int attach(void *ctx, int c, int round)
 		}
 		return SBS_ATTACHED;
 	}
-	b->mod = module_new(module_find("runqueue"), NULL);
+	b->mod = module_new(module_find(c == SYSCALLS_BY || c == SYSCALLS_BY_NO_SWITCH ? "syscalls" : "runqueue"), NULL);
 	if (!b->mod)
 		return SBS_FAILED;
 	if (c == PID_HASH &&
@@ -94,7 +102,7 @@ static int attach(void *ctx, int c, int round)
 		return SBS_FAILED;
 	if (c == WITNESS && bench_set_option(b->mod, "Witness", (struct opt_value){ .type = OPT_BOOLEAN, .boolean = true }))
 		return SBS_FAILED;
-	if ((c == CGROUP || c == BEHIND) &&
+	if ((c == CGROUP || c == BEHIND || c == SYSCALLS_BY || c == SYSCALLS_BY_NO_SWITCH) &&
 	    bench_set_option(b->mod, "By", (struct opt_value){ .type = OPT_STRING, .string = "cgroup" }))
 		return SBS_FAILED;
 	if (c == BEHIND && bench_set_option(b->mod, "Behind", (struct opt_value){ .type = OPT_BOOLEAN, .boolean = true }))
@@ -103,6 +111,9 @@ static int attach(void *ctx, int c, int round)
 		fprintf(stderr, "runqueue module (%s) did not start: %s\n", labels[c], b->mod->last_error);
 		return SBS_FAILED;
 	}
+	/* the slot point's first program is its sched_switch one (libcore/modules/syscalls.c) */
+	if (c == SYSCALLS_BY_NO_SWITCH && probe_point_detach_prog(&b->mod->probes.points[SYSCALLS_POINT_SLOTS], 0))
+		return SBS_FAILED;
 	module_methods(b->mod, b->method[c], sizeof(b->method[c]));
 	module_layout(b->mod, b->layout[c], sizeof(b->layout[c]));
 	return SBS_ATTACHED;
@@ -135,6 +146,11 @@ static void print_results(const struct bench *b)
 	for (int c = 1; c < NCFG; c++)
 		if (!b->sbs.left_out[c])
 			printf("   %-40s %7.1f ns\n", labels[c], median(b->sbs.added[c], b->rounds) / events);
+	if (!b->sbs.left_out[SYSCALLS_BY] && !b->sbs.left_out[SYSCALLS_BY_NO_SWITCH])
+		printf("   syscalls By \"cgroup\"'s sched_switch program, per context switch: %.1f ns\n"
+		       "   (its added ns less that of the same with the program detached, / %.2f switches)\n",
+		       (median(b->sbs.added[SYSCALLS_BY], b->rounds) - median(b->sbs.added[SYSCALLS_BY_NO_SWITCH], b->rounds)) /
+			       b->switches_per_trip, b->switches_per_trip);
 	printf("\n   The module attached via %s by default and via %s with AttachOrder raw_tp.\n",
 	       b->method[TASK_STORAGE], b->method[PID_HASH]);
 	printf("   Maps: default %s; before %s.\n", b->layout[TASK_STORAGE], b->layout[BEFORE]);

@@ -13,6 +13,8 @@
 #include "include/start_time.bpf.h"
 #include "include/cgroup_key.bpf.h"
 #include "include/cgroup_hist.bpf.h"
+#include "include/cgroup_slot.bpf.h"
+#include "include/entry_points.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "include/syscall_regs.bpf.h"
@@ -100,29 +102,45 @@ static __always_inline void record_latency(__u32 row, __u64 delta, __u64 n)
 
 /* Keyed by (cgroup, syscall number) and (cgroup, latency row); sized by user space and
  * created only with By "cgroup", as cgroup_zero (one zeroed row, what new rows are
- * inserted from) and cgroup_full (events no row could take). */
+ * inserted from) and cgroup_full (events no row could take). The counts are kept by slot
+ * (cgroup_slot.bpf.h): into slot_counts, at slot * MAX_SYSCALLS + syscall number, which user
+ * space adds into cgroup_counts; into cgroup_counts itself only when no slot was free. */
 CGROUP_COUNTS_MAP(cgroup_counts, struct syscall_counts);
 _Static_assert(sizeof(struct syscall_counts) == sizeof(struct cgroup_call_counts) &&
 		       __builtin_offsetof(struct syscall_counts, errors) == __builtin_offsetof(struct cgroup_call_counts, errors),
 	       "cgroup_count_call() adds to a syscall_counts as to a cgroup_call_counts");
 CGROUP_HIST_MAP(cgroup_latency);
 CGROUP_AUX_MAPS(struct hist_row);
+CGROUP_SLOT_ROWS_MAP(slot_counts, sizeof(struct syscall_counts));
 
 /* lrow: the latency row + 1 of a call whose start was known (delta its time, n its weight:
  * sampled 1 in n), else 0; btf: the task's comm read directly (tp_btf programs). */
 static __always_inline void count_by_cgroup(__u32 nr, long ret, __u32 lrow, __u64 delta, __u64 n, bool btf)
 {
 	struct cgroup_row_key key;
-	void *zero = cgroup_zero_row();
+	__u32 slot = slot_current(btf, &key), i;
+	struct syscall_counts *c;
 	struct hist_row *h;
+	void *zero;
 
-	if (!zero)
+	if (slot == SLOT_NONE)
 		return;
-	if (btf)
-		row_key_current_btf(&key, nr);
-	else
-		row_key_current(&key, nr);
-	cgroup_count_call(&cgroup_counts, &key, zero, &cgroup_full, ret);
+	if (slot == SLOT_SPILL) {
+		if (!(zero = cgroup_zero_row()))
+			return;
+		key.row = nr;
+		cgroup_count_call(&cgroup_counts, &key, zero, &cgroup_full, ret);
+	} else {
+		i = slot * MAX_SYSCALLS + nr;
+		c = bpf_map_lookup_elem(&slot_counts, &i);
+		if (c) {
+			counter_add(&c->calls, 1);
+			if (ret < 0)
+				counter_add(&c->errors, 1);
+		}
+		if (!lrow || !slot_key(&key, slot) || !(zero = cgroup_zero_row()))
+			return;
+	}
 	if (!lrow)
 		return;
 	key.row = lrow - 1;
@@ -130,6 +148,10 @@ static __always_inline void count_by_cgroup(__u32 nr, long ret, __u32 lrow, __u6
 	if (h)
 		hist_record_at_n(h, hist_slot_p(delta, cgroup_hist_precision), delta, n);
 }
+
+/* The slot caches kept true: the point's programs slot_switch_*, slot_exec_*, slot_rename_*
+ * and slot_attach_* (cgroup_slot.bpf.h). */
+CGROUP_SLOT_PROGRAMS(slot)
 
 /* ---- exit --------------------------------------------------------------------------------- */
 

@@ -29,10 +29,11 @@ enum syscall_stat {
 };
 
 /* The module's probe points, in its points table's order: the row of each in map
- * `witness` (include/witness.bpf.h). One runs at a time: counters alone, or with latency. */
+ * `witness` (include/witness.bpf.h). One of the first two runs at a time: counters alone, or with latency. */
 enum syscalls_point {
 	SYSCALLS_POINT_COUNTERS,
 	SYSCALLS_POINT_LATENCY, /* sys_enter and sys_exit: one row, both tracepoints' firings */
+	SYSCALLS_POINT_SLOTS,   /* By "cgroup" or "command": what keeps the slot caches true */
 	SYSCALLS_POINTS,
 };
 

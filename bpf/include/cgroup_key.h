@@ -43,10 +43,19 @@ struct cgroup_row_key {
 		char command[COMMAND_LEN]; /* By "command": the task's comm */
 	};
 	__u32 row; /* the module's row: syscall number, latency row, ... */
-	__u32 pad; /* zeroed: a hash compares every byte of the key */
+	__u32 pad; /* 0, or ROW_KEY_SLOTS (a hash compares every byte of the key) */
 };
 _Static_assert(__builtin_offsetof(struct cgroup_row_key, row) == sizeof(struct row_whose),
 	       "a row key begins with whose it is (block copies it from cgroup_inflight)");
+
+/* Slots (cgroup_slot.bpf.h, libcore/engine/cgroup_slots.c): a cgroup's (command's) index
+ * into a module's arrays of rows; SLOT_NONE: the event takes no row. The slot generation is
+ * the sum of two words of map slot_gen, one the programs move, one user space writes. */
+#define SLOT_NONE 0x7fffffffu
+/* A row key's pad in the entries user space writes (what slots counted): the programs' own
+ * entries of the same cgroup and row have 0, so each entry has one writer. */
+#define ROW_KEY_SLOTS 1
+enum { SLOT_GEN_KERNEL, SLOT_GEN_USER, SLOT_GEN_WORDS };
 
 /* A directory the `Cgroup` globs' selection lies below, for the filter in the kernel
  * (cgroup_key.bpf.h, cgroup_select): the glob "/system.slice/ssh*" selects only below

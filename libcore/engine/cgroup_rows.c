@@ -7,6 +7,7 @@
 #include "libcore/engine/cgroup_group.h"
 #include "libcore/engine/cgroup_pressure.h"
 #include "libcore/engine/cgroup_select.h"
+#include "libcore/engine/cgroup_slots.h"
 #include "libcore/engine/command_group.h"
 #include "libcore/engine/module.h"
 #include "libcore/kernel/tracing_helpers.h"
@@ -49,6 +50,7 @@ int cgroup_rows_configure(struct module *m, struct bpf_object *obj, const struct
 	 * socket's). */
 	bool *helper = ENGINE_RODATA(obj, ancestor_helper);
 	struct bpf_map *ignored;
+	uint32_t value_size[ntables > 0 ? ntables : 1];
 	int made;
 
 	if (!by || !depth || !command)
@@ -73,6 +75,13 @@ int cgroup_rows_configure(struct module *m, struct bpf_object *obj, const struct
 			e = bpf_map__set_max_entries(map, entries);
 		if (!e && o->on && tables[t].hist_metric)
 			e = bpf_map__set_value_size(map, HIST_ROW_SIZE(m->cgroup_precision));
+		if (e)
+			return e;
+		value_size[t] = bpf_map__value_size(map);
+	}
+	if (cgroup_slots_used(tables, ntables)) {
+		int e = cgroup_slots_configure(obj, o->on, cgroups_sized(o), tables, ntables, value_size);
+
 		if (e)
 			return e;
 	}
@@ -116,6 +125,7 @@ struct cgroup_rows {
 	struct table_reader *tables;
 	int ntables;
 	struct cgroup_pressure *pressure; /* Pressure (on by default), or NULL */
+	struct cgroup_slots *slots;       /* tables the programs count into by slot, or NULL */
 	void (*after_places)(void *ctx, struct cgroup_group *g, const struct metric_sink *sink);
 	void *after_places_ctx;
 };
@@ -138,6 +148,8 @@ static enum series_fate table_fate(void *ctx, const uint8_t *key, const char **t
 		fate = command_group_fate(tr->owner->commands, k.command, text, token);
 	else
 		fate = cgroup_group_fate(tr->owner->group, k.cgroup, text, token);
+	if (tr->owner->slots)
+		cgroup_slots_note(tr->owner->slots, key, fate == SERIES_SEND || fate == SERIES_SKIP);
 	if (row_named(tr, k.row))
 		return fate;
 	return fate == SERIES_SEND ? SERIES_SKIP : SERIES_DELETE;
@@ -278,6 +290,16 @@ struct cgroup_rows *cgroup_rows_new(struct module *m, const struct cgroup_option
 			return NULL;
 		}
 	}
+	if (r->ntables && r->tables[ntables - 1].reader && cgroup_slots_used(tables, ntables)) {
+		int fds[ntables];
+
+		for (int ti = 0; ti < ntables; ti++)
+			fds[ti] = r->tables[ti].view.fd;
+		if (!(r->slots = cgroup_slots_new(m->obj, tables, ntables, fds, err, errlen))) {
+			cgroup_rows_free(r);
+			return NULL;
+		}
+	}
 	/* PSI is per cgroup: beside By "cgroup"'s rows only, never By "command"'s. */
 	if (r->group && o->pressure && !(r->pressure = cgroup_pressure_new(m->label, o->max_series, NULL)))
 		snprintf(err, errlen, "out of memory");
@@ -290,6 +312,10 @@ struct cgroup_rows *cgroup_rows_new(struct module *m, const struct cgroup_option
 
 int cgroup_rows_read(struct cgroup_rows *r)
 {
+	int e = r->slots ? cgroup_slots_apply(r->slots) : 0;
+
+	if (e)
+		return e;
 	for (int ti = 0; ti < r->ntables; ti++) {
 		int e = series_reader_read(r->tables[ti].reader);
 
@@ -307,6 +333,8 @@ void cgroup_rows_send(struct cgroup_rows *r, const struct metric_sink *sink)
 		cgroup_group_begin_read(r->group);
 	for (int ti = 0; ti < r->ntables; ti++)
 		series_reader_send(r->tables[ti].reader, sink);
+	if (r->slots)
+		cgroup_slots_release(r->slots);
 	if (r->commands) {
 		command_group_end_read(r->commands, sink);
 		return;
@@ -340,6 +368,7 @@ void cgroup_rows_free(struct cgroup_rows *r)
 		free(tr->row_fields);
 	}
 	free(r->tables);
+	cgroup_slots_free(r->slots);
 	cgroup_pressure_free(r->pressure);
 	cgroup_group_free(r->group);
 	command_group_free(r->commands);

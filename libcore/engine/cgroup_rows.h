@@ -40,6 +40,9 @@ struct cgroup_table {
 	uint32_t rows_per_cgroup;        /* kernel entries sized per cgroup (<= nrows) */
 	const char *(*row_instance)(const struct module *m, uint32_t row, char *buf, size_t len);
 	const char *row_label;            /* the row label's name ("syscall", "op"); NULL: "row" */
+	/* Or NULL: the array by slot the programs count into (cgroup_slot.bpf.h), `nrows` rows
+	 * per slot, whose rows user space adds into this table at each read (cgroup_slots.h) */
+	const char *slot_rows;
 };
 
 /* Before load: the tables' max_entries for options (CGROUP_ROWS_PER_SERIES x MaxSeries

@@ -44,6 +44,7 @@
 struct engine_object_maps {
 	void *witness;          /* witness.bpf.h */
 	void *cgroup_zero, *cgroup_full, *cgroup_ignored, *cgroup_select; /* cgroup_key.bpf.h */
+	void *slot_of, *slot_free, *slot_whose, *slot_cache, *slot_gen; /* cgroup_slot.bpf.h */
 };
 struct engine_object_rodata {
 	uint32_t filter_tgid;

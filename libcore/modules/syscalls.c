@@ -4,6 +4,7 @@
 #include "libcore/engine/module.h"
 
 #include "libcore/decode/syscall_names.h"
+#include "libcore/engine/cgroup_slots.h"
 #include "libcore/engine/module_cgroup.h"
 #include "base/log.h"
 #include "syscalls.h"
@@ -39,10 +40,21 @@ static const struct probe_candidate latency_candidates[] = {
 	{ ATTACH_TRACEPOINT, "tid_hash", { PROG_NAME(lat_enter_tp_hash), PROG_NAME(lat_exit_tp_hash) }, { MAP_NAME(start_tid) } },
 };
 
+/* By "cgroup" or "command": the programs that keep each CPU's cached slot true
+ * (bpf/include/cgroup_slot.bpf.h), all four of one method. */
+#define SLOT_PROGS(flavour) { PROG_NAME(slot_switch_##flavour), PROG_NAME(slot_exec_##flavour), \
+	PROG_NAME(slot_rename_##flavour), PROG_NAME(slot_attach_##flavour) }
+static const struct probe_candidate slot_candidates[] = {
+	{ ATTACH_TP_BTF, NULL, SLOT_PROGS(btf), { NULL } },
+	{ ATTACH_RAW_TP, NULL, SLOT_PROGS(raw), { NULL } },
+	{ ATTACH_TRACEPOINT, NULL, SLOT_PROGS(tp), { NULL } },
+};
+
 /* In the order of bpf/syscalls.h's enum syscalls_point: the points' rows of `witness`. */
 static const struct module_point points[] = {
 	[SYSCALLS_POINT_COUNTERS] = MODULE_POINT_OFF("sys_exit", counter_candidates),
 	[SYSCALLS_POINT_LATENCY] = MODULE_POINT_OFF("sys_enter+sys_exit", latency_candidates),
+	[SYSCALLS_POINT_SLOTS] = MODULE_POINT_OFF("sched_switch+exec+rename+cgroup_attach", slot_candidates),
 };
 
 struct syscalls {
@@ -219,11 +231,12 @@ static int syscalls_prepare(struct module *m, char *err, size_t errlen)
 	}
 	m->probes.points[SYSCALLS_POINT_COUNTERS].enabled = s->nrows == 0;
 	m->probes.points[SYSCALLS_POINT_LATENCY].enabled = s->nrows > 0;
+	m->probes.points[SYSCALLS_POINT_SLOTS].enabled = m->cgroup->opts.on;
 	m->features = s->nrows ? FEATURE_LATENCY : 0;
 	s->cg_tables[0] = (struct cgroup_table){ .map = MAP_NAME(cgroup_counts), .fields = count_fields,
 						 .nfields = COUNT_OF(count_fields), .nrows = MAX_SYSCALLS,
 						 .rows_per_cgroup = CGROUP_SYSCALL_ROWS, .row_instance = count_row_name,
-						 .row_label = "syscall" };
+						 .row_label = "syscall", .slot_rows = MAP_NAME(slot_counts) };
 	s->cg_tables[1] = (struct cgroup_table){ .map = MAP_NAME(cgroup_latency), .hist_metric = "latency",
 						 .unit = HIST_UNIT_NANOSECONDS, .nrows = s->nrows,
 						 .rows_per_cgroup = s->nrows, .row_instance = cgroup_latency_row_name,
@@ -249,9 +262,16 @@ static int syscalls_configure(struct module *m, struct bpf_object *obj, char *er
 	 * others after this hook). */
 	if (!s->nrows)
 		e = bpf_map__set_autocreate(MODULE_MAP(obj, cgroup_latency), false);
+
 	if (!e)
 		e = bpf_map__set_max_entries(MODULE_MAP(obj, latency), s->nrows ? s->nrows : 1);
 	return e ? module_hook_fail(err, errlen, "cannot size its maps: %s", strerror(-e)) : 0;
+}
+
+/* By "cgroup" or "command": every slot free before the programs attach. */
+static int syscalls_loaded(struct module *m, struct bpf_object *obj, char *err, size_t errlen)
+{
+	return m->cgroup->opts.on ? cgroup_slots_fill(obj, err, errlen) : 0;
 }
 
 /* Each latency row's syscall name. */
@@ -294,5 +314,6 @@ const struct module_ops syscalls_module = {
 	.set_option = syscalls_set_option,
 	.prepare = syscalls_prepare,
 	.configure = syscalls_configure,
+	.loaded = syscalls_loaded,
 	.start = syscalls_start,
 };

@@ -192,11 +192,18 @@ static inline int tcg_rows_of(struct module *m, const char *map, uint64_t id)
 	void *prev = NULL;
 	int n = 0;
 
+	struct bpf_map *slots = bpf_object__find_map_by_name(m->obj, "slot_of");
+	struct row_whose whose = { .cgroup = id };
+	uint32_t slot;
+
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		n += next.cgroup == id;
 		k = next;
 		prev = &k;
 	}
+	/* a module that counts by slot (cgroup_slot.bpf.h): the cgroup's slot holds its rows */
+	if (slots && bpf_map__fd(slots) >= 0 && !bpf_map_lookup_elem(bpf_map__fd(slots), &whose, &slot))
+		n++;
 	return n;
 }
 
