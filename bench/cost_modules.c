@@ -93,7 +93,7 @@ struct section {
 
 struct bench {
 	int rounds, batches, seconds;
-	int shrink; /* -d: each batch 1/shrink of its length */
+	int shrink; /* -S: each batch 1/shrink of its length */
 	const struct section *sec;
 	struct pingpong pp;
 	struct loop_device dev;
@@ -134,7 +134,7 @@ static void once_log(enum ebpf_log_level level, const char *msg)
 
 /* ---- the workloads ------------------------------------------------------------------------- */
 
-/* A batch of n units, shortened by -d: under qemu's TCG an event takes 4 to 6 times as long,
+/* A batch of n units, shortened by -S: under qemu's TCG an event takes 4 to 6 times as long,
  * and a batch longer than the host's time slice is rarely run whole, so that its fastest
  * one still holds a preemption. */
 static int batch_of(const struct bench *b, int n)
@@ -223,7 +223,7 @@ static uint64_t loop_workers_ns(const struct kthreads *before, const struct kthr
 static double direct_reads(struct bench *b)
 {
 	static struct kthreads k0, k1;
-	const int ios = 50; /* not shortened by -d: CPU time leaves preemptions out */
+	const int ios = 50; /* not shortened by -S: CPU time leaves preemptions out */
 	uint64_t t0, t1;
 
 	kthreads_read(&k0, b->dev.name);
@@ -463,9 +463,9 @@ static struct section sections[] = {
 	{ "signals", "signal", "tp_btf", signal_tps, signals_raised, NULL, 1, false },
 	{ "vfs", "read()", "tp_btf", syscall_tps, zero_reads, NULL, 1, false },
 	{ "process", "thread", "tp_btf", process_tps, threads, NULL, 1, false },
-	{ "fs", "read()", NULL, no_tps, ext4_reads, NULL, 1, false, true },
+	{ "fs", "read()", NULL, no_tps, ext4_reads, NULL, 1, false, .ext4 = true },
 	{ "dcache", "stat()", NULL, no_tps, stats, NULL, 1, false },
-	{ "pagecache", "4 KiB read", NULL, no_tps, page_reads, NULL, 1, false, true },
+	{ "pagecache", "4 KiB read", NULL, no_tps, page_reads, NULL, 1, false, .ext4 = true },
 };
 #define NSECTIONS (int)(sizeof(sections) / sizeof(sections[0]))
 _Static_assert(NSECTIONS <= 16, "struct bench's methods has a row per section");
@@ -802,7 +802,7 @@ int main(int argc, char **argv)
 
 	b = (struct bench){ .rounds = 5, .batches = 30, .seconds = 8, .shrink = 1, .stats_fd = -1, .pp.trips = 1000,
 			    .dev.fd = -1, .ext4.dev_fd = -1 };
-	while ((c = getopt(argc, argv, "r:b:s:m:B:a:d:")) != -1) {
+	while ((c = getopt(argc, argv, "r:b:s:m:B:a:S:")) != -1) {
 		switch (c) {
 		case 'r': b.rounds = atoi(optarg); break;
 		case 'b': b.batches = atoi(optarg); break;
@@ -810,18 +810,18 @@ int main(int argc, char **argv)
 		case 'm': only = optarg; break;
 		case 'B': b.block_dev = optarg; break;
 		case 'a': b.attach_order = optarg; break;
-		case 'd': b.shrink = atoi(optarg); break;
+		case 'S': b.shrink = atoi(optarg); break;
 		default:
 			fprintf(stderr, "usage: %s [-r rounds] [-b batches] [-s seconds of reads] [-m module[,module...]]\n"
 					"       [-B block device for the block section] [-a AttachOrder of fs, dcache, pagecache]\n"
-					"       [-d divisor of each batch's length]\n",
+					"       [-S divisor of each batch's length]\n",
 				argv[0]);
 			return 2;
 		}
 	}
 	if (b.rounds < 1 || b.rounds > SBS_MAX_ROUNDS || b.batches < 1 || b.batches > SBS_MAX_BATCHES ||
 	    b.seconds < 3 || b.seconds > 64 || b.shrink < 1 || b.shrink > 100) {
-		fprintf(stderr, "cost_modules: -r 1..%d, -b 1..%d, -s 3..64, -d 1..100\n", SBS_MAX_ROUNDS, SBS_MAX_BATCHES);
+		fprintf(stderr, "cost_modules: -r 1..%d, -b 1..%d, -s 3..64, -S 1..100\n", SBS_MAX_ROUNDS, SBS_MAX_BATCHES);
 		return 2;
 	}
 	if (bench_stats_setup("cost_modules"))

@@ -18,7 +18,7 @@ builddir=$1 srcdir=$2 cache=$3
 here="$srcdir/tests/vm"
 out="$builddir/tests/vm"
 runs=${EBPF_COST_RUNS:-3}
-args=${EBPF_COST_ARGS:--r 9 -b 60 -d 8 -s 5}
+args=${EBPF_COST_ARGS:--r 9 -b 60 -S 8 -s 5}
 mkdir -p "$out"
 for tool in qemu-system-x86_64 busybox apt-get apt-cache dpkg-deb xz zstd timeout mkfs.ext4; do
 	command -v "$tool" > /dev/null || {
