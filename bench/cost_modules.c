@@ -14,6 +14,18 @@
  *   signals     SIGUSR1 raised at the bench, taken by an empty handler: one delivery each
  *   vfs         one-byte read()s of /dev/zero: one read each (where fentry and kprobes are
  *               missing, as here, through the module's sys_enter/sys_exit fallback)
+ *   fs          one-byte pread()s of a cached file on a scratch ext4 (a loop device): one
+ *               ext4_file_read_iter each
+ *   dcache      stat() of a cached five-component path under /tmp: one stat each
+ *   pagecache   4 KiB pread()s of a cached 4 MiB file on the scratch ext4, a different page
+ *               each time (filemap_read marks a page accessed when the read moves to it)
+ *   process     a thread created and joined: one fork and one thread exit each
+ *
+ * fs, dcache and pagecache need fentry or kprobes (the module chooses; -a sets AttachOrder
+ * on them, "kprobe" for the fallback): on a kernel with neither they are left out; Debian's
+ * kernels under qemu run them (tests/vm/bench-cost-vm.sh, `make bench-cost-vm`). -B DEV
+ * runs the block section on DEV (the VM's /dev/nullb0: null_blk completes each IO in the
+ * reader's context, so its CPU time is the reader's alone) instead of the loop device.
  *
  * and for each, side by side (side_by_side.c: no probe, the module with the kernel's run-time
  * statistics off, the same with them on):
@@ -51,6 +63,7 @@
 #include "plugin/presentation.h"
 #include "tests/support/conf_text.h"
 #include "tests/support/loop_device.h"
+#include "tests/support/loop_ext4.h"
 #include "tests/support/recording_sink.h"
 
 #include <bpf/bpf.h>
@@ -60,12 +73,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -74,31 +89,40 @@
 #define DEVICE_MIB 64
 #define GETPPID_BATCH 5000
 #define PACED_SHARE 0.4 /* of the tight loop's rate with the module and its statistics on */
+#define PAGECACHE_PAGES 1024
 
 enum cfg { NO_PROBE, OFF, ON, NCFG };
 
 struct bench;
 
 struct section {
-	const char *name, *event, *method;
+	const char *name, *event, *method;         /* method NULL: the module chooses (module_methods) */
 	const char *const *tracepoints;
 	double (*batch)(struct bench *b);          /* ns per unit of work */
 	struct module *(*make)(struct bench *b);   /* not started; NULL: the built-in module `name` */
 	double events_per_unit;                    /* set before the section runs */
 	bool module_counts;                        /* the module has cost_events */
 	bool paced;                                /* the section before it, paced */
+	bool ext4;                                 /* its workload needs the scratch ext4 */
 };
 
 struct bench {
 	int rounds, batches, seconds;
+	int shrink; /* -S: each batch 1/shrink of its length */
 	const struct section *sec;
 	struct pingpong pp;
 	struct loop_device dev;
 	char buf_space[2 * IO_SIZE];
 	char *buf;
-	char objdir[64];
-	const char *disk_dir;           /* -d: block reads a file there, on a real disk */
+	char objdir[64], path[128]; /* path: dcache's, under objdir */
+	const char *disk_dir;       /* -d: block reads a file there, on a real disk */
 	int disk_fd;
+	const char *block_dev;      /* -B: the block section's device instead of the loop */
+	const char *attach_order;   /* -a: AttachOrder of the modules that choose */
+	char methods[16][96];       /* per section, how its module attached (method NULL) */
+	struct loop_ext4 ext4;
+	int ext4_small, ext4_big;   /* fs's one-byte file, pagecache's 4 MiB one */
+	unsigned int page;          /* pagecache's next page */
 	int listener, zero;
 	struct sockaddr_in listen_addr;
 	struct module *mod;
@@ -129,6 +153,14 @@ static void once_log(enum ebpf_log_level level, const char *msg)
 }
 
 /* ---- the workloads ------------------------------------------------------------------------- */
+
+/* A batch of n units, shortened by -S: under qemu's TCG an event takes 4 to 6 times as long,
+ * and a batch longer than the host's time slice is rarely run whole, so that its fastest
+ * one still holds a preemption. */
+static int batch_of(const struct bench *b, int n)
+{
+	return n / b->shrink > 0 ? n / b->shrink : 1;
+}
 
 static double pingpong(struct bench *b)
 {
@@ -211,7 +243,7 @@ static uint64_t loop_workers_ns(const struct kthreads *before, const struct kthr
 static double direct_reads(struct bench *b)
 {
 	static struct kthreads k0, k1;
-	const int ios = 50;
+	const int ios = 50; /* not shortened by -S: CPU time leaves preemptions out */
 	uint64_t t0, t1;
 
 	kthreads_read(&k0, b->dev.name);
@@ -259,7 +291,7 @@ static void on_usr1(int sig)
 /* Signals raised at the bench itself, each taken by an empty handler: one delivery each. */
 static double signals_raised(struct bench *b)
 {
-	const int n = 2000;
+	const int n = batch_of(b, 2000);
 	uint64_t t0 = now_ns();
 
 	for (int i = 0; i < n; i++)
@@ -272,7 +304,7 @@ static double signals_raised(struct bench *b)
  * reset (SO_LINGER 0: no TIME_WAIT piles up): a handful of state changes each. */
 static double connections(struct bench *b)
 {
-	const int n = 20;
+	const int n = batch_of(b, 20);
 	struct linger reset = { .l_onoff = 1, .l_linger = 0 };
 	uint64_t t0 = now_ns();
 
@@ -307,7 +339,7 @@ static int listen_loopback(struct bench *b)
 /* One-byte read()s of /dev/zero: one vfs read each (here through the syscall fallback). */
 static double zero_reads(struct bench *b)
 {
-	const int n = 5000;
+	const int n = batch_of(b, 5000);
 	uint64_t t0 = now_ns();
 	char c;
 
@@ -322,8 +354,94 @@ static double zero_reads(struct bench *b)
 
 static double getppids(struct bench *b)
 {
-	b->units += GETPPID_BATCH;
-	return syscall_loop_ns(GETPPID_BATCH);
+	int n = batch_of(b, GETPPID_BATCH);
+
+	b->units += (uint64_t)n;
+	return syscall_loop_ns(n);
+}
+
+/* n calls of one(b), timed: ns per call (the indirect call is in the no-probe batches too). */
+static double per_call(struct bench *b, int n, void (*one)(struct bench *b))
+{
+	uint64_t t0 = now_ns();
+
+	for (int i = 0; i < n; i++)
+		one(b);
+	b->units += (uint64_t)n;
+	return (double)(now_ns() - t0) / n;
+}
+
+static void fail(const char *what)
+{
+	perror(what);
+	exit(1);
+}
+
+/* A one-byte pread() of a cached file on the scratch ext4: one ext4_file_read_iter. */
+static void ext4_read(struct bench *b)
+{
+	char c;
+
+	if (pread(b->ext4_small, &c, 1, 0) != 1)
+		fail("pread on the scratch ext4");
+}
+
+/* stat() of a cached path of five components (/tmp/cost_modules.X/d/e/f): a dcache lookup
+ * per component in the RCU walk, no miss. */
+static void stat_path(struct bench *b)
+{
+	struct stat st;
+
+	if (stat(b->path, &st))
+		fail(b->path);
+}
+
+/* A 4 KiB pread() of the cached 4 MiB file, a page further each time: filemap_read marks a
+ * page accessed only when a read moves to another one, so each read is one access. */
+static void page_read(struct bench *b)
+{
+	b->page = (b->page + 1) % PAGECACHE_PAGES;
+	if (pread(b->ext4_big, b->buf, IO_SIZE, (off_t)b->page * IO_SIZE) != IO_SIZE)
+		fail("pread of the page cache");
+}
+
+static double ext4_reads(struct bench *b)
+{
+	return per_call(b, 2000, ext4_read);
+}
+
+static double stats(struct bench *b)
+{
+	return per_call(b, 2000, stat_path);
+}
+
+static double page_reads(struct bench *b)
+{
+	return per_call(b, 2000, page_read);
+}
+
+static void *empty_thread(void *arg)
+{
+	return arg;
+}
+
+/* A thread created and joined: sched_process_fork and sched_process_exit once each. */
+static double threads(struct bench *b)
+{
+	const int n = batch_of(b, 50);
+	uint64_t t0 = now_ns();
+
+	for (int i = 0; i < n; i++) {
+		pthread_t t;
+		int err = pthread_create(&t, NULL, empty_thread, NULL);
+
+		if (err || (err = pthread_join(t, NULL))) {
+			fprintf(stderr, "cost_modules: a thread: %s\n", strerror(err));
+			exit(1);
+		}
+	}
+	b->units += n;
+	return (double)(now_ns() - t0) / n;
 }
 
 /* A paced batch: the section's batch as one burst, then asleep to the deadline that holds
@@ -402,6 +520,9 @@ static const char *const block_tps[] = { "block_rq_insert", "block_rq_issue", "b
 static const char *const syscall_tps[] = { "sys_enter", "sys_exit", NULL };
 static const char *const signal_tps[] = { "signal_deliver", NULL };
 static const char *const tcp_tps[] = { "inet_sock_set_state", "tcp_send_reset", "tcp_receive_reset", NULL };
+static const char *const process_tps[] = { "sched_process_fork", "sched_process_exit", NULL };
+/* Kernel functions: no tracepoint of theirs for foreign probes to sit on. */
+static const char *const no_tps[] = { "", NULL };
 
 static struct section sections[] = {
 	{ "runqueue", "wait", "tp_btf", sched_tps, pingpong, NULL, 2, true },
@@ -415,8 +536,13 @@ static struct section sections[] = {
 	{ "signals", "signal", "tp_btf", signal_tps, signals_raised, NULL, 1, false },
 	{ "signals", "signal", "tp_btf", signal_tps, signals_raised, NULL, 1, false, true },
 	{ "vfs", "read()", "tp_btf", syscall_tps, zero_reads, NULL, 1, true },
+	{ "process", "thread", "tp_btf", process_tps, threads, NULL, 1, false },
+	{ "fs", "read()", NULL, no_tps, ext4_reads, NULL, 1, false, .ext4 = true },
+	{ "dcache", "stat()", NULL, no_tps, stats, NULL, 1, false },
+	{ "pagecache", "4 KiB read", NULL, no_tps, page_reads, NULL, 1, false, .ext4 = true },
 };
 #define NSECTIONS (int)(sizeof(sections) / sizeof(sections[0]))
+_Static_assert(NSECTIONS <= 16, "struct bench's methods has a row per section");
 
 /* ---- side by side ---------------------------------------------------------------------------- */
 
@@ -443,7 +569,14 @@ static struct sums sums_of(const struct module *m)
 
 static struct module *make(struct bench *b)
 {
-	return b->sec->make ? b->sec->make(b) : module_new(module_find(b->sec->name), NULL);
+	struct module *m = b->sec->make ? b->sec->make(b) : module_new(module_find(b->sec->name), NULL);
+
+	if (m && !b->sec->method && b->attach_order &&
+	    bench_set_option(m, "AttachOrder", (struct opt_value){ .type = OPT_STRING, .string = b->attach_order })) {
+		module_free(m);
+		return NULL;
+	}
+	return m;
 }
 
 static double batch(void *ctx)
@@ -470,6 +603,8 @@ static int attach(void *ctx, int c, int round)
 		fprintf(stderr, "%s did not start: %s\n", b->sec->name, b->mod ? b->mod->last_error : "");
 		return SBS_FAILED;
 	}
+	if (!b->sec->method)
+		module_methods(b->mod, b->methods[b->sec - sections], sizeof(b->methods[0]));
 	s = sums_of(b->mod);
 	b->t0_runs = s.runs;
 	b->t0_ns = s.ns;
@@ -570,7 +705,7 @@ static int run_section(struct bench *b, struct section *sec, struct row *row, co
 	b->sbs = (struct side_by_side){ .ncfg = NCFG, .rounds = b->rounds, .batches = b->batches,
 					.tracepoints = sec->tracepoints, .ctx = b, .batch = batch,
 					.attach = attach, .detach = detach };
-	printf("\n== %s (%s), per %s, %s\n", sec->name, sec->method, sec->event,
+	printf("\n== %s (%s), per %s, %s\n", sec->name, sec->method ? sec->method : "the module's choice", sec->event,
 	       sec->paced ? "paced" : "a tight loop");
 	if (sec->paced)
 		printf("   paced at %.0f %ss/s (%.0f %% of the tight loop's rate with the module and its statistics on),\n"
@@ -578,6 +713,8 @@ static int run_section(struct bench *b, struct section *sec, struct row *row, co
 		       100 * PACED_SHARE);
 	if (sbs_run(&b->sbs))
 		return -1;
+	if (!sec->method)
+		printf("   attached: %s\n", b->methods[sec - sections]);
 	epu = sec->events_per_unit;
 	off = median(b->sbs.added[OFF], b->rounds) / epu;
 	on = median(b->sbs.added[ON], b->rounds) / epu;
@@ -624,6 +761,16 @@ static int run_section(struct bench *b, struct section *sec, struct row *row, co
 	return 0;
 }
 
+/* The table's method: the section's, or how the first of its module's points attached
+ * ("fentry" of "fentry:ext4_file_read_iter, fentry:ext4_file_write_iter"). */
+static const char *method_of(struct bench *b, int i)
+{
+	if (sections[i].method)
+		return sections[i].method;
+	b->methods[i][strcspn(b->methods[i], ":,")] = '\0';
+	return b->methods[i];
+}
+
 /* The program objects, copied where the loader takes them: a directory only root writes. */
 static int copy_objects(struct bench *b)
 {
@@ -633,9 +780,11 @@ static int copy_objects(struct bench *b)
 	snprintf(b->objdir, sizeof(b->objdir), "/tmp/cost_modules.XXXXXX");
 	if (!mkdtemp(b->objdir))
 		return -1;
+	snprintf(b->path, sizeof(b->path), "%s/d/e/f", b->objdir);
 	snprintf(cmd, sizeof(cmd),
 		 "cp '%s/tests/exporter/exporter_kaddrs.bpf.o' '%s/tests/exporter/exporter_kaddrs.yaml' '%s' && "
-		 "chmod 644 '%s'/*", top ? top : ".", src ? src : (top ? top : "."), b->objdir, b->objdir);
+		 "chmod 644 '%s'/* && mkdir -p '%s/d/e' && : > '%s'", top ? top : ".", src ? src : (top ? top : "."),
+		 b->objdir, b->objdir, b->objdir, b->path);
 	return system(cmd) ? -1 : 0;
 }
 
@@ -649,7 +798,97 @@ static void remove_objects(struct bench *b)
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/exporter_kaddrs.yaml", b->objdir);
 	unlink(path);
+	unlink(b->path);
+	snprintf(path, sizeof(path), "%s/d/e", b->objdir);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/d", b->objdir);
+	rmdir(path);
 	rmdir(b->objdir);
+}
+
+/* fs's and pagecache's files on a scratch ext4 (a loop device, mkfs.ext4 on PATH), written
+ * so that their pages are in the page cache, and open for reading. 0, or -1 with a message. */
+static int ext4_files(struct bench *b)
+{
+	static const char *const names[] = { "one", "pages" };
+	static char page[IO_SIZE];
+	int *fds[] = { &b->ext4_small, &b->ext4_big };
+
+	if (loop_ext4_setup(&b->ext4, 64)) {
+		fprintf(stderr, "cost_modules: no scratch ext4 for fs and pagecache: %s\n", b->ext4.why);
+		return -1;
+	}
+	memset(page, 'x', sizeof(page));
+	for (int i = 0; i < 2; i++) {
+		char path[128];
+		int fd, pages = i ? PAGECACHE_PAGES : 0;
+
+		snprintf(path, sizeof(path), "%s/%s", b->ext4.mnt, names[i]);
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (fd < 0 || write(fd, page, 1) != 1) {
+			perror(path);
+			return -1;
+		}
+		for (int p = 0; p < pages; p++)
+			if (pwrite(fd, page, IO_SIZE, (off_t)p * IO_SIZE) != IO_SIZE) {
+				perror(path);
+				return -1;
+			}
+		fsync(fd); /* written back now, not during the sections */
+		close(fd);
+		*fds[i] = open(path, O_RDONLY | O_CLOEXEC);
+		if (*fds[i] < 0) {
+			perror(path);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void ext4_remove(struct bench *b)
+{
+	if (b->ext4_small > 0)
+		close(b->ext4_small);
+	if (b->ext4_big > 0)
+		close(b->ext4_big);
+	if (b->ext4.mounted) {
+		char path[128];
+
+		snprintf(path, sizeof(path), "%s/one", b->ext4.mnt);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/pages", b->ext4.mnt);
+		unlink(path);
+	}
+	loop_ext4_teardown(&b->ext4);
+}
+
+/* Whether `name` is one of the comma-separated list `only` (NULL: every section). */
+static bool chosen(const char *only, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (const char *p = only; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, name, len) && (p[len] == ',' || !p[len]))
+			return true;
+	return !only;
+}
+
+/* The block section's device: -B's, opened for direct reads, or a loop device over tmpfs. */
+static int block_device(struct bench *b, char *err, size_t errlen)
+{
+	const char *slash;
+
+	if (!b->block_dev)
+		return loop_device_setup(&b->dev, DEVICE_MIB, NULL, err, errlen);
+	b->dev.fd = open(b->block_dev, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	if (b->dev.fd < 0) {
+		snprintf(err, errlen, "%s: %s (-B takes a block device, such as null_blk's /dev/nullb0)", b->block_dev,
+			 strerror(errno));
+		return -1;
+	}
+	slash = strrchr(b->block_dev, '/');
+	snprintf(b->dev.name, sizeof(b->dev.name), "%s", slash ? slash + 1 : b->block_dev);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -661,22 +900,29 @@ int main(int argc, char **argv)
 	const char *only = NULL;
 	int c, other, rc = 1;
 
-	b = (struct bench){ .rounds = 5, .batches = 30, .seconds = 8, .stats_fd = -1, .pp.trips = 1000 };
-	while ((c = getopt(argc, argv, "r:b:s:m:d:")) != -1) {
+	b = (struct bench){ .rounds = 5, .batches = 30, .seconds = 8, .shrink = 1, .stats_fd = -1, .pp.trips = 1000,
+			    .dev.fd = -1, .ext4.dev_fd = -1 };
+	while ((c = getopt(argc, argv, "r:b:s:m:d:B:a:S:")) != -1) {
 		switch (c) {
 		case 'r': b.rounds = atoi(optarg); break;
 		case 'b': b.batches = atoi(optarg); break;
 		case 's': b.seconds = atoi(optarg); break;
 		case 'm': only = optarg; break;
 		case 'd': b.disk_dir = optarg; break;
+		case 'B': b.block_dev = optarg; break;
+		case 'a': b.attach_order = optarg; break;
+		case 'S': b.shrink = atoi(optarg); break;
 		default:
-			fprintf(stderr, "usage: %s [-r rounds] [-b batches] [-s seconds of reads] [-m module] [-d dir on a disk]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-r rounds] [-b batches] [-s seconds of reads] [-m module[,module...]]\n"
+					"       [-d dir on a disk] [-B block device for the block section]\n"
+					"       [-a AttachOrder of fs, dcache, pagecache] [-S divisor of each batch's length]\n",
+				argv[0]);
 			return 2;
 		}
 	}
 	if (b.rounds < 1 || b.rounds > SBS_MAX_ROUNDS || b.batches < 1 || b.batches > SBS_MAX_BATCHES ||
-	    b.seconds < 3 || b.seconds > 64) {
-		fprintf(stderr, "cost_modules: -r 1..%d, -b 1..%d, -s 3..64\n", SBS_MAX_ROUNDS, SBS_MAX_BATCHES);
+	    b.seconds < 3 || b.seconds > 64 || b.shrink < 1 || b.shrink > 100) {
+		fprintf(stderr, "cost_modules: -r 1..%d, -b 1..%d, -s 3..64, -S 1..100\n", SBS_MAX_ROUNDS, SBS_MAX_BATCHES);
 		return 2;
 	}
 	if (bench_stats_setup("cost_modules"))
@@ -685,18 +931,22 @@ int main(int argc, char **argv)
 	b.buf = b.buf_space + (IO_SIZE - (uintptr_t)b.buf_space % IO_SIZE) % IO_SIZE;
 	choose_cpus(&b.pp.cpu, &other);
 	pin_to_cpu(b.pp.cpu);
+	b.pp.trips = batch_of(&b, b.pp.trips);
 	if (pingpong_start(&b.pp)) {
 		perror("cost_modules: pipes and the partner thread");
 		return 1;
 	}
-	if (loop_device_setup(&b.dev, DEVICE_MIB, NULL, err, sizeof(err))) {
-		fprintf(stderr, "cost_modules: cannot set up a loop device: %s\n", err);
+	if (chosen(only, "block") && block_device(&b, err, sizeof(err))) {
+		fprintf(stderr, "cost_modules: no device for the block section: %s\n", err);
 		goto out;
 	}
 	if (b.disk_dir && disk_file(&b)) {
 		fprintf(stderr, "cost_modules: cannot write and read back a file in %s: %s\n", b.disk_dir, strerror(errno));
 		goto out;
 	}
+	for (int i = 0; i < NSECTIONS; i++)
+		if (sections[i].ext4 && chosen(only, sections[i].name) && !b.ext4.dev[0] && ext4_files(&b))
+			goto out;
 	signal(SIGUSR1, on_usr1);
 	b.zero = open("/dev/zero", O_RDONLY | O_CLOEXEC);
 	if (b.zero < 0) {
@@ -719,15 +969,14 @@ int main(int argc, char **argv)
 	printf("ping-pong: %.2f context switches per round trip (2.00: every read blocked), taken as the waits\n",
 	       sections[0].events_per_unit);
 	for (int i = 0; i < NSECTIONS; i++)
-		if ((!only || !strcmp(only, sections[i].name)) &&
-		    run_section(&b, &sections[i], &rows[i], i ? &rows[i - 1] : NULL))
+		if (chosen(only, sections[i].name) && run_section(&b, &sections[i], &rows[i], i ? &rows[i - 1] : NULL))
 			printf("   %s (%s): left out\n", sections[i].name, workload(&sections[i]));
 	printf("\n%-16s %-11s %-8s %12s %12s %7s %7s %18s %8s\n", "module", "method", "workload", "bench ns/ev",
 	       "self ns/ev", "ratio", "period", "duty tax", "at 1/60");
 	for (int i = 0; i < NSECTIONS; i++)
 		if (rows[i].done)
 			printf("%-16s %-11s %-8s %12.1f %12.1f %6.2fx %7.0f %7.2f ns %5.1f %% %6.1f %%\n", sections[i].name,
-			       sections[i].method, workload(&sections[i]), rows[i].bench_ns, rows[i].self_ns,
+			       method_of(&b, i), workload(&sections[i]), rows[i].bench_ns, rows[i].self_ns,
 			       rows[i].bench_ns > 0 ? rows[i].self_ns / rows[i].bench_ns : 0, rows[i].period,
 			       rows[i].tax_ns / rows[i].period,
 			       rows[i].bench_ns > 0 ? 100 * rows[i].tax_ns / rows[i].period / rows[i].bench_ns : 0,
@@ -741,7 +990,11 @@ out:
 		close(b.zero);
 	if (b.disk_fd > 0)
 		close(b.disk_fd);
-	loop_device_remove(&b.dev);
+	if (b.block_dev && b.dev.fd >= 0)
+		close(b.dev.fd);
+	else if (!b.block_dev)
+		loop_device_remove(&b.dev);
+	ext4_remove(&b);
 	pingpong_stop(&b.pp);
 	return rc;
 }

@@ -15,6 +15,7 @@
 #                aborts at exit without it
 #   mkfs.ext4 (e2fsprogs) with /etc/mke2fs.conf; ip and nft for the tcp test
 #   /lib/modules/*.ko and load.order: modules.list with dependencies, for KERNELDIR's kernel
+#                (and EBPF_VM_MODULES' list), NAME.options for those listed with parameters
 #   /dev/console when run as root (init.sh also reopens it from devtmpfs, so non-root works)
 set -eu
 builddir=$1 srcdir=$2 kernel=$3 out=$4
@@ -66,8 +67,10 @@ copy_elf "$builddir/.libs/ebpf.so" /build/.libs/ebpf.so
 find "$builddir/tests" -type f -perm -u+x ! -path '*/.libs/*' | while read -r f; do
 	is_elf "$f" && copy_elf "$f" "/build${f#"$builddir"}"
 done
-# The scale bench (make bench-scale builds it; the matrix does not need it).
-[ -x "$builddir/bench/scale_cost" ] && copy_elf "$builddir/bench/scale_cost" /build/bench/scale_cost
+# The benches of the VMs (make bench-scale and bench-cost-vm build them; the matrix does not need them).
+for bench in scale_cost cost_modules; do
+	[ -x "$builddir/bench/$bench" ] && copy_elf "$builddir/bench/$bench" "/build/bench/$bench"
+done
 for f in "$builddir"/contrib/programs/*.bpf.o "$builddir"/tests/exporter/exporter_*.bpf.o; do
 	[ -f "$f" ] || die "$f: the users' programs are not built (make check builds them)"
 	copy_file "$f" "/build${f#"$builddir"}"
@@ -133,8 +136,12 @@ add_module() {
 	echo "$name" >> "$root/lib/modules/load.order"
 }
 touch "$root/lib/modules/load.order"
-for m in $(grep -v '^#' "$here/modules.list"); do
+# EBPF_VM_MODULES: a list loaded after modules.list's (bench-cost-vm.sh's null_blk); words after
+# a module's name are its parameters, which init.sh gives insmod (NAME.options).
+grep -hv '^#' "$here/modules.list" ${EBPF_VM_MODULES:+"$EBPF_VM_MODULES"} | while read -r m options; do
+	[ -n "$m" ] || continue
 	add_module "$m"
+	[ -z "$options" ] || echo "$options" > "$root/lib/modules/$(echo "${m%\?}" | tr - _).options"
 done
 
 (cd "$root" && find . | busybox cpio -o -H newc 2> /dev/null) > "$out.tmp"

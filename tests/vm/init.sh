@@ -27,7 +27,8 @@ result() { echo "RESULT $kernel $1 $2 $3"; }
 
 echo "kernel $kernel, BTF: $(ls -l /sys/kernel/btf/vmlinux 2>&1)"
 for m in $(cat /lib/modules/load.order); do
-	if insmod "/lib/modules/$m.ko"; then
+	# shellcheck disable=SC2046 # the parameters are words (build-initramfs.sh)
+	if insmod "/lib/modules/$m.ko" $(cat "/lib/modules/$m.options" 2> /dev/null); then
 		echo "module $m loaded"
 	else
 		result "module:$m" insmod FAIL
@@ -40,6 +41,9 @@ export top_builddir=/build top_srcdir=/src COLLECTD RRDTOOL
 # The matrix's kernels have fentry and kprobes: tests that accept a module being off on a
 # kernel without them (collectd_kfuncs.sh) must see it run here.
 export EBPF_EXPECT_KFUNCS=1
+# 240 s a run, or EBPF_TEST_TIMEOUT from the kernel's command line (bench-cost-vm.sh's benches
+# under TCG take longer).
+test_timeout=${EBPF_TEST_TIMEOUT:-240}
 grep -v '^#' /etc/ebpf-tests.list | while read -r test methods; do
 	[ -n "$test" ] || continue
 	for method in $(echo "$methods" | tr , ' '); do
@@ -56,9 +60,9 @@ grep -v '^#' /etc/ebpf-tests.list | while read -r test methods; do
 		export EBPF_EXPECT_OFF
 		t0=$(date +%s)
 		if [ "$method" = default ]; then
-			(unset EBPF_ATTACH_ORDER; cd /tmp && timeout 240 "$@") < /dev/null
+			(unset EBPF_ATTACH_ORDER; cd /tmp && timeout "$test_timeout" "$@") < /dev/null
 		else
-			(cd /tmp && EBPF_ATTACH_ORDER=$method timeout 240 "$@") < /dev/null
+			(cd /tmp && EBPF_ATTACH_ORDER=$method timeout "$test_timeout" "$@") < /dev/null
 		fi
 		rc=$?
 		# The run's time, for .ci/slowest-tests.sh (the VM shares the host's cores with the others).
