@@ -172,10 +172,10 @@ static __always_inline void behind_wait(__u64 waiter, __u64 start, __u64 end, __
 
 /* sched_switch with both tasks (tp_btf, raw_tp): prev's span ends, its holder the one
  * behind_switched_in kept when prev came in, read again from prev when none was kept for it:
- * the first switch seen, or a switch-in no program saw (the kernel delivers no event for
- * some switches: on this project's test machine, none of the switch-outs of two threads of
- * another program reached any probe, ftrace's included), after which the kept holder is that
- * of the task before. The span's start is then the last switch seen, as for the classic
+ * the first switch seen, or a switch-in no program saw (the kernel does not always deliver
+ * the event: on this project's test machine, the switch-outs of two threads of another
+ * program were never in ftrace's trace and mostly missed by the programs too), after which
+ * the kept holder is that of the task before. The span's start is then the last switch seen, as for the classic
  * tracepoint, which reads the current task at each switch. A preempted prev counts a
  * preemption for next's holder. */
 static __always_inline void behind_switch_tasks(const void *prev, const void *next, bool preempted, __u64 now)
