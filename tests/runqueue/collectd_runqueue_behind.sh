@@ -23,21 +23,49 @@
 #   wakeups on this project's test machine), none of it behind a or b;
 # - each victim's total wait (the sum over its holders) equals the kernel's own run_delay
 #   of the victim (/proc/<tid>/schedstat, 2nd field, which work_sleep prints) within 2%
-#   (plus 2 ms: a wait the kernel counted before work_sleep read it, after it joined);
+#   plus 2 ms, less the waits whose switch-in reached no probe (below);
 # - each victim's preemptions (the sum of its preempted_by) are its involuntary context
-#   switches (getrusage, which work_sleep prints) within 2 (the join, the exit); v_a was
+#   switches (getrusage, which work_sleep prints) within 2; v_a was
 #   preempted by nobody in b, v_b by nobody in a, v_none by neither;
-# - nothing dropped (derive-dropped-behind_full 0);
-# - collectd-ebpf-hist --cgroup <v_a> says "waited behind: <a> N%, ..." from the snapshot. CpuBudget "off": three modules beside two
+# - v_many beside five hogs (h1..h5): three named holders, the other two folded into its
+#   `other`, each (other included) what ftrace says they held, and gauge-folded-behind_holders
+#   says so; nothing dropped (derive-dropped-behind_full 0); a fourth module, runqueue-full,
+#   with room for 16 pairs (MaxSeries 1), counts the pairs it had no room for;
+# - the subagent (when built, with net-snmp) serves v_a's wait_behind and preempted_by rows
+#   behind a (ebpfCgroupCounterTable) with collectd's values;
+# - collectd-ebpf-hist --cgroup <v_a> says "waited behind: <a> N%, ..." from the snapshot. CpuBudget "off": the modules beside the
 #   hogs must not be sampled (a sampled wait weighs N: exact on average only).
+# Each victim (work_sleep --stop) takes its figures and stops itself; it is moved into its
+# cgroup while stopped, continued, stops again at its end and is moved out before it prints
+# and exits, so its figures, the trace and the module cover the same waits (joining by
+# itself, it did so after a wait the methods count for different cgroups, up to a whole turn
+# of the hog: ftrace's witness counted 48 ms more behind a than tp_btf). The kernel delivers
+# no sched_switch event at all for some switches (on this project's test machine, the
+# switch-outs of two threads of a program outside the test, never seen by ftrace, and missed
+# by the module's programs as well): a victim's wait that such a switch ends is in run_delay
+# and in no probe's view; the witness bounds them (from their start to the victim's next
+# switch-out). And a victim wait that begins with a wakeup in the context of such a thread
+# (one seen switched in, never out) is in the trace but not always in the module (all three
+# methods missed the same 3 such waits, 11.5 ms, in one run of 16; the other runs count
+# them): the witness keeps those apart, and the module's split may hold them or not.
 . "$top_srcdir/tests/support/lib.sh"
 
 command -v taskset >/dev/null 2>&1 || skip "taskset is missing (apt-get install util-linux)"
+# The SNMP rows too where the subagent and net-snmp are there (snmp_lib.sh skips otherwise).
+SNMP_ROWS=
+if [ -x "$top_builddir/ebpf-subagent" ] && command -v snmpget > /dev/null 2>&1 &&
+	{ command -v snmpd || [ -x /usr/sbin/snmpd ]; } > /dev/null 2>&1; then
+	. "$top_srcdir/tests/support/snmp_lib.sh"
+	SNMP_ROWS=1
+else
+	echo "note: no SNMP rows checked (ebpf-subagent not built or net-snmp's snmpd, snmpget missing)"
+fi
 METHODS=${EBPF_ATTACH_ORDER:-tp_btf raw_tp tracepoint}
 HOGS=
 kill_hogs() { for p in $HOGS; do kill -KILL "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; HOGS=; }
-CG_BEFORE_REMOVAL=kill_hogs # a cgroup with processes in it cannot be removed
-test_cgroups ebpf-it-behind a b v_a v_b v_ab v_ac v_none
+behind_cleanup() { kill_hogs; trace_remove; [ -z "$SNMP_ROWS" ] || snmp_stop_daemons || true; }
+CG_BEFORE_REMOVAL=behind_cleanup # a cgroup with processes in it cannot be removed
+test_cgroups ebpf-it-behind a b h1 h2 h3 h4 h5 v_a v_b v_ab v_ac v_none v_many
 CG="$CG_ROOT/$PARENT"
 WORK_SLEEP="$top_builddir/tests/support/work_sleep"
 "$WORK_SLEEP" 0.01 100 100 > /dev/null || fail "work_sleep does not run"
@@ -48,6 +76,7 @@ mkdir -m 0755 "$WORK/snap"
 {
 	echo "<Plugin ebpf>"
 	echo "  SnapshotFile \"$WORK/snap/snapshot\""
+	[ -z "$SNMP_ROWS" ] || echo "  SnapshotGroup \"nogroup\""
 	for m in $METHODS; do
 		cat <<CONF
   <Module "runqueue" "$m">
@@ -60,29 +89,38 @@ mkdir -m 0755 "$WORK/snap"
   </Module>
 CONF
 	done
+	# room for 16 (waiter, holder) pairs (MaxSeries 1: 2 rows x 8), which the hogs of v_many
+	# alone (each waits behind the four others, the victim, kernel threads) overflow
+	cat <<CONF
+  <Module "runqueue" "full">
+    By "cgroup"
+    CgroupDepth 2
+    Cgroup "/$PARENT/*"
+    MaxSeries 1
+    Behind true
+    CpuBudget "off"
+  </Module>
+CONF
 	echo "</Plugin>"
 } > "$WORK/ebpf.conf"
 INTERVAL=0.5 write_config "$WORK/collectd.conf" < "$WORK/ebpf.conf"
-start_collectd "$WORK/collectd.conf"
-for m in $METHODS; do
-	wait_for_log "runqueue-$m: sched_wakeup+sched_wakeup_new+sched_switch attached via $m" 5 ||
-		fail "runqueue-$m did not attach via $m"
-done
 
 # Each hog and victim a session of its own (setsid) whose autogroup has nice -20 where the
 # kernel groups sessions (sched_autogroup_enabled): else a session's nice -20 counts only
 # within its session, and every other session on the machine (a build) weighs as much.
 FIRST='{ [ ! -w /proc/self/autogroup ] || echo -20 > /proc/self/autogroup; } && '
 usage() { awk '$1 == "usage_usec" { print $2 }' "$CG/$1/cpu.stat"; }
+# stopped PID: work_sleep PID has stopped itself (--stop).
+stopped() { grep -q "^$1 (work_sleep) T " "/proc/$1/stat"; }
 # hog CGROUP: a CPU-bound shell in CGROUP on the test's CPU, once it is in there.
 # hog CGROUP[:chatty]: a CPU-bound shell in CGROUP on the test's CPU, once it is in there;
 # chatty: work_sleep working 50 µs and sleeping 50 µs, many short turns.
 hog() {
 	case $1 in
 	*:chatty)
-		taskset -c "$CPU" setsid nice -n -20 sh -c "$FIRST"'exec "$@"' sh "$WORK_SLEEP" 60 50 50 "$CG/${1%:*}" > /dev/null & ;;
+		setsid nice -n -20 taskset -c "$CPU" sh -c "$FIRST"'exec "$@"' sh "$WORK_SLEEP" 60 50 50 "$CG/${1%:*}" > /dev/null & ;;
 	*)
-		taskset -c "$CPU" setsid nice -n -20 sh -c "$FIRST"'echo $$ > "$1/cgroup.procs" && while :; do :; done' sh "$CG/$1" & ;;
+		setsid nice -n -20 taskset -c "$CPU" sh -c "$FIRST"'echo $$ > "$1/cgroup.procs" && while :; do :; done' sh "$CG/$1" & ;;
 	esac
 	HOGS="$HOGS $!"
 	wait_until 10 grep -q . "$CG/${1%:*}/cgroup.procs" || fail "the hog did not join ${1%:*}"
@@ -90,60 +128,119 @@ hog() {
 # The witness of who held the CPU while a victim waited: the kernel's own sched_wakeup and
 # sched_switch events in a private ftrace instance, their overlap with the victim's waits
 # summed by awk into $WORK/<victim>.ftrace: "<ns behind a> <ns behind b> <ns behind any other
-# task but idle>" (the µs of ftrace's timestamps: < 1 µs a wait).
+# task but idle> <ns of waits whose end no probe saw, at most> <their number> <ns before the
+# ring's spans (unknown)>" (the µs of ftrace's timestamps: < 1 µs a wait). Its events are enabled
+# before collectd starts, so that its probes come first on each tracepoint (the kernel calls
+# a tracepoint's probes in the order they were registered): enabled after collectd's
+# programs, its timestamps came after theirs (three modules' programs on each switch), which
+# made every wait begun by a wakeup some 10 µs longer than the programs measure it, the part
+# after the switch given to the holder switched out.
 TRACE=/sys/kernel/tracing/instances/ebpf-it-behind-$$
-trace_on() {
+trace_setup() {
 	mkdir "$TRACE" || fail "cannot make the ftrace instance $TRACE"
+	echo 0 > "$TRACE/tracing_on"
 	echo 16384 > "$TRACE/buffer_size_kb"
 	echo 1 > "$TRACE/events/sched/sched_switch/enable"
 	echo 1 > "$TRACE/events/sched/sched_wakeup/enable"
 }
-# trace_off VICTIM_PID VICTIM_CGROUP: the overlaps, the instance removed.
-trace_off() {
-	echo 0 > "$TRACE/tracing_on"
-	cat "$TRACE/trace" > "$WORK/$2.trace"
-	: > "$WORK/a.pids"; : > "$WORK/b.pids"
-	for p in $HOGS; do for h in a b; do grep -qx "$p" "$CG/$h/cgroup.procs" && echo "$p" >> "$WORK/$h.pids"; done; done
+trace_remove() {
+	[ -d "$TRACE" ] || return 0
 	echo 0 > "$TRACE/events/enable"
 	rmdir "$TRACE"
-	awk -v cpu="$(printf '[%03d]' "$CPU")" -v victim="$1" -v a="$(cat "$WORK/a.pids")" -v b="$(cat "$WORK/b.pids")" '
+}
+trace_on() {
+	: > "$TRACE/trace"
+	echo 1 > "$TRACE/tracing_on"
+}
+# trace_off VICTIM_PID VICTIM_CGROUP: the overlaps.
+trace_off() {
+	echo 0 > "$TRACE/tracing_on"
+	: > "$WORK/a.pids"; : > "$WORK/b.pids"; : > "$WORK/$2.hogs"
+	for p in $HOGS; do for h in a b h1 h2 h3 h4 h5; do
+		grep -qx "$p" "$CG/$h/cgroup.procs" || continue
+		echo "$p $h" >> "$WORK/$2.hogs"
+		[ ! -e "$WORK/$h.pids" ] || echo "$p" >> "$WORK/$h.pids"
+	done; done
+	kill_hogs # before the work below, which may share their CPU
+	cat "$TRACE/trace" > "$WORK/$2.trace"
+	awk -v cpu="$(printf '[%03d]' "$CPU")" -v victim="$1" -v a="$(cat "$WORK/a.pids")" -v b="$(cat "$WORK/b.pids")" -v heldfile="$WORK/$2.held" '
 		function field(name,   i) { for (i = 1; i <= NF; i++) if (index($i, name "=") == 1) return substr($i, length(name) + 2); return "" }
+		# First pass: the tasks seen switched in and never out (a program outside the test
+		# here); a victim wait that begins with a wakeup in one of their contexts is seen by
+		# ftrace but not always by the module (no method counted 3 such waits, 11.6 ms, in one
+		# run; others count them): its parts are kept apart (amb) as may-or-may-not.
+		NR == FNR { if (/ sched_switch: /) { swin[field("next_pid")]++; swout[field("prev_pid")]++ }; next }
+		FNR == 1 { for (p in swin) if (!swout[p]) invisible[p] = 1 }
 		{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { ts = substr($i, 1, length($i) - 1) * 1e9; break } }
-		# from the first sleep of work_sleep on: it joins its cgroup when that ends (before, the
-		# pid was taskset, setsid, nice and sh, at nice 0, in the cgroup of the test)
-		/ sched_wakeup: / && field("pid") == victim && !waiting && joined { waiting = 1; start = ts }
+		# the trace begins with the victim stopped in its cgroup (scenario): each of its waits
+		# from a wakeup while it is off the CPU (a wakeup while it runs, which the kernel
+		# traces too, begins none) or a switch-out still runnable, to its switch-in
+		/ sched_wakeup: / && field("pid") == victim && !waiting && !running {
+			waiting = 1; start = ts; ctx = $1; sub(/.*-/, "", ctx); maybe = ctx in invisible
+		}
+		# A wait is split as the module splits it: over the spans of the last 8 switches
+		# on the CPU (its ring, BEHIND_RING), what lies before them unknown.
 		/ sched_switch: / && index($0, cpu) {
 			prev = field("prev_pid"); next_ = field("next_pid")
-			if (waiting && since) { lo = since > start ? since : start; if (ts > lo) held[prev] += ts - lo }
-			# switched out: waits from now if still runnable, else sleeps (a wakeup while it
-			# ran, which the kernel traces too, began no wait)
-			if (prev == victim) { waiting = joined && field("prev_state") ~ /^R/; start = ts }
-			if (prev == victim && field("prev_comm") == "work_sleep" && field("prev_state") ~ /^S/) joined = 1
-			if (next_ == victim) waiting = 0
+			sw[++n % 9] = ts
+			if (waiting && since) { lo = since > start ? since : start; if (ts > lo) { k++; ch[k] = prev; clo[k] = lo; chi[k] = ts } }
+			# switched out while waiting: its switch-in reached no probe (seen here: some
+			# switch-outs of threads outside the test never do, the module programs
+			# missing them as ftrace does); that wait at most until now
+			if (prev == victim && waiting) { unseen += ts - start; unseen_n++; k = 0 }
+			if (prev == victim) { running = 0; waiting = field("prev_state") ~ /^R/; start = ts; maybe = 0 }
+			if (next_ == victim && waiting) {
+				limit = n > 8 ? sw[(n - 8) % 9] : 0
+				for (j = 1; j <= k; j++)
+					if (maybe) amb[ch[j]] += chi[j] - clo[j]
+					else if (chi[j] <= limit) unknown += chi[j] - clo[j]
+					else if (clo[j] < limit) { unknown += limit - clo[j]; held[ch[j]] += chi[j] - limit }
+					else held[ch[j]] += chi[j] - clo[j]
+			}
+			if (next_ == victim) { running = 1; waiting = 0; k = 0 }
 			since = ts
 		}
-		END { for (p in held) if (p != a && p != b && p != victim && p != 0) rest += held[p]
-		      printf "%d %d %d\n", held[a], held[b], rest }' "$WORK/$2.trace" > "$WORK/$2.ftrace"
+		END { for (p in held) { print p, held[p] > heldfile; if (p != a && p != b && p != victim && p != 0) rest += held[p] }
+		      for (p in amb) { amb_all += amb[p]; if (p != a && p != b && p != victim && p != 0) amb_rest += amb[p] }
+		      printf "%d %d %d %d %d %d %d %d %d %d\n", held[a], held[b], rest, unseen, unseen_n, unknown, amb[a], amb[b], amb_rest, amb_all }' "$WORK/$2.trace" "$WORK/$2.trace" > "$WORK/$2.ftrace"
 }
 # scenario VICTIM_CGROUP [HOG_CGROUP...]: the victim's run beside the hogs; its run_delay and
 # waits into $WORK/VICTIM_CGROUP, the hogs' CPU time (µs) in it into $WORK/VICTIM_CGROUP.usage.
 scenario() {
 	v=$1; shift
+	# the victim stops itself (work_sleep --stop) and is moved into its cgroup while stopped,
+	# and out of it when it stops again at its end, before it prints its figures and exits:
+	# its every wait in the cgroup is the cgroup's by every method, in its figures and the
+	# trace. Started before the hogs, and pinned last (as they are), so that its way to its
+	# stop (setsid, nice, taskset, sh) does not crawl beside them.
+	setsid nice -n -20 taskset -c "$CPU" sh -c "$FIRST"'exec "$@"' sh "$WORK_SLEEP" $SECONDS_EACH 1000 1000 --stop > "$WORK/$v" &
+	victim=$!
+	wait_until 10 stopped "$victim" || fail "the victim for $v did not stop itself"
 	for h in "$@"; do hog "$h"; done
 	ua0=$(usage a) ub0=$(usage b)
+	echo "$victim" > "$CG/$v/cgroup.procs" || fail "cannot move the victim into $v"
 	trace_on
-	taskset -c "$CPU" setsid nice -n -20 sh -c "$FIRST"'exec "$@"' sh "$WORK_SLEEP" $SECONDS_EACH 1000 1000 "$CG/$v" > "$WORK/$v" &
-	victim=$!
-	wait $victim || fail "the victim in $v failed"
+	kill -CONT "$victim"
+	wait_until 10 stopped "$victim" || fail "the victim in $v did not stop at its end"
+	echo "$victim" > "$CG/cgroup.procs" || fail "cannot move the victim out of $v"
 	trace_off $victim $v
+	kill -CONT "$victim"
+	wait $victim || fail "the victim in $v failed"
 	echo $(($(usage a) - ua0)) $(($(usage b) - ub0)) > "$WORK/$v.usage"
-	kill_hogs
 }
+trace_setup # before collectd: see above
+start_collectd "$WORK/collectd.conf"
+for m in $METHODS; do
+	wait_for_log "runqueue-$m: sched_wakeup+sched_wakeup_new+sched_switch attached via $m" 5 ||
+		fail "runqueue-$m did not attach via $m"
+done
+wait_for_log "runqueue-full: sched_wakeup+sched_wakeup_new+sched_switch attached" 5 || fail "runqueue-full did not attach"
 scenario v_a a
 scenario v_b b
 scenario v_ab a b
 scenario v_ac a b:chatty
 scenario v_none
+scenario v_many h1 h2 h3 h4 h5
 
 # The last read's value of a holder's wait_behind (0 when never sent).
 behind() {
@@ -166,23 +263,47 @@ preempted() {
 outside() {
 	for h in unselected other kernel unknown; do behind "$1" "$2" $h; done | awk '{ s += $1 } END { printf "%d\n", s }'
 }
-# agrees M V: V's wait behind a and behind b are ftrace's within 2% of its wait + 2 ms.
+# bias V: how much longer (ns) the module being checked may measure V's waits than ftrace:
+# a tracepoint calls its probes in the order they were registered, so each method's program
+# stamps a switch after the probes before it ran (POS of them: ftrace's, then the methods'
+# before; the wakeup's are lighter), and so measures each wait longer. Seen in every run:
+# ftrace < tp_btf < raw_tp < tracepoint (v_none 111.5, 113.0, 114.2 ms over 746 waits, 1.8 us
+# a wait per program; tp_btf 3.9 us a wait over ftrace on a loaded machine, v_none 34.3 ms
+# against 31.5 over 745): 4 us a wait per probe before.
+POS=1
+bias() { echo $((POS * 4000 * $(cut -d' ' -f2 "$WORK/$1"))); }
+# off GOT WANT SLACK T: how far GOT lies outside [WANT, WANT + SLACK] (ns), SLACK the parts
+# of waits that the module may or may not have seen: the witness's amb, and the waits whose
+# switch-in ftrace missed (unseen; the programs saw 3 ms of them once, 2 waits after pid 105).
+off() {
+	if [ "$1" -lt "$2" ]; then echo $(($2 - $1)); elif [ "$1" -gt $(($2 + $3)) ]; then echo $(($1 - $2 - $3)); else echo 0; fi
+}
+# agrees M V: V's wait behind a, behind b and unknown (beyond the ring) are ftrace's within
+# 2% of its wait + 2 ms.
 agrees() {
 	set -- "$1" "$2" $(cat "$WORK/$2.ftrace")
 	t=$(total "$1" "$2")
-	for h in a:$3 b:$4; do
-		got=$(behind "$1" "$2" "${PARENT}_${h%%:*}") want=${h#*:}
-		d=$((got - want)); [ $d -ge 0 ] || d=$((-d))
+	for h in "${PARENT}_a:$3:$(($9 + $6))" "${PARENT}_b:$4:$((${10} + $6))" "unknown:$8:$((${12} + $6))"; do
+		got=$(behind "$1" "$2" "${h%%:*}") want=${h#*:}
+		d=$(off "$got" "${want%:*}" $((${want#*:} + $(bias "$2"))) "$t")
 		[ $((50 * d)) -le $((t + 100000000)) ] ||
-			fail "$1: $2 waited $got ns behind ${h%%:*}, ftrace's events say $want ns (of $t ns): $(holders "$1" "$2")"
+			fail "$1: $2 waited $got ns behind ${h%%:*}, ftrace's events say ${want%:*} ns (+ up to ${want#*:} ns the module may not see; of $t ns): $(holders "$1" "$2")"
 	done
+}
+# agree_one M V HOLDER WANT [SLACK]: V's wait behind HOLDER is WANT ns (up to SLACK more)
+# within 2% of its wait + 2 ms.
+agree_one() {
+	t=$(total "$1" "$2") got=$(behind "$1" "$2" "$3")
+	d=$(off "$got" "$4" $((${5:-0} + $(bias "$2"))) "$t")
+	[ $((50 * d)) -le $((t + 100000000)) ] ||
+		fail "$1: $2 waited $got ns behind $3, ftrace's events say $4 ns (+ up to ${5:-0}; of $t ns): $(holders "$1" "$2")"
 }
 # held_outside M V: fails unless V's wait behind holders outside the test is what ftrace saw
 # the other tasks hold (within 2% of V's wait + 2 ms); sets rest_wait, the wait left for
 # the test's holders.
 held_outside() {
-	o=$(outside "$1" "$2") r=$(cut -d' ' -f3 "$WORK/$2.ftrace") t=$(total "$1" "$2")
-	d=$((o - r)); [ $d -ge 0 ] || d=$((-d))
+	o=$(outside "$1" "$2") r=$(awk '{ print $3 + $6 }' "$WORK/$2.ftrace") t=$(total "$1" "$2")
+	d=$(off "$o" "$r" $(($(awk '{ print $9 + $4 }' "$WORK/$2.ftrace") + $(bias "$2"))) "$t")
 	[ $((50 * d)) -le $((t + 100000000)) ] ||
 		fail "$1: $2 waited $o ns behind holders outside the test, ftrace's events say $r ns (of $t ns): $(holders "$1" "$2")"
 	rest_wait=$((t - o))
@@ -196,22 +317,32 @@ holders() {
 }
 # Two more reads, so that the victims' last waits (the classic tracepoint counts a wait at the
 # thread's next switch-out) are in.
-for m in $METHODS; do
-	wait_for_new_line "runqueue-$m" derive-dropped-behind_full
-	wait_for_new_line "runqueue-$m" derive-dropped-behind_full
-done
+dropped_lines() { wc -l < "$(csv_file "runqueue-$1" derive-dropped-behind_full)"; }
+for m in $METHODS full; do eval "lines_$m=$(dropped_lines $m)"; done
+two_more() {
+	for m in $METHODS full; do eval "n=\$lines_$m"; [ "$(dropped_lines $m)" -ge $((n + 2)) ] || return 1; done
+}
+wait_until 10 two_more || fail "the modules did not read twice in 10 s after the last scenario"
 
+# Each victim's whole split beside the kernel's figures and ftrace's, for the log.
+for m in $METHODS; do for v in v_a v_b v_ab v_ac v_none v_many; do
+	echo "split: $m $v: kernel (run_delay waits ran nivcsw) $(cat "$WORK/$v"); ftrace (a b rest unseen unseen_n unknown, maybe: a b rest all) $(cat "$WORK/$v.ftrace"); module $(total runqueue-$m $v) ns, preempted $(preempted runqueue-$m $v): $(holders runqueue-$m $v)"
+done; done
+POS=1
 for m in $METHODS; do
 	M=runqueue-$m
-	for v in v_a v_b v_ab v_ac v_none; do agrees $M $v; done
-	pass "$M: each victim's wait behind a and b is ftrace's (v_ac: $(behind $M v_ac "${PARENT}_a") and $(behind $M v_ac "${PARENT}_b") ns, ftrace $(cut -d' ' -f1-2 "$WORK/v_ac.ftrace"))"
-	for v in v_a v_b v_ab v_ac; do
+	for v in v_a v_b v_ab v_ac v_none v_many; do agrees $M $v; done
+	pass "$M: each victim's wait behind a, b and unknown is ftrace's (v_ac: $(behind $M v_ac "${PARENT}_a"), $(behind $M v_ac "${PARENT}_b") and $(behind $M v_ac unknown) ns, ftrace $(cut -d' ' -f1,2,6 "$WORK/v_ac.ftrace"))"
+	for v in v_a v_b v_ab v_ac v_many; do
 		set -- $(cat "$WORK/$v"); delay=$1
 		t=$(total $M $v)
 		[ "$t" -gt 0 ] || fail "$M: $v waited behind nobody: $(holders $M $v); plugin instances: $(series)"
-		d=$((t - delay)); [ $d -ge 0 ] || d=$((-d))
+		# less the waits whose switch-in reached no probe (ftrace's, at most) and those the
+		# module may not have seen (u ns in all): the kernel counts them, no program can
+		u=$(awk '{ print $4 + $10 }' "$WORK/$v.ftrace")
+		if [ "$t" -ge "$delay" ]; then d=$((t - delay - $(bias $v))); [ $d -ge 0 ] || d=0; elif [ "$t" -ge $((delay - u)) ]; then d=0; else d=$((delay - u - t)); fi
 		[ $((50 * d)) -le $((delay + 100000000)) ] ||
-			fail "$M: $v waited $t ns in all behind $(holders $M $v), the kernel's run_delay $delay ns: off by more than 2% + 2 ms"
+			fail "$M: $v waited $t ns in all behind $(holders $M $v), the kernel's run_delay $delay ns (of which at most $u ns in waits whose end no probe saw): off by more than 2% + 2 ms"
 	done
 	ta=$(total $M v_a)
 	for v in a b; do
@@ -219,7 +350,7 @@ for m in $METHODS; do
 		w=$(behind $M v_$v "${PARENT}_$v")
 		[ $((100 * w)) -ge $((95 * rest_wait)) ] ||
 			fail "$M: v_$v waited $w ns behind $v, under 95% of its $rest_wait ns behind the test's own: $(holders $M v_$v)"
-		pass "$M: v_$v waited $w ns behind $v of $rest_wait ns (run_delay $(cut -d' ' -f1 "$WORK/v_$v") ns; outside the test $(outside $M v_$v) ns, ftrace $(cut -d' ' -f3 "$WORK/v_$v.ftrace") ns)"
+		pass "$M: v_$v waited $w ns behind $v of $rest_wait ns (run_delay $(cut -d' ' -f1 "$WORK/v_$v") ns; outside the test $(outside $M v_$v) ns, ftrace $(awk '{ print $3 + $6 }' "$WORK/v_$v.ftrace") ns)"
 	done
 
 	held_outside $M v_ab
@@ -230,7 +361,7 @@ for m in $METHODS; do
 	sw=$((1000 * a / (a + b))) su=$((1000 * ua / (ua + ub)))
 	pass "$M: v_ab waited $a ns behind a and $b ns behind b, ftrace $fa and $fb ns (${sw}‰ behind a, which had ${su}‰ of the CPU beside b)"
 
-	for v in v_a v_b v_ab v_ac v_none; do
+	for v in v_a v_b v_ab v_ac v_none v_many; do
 		set -- $(cat "$WORK/$v"); want=$4 got=$(preempted $M $v)
 		[ $((got - want)) -le 2 ] && [ $((want - got)) -le 2 ] ||
 			fail "$M: $v was preempted $got times (preempted_by), the kernel counted $want involuntary switches"
@@ -246,9 +377,32 @@ for m in $METHODS; do
 	for h in a b; do
 		[ "$(behind $M v_none "${PARENT}_$h")" = 0 ] || fail "$M: v_none, alone, waited behind $h: $(holders $M v_none)"
 	done
+	# v_many beside five hogs: three of them named, the other two in its `other`, each what
+	# ftrace says they held (so the split, other included, adds up to the wait, checked above)
+	named= want_other=0
+	for h in h1 h2 h3 h4 h5; do
+		p=$(awk -v h=$h '$2 == h { print $1 }' "$WORK/v_many.hogs")
+		w=$(awk -v p="$p" '$1 == p { printf "%d", $2 }' "$WORK/v_many.held")
+		if ls "$WORK/csv/itest/ebpf-$M.${PARENT}_v_many"/derive-wait_behind-"${PARENT}_$h"-* > /dev/null 2>&1; then
+			named="$named $h"
+			agree_one $M v_many "${PARENT}_$h" "${w:-0}" "$(awk '{ print $10 + $4 }' "$WORK/v_many.ftrace")"
+		else
+			want_other=$((want_other + ${w:-0}))
+		fi
+	done
+	[ "$(echo $named | wc -w)" = 3 ] || fail "$M: v_many has series for hogs$named, not three of five: $(holders $M v_many)"
+	agree_one $M v_many other $want_other "$(awk '{ print $10 + $4 }' "$WORK/v_many.ftrace")"
+	folded=$(awk -F, 'NR > 1 { s += $2 } END { printf "%d", s }' "$WORK/csv/itest/ebpf-$M"/gauge-folded-behind_holders-*)
+	[ "$folded" -ge 2 ] || fail "$M: gauge-folded-behind_holders adds up to $folded over the reads, under v_many's 2"
+	pass "$M: v_many's holders: hogs$named named, $(behind $M v_many other) ns in other (ftrace: $want_other), $folded holders folded in all"
 	[ "$(csv_last $M derive-dropped-behind_full)" = 0 ] || fail "$M: Behind dropped pairs: $(csv_last $M derive-dropped-behind_full)"
 	pass "$M: v_none waited $rest_wait ns alone ($(holders $M v_none)); nothing dropped"
+	POS=$((POS + 1))
 done
+# The module with room for 16 pairs counted those it had no room for.
+full=$(csv_last runqueue-full derive-dropped-behind_full)
+[ "${full:-0}" -gt 0 ] || fail "runqueue-full (16 pairs) dropped no pair beside five hogs: ${full:-no value}"
+pass "runqueue-full: $full pairs dropped (derive-dropped-behind_full)"
 # The terminal view says it too, from the snapshot: v_a's line names a first.
 M=runqueue-${METHODS%% *}
 "$top_builddir/collectd-ebpf-hist" --since-start --once --module "$M" --cgroup "${PARENT}_v_a" \
@@ -257,4 +411,16 @@ grep -q "^  waited behind: ${PARENT}_a [0-9]*%" "$WORK/hist.out" ||
 	fail "collectd-ebpf-hist --cgroup ${PARENT}_v_a does not say v_a waited behind a first: $(grep -A3 'cgroup ' "$WORK/hist.out")"
 pass "collectd-ebpf-hist: $(grep "waited behind" "$WORK/hist.out")"
 sed -n '/^-- cgroup/,$p' "$WORK/hist.out" | head -20
+# And the subagent serves v_a's rows (ebpfCgroupCounterTable: instance "<waiter>/<holder>")
+# with collectd's values.
+if [ -n "$SNMP_ROWS" ]; then
+	start_snmp
+	inst="${PARENT}_v_a/${PARENT}_a"
+	for mv in wait_behind:$(behind $M v_a "${PARENT}_a") preempted_by:$(preempted $M v_a "${PARENT}_a"); do
+		oid=$(snmp_row "$EBPF_CGROUP_COUNTER_VALUE" "$M" "${mv%%:*}" "$(index_of "$inst")")
+		wait_until 15 snmp_is "$oid" "${mv#*:}" ||
+			sfail "ebpfCgroupCounterValue of $M ${mv%%:*} $inst is '$(value "$oid")' ($oid), collectd's ${mv#*:}"
+	done
+	pass "SNMP: $M wait_behind and preempted_by of $inst are collectd's ($(behind $M v_a "${PARENT}_a") ns, $(preempted $M v_a "${PARENT}_a"))"
+fi
 stop_collectd

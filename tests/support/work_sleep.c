@@ -1,15 +1,24 @@
 /* Workload of runqueue's Behind test: a thread that works WORK_US of CPU and sleeps SLEEP_US,
  * for SECONDS, in cgroup CGROUP (a cgroup2 directory) when given. Usage: work_sleep SECONDS
- * WORK_US SLEEP_US [CGROUP]; prints "<run_delay> <waits> <ran> <preempted>":
+ * WORK_US SLEEP_US [CGROUP | --stop]; prints "<run_delay> <waits> <ran> <preempted>":
  * its run-queue wait (ns), switch-ins and time on a CPU (ns) as the kernel counts them
  * (/proc/thread-self/schedstat, fields 2, 3 and 1), and its involuntary context switches
  * (getrusage RUSAGE_THREAD, ru_nivcsw), from its start in CGROUP to its end.
  *
- * It joins CGROUP itself after one sleep, so that the one wait that precedes the join is a
- * wakeup's like all others (a classic tracepoint program counts a thread's wait for the
- * cgroup the thread is in at its next switch-out: that wait is CGROUP's there, not before). */
+ * CGROUP: it joins CGROUP itself after one sleep (a hog's way in: which of its waits are
+ * CGROUP's is not measured). --stop (a victim's): it takes its figures, then stops itself
+ * (SIGSTOP) for the caller to move it into a cgroup and continue it (SIGCONT); at its end it
+ * takes them again and stops again, for the caller to move it out and continue it, and only
+ * then prints them and exits. So every wait it has in the cgroup is the cgroup's by every
+ * attach method and in its figures, and none of its figures' is another cgroup's. A thread
+ * that joins a cgroup itself does so while it runs, after a wait that the module counts for
+ * the cgroup it left (tp_btf, raw_tp: at the switch-in) or the one it joined (the classic
+ * tracepoint: at its next switch-out), and that wait, beside hogs in another cgroup, can be a
+ * whole turn of theirs (48 ms seen). */
 #define _GNU_SOURCE
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <stdlib.h>
 #include <time.h>
@@ -41,12 +50,12 @@ int main(int argc, char **argv)
 	struct timespec req;
 
 	if ((argc != 4 && argc != 5) || atof(argv[1]) <= 0 || (work = atoll(argv[2])) <= 0 || (sleep_us = atoll(argv[3])) <= 0) {
-		fprintf(stderr, "usage: %s SECONDS WORK_US SLEEP_US [CGROUP]\n", argv[0]);
+		fprintf(stderr, "usage: %s SECONDS WORK_US SLEEP_US [CGROUP | --stop]\n", argv[0]);
 		return 2;
 	}
 	req.tv_sec = sleep_us / 1000000;
 	req.tv_nsec = (sleep_us % 1000000) * 1000;
-	if (argc == 5) {
+	if (argc == 5 && strcmp(argv[4], "--stop") != 0) {
 		char path[4096];
 		FILE *f;
 
@@ -62,6 +71,8 @@ int main(int argc, char **argv)
 		perror("/proc/thread-self/schedstat");
 		return 1;
 	}
+	if (argc == 5 && strcmp(argv[4], "--stop") == 0)
+		raise(SIGSTOP);
 	end = ns_of(CLOCK_MONOTONIC) + (long long)(atof(argv[1]) * 1e9);
 	while (ns_of(CLOCK_MONOTONIC) < end) {
 		long long until = ns_of(CLOCK_THREAD_CPUTIME_ID) + work * 1000;
@@ -72,6 +83,8 @@ int main(int argc, char **argv)
 	}
 	if (schedstat(&d1, &w1, &r1) || getrusage(RUSAGE_THREAD, &u1))
 		return 1;
+	if (argc == 5 && strcmp(argv[4], "--stop") == 0)
+		raise(SIGSTOP);
 	printf("%llu %llu %llu %ld\n", d1 - d0, w1 - w0, r1 - r0, u1.ru_nivcsw - u0.ru_nivcsw);
 	return 0;
 }
