@@ -12,8 +12,9 @@
 #include "base/log.h"
 #include "bpf/include/cgroup_key.h"
 #include "libcore/engine/module.h"
-#include "libcore/kernel/privileges.h"
 #include "tests/support/attach_methods.h"
+#include "tests/support/bpf_requirements.h"
+#include "tests/support/start_on_method.h"
 #include "libcore/kernel/tracing_helpers.h"
 #include "tests/support/recording_sink.h"
 #include "tests/support/test_cgroups.h"
@@ -24,7 +25,6 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -59,13 +59,7 @@ static struct module *started(const char *method, const char *by, const char *gl
 	 * ours are never folded into other */
 	tcg_option(m, "MaxSeries", NULL, 500);
 	m->filter_tgid = 0; /* the workloads are other processes */
-	if (module_start(m)) {
-		fprintf(stderr, "%s: start failed: %s\n", method, m->last_error);
-		CHECK(!"module started");
-		module_free(m);
-		return NULL;
-	}
-	return m;
+	return start_or_fail(m, method);
 }
 
 static void wait_child(pid_t pid)
@@ -178,13 +172,7 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "--calls")) /* the exec'd workload */
 		_exit(calls(atoi(argv[2])) ? 1 : 0);
-	if (geteuid() != 0 || !privileges_sufficient())
-		SKIP("needs root (or CAP_BPF + CAP_PERFMON) to load BPF programs");
-	if (access("/sys/kernel/btf/vmlinux", R_OK))
-		SKIP("kernel has no BTF (/sys/kernel/btf/vmlinux): CO-RE programs cannot load");
-	if (access("/sys/kernel/tracing/events/raw_syscalls", F_OK) &&
-	    mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL))
-		SKIP("tracefs is not mounted and cannot be: mount -t tracefs nodev /sys/kernel/tracing");
+	require_bpf_tracing("/sys/kernel/tracing/events/raw_syscalls");
 	CHECK(mkdtemp(dir) != NULL);
 	snprintf(exec_link, sizeof(exec_link), "%s/slot_exec", dir);
 	{
