@@ -212,7 +212,7 @@ static void print_section1(const struct bench *b)
 	       "   with Latency sys_enter too, one program at each): what the point costs beyond what\n"
 	       "   the kernel counts (libcore/engine/cost_window.c's table adds\n"
 	       "   it once a hit; it has %.0f ns for tp_btf on them); ratio: added ns over run_time_ns.\n",
-	       COST_PERIOD_DEFAULT, attach_overhead_ns(BPF_PROG_TYPE_TRACING, BPF_TRACE_RAW_TP, true));
+	       COST_PERIOD_DEFAULT, attach_overhead_ns(BPF_PROG_TYPE_TRACING, BPF_TRACE_RAW_TP, "tp_btf/sys_exit"));
 }
 
 /* ---- 2. reported against measured -------------------------------------------------------- */

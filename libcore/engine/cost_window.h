@@ -62,11 +62,13 @@ void cost_window_stop(void);
 void cost_window_join(struct module *m);
 void cost_window_leave(struct module *m);
 
-/* What the attach method of a program of this type and expected attach type adds to each
- * hit of its attach point, in nanoseconds, beyond the run_time_ns of the programs there (the
- * table in cost_window.c), on a syscall tracepoint (sys_enter, sys_exit, syscalls/...) or
- * elsewhere. A hit of a point is the most runs of any of the module's programs on it. */
-double attach_overhead_ns(uint32_t prog_type, uint32_t attach_type, bool syscall_point);
+/* What the attach method of a program of this type, expected attach type and ELF section
+ * adds to each hit of its attach point, in nanoseconds, beyond the run_time_ns of the
+ * programs there (the table in cost_window.c): more on a syscall tracepoint (a section's
+ * target sys_enter, sys_exit, raw_syscalls/..., syscalls/...) than elsewhere; 0 for a probe
+ * on user-space code (uprobe, uretprobe, usdt: not measured). A hit of a point is the most
+ * runs of any of the module's programs on it. */
+double attach_overhead_ns(uint32_t prog_type, uint32_t attach_type, const char *section);
 
 /* At each read of m (self_metrics.c): events is the module's event count of this read
  * (has_events false without cost_events). Opens, joins and closes the windows. Sets

@@ -171,7 +171,7 @@ static double own_reading(const struct module *m)
 
 static void check_window(const struct cost_measure *cm, double own)
 {
-	double ovh = attach_overhead_ns(BPF_PROG_TYPE_TRACING, BPF_TRACE_RAW_TP, true);
+	double ovh = attach_overhead_ns(BPF_PROG_TYPE_TRACING, BPF_TRACE_RAW_TP, "tp_btf/sys_exit");
 	double expect = cm->raw_ns_per_s + (double)cm->runs * ovh / cm->seconds;
 
 	printf("  window of %.2f s: %.0f ns/s of run time (the test's own reading: %.0f), %.0f ns/s with %.0f ns "
@@ -271,8 +271,8 @@ static void on_usr1(int sig)
 static void attach_point(void)
 {
 	struct module *m = mt_started("signals", "tp_btf");
-	double elsewhere = attach_overhead_ns(BPF_PROG_TYPE_TRACING, BPF_TRACE_RAW_TP, false);
-	double syscalls = attach_overhead_ns(BPF_PROG_TYPE_TRACING, BPF_TRACE_RAW_TP, true);
+	double elsewhere = attach_overhead_ns(BPF_PROG_TYPE_TRACING, BPF_TRACE_RAW_TP, "tp_btf/signal_generate");
+	double syscalls = attach_overhead_ns(BPF_PROG_TYPE_TRACING, BPF_TRACE_RAW_TP, "tp_btf/sys_exit");
 	struct cost_measure cm = { 0 };
 	char err[ERR_MAX];
 	double pct, added;
@@ -309,10 +309,31 @@ static void attach_point(void)
  * window adds the overhead once per hit: two a syscall, a quarter of its runs, not one per
  * run. And vfs counts its calls, which price its events (the window's cost per second is
  * of a loop the statistics slowed): the window counted the test's reads. */
+/* Each method as the sections name it: fentry and kprobes are charged (estimates), their
+ * return probes as much; a probe on user-space code (of type KPROBE too) nothing; a kprobe
+ * on a syscall's function is no syscall tracepoint. */
+static void methods_by_section(void)
+{
+	double fentry = attach_overhead_ns(BPF_PROG_TYPE_TRACING, BPF_TRACE_FENTRY, "fentry");
+	double kprobe = attach_overhead_ns(BPF_PROG_TYPE_KPROBE, 0, "kprobe");
+
+	printf("  fentry %.0f ns a hit, kprobe %.0f\n", fentry, kprobe);
+	CHECK(fentry > 0 && kprobe > fentry);
+	CHECK(attach_overhead_ns(BPF_PROG_TYPE_TRACING, BPF_TRACE_FEXIT, "fexit") == fentry);
+	CHECK(attach_overhead_ns(BPF_PROG_TYPE_KPROBE, 0, "kretprobe") == kprobe);
+	CHECK(attach_overhead_ns(BPF_PROG_TYPE_KPROBE, 0, "kprobe/__x64_sys_getppid") == kprobe);
+	CHECK(attach_overhead_ns(BPF_PROG_TYPE_TRACING, BPF_TRACE_FENTRY, "fentry/__do_sys_getppid") == fentry);
+	CHECK(attach_overhead_ns(BPF_PROG_TYPE_KPROBE, 0, "uprobe//usr/bin/true:main") == 0);
+	CHECK(attach_overhead_ns(BPF_PROG_TYPE_KPROBE, 0, "uretprobe") == 0);
+	CHECK(attach_overhead_ns(BPF_PROG_TYPE_KPROBE, 0, "usdt/libc:memory_malloc_retry") == 0);
+	CHECK(attach_overhead_ns(BPF_PROG_TYPE_TRACEPOINT, 0, "tracepoint/syscalls/sys_enter_sync") ==
+	      attach_overhead_ns(BPF_PROG_TYPE_TRACEPOINT, 0, "tp/sched/sched_switch"));
+}
+
 static void one_point_many_programs(void)
 {
 	struct module *m = mt_started("vfs", "tp_btf");
-	double per_hit = attach_overhead_ns(BPF_PROG_TYPE_TRACING, BPF_TRACE_RAW_TP, true);
+	double per_hit = attach_overhead_ns(BPF_PROG_TYPE_TRACING, BPF_TRACE_RAW_TP, "tp_btf/sys_exit");
 	struct cost_measure cm = { 0 };
 	char err[ERR_MAX], c;
 	double pct, added, hits;
@@ -462,6 +483,8 @@ int main(void)
 	in_child(without_capability_child);
 	printf("the attach point:\n");
 	attach_point();
+	printf("each method by its section:\n");
+	methods_by_section();
 	printf("several programs on one point:\n");
 	one_point_many_programs();
 	MEASURED_UNDER_LOAD(3) {
