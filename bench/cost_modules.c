@@ -39,7 +39,7 @@
  *      events per second (a user's program has no event count: over the workload's), against
  *      section 1's added ns per event; the ratio is the table's.
  *
- * The modules without event counts (<Program>, ExporterConfig, tcp, signals) send their last
+ * The modules without event counts (<Program>, ExporterConfig, tcp) send their last
  * window's own cost per second until the next window; in a tight loop the statistics' tax
  * slows the loop during the window, so the window's rate reads low. Each of them runs a
  * second time paced: its batches as bursts, with a clock_nanosleep to a deadline between
@@ -533,8 +533,7 @@ static struct section sections[] = {
 	{ "ExporterConfig", "getppid()", "tracepoint", syscall_tps, getppids, program_exporter, 1, false, true },
 	{ "tcp", "connection", "tp_btf", tcp_tps, connections, NULL, 1, false },
 	{ "tcp", "connection", "tp_btf", tcp_tps, connections, NULL, 1, false, true },
-	{ "signals", "signal", "tp_btf", signal_tps, signals_raised, NULL, 1, false },
-	{ "signals", "signal", "tp_btf", signal_tps, signals_raised, NULL, 1, false, true },
+	{ "signals", "signal", "tp_btf", signal_tps, signals_raised, NULL, 1, true },
 	{ "vfs", "read()", "tp_btf", syscall_tps, zero_reads, NULL, 1, true },
 	{ "process", "thread", "tp_btf", process_tps, threads, NULL, 1, false },
 	{ "fs", "read()", NULL, no_tps, ext4_reads, NULL, 1, false, .ext4 = true },

@@ -301,6 +301,45 @@ static void attach_point(void)
 	module_free(m);
 }
 
+/* Between windows signals carries its price by its deliveries: a quiet read costs nothing,
+ * a storm what the window priced a delivery times the storm's deliveries. Without event
+ * counts both reads would send the window's own cost per second. In a child: the round's
+ * timing (CostPeriod 100000 after the window) is the process's. */
+static void storm_between_windows(void)
+{
+	struct module *m = mt_started("signals", "tp_btf");
+	struct cost_measure cm = { 0 };
+	char err[ERR_MAX];
+	double quiet = -1, storm = -1, price, t0, t1, want;
+
+	if (!m)
+		return;
+	signal(SIGUSR1, on_usr1);
+	CHECK(cost_window_configure(2, err, sizeof(err)) == 0);
+	read_cost(m, &quiet); /* opens the window */
+	for (int i = 0; i < 2000; i++)
+		raise(SIGUSR1);
+	/* the next round after this one: far beyond the test */
+	CHECK(cost_window_configure(100000, err, sizeof(err)) == 0);
+	read_cost(m, &quiet); /* closes it: a delivery priced */
+	CHECK(cost_window_measure(m, &cm) && cm.events >= 2000);
+	price = cm.events ? cm.ns_per_s * cm.seconds / (double)cm.events : 0;
+	t0 = now_s();
+	CHECK(read_cost(m, &quiet));
+	for (int i = 0; i < 20000; i++)
+		raise(SIGUSR1);
+	CHECK(read_cost(m, &storm));
+	t1 = now_s();
+	CHECK(!cost_window_rounds().open);
+	want = price * 20000 / (t1 - t0) / 1e7; /* percent of a CPU */
+	printf("  a delivery priced %.1f ns; between windows a quiet read %.4f %%, a storm of 20,000 %.4f %% "
+	       "(priced: %.4f %%)\n", price, quiet, storm, want);
+	CHECK(quiet == 0);
+	CHECK(storm > 0.8 * want && storm < 1.25 * want);
+	signal(SIGUSR1, SIG_DFL);
+	module_free(m);
+}
+
 /* Several programs on one point: vfs's syscall fallback (no fentry, no kprobes here; forced
  * onto tp_btf where they exist) runs four programs on sys_enter and four on sys_exit, one
  * pair per operation, each on every syscall of the host. The dispatch is a cost per hit of
@@ -483,6 +522,8 @@ int main(void)
 	in_child(without_capability_child);
 	printf("the attach point:\n");
 	attach_point();
+	printf("a storm of signals between windows:\n");
+	in_child(storm_between_windows);
 	printf("each method by its section:\n");
 	methods_by_section();
 	printf("several programs on one point:\n");
