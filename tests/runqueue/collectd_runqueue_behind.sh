@@ -172,10 +172,13 @@ trace_remove() {
 		rmdir "$i"
 	done
 }
+# trace_on VICTIM_PID: only the victim's wakeups are recorded (the witness needs no other; the
+# chatty hog's made v_ac's trace 15 s of awk on one CPU under TCG).
 trace_on() {
 	for i in "$TRACE" "$LATE"; do
 		[ -d "$i" ] || continue
 		: > "$i/trace"
+		echo "pid == $1" > "$i/events/sched/sched_wakeup/filter" || fail "cannot filter $i's sched_wakeup"
 		echo 1 > "$i/tracing_on"
 	done
 }
@@ -254,7 +257,7 @@ scenario() {
 	for h in "$@"; do hog "$h"; done
 	ua0=$(usage a) ub0=$(usage b)
 	echo "$victim" > "$CG/$v/cgroup.procs" || fail "cannot move the victim into $v"
-	trace_on
+	trace_on "$victim"
 	# the hogs, then the victim, by one process at nice -20: on one CPU this shell, at 0, has
 	# ~1% of it beside a hog at -20, and the victim would start a hog's turn or more late
 	nice -n -20 kill -CONT $HOGS "$victim" || fail "cannot continue the victim and hogs of $v"
