@@ -173,7 +173,7 @@ trace_remove() {
 	done
 }
 # trace_on VICTIM_PID: only the victim's wakeups are recorded (the witness needs no other; the
-# chatty hog's made v_ac's trace 15 s of awk on one CPU under TCG).
+# chatty hog's made most of v_ac's trace, which took 15 s to read and sum on one CPU under TCG).
 trace_on() {
 	for i in "$TRACE" "$LATE"; do
 		[ -d "$i" ] || continue
