@@ -11,6 +11,16 @@
 #   hold it (7% of v_a's wait on a loaded machine before the autogroups, 0.5% on a quiet
 #   one), and that part is rightly theirs: the holders outside the test (unselected, other,
 #   kernel, unknown) take what ftrace's events (below) say the other tasks held, within 2%;
+# - the victim is SCHED_BATCH (work_sleep --stop-batch): it does not preempt the hog when it
+#   wakes, which under CFS (5.10, 6.1) it did, waiting 14 ms of 1.5 s; each hog (work_sleep
+#   working past its end) stops itself too, is moved into its cgroup while stopped, is
+#   continued with the victim by one process at nice -20 and ends itself 0.5 s after it:
+#   on one CPU (the kernel matrix's VMs, one vCPU under TCG, where this runs once a kernel
+#   with the three methods side by side) nothing the test needs runs beside the hogs, the
+#   shell only polling with builtins (at nice 0 it had ~1% of the CPU: 257 s for one method
+#   before). There too the stamps of the emulated probes move by tens of µs a wait, and
+#   the kernel's sched_info clock lies far from its tracepoints: both are measured in the
+#   run (bias, kgap below), the host keeping the constants measured on it;
 # - of the rest, v_a's wait is >= 95% behind a, v_b's behind b; v_ab's wait behind a and
 #   behind b are what the kernel's own events say (a private ftrace instance's sched_wakeup
 #   and sched_switch, the overlap of each hog's runs with the victim's waits) within 2% of
@@ -71,6 +81,10 @@ WORK_SLEEP="$top_builddir/tests/support/work_sleep"
 "$WORK_SLEEP" 0.01 100 100 > /dev/null || fail "work_sleep does not run"
 CPU=$(($(nproc) - 1))
 SECONDS_EACH=1.5
+# The hogs end themselves (they stop at their end, --stop) HOG_SECONDS after the victim and
+# they were continued, after the victim's end: where collectd, ftrace and this shell share
+# the hogs' one CPU (the kernel matrix's VMs), nothing the test needs must wait for them.
+HOG_SECONDS=2
 
 mkdir -m 0755 "$WORK/snap"
 {
@@ -110,20 +124,22 @@ INTERVAL=0.5 write_config "$WORK/collectd.conf" < "$WORK/ebpf.conf"
 # within its session, and every other session on the machine (a build) weighs as much.
 FIRST='{ [ ! -w /proc/self/autogroup ] || echo -20 > /proc/self/autogroup; } && '
 usage() { awk '$1 == "usage_usec" { print $2 }' "$CG/$1/cpu.stat"; }
-# stopped PID: work_sleep PID has stopped itself (--stop).
-stopped() { grep -q "^$1 (work_sleep) T " "/proc/$1/stat"; }
-# hog CGROUP: a CPU-bound shell in CGROUP on the test's CPU, once it is in there.
-# hog CGROUP[:chatty]: a CPU-bound shell in CGROUP on the test's CPU, once it is in there;
-# chatty: work_sleep working 50 µs and sleeping 50 µs, many short turns.
+# stopped PID: work_sleep PID has stopped itself (--stop). The shell's own read, no command:
+# the test's polls run beside the hogs (on one CPU, a fork and exec is milliseconds of it).
+stopped() { read -r _st < "/proc/$1/stat" && case $_st in "$1 (work_sleep) T "*) ;; *) return 1 ;; esac; }
+# hog CGROUP[:chatty]: a CPU hog (work_sleep working past its end: CPU-bound, ending itself
+# HOG_SECONDS after its start) on the test's CPU, stopped (--stop) and moved into CGROUP, for
+# scenario to continue with the victim; chatty: working 50 µs and sleeping 50 µs, many short
+# turns.
 hog() {
 	case $1 in
-	*:chatty)
-		setsid nice -n -20 taskset -c "$CPU" sh -c "$FIRST"'exec "$@"' sh "$WORK_SLEEP" 60 50 50 "$CG/${1%:*}" > /dev/null & ;;
-	*)
-		setsid nice -n -20 taskset -c "$CPU" sh -c "$FIRST"'echo $$ > "$1/cgroup.procs" && while :; do :; done' sh "$CG/$1" & ;;
+	*:chatty) set -- "${1%:*}" 50 50 ;;
+	*) set -- "$1" $((HOG_SECONDS * 1000000)) 1 ;;
 	esac
+	setsid nice -n -20 taskset -c "$CPU" sh -c "$FIRST"'exec "$@"' sh "$WORK_SLEEP" $HOG_SECONDS $2 $3 --stop > /dev/null &
 	HOGS="$HOGS $!"
-	wait_until 10 grep -q . "$CG/${1%:*}/cgroup.procs" || fail "the hog did not join ${1%:*}"
+	wait_until 10 stopped $! || fail "the hog for $1 did not stop itself"
+	echo $! > "$CG/$1/cgroup.procs" || fail "cannot move the hog into $1"
 }
 # The witness of who held the CPU while a victim waited: the kernel's own sched_wakeup and
 # sched_switch events in a private ftrace instance, their overlap with the victim's waits
@@ -135,26 +151,41 @@ hog() {
 # programs, its timestamps came after theirs (three modules' programs on each switch), which
 # made every wait begun by a wakeup some 10 µs longer than the programs measure it, the part
 # after the switch given to the holder switched out.
+# On one CPU a second instance, LATE, enabled once collectd's programs are attached, stamps
+# after all of them: each method's stamps lie between the two witnesses' (see bias).
 TRACE=/sys/kernel/tracing/instances/ebpf-it-behind-$$
+LATE=/sys/kernel/tracing/instances/ebpf-it-behind-late-$$
+ONE_CPU=
+[ "$(nproc)" != 1 ] || ONE_CPU=1
+# trace_setup INSTANCE
 trace_setup() {
-	mkdir "$TRACE" || fail "cannot make the ftrace instance $TRACE"
-	echo 0 > "$TRACE/tracing_on"
-	echo 16384 > "$TRACE/buffer_size_kb"
-	echo 1 > "$TRACE/events/sched/sched_switch/enable"
-	echo 1 > "$TRACE/events/sched/sched_wakeup/enable"
+	mkdir "$1" || fail "cannot make the ftrace instance $1"
+	echo 0 > "$1/tracing_on"
+	echo 16384 > "$1/buffer_size_kb"
+	echo 1 > "$1/events/sched/sched_switch/enable"
+	echo 1 > "$1/events/sched/sched_wakeup/enable"
 }
 trace_remove() {
-	[ -d "$TRACE" ] || return 0
-	echo 0 > "$TRACE/events/enable"
-	rmdir "$TRACE"
+	for i in "$TRACE" "$LATE"; do
+		[ -d "$i" ] || continue
+		echo 0 > "$i/events/enable"
+		rmdir "$i"
+	done
 }
+# trace_on VICTIM_PID: only the victim's wakeups are recorded (the witness needs no other; the
+# chatty hog's made most of v_ac's trace, which took 15 s to read and sum on one CPU under TCG).
 trace_on() {
-	: > "$TRACE/trace"
-	echo 1 > "$TRACE/tracing_on"
+	for i in "$TRACE" "$LATE"; do
+		[ -d "$i" ] || continue
+		: > "$i/trace"
+		echo "pid == $1" > "$i/events/sched/sched_wakeup/filter" || fail "cannot filter $i's sched_wakeup"
+		echo 1 > "$i/tracing_on"
+	done
 }
-# trace_off VICTIM_PID VICTIM_CGROUP: the overlaps.
+# trace_off VICTIM_PID VICTIM_CGROUP: the overlaps, ftrace's in $WORK/VICTIM_CGROUP.ftrace, the
+# late witness's in $WORK/VICTIM_CGROUP.late.
 trace_off() {
-	echo 0 > "$TRACE/tracing_on"
+	for i in "$TRACE" "$LATE"; do [ ! -d "$i" ] || echo 0 > "$i/tracing_on"; done
 	: > "$WORK/a.pids"; : > "$WORK/b.pids"; : > "$WORK/$2.hogs"
 	for p in $HOGS; do for h in a b h1 h2 h3 h4 h5; do
 		grep -qx "$p" "$CG/$h/cgroup.procs" || continue
@@ -163,7 +194,14 @@ trace_off() {
 	done; done
 	kill_hogs # before the work below, which may share their CPU
 	cat "$TRACE/trace" > "$WORK/$2.trace"
-	awk -v cpu="$(printf '[%03d]' "$CPU")" -v victim="$1" -v a="$(cat "$WORK/a.pids")" -v b="$(cat "$WORK/b.pids")" -v heldfile="$WORK/$2.held" '
+	overlaps "$WORK/$2.trace" "$1" "$WORK/$2.held" > "$WORK/$2.ftrace"
+	[ -d "$LATE" ] || return 0
+	cat "$LATE/trace" > "$WORK/$2.late.trace"
+	overlaps "$WORK/$2.late.trace" "$1" "$WORK/$2.late.held" > "$WORK/$2.late"
+}
+# overlaps TRACE VICTIM_PID HELDFILE: the line above from a trace.
+overlaps() {
+	awk -v cpu="$(printf '[%03d]' "$CPU")" -v victim="$2" -v a="$(cat "$WORK/a.pids")" -v b="$(cat "$WORK/b.pids")" -v heldfile="$3" '
 		function field(name,   i) { for (i = 1; i <= NF; i++) if (index($i, name "=") == 1) return substr($i, length(name) + 2); return "" }
 		# First pass: the tasks seen switched in and never out (a program outside the test
 		# here); a victim wait that begins with a wakeup in one of their contexts is seen by
@@ -200,9 +238,9 @@ trace_off() {
 			if (next_ == victim) { running = 1; waiting = 0; k = 0 }
 			since = ts
 		}
-		END { for (p in held) { print p, held[p] > heldfile; if (p != a && p != b && p != victim && p != 0) rest += held[p] }
+		END { for (p in held) { print p, held[p] > heldfile; all += held[p]; if (p != a && p != b && p != victim && p != 0) rest += held[p] }
 		      for (p in amb) { amb_all += amb[p]; if (p != a && p != b && p != victim && p != 0) amb_rest += amb[p] }
-		      printf "%d %d %d %d %d %d %d %d %d %d\n", held[a], held[b], rest, unseen, unseen_n, unknown, amb[a], amb[b], amb_rest, amb_all }' "$WORK/$2.trace" "$WORK/$2.trace" > "$WORK/$2.ftrace"
+		      printf "%d %d %d %d %d %d %d %d %d %d %d\n", held[a], held[b], rest, unseen, unseen_n, unknown, amb[a], amb[b], amb_rest, amb_all, all + unknown + amb_all }' "$1" "$1"
 }
 # scenario VICTIM_CGROUP [HOG_CGROUP...]: the victim's run beside the hogs; its run_delay and
 # waits into $WORK/VICTIM_CGROUP, the hogs' CPU time (µs) in it into $WORK/VICTIM_CGROUP.usage.
@@ -213,14 +251,16 @@ scenario() {
 	# its every wait in the cgroup is the cgroup's by every method, in its figures and the
 	# trace. Started before the hogs, and pinned last (as they are), so that its way to its
 	# stop (setsid, nice, taskset, sh) does not crawl beside them.
-	setsid nice -n -20 taskset -c "$CPU" sh -c "$FIRST"'exec "$@"' sh "$WORK_SLEEP" $SECONDS_EACH 1000 1000 --stop > "$WORK/$v" &
+	setsid nice -n -20 taskset -c "$CPU" sh -c "$FIRST"'exec "$@"' sh "$WORK_SLEEP" $SECONDS_EACH 1000 1000 --stop-batch > "$WORK/$v" &
 	victim=$!
 	wait_until 10 stopped "$victim" || fail "the victim for $v did not stop itself"
 	for h in "$@"; do hog "$h"; done
 	ua0=$(usage a) ub0=$(usage b)
 	echo "$victim" > "$CG/$v/cgroup.procs" || fail "cannot move the victim into $v"
-	trace_on
-	kill -CONT "$victim"
+	trace_on "$victim"
+	# the hogs, then the victim, by one process at nice -20: on one CPU this shell, at 0, has
+	# ~1% of it beside a hog at -20, and the victim would start a hog's turn or more late
+	nice -n -20 kill -CONT $HOGS "$victim" || fail "cannot continue the victim and hogs of $v"
 	wait_until 10 stopped "$victim" || fail "the victim in $v did not stop at its end"
 	echo "$victim" > "$CG/cgroup.procs" || fail "cannot move the victim out of $v"
 	trace_off $victim $v
@@ -228,13 +268,14 @@ scenario() {
 	wait $victim || fail "the victim in $v failed"
 	echo $(($(usage a) - ua0)) $(($(usage b) - ub0)) > "$WORK/$v.usage"
 }
-trace_setup # before collectd: see above
+trace_setup "$TRACE" # before collectd: see above
 start_collectd "$WORK/collectd.conf"
 for m in $METHODS; do
 	wait_for_log "runqueue-$m: sched_wakeup+sched_wakeup_new+sched_switch attached via $m" 5 ||
 		fail "runqueue-$m did not attach via $m"
 done
 wait_for_log "runqueue-full: sched_wakeup+sched_wakeup_new+sched_switch attached" 5 || fail "runqueue-full did not attach"
+[ -z "$ONE_CPU" ] || trace_setup "$LATE" # after them
 scenario v_a a
 scenario v_b b
 scenario v_ab a b
@@ -242,27 +283,26 @@ scenario v_ac a b:chatty
 scenario v_none
 scenario v_many h1 h2 h3 h4 h5
 
+# The last value of every series, taken once the modules have read (last_values, below):
+# "<plugin instance> <type-instance> <value>" in $WORK/last. One process for all, where a
+# tail and a cut for each value took 30 s of a VM's run.
+last_values() {
+	awk -F, 'FNR > 1 { v[FILENAME] = $2 }
+		END { for (f in v) { n = split(f, p, "/"); t = p[n]; sub(/-[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]$/, "", t); print p[n - 1], t, v[f] } }' \
+		"$WORK"/csv/itest/*/* > "$WORK/last"
+}
+# sum_of M V REGEX: the sum of M's values for V whose type-instance matches REGEX (0 if none).
+sum_of() {
+	awk -v d="ebpf-$1.${PARENT}_$2" -v t="$3" '$1 == d && $2 ~ t { s += $3 } END { printf "%d\n", s }' "$WORK/last"
+}
 # The last read's value of a holder's wait_behind (0 when never sent).
-behind() {
-	v=$(csv_last "$1.${PARENT}_$2" "derive-wait_behind-$3")
-	echo "${v:-0}" | cut -d. -f1
-}
-# The sum of every holder's wait_behind of a victim, and the holders, "name=value ...".
-total() {
-	for f in "$WORK/csv/itest/ebpf-$1.${PARENT}_$2"/derive-wait_behind-*; do
-		[ -e "$f" ] && tail -n 1 "$f" | cut -d, -f2
-	done | awk '{ s += $1 } END { printf "%d\n", s }'
-}
+behind() { sum_of "$1" "$2" "^derive-wait_behind-$3\$"; }
+# The sum of every holder's wait_behind of a victim.
+total() { sum_of "$1" "$2" '^derive-wait_behind-'; }
 # The sum of a victim's preempted_by, and one holder's.
-preempted() {
-	for f in "$WORK/csv/itest/ebpf-$1.${PARENT}_$2"/derive-preempted_by-${3:-*}-????-??-??; do
-		[ -e "$f" ] && tail -n 1 "$f" | cut -d, -f2
-	done | awk '{ s += $1 } END { printf "%d\n", s }'
-}
+preempted() { sum_of "$1" "$2" "^derive-preempted_by-${3:-.*}\$"; }
 # A victim's wait behind holders outside the test: the other cgroups, kernel threads, unknown.
-outside() {
-	for h in unselected other kernel unknown; do behind "$1" "$2" $h; done | awk '{ s += $1 } END { printf "%d\n", s }'
-}
+outside() { sum_of "$1" "$2" '^derive-wait_behind-(unselected|other|kernel|unknown)$'; }
 # bias V: how much longer (ns) the module being checked may measure V's waits than ftrace:
 # a tracepoint calls its probes in the order they were registered, so each method's program
 # stamps a switch after the probes before it ran (POS of them: ftrace's, then the methods'
@@ -270,13 +310,27 @@ outside() {
 # ftrace < tp_btf < raw_tp < tracepoint (v_none 111.5, 113.0, 114.2 ms over 746 waits, 1.8 us
 # a wait per program; tp_btf 3.9 us a wait over ftrace on a loaded machine, v_none 34.3 ms
 # against 31.5 over 745): 4 us a wait per probe before.
+# On one CPU (the kernel matrix's VMs: one vCPU under TCG, where each probe is emulated) the
+# programs' place counts for far more, and not the same in every scenario nor in one
+# direction (6.12: tracepoint 23 us a wait over ftrace in v_none, 61 in v_b; tp_btf 5 under
+# it; 4 us a probe allowed 12 and 4 over, none under). There the allowance, both ways, is
+# what the witnesses measure: how much longer the late one (after every program) saw V's
+# waits than ftrace (before them all).
 POS=1
-bias() { echo $((POS * 4000 * $(cut -d' ' -f2 "$WORK/$1"))); }
-# off GOT WANT SLACK T: how far GOT lies outside [WANT, WANT + SLACK] (ns), SLACK the parts
-# of waits that the module may or may not have seen: the witness's amb, and the waits whose
-# switch-in ftrace missed (unseen; the programs saw 3 ms of them once, 2 waits after pid 105).
+bias() {
+	if [ -n "$ONE_CPU" ]; then
+		awk 'NR == FNR { e = $11; next } { d = $11 - e; print (d < 0 ? -d : d) }' "$WORK/$1.ftrace" "$WORK/$1.late"
+	else
+		echo $((POS * 4000 * $(cut -d' ' -f2 "$WORK/$1")))
+	fi
+}
+low() { if [ -n "$ONE_CPU" ]; then bias "$1"; else echo 0; fi; }
+# off GOT WANT SLACK [LOW]: how far GOT lies outside [WANT - LOW, WANT + SLACK] (ns), SLACK the
+# parts of waits that the module may or may not have seen: the witness's amb, and the waits
+# whose switch-in ftrace missed (unseen; the programs saw 3 ms of them once, 2 waits after pid
+# 105).
 off() {
-	if [ "$1" -lt "$2" ]; then echo $(($2 - $1)); elif [ "$1" -gt $(($2 + $3)) ]; then echo $(($1 - $2 - $3)); else echo 0; fi
+	if [ "$1" -lt $(($2 - ${4:-0})) ]; then echo $(($2 - ${4:-0} - $1)); elif [ "$1" -gt $(($2 + $3)) ]; then echo $(($1 - $2 - $3)); else echo 0; fi
 }
 # agrees M V: V's wait behind a, behind b and unknown (beyond the ring) are ftrace's within
 # 2% of its wait + 2 ms.
@@ -285,7 +339,7 @@ agrees() {
 	t=$(total "$1" "$2")
 	for h in "${PARENT}_a:$3:$(($9 + $6))" "${PARENT}_b:$4:$((${10} + $6))" "unknown:$8:$((${12} + $6))"; do
 		got=$(behind "$1" "$2" "${h%%:*}") want=${h#*:}
-		d=$(off "$got" "${want%:*}" $((${want#*:} + $(bias "$2"))) "$t")
+		d=$(off "$got" "${want%:*}" $((${want#*:} + $(bias "$2"))) "$(low "$2")")
 		[ $((50 * d)) -le $((t + 100000000)) ] ||
 			fail "$1: $2 waited $got ns behind ${h%%:*}, ftrace's events say ${want%:*} ns (+ up to ${want#*:} ns the module may not see; of $t ns): $(holders "$1" "$2")"
 	done
@@ -294,7 +348,7 @@ agrees() {
 # within 2% of its wait + 2 ms.
 agree_one() {
 	t=$(total "$1" "$2") got=$(behind "$1" "$2" "$3")
-	d=$(off "$got" "$4" $((${5:-0} + $(bias "$2"))) "$t")
+	d=$(off "$got" "$4" $((${5:-0} + $(bias "$2"))) "$(low "$2")")
 	[ $((50 * d)) -le $((t + 100000000)) ] ||
 		fail "$1: $2 waited $got ns behind $3, ftrace's events say $4 ns (+ up to ${5:-0}; of $t ns): $(holders "$1" "$2")"
 }
@@ -303,46 +357,59 @@ agree_one() {
 # the test's holders.
 held_outside() {
 	o=$(outside "$1" "$2") r=$(awk '{ print $3 + $6 }' "$WORK/$2.ftrace") t=$(total "$1" "$2")
-	d=$(off "$o" "$r" $(($(awk '{ print $9 + $4 }' "$WORK/$2.ftrace") + $(bias "$2"))) "$t")
+	d=$(off "$o" "$r" $(($(awk '{ print $9 + $4 }' "$WORK/$2.ftrace") + $(bias "$2"))) "$(low "$2")")
 	[ $((50 * d)) -le $((t + 100000000)) ] ||
 		fail "$1: $2 waited $o ns behind holders outside the test, ftrace's events say $r ns (of $t ns): $(holders "$1" "$2")"
 	rest_wait=$((t - o))
 }
 holders() {
-	for f in "$WORK/csv/itest/ebpf-$1.${PARENT}_$2"/derive-wait_behind-*; do
-		[ -e "$f" ] || continue
-		h=${f##*/derive-wait_behind-}
-		echo "${h%-????-??-??}=$(tail -n 1 "$f" | cut -d, -f2)"
-	done | tr '\n' ' '
+	awk -v d="ebpf-$1.${PARENT}_$2" '$1 == d && sub(/^derive-wait_behind-/, "", $2) { printf "%s=%s ", $2, $3 }' "$WORK/last" | tr ' ' '\n' | sort | tr '\n' ' '
 }
 # Two more reads, so that the victims' last waits (the classic tracepoint counts a wait at the
 # thread's next switch-out) are in.
-dropped_lines() { wc -l < "$(csv_file "runqueue-$1" derive-dropped-behind_full)"; }
-for m in $METHODS full; do eval "lines_$m=$(dropped_lines $m)"; done
-two_more() {
-	for m in $METHODS full; do eval "n=\$lines_$m"; [ "$(dropped_lines $m)" -ge $((n + 2)) ] || return 1; done
+# Reads that began after now (a value's time is its read's start): collectd's write queue
+# can be seconds behind its reads (one CPU under TCG: 11 s), so lines written since now may
+# be of reads before. The second such read's line is written after all of the first's.
+AFTER=$(($(date +%s) + 1))
+reads_after() {
+	awk -F, -v t=$AFTER 'NR > 1 && $1 >= t { n++ } END { print n + 0 }' "$(csv_file "runqueue-$1" derive-dropped-behind_full)"
 }
-wait_until 10 two_more || fail "the modules did not read twice in 10 s after the last scenario"
+two_more() {
+	for m in $METHODS full; do [ "$(reads_after $m)" -ge 2 ] || return 1; done
+}
+wait_until 30 two_more || fail "the modules did not read twice in 30 s after the last scenario"
+last_values
 
 # Each victim's whole split beside the kernel's figures and ftrace's, for the log.
 for m in $METHODS; do for v in v_a v_b v_ab v_ac v_none v_many; do
 	echo "split: $m $v: kernel (run_delay waits ran nivcsw) $(cat "$WORK/$v"); ftrace (a b rest unseen unseen_n unknown, maybe: a b rest all) $(cat "$WORK/$v.ftrace"); module $(total runqueue-$m $v) ns, preempted $(preempted runqueue-$m $v): $(holders runqueue-$m $v)"
 done; done
 POS=1
+[ -z "$ONE_CPU" ] || for v in v_a v_b v_ab v_ac v_none v_many; do
+	echo "note: one CPU: the late witness saw $v's waits $(bias $v) ns longer or shorter than ftrace (of $(cut -d' ' -f11 "$WORK/$v.ftrace"))"
+done
 for m in $METHODS; do
 	M=runqueue-$m
 	for v in v_a v_b v_ab v_ac v_none v_many; do agrees $M $v; done
 	pass "$M: each victim's wait behind a, b and unknown is ftrace's (v_ac: $(behind $M v_ac "${PARENT}_a"), $(behind $M v_ac "${PARENT}_b") and $(behind $M v_ac unknown) ns, ftrace $(cut -d' ' -f1,2,6 "$WORK/v_ac.ftrace"))"
 	for v in v_a v_b v_ab v_ac v_many; do
-		set -- $(cat "$WORK/$v"); delay=$1
+		set -- $(cat "$WORK/$v"); delay=$1 kgap=0
 		t=$(total $M $v)
 		[ "$t" -gt 0 ] || fail "$M: $v waited behind nobody: $(holders $M $v); plugin instances: $(series)"
 		# less the waits whose switch-in reached no probe (ftrace's, at most) and those the
 		# module may not have seen (u ns in all): the kernel counts them, no program can
 		u=$(awk '{ print $4 + $10 }' "$WORK/$v.ftrace")
-		if [ "$t" -ge "$delay" ]; then d=$((t - delay - $(bias $v))); [ $d -ge 0 ] || d=0; elif [ "$t" -ge $((delay - u)) ]; then d=0; else d=$((delay - u - t)); fi
+		# On one CPU under TCG the kernel's own tracepoints are far from its run_delay: each
+		# wait's ends are stamped by sched_info's clock some way before the tracepoints (the
+		# switch's clock before pick_next_task and PSI's accounting, emulated): ftrace's waits
+		# of v_a were 202.2 ms against run_delay's 176.4 (+46 us a wait, 5.10), those of v_ac
+		# (497 of 904 preempted) 9.7 ms under it. There the kernel's gap, as ftrace measures it
+		# for the same waits, moves the run_delay the module must meet.
+		[ -z "$ONE_CPU" ] || kgap=$(($(cut -d' ' -f11 "$WORK/$v.ftrace") - delay))
+		want=$((delay + kgap))
+		if [ "$t" -ge "$want" ]; then d=$((t - want - $(bias $v))); [ $d -ge 0 ] || d=0; elif [ "$t" -ge $((want - u - $(low $v))) ]; then d=0; else d=$((want - u - $(low $v) - t)); fi
 		[ $((50 * d)) -le $((delay + 100000000)) ] ||
-			fail "$M: $v waited $t ns in all behind $(holders $M $v), the kernel's run_delay $delay ns (of which at most $u ns in waits whose end no probe saw): off by more than 2% + 2 ms"
+			fail "$M: $v waited $t ns in all behind $(holders $M $v), the kernel's run_delay $delay ns (of which at most $u ns in waits whose end no probe saw; $kgap ns the kernel's tracepoints saw more): off by more than 2% + 2 ms"
 	done
 	ta=$(total $M v_a)
 	for v in a b; do

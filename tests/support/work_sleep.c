@@ -14,8 +14,13 @@
  * that joins a cgroup itself does so while it runs, after a wait that the module counts for
  * the cgroup it left (tp_btf, raw_tp: at the switch-in) or the one it joined (the classic
  * tracepoint: at its next switch-out), and that wait, beside hogs in another cgroup, can be a
- * whole turn of theirs (48 ms seen). */
+ * whole turn of theirs (48 ms seen). Its work ends at SECONDS' end too: with WORK_US longer
+ * than that it is a CPU hog that ends itself (the Behind test's hogs, --stop as the victim).
+ * --stop-batch: --stop, the thread SCHED_BATCH, which never preempts a running thread when it
+ * wakes (the Behind test's victim: one that preempts the hog at each wakeup under CFS waits
+ * for little but kernel work). */
 #define _GNU_SOURCE
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -47,15 +52,25 @@ int main(int argc, char **argv)
 	unsigned long long d0, w0, r0, d1, w1, r1;
 	struct rusage u0, u1;
 	long long end, work, sleep_us;
+	int stop;
 	struct timespec req;
 
 	if ((argc != 4 && argc != 5) || atof(argv[1]) <= 0 || (work = atoll(argv[2])) <= 0 || (sleep_us = atoll(argv[3])) <= 0) {
-		fprintf(stderr, "usage: %s SECONDS WORK_US SLEEP_US [CGROUP | --stop]\n", argv[0]);
+		fprintf(stderr, "usage: %s SECONDS WORK_US SLEEP_US [CGROUP | --stop | --stop-batch]\n", argv[0]);
 		return 2;
+	}
+	stop = argc == 5 && (strcmp(argv[4], "--stop") == 0 || strcmp(argv[4], "--stop-batch") == 0);
+	if (argc == 5 && strcmp(argv[4], "--stop-batch") == 0) {
+		struct sched_param sp = { 0 };
+
+		if (sched_setscheduler(0, SCHED_BATCH, &sp) != 0) {
+			perror("sched_setscheduler SCHED_BATCH");
+			return 1;
+		}
 	}
 	req.tv_sec = sleep_us / 1000000;
 	req.tv_nsec = (sleep_us % 1000000) * 1000;
-	if (argc == 5 && strcmp(argv[4], "--stop") != 0) {
+	if (argc == 5 && !stop) {
 		char path[4096];
 		FILE *f;
 
@@ -71,19 +86,19 @@ int main(int argc, char **argv)
 		perror("/proc/thread-self/schedstat");
 		return 1;
 	}
-	if (argc == 5 && strcmp(argv[4], "--stop") == 0)
+	if (stop)
 		raise(SIGSTOP);
 	end = ns_of(CLOCK_MONOTONIC) + (long long)(atof(argv[1]) * 1e9);
 	while (ns_of(CLOCK_MONOTONIC) < end) {
 		long long until = ns_of(CLOCK_THREAD_CPUTIME_ID) + work * 1000;
 
-		while (ns_of(CLOCK_THREAD_CPUTIME_ID) < until)
+		while (ns_of(CLOCK_THREAD_CPUTIME_ID) < until && ns_of(CLOCK_MONOTONIC) < end)
 			;
 		nanosleep(&req, NULL);
 	}
 	if (schedstat(&d1, &w1, &r1) || getrusage(RUSAGE_THREAD, &u1))
 		return 1;
-	if (argc == 5 && strcmp(argv[4], "--stop") == 0)
+	if (stop)
 		raise(SIGSTOP);
 	printf("%llu %llu %llu %ld\n", d1 - d0, w1 - w0, r1 - r0, u1.ru_nivcsw - u0.ru_nivcsw);
 	return 0;

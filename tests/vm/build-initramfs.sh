@@ -3,7 +3,8 @@
 # (unpacking gzip under TCG costs seconds; reading a bigger file costs nothing) holding:
 #   /bin/busybox, /init (init.sh), /etc/ebpf-tests.list (tests.list),
 #   /etc/ebpf-unavailable.list (unavailable.list)
-#   /build/...   every ELF executable under BUILDDIR/tests, BUILDDIR/.libs/ebpf.so and the
+#   /build/...   every ELF executable under BUILDDIR/tests, BUILDDIR/.libs/ebpf.so,
+#                BUILDDIR/collectd-ebpf-hist and the
 #                users' programs built into BUILDDIR/contrib/programs (*.bpf.o) and
 #                BUILDDIR/tests/exporter (exporter_*.bpf.o), at their paths relative to the
 #                build tree (top_builddir=/build in the VM)
@@ -67,6 +68,9 @@ copy_elf "$builddir/.libs/ebpf.so" /build/.libs/ebpf.so
 find "$builddir/tests" -type f -perm -u+x ! -path '*/.libs/*' | while read -r f; do
 	is_elf "$f" && copy_elf "$f" "/build${f#"$builddir"}"
 done
+# The terminal view, which collectd_runqueue_behind.sh reads a snapshot with.
+[ -x "$builddir/collectd-ebpf-hist" ] || die "$builddir/collectd-ebpf-hist is not built (make)"
+copy_elf "$builddir/collectd-ebpf-hist" /build/collectd-ebpf-hist
 # The benches of the VMs (make bench-scale and bench-cost-vm build them; the matrix does not need them).
 for bench in scale_cost cost_modules; do
 	[ -x "$builddir/bench/$bench" ] && copy_elf "$builddir/bench/$bench" "/build/bench/$bench"
