@@ -20,6 +20,9 @@
  *   pagecache   4 KiB pread()s of a cached 4 MiB file on the scratch ext4, a different page
  *               each time (filemap_read marks a page accessed when the read moves to it)
  *   process     a thread created and joined: one fork and one thread exit each
+ *   uprobes     a user's program on user space's code: contrib/programs/gai_latency (a
+ *               uprobe and a uretprobe on the C library's getaddrinfo) from its shipped
+ *               block, driven by getaddrinfo() of a numeric address: one call each
  *
  * fs, dcache and pagecache need fentry or kprobes (the module chooses; -a sets AttachOrder
  * on them, "kprobe" for the fallback): on a kernel with neither they are left out; Debian's
@@ -72,6 +75,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
@@ -377,6 +381,22 @@ static void fail(const char *what)
 	exit(1);
 }
 
+/* getaddrinfo() of a numeric address: the C library's own work, no lookup; one hit of the
+ * uprobe on its entry and one of the uretprobe on its return. */
+static void one_getaddrinfo(struct bench *b)
+{
+	struct addrinfo hints = { .ai_family = AF_INET, .ai_flags = AI_NUMERICHOST }, *res = NULL;
+
+	(void)b;
+	if (!getaddrinfo("127.0.0.1", NULL, &hints, &res))
+		freeaddrinfo(res);
+}
+
+static double getaddrinfos(struct bench *b)
+{
+	return per_call(b, batch_of(b, 2000), one_getaddrinfo);
+}
+
 /* A one-byte pread() of a cached file on the scratch ext4: one ext4_file_read_iter. */
 static void ext4_read(struct bench *b)
 {
@@ -515,6 +535,19 @@ static struct module *program_exporter(struct bench *b)
 	return program(text);
 }
 
+/* contrib/programs/gai_latency (doc/programs.md's uprobe example) from its shipped block. */
+static struct module *program_uprobes(struct bench *b)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text),
+		 "<Plugin ebpf>\n<Program \"gai_latency\">\nObject \"%s/gai_latency.bpf.o\"\n"
+		 "<Histogram \"gai_latency\">\nLayout \"value\"\nSlotsField \"slots\"\nSumField \"sum\"\n"
+		 "Buckets \"native\"\nType \"latency\"\nTypeInstance \"getaddrinfo\"\n</Histogram>\n"
+		 "</Program>\n</Plugin>\n", b->objdir);
+	return program(text);
+}
+
 static const char *const sched_tps[] = { "sched_wakeup", "sched_wakeup_new", "sched_switch", NULL };
 static const char *const block_tps[] = { "block_rq_insert", "block_rq_issue", "block_rq_complete", NULL };
 static const char *const syscall_tps[] = { "sys_enter", "sys_exit", NULL };
@@ -538,6 +571,8 @@ static struct section sections[] = {
 	{ "process", "thread", "tp_btf", process_tps, threads, NULL, 1, false },
 	{ "fs", "read()", NULL, no_tps, ext4_reads, NULL, 1, false, .ext4 = true },
 	{ "dcache", "stat()", NULL, no_tps, stats, NULL, 1, false },
+	{ "uprobes", "getaddrinfo()", "uprobe", no_tps, getaddrinfos, program_uprobes, 1, false },
+	{ "uprobes", "getaddrinfo()", "uprobe", no_tps, getaddrinfos, program_uprobes, 1, false, true },
 	{ "pagecache", "4 KiB read", NULL, no_tps, page_reads, NULL, 1, false, .ext4 = true },
 };
 #define NSECTIONS (int)(sizeof(sections) / sizeof(sections[0]))
@@ -781,9 +816,10 @@ static int copy_objects(struct bench *b)
 		return -1;
 	snprintf(b->path, sizeof(b->path), "%s/d/e/f", b->objdir);
 	snprintf(cmd, sizeof(cmd),
-		 "cp '%s/tests/exporter/exporter_kaddrs.bpf.o' '%s/tests/exporter/exporter_kaddrs.yaml' '%s' && "
-		 "chmod 644 '%s'/* && mkdir -p '%s/d/e' && : > '%s'", top ? top : ".", src ? src : (top ? top : "."),
-		 b->objdir, b->objdir, b->objdir, b->path);
+		 "cp '%s/tests/exporter/exporter_kaddrs.bpf.o' '%s/contrib/programs/gai_latency.bpf.o' "
+		 "'%s/tests/exporter/exporter_kaddrs.yaml' '%s' && "
+		 "chmod 644 '%s'/* && mkdir -p '%s/d/e' && : > '%s'", top ? top : ".", top ? top : ".",
+		 src ? src : (top ? top : "."), b->objdir, b->objdir, b->objdir, b->path);
 	return system(cmd) ? -1 : 0;
 }
 

@@ -65,8 +65,8 @@ void cost_window_leave(struct module *m);
 /* What the attach method of a program of this type, expected attach type and ELF section
  * adds to each hit of its attach point, in nanoseconds, beyond the run_time_ns of the
  * programs there (the table in cost_window.c): more on a syscall tracepoint (a section's
- * target sys_enter, sys_exit, raw_syscalls/..., syscalls/...) than elsewhere; 0 for a probe
- * on user-space code (uprobe, uretprobe, usdt: not measured). A hit of a point is the most
+ * target sys_enter, sys_exit, raw_syscalls/..., syscalls/...) than elsewhere, most on user
+ * space's code (uprobe, uretprobe, usdt: a trap each hit). A hit of a point is the most
  * runs of any of the module's programs on it. */
 double attach_overhead_ns(uint32_t prog_type, uint32_t attach_type, const char *section);
 

@@ -349,22 +349,24 @@ static void storm_between_windows(void)
  * run. And vfs counts its calls, which price its events (the window's cost per second is
  * of a loop the statistics slowed): the window counted the test's reads. */
 /* Each method as the sections name it: fentry and kprobes are charged (estimates), their
- * return probes as much; a probe on user-space code (of type KPROBE too) nothing; a kprobe
- * on a syscall's function is no syscall tracepoint. */
+ * return probes as much; a probe on user-space code (of type KPROBE too) its trap, more than
+ * a kprobe; a kprobe on a syscall's function is no syscall tracepoint. */
 static void methods_by_section(void)
 {
 	double fentry = attach_overhead_ns(BPF_PROG_TYPE_TRACING, BPF_TRACE_FENTRY, "fentry");
 	double kprobe = attach_overhead_ns(BPF_PROG_TYPE_KPROBE, 0, "kprobe");
+	double uprobe = attach_overhead_ns(BPF_PROG_TYPE_KPROBE, 0, "uprobe/libc.so.6:getaddrinfo");
 
-	printf("  fentry %.0f ns a hit, kprobe %.0f\n", fentry, kprobe);
+	printf("  fentry %.0f ns a hit, kprobe %.0f, uprobe %.0f\n", fentry, kprobe, uprobe);
 	CHECK(fentry > 0 && kprobe > fentry);
 	CHECK(attach_overhead_ns(BPF_PROG_TYPE_TRACING, BPF_TRACE_FEXIT, "fexit") == fentry);
 	CHECK(attach_overhead_ns(BPF_PROG_TYPE_KPROBE, 0, "kretprobe") == kprobe);
 	CHECK(attach_overhead_ns(BPF_PROG_TYPE_KPROBE, 0, "kprobe/__x64_sys_getppid") == kprobe);
 	CHECK(attach_overhead_ns(BPF_PROG_TYPE_TRACING, BPF_TRACE_FENTRY, "fentry/__do_sys_getppid") == fentry);
-	CHECK(attach_overhead_ns(BPF_PROG_TYPE_KPROBE, 0, "uprobe//usr/bin/true:main") == 0);
-	CHECK(attach_overhead_ns(BPF_PROG_TYPE_KPROBE, 0, "uretprobe") == 0);
-	CHECK(attach_overhead_ns(BPF_PROG_TYPE_KPROBE, 0, "usdt/libc:memory_malloc_retry") == 0);
+	CHECK(uprobe > kprobe);
+	CHECK(attach_overhead_ns(BPF_PROG_TYPE_KPROBE, 0, "uretprobe") == uprobe);
+	CHECK(attach_overhead_ns(BPF_PROG_TYPE_KPROBE, 0, "usdt/libc:memory_malloc_retry") == uprobe);
+	CHECK(attach_overhead_ns(BPF_PROG_TYPE_KPROBE, 0, "uprobe.multi//usr/bin/true:main") == uprobe);
 	CHECK(attach_overhead_ns(BPF_PROG_TYPE_TRACEPOINT, 0, "tracepoint/syscalls/sys_enter_sync") ==
 	      attach_overhead_ns(BPF_PROG_TYPE_TRACEPOINT, 0, "tp/sched/sched_switch"));
 }
