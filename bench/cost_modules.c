@@ -21,8 +21,9 @@
  *               each time (filemap_read marks a page accessed when the read moves to it)
  *   process     a thread created and joined: one fork and one thread exit each
  *   uprobes     a user's program on user space's code: contrib/programs/gai_latency (a
- *               uprobe and a uretprobe on the C library's getaddrinfo) from its shipped
- *               block, driven by getaddrinfo() of a numeric address: one call each
+ *               uprobe and a uretprobe on the C library's getaddrinfo) with its shipped
+ *               .conf's histogram block, driven by getaddrinfo() of a numeric address: one
+ *               call each
  *
  * fs, dcache and pagecache need fentry or kprobes (the module chooses; -a sets AttachOrder
  * on them, "kprobe" for the fallback): on a kernel with neither they are left out; Debian's
@@ -535,7 +536,8 @@ static struct module *program_exporter(struct bench *b)
 	return program(text);
 }
 
-/* contrib/programs/gai_latency (doc/programs.md's uprobe example) from its shipped block. */
+/* contrib/programs/gai_latency (doc/programs.md's uprobe example) with the histogram block of
+ * its shipped .conf, less Multiplier and Percentile (the read's work, not the probes'). */
 static struct module *program_uprobes(struct bench *b)
 {
 	char text[1024];
