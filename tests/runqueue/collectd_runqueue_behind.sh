@@ -20,7 +20,7 @@
 #   shell only polling with builtins (at nice 0 it had ~1% of the CPU: 257 s for one method
 #   before). There too the stamps of the emulated probes move by tens of µs a wait, and
 #   the kernel's sched_info clock lies far from its tracepoints: both are measured in the
-#   run (bias, kgap below), the host keeping the constants measured on it;
+#   run (allow, kgap below), the host keeping the constants measured on it;
 # - of the rest, v_a's wait is >= 95% behind a, v_b's behind b; v_ab's wait behind a and
 #   behind b are what the kernel's own events say (a private ftrace instance's sched_wakeup
 #   and sched_switch, the overlap of each hog's runs with the victim's waits) within 2% of
@@ -152,7 +152,7 @@ hog() {
 # made every wait begun by a wakeup some 10 µs longer than the programs measure it, the part
 # after the switch given to the holder switched out.
 # On one CPU a second instance, LATE, enabled once collectd's programs are attached, stamps
-# after all of them: each method's stamps lie between the two witnesses' (see bias).
+# after all of them: each method's stamps lie between the two witnesses' (see allow).
 TRACE=/sys/kernel/tracing/instances/ebpf-it-behind-$$
 LATE=/sys/kernel/tracing/instances/ebpf-it-behind-late-$$
 ONE_CPU=
@@ -203,6 +203,9 @@ trace_off() {
 overlaps() {
 	awk -v cpu="$(printf '[%03d]' "$CPU")" -v victim="$2" -v a="$(cat "$WORK/a.pids")" -v b="$(cat "$WORK/b.pids")" -v heldfile="$3" '
 		function field(name,   i) { for (i = 1; i <= NF; i++) if (index($i, name "=") == 1) return substr($i, length(name) + 2); return "" }
+		# a span of a wait given to holder P: its length, and the sums of the stamps of its ends
+		# (the witnesses compared below: see allow)
+		function span(p, lo, hi) { held[p] += hi - lo; hlo[p] += lo; hhi[p] += hi }
 		# First pass: the tasks seen switched in and never out (a program outside the test
 		# here); a victim wait that begins with a wakeup in one of their contexts is seen by
 		# ftrace but not always by the module (no method counted 3 such waits, 11.6 ms, in one
@@ -229,19 +232,49 @@ overlaps() {
 			if (prev == victim) { running = 0; waiting = field("prev_state") ~ /^R/; start = ts; maybe = 0 }
 			if (next_ == victim && waiting) {
 				limit = n > 8 ? sw[(n - 8) % 9] : 0
+				wlo += start; whi += ts
 				for (j = 1; j <= k; j++)
 					if (maybe) amb[ch[j]] += chi[j] - clo[j]
-					else if (chi[j] <= limit) unknown += chi[j] - clo[j]
-					else if (clo[j] < limit) { unknown += limit - clo[j]; held[ch[j]] += chi[j] - limit }
-					else held[ch[j]] += chi[j] - clo[j]
+					else if (chi[j] <= limit) { unknown += chi[j] - clo[j]; ulo += clo[j]; uhi += chi[j] }
+					else if (clo[j] < limit) { unknown += limit - clo[j]; ulo += clo[j]; uhi += limit; span(ch[j], limit, chi[j]) }
+					else span(ch[j], clo[j], chi[j])
 			}
 			if (next_ == victim) { running = 1; waiting = 0; k = 0 }
 			since = ts
 		}
-		END { for (p in held) { print p, held[p] > heldfile; all += held[p]; if (p != a && p != b && p != victim && p != 0) rest += held[p] }
+		END { for (p in held) {
+			printf "%s %d %.0f %.0f\n", p, held[p], hlo[p], hhi[p] > heldfile; all += held[p]
+			if (p != a && p != b && p != victim && p != 0) { rest += held[p]; rlo += hlo[p]; rhi += hhi[p] } }
 		      for (p in amb) { amb_all += amb[p]; if (p != a && p != b && p != victim && p != 0) amb_rest += amb[p] }
-		      printf "%d %d %d %d %d %d %d %d %d %d %d\n", held[a], held[b], rest, unseen, unseen_n, unknown, amb[a], amb[b], amb_rest, amb_all, all + unknown + amb_all }' "$1" "$1"
+		      printf "%d %d %d %d %d %d %d %d %d %d %d", held[a], held[b], rest, unseen, unseen_n, unknown, amb[a], amb[b], amb_rest, amb_all, all + unknown + amb_all
+		      printf " %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f\n", wlo, whi, hlo[a], hhi[a], hlo[b], hhi[b], rlo, rhi, ulo, uhi }' "$1" "$1"
 }
+# On one CPU collectd is stopped while the scenarios run (and their traces are summed). Each
+# of its reads then runs on the victim's CPU, and its bpf() map calls take that CPU's
+# bpf_prog_active, while which the kernel skips every classic tracepoint program there
+# (trace_call_bpf): a wakeup of the victim landing in one is lost to that method alone. Seen
+# in the kernel matrix beside CI's other lanes: the tracepoint method's v_ac 24 ms short of
+# ftrace's 361 (5.10), 15 ms over behind a (6.1); in 6.12 runs under load it skipped 35 to 68
+# runs (derive-dropped-recursion), tp_btf and raw_tp none. That loss is the method's known
+# limit (doc/modules.md, Known limits; counted from 6.7, not by 5.10 and 6.1); what this test
+# checks is the split of the waits the programs see. And a read there took about 1 s of the
+# vCPU under load, so that collectd at Interval 0.5 read all the time, beside the shell that
+# sums the traces (past init.sh's 400 s a run). SIGSTOP takes a thread only on its way back
+# to user space, so no bpf() call is in flight once every thread shows T; the maps' totals
+# are read once it is continued. With two CPUs the reads mostly run on the other CPU and
+# collectd runs throughout (there tracepoint's dropped-recursion reads 0).
+all_stopped() {
+	for _t in /proc/"$1"/task/*/stat; do
+		read -r _st < "$_t" || return 1
+		case ${_st##*) } in T* | t*) ;; *) return 1 ;; esac
+	done
+}
+collectd_pause() {
+	[ -n "$ONE_CPU" ] || return 0
+	kill -STOP "$COLLECTD_PID" || fail "cannot stop collectd"
+	wait_until 10 all_stopped "$COLLECTD_PID" || fail "collectd's threads did not all stop in 10 s"
+}
+collectd_resume() { [ -z "$ONE_CPU" ] || kill -CONT "$COLLECTD_PID" || fail "cannot continue collectd"; }
 # scenario VICTIM_CGROUP [HOG_CGROUP...]: the victim's run beside the hogs; its run_delay and
 # waits into $WORK/VICTIM_CGROUP, the hogs' CPU time (µs) in it into $WORK/VICTIM_CGROUP.usage.
 scenario() {
@@ -276,12 +309,14 @@ for m in $METHODS; do
 done
 wait_for_log "runqueue-full: sched_wakeup+sched_wakeup_new+sched_switch attached" 5 || fail "runqueue-full did not attach"
 [ -z "$ONE_CPU" ] || trace_setup "$LATE" # after them
+collectd_pause
 scenario v_a a
 scenario v_b b
 scenario v_ab a b
 scenario v_ac a b:chatty
 scenario v_none
 scenario v_many h1 h2 h3 h4 h5
+collectd_resume
 
 # The last value of every series, taken once the modules have read (last_values, below):
 # "<plugin instance> <type-instance> <value>" in $WORK/last. One process for all, where a
@@ -291,19 +326,40 @@ last_values() {
 		END { for (f in v) { n = split(f, p, "/"); t = p[n]; sub(/-[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]$/, "", t); print p[n - 1], t, v[f] } }' \
 		"$WORK"/csv/itest/*/* > "$WORK/last"
 }
-# sum_of M V REGEX: the sum of M's values for V whose type-instance matches REGEX (0 if none).
-sum_of() {
-	awk -v d="ebpf-$1.${PARENT}_$2" -v t="$3" '$1 == d && $2 ~ t { s += $3 } END { printf "%d\n", s }' "$WORK/last"
+# values_of M: M's last values of the victims as shell variables, for the lookups below (one
+# process for all: an awk a value was most of a VM's checks, some 450 processes for three
+# methods under TCG): W_<victim>_<holder> (wait_behind), P_<victim>_<holder> (preempted_by),
+# the holders named without "${PARENT}_"; WT_, PT_ their sums, O_ the wait behind holders
+# outside the test (the other cgroups, kernel threads, unknown).
+VALUE_NAMES= VALUES_OF=
+values_of() {
+	for _n in $VALUE_NAMES; do unset "$_n"; done
+	eval "$(awk -v d="ebpf-$1.${PARENT}_" -v p="${PARENT}_" '
+		index($1, d) == 1 && match($2, /^derive-(wait_behind|preempted_by)-/) {
+			v = substr($1, length(d) + 1); k = substr($2, 8, 1) == "w" ? "W" : "P"
+			h = substr($2, RLENGTH + 1); if (index(h, p) == 1) h = substr(h, length(p) + 1)
+			gsub(/[^A-Za-z0-9_]/, "_", v); gsub(/[^A-Za-z0-9_]/, "_", h)
+			s[k "_" v "_" h] += $3; s[k "T_" v] += $3
+			if (k == "W" && h ~ /^(unselected|other|kernel|unknown)$/) s["O_" v] += $3
+		}
+		END { for (n in s) { printf "%s=%.0f\n", n, s[n]; names = names " " n }; print "VALUE_NAMES=\"" names "\"" }' "$WORK/last")"
+	VALUES_OF=$1
+}
+# value_of M NAME: a variable of values_of M, 0 when not sent.
+value_of() {
+	[ "$VALUES_OF" = "$1" ] || fail "the test asked for $2 of $1 before values_of $1"
+	eval "_r=\${$2:-0}"
+	echo "$_r"
 }
 # The last read's value of a holder's wait_behind (0 when never sent).
-behind() { sum_of "$1" "$2" "^derive-wait_behind-$3\$"; }
+behind() { value_of "$1" "W_$2_${3#"${PARENT}_"}"; }
 # The sum of every holder's wait_behind of a victim.
-total() { sum_of "$1" "$2" '^derive-wait_behind-'; }
+total() { value_of "$1" "WT_$2"; }
 # The sum of a victim's preempted_by, and one holder's.
-preempted() { sum_of "$1" "$2" "^derive-preempted_by-${3:-.*}\$"; }
+preempted() { if [ -n "${3:-}" ]; then value_of "$1" "P_$2_${3#"${PARENT}_"}"; else value_of "$1" "PT_$2"; fi; }
 # A victim's wait behind holders outside the test: the other cgroups, kernel threads, unknown.
-outside() { sum_of "$1" "$2" '^derive-wait_behind-(unselected|other|kernel|unknown)$'; }
-# bias V: how much longer (ns) the module being checked may measure V's waits than ftrace:
+outside() { value_of "$1" "O_$2"; }
+# How much longer (ns) the module being checked may measure V's waits than ftrace (allow):
 # a tracepoint calls its probes in the order they were registered, so each method's program
 # stamps a switch after the probes before it ran (POS of them: ftrace's, then the methods'
 # before; the wakeup's are lighter), and so measures each wait longer. Seen in every run:
@@ -313,18 +369,46 @@ outside() { sum_of "$1" "$2" '^derive-wait_behind-(unselected|other|kernel|unkno
 # On one CPU (the kernel matrix's VMs: one vCPU under TCG, where each probe is emulated) the
 # programs' place counts for far more, and not the same in every scenario nor in one
 # direction (6.12: tracepoint 23 us a wait over ftrace in v_none, 61 in v_b; tp_btf 5 under
-# it; 4 us a probe allowed 12 and 4 over, none under). There the allowance, both ways, is
-# what the witnesses measure: how much longer the late one (after every program) saw V's
-# waits than ftrace (before them all).
+# it; 4 us a probe allowed 12 and 4 over, none under). There the allowance is what the
+# witnesses measure for the same spans: each stamp of a program lies between ftrace's
+# (before every program) and the late witness's (after them all) for the same event, so a
+# span the module gives a holder is at most the late ends' sum less ftrace's starts' and at
+# least ftrace's ends' less the late starts'. Both sums are needed, not their difference:
+# with the host loaded (CI's other lanes) its vCPU thread is held off for whole host time
+# slices between the probes of one event, at a wait's start as at its end, and the late
+# witness's total came within 2.6 ms of ftrace's 341 ms for v_ac on 5.10 while tp_btf's
+# fell 14 ms under it.
 POS=1
-bias() {
+# allow V [KEY]: "LOW HIGH", how much shorter and longer (ns) than ftrace the module being
+# checked may measure what KEY names of V's waits: wait (the default: whole waits), a, b,
+# unknown, outside (the holders outside the test and unknown), or pids:"P ..." (spans held
+# by those tasks).
+allow() {
+	if [ -z "$ONE_CPU" ]; then echo 0 $((POS * 4000 * $(cut -d' ' -f2 "$WORK/$1"))); return; fi
+	case ${2:-wait} in
+	pids:*)
+		awk -v pids=" ${2#pids:} " 'index(pids, " " $1 " ") { s = NR == FNR ? -1 : 1; lo += s * $3; hi += s * $4 }
+			END { printf "%.0f %.0f\n", lo < 0 ? 0 : lo, hi < 0 ? 0 : hi }' "$WORK/$1.held" "$WORK/$1.late.held"
+		return ;;
+	wait) c=12,13 ;; a) c=14,15 ;; b) c=16,17 ;; unknown) c=20,21 ;; outside) c=18,19,20,21 ;;
+	esac
+	awk -v cols="$c" 'BEGIN { n = split(cols, c, ",") }
+		{ s = NR == FNR ? -1 : 1; for (i = 1; i < n; i += 2) { lo += s * $c[i]; hi += s * $c[i + 1] } }
+		END { printf "%.0f %.0f\n", lo < 0 ? 0 : lo, hi < 0 ? 0 : hi }' "$WORK/$1.ftrace" "$WORK/$1.late"
+}
+# set_allow V [KEY [NAME]]: allow's two figures into lo and hi; on one CPU, where they are the
+# same for every method, computed once and kept in $WORK/V.allow-NAME (NAME: KEY, or a name
+# for pids:...; a process started under TCG costs tens of ms, and the checks of three
+# methods asked for them some 150 times).
+set_allow() {
 	if [ -n "$ONE_CPU" ]; then
-		awk 'NR == FNR { e = $11; next } { d = $11 - e; print (d < 0 ? -d : d) }' "$WORK/$1.ftrace" "$WORK/$1.late"
+		_f="$WORK/$1.allow-${3:-${2:-wait}}"
+		[ -f "$_f" ] || allow "$1" "${2:-wait}" > "$_f"
+		read -r lo hi < "$_f"
 	else
-		echo $((POS * 4000 * $(cut -d' ' -f2 "$WORK/$1")))
+		_al=$(allow "$@"); lo=${_al% *} hi=${_al#* }
 	fi
 }
-low() { if [ -n "$ONE_CPU" ]; then bias "$1"; else echo 0; fi; }
 # off GOT WANT SLACK [LOW]: how far GOT lies outside [WANT - LOW, WANT + SLACK] (ns), SLACK the
 # parts of waits that the module may or may not have seen: the witness's amb, and the waits
 # whose switch-in ftrace missed (unseen; the programs saw 3 ms of them once, 2 waits after pid
@@ -337,27 +421,31 @@ off() {
 agrees() {
 	set -- "$1" "$2" $(cat "$WORK/$2.ftrace")
 	t=$(total "$1" "$2")
-	for h in "${PARENT}_a:$3:$(($9 + $6))" "${PARENT}_b:$4:$((${10} + $6))" "unknown:$8:$((${12} + $6))"; do
-		got=$(behind "$1" "$2" "${h%%:*}") want=${h#*:}
-		d=$(off "$got" "${want%:*}" $((${want#*:} + $(bias "$2"))) "$(low "$2")")
+	for h in "${PARENT}_a:a:$3:$(($9 + $6))" "${PARENT}_b:b:$4:$((${10} + $6))" "unknown:unknown:$8:$((${12} + $6))"; do
+		holder=${h%%:*} h=${h#*:}; key=${h%%:*} want=${h#*:}
+		got=$(behind "$1" "$2" "$holder")
+		set_allow "$2" "$key"
+		d=$(off "$got" "${want%:*}" $((${want#*:} + hi)) "$lo")
 		[ $((50 * d)) -le $((t + 100000000)) ] ||
-			fail "$1: $2 waited $got ns behind ${h%%:*}, ftrace's events say ${want%:*} ns (+ up to ${want#*:} ns the module may not see; of $t ns): $(holders "$1" "$2")"
+			fail "$1: $2 waited $got ns behind $holder, ftrace's events say ${want%:*} ns (+ up to ${want#*:} ns the module may not see; $lo ns less to $hi more by the probes' place; of $t ns): $(holders "$1" "$2")"
 	done
 }
-# agree_one M V HOLDER WANT [SLACK]: V's wait behind HOLDER is WANT ns (up to SLACK more)
-# within 2% of its wait + 2 ms.
+# agree_one M V HOLDER WANT SLACK PIDS: V's wait behind HOLDER (tasks PIDS) is WANT ns (up to
+# SLACK more) within 2% of its wait + 2 ms.
 agree_one() {
 	t=$(total "$1" "$2") got=$(behind "$1" "$2" "$3")
-	d=$(off "$got" "$4" $((${5:-0} + $(bias "$2"))) "$(low "$2")")
+	set_allow "$2" "pids:$6" "$3"
+	d=$(off "$got" "$4" $(($5 + hi)) "$lo")
 	[ $((50 * d)) -le $((t + 100000000)) ] ||
-		fail "$1: $2 waited $got ns behind $3, ftrace's events say $4 ns (+ up to ${5:-0}; of $t ns): $(holders "$1" "$2")"
+		fail "$1: $2 waited $got ns behind $3, ftrace's events say $4 ns (+ up to $5; $lo ns less to $hi more by the probes' place; of $t ns): $(holders "$1" "$2")"
 }
 # held_outside M V: fails unless V's wait behind holders outside the test is what ftrace saw
 # the other tasks hold (within 2% of V's wait + 2 ms); sets rest_wait, the wait left for
 # the test's holders.
 held_outside() {
 	o=$(outside "$1" "$2") r=$(awk '{ print $3 + $6 }' "$WORK/$2.ftrace") t=$(total "$1" "$2")
-	d=$(off "$o" "$r" $(($(awk '{ print $9 + $4 }' "$WORK/$2.ftrace") + $(bias "$2"))) "$(low "$2")")
+	set_allow "$2" outside
+	d=$(off "$o" "$r" $(($(awk '{ print $9 + $4 }' "$WORK/$2.ftrace") + hi)) "$lo")
 	[ $((50 * d)) -le $((t + 100000000)) ] ||
 		fail "$1: $2 waited $o ns behind holders outside the test, ftrace's events say $r ns (of $t ns): $(holders "$1" "$2")"
 	rest_wait=$((t - o))
@@ -381,15 +469,20 @@ wait_until 30 two_more || fail "the modules did not read twice in 30 s after the
 last_values
 
 # Each victim's whole split beside the kernel's figures and ftrace's, for the log.
-for m in $METHODS; do for v in v_a v_b v_ab v_ac v_none v_many; do
+for m in $METHODS full; do
+	echo "note: runqueue-$m: runs the kernel skipped (derive-dropped-recursion): $(csv_last runqueue-$m derive-dropped-recursion)"
+done
+for m in $METHODS; do values_of runqueue-$m; for v in v_a v_b v_ab v_ac v_none v_many; do
 	echo "split: $m $v: kernel (run_delay waits ran nivcsw) $(cat "$WORK/$v"); ftrace (a b rest unseen unseen_n unknown, maybe: a b rest all) $(cat "$WORK/$v.ftrace"); module $(total runqueue-$m $v) ns, preempted $(preempted runqueue-$m $v): $(holders runqueue-$m $v)"
 done; done
 POS=1
 [ -z "$ONE_CPU" ] || for v in v_a v_b v_ab v_ac v_none v_many; do
-	echo "note: one CPU: the late witness saw $v's waits $(bias $v) ns longer or shorter than ftrace (of $(cut -d' ' -f11 "$WORK/$v.ftrace"))"
+	set_allow $v
+	echo "note: one CPU: the late witness stamped $v's waits' starts $lo ns and their ends $hi ns later in all than ftrace (waits of $(cut -d' ' -f11 "$WORK/$v.ftrace") ns)"
 done
 for m in $METHODS; do
 	M=runqueue-$m
+	values_of $M
 	for v in v_a v_b v_ab v_ac v_none v_many; do agrees $M $v; done
 	pass "$M: each victim's wait behind a, b and unknown is ftrace's (v_ac: $(behind $M v_ac "${PARENT}_a"), $(behind $M v_ac "${PARENT}_b") and $(behind $M v_ac unknown) ns, ftrace $(cut -d' ' -f1,2,6 "$WORK/v_ac.ftrace"))"
 	for v in v_a v_b v_ab v_ac v_many; do
@@ -407,7 +500,8 @@ for m in $METHODS; do
 		# for the same waits, moves the run_delay the module must meet.
 		[ -z "$ONE_CPU" ] || kgap=$(($(cut -d' ' -f11 "$WORK/$v.ftrace") - delay))
 		want=$((delay + kgap))
-		if [ "$t" -ge "$want" ]; then d=$((t - want - $(bias $v))); [ $d -ge 0 ] || d=0; elif [ "$t" -ge $((want - u - $(low $v))) ]; then d=0; else d=$((want - u - $(low $v) - t)); fi
+		set_allow $v
+		if [ "$t" -ge "$want" ]; then d=$((t - want - hi)); [ $d -ge 0 ] || d=0; elif [ "$t" -ge $((want - u - lo)) ]; then d=0; else d=$((want - u - lo - t)); fi
 		[ $((50 * d)) -le $((delay + 100000000)) ] ||
 			fail "$M: $v waited $t ns in all behind $(holders $M $v), the kernel's run_delay $delay ns (of which at most $u ns in waits whose end no probe saw; $kgap ns the kernel's tracepoints saw more): off by more than 2% + 2 ms"
 	done
@@ -439,26 +533,36 @@ for m in $METHODS; do
 	done
 	pass "$M: preemptions as the kernel counted them (v_a $(preempted $M v_a), by a $(preempted $M v_a "${PARENT}_a"); v_ab by a $(preempted $M v_ab "${PARENT}_a"), by b $(preempted $M v_ab "${PARENT}_b"))"
 	held_outside $M v_none
-	[ $((20 * rest_wait)) -le "$ta" ] ||
-		fail "$M: v_none, alone, waited $rest_wait ns behind the test's own, over 5% of v_a's $ta: $(holders $M v_none)"
+	if [ -z "$ONE_CPU" ]; then
+		[ $((20 * rest_wait)) -le "$ta" ] ||
+			fail "$M: v_none, alone, waited $rest_wait ns behind the test's own, over 5% of v_a's $ta: $(holders $M v_none)"
+	else
+		# On one emulated CPU beside a loaded host a wakeup on the idle vCPU waits until the
+		# host runs that vCPU's thread again: v_none's wait behind idle was 6 to 9% of v_a's
+		# (6.1, 6.12 of Debian 13: 25.9 and 35.3 ms over about 300 wakeups), ftrace's events
+		# agreeing within 1 ms. So alone is not near zero there; the wait behind idle is
+		# what ftrace says the idle task held.
+		agree_one $M v_none idle "$(awk '$1 == 0 { printf "%d", $2 }' "$WORK/v_none.held")" \
+			"$(awk '{ print $10 + $4 }' "$WORK/v_none.ftrace")" 0
+	fi
 	for h in a b; do
 		[ "$(behind $M v_none "${PARENT}_$h")" = 0 ] || fail "$M: v_none, alone, waited behind $h: $(holders $M v_none)"
 	done
 	# v_many beside five hogs: three of them named, the other two in its `other`, each what
 	# ftrace says they held (so the split, other included, adds up to the wait, checked above)
-	named= want_other=0
+	named= want_other=0 other_pids=
 	for h in h1 h2 h3 h4 h5; do
 		p=$(awk -v h=$h '$2 == h { print $1 }' "$WORK/v_many.hogs")
 		w=$(awk -v p="$p" '$1 == p { printf "%d", $2 }' "$WORK/v_many.held")
 		if ls "$WORK/csv/itest/ebpf-$M.${PARENT}_v_many"/derive-wait_behind-"${PARENT}_$h"-* > /dev/null 2>&1; then
 			named="$named $h"
-			agree_one $M v_many "${PARENT}_$h" "${w:-0}" "$(awk '{ print $10 + $4 }' "$WORK/v_many.ftrace")"
+			agree_one $M v_many "${PARENT}_$h" "${w:-0}" "$(awk '{ print $10 + $4 }' "$WORK/v_many.ftrace")" "$p"
 		else
-			want_other=$((want_other + ${w:-0}))
+			want_other=$((want_other + ${w:-0})) other_pids="$other_pids $p"
 		fi
 	done
 	[ "$(echo $named | wc -w)" = 3 ] || fail "$M: v_many has series for hogs$named, not three of five: $(holders $M v_many)"
-	agree_one $M v_many other $want_other "$(awk '{ print $10 + $4 }' "$WORK/v_many.ftrace")"
+	agree_one $M v_many other $want_other "$(awk '{ print $10 + $4 }' "$WORK/v_many.ftrace")" "$other_pids"
 	folded=$(awk -F, 'NR > 1 { s += $2 } END { printf "%d", s }' "$WORK/csv/itest/ebpf-$M"/gauge-folded-behind_holders-*)
 	[ "$folded" -ge 2 ] || fail "$M: gauge-folded-behind_holders adds up to $folded over the reads, under v_many's 2"
 	pass "$M: v_many's holders: hogs$named named, $(behind $M v_many other) ns in other (ftrace: $want_other), $folded holders folded in all"
@@ -472,6 +576,7 @@ full=$(csv_last runqueue-full derive-dropped-behind_full)
 pass "runqueue-full: $full pairs dropped (derive-dropped-behind_full)"
 # The terminal view says it too, from the snapshot: v_a's line names a first.
 M=runqueue-${METHODS%% *}
+values_of $M
 "$top_builddir/collectd-ebpf-hist" --since-start --once --module "$M" --cgroup "${PARENT}_v_a" \
 	--snapshot "$WORK/snap/snapshot" > "$WORK/hist.out" 2>&1 || fail "collectd-ebpf-hist failed: $(cat "$WORK/hist.out")"
 grep -q "^  waited behind: ${PARENT}_a [0-9]*%" "$WORK/hist.out" ||
