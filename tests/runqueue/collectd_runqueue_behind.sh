@@ -260,10 +260,9 @@ overlaps() {
 }
 # collectd is stopped while the scenarios run (and their traces are summed). On one CPU each
 # of its reads runs on the victim's CPU (on two, when the scheduler puts it there), and its
-# bpf() map calls take that CPU's
-# bpf_prog_active, while which the kernel skips every classic tracepoint program there
-# (trace_call_bpf): a wakeup of the victim landing in one is lost to that method alone. Seen
-# in the kernel matrix beside CI's other lanes: the tracepoint method's v_ac 24 ms short of
+# bpf() map calls take that CPU's bpf_prog_active, while which the kernel skips every
+# classic tracepoint program there (trace_call_bpf): a wakeup of the victim landing in one
+# is lost to that method alone. Seen in the kernel matrix beside CI's other lanes: the tracepoint method's v_ac 24 ms short of
 # ftrace's 361 (5.10), 15 ms over behind a (6.1); in 6.12 runs under load it skipped 35 to 68
 # runs (derive-dropped-recursion), tp_btf and raw_tp none. That loss is the method's known
 # limit (doc/modules.md, Known limits; counted from 6.7, not by 5.10 and 6.1); what this test
@@ -496,7 +495,7 @@ for m in $METHODS; do
 	for v in v_a v_b v_ab v_ac v_none v_many; do agrees $M $v; done
 	pass "$M: each victim's wait behind a, b and unknown is ftrace's (v_ac: $(behind $M v_ac "${PARENT}_a"), $(behind $M v_ac "${PARENT}_b") and $(behind $M v_ac unknown) ns, ftrace $(cut -d' ' -f1,2,6 "$WORK/v_ac.ftrace"))"
 	for v in v_a v_b v_ab v_ac v_many; do
-		set -- $(cat "$WORK/$v"); delay=$1 kgap=0
+		set -- $(cat "$WORK/$v"); delay=$1
 		t=$(total $M $v)
 		[ "$t" -gt 0 ] || fail "$M: $v waited behind nobody: $(holders $M $v); plugin instances: $(series)"
 		# less the waits whose switch-in reached no probe (ftrace's, at most) and those the
