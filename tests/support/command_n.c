@@ -64,8 +64,9 @@ int main(int argc, char **argv)
 
 	if (argc == 4 && !strcmp(argv[1], "--flood") && (n = atol(argv[3])) > 0) {
 		for (long i = 0; i < n; i++) {
-			snprintf(name, sizeof(name), "%s%ld", argv[2], i);
-			if (name_self(name) || calls(1))
+			/* a command name holds 15 characters: a longer one is cut here as the kernel
+			 * would cut it (prctl PR_SET_NAME) */
+			if (snprintf(name, sizeof(name), "%s%ld", argv[2], i) < 0 || name_self(name) || calls(1))
 				return 1;
 		}
 		return 0;
