@@ -263,11 +263,12 @@ overlaps() {
 # of its reads runs on the victim's CPU (on two, when the scheduler puts it there), and its
 # bpf() map calls take that CPU's bpf_prog_active, while which the kernel skips every
 # classic tracepoint program there (trace_call_bpf): a wakeup of the victim landing in one
-# is lost to that method alone. Seen in the kernel matrix beside CI's other lanes: the tracepoint method's v_ac 24 ms short of
-# ftrace's 361 (5.10), 15 ms over behind a (6.1); in 6.12 runs under load it skipped 35 to 68
-# runs (derive-dropped-recursion), tp_btf and raw_tp none. That loss is the method's known
-# limit (doc/modules.md, Known limits; counted from 6.7, not by 5.10 and 6.1); what this test
-# checks is the split of the waits the programs see. And a read there took about 1 s of the
+# is lost to that method alone. Seen in the kernel matrix beside CI's other lanes: the
+# tracepoint method's v_ac 24 ms short of ftrace's 361 (5.10), 15 ms over behind a (6.1);
+# in 6.12 runs under load it skipped 35 to 68 runs (derive-dropped-recursion), tp_btf and
+# raw_tp none. That loss is the method's known limit (doc/modules.md, Known limits; counted
+# from 6.7, not by 5.10 and 6.1); what this test checks is the split of the waits the
+# programs see. And a read there took about 1 s of the
 # vCPU under load, so that collectd at Interval 0.5 read all the time, beside the shell that
 # sums the traces (past init.sh's 400 s a run). SIGSTOP takes a thread only on its way back
 # to user space, so no bpf() call is in flight once every thread shows T; the maps' totals
@@ -285,14 +286,14 @@ collectd_pause() {
 	wait_until 10 all_stopped "$COLLECTD_PID" || fail "collectd's threads did not all stop in 10 s"
 }
 collectd_resume() { kill -CONT "$COLLECTD_PID" || fail "cannot continue collectd"; }
-# kernel_figures PID: the kernel's figures of the stopped victim PID (one thread), read here
-# while it is stopped in or out of its cgroup, so that they cover the very waits the module
-# and the trace see in it: its schedstat (time run, run_delay, switch-ins) into _ran _delay
-# _waits, its involuntary context switches (nonvoluntary_ctxt_switches) into _nivcsw. Its
-# own figures (work_sleep's, before and after its stops) are some instructions wider: a
-# preemption between its last figures and its stop is in the module's count and not in
-# them; under a loaded host (the kernel matrix beside CI's lanes, 5.10) the module counted 6
-# more preemptions of v_ac than work_sleep (887 against 881). Shell builtins only, as stopped.
+# kernel_figures PID: the kernel's figures of the victim PID (one thread), read here while
+# it is stopped in its cgroup, so that they cover the very waits the module and the trace
+# see in it: its schedstat (time run, run_delay, switch-ins) into _ran _delay _waits, its
+# involuntary context switches (nonvoluntary_ctxt_switches) into _nivcsw. Its own figures
+# (work_sleep's, before and after its stops) are some instructions wider: a preemption
+# between its last figures and its stop is in the module's count and not in them; beside a
+# loaded host (5.10 under qemu, CI's lanes and a build beside it) the module counted 6 more
+# preemptions of v_ac than work_sleep (887 against 881). Shell builtins only, as stopped.
 kernel_figures() {
 	read -r _ran _delay _waits < "/proc/$1/schedstat" || fail "cannot read /proc/$1/schedstat"
 	_nivcsw=
