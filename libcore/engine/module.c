@@ -23,18 +23,6 @@
  * whether its witnesses run (refused where it has none). */
 static const char *const common_options[] = { "AttachOrder", HIST_PRECISION_KEY, "Witness", "CpuBudget", NULL };
 
-const char *module_state_name(enum module_state s)
-{
-	switch (s) {
-	case MODULE_CONFIGURED: return "configured";
-	case MODULE_RUNNING: return "running";
-	case MODULE_DEGRADED: return "degraded";
-	case MODULE_FAILED: return "failed";
-	case MODULE_UNSUPPORTED: return "unsupported";
-	}
-	return "?";
-}
-
 const struct module_ops *module_find(const char *name)
 {
 	for (int i = 0; module_table[i]; i++)
@@ -363,24 +351,6 @@ static int start_object(struct module *m, char *err, size_t errlen)
 	return views_start(m, err, errlen);
 }
 
-/* A module_state event: the module's state and error as fields. */
-static void __attribute__((format(printf, 3, 4)))
-state_event(struct module *m, enum ebpf_event_severity severity, const char *fmt, ...)
-{
-	struct ebpf_event e;
-	char msg[EBPF_EVENT_TEXT_LEN];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	ebpf_event_init(&e, EBPF_EVENT_MODULE_STATE, severity, "state", "%s", msg);
-	ebpf_event_add_text(&e, "state", module_state_name(m->state));
-	if (m->last_error[0])
-		ebpf_event_add_text(&e, "error", m->last_error);
-	module_event(m, &e);
-}
-
 /* At start: each point that runs on a fallback, with why the better methods failed. */
 static void fallback_events(struct module *m)
 {
@@ -428,7 +398,7 @@ int module_start(struct module *m)
 		m->state = m->probes.no_method ? MODULE_UNSUPPORTED : MODULE_FAILED;
 		snprintf(m->last_error, sizeof(m->last_error), "%s", err);
 		ebpf_log(EBPF_LOG_ERROR, "module \"%s\" is off: %s", m->label, err);
-		state_event(m, EBPF_EVENT_FAILURE, "module \"%s\" is off: %s", m->label, err);
+		module_state_event(m, EBPF_EVENT_FAILURE, "module \"%s\" is off: %s", m->label, err);
 		return -1;
 	}
 	self_metrics_start(m);
@@ -505,7 +475,7 @@ void module_refuse(struct module *m, const char *why)
 	m->state = MODULE_FAILED;
 	snprintf(m->last_error, sizeof(m->last_error), "%s", why);
 	ebpf_log(EBPF_LOG_ERROR, "module \"%s\" is off: %s", m->label, why);
-	state_event(m, EBPF_EVENT_FAILURE, "module \"%s\" is off: %s", m->label, why);
+	module_state_event(m, EBPF_EVENT_FAILURE, "module \"%s\" is off: %s", m->label, why);
 }
 
 /* Every map of the read: the views', the read hook's, the per-cgroup tables'. 0, or -1
@@ -540,7 +510,7 @@ static void read_failed(struct module *m, const char *why, bool failing)
 		 (int)sizeof(m->last_error) - 32, why);
 	ebpf_log(EBPF_LOG_ERROR, "module \"%s\": %s", m->label, m->last_error);
 	if (!failing)
-		state_event(m, EBPF_EVENT_FAILURE, "module \"%s\": %s", m->label, m->last_error);
+		module_state_event(m, EBPF_EVENT_FAILURE, "module \"%s\": %s", m->label, m->last_error);
 }
 
 int module_read(struct module *m, const struct metric_sink *out)
@@ -564,7 +534,7 @@ int module_read(struct module *m, const struct metric_sink *out)
 	if (failing) {
 		ebpf_log(EBPF_LOG_NOTICE, "module \"%s\": reading the BPF maps works again", m->label);
 		m->last_error[0] = '\0';
-		state_event(m, EBPF_EVENT_OKAY, "module \"%s\": reading the BPF maps works again", m->label);
+		module_state_event(m, EBPF_EVENT_OKAY, "module \"%s\": reading the BPF maps works again", m->label);
 	}
 	self_metrics_read(m, &m->sinks.all);
 	module_events_flush(m);

@@ -21,19 +21,11 @@
 #include "libcore/metric/metric.h"
 #include "libcore/read/map_view.h"
 #include "libcore/engine/module_events.h"
+#include "libcore/engine/module_state.h"
 #include "base/options.h"
 #include "libcore/engine/probe.h"
 #include "base/err_max.h"
 
-enum module_state {
-	MODULE_CONFIGURED,  /* not started yet */
-	MODULE_RUNNING,     /* every probe point on its first-choice method */
-	MODULE_DEGRADED,    /* running, on a fallback method or with a failing read */
-	MODULE_FAILED,      /* could not start, see last_error */
-	MODULE_UNSUPPORTED, /* this kernel has no way to run it */
-};
-
-const char *module_state_name(enum module_state s);
 
 struct module;
 struct bpf_object;

@@ -3,6 +3,7 @@
 #include "base/log.h"
 #include "libcore/engine/module.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -33,6 +34,22 @@ static const char *kind_words(enum ebpf_event_kind k)
 	case EBPF_EVENT_KINDS: break;
 	}
 	return "events";
+}
+
+void module_state_event(struct module *m, enum ebpf_event_severity severity, const char *fmt, ...)
+{
+	struct ebpf_event e;
+	char msg[EBPF_EVENT_TEXT_LEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ebpf_event_init(&e, EBPF_EVENT_MODULE_STATE, severity, "state", "%s", msg);
+	ebpf_event_add_text(&e, "state", module_state_name(m->state));
+	if (m->last_error[0])
+		ebpf_event_add_text(&e, "error", m->last_error);
+	module_event(m, &e);
 }
 
 void module_events_flush(struct module *m)

@@ -32,6 +32,10 @@ struct loss_watch {
 
 /* Sends e (its module set to m's label) unless m's limit for e's kind holds it back. */
 void module_event(struct module *m, struct ebpf_event *e);
+/* A module_state event (its start failed, it fell back, its read failed or works again):
+ * the text, then the module's state and error as fields, through module_event(). */
+void module_state_event(struct module *m, enum ebpf_event_severity severity, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* One summary event per kind whose limit held events back since the last summary: a
  * WARNING with subject "summary" and field `not_sent`, the exact count. */
 void module_events_flush(struct module *m);
