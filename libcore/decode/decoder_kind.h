@@ -1,7 +1,8 @@
 /* What each label decoder (label_decoder.h) provides to the chain: its name, the inputs it
  * takes, and create/decode/free. One table lists them all (label_decoder.c); each decoder
  * lives in the file of its kind (decoders_number.c, decoders_text.c, decoders_system.c,
- * decoders_net.c, decoders_pci.c) or in its own (decoder_<name>.c). */
+ * decoders_net.c, decoders_pci.c) or in its own (decoder_<name>.c). The helpers below are
+ * decoders_number.c's, except decode_escape_byte (decoders_text.c). */
 #ifndef EBPF_CORE_DECODER_KIND_H
 #define EBPF_CORE_DECODER_KIND_H
 

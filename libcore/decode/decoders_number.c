@@ -1,4 +1,7 @@
-/* Decoders of numbers and addresses: uint, hex, syscall, errno, inet_ip. */
+/* Decoders of numbers and addresses: uint, hex, syscall, errno, inet_ip; and what every
+ * decoder shares (decoder_kind.h: reading a number, an argument as messages show it, the
+ * ebpf_exporter flavour), here rather than beside the table in label_decoder.c, which
+ * lists the decoders: a decoder never calls back into the table's file. */
 #define _GNU_SOURCE /* strerrorname_np */
 #include "libcore/decode/decoder_kind.h"
 #include "libcore/decode/syscall_names.h"
@@ -74,6 +77,16 @@ void decode_name_or_number(const struct label_decoder *d, const char *name, cons
 		snprintf(out, outlen, "%s", name);
 	else
 		snprintf(out, outlen, "%s%s", d->ebpf_exporter ? unknown : "", number);
+}
+
+const char *decoder_arg_shown(const struct label_decoder *d, const char *const *args, int i, char *buf,
+			      size_t buflen)
+{
+	if (d->args_hidden)
+		snprintf(buf, buflen, "entry %d", i + 1);
+	else
+		snprintf(buf, buflen, "\"%.*s\"", (int)(buflen > 3 ? buflen - 3 : 0), args[i]);
+	return buf;
 }
 
 int decoder_flavour_arg(struct label_decoder *d, const char *const *args, int nargs, char *err, size_t errlen)

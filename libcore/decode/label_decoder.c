@@ -42,16 +42,6 @@ void decoder_chain_init(struct decoder_chain *c, const char *label)
 	snprintf(c->label, sizeof(c->label), "%s", label ? label : "");
 }
 
-const char *decoder_arg_shown(const struct label_decoder *d, const char *const *args, int i, char *buf,
-			      size_t buflen)
-{
-	if (d->args_hidden)
-		snprintf(buf, buflen, "entry %d", i + 1);
-	else
-		snprintf(buf, buflen, "\"%.*s\"", (int)(buflen > 3 ? buflen - 3 : 0), args[i]);
-	return buf;
-}
-
 /* The label as messages name it: `label "NAME"`, or `this label` while the chain's text is
  * hidden (decoder_chain.hidden). */
 static const char *label_shown(const struct decoder_chain *c, char *buf, size_t buflen)

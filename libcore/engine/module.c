@@ -12,7 +12,6 @@
 
 #include <bpf/libbpf.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,16 +198,6 @@ static int module_option(struct module *m, const struct option *o, char *err, si
 		return hook_option(m, o, err, errlen);
 	}
 	return 0;
-}
-
-int module_hook_fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
 }
 
 int module_set_option(struct module *m, const struct option *o, char *err, size_t errlen)

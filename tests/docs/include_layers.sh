@@ -7,6 +7,12 @@
 # above it. snapshot/ is a room of its own on base/ (it includes base/ only, and nothing
 # in LAYERS includes it). Includes that name no file of these folders (bpf/, the generated
 # skeletons, system headers) are not counted. Loads nothing.
+# And as the built code draws it: no call circle between units (a .c with its .h) of base/
+# and libcore/, from the symbols each object of the two libraries defines and uses (nm).
+# Two files that include only downwards can still call each other (a.c includes b.h, b.c
+# includes a.h: cost_control.c called module_state_name() back in module.c, which called
+# it); a table that names its members (module_table.c, label_decoder.c's decoders) is an
+# arrow too, so the members' code must not call back into the table's file.
 # One rule inside programs/: a user's program has two parsers, the `<Program>` block's
 # (program_config.*) and ebpf_exporter's YAML (exporter_*), which each fill the model
 # (program_model.h) and never call each other (program_module_config() runs one after the
@@ -19,7 +25,28 @@ cd "$top_srcdir"
 LAYERS="base libcore/decode libcore/hist libcore/kernel libcore/metric libcore/read libcore/engine libcore/programs libcore/modules"
 SIDE="snapshot"
 
-grep -H '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' $(find base libcore snapshot -name '*.[ch]' | sort) |
+# "CALL <unit> <unit> <symbol>": a unit using what another defines (functions and data).
+call_edges() {
+	libs="$top_builddir/.libs/libebpfcore.a $top_builddir/.libs/libebpfbase.a"
+	for lib in $libs; do
+		[ -f "$lib" ] || { echo "FAIL: no $lib: build the tree first (make)" >&2; exit 1; }
+	done
+	{ find base libcore -name '*.c' | sed 's/\.c$//' | sort; nm -A $libs; } | awk '
+	!/:/ { n = $0; sub(/.*\//, "", n); path[n] = $0; next }
+	NF == 3 {
+		m = $1; sub(/:[^:]*$/, "", m); sub(/.*:/, "", m); sub(/^libebpf(core|base)_la-/, "", m); sub(/\.o$/, "", m)
+		if ($2 == "U") { nu++; use_m[nu] = m; use_s[nu] = $3 }
+		else if ($2 ~ /^[TDBR]$/) def[$3] = m
+	}
+	END {
+		for (i = 1; i <= nu; i++) {
+			to = def[use_s[i]]
+			if (to != "" && to != use_m[i]) print "CALL", path[use_m[i]], path[to], use_s[i]
+		}
+	}'
+}
+
+{ call_edges; grep -H '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' $(find base libcore snapshot -name '*.[ch]' | sort); } |
 awk -v layers="$LAYERS" -v side="$SIDE" '
 function folder(f,   p) {
 	if (f ~ /^libcore\//) { split(f, p, "/"); return "libcore/" p[2] }
@@ -40,8 +67,19 @@ function visit(v, kind,   i, w, scc, n) {
 	if (low[kind, v] == index_of[kind, v]) {
 		scc = ""; n = 0
 		do { w = stack[sp--]; on[kind, w] = 0; scc = w (n++ ? " " : "") scc } while (w != v)
-		if (n > 1) { printf "FAIL: include circle of %d %ss: %s\n", n, kind, scc; bad = 1 }
+		if (n > 1) {
+			printf "FAIL: %s circle of %d %ss: %s\n", kind == "unit" ? "call" : "include", n, kind, scc
+			bad = 1
+			if (kind == "unit") say_calls(scc)
+		}
 	}
+}
+# The calls that tie a circle of units, each "a -> b: what a uses of b".
+function say_calls(scc,   u, n, i, j) {
+	n = split(scc, u, " ")
+	for (i = 1; i <= n; i++)
+		for (j = 1; j <= n; j++)
+			if ((u[i], u[j]) in uses) printf "  %s -> %s:%s\n", u[i], u[j], uses[u[i], u[j]]
 }
 # Which parser of a user program file belongs to: "block", "yaml" or "".
 function parser(f) {
@@ -58,6 +96,12 @@ function edge(kind, a, b) {
 BEGIN {
 	n = split(layers, l, " ")
 	for (i = 1; i <= n; i++) rank[l[i]] = i
+}
+$1 == "CALL" {
+	calls++
+	edge("unit", $2, $3)
+	if (length(uses[$2, $3]) < 200) uses[$2, $3] = uses[$2, $3] " " $4
+	next
 }
 {
 	file = $0; sub(/:.*/, "", file)
@@ -86,6 +130,6 @@ BEGIN {
 END {
 	for (k in nodes) { split(k, p, SUBSEP); if (!((p[1], p[2]) in index_of)) visit(p[2], p[1]) }
 	if (against) printf "the layers, bottom first: %s; %s/ on base/ only\n", layers, side
-	if (!bad) printf "ok: %d includes between files of base/, libcore/, snapshot/: no circle, none against the layers, no parser of a program including the other\n", edges
+	if (!bad) printf "ok: %d includes between files of base/, libcore/, snapshot/: no circle, none against the layers, no parser of a program including the other; %d uses between units of base/ and libcore/: no circle\n", edges, calls
 	exit bad
 }'
