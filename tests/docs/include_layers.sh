@@ -25,28 +25,43 @@ cd "$top_srcdir"
 LAYERS="base libcore/decode libcore/hist libcore/kernel libcore/metric libcore/read libcore/engine libcore/programs libcore/modules"
 SIDE="snapshot"
 
-# "CALL <unit> <unit> <symbol>": a unit using what another defines (functions and data).
-call_edges() {
-	libs="$top_builddir/.libs/libebpfcore.a $top_builddir/.libs/libebpfbase.a"
-	for lib in $libs; do
-		[ -f "$lib" ] || { echo "FAIL: no $lib: build the tree first (make)" >&2; exit 1; }
-	done
-	{ find base libcore -name '*.c' | sed 's/\.c$//' | sort; nm -A $libs; } | awk '
-	!/:/ { n = $0; sub(/.*\//, "", n); path[n] = $0; next }
-	NF == 3 {
-		m = $1; sub(/:[^:]*$/, "", m); sub(/.*:/, "", m); sub(/^libebpf(core|base)_la-/, "", m); sub(/\.o$/, "", m)
-		if ($2 == "U") { nu++; use_m[nu] = m; use_s[nu] = $3 }
-		else if ($2 ~ /^[TDBR]$/) def[$3] = m
+# "CALL <unit> <unit> <symbol>": a unit using what another defines (functions and data),
+# into $calls; a failure here fails the test (a pipeline would hide it).
+calls=$(mktemp)
+trap 'rm -f "$calls"' EXIT
+for lib in "$top_builddir/.libs/libebpfcore.a" "$top_builddir/.libs/libebpfbase.a"; do
+	[ -f "$lib" ] || { echo "FAIL: no $lib: build the tree first (make)"; exit 1; }
+done
+find base libcore -name '*.c' | sed 's/\.c$//' | sort > "$calls"
+if ! nm -A "$top_builddir/.libs/libebpfcore.a" "$top_builddir/.libs/libebpfbase.a" | awk -v units="$calls" '
+BEGIN {
+	# an object is named by the base name of its source alone (libebpfcore_la-<name>.o)
+	while ((getline u < units) > 0) {
+		n = u; sub(/.*\//, "", n)
+		if (n in path) { printf "FAIL: %s.c and %s.c: one object name for two units; rename one\n", path[n], u; bad = 1; exit 1 }
+		path[n] = u
 	}
-	END {
-		for (i = 1; i <= nu; i++) {
-			to = def[use_s[i]]
-			if (to != "" && to != use_m[i]) print "CALL", path[use_m[i]], path[to], use_s[i]
-		}
-	}'
+	close(units)
 }
+NF == 3 {
+	m = $1; sub(/:[^:]*$/, "", m); sub(/.*:/, "", m); sub(/^libebpf(core|base)_la-/, "", m); sub(/\.o$/, "", m)
+	if ($2 == "U") { nu++; use_m[nu] = m; use_s[nu] = $3 }
+	else if ($2 ~ /^[TDBR]$/) def[$3] = m
+}
+END {
+	if (bad) exit 1
+	for (i = 1; i <= nu; i++) {
+		to = def[use_s[i]]
+		if (to != "" && to != use_m[i]) print "CALL", path[use_m[i]], path[to], use_s[i]
+	}
+}' > "$calls.edges"; then
+	cat "$calls.edges"; rm -f "$calls.edges"; exit 1
+fi
+mv "$calls.edges" "$calls"
+# nm missing or unreadable archives would leave no uses, and no circle to find.
+[ -s "$calls" ] || { echo "FAIL: nm found no uses between the units of $top_builddir/.libs/libebpf{core,base}.a (is nm, from binutils, installed?)"; exit 1; }
 
-{ call_edges; grep -H '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' $(find base libcore snapshot -name '*.[ch]' | sort); } |
+{ cat "$calls"; grep -H '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' $(find base libcore snapshot -name '*.[ch]' | sort); } |
 awk -v layers="$LAYERS" -v side="$SIDE" '
 function folder(f,   p) {
 	if (f ~ /^libcore\//) { split(f, p, "/"); return "libcore/" p[2] }
