@@ -5,10 +5,10 @@
 # .ci/failures.sh --kernels VMDIR: the same for the kernel matrix's runs, from the VM
 # consoles (VMDIR/<release>.log: "==== BEGIN <test> <method>" ... "==== END ... rc=N").
 # Each failure (CI counts a skip as one): its name, then its first 3 "FAIL:" or "SKIP:" lines
-# (lib.sh's fail and skip), cut at 600 characters.
+# (lib.sh's fail and skip; a C test's CHECK, "file.c:LINE: FAIL: ..."), cut at 600 characters.
 usage() { echo "usage: $0 BUILDDIR... | --kernels VMDIR" >&2; exit 2; }
 [ $# -ge 1 ] || usage
-cut_lines() { awk '/^(FAIL|SKIP): / && n < 3 { n++; print "    " substr($0, 1, 600) }'; }
+cut_lines() { awk '/(^|: )(FAIL|SKIP): / && n < 3 { n++; print "    " substr($0, 1, 600) }'; }
 if [ "$1" = --kernels ]; then
 	[ $# = 2 ] || usage
 	for log in "$2"/*.log; do
@@ -24,7 +24,7 @@ if [ "$1" = --kernels ]; then
 				open = 0
 				next
 			}
-			/^(FAIL|SKIP): / && n < 3 { lines[++n] = $0 }
+			/(^|: )(FAIL|SKIP): / && n < 3 { lines[++n] = $0 }
 			END { if (open) print "  " k " " name " (no END: the VM stopped in this run)" }'
 	done
 	exit 0

@@ -182,8 +182,13 @@ static void check_window(const struct cost_measure *cm, double own)
 	/* Every event is a run, but the two are read at different moments of a read (the
 	 * module's counts with its maps, the programs' statistics at the read's end), so under a
 	 * workload of millions of syscalls a second the window's runs can fall short of its events
-	 * by the ~1 ms between them (seen: 670,728 runs for 672,563 events): 2% is that, with room. */
-	CHECK(cm->events > 0 && (double)cm->runs >= 0.98 * (double)cm->events);
+	 * by the ~1 ms between them (seen: 670,728 runs for 672,563 events): 2% is that, with room.
+	 * The time between the two moments is the host's: the sanitized build beside two VMs
+	 * and a Debian 13 build was held there longer at the window's first read than at its
+	 * last (seen: 545,609 runs for 560,241 events, 2.6 % short), so a window short of it is
+	 * measured again (testing_load_retry in main), and a third fails. */
+	CHECK(cm->events > 0);
+	CHECK_UNDER_LOAD((double)cm->runs >= 0.98 * (double)cm->events);
 }
 
 static void duty_cycle(void)
