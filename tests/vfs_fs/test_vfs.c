@@ -162,7 +162,11 @@ static void run_witness(const char *method, const char *path, int fd)
 	s1 = read_module(m);
 	printf("%-10s Witness true, read's sys_enter program detached: %llu syscalls, untraced %llu\n", method,
 	       (unsigned long long)syscalls, (unsigned long long)(s1.untraced_read - s0.untraced_read));
-	CHECK(s1.untraced_read - s0.untraced_read >= syscalls);
+	/* The witness is a program too, which the kernel can skip without a count under
+	 * interrupt load (doc/modules.md, *Skipped without a count*; seen: raw_tp's 426 for 430
+	 * in the Debian 13 lane beside two VMs and the sanitized build): measured again (main),
+	 * a third short run fails. */
+	CHECK_UNDER_LOAD(s1.untraced_read - s0.untraced_read >= syscalls);
 	module_free(m);
 }
 
@@ -181,7 +185,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < ml.n; i++) {
 		run_method(ml.names[i], path, fd);
 		if (!strcmp(ml.names[i], "tp_btf") || !strcmp(ml.names[i], "raw_tp"))
-			run_witness(ml.names[i], path, fd);
+			MEASURED_UNDER_LOAD(3) run_witness(ml.names[i], path, fd);
 	}
 	close(fd);
 	unlink(path);
