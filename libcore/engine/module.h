@@ -26,7 +26,6 @@
 #include "libcore/engine/probe.h"
 #include "base/err_max.h"
 
-
 struct module;
 struct bpf_object;
 struct map_view;

@@ -1,6 +1,7 @@
-/* A module's states (module.h's lifecycle) and the word each is said with: in its events
- * (module_events.c, the governor's in cost_control.c), the snapshot and SNMP. Below module.h
- * so that what reports a state needs nothing of the lifecycle. */
+/* A module's states (module.h's lifecycle) and the word each is said with in its events
+ * (module_events.c, the governor's in cost_control.c; the snapshot maps the states to codes
+ * of its own, plugin/snapshot_record.c). Below module.h so that what reports a state needs
+ * nothing of the lifecycle. */
 #ifndef EBPF_CORE_MODULE_STATE_H
 #define EBPF_CORE_MODULE_STATE_H
 

@@ -28,7 +28,7 @@ SIDE="snapshot"
 # "CALL <unit> <unit> <symbol>": a unit using what another defines (functions and data),
 # into $calls; a failure here fails the test (a pipeline would hide it).
 calls=$(mktemp)
-trap 'rm -f "$calls"' EXIT
+trap 'rm -f "$calls" "$calls.edges"' EXIT
 for lib in "$top_builddir/.libs/libebpfcore.a" "$top_builddir/.libs/libebpfbase.a"; do
 	[ -f "$lib" ] || { echo "FAIL: no $lib: build the tree first (make)"; exit 1; }
 done
@@ -43,6 +43,9 @@ BEGIN {
 	}
 	close(units)
 }
+# a unit by its path; one built outside the source tree (syscall_table.c in a VPATH build)
+# by its object name
+function unit(m) { return (m in path) ? path[m] : m }
 NF == 3 {
 	m = $1; sub(/:[^:]*$/, "", m); sub(/.*:/, "", m); sub(/^libebpf(core|base)_la-/, "", m); sub(/\.o$/, "", m)
 	if ($2 == "U") { nu++; use_m[nu] = m; use_s[nu] = $3 }
@@ -52,7 +55,7 @@ END {
 	if (bad) exit 1
 	for (i = 1; i <= nu; i++) {
 		to = def[use_s[i]]
-		if (to != "" && to != use_m[i]) print "CALL", path[use_m[i]], path[to], use_s[i]
+		if (to != "" && to != use_m[i]) print "CALL", unit(use_m[i]), unit(to), use_s[i]
 	}
 }' > "$calls.edges"; then
 	cat "$calls.edges"; rm -f "$calls.edges"; exit 1
